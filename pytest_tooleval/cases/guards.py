@@ -1,0 +1,155 @@
+"""Guards: rules that refuse a case which could not fail, or could not be scored.
+
+A plain substring check made "18" pass on an answer of 18000: green forever, whatever the
+model said. These rules run at load time and in ``tooleval check``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from pytest_tooleval.cases.errors import Problem
+from pytest_tooleval.cases.evidence import evidence_key
+from pytest_tooleval.cases.model import CaseFile, Step
+from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+_NUMBER = re.compile(r"\d+(?:[.,\u00a0 ]\d+)*")
+
+
+def _numbers_in(text: str) -> list[str]:
+    """Numbers the message hands over, as digit strings with separators removed."""
+    return [re.sub(r"\D", "", match) for match in _NUMBER.findall(text)]
+
+
+def check_evidence_value(value: str, step: Step) -> tuple[str, str] | None:
+    """Why one evidence alternative could not fail, with the fix; None when it is sound."""
+    stripped = value.strip()
+    if not stripped:
+        return ("empty evidence value", "remove it, or write the value the answer must contain")
+    if len(stripped) == 1:
+        kind = "single digit" if stripped.isdigit() else "single character"
+        return (
+            f"evidence is a {kind}: it matches almost any answer",
+            "use a distinctive value the tool returns (an amount, an id, a name)",
+        )
+    key = evidence_key(stripped)
+    if key and key in evidence_key(step.message):
+        return (
+            "evidence appears in the step's own message: the model could echo it",
+            "use a value only the tool's result contains",
+        )
+    digits = re.sub(r"\D", "", stripped)
+    if digits and digits == re.sub(r"[^\d]", "", key):  # the value is a number
+        for number in _numbers_in(step.message):
+            if digits in number:
+                return (
+                    f"evidence is part of the number {number} the question already gives",
+                    "use a value the model can only get from the tool",
+                )
+    return None
+
+
+def known_tool_names(case_file: CaseFile, extra: Iterable[str] = ()) -> set[str]:
+    return set(BUILTIN_TOOL_NAMES) | case_file.available_names | set(extra)
+
+
+def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Problem]:
+    """Every guard of docs/format.md over one loaded file."""
+    problems: list[Problem] = []
+    known = known_tool_names(case_file, extra_tools)
+    available = case_file.available_names
+
+    for tool in case_file.tools:
+        if tool.name in BUILTIN_TOOL_NAMES:
+            problems.append(
+                Problem(
+                    f"inline tool {tool.name!r} has the name of a built-in tool",
+                    "rename the inline tool; two tools may not share a name in one run",
+                    field="tools",
+                    value=tool.name,
+                )
+            )
+
+    for name, count in Counter(case.name for case in case_file.cases).items():
+        if count > 1:
+            problems.append(
+                Problem(
+                    f"{count} cases are named {name!r}; names must be unique in a file",
+                    "rename all but one (the name becomes the pytest node id)",
+                    case=name,
+                    field="name",
+                )
+            )
+
+    for case in case_file.cases:
+        if case.category == "irrelevance" and any(step.expect for step in case.steps):
+            problems.append(
+                Problem(
+                    "an irrelevance case may not expect a tool",
+                    "remove 'expect', or change the category to 'tool' or 'chain'",
+                    case=case.name,
+                    field="expect",
+                )
+            )
+        for number, step in enumerate(case.steps, start=1):
+            problems.extend(_check_step(case.name, number, step, known, available))
+    return problems
+
+
+def _check_step(
+    case: str, number: int, step: Step, known: set[str], available: set[str]
+) -> list[Problem]:
+    problems: list[Problem] = []
+
+    def problem(message: str, fix: str, field: str, value: str | None = None) -> None:
+        problems.append(Problem(message, fix, case=case, step=number, field=field, value=value))
+
+    for field_name in ("expect", "forbidden"):
+        for tool in getattr(step, field_name):
+            if tool not in known:
+                problem(
+                    f"unknown tool {tool!r}",
+                    "check the spelling, or add the tool to the file's 'requires' "
+                    "(or declare it under 'tools' in a scenario)",
+                    field_name,
+                    tool,
+                )
+    for tool in step.expect:
+        if tool in known and tool not in available:
+            problem(
+                f"expected tool {tool!r} is not in the file's 'requires'",
+                f"add {tool!r} to 'requires' so a missing tool stops the run instead of "
+                "being scored as a model failure",
+                "expect",
+                tool,
+            )
+    for tool in sorted(set(step.expect) & set(step.forbidden)):
+        problem(
+            f"tool {tool!r} is both expected and forbidden",
+            "remove it from one of the two lists",
+            "forbidden",
+            tool,
+        )
+    for alternatives in step.evidence_alternatives():
+        if not alternatives:
+            problem("an evidence item is an empty list of alternatives", "remove it", "evidence")
+        for value in alternatives:
+            found = check_evidence_value(value, step)
+            if found:
+                problem(found[0], found[1], "evidence", value)
+    if step.args is not None and not step.expect:
+        problem(
+            "'args' constrains the expected call, but the step expects no tool",
+            "add 'expect', or remove 'args'",
+            "args",
+        )
+    for parameter, accepted in (step.args or {}).items():
+        if not accepted:
+            problem(
+                f"argument {parameter!r} has an empty list of accepted values",
+                'list the accepted values ("" means the parameter may be omitted)',
+                "args",
+            )
+    return problems

@@ -1,0 +1,118 @@
+"""Loaders for JSON benchmark files and YAML scenario files.
+
+A broken file never produces a traceback: every problem becomes a ``CaseFileError``
+naming the file, case, step and field, and how to fix it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from pytest_tooleval.cases.errors import CaseFileError, Problem
+from pytest_tooleval.cases.guards import check_file
+from pytest_tooleval.cases.model import CaseFile
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+
+
+def parse_text(text: str, path: Path) -> Any:
+    """Parse JSON or YAML by suffix; syntax errors carry line and column."""
+    if path.suffix in SCENARIO_SUFFIXES:
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            reason = getattr(exc, "problem", None) or str(exc)
+            raise CaseFileError(
+                str(path),
+                [Problem(f"not valid YAML{where}: {reason}", "fix the YAML syntax there")],
+            ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaseFileError(
+            str(path),
+            [
+                Problem(
+                    f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                    "fix the JSON syntax there (a trailing comma or a missing quote is common)",
+                )
+            ],
+        ) from None
+
+
+def _locate(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, int | None, str | None]:
+    """Turn a pydantic error location into (case name, 1-based step, field path)."""
+    case = step = None
+    rest: list[str] = []
+    node = data
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        if part == "cases" and i + 1 < len(loc) and isinstance(loc[i + 1], int):
+            index = int(loc[i + 1])
+            node = node.get("cases", [])[index] if isinstance(node, dict) else None
+            name = node.get("name") if isinstance(node, dict) else None
+            case = str(name) if name is not None else f"#{index + 1}"
+            i += 2
+            continue
+        if part == "steps" and i + 1 < len(loc) and isinstance(loc[i + 1], int):
+            step = int(loc[i + 1]) + 1
+            i += 2
+            continue
+        rest.append(str(part))
+        i += 1
+    return case, step, ".".join(rest) or None
+
+
+_FIXES = {
+    "missing": "add the field",
+    "extra_forbidden": "remove it, or check its spelling against docs/format.md",
+    "literal_error": "use one of the values listed",
+    "too_short": "give at least one entry",
+}
+
+
+def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        case, step, field = _locate(data, tuple(error["loc"]))
+        message = error["msg"]
+        if message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        if error["type"] == "extra_forbidden":
+            message = "unknown field"
+        problems.append(
+            Problem(message, _FIXES.get(error["type"], ""), case=case, step=step, field=field)
+        )
+    return problems
+
+
+def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
+    """Load, validate and guard one case file, or raise ``CaseFileError``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaseFileError(
+            str(path), [Problem(f"cannot read the file: {exc}", "save it as UTF-8 text")]
+        ) from None
+    data = parse_text(text, path)
+    if not isinstance(data, dict):
+        raise CaseFileError(
+            str(path),
+            [Problem("the file must hold one object with 'name' and 'cases'", "see docs/format.md")],
+        )
+    try:
+        case_file = CaseFile.model_validate(data)
+    except ValidationError as exc:
+        raise CaseFileError(str(path), validation_problems(data, exc)) from None
+    problems = check_file(case_file, extra_tools)
+    if problems:
+        raise CaseFileError(str(path), problems)
+    return case_file

@@ -1,0 +1,65 @@
+"""Transcripts: what happened in a case, step by step, as plain data.
+
+Everything here turns into builtins with ``asdict`` so it can travel on a pytest report
+from an xdist worker to the controller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+RESULT_PREVIEW = 2000
+
+
+@dataclass
+class Attempt:
+    """One tool call the model tried, valid or not."""
+
+    name: str | None
+    arguments: Any
+    valid: bool
+    malformed: str | None = None  # "unparseable" | "unknown_tool" | "schema_violation"
+    reason: str | None = None
+    leaked: bool = False  # left in the text content by the server's parser
+    result: str | None = None
+    result_is_error: bool = False
+    duration_s: float = 0.0
+
+
+@dataclass
+class ModelCall:
+    latency_s: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+
+
+@dataclass
+class StepTranscript:
+    message: str
+    shown: list[str] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    answer: str | None = None
+    answered: bool = False
+    model_calls: list[ModelCall] = field(default_factory=list)
+
+    @property
+    def ran(self) -> list[str]:
+        return [a.name for a in self.attempts if a.valid and a.name]
+
+    @property
+    def latency_s(self) -> float:
+        return sum(call.latency_s for call in self.model_calls)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ran"] = self.ran
+        data["latency_s"] = round(self.latency_s, 4)
+        return data
+
+
+def shorten(text: str, limit: int = RESULT_PREVIEW) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters]"

@@ -1,0 +1,61 @@
+"""The router interface: which k tools the model is shown for one user message."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+from pytest_tooleval.tools.base import ToolSpec
+
+
+@dataclass(frozen=True)
+class Routing:
+    """The tools shown, in order, and why each was chosen (trigger text per tool)."""
+
+    tools: list[str]
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+
+
+class Router(ABC):
+    name: str = "router"
+    k: int = 9
+
+    @abstractmethod
+    def route(
+        self,
+        message: str,
+        language: str,
+        catalogue: list[ToolSpec],
+        keep: tuple[str, ...] = (),
+    ) -> Routing:
+        """Pick exactly ``k`` tools (fewer only when the catalogue is smaller).
+
+        ``keep``: tools that ran in the previous step of the same conversation; they take
+        the lowest-scored places so that a follow-up can still be served.
+        """
+
+    def describe(self) -> dict[str, object]:
+        return {"router": self.name, "k": self.k}
+
+
+class RequiresRouter(Router):
+    """Shows the file's required and inline tools: the fallback before triggers exist."""
+
+    name = "requires"
+
+    def __init__(self, wanted: list[str], k: int = 9) -> None:
+        self.wanted = wanted
+        self.k = k
+
+    def route(self, message, language, catalogue, keep=()):  # type: ignore[override]
+        names = [spec.name for spec in catalogue]
+        chosen = [name for name in self.wanted if name in names]
+        for name in keep:
+            if name not in chosen and name in names:
+                chosen.append(name)
+        for name in names:
+            if len(chosen) >= self.k:
+                break
+            if name not in chosen:
+                chosen.append(name)
+        return Routing(chosen[: max(self.k, len(self.wanted))], {})

@@ -1,0 +1,142 @@
+"""The tool-provider interface: every source of tools offers specs and executes calls.
+
+Sources: inline scenario tools, the built-in catalogue, MCP servers, Python functions.
+A provider that cannot do its job (a crashed server, a sandbox that cannot be built)
+raises ``ProviderError``: that is infrastructure, and the case becomes ERROR, never FAIL.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    source: str  # "builtin", "inline:scenarios/x.yaml", "mcp:github", "python:conftest.py"
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What the model sees back from a call. ``is_error`` marks a tool-level error."""
+
+    text: str
+    is_error: bool = False
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(text=f"error: {message}", is_error=True)
+
+    @classmethod
+    def of(cls, value: Any) -> ToolResult:
+        if isinstance(value, str):
+            return cls(value)
+        return cls(json.dumps(value, ensure_ascii=False, indent=None, default=str))
+
+
+class ProviderError(Exception):
+    """The provider itself failed: infrastructure, never the model's fault."""
+
+
+@dataclass(frozen=True)
+class CaseContext:
+    """What a provider may need to prepare for one case."""
+
+    file_path: str
+    file_name: str
+    case_name: str
+    language: str
+    world: dict[str, Any] = field(default_factory=dict)
+
+
+class ToolProvider(ABC):
+    """A source of tools. One instance serves one pytest process (one xdist worker)."""
+
+    #: A short, stable label used in messages and reports, such as "builtin" or "mcp:github".
+    source: str = "provider"
+
+    @abstractmethod
+    def list_tools(self) -> list[ToolSpec]:
+        """The tools this provider offers on this machine (absent binaries excluded)."""
+
+    @abstractmethod
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Execute one schema-valid call. Tool-level failures return ``ToolResult.error``."""
+
+    def begin_case(self, context: CaseContext) -> None:  # noqa: B027 - optional hook
+        """Prepare per-case state (a fresh world copy, canned-result counters)."""
+
+    def end_case(self) -> None:  # noqa: B027 - optional hook
+        """Drop per-case state."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release processes and files at the end of the session."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"source": self.source}
+
+
+class DuplicateToolError(Exception):
+    def __init__(self, name: str, first: str, second: str) -> None:
+        self.name, self.first, self.second = name, first, second
+        super().__init__(
+            f"tool {name!r} is offered twice, by {first} and by {second}. Either switch the "
+            "built-in catalogue off for this run (--tooleval-no-builtin, or builtin = false "
+            "under [tool.tooleval]), or give the MCP server a name prefix "
+            "(prefix = \"gh_\" under [tool.tooleval.mcp.NAME])."
+        )
+
+
+class Catalogue:
+    """The union of the providers' tools; a name offered twice is an error."""
+
+    def __init__(self, providers: list[ToolProvider]) -> None:
+        self.providers = list(providers)
+        self._owner: dict[str, ToolProvider] = {}
+        self._specs: dict[str, ToolSpec] = {}
+        for provider in self.providers:
+            for spec in provider.list_tools():
+                if spec.name in self._owner:
+                    raise DuplicateToolError(
+                        spec.name, self._owner[spec.name].source, provider.source
+                    )
+                self._owner[spec.name] = provider
+                self._specs[spec.name] = spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs.values())
+
+    def spec(self, name: str) -> ToolSpec:
+        return self._specs[name]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        return self._owner[name].call(name, arguments)
+
+    def extended(self, extra: list[ToolProvider]) -> Catalogue:
+        return Catalogue([*self.providers, *extra])
