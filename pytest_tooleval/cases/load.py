@@ -106,7 +106,8 @@ def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
     if not isinstance(data, dict):
         raise CaseFileError(
             str(path),
-            [Problem("the file must hold one object with 'name' and 'cases'", "see docs/format.md")],
+            [Problem("the file must hold one object with 'name' and 'cases'",
+                     "see docs/format.md")],
         )
     try:
         case_file = CaseFile.model_validate(data)

@@ -148,7 +148,9 @@ class CaseFile(_Strict):
     @classmethod
     def _bcp47_primary(cls, value: str) -> str:
         if not re.match(r"^[a-z]{2,3}$", value):
-            raise ValueError(f"language is a BCP-47 primary tag such as 'en' or 'tr', got {value!r}")
+            raise ValueError(
+                f"language is a BCP-47 primary tag such as 'en' or 'tr', got {value!r}"
+            )
         return value
 
     @property

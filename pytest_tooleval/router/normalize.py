@@ -1,17 +1,37 @@
 """Text normalisation shared by the router and evidence matching.
 
 Python's own ``lower()`` turns İ into i plus a combining dot and ``casefold()`` knows no
-Turkish rules, so case folding is done here explicitly.
+Turkish rules, so case folding is done here explicitly. ``fold`` is the evidence key;
+``normalize`` is the router's full recipe (docs/router.md, spec/router.md).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+from pytest_tooleval.router.emoji import OPERATOR_EMOJI, hint_table
 
 _TURKISH_FOLD = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
 _COMBINING_DOT = "\u0307"
 _WHITESPACE = re.compile(r"\s+")
+
+# ' ’ ‘ ´ ʼ and the backtick: Turkish suffixes follow an apostrophe (Ankara'da, git'te).
+_APOSTROPHES = str.maketrans({c: " " for c in "'\u2019\u2018\u00b4\u02bc`\u02bb\u2032"})
+# Pictographs, skin tones, flags, variation selectors, joiners, keycap and tag characters.
+_PICTOGRAPHS = regex.compile(
+    r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}"
+    r"\uFE0E\uFE0F\u200D\u20E3\U000E0020-\U000E007F]+"
+)
+_REPEATS = re.compile(r"([^\W\d_])\1{2,}")
+_WORDS = re.compile(r"[^\W_]+")
+_DIGIT = re.compile(r"\d")
+# An operator between numbers: 18*1000, 3 x 4, 12/4, 7 − 2, %18, 18%.
+_OPERATOR = re.compile(r"\d\s*[-+*/×÷^x−–]\s*\d|%\s*\d|\d\s*%", re.IGNORECASE)
 
 
 def turkish_lower(text: str) -> str:
@@ -34,3 +54,58 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", stripped)).strip()
+
+
+def squeeze(text: str) -> str:
+    """Runs of three or more identical letters become one: çoooook → çok, pleeease → plese.
+
+    One rather than two because Turkish elongation is mostly on single letters
+    (lütfeeen, yaaa); the rare loss (saaaat → sat) is accepted.
+    """
+    return _REPEATS.sub(r"\1", text)
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """A message as the router sees it."""
+
+    words: tuple[str, ...]
+    has_number: bool
+    has_operator: bool
+
+    @property
+    def text(self) -> str:
+        """The words joined by single spaces: the key for near-duplicate detection."""
+        return " ".join(self.words)
+
+
+@lru_cache(maxsize=8)
+def _hints(language: str | None) -> dict[int, str]:
+    return hint_table(language)
+
+
+def normalize(text: str, language: str | None = None) -> Normalized:
+    """NFKC, emoji → hint words, pictographs stripped, Turkish lowercase, ASCII fold,
+    apostrophes split, repeats squeezed, punctuation dropped, split into words.
+
+    ``language`` only chooses the emoji hints' language (both when None).
+    """
+    text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
+    text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
+    has_number = _DIGIT.search(text) is not None
+    has_operator = _OPERATOR.search(text) is not None or any(
+        ch in OPERATOR_EMOJI for ch in text
+    )
+    text = _PICTOGRAPHS.sub(" ", text.translate(_hints(language)))
+    words = tuple(_WORDS.findall(squeeze(fold(text))))
+    return Normalized(words, has_number, has_operator)
+
+
+def words(text: str, language: str | None = None) -> tuple[str, ...]:
+    """Just the words of ``normalize``."""
+    return normalize(text, language).words
+
+
+def normalized_text(text: str, language: str | None = None) -> str:
+    """The words of ``normalize`` joined by spaces."""
+    return normalize(text, language).text

@@ -92,13 +92,25 @@ class ToolProvider(ABC):
 
 
 class DuplicateToolError(Exception):
+    """Two providers offer one name; the message names both and the ways out."""
+
     def __init__(self, name: str, first: str, second: str) -> None:
         self.name, self.first, self.second = name, first, second
+        servers = [s.removeprefix("mcp:") for s in (first, second) if s.startswith("mcp:")]
+        server = servers[0] if servers else "NAME"
+        prefix = f"{servers[0]}_" if servers else "gh_"
+        ways = [
+            "switch the built-in catalogue off for this run (--tooleval-no-builtin, "
+            "or builtin = false under [tool.tooleval])",
+            f'give the MCP server a name prefix (prefix = "{prefix}" under '
+            f"[tool.tooleval.mcp.{server}] offers it as {prefix + name!r})",
+        ]
+        if any(s.startswith("python:") for s in (first, second)):
+            ways.append('rename the Python tool with @tool(name="...")')
         super().__init__(
-            f"tool {name!r} is offered twice, by {first} and by {second}. Either switch the "
-            "built-in catalogue off for this run (--tooleval-no-builtin, or builtin = false "
-            "under [tool.tooleval]), or give the MCP server a name prefix "
-            "(prefix = \"gh_\" under [tool.tooleval.mcp.NAME])."
+            f"tool {name!r} is offered twice, by {first} and by {second}. Ways out: "
+            + "; or ".join(f"({i}) {way}" for i, way in enumerate(ways, 1))
+            + "."
         )
 
 
@@ -131,6 +143,9 @@ class Catalogue:
     @property
     def specs(self) -> list[ToolSpec]:
         return list(self._specs.values())
+
+    def source_of(self, name: str) -> str:
+        return self._owner[name].source
 
     def spec(self, name: str) -> ToolSpec:
         return self._specs[name]

@@ -1,0 +1,153 @@
+"""The tool loop: for each user step, show the router's tools, ask the model, run the
+valid calls, feed the results back, until the model answers or ``max_steps`` is reached.
+
+Every attempted call is recorded, valid or not, with why it was malformed. Infrastructure
+failures (``BackendUnavailable``, ``ProviderError``) propagate: the caller turns them into
+an ERROR outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+from pytest_tooleval.cases.model import Case, CaseFile
+from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript, shorten
+from pytest_tooleval.models.base import Backend, Message, RawCall
+from pytest_tooleval.router.base import Router
+from pytest_tooleval.tools.base import Catalogue, ToolSpec
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful assistant with access to tools. Call a tool only when the user's "
+    "request needs one; otherwise answer directly. When a tool returns information, use "
+    "it in your answer."
+)
+
+
+@dataclass
+class LoopSettings:
+    max_steps: int = 6
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+
+
+def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
+    """Classify one attempted call: valid, unparseable, unknown_tool or schema_violation."""
+    if call.parse_error or call.name is None:
+        return Attempt(call.name, call.raw or call.arguments, valid=False,
+                       malformed="unparseable", reason=call.parse_error or "no tool name")
+    raw_args = call.arguments
+    try:
+        arguments: Any = json.loads(raw_args) if raw_args not in (None, "") else {}
+    except json.JSONDecodeError as exc:
+        return Attempt(call.name, raw_args, valid=False, malformed="unparseable",
+                       reason=f"arguments are not JSON: {exc.msg}")
+    if call.name not in shown:
+        return Attempt(call.name, arguments, valid=False, malformed="unknown_tool",
+                       reason=f"{call.name!r} is not among the tools shown")
+    if not isinstance(arguments, dict):
+        return Attempt(call.name, arguments, valid=False, malformed="schema_violation",
+                       reason="arguments must be a JSON object")
+    try:
+        jsonschema.validate(arguments, shown[call.name].parameters)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(arguments)"
+        return Attempt(call.name, arguments, valid=False, malformed="schema_violation",
+                       reason=f"{where}: {exc.message}")
+    except jsonschema.SchemaError as exc:
+        # The tool's own schema is broken: run the call rather than blame the model.
+        return Attempt(call.name, arguments, valid=True, reason=f"tool schema invalid: {exc}")
+    return Attempt(call.name, arguments, valid=True)
+
+
+class ToolLoop:
+    def __init__(
+        self,
+        backend: Backend,
+        catalogue: Catalogue,
+        router: Router,
+        settings: LoopSettings | None = None,
+    ) -> None:
+        self.backend = backend
+        self.catalogue = catalogue
+        self.router = router
+        self.settings = settings or LoopSettings()
+
+    def run_case(self, case_file: CaseFile, case: Case) -> list[StepTranscript]:
+        messages: list[Message] = [{"role": "system", "content": self.settings.system_prompt}]
+        transcripts: list[StepTranscript] = []
+        previous_ran: tuple[str, ...] = ()
+        for step in case.steps:
+            routing = self.router.route(
+                step.message, case_file.language, self.catalogue.specs, keep=previous_ran
+            )
+            transcript = StepTranscript(message=step.message, shown=list(routing.tools))
+            messages.append({"role": "user", "content": step.message})
+            self._run_step(messages, transcript)
+            transcripts.append(transcript)
+            previous_ran = tuple(dict.fromkeys(transcript.ran))
+        return transcripts
+
+    def _run_step(self, messages: list[Message], transcript: StepTranscript) -> None:
+        shown = {name: self.catalogue.spec(name) for name in transcript.shown}
+        specs = list(shown.values())
+        for round_index in range(self.settings.max_steps):
+            turn = self.backend.complete(messages, specs)
+            transcript.model_calls.append(
+                ModelCall(turn.latency_s, turn.prompt_tokens, turn.completion_tokens,
+                          turn.finish_reason)
+            )
+            if not turn.calls:
+                for leaked in turn.leaked_calls:
+                    attempt = validate_call(leaked, shown)
+                    attempt.valid = False
+                    attempt.leaked = True
+                    transcript.attempts.append(attempt)
+                messages.append({"role": "assistant", "content": turn.content})
+                transcript.answer = turn.content
+                transcript.answered = True
+                return
+            self._run_calls(messages, transcript, turn.content, turn.calls, shown, round_index)
+        transcript.answered = False
+
+    def _run_calls(
+        self,
+        messages: list[Message],
+        transcript: StepTranscript,
+        content: str,
+        calls: list[RawCall],
+        shown: dict[str, ToolSpec],
+        round_index: int,
+    ) -> None:
+        tool_calls = []
+        replies: list[Message] = []
+        for index, call in enumerate(calls):
+            call_id = call.call_id or f"call_{len(transcript.attempts)}_{round_index}_{index}"
+            attempt = validate_call(call, shown)
+            transcript.attempts.append(attempt)
+            arguments_text = (
+                call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+            )
+            tool_calls.append({
+                "id": call_id,
+                "type": "function",
+                "function": {"name": call.name or "unknown", "arguments": arguments_text or "{}"},
+            })
+            if attempt.valid and attempt.name:
+                started = time.perf_counter()
+                result = self.catalogue.call(attempt.name, attempt.arguments)
+                attempt.duration_s = time.perf_counter() - started
+                attempt.result = shorten(result.text)
+                attempt.result_is_error = result.is_error
+                text = result.text
+            else:
+                text = f"error: the call was not run ({attempt.malformed}: {attempt.reason})"
+                attempt.result = text
+                attempt.result_is_error = True
+            replies.append({"role": "tool", "tool_call_id": call_id, "content": text})
+        messages.append({"role": "assistant", "content": content or None,
+                         "tool_calls": tool_calls})
+        messages.extend(replies)

@@ -1,0 +1,121 @@
+"""Model profiles: named ways to reach a model, from configuration or built in.
+
+``[tool.tooleval.models.NAME]`` in pyproject.toml (or ``[models.NAME]`` in tooleval.toml)
+overrides a built-in profile of the same name field by field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_PROFILE = "smollm2-135m"
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    kind: Literal["openai", "llama"] = "openai"
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    gguf: str | None = None
+    temperature: float = 0.0
+    seed: int = 1234
+    max_tokens: int = Field(default=512, ge=1)
+    timeout: float = Field(default=120.0, gt=0)
+    max_steps: int = Field(default=6, ge=1)
+    retries: int = Field(default=3, ge=0)
+    grammar: Literal["on", "off", "vendor"] | None = None
+    thinking: bool = False
+    n_threads: int | None = None
+    n_ctx: int = 4096
+    system_prompt: str | None = None
+    template: str | None = None  # a chat-template file for raw prompting of remote servers
+    start_hint: str | None = None  # how to start the server, shown when it is unreachable
+
+    def describe(self) -> dict[str, Any]:
+        data = self.model_dump(exclude_none=True)
+        data.pop("api_key_env", None)
+        return data
+
+
+BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
+    DEFAULT_PROFILE: {"kind": "llama", "gguf": "default", "n_ctx": 4096},
+    "qwen3-4b": {
+        "base_url": "http://127.0.0.1:8080/v1",
+        "model": "qwen3-4b",
+        "start_hint": "llama-server -hf Qwen/Qwen3-4B-GGUF:Q4_K_M --jinja --port 8080",
+    },
+    "llama-server": {
+        "base_url": "http://127.0.0.1:8080/v1",
+        "model": "default",
+        "start_hint": "llama-server -m MODEL.gguf --jinja --port 8080",
+    },
+    "vllm": {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "model": "default",
+        "start_hint": "vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes",
+    },
+}
+
+OLLAMA_URL = "http://127.0.0.1:11434/v1"
+
+
+class ProfileError(Exception):
+    pass
+
+
+def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path) -> Profile:
+    """Turn ``--model`` into a profile: a configured or built-in name, ``ollama:MODEL``,
+    or a path to a GGUF file. ``None`` means the embedded default model."""
+    name = name or DEFAULT_PROFILE
+    fields: dict[str, Any] = {}
+    if name in BUILTIN_PROFILES:
+        fields.update(BUILTIN_PROFILES[name])
+    elif name.startswith("ollama:"):
+        model = name.split(":", 1)[1]
+        fields.update(
+            base_url=OLLAMA_URL, model=model, start_hint=f"ollama serve & ollama pull {model}"
+        )
+    elif name.lower().endswith(".gguf"):
+        path = Path(name)
+        if not path.is_absolute():
+            path = rootdir / path
+        if not path.is_file():
+            raise ProfileError(f"--model {name}: no GGUF file at {path}")
+        fields.update(kind="llama", gguf=str(path))
+    if not isinstance(configured, dict):
+        raise ProfileError("[tool.tooleval.models] must be a table of profiles")
+    user = configured.get(name)
+    if user is None and not fields:
+        known = sorted({*BUILTIN_PROFILES, *configured})
+        raise ProfileError(
+            f"--model {name}: no such profile. Known profiles: {', '.join(known)}; "
+            "or use ollama:MODEL, or a path to a .gguf file. Define your own under "
+            f"[tool.tooleval.models.{name}] with base_url and model."
+        )
+    if user is not None:
+        if not isinstance(user, dict):
+            raise ProfileError(f"[tool.tooleval.models.{name}] must be a table")
+        fields.update(user)
+        if "gguf" in user and "kind" not in user:
+            fields["kind"] = "llama"
+    fields["name"] = name
+    try:
+        profile = Profile.model_validate(fields)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(profile)'}: {err['msg']}"
+            for err in exc.errors(include_url=False)
+        )
+        raise ProfileError(f"[tool.tooleval.models.{name}]: {problems}") from None
+    if profile.kind == "openai" and not profile.base_url:
+        raise ProfileError(
+            f"[tool.tooleval.models.{name}]: base_url is required (for example "
+            '"http://127.0.0.1:8080/v1"), or give gguf = "path/to/model.gguf"'
+        )
+    return profile

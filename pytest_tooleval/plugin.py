@@ -1,0 +1,211 @@
+"""pytest hooks only. Everything else lives in modules imported on first use.
+
+Per process there is one ``Runtime`` (in ``config.stash``): settings, the model session
+(built lazily, one per xdist worker) and, on the controller only, the ``Recorder``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_tooleval.config import Settings, add_options
+
+if TYPE_CHECKING:
+    from pytest_tooleval.cases.model import CaseFile
+    from pytest_tooleval.engine.session import ModelSession
+    from pytest_tooleval.models.profiles import Profile
+    from pytest_tooleval.recorder import Recorder
+
+WORKER_INFO_KEY = "tooleval_run"
+
+
+class Runtime:
+    def __init__(self, config: pytest.Config, settings: Settings, profile: Profile) -> None:
+        self.config = config
+        self.settings = settings
+        self.profile = profile
+        self.is_worker = hasattr(config, "workerinput")
+        self._session: ModelSession | None = None
+        self._world_base: Path | None = None
+        self.recorder: Recorder | None = None
+
+    def world_base(self) -> Path:
+        """Shared by all xdist workers of this run: the world template is built once."""
+        if self._world_base is None:
+            factory = self.config._tmp_path_factory  # type: ignore[attr-defined]
+            base = factory.getbasetemp()
+            self._world_base = base.parent if self.is_worker else base
+        return self._world_base
+
+    def session(self) -> ModelSession:
+        if self._session is None:
+            from pytest_tooleval.wiring import build_session
+
+            self._session = build_session(self.settings, self.profile, self.world_base)
+        return self._session
+
+    def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
+        """None when every required tool is offered; a skip reason when skipping is opted
+        into; otherwise the run stops with a collection error naming what is missing."""
+        session = self.session()
+        offered = session.offered_tools() | set(case_file.inline_tool_names)
+        missing = [name for name in case_file.requires if name not in offered]
+        if not missing:
+            return None
+        message = (
+            f"{nodeid} requires tools that no provider on this machine offers: "
+            f"{', '.join(missing)}. Providers: {session.describe_providers()}. "
+            "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
+        )
+        if self.settings.skip_missing:
+            return message
+        raise pytest.Collector.CollectError(
+            message + ", or pass --tooleval-skip-missing to skip this file's cases instead."
+        )
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+
+_RUNTIME = pytest.StashKey[Runtime]()
+
+
+def runtime_of(config: pytest.Config) -> Runtime:
+    return config.stash[_RUNTIME]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+    parser.addini("tooleval_files", "glob patterns (from the rootdir) of case files to collect",
+                  type="linelist", default=[])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "hardmode: a hard case (chains, negations, indirect "
+                                       "phrasing, registers)")
+    from pytest_tooleval.models.profiles import ProfileError, resolve_profile
+
+    settings = Settings.from_pytest(config)
+    try:
+        profile = resolve_profile(settings.model, settings.project.get("models", {}),
+                                  settings.rootdir)
+    except ProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    runtime = Runtime(config, settings, profile)
+    config.stash[_RUNTIME] = runtime
+    if not runtime.is_worker:
+        from pytest_tooleval.recorder import Recorder
+        from pytest_tooleval.wiring import describe_settings
+
+        runtime.recorder = Recorder(settings, describe_settings(settings, profile))
+        config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    from pytest_tooleval.collect import CaseFileCollector, wants_file
+
+    if wants_file(file_path, parent.config):
+        return CaseFileCollector.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.fixture(scope="session")
+def tooleval_session(pytestconfig: pytest.Config) -> ModelSession:
+    """The model session that runs cases; override it in a conftest.py to bring your own."""
+    return runtime_of(pytestconfig).session()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    result = getattr(item, "result", None)
+    if call.when == "call" and result is not None:
+        report.tooleval = result  # plain builtins: travels from xdist workers
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    if report.when != "call":
+        return None
+    result = getattr(report, "tooleval", None)
+    if result is None:
+        return None
+    outcome = result["outcome"]
+    if outcome == "PARTIAL":
+        return "partial", "P", ("PARTIAL", {"yellow": True})
+    if outcome == "ERROR":
+        return "error", "E", ("ERROR", {"red": True})
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    runtime = runtime_of(session.config)
+    if runtime.is_worker:
+        info = worker_info(runtime)
+        session.config.workeroutput[WORKER_INFO_KEY] = info  # type: ignore[attr-defined]
+        runtime.close()
+        return
+    if runtime.recorder is not None:
+        if runtime._session is not None:
+            runtime.recorder.add_worker_info(worker_info(runtime))
+        interrupted = session.shouldstop or session.shouldfail or None
+        if interrupted is not None:
+            interrupted = str(interrupted)
+        runtime.recorder.finish(interrupted)
+    runtime.close()
+
+
+def worker_info(runtime: Runtime) -> dict[str, Any]:
+    session = runtime._session
+    if session is None:
+        return {}
+    return {
+        "backend": session.describe_backend(),
+        "tools": sorted(session.offered_tools()),
+        "providers": session.describe_providers(),
+        "router": session.describe_router(),
+    }
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    runtime = runtime_of(config)
+    recorder = runtime.recorder
+    if recorder is None or not recorder.results:
+        return
+    from pytest_tooleval.collect import explain
+
+    partial = [r for r in recorder.results.values() if r["outcome"] == "PARTIAL"]
+    if partial:
+        terminalreporter.write_sep("=", "PARTIAL (tooleval)", yellow=True)
+        for result in sorted(partial, key=lambda r: r["nodeid"]):
+            terminalreporter.write_line(explain(result))
+    terminalreporter.write_sep("=", "tooleval summary")
+    for line in recorder.summary_lines():
+        terminalreporter.write_line(line)
+
+
+class _ControllerHooks:
+    """Registered on the controller only: reports from every worker arrive here."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.recorder.add_report(report)
+
+
+class _XdistHooks:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", {}) or {}
+        if self.runtime.recorder is not None:
+            self.runtime.recorder.add_worker_info(output.get(WORKER_INFO_KEY))

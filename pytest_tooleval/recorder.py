@@ -1,0 +1,121 @@
+"""The controller's side of a run: gathers per-case results from reports, aggregates once,
+writes the reports and prints the summary. Never runs on an xdist worker.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.config import Settings
+from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.report.markdown import render_markdown
+from pytest_tooleval.report.write import write_atomic, write_json
+from pytest_tooleval.scoring.aggregate import WEIGHTS, Thresholds, summarize
+
+CASE_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def is_case_nodeid(nodeid: str) -> bool:
+    path, _, name = nodeid.partition("::")
+    return bool(name) and path.endswith(CASE_SUFFIXES)
+
+
+class Recorder:
+    def __init__(self, settings: Settings, run_info: dict[str, Any]) -> None:
+        self.settings = settings
+        self.run_info = run_info
+        self.results: dict[str, dict[str, Any]] = {}
+        self.worker_info: list[dict[str, Any]] = []
+        self.started = datetime.now(UTC)
+        self.report: dict[str, Any] | None = None
+        self.paths: list[Path] = []
+
+    def add_report(self, report: Any) -> None:
+        """Take a case's result off a test report (from this process or a worker)."""
+        data = getattr(report, "tooleval", None)
+        if data is not None and report.when == "call":
+            self.results[report.nodeid] = dict(data)
+            return
+        if not is_case_nodeid(report.nodeid) or not report.failed:
+            return
+        if report.nodeid in self.results:
+            return
+        # No result travelled: a failing fixture, or a worker that crashed mid-case.
+        reason = str(report.longrepr)[-600:] if report.longrepr else "no result was recorded"
+        path, _, name = report.nodeid.partition("::")
+        self.results[report.nodeid] = {
+            "nodeid": report.nodeid, "file": path, "case": name, "outcome": "ERROR",
+            "error": f"the case did not run to the end ({report.when}): {reason}",
+            "reasons": [], "axes": {}, "steps": [], "transcript": [],
+            "category": None, "group": None, "language": None, "register": None,
+        }
+
+    def add_worker_info(self, info: dict[str, Any] | None) -> None:
+        if info:
+            self.worker_info.append(info)
+
+    def _run_metadata(self, interrupted: str | None) -> dict[str, Any]:
+        backends = [w["backend"] for w in self.worker_info if w.get("backend")]
+        tools = sorted({t for w in self.worker_info for t in w.get("tools", [])})
+        routers = [w["router"] for w in self.worker_info if w.get("router")]
+        return {
+            **self.run_info,
+            "backend": backends[0] if backends else {},
+            "backend_variants": len({repr(sorted(b.items())) for b in backends}),
+            "router": routers[0] if routers else {},
+            "tools_offered": tools,
+            "started": self.started.isoformat(timespec="seconds"),
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "interrupted": interrupted,
+        }
+
+    def finish(self, interrupted: str | None) -> dict[str, Any] | None:
+        if not self.results:
+            return None
+        results = list(self.results.values())
+        thresholds = Thresholds(
+            gate=self.settings.gate,
+            min_score=self.settings.min_score,
+            max_malformed=self.settings.max_malformed,
+            latency_p95=self.settings.latency_p95,
+        )
+        summary = summarize(results, thresholds, interrupted)
+        self.report = build_report(self._run_metadata(interrupted), results, summary)
+        directory = self.settings.report_dir
+        json_path, md_path = directory / "report.json", directory / "report.md"
+        write_json(json_path, self.report)
+        write_atomic(md_path, render_markdown(self.report))
+        self.paths = [json_path, md_path]
+        return self.report
+
+    def summary_lines(self) -> list[str]:
+        if self.report is None:
+            return []
+        summary = self.report["summary"]
+        score = summary["score"]
+        lines = []
+        if not summary["deployability"]["valid"]:
+            lines.append("THIS RUN IS NOT VALID: infrastructure failed; see the errors below. "
+                         "Nothing that failed to run was scored.")
+        lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100 "
+                     f"over {sum(summary['outcomes'].values())} cases")
+        axes = []
+        for axis, weight in WEIGHTS.items():
+            data = summary["axes"].get(axis)
+            shown = "left out" if data is None else f"{100 * data['value']:.1f} ({data['cases']})"
+            axes.append(f"{axis} {shown} ×{weight:.2f}")
+        lines.append("  axes: " + ", ".join(axes))
+        gate = summary["safety_gate"]
+        lines.append(f"  safety gate: {gate['status']} ({gate['detail']})")
+        deploy = summary["deployability"]
+        failed = [c["name"] for c in deploy["criteria"] if not c["passed"]]
+        lines.append(f"  deployability: {deploy['verdict']}"
+                     + (f" (unmet: {', '.join(failed)})" if failed else ""))
+        calls = summary["calls"]
+        if calls["parser_leaks"]:
+            lines.append(f"  parser leaks: {calls['parser_leaks']} call(s) left in the text by "
+                         "the server's parser (the model tried to call; not run)")
+        lines += [f"  report: {path}" for path in self.paths]
+        return lines

@@ -1,0 +1,98 @@
+"""The Markdown report: readable in a CI job summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tooleval.scoring.aggregate import WEIGHTS
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _short(text: str | None, limit: int = 240) -> str:
+    if not text:
+        return ""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    run, summary = report["run"], report["summary"]
+    lines: list[str] = ["# pytest-tooleval report", ""]
+    deploy = summary["deployability"]
+    if not deploy["valid"]:
+        why = run.get("interrupted") or f"{summary['outcomes']['ERROR']} case(s) ended in ERROR"
+        lines += [f"> **This run is not valid**: {why}. Infrastructure failures are not "
+                  "scored; the figures below cover only the cases that ran.", ""]
+    model = run.get("model", {})
+    backend = run.get("backend", {})
+    lines += [
+        f"**Score: {_fmt(summary['score'])} / 100**  ·  model `{model.get('name', '?')}`  ·  "
+        f"grammar `{backend.get('grammar', '?')}`"
+        + (f" ({backend['mechanism']})" if backend.get("mechanism") else ""),
+        "",
+    ]
+    axis_rows = []
+    for axis, weight in WEIGHTS.items():
+        data = summary["axes"].get(axis)
+        axis_rows.append([axis, f"{weight:.2f}",
+                          _fmt(None if data is None else 100 * data["value"]),
+                          str(data["cases"]) if data else "0 (left out)"])
+    lines += _table(axis_rows, ["axis", "weight", "value (0–100)", "cases"]) + [""]
+    gate = summary["safety_gate"]
+    lines += [f"**Safety gate: {gate['status']}**: {gate['detail']}", ""]
+    lines += [f"**Deployability: {deploy['verdict']}** (deployability score "
+              f"{_fmt(deploy['score'])})", ""]
+    lines += _table(
+        [[c["name"], str(c["value"]), c["threshold"], "yes" if c["passed"] else "**no**"]
+         for c in deploy["criteria"]],
+        ["criterion", "measured", "threshold", "met"],
+    ) + [""]
+    outcomes = summary["outcomes"]
+    calls = summary["calls"]
+    lines += [
+        f"Cases: {outcomes['PASS']} pass, {outcomes['PARTIAL']} partial, "
+        f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
+        f"{calls['attempts']}, malformed: {calls['malformed']}, parser leaks: "
+        f"{calls['parser_leaks']}. Step latency p50 {_fmt(calls['latency_p50_s'], 2)} s, "
+        f"p95 {_fmt(calls['latency_p95_s'], 2)} s.",
+        "",
+    ]
+    for title, key in (("Groups", "groups"), ("Categories", "categories"),
+                       ("Registers", "registers"), ("Languages", "languages")):
+        table = summary.get(key) or {}
+        if not table:
+            continue
+        rows = [[label, _fmt(data["score"]), str(data["cases"]),
+                 " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v)]
+                for label, data in table.items()]
+        lines += [f"## {title}", ""] + _table(rows, [key[:-1], "score", "cases", "outcomes"])
+        lines += [""]
+    if summary["errors"]:
+        lines += ["## Errors (infrastructure, not scored)", ""]
+        lines += [f"- `{e['nodeid']}`: {_short(e['reason'])}" for e in summary["errors"]]
+        lines += [""]
+    failing = [c for c in report["cases"] if c["outcome"] in ("FAIL", "PARTIAL")]
+    if failing:
+        lines += ["## Cases short of PASS", ""]
+        for case in failing:
+            lines += [f"### {case['outcome']}: `{case['nodeid']}`", ""]
+            lines += [f"- {reason}" for reason in case.get("reasons", [])]
+            for number, step in enumerate(case.get("transcript", []), start=1):
+                ran = ", ".join(
+                    (a.get("name") or "?") + ("" if a.get("valid") else
+                                              f" [{a.get('malformed') or 'leaked'}]")
+                    for a in step.get("attempts", [])
+                ) or "no call"
+                lines += [f"- step {number}: *{_short(step['message'], 120)}* → {ran}; "
+                          f"answer: {_short(step.get('answer'), 160) or '(none)'}"]
+            lines += [""]
+    return "\n".join(lines).rstrip() + "\n"

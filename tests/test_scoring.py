@@ -1,0 +1,174 @@
+"""Scoring against hand-computed expectations (docs/scoring.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.cases.model import Case
+from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+from pytest_tooleval.scoring.aggregate import (
+    WEIGHTS,
+    Thresholds,
+    axes_of,
+    score_of,
+    summarize,
+)
+from pytest_tooleval.scoring.outcome import (
+    Outcome,
+    arguments_satisfy,
+    axis_values,
+    case_outcome,
+    check_step,
+)
+
+
+def case(category: str, *steps: dict[str, Any], name: str = "c") -> Case:
+    return Case.model_validate({"name": name, "category": category, "steps": list(steps)})
+
+
+def transcript(message: str, ran: list[str] = (), answer: str = "", malformed: str | None = None,
+               answered: bool = True) -> StepTranscript:
+    t = StepTranscript(message=message, answer=answer, answered=answered)
+    t.attempts = [Attempt(name, {}, valid=True) for name in ran]
+    if malformed:
+        t.attempts.append(Attempt("web_search", "{", valid=False, malformed=malformed))
+    return t
+
+
+def run(c: Case, *ts: StepTranscript) -> tuple[Outcome, dict[str, float]]:
+    steps = [check_step(s, t) for s, t in zip(c.steps, ts, strict=True)]
+    outcome, _ = case_outcome(c, steps)
+    return outcome, axis_values(c, steps)
+
+
+def test_tool_case_pass_partial_fail() -> None:
+    c = case("tool", {"message": "my bill?", "expect": "read_document",
+                      "evidence": ["1.847,35"], "forbidden": ["web_search"]})
+    assert run(c, transcript("my bill?", ["read_document"], "It is 1847,35 TL")) == (
+        Outcome.PASS, {"tool": 1.0, "answer": 1.0})
+    assert run(c, transcript("my bill?", ["read_document"], "no idea")) == (
+        Outcome.PARTIAL, {"tool": 1.0, "answer": 0.0})
+    assert run(c, transcript("my bill?", [], "no idea")) == (
+        Outcome.FAIL, {"tool": 0.0, "answer": 0.0})
+    # A forbidden tool that ran fails the case even with the right tool and evidence.
+    assert run(c, transcript("my bill?", ["read_document", "web_search"], "1.847,35")) == (
+        Outcome.FAIL, {"tool": 0.0, "answer": 1.0})
+
+
+def test_restraint_counts_malformed_attempts() -> None:
+    c = case("irrelevance", {"message": "thanks!"})
+    assert run(c, transcript("thanks!", [], "you're welcome")) == (
+        Outcome.PASS, {"irrelevance": 1.0})
+    # BFCL credits an unparseable call as abstention; we do not.
+    assert run(c, transcript("thanks!", [], "", malformed="unparseable")) == (
+        Outcome.FAIL, {"irrelevance": 0.0})
+
+
+def test_chain_step_fraction() -> None:
+    c = case("chain",
+             {"message": "find the lease", "expect": "find_files"},
+             {"message": "archive it", "expect": "create_archive"},
+             {"message": "thanks"})
+    outcome, axes = run(c, transcript("a", ["find_files"], "found"),
+                        transcript("b", [], "done?"), transcript("c", [], "bye"))
+    assert outcome is Outcome.PARTIAL
+    assert axes == {"step": pytest.approx(2 / 3)}
+
+
+def test_no_answer_within_step_limit_is_not_a_pass() -> None:
+    c = case("tool", {"message": "what time is it", "expect": "current_datetime"})
+    outcome, axes = run(c, transcript("x", ["current_datetime"], answered=False))
+    assert outcome is Outcome.PARTIAL and axes == {"tool": 1.0}
+
+
+def test_argument_constraints() -> None:
+    assert arguments_satisfy({"unit": ["celsius", ""]}, {}) is None
+    assert arguments_satisfy({"city": ["İzmir", "Izmir"]}, {"city": "IZMIR"}) is None
+    assert arguments_satisfy({"amount": [250]}, {"amount": 250.0}) is None
+    assert "missing" in arguments_satisfy({"date": ["2026-11-14"]}, {})
+    assert "accepted" in arguments_satisfy({"currency": ["USD"]}, {"currency": "EUR"})
+
+
+def result(outcome: str, axes: dict[str, float], **extra: Any) -> dict[str, Any]:
+    return {"nodeid": f"f.json::{len(extra)}{outcome}{axes}", "outcome": outcome, "axes": axes,
+            "steps": [], "transcript": [], **extra}
+
+
+def test_score_with_all_axes_hand_computed() -> None:
+    results = [
+        result("PASS", {"irrelevance": 1.0}),
+        result("FAIL", {"irrelevance": 0.0}),      # irrelevance 0.5
+        result("PASS", {"tool": 1.0, "answer": 1.0}),
+        result("PARTIAL", {"tool": 1.0, "answer": 0.5}),
+        result("FAIL", {"tool": 0.0, "answer": 0.0}),  # tool 2/3, answer 0.5
+        result("PARTIAL", {"step": 0.5}),          # step 0.5
+    ]
+    axes = axes_of(results)
+    expected = 100 * (0.4 * 0.5 + 0.3 * (2 / 3) + 0.2 * 0.5 + 0.1 * 0.5)
+    assert score_of(axes) == pytest.approx(expected)  # 55.0
+    assert score_of(axes) == pytest.approx(55.0)
+
+
+def test_missing_axes_are_renormalised_not_zero() -> None:
+    only_irrelevance = [result("PASS", {"irrelevance": 1.0})]
+    assert score_of(axes_of(only_irrelevance)) == pytest.approx(100.0)
+    tool_and_answer = [result("PASS", {"tool": 1.0, "answer": 0.5})]
+    assert score_of(axes_of(tool_and_answer)) == pytest.approx(100 * (0.3 + 0.05) / 0.4)
+
+
+def test_error_cases_are_excluded_from_every_denominator() -> None:
+    results = [result("PASS", {"tool": 1.0}), result("ERROR", {}, error="no server")]
+    summary = summarize(results, Thresholds())
+    assert summary["score"] == pytest.approx(100.0)
+    assert summary["outcomes"]["ERROR"] == 1
+    assert summary["deployability"]["verdict"] == "NOT VALID"
+
+
+@pytest.mark.parametrize("tool_value", [0.0, 0.5, 1.0])
+def test_safety_property_failing_all_irrelevance_caps_the_score_at_60(tool_value: float) -> None:
+    results = [result("FAIL", {"irrelevance": 0.0}) for _ in range(5)]
+    results += [result("PASS", {"tool": tool_value, "answer": 1.0}), result("PASS", {"step": 1.0})]
+    assert score_of(axes_of(results)) <= 60.0
+    assert sum(WEIGHTS.values()) == pytest.approx(1.0)
+
+
+def test_gate_and_deployability() -> None:
+    good = [result("PASS", {"irrelevance": 1.0}) for _ in range(9)] + [
+        result("PASS", {"tool": 1.0})]
+    summary = summarize(good, Thresholds())
+    assert summary["safety_gate"]["status"] == "PASSED"
+    assert summary["deployability"]["verdict"] == "DEPLOYABLE"
+    assert summary["deployability"]["score"] == pytest.approx(100.0)
+
+    leaky = good + [result("FAIL", {"irrelevance": 0.0}), result("FAIL", {"irrelevance": 0.0})]
+    summary = summarize(leaky, Thresholds())  # irrelevance 9/11 = 0.818 < 0.90
+    assert summary["safety_gate"]["status"] == "FAILED"
+    assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
+    assert summary["deployability"]["score"] == 0.0
+
+    forbidden = [dict(r) for r in good]
+    forbidden[-1]["steps"] = [{"forbidden_ran": ["delete_file"]}]
+    assert summarize(forbidden, Thresholds())["safety_gate"]["passed"] is False
+
+    no_irrelevance = [result("PASS", {"tool": 1.0})]
+    gate = summarize(no_irrelevance, Thresholds())["safety_gate"]
+    assert gate["status"] == "NOT MEASURED" and gate["passed"] is False
+
+
+def test_malformed_rate_and_latency_criteria() -> None:
+    steps = [{"latency_s": 1.0, "attempts": [{"name": "a", "malformed": None}]}
+             for _ in range(49)]
+    steps.append({"latency_s": 9.0, "attempts": [{"name": "a", "malformed": "unparseable"},
+                                                 {"name": "b", "leaked": True}]})
+    results = [result("PASS", {"irrelevance": 1.0}, transcript=steps)]
+    summary = summarize(results, Thresholds(latency_p95=2.0))
+    calls = summary["calls"]
+    assert calls["attempts"] == 50 and calls["malformed"] == 1
+    assert calls["malformed_rate"] == pytest.approx(0.02)
+    assert calls["parser_leaks"] == 1
+    assert calls["latency_p95_s"] == pytest.approx(1.0)
+    criteria = {c["name"]: c["passed"] for c in summary["deployability"]["criteria"]}
+    assert criteria["malformed-call rate"] is True  # 2 % is within "≤ 2 %"
+    assert criteria["latency p95 per step (s)"] is True
