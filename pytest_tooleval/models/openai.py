@@ -71,6 +71,7 @@ class OpenAIChatBackend(Backend):
         """POST with retries; returns the decoded JSON or raises BackendUnavailable."""
         url = f"{self.base_url}{path}"
         last = "no attempt made"
+        reached = False  # the server answered at least once, but never usefully
         for attempt in range(self.profile.retries + 1):
             if attempt:
                 time.sleep(self.backoff * (2 ** (attempt - 1)))
@@ -82,6 +83,7 @@ class OpenAIChatBackend(Backend):
             except httpx.TransportError as exc:
                 last = f"{type(exc).__name__}: {exc}"
                 continue
+            reached = True
             if response.status_code in RETRY_STATUS:
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
                 retry_after = response.headers.get("retry-after")
@@ -97,11 +99,13 @@ class OpenAIChatBackend(Backend):
             except (json.JSONDecodeError, ValueError):
                 last = f"the reply is not JSON: {response.text[:200]!r}"
                 continue
+        attempts = f"after {self.profile.retries + 1} attempts"
+        if reached:
+            raise BackendUnavailable(
+                f"the model server at {self.base_url} kept failing ({last}, {attempts})."
+            )
         hint = f" Start one with: {self.profile.start_hint}" if self.profile.start_hint else ""
-        raise BackendUnavailable(
-            f"no model server at {self.base_url} ({last}, after "
-            f"{self.profile.retries + 1} attempts).{hint}"
-        )
+        raise BackendUnavailable(f"no model server at {self.base_url} ({last}, {attempts}).{hint}")
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         started = time.perf_counter()

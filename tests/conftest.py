@@ -1,0 +1,122 @@
+"""Shared fixtures: a scripted loopback model server and inner pytest runs of the plugin."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpcore  # noqa: F401
+import httpx  # noqa: F401
+import pytest
+
+# pytester's in-process runs restore sys.modules afterwards; a module first imported inside
+# one would be imported again later, and httpx would no longer recognise httpcore's
+# exception classes. Importing them here keeps one copy for the whole session.
+import pytest_tooleval.engine.session  # noqa: F401
+import pytest_tooleval.models.openai  # noqa: F401
+import pytest_tooleval.plugin  # noqa: F401
+from tests.support.fake_openai import FakeOpenAI, Rule
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def fake_model() -> Iterator[Callable[..., FakeOpenAI]]:
+    """Start a scripted server: ``fake_model(rules, default=...)``; stopped afterwards."""
+    servers: list[FakeOpenAI] = []
+
+    def start(rules: Sequence[Rule] = (), **kwargs: Any) -> FakeOpenAI:
+        server = FakeOpenAI(list(rules), **kwargs).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+class Project:
+    """A throwaway user project inside pytester's directory."""
+
+    def __init__(self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.pytester = pytester
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+    @property
+    def path(self) -> Path:
+        return self.pytester.path
+
+    def profile(self, server: FakeOpenAI | str, name: str = "fake", **fields: Any) -> None:
+        base_url = server if isinstance(server, str) else server.base_url
+        fields = {"model": "fake-model", "retries": 1, **fields}
+        lines = [f"[models.{name}]", f'base_url = "{base_url}"']
+        lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+        self.pytester.makefile(".toml", tooleval="\n".join(lines) + "\n")
+
+    def write(self, relative: str, content: str | dict[str, Any]) -> Path:
+        path = self.path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def run(self, *args: str, workers: int = 0, builtin: bool = False) -> pytest.RunResult:
+        base = ["-p", "pytest_tooleval.plugin", "-p", "no:cacheprovider"]
+        if workers:
+            base += ["-p", "xdist", "-n", str(workers)]
+        if not builtin:
+            base.append("--tooleval-no-builtin")
+        if not any(a.startswith("--model") for a in args):
+            base += ["--model", "fake"]
+        if not any(a.startswith("--grammar") for a in args):
+            base += ["--grammar", "vendor"]
+        return self.pytester.runpytest_subprocess(*base, *args) if workers else \
+            self.pytester.runpytest(*base, *args)
+
+    def report(self) -> dict[str, Any]:
+        return json.loads((self.path / "tooleval-report" / "report.json").read_text("utf-8"))
+
+    def markdown(self) -> str:
+        return (self.path / "tooleval-report" / "report.md").read_text("utf-8")
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return Project(pytester, monkeypatch)
+
+
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"], "additionalProperties": False},
+    "result": "Izmir: 17.4 C, light rain, wind 23 km/h",
+}
+
+NOTES_TOOL = {
+    "name": "save_note",
+    "description": "Save a note for the user.",
+    "parameters": {"type": "object", "properties": {"text": {"type": "string"}},
+                   "required": ["text"]},
+    "result": "saved as note N-4471",
+}
+
+
+def scenario(cases: list[dict[str, Any]], **fields: Any) -> str:
+    import yaml
+
+    data = {"name": fields.pop("name", "demo"), "language": "en",
+            "tools": fields.pop("tools", [WEATHER_TOOL, NOTES_TOOL]), "cases": cases, **fields}
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+
+
+WEATHER_CASE = {"name": "weather", "category": "tool", "steps": [
+    {"message": "what's the weather in Izmir?", "expect": "get_weather",
+     "evidence": ["17.4"], "forbidden": ["save_note"]}]}
+THANKS_CASE = {"name": "thanks", "category": "irrelevance", "marks": ["hardmode"],
+               "steps": [{"message": "thanks, that's all"}]}
+CHAIN_CASE = {"name": "chain", "category": "chain", "group": "notes", "steps": [
+    {"message": "what's the weather in Izmir?", "expect": "get_weather", "evidence": ["17.4"]},
+    {"message": "note that down for me", "expect": "save_note", "evidence": ["N-4471"]}]}

@@ -1,0 +1,1 @@
+"""Test support code (fake servers and helpers); not part of the plugin."""

@@ -1,0 +1,285 @@
+"""The plugin as users run it: pytester sessions against the scripted loopback server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import CHAIN_CASE, THANKS_CASE, WEATHER_CASE, scenario
+from tests.support.fake_openai import Rule, answer, call, drop, leak, raw_call, status
+
+SCRIPT = [
+    Rule("weather in izmir", [call("get_weather", {"city": "Izmir"}),
+                              answer("It is 17.4 °C in Izmir.")]),
+    Rule("note that down", [call("save_note", {"text": "Izmir 17.4"}),
+                            answer("Saved as N-4471.")]),
+    Rule("thanks", [answer("You're welcome!")]),
+]
+
+
+def _strip_timings(value):
+    volatile = {"latency_s", "duration_s", "started", "finished", "latency_p50_s",
+                "latency_p95_s", "base_url"}
+    if isinstance(value, dict):
+        return {k: _strip_timings(v) for k, v in value.items() if k not in volatile}
+    if isinstance(value, list):
+        return [_strip_timings(v) for v in value]
+    return value
+
+
+def test_collection_ids_markers_and_no_server_contact(project, fake_model) -> None:
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, CHAIN_CASE]))
+    result = project.run("--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "scenarios/demo.yaml::weather",
+        "scenarios/demo.yaml::thanks",
+        "scenarios/demo.yaml::chain",
+    ])
+    assert server.requests == []  # collecting never calls the model
+    result = project.run("--collect-only", "-q", "-m", "hardmode")
+    result.stdout.fnmatch_lines(["scenarios/demo.yaml::thanks", "*1/3 tests collected*"])
+    result = project.run("--collect-only", "-q", "-m", "irrelevance or notes")
+    result.stdout.fnmatch_lines(["*2/3 tests collected*"])
+    result = project.run("--collect-only", "-q", "-k", "weather")
+    result.stdout.fnmatch_lines(["scenarios/demo.yaml::weather", "*1/3 tests collected*"])
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_outcomes_summary_line_and_exit_status(project, fake_model, workers) -> None:
+    server = fake_model([
+        Rule("weather in izmir", [call("get_weather", {"city": "Izmir"}), answer("rainy")]),
+        Rule("note that down", [answer("done")]),
+        Rule("thanks", [call("get_weather", {"city": "Izmir"}), answer("bye")]),
+        Rule("pass me", [call("get_weather", {"city": "Ankara"}), answer("17.4")]),
+    ])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([
+        WEATHER_CASE,  # right tool, evidence missing → PARTIAL
+        THANKS_CASE,   # a call at "thanks" → FAIL
+        {"name": "pass", "category": "tool", "steps": [
+            {"message": "pass me the weather", "expect": "get_weather", "evidence": ["17.4"]}]},
+    ]))
+    result = project.run("-rA", workers=workers)
+    outcomes = result.parseoutcomes()
+    assert (outcomes.get("passed"), outcomes.get("failed"), outcomes.get("partial")) == (1, 1, 1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*PARTIAL (tooleval)*", "*evidence missing from the answer: 17.4*"])
+    result.stdout.fnmatch_lines(["*a tool call was attempted where none was wanted*"])
+
+
+def test_partial_can_count_as_passed_for_the_exit_status(project, fake_model) -> None:
+    server = fake_model([Rule("weather", [call("get_weather", {"city": "Izmir"}),
+                                          answer("rainy")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE]))
+    assert project.run().ret == 1
+    result = project.run("--tooleval-partial", "pass")
+    assert result.ret == 0
+    assert result.parseoutcomes().get("partial") == 1
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_reports_json_and_markdown(project, fake_model, workers) -> None:
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, CHAIN_CASE]))
+    result = project.run(workers=workers)
+    assert result.ret == 0, result.stdout.str()
+    report = project.report()
+    assert report["schema"] == "pytest-tooleval/report" and report["schema_version"] == 1
+    summary = report["summary"]
+    assert summary["score"] == pytest.approx(100.0)
+    assert summary["outcomes"] == {"PASS": 3, "PARTIAL": 0, "FAIL": 0, "ERROR": 0}
+    assert set(summary["axes"]) == {"irrelevance", "tool", "step", "answer"}
+    assert summary["safety_gate"]["status"] == "PASSED"
+    assert summary["deployability"]["verdict"] == "DEPLOYABLE"
+    assert summary["groups"]["notes"]["cases"] == 1
+    assert report["run"]["backend"]["grammar"] == "vendor"
+    chain = next(c for c in report["cases"] if c["case"] == "chain")
+    assert [s["ran"] for s in chain["transcript"]] == [["get_weather"], ["save_note"]]
+    assert chain["transcript"][0]["shown"][:2] == ["get_weather", "save_note"]
+    assert chain["transcript"][1]["attempts"][0]["result"] == "saved as note N-4471"
+    assert chain["transcript"][0]["model_calls"][0]["prompt_tokens"] > 0
+    markdown = project.markdown()
+    for heading in ("# pytest-tooleval report", "**Score: 100.0 / 100**",
+                    "**Safety gate: PASSED**", "**Deployability: DEPLOYABLE**", "## Groups"):
+        assert heading in markdown
+    result.stdout.fnmatch_lines(["*tooleval score: 100.0 / 100 over 3 cases*",
+                                 "*safety gate: PASSED*", "*report: *report.json*"])
+
+
+def test_xdist_and_serial_reports_match(project, fake_model) -> None:
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, CHAIN_CASE]))
+    project.run()
+    serial = _strip_timings(project.report())
+    project.run(workers=2)
+    parallel = _strip_timings(project.report())
+    assert serial == parallel
+
+
+def test_malformed_calls_are_classified_and_counted(project, fake_model) -> None:
+    server = fake_model([
+        Rule("weather in izmir", [raw_call("get_weather", '{"city": '),
+                                  call("get_wether", {"city": "Izmir"}),
+                                  call("get_weather", {"town": "Izmir"}),
+                                  call("get_weather", {"city": "Izmir"}),
+                                  answer("17.4 degrees")]),
+    ])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE]))
+    project.run()
+    case = project.report()["cases"][0]
+    kinds = [a["malformed"] for a in case["transcript"][0]["attempts"]]
+    assert kinds == ["unparseable", "unknown_tool", "schema_violation", None]
+    assert case["outcome"] == "PASS"  # it recovered: the right tool ran and the fact is there
+    calls = project.report()["summary"]["calls"]
+    assert calls["malformed"] == 3 and calls["attempts"] == 4
+    assert calls["malformed_kinds"] == {"schema_violation": 1, "unknown_tool": 1,
+                                        "unparseable": 1}
+    verdict = project.report()["summary"]["deployability"]
+    assert {c["name"]: c["passed"] for c in verdict["criteria"]}["malformed-call rate"] is False
+
+
+def test_parser_leak_is_reported_apart_from_no_call(project, fake_model) -> None:
+    server = fake_model([
+        Rule("weather in izmir", [leak('<tool_call>{"name": "get_weather", '
+                                       '"arguments": {"city": "Izmir"}}</tool_call>')]),
+        Rule("thanks", [answer("bye")]),
+    ])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
+    result = project.run()
+    report = project.report()
+    weather = next(c for c in report["cases"] if c["case"] == "weather")
+    attempt = weather["transcript"][0]["attempts"][0]
+    assert attempt["leaked"] is True and attempt["name"] == "get_weather"
+    assert weather["outcome"] == "FAIL"  # the tool never ran
+    assert report["summary"]["calls"]["parser_leaks"] == 1
+    assert report["summary"]["calls"]["malformed"] == 0
+    result.stdout.fnmatch_lines(["*leaked into the text*", "*parser leaks: 1*"])
+
+
+def test_retries_on_429_and_500_then_scores(project, fake_model) -> None:
+    server = fake_model([Rule("thanks", [status(500)])])
+    project.profile(server, retries=2)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    # 500 on every attempt: infrastructure, not the model
+    assert result.parseoutcomes().get("errors") == 1
+    assert project.report()["summary"]["deployability"]["verdict"] == "NOT VALID"
+    requests = [path for path, _ in server.requests if path.endswith("/chat/completions")]
+    assert len(requests) == 3
+
+
+def test_unreachable_server_stops_the_session_with_one_message(project) -> None:
+    project.profile("http://127.0.0.1:9/v1")
+    cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(8)]
+    project.write("scenarios/demo.yaml", scenario(cases))
+    result = project.run()
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors") == 3 and "failed" not in outcomes
+    result.stdout.fnmatch_lines(["*no model server at http://127.0.0.1:9/v1*",
+                                 "*THIS RUN IS NOT VALID*",
+                                 "*Stopped after 3 consecutive infrastructure errors*"])
+    assert result.ret != 0
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_server_killed_mid_run_scores_no_fail_and_invalidates_the_run(
+    project, fake_model, workers
+) -> None:
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(12)]
+    project.write("scenarios/demo.yaml", scenario(cases))
+    server.kill_after(4)
+    project.run(workers=workers)
+    report = project.report()
+    outcomes = report["summary"]["outcomes"]
+    assert outcomes["FAIL"] == 0 and outcomes["PARTIAL"] == 0
+    assert outcomes["PASS"] >= 1 and outcomes["ERROR"] >= 1
+    assert report["summary"]["deployability"]["verdict"] == "NOT VALID"
+    assert "not valid" in project.markdown()
+
+
+def test_dropped_connection_is_an_error_not_a_failure(project, fake_model) -> None:
+    server = fake_model([Rule("thanks", [drop()])])
+    project.profile(server, retries=0)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    assert result.parseoutcomes().get("errors") == 1
+
+
+def test_broken_case_file_names_file_case_step_field_without_traceback(project) -> None:
+    project.profile("http://127.0.0.1:9/v1")
+    project.write("benchmarks/bad.json", {"name": "bad", "requires": ["calculator"], "cases": [
+        {"name": "x", "category": "tool", "steps": [
+            {"message": "what is 18 * 1000?", "expect": "calculator", "evidence": ["7"]}]},
+        {"name": "y", "category": "tol", "steps": [{"mesage": "hi"}]}]})
+    result = project.run("benchmarks/bad.json")
+    out = result.stdout.str()
+    assert "Traceback" not in out
+    result.stdout.fnmatch_lines([
+        "*bad.json, case 'y', field 'category': Input should be*",
+        "*bad.json, case 'y', step 1, field 'mesage': unknown field*",
+    ])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_guard_message_names_the_value_and_the_fix(project) -> None:
+    project.profile("http://127.0.0.1:9/v1")
+    project.write("scenarios/bad.yaml", scenario([
+        {"name": "x", "category": "tool", "steps": [
+            {"message": "weather for 18 days?", "expect": "get_weather", "evidence": ["18"]}]}]))
+    result = project.run()
+    result.stdout.fnmatch_lines([
+        "*bad.yaml, case 'x', step 1, field 'evidence': evidence appears in the step's own "
+        "message*(value: '18')*",
+        "*fix: use a value only the tool's result contains*",
+    ])
+
+
+def test_unmet_requires_stops_before_any_model_call(project, fake_model) -> None:
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    project.write("benchmarks/gh.json", {"name": "our-github-mcp", "requires":
+                                         ["gh_search_issues", "web_fetch"], "cases": [
+        {"name": "open-issues", "category": "tool", "steps": [
+            {"message": "which issues are labelled regression?", "expect": "gh_search_issues",
+             "evidence": ["#412"], "forbidden": ["web_search"]}]}]})
+    result = project.run()
+    result.stdout.fnmatch_lines(["*benchmarks/gh.json requires tools that no provider on this "
+                                 "machine offers: gh_search_issues, web_fetch*"
+                                 "--tooleval-skip-missing*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert server.requests == []
+    result = project.run("--tooleval-skip-missing", "-rs")
+    assert result.parseoutcomes().get("skipped") == 1
+    result.stdout.fnmatch_lines(["*SKIPPED*gh_search_issues, web_fetch*"])
+    assert server.requests == []
+
+
+def test_tooleval_run_cli_front(project, fake_model, monkeypatch) -> None:
+    from pytest_tooleval.cli import main
+
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
+    monkeypatch.chdir(project.path)
+    code = main(["run", "--model", "fake", "--grammar", "vendor", "-k", "thanks", "--",
+                 "--tooleval-no-builtin"])
+    assert code == 0
+    report = json.loads((project.path / "tooleval-report" / "report.json").read_text())
+    assert [c["case"] for c in report["cases"]] == ["thanks"]
+
+
+def test_unknown_profile_is_a_usage_error(project) -> None:
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run("--model", "nosuch")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--model nosuch: no such profile*"])
