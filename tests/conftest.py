@@ -14,8 +14,8 @@ import pytest
 # pytester's in-process runs restore sys.modules afterwards; a module first imported inside
 # one would be imported again later, and httpx would no longer recognise httpcore's
 # exception classes. Importing them here keeps one copy for the whole session.
-import pytest_tooleval.engine.session  # noqa: F401
-import pytest_tooleval.models.openai  # noqa: F401
+import pytest_tooleval.engine.session
+import pytest_tooleval.models.openai
 import pytest_tooleval.plugin  # noqa: F401
 from tests.support.fake_openai import FakeOpenAI, Rule
 

@@ -66,7 +66,8 @@ def test_outcomes_summary_line_and_exit_status(project, fake_model, workers) -> 
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed"), outcomes.get("failed"), outcomes.get("partial")) == (1, 1, 1)
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*PARTIAL (tooleval)*", "*evidence missing from the answer: 17.4*"])
+    result.stdout.fnmatch_lines(["*PARTIAL (tooleval)*",
+                                 "*evidence missing from the answer: 17.4*"])
     result.stdout.fnmatch_lines(["*a tool call was attempted where none was wanted*"])
 
 
