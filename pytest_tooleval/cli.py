@@ -61,9 +61,100 @@ def run_main(argv: Sequence[str]) -> int:
     return int(pytest.main(pytest_args_for_run(options, extra)))
 
 
+def compare_main(argv: Sequence[str]) -> int:
+    from pathlib import Path
+
+    from pytest_tooleval.report.compare import (
+        ReportError,
+        compare,
+        load_report,
+        render_comparison,
+    )
+    from pytest_tooleval.report.write import write_json
+
+    parser = argparse.ArgumentParser(
+        prog="tooleval compare",
+        description="Per-axis, per-group and per-case deltas of a run against a baseline. "
+        "Exit 1 when something dropped beyond the tolerance, or when the comparison is "
+        "refused; 2 on unreadable input.",
+    )
+    parser.add_argument("new", type=Path, help="report.json of the new run")
+    parser.add_argument("baseline", type=Path, help="report.json of the baseline run")
+    parser.add_argument("--tolerance", type=float, default=1.0,
+                        help="allowed drop in points out of 100 (default 1.0)")
+    parser.add_argument("--force", action="store_true",
+                        help="compare runs that differ in platform, tools, cases or grammar")
+    parser.add_argument("--json", type=Path, help="also write the comparison as JSON")
+    options = parser.parse_args(list(argv))
+    try:
+        new, base = load_report(options.new), load_report(options.baseline)
+    except ReportError as exc:
+        print(f"tooleval compare: {exc}", file=sys.stderr)
+        return 2
+    result = compare(new, base, force=options.force, tolerance=options.tolerance)
+    print(render_comparison(result), end="")
+    if options.json:
+        write_json(options.json, result.to_dict())
+    return 1 if (not result.compared or result.regressed()) else 0
+
+
+def gap_main(argv: Sequence[str]) -> int:
+    import subprocess
+    from pathlib import Path
+
+    from pytest_tooleval.report.compare import ReportError, load_report
+    from pytest_tooleval.report.gap import gap_of, render_gap
+    from pytest_tooleval.report.write import write_atomic, write_json
+
+    parser = argparse.ArgumentParser(
+        prog="tooleval gap",
+        description="Run the cases with grammar on and with grammar off (same prompt, same "
+        "seed) and report the difference per axis and group, with validity figures.",
+    )
+    parser.add_argument("paths", nargs="*", help="files or folders (default: benchmarks scenarios)")
+    parser.add_argument("--model", help="profile name, ollama:MODEL, or a .gguf path")
+    parser.add_argument("--report", default="tooleval-report/gap", help="output directory")
+    parser.add_argument("-n", "--workers", help="xdist workers")
+    parser.add_argument("-m", dest="marks", help="pytest marker expression")
+    parser.add_argument("-k", dest="keyword", help="pytest -k expression")
+    argv = list(argv)
+    extra: list[str] = []
+    if "--" in argv:
+        index = argv.index("--")
+        argv, extra = argv[:index], argv[index + 1:]
+    options = parser.parse_args(argv)
+    out = Path(options.report)
+    reports = {}
+    for arm in ("on", "off"):
+        arm_options = argparse.Namespace(**vars(options))
+        arm_options.grammar = arm
+        arm_options.report = str(out / arm)
+        args = pytest_args_for_run(arm_options, [*extra, "--tooleval-partial", "pass"])
+        print(f"tooleval gap: grammar {arm}: pytest {' '.join(args)}", flush=True)
+        code = subprocess.call([sys.executable, "-m", "pytest", *args])
+        if code not in (0, 1):
+            print(f"tooleval gap: the grammar-{arm} run stopped (pytest exit {code})",
+                  file=sys.stderr)
+            return 2
+        try:
+            reports[arm] = load_report(out / arm / "report.json")
+        except ReportError as exc:
+            print(f"tooleval gap: {exc}", file=sys.stderr)
+            return 2
+    gap = gap_of(reports["on"], reports["off"])
+    text = render_gap(gap)
+    write_json(out / "gap.json", gap)
+    write_atomic(out / "gap.md", text)
+    print(text, end="")
+    print(f"written: {out / 'gap.json'}, {out / 'gap.md'}")
+    return 0
+
+
 def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
     commands: dict[str, tuple[str, Callable[[Sequence[str]], int]]] = {
         "run": ("run cases against a model (a front over pytest)", run_main),
+        "gap": ("grammar on against off: the difference per axis and group", gap_main),
+        "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
     }
     return commands
 

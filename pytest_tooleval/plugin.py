@@ -159,6 +159,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if interrupted is not None:
             interrupted = str(interrupted)
         runtime.recorder.finish(interrupted)
+        baseline = runtime.settings.baseline
+        if (baseline is not None and runtime.recorder.report is not None
+                and runtime.recorder.compare_with_baseline(baseline)):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
     runtime.close()
 
 
@@ -189,6 +193,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.write_sep("=", "tooleval summary")
     for line in recorder.summary_lines():
         terminalreporter.write_line(line)
+    if recorder.comparison_text:
+        terminalreporter.write_sep("-", f"against the baseline {runtime.settings.baseline}")
+        terminalreporter.write(recorder.comparison_text)
 
 
 class _ControllerHooks:

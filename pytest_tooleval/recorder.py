@@ -31,6 +31,7 @@ class Recorder:
         self.started = datetime.now(UTC)
         self.report: dict[str, Any] | None = None
         self.paths: list[Path] = []
+        self.comparison_text = ""
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
@@ -89,6 +90,26 @@ class Recorder:
         write_atomic(md_path, render_markdown(self.report))
         self.paths = [json_path, md_path]
         return self.report
+
+    def compare_with_baseline(self, baseline: Path) -> bool:
+        """Compare with a baseline report; True when the comparison fails the run."""
+        from pytest_tooleval.report.compare import (
+            ReportError,
+            compare,
+            load_report,
+            render_comparison,
+        )
+
+        assert self.report is not None
+        try:
+            base = load_report(baseline)
+        except ReportError as exc:
+            self.comparison_text = f"baseline not usable: {exc}\n"
+            return True
+        result = compare(self.report, base)
+        self.comparison_text = render_comparison(result)
+        write_json(self.settings.report_dir / "comparison.json", result.to_dict())
+        return not result.compared or bool(result.regressed())
 
     def summary_lines(self) -> list[str]:
         if self.report is None:

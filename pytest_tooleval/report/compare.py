@@ -1,0 +1,185 @@
+"""Comparing a run with a baseline: deltas per axis, group and case, regressions first.
+
+A comparison is refused when the two runs differ in a way that would read absent tools or
+other cases as a regression (another platform, other tools offered, another case set,
+another constraint mechanism). ``force`` compares anyway, over the cases both ran, with the
+differences printed on top.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.report.json_report import SCHEMA, SCHEMA_VERSION
+from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, breakdown, score_of
+
+OUTCOME_RANK = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
+
+
+class ReportError(Exception):
+    pass
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read a report: {exc}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ReportError(f"{path}: not a pytest-tooleval report (no schema {SCHEMA!r})")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ReportError(f"{path}: report schema version {data.get('schema_version')}, "
+                          f"this version reads {SCHEMA_VERSION}")
+    return data
+
+
+def _mechanism(report: dict[str, Any]) -> tuple[Any, Any]:
+    backend = report["run"].get("backend", {})
+    return backend.get("grammar"), backend.get("mechanism")
+
+
+def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
+    """Why the two runs are not comparable as they stand; empty when they are."""
+    found = []
+    new_platform = new["run"].get("platform", {})
+    base_platform = base["run"].get("platform", {})
+    for key in ("system", "machine"):
+        if new_platform.get(key) != base_platform.get(key):
+            found.append(f"platform differs: {key} {new_platform.get(key)} here, "
+                         f"{base_platform.get(key)} in the baseline")
+    new_tools = set(new["run"].get("tools_offered", []))
+    base_tools = set(base["run"].get("tools_offered", []))
+    if new_tools != base_tools:
+        only_new, only_base = sorted(new_tools - base_tools), sorted(base_tools - new_tools)
+        parts = []
+        if only_base:
+            parts.append(f"{len(only_base)} tool(s) only in the baseline: {', '.join(only_base)}")
+        if only_new:
+            parts.append(f"{len(only_new)} tool(s) only here: {', '.join(only_new)}")
+        found.append("tool availability differs: " + "; ".join(parts))
+    new_cases = {c["nodeid"] for c in new["cases"]}
+    base_cases = {c["nodeid"] for c in base["cases"]}
+    if new_cases != base_cases:
+        found.append(f"case set differs: {len(new_cases - base_cases)} case(s) only here, "
+                     f"{len(base_cases - new_cases)} only in the baseline")
+    if _mechanism(new) != _mechanism(base):
+        found.append(f"grammar mechanism differs: {_mechanism(new)} here, "
+                     f"{_mechanism(base)} in the baseline")
+    return found
+
+
+@dataclass
+class Comparison:
+    refused: list[str] = field(default_factory=list)
+    forced: bool = False
+    score: tuple[float | None, float | None] = (None, None)
+    axes: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    groups: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    regressions: list[dict[str, Any]] = field(default_factory=list)
+    improvements: list[dict[str, Any]] = field(default_factory=list)
+    tolerance: float = 1.0
+
+    @property
+    def compared(self) -> bool:
+        return not self.refused or self.forced
+
+    def regressed(self) -> list[str]:
+        """What dropped by more than the tolerance (points out of 100)."""
+        if not self.compared:
+            return []
+        found = []
+        rows = [("score", self.score), *((f"axis {a}", v) for a, v in self.axes.items()),
+                *((f"group {g}", v) for g, v in self.groups.items())]
+        for label, (new, base) in rows:
+            if new is not None and base is not None and base - new > self.tolerance:
+                found.append(f"{label}: {base:.1f} → {new:.1f} ({new - base:+.1f})")
+        return found
+
+    def to_dict(self) -> dict[str, Any]:
+        def pair(values: tuple[float | None, float | None]) -> dict[str, float | None]:
+            new, base = values
+            delta = None if new is None or base is None else round(new - base, 4)
+            return {"new": new, "baseline": base, "delta": delta}
+
+        return {
+            "refused": self.refused,
+            "forced": self.forced,
+            "tolerance": self.tolerance,
+            "score": pair(self.score),
+            "axes": {axis: pair(v) for axis, v in self.axes.items()},
+            "groups": {group: pair(v) for group, v in self.groups.items()},
+            "regressions": self.regressions,
+            "improvements": self.improvements,
+            "regressed_beyond_tolerance": self.regressed(),
+        }
+
+
+def _scored(cases: list[dict[str, Any]]) -> tuple[float | None, dict[str, float], dict]:
+    axes = axes_of(cases)
+    return (score_of(axes), {a: 100 * float(v["value"]) for a, v in axes.items()},
+            {g: d["score"] for g, d in breakdown(cases, "group").items()})
+
+
+def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
+            tolerance: float = 1.0) -> Comparison:
+    result = Comparison(refused=differences(new, base), forced=force, tolerance=tolerance)
+    if not result.compared:
+        return result
+    base_by_id = {c["nodeid"]: c for c in base["cases"]}
+    shared = [c for c in new["cases"] if c["nodeid"] in base_by_id]
+    new_cases = [c for c in shared if c["outcome"] != "ERROR"
+                 and base_by_id[c["nodeid"]]["outcome"] != "ERROR"]
+    base_cases = [base_by_id[c["nodeid"]] for c in new_cases]
+    new_score, new_axes, new_groups = _scored(new_cases)
+    base_score, base_axes, base_groups = _scored(base_cases)
+    result.score = (new_score, base_score)
+    result.axes = {a: (new_axes.get(a), base_axes.get(a)) for a in WEIGHTS
+                   if a in new_axes or a in base_axes}
+    result.groups = {g: (new_groups.get(g), base_groups.get(g))
+                     for g in sorted({*new_groups, *base_groups})}
+    for case in new_cases:
+        before = base_by_id[case["nodeid"]]["outcome"]
+        after = case["outcome"]
+        change = {"nodeid": case["nodeid"], "baseline": before, "new": after,
+                  "reasons": case.get("reasons", [])}
+        if OUTCOME_RANK[after] < OUTCOME_RANK[before]:
+            result.regressions.append(change)
+        elif OUTCOME_RANK[after] > OUTCOME_RANK[before]:
+            result.improvements.append(change)
+    return result
+
+
+def _row(label: str, values: tuple[float | None, float | None]) -> str:
+    new, base = values
+    fmt = lambda v: "n/a" if v is None else f"{v:6.1f}"  # noqa: E731
+    delta = "" if new is None or base is None else f"{new - base:+6.1f}"
+    return f"  {label:<22} {fmt(base)} → {fmt(new)}  {delta}"
+
+
+def render_comparison(result: Comparison) -> str:
+    lines = []
+    if result.refused:
+        head = "Compared anyway (--force); the runs differ:" if result.forced else (
+            "Comparison refused: the runs differ in ways that would read as regressions. "
+            "Pass --force to compare the cases both ran anyway.")
+        lines += [head, *(f"  - {reason}" for reason in result.refused)]
+        if not result.forced:
+            return "\n".join(lines) + "\n"
+        lines.append("")
+    lines.append(f"{'':24} baseline →    new   delta")
+    lines.append(_row("score", result.score))
+    lines += [_row(f"axis {axis}", values) for axis, values in result.axes.items()]
+    lines += [_row(f"group {group}", values) for group, values in result.groups.items()]
+    lines.append("")
+    lines.append(f"Regressions ({len(result.regressions)}):")
+    lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.regressions]
+    lines.append(f"Improvements ({len(result.improvements)}):")
+    lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.improvements]
+    beyond = result.regressed()
+    lines.append("")
+    lines.append(f"Beyond the tolerance of {result.tolerance:g} points: "
+                 + ("; ".join(beyond) if beyond else "nothing"))
+    return "\n".join(lines) + "\n"

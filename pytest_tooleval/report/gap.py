@@ -1,0 +1,98 @@
+"""The grammar gap: the same cases with the constraint on and off, same prompt and seed.
+
+Besides the score per axis and group, each arm gets validity figures: how often a call
+parsed, how often a parsed call fitted the schema, how often the right tool ran, how often
+the arguments met the case's constraints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tooleval.report.compare import _scored
+
+
+def validity(report: dict[str, Any]) -> dict[str, Any]:
+    attempts = parsed = schema_valid = 0
+    tool_steps = right_tool = args_steps = right_args = 0
+    for case in report["cases"]:
+        if case["outcome"] == "ERROR":
+            continue
+        for step in case.get("transcript", []):
+            for attempt in step.get("attempts", []):
+                if attempt.get("leaked"):
+                    continue
+                attempts += 1
+                if attempt.get("malformed") != "unparseable":
+                    parsed += 1
+                    if attempt.get("malformed") is None:
+                        schema_valid += 1
+        for step in case.get("steps", []):
+            if step.get("tool") is not None:
+                tool_steps += 1
+                right_tool += bool(step["tool"])
+            if step.get("args") is not None:
+                args_steps += 1
+                right_args += bool(step["args"])
+
+    def rate(part: int, whole: int) -> float | None:
+        return part / whole if whole else None
+
+    return {
+        "attempts": attempts,
+        "parse_rate": rate(parsed, attempts),
+        "schema_valid_rate": rate(schema_valid, parsed),
+        "right_tool_rate": rate(right_tool, tool_steps),
+        "right_arguments_rate": rate(right_args, args_steps),
+        "steps_with_expected_tool": tool_steps,
+        "steps_with_argument_constraints": args_steps,
+    }
+
+
+def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
+    """Differences (on − off) over the cases both arms scored (ERRORs excluded)."""
+    off_by_id = {c["nodeid"]: c for c in off["cases"]}
+    on_cases = [c for c in on["cases"] if c["nodeid"] in off_by_id
+                and c["outcome"] != "ERROR" and off_by_id[c["nodeid"]]["outcome"] != "ERROR"]
+    off_cases = [off_by_id[c["nodeid"]] for c in on_cases]
+    on_score, on_axes, on_groups = _scored(on_cases)
+    off_score, off_axes, off_groups = _scored(off_cases)
+
+    def pair(a: float | None, b: float | None) -> dict[str, float | None]:
+        return {"on": a, "off": b, "gap": None if a is None or b is None else round(a - b, 4)}
+
+    return {
+        "cases": len(on_cases),
+        "score": pair(on_score, off_score),
+        "axes": {a: pair(on_axes.get(a), off_axes.get(a))
+                 for a in sorted({*on_axes, *off_axes})},
+        "groups": {g: pair(on_groups.get(g), off_groups.get(g))
+                   for g in sorted({*on_groups, *off_groups})},
+        "validity": {"on": validity(on), "off": validity(off)},
+        "mechanism": {"on": on["run"].get("backend", {}).get("mechanism"),
+                      "off": off["run"].get("backend", {}).get("mechanism")},
+        "model": on["run"].get("model", {}).get("name"),
+    }
+
+
+def render_gap(gap: dict[str, Any]) -> str:
+    def fmt(value: float | None, scale: float = 1.0) -> str:
+        return "   n/a" if value is None else f"{value * scale:6.1f}"
+
+    lines = [f"# Grammar gap: {gap['model']} ({gap['cases']} cases scored in both arms)", "",
+             f"Constraint that ran with grammar on: {gap['mechanism']['on']}", "",
+             "| | on | off | gap (on − off) |", "|---|---|---|---|"]
+    rows = [("score", gap["score"])]
+    rows += [(f"axis {axis}", values) for axis, values in gap["axes"].items()]
+    rows += [(f"group {group}", values) for group, values in gap["groups"].items()]
+    for label, values in rows:
+        shown_gap = "n/a" if values["gap"] is None else f"{values['gap']:+.1f}"
+        lines.append(f"| {label} | {fmt(values['on'])} | {fmt(values['off'])} | {shown_gap} |")
+    lines += ["", "| validity | on | off |", "|---|---|---|"]
+    keys = ("parse_rate", "schema_valid_rate", "right_tool_rate", "right_arguments_rate")
+    for key in keys:
+        on, off = gap["validity"]["on"][key], gap["validity"]["off"][key]
+        lines.append(f"| {key.replace('_', ' ')} (%) | {fmt(on, 100)} | {fmt(off, 100)} |")
+    lines.append(f"| attempts | {gap['validity']['on']['attempts']} | "
+                 f"{gap['validity']['off']['attempts']} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,145 @@
+"""`tooleval compare` and `tooleval gap` on recorded reports: arithmetic and refusals."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.cli import main
+from pytest_tooleval.report.compare import compare
+from pytest_tooleval.report.gap import gap_of, validity
+from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.support.fake_openai import Rule, answer, call
+
+RUN = {
+    "platform": {"system": "Linux", "machine": "x86_64"},
+    "tools_offered": ["calculator", "git_log", "web_search"],
+    "backend": {"grammar": "on", "mechanism": "json-envelope"},
+    "model": {"name": "m"},
+}
+
+
+def case(nodeid: str, outcome: str, axes: dict[str, float], group: str = "g",
+         attempts: list[dict[str, Any]] = (), steps: list[dict[str, Any]] = ()) -> dict:
+    return {"nodeid": nodeid, "outcome": outcome, "axes": axes, "group": group,
+            "steps": list(steps), "transcript": [{"attempts": list(attempts), "latency_s": 1}]}
+
+
+def report(cases: list[dict[str, Any]], **run: Any) -> dict[str, Any]:
+    return build_report({**copy.deepcopy(RUN), **run}, cases, summarize(cases, Thresholds()))
+
+
+BASE = [
+    case("a.json::irr", "PASS", {"irrelevance": 1.0}, "irrelevance"),
+    case("a.json::t1", "PASS", {"tool": 1.0, "answer": 1.0}, "web"),
+    case("a.json::t2", "FAIL", {"tool": 0.0, "answer": 0.0}, "web"),
+]
+
+
+def test_deltas_and_regressions_first() -> None:
+    new_cases = copy.deepcopy(BASE)
+    new_cases[1].update(outcome="PARTIAL", axes={"tool": 1.0, "answer": 0.0})  # regression
+    new_cases[2].update(outcome="PASS", axes={"tool": 1.0, "answer": 1.0})     # improvement
+    result = compare(report(new_cases), report(BASE))
+    assert result.refused == []
+    # baseline: irr 1, tool 0.5, answer 0.5 → 100·(0.4 + 0.15 + 0.05)/0.8 = 75
+    # new:      irr 1, tool 1.0, answer 0.5 → 100·(0.4 + 0.30 + 0.05)/0.8 = 93.75
+    assert result.score == (pytest.approx(93.75), pytest.approx(75.0))
+    assert result.axes["tool"] == (pytest.approx(100.0), pytest.approx(50.0))
+    assert [c["nodeid"] for c in result.regressions] == ["a.json::t1"]
+    assert [c["nodeid"] for c in result.improvements] == ["a.json::t2"]
+    assert result.regressed() == []  # nothing dropped beyond 1 point in aggregate
+
+
+def test_drop_beyond_tolerance_is_reported() -> None:
+    new_cases = copy.deepcopy(BASE)
+    new_cases[0].update(outcome="FAIL", axes={"irrelevance": 0.0})
+    result = compare(report(new_cases), report(BASE), tolerance=5)
+    dropped = result.regressed()
+    assert any(line.startswith("score: 75.0 → 25.0") for line in dropped)
+    assert any(line.startswith("axis irrelevance") for line in dropped)
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"platform": {"system": "Darwin", "machine": "arm64"}}, "platform differs"),
+    ({"tools_offered": ["calculator"]}, "2 tool(s) only in the baseline: git_log, web_search"),
+    ({"backend": {"grammar": "off", "mechanism": None}}, "grammar mechanism differs"),
+])
+def test_refusals(change: dict[str, Any], reason: str) -> None:
+    result = compare(report(BASE, **change), report(BASE))
+    assert not result.compared
+    assert any(reason in r for r in result.refused)
+    assert result.regressed() == []  # a refused comparison reports no regressions
+
+
+def test_case_set_difference_is_refused_and_force_compares_the_shared_cases() -> None:
+    result = compare(report(BASE[:2]), report(BASE))
+    assert result.refused == ["case set differs: 0 case(s) only here, 1 only in the baseline"]
+    forced = compare(report(BASE[:2]), report(BASE), force=True)
+    assert forced.compared and forced.score[0] == forced.score[1] == pytest.approx(100.0)
+
+
+def test_compare_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base, same, mac = tmp_path / "b.json", tmp_path / "n.json", tmp_path / "mac.json"
+    base.write_text(json.dumps(report(BASE)))
+    same.write_text(json.dumps(report(BASE)))
+    mac.write_text(json.dumps(report(BASE, platform={"system": "Darwin", "machine": "arm64"},
+                                     tools_offered=["calculator"])))
+    assert main(["compare", str(same), str(base)]) == 0
+    assert main(["compare", str(mac), str(base)]) == 1
+    out = capsys.readouterr().out
+    assert "Comparison refused" in out and "--force" in out
+    assert main(["compare", str(mac), str(base), "--force", "--json",
+                 str(tmp_path / "c.json")]) == 0
+    assert "Compared anyway (--force)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "c.json").read_text())["forced"] is True
+    (tmp_path / "junk.json").write_text("{}")
+    assert main(["compare", str(tmp_path / "junk.json"), str(base)]) == 2
+
+
+def test_gap_arithmetic_and_validity() -> None:
+    good = {"name": "x", "malformed": None}
+    unparseable = {"name": None, "malformed": "unparseable"}
+    schema = {"name": "x", "malformed": "schema_violation"}
+    on = report([
+        case("a::1", "PASS", {"tool": 1.0}, attempts=[good],
+             steps=[{"tool": True, "args": True}]),
+        case("a::2", "PASS", {"tool": 1.0}, attempts=[good], steps=[{"tool": True}]),
+    ])
+    off = report([
+        case("a::1", "FAIL", {"tool": 0.0}, attempts=[unparseable, schema],
+             steps=[{"tool": False, "args": False}]),
+        case("a::2", "PASS", {"tool": 1.0}, attempts=[good], steps=[{"tool": True}]),
+    ], backend={"grammar": "off", "mechanism": None})
+    gap = gap_of(on, off)
+    assert gap["score"] == {"on": 100.0, "off": 50.0, "gap": 50.0}
+    assert gap["axes"]["tool"]["gap"] == pytest.approx(50.0)
+    v_off = validity(off)
+    assert v_off["parse_rate"] == pytest.approx(2 / 3)  # 3 attempts, 1 unparseable
+    assert v_off["schema_valid_rate"] == pytest.approx(1 / 2)
+    assert v_off["right_tool_rate"] == pytest.approx(1 / 2)
+    assert v_off["right_arguments_rate"] == 0.0
+    assert validity(on)["right_arguments_rate"] == 1.0
+
+
+def test_baseline_option_in_pytest(project, fake_model) -> None:
+    good = fake_model([Rule("weather", [call("get_weather", {"city": "Izmir"}),
+                                        answer("17.4 degrees")]),
+                       Rule("thanks", [answer("bye")])])
+    project.profile(good)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
+    assert project.run().ret == 0
+    baseline = project.path / "baseline.json"
+    baseline.write_text((project.path / "tooleval-report" / "report.json").read_text())
+    good.set_rules([Rule("weather", [answer("no idea")]), Rule("thanks", [answer("bye")])])
+    result = project.run("--tooleval-baseline", str(baseline), "--tooleval-partial", "pass")
+    result.stdout.fnmatch_lines(["*against the baseline*", "*PASS → FAIL*weather*",
+                                 "*Beyond the tolerance of 1 points: score*"])
+    assert result.ret == 1
+    assert (project.path / "tooleval-report" / "comparison.json").is_file()
