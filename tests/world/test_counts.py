@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import collections
 import subprocess
-import zipfile
 import tarfile
+import zipfile
 from datetime import datetime, timedelta
 
 from pytest_tooleval.world import DEFAULT_NOW, World
@@ -30,7 +30,9 @@ def test_home_folder(template: World) -> None:
     assert max(f.count("/") for f in files) >= 3  # nested folders
     archives = [f for f in files if f.startswith("Downloads/") and f.endswith((".zip", ".tar.gz"))]
     assert len(archives) >= 6
-    assert any(a.endswith(".zip") for a in archives) and any(a.endswith(".tar.gz") for a in archives)
+    assert any(a.endswith(".zip") for a in archives) and any(
+        a.endswith(".tar.gz") for a in archives
+    )
     for rel in archives:
         path = template.home / rel
         if rel.endswith(".zip"):
@@ -52,8 +54,10 @@ def test_documents_per_language() -> None:
 
 def test_repository(template: World) -> None:
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=template.repo, capture_output=True,
-                              text=True, check=True).stdout
+        return subprocess.run(
+            ["git", *args], cwd=template.repo, capture_output=True, text=True, check=True
+        ).stdout
+
     assert len(git("rev-list", "--all").split()) >= 30
     assert len(git("branch", "--format=%(refname:short)").split()) >= 3
     assert git("tag").split()
@@ -84,5 +88,14 @@ def test_web(template: World) -> None:
         assert len(mine) >= 60
         assert sum(p["kind"] == "current" for p in mine) >= 25
         topics = {p["topic"] for p in mine}
-        assert {"exchange rates", "gold", "weather", "on-duty pharmacy", "match results",
-                "news", "fuel prices", "school holidays", "earthquakes"} <= topics
+        assert {
+            "exchange rates",
+            "gold",
+            "weather",
+            "on-duty pharmacy",
+            "match results",
+            "news",
+            "fuel prices",
+            "school holidays",
+            "earthquakes",
+        } <= topics

@@ -15,7 +15,10 @@ from tests.world.helpers import snapshot
 def _commit_ids(world: World) -> list[str]:
     out = subprocess.run(
         ["git", "log", "--all", "--format=%H %an %ad %s", "--date=iso-strict"],
-        cwd=world.repo, capture_output=True, text=True, check=True,
+        cwd=world.repo,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return out.stdout.splitlines()
 
@@ -34,11 +37,19 @@ def test_build_in_subprocess_with_other_home_and_tz(template: World, tmp_path: P
         "[user]\n\tname = Leaky User\n\temail = leak@example.invalid\n"
         "[commit]\n\tgpgsign = true\n[init]\n\tdefaultBranch = trunk\n"
     )
-    env = {**os.environ, "HOME": str(fake_home), "TZ": "America/Los_Angeles",
-           "LANG": "tr_TR.UTF-8", "GIT_AUTHOR_NAME": "Leaky", "GIT_COMMITTER_DATE": "2001-01-01"}
+    env = {
+        **os.environ,
+        "HOME": str(fake_home),
+        "TZ": "America/Los_Angeles",
+        "LANG": "tr_TR.UTF-8",
+        "GIT_AUTHOR_NAME": "Leaky",
+        "GIT_COMMITTER_DATE": "2001-01-01",
+    }
     dest = tmp_path / "sub"
-    code = f"from pathlib import Path; from pytest_tooleval.world import build_template; " \
-           f"build_template(Path({str(dest)!r}))"
+    code = (
+        f"from pathlib import Path; from pytest_tooleval.world import build_template; "
+        f"build_template(Path({str(dest)!r}))"
+    )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=tmp_path)
     assert snapshot(dest) == snapshot(template.root)
     assert _commit_ids(World(dest)) == _commit_ids(template)

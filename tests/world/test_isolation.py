@@ -21,15 +21,25 @@ def test_copies_are_independent(factory: WorldFactory, template: World, tmp_path
     (a.documents / "Ev" / "kargo_takip.txt").write_text("changed")
     (a.home / "new.txt").write_text("new")
     a.save_state("memories", [])
-    subprocess.run(["git", "commit", "-qam", "case commit"], cwd=a.repo, check=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    subprocess.run(
+        ["git", "commit", "-qam", "case commit"],
+        cwd=a.repo,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
     assert (b.documents / "Ev" / "kargo_takip.txt").read_text(encoding="utf-8") != "changed"
     assert not (b.home / "new.txt").exists()
     assert len(b.load_state("memories")) == 40
     assert snapshot(template.root) == before
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=b.repo, capture_output=True,
-                            text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=b.repo, capture_output=True, text=True, check=True
+    ).stdout
     assert status.splitlines() == [" M kestrel/cli.py", "?? NOTES-release-0.5.md"]
 
 
@@ -39,8 +49,9 @@ def test_clock_and_timezone_overrides(factory: WorldFactory, tmp_path: Path) -> 
     w = factory.new_case_world(tmp_path / "z", {"timezone": "America/New_York"})
     assert w.timezone == "America/New_York"
     assert w.now().isoformat() == "2026-03-12T03:47:00-04:00"  # same instant, other zone
-    w = factory.new_case_world(tmp_path / "n", {"clock": "2026-12-31T23:59:00",
-                                                "timezone": "Asia/Tokyo"})
+    w = factory.new_case_world(
+        tmp_path / "n", {"clock": "2026-12-31T23:59:00", "timezone": "Asia/Tokyo"}
+    )
     assert w.now().isoformat() == "2026-12-31T23:59:00+09:00"
 
 
@@ -52,8 +63,19 @@ def test_extra_files(factory: WorldFactory, template: World, tmp_path: Path) -> 
     assert not (template.home / "top.md").exists()
 
 
-@pytest.mark.parametrize("rel", ["../outside.txt", "/etc/passwd", "a/../../x", "..",
-                                 "C:\\x.txt", "\\\\server\\share\\x", "", "Notes/../../x"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "../outside.txt",
+        "/etc/passwd",
+        "a/../../x",
+        "..",
+        "C:\\x.txt",
+        "\\\\server\\share\\x",
+        "",
+        "Notes/../../x",
+    ],
+)
 def test_escaping_paths_refused(factory: WorldFactory, tmp_path: Path, rel: str) -> None:
     with pytest.raises(WorldOverrideError):
         factory.new_case_world(tmp_path / "e", {"files": {rel: "x"}})
@@ -66,13 +88,15 @@ def test_symlink_escape_refused(factory: WorldFactory, tmp_path: Path) -> None:
     outside.mkdir()
     (w.home / "link").symlink_to(outside)
     from pytest_tooleval.world import copy_world
+
     with pytest.raises(WorldOverrideError):
         copy_world(w, tmp_path / "s2", {"files": {"link/evil.txt": "x"}})
     assert not (outside / "evil.txt").exists()
 
 
-@pytest.mark.parametrize("bad", [{"clock": "yesterday"}, {"timezone": "Mars/Olympus"},
-                                 {"weather": "sunny"}])
+@pytest.mark.parametrize(
+    "bad", [{"clock": "yesterday"}, {"timezone": "Mars/Olympus"}, {"weather": "sunny"}]
+)
 def test_bad_overrides_refused(factory: WorldFactory, tmp_path: Path, bad: dict) -> None:
     with pytest.raises(WorldOverrideError):
         factory.new_case_world(tmp_path / "b", bad)
@@ -86,8 +110,10 @@ def test_two_processes_build_one_template(tmp_path: Path) -> None:
         "f = WorldFactory(Path(sys.argv[1])); w = f.template(); "
         "print(json.dumps({'root': str(w.root), 'built': f.built_here}))"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(base)], stdout=subprocess.PIPE,
-                              text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(base)], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     results = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
     assert all(p.returncode == 0 for p in procs)
     assert results[0]["root"] == results[1]["root"]

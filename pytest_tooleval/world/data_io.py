@@ -1,0 +1,37 @@
+"""Loading the world's package data (YAML and JSON under ``world/data``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+@cache
+def _load_cached(name: str) -> str:
+    return (DATA_DIR / name).read_text(encoding="utf-8")
+
+
+def load_yaml(name: str) -> Any:
+    """Parse one data file; a fresh object each call so callers may mutate it."""
+    text = _load_cached(name)
+    if name.endswith(".json"):
+        return json.loads(text)
+    return yaml.safe_load(text)
+
+
+def fingerprint() -> str:
+    """A hash of every data file and builder module: a new one means a new template."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in {".py", ".yaml", ".json", ".txt", ".md"}:
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

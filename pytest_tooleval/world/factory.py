@@ -1,0 +1,169 @@
+"""One template per session and machine, one private copy per case.
+
+Under xdist every worker calls ``WorldFactory(shared_dir).template()``; a file lock makes
+exactly one of them build, into a temporary folder that is renamed into place when done,
+so nobody ever sees a half-built template. The template's folder name carries a hash of the
+data and builder code, so a changed world never reuses a stale template.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from filelock import FileLock
+
+from pytest_tooleval.world.api import World
+from pytest_tooleval.world.build import build_template
+from pytest_tooleval.world.data_io import fingerprint
+
+
+class WorldOverrideError(ValueError):
+    """An override that cannot apply: bad clock, unknown zone, or a path leaving home."""
+
+
+@dataclass(frozen=True)
+class WorldOverrides:
+    """Per benchmark file or scenario: the clock, its zone, extra files under home."""
+
+    clock: str | None = None
+    timezone: str | None = None
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def coerce(cls, value: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
+        if value is None:
+            return cls()
+        if isinstance(value, WorldOverrides):
+            return value
+        unknown = set(value) - {"clock", "timezone", "files"}
+        if unknown:
+            raise WorldOverrideError(f"unknown world override(s): {sorted(unknown)}")
+        return cls(value.get("clock"), value.get("timezone"), dict(value.get("files") or {}))
+
+
+def safe_home_path(home: Path, rel: str) -> Path:
+    """Resolve ``rel`` inside ``home`` or refuse: absolute, ``..``, drive or symlink escapes."""
+    if not rel or "\x00" in rel:
+        raise WorldOverrideError(f"empty or invalid override path: {rel!r}")
+    posix, windows = PurePosixPath(rel), PureWindowsPath(rel)
+    if posix.is_absolute() or windows.is_absolute() or windows.drive or rel.startswith("\\"):
+        raise WorldOverrideError(f"override path must be relative to home: {rel!r}")
+    if ".." in posix.parts or ".." in windows.parts:
+        raise WorldOverrideError(f"override path escapes home: {rel!r}")
+    base = home.resolve()
+    target = (base / posix).resolve()
+    if target == base or base not in target.parents:
+        raise WorldOverrideError(f"override path escapes home: {rel!r}")
+    return target
+
+
+def _apply(world: World, overrides: WorldOverrides) -> None:
+    clock = world.load_state("clock")
+    if overrides.timezone is not None:
+        try:
+            zone = ZoneInfo(overrides.timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise WorldOverrideError(f"unknown timezone: {overrides.timezone!r}") from exc
+        clock["timezone"] = overrides.timezone
+    else:
+        zone = ZoneInfo(clock["timezone"])
+    if overrides.clock is not None:
+        try:
+            now = datetime.fromisoformat(overrides.clock)
+        except ValueError as exc:
+            raise WorldOverrideError(f"clock is not an ISO datetime: {overrides.clock!r}") from exc
+        # A naive clock is read in the world's zone; an aware one keeps its instant.
+        now = now.replace(tzinfo=zone) if now.tzinfo is None else now
+        clock["now"] = now.astimezone(zone).isoformat()
+    elif overrides.timezone is not None:
+        clock["now"] = datetime.fromisoformat(clock["now"]).astimezone(zone).isoformat()
+    if overrides.clock is not None or overrides.timezone is not None:
+        world.save_state("clock", clock)
+    epoch = datetime.fromisoformat(clock["now"]).timestamp()
+    for rel, text in overrides.files.items():
+        if not isinstance(text, str):
+            raise WorldOverrideError(f"override file content must be text: {rel!r}")
+        target = safe_home_path(world.home, rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        safe_home_path(world.home, rel)  # re-check: a parent may have been a symlink
+        target.write_text(text, encoding="utf-8")
+        os.utime(target, (epoch, epoch))
+
+
+def validate_overrides(overrides: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
+    """Check overrides without a world (load time): paths, clock and zone."""
+    parsed = WorldOverrides.coerce(overrides)
+    probe = Path("/nonexistent-tooleval-home")
+    for rel in parsed.files:
+        safe_home_path(probe, rel)
+    if parsed.timezone is not None:
+        try:
+            ZoneInfo(parsed.timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise WorldOverrideError(f"unknown timezone: {parsed.timezone!r}") from exc
+    if parsed.clock is not None:
+        try:
+            datetime.fromisoformat(parsed.clock)
+        except ValueError as exc:
+            raise WorldOverrideError(f"clock is not an ISO datetime: {parsed.clock!r}") from exc
+    return parsed
+
+
+def copy_world(
+    template: World, dest: Path, overrides: WorldOverrides | Mapping[str, Any] | None = None
+) -> World:
+    """A private, writable copy of ``template`` at ``dest`` with overrides applied."""
+    parsed = validate_overrides(overrides)
+    dest = Path(dest)
+    if dest.exists() and any(dest.iterdir()):
+        raise FileExistsError(f"{dest} is not empty")
+    shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
+    world = World(dest)
+    _apply(world, parsed)
+    return world
+
+
+class WorldFactory:
+    """Builds the template once under ``base_dir`` (shared by xdist workers) and copies it."""
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = Path(base_dir)
+        self.key = fingerprint()
+        self.template_dir = self.base_dir / f"tooleval-world-{self.key}"
+        self.lock_path = self.base_dir / f"tooleval-world-{self.key}.lock"
+        self._template: World | None = None
+        self.built_here = False  # True when this process did the build (tests, logs)
+
+    def template(self) -> World:
+        """The shared template, building it if no process has yet."""
+        if self._template is not None:
+            return self._template
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.lock_path)):
+            if not (self.template_dir / "meta" / "build.json").exists():
+                staging = self.base_dir / f"{self.template_dir.name}.building-{os.getpid()}"
+                shutil.rmtree(staging, ignore_errors=True)
+                build_template(staging)
+                staging.rename(self.template_dir)
+                self.built_here = True
+        self._template = World(self.template_dir)
+        return self._template
+
+    def new_case_world(
+        self, dest: Path, overrides: WorldOverrides | Mapping[str, Any] | None = None
+    ) -> World:
+        """A fresh world for one case: writes there never reach the template or other cases."""
+        return copy_world(self.template(), dest, overrides)
+
+    def build_info(self) -> dict[str, Any]:
+        """The template's build record: fingerprint and repository commits."""
+        path = self.template().root / "meta" / "build.json"
+        return json.loads(path.read_text(encoding="utf-8"))
