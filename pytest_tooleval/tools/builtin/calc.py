@@ -1,0 +1,256 @@
+"""``calculator``: exact arithmetic with its own parser (a model's string is never eval'd).
+
+Values are ``Fraction``s, so 0.1 + 0.2 is 0.3. Percentages follow how people write them:
+"18% of 1250", "%18 of 1250" (Turkish order), "1250 + 18%" (add 18 percent of 1250).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation, localcontext
+from fractions import Fraction
+from typing import Any
+
+from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
+from pytest_tooleval.tools.builtin.sandbox import ToolError
+
+MAX_EXPRESSION = 1000
+MAX_DEPTH = 100
+MAX_BITS = 20_000
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d[\d.,]*)|(?P<word>of|x|mod)\b|(?P<op>\*\*|[-+*/×÷^%()−–·:x]))",
+    re.IGNORECASE,
+)
+_TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "÷": "/", ":": "/"})
+
+
+def parse_number(text: str) -> Fraction:
+    """Read 1250, 3.5, 3,5, 1.250,50, 1,250.50, 1.250.000 or 1,250,000 exactly."""
+    if text.endswith((".", ",")):
+        raise ToolError(f"malformed number {text!r}")
+    dots, commas = text.count("."), text.count(",")
+    if dots and commas:
+        decimal_sep = "." if text.rfind(".") > text.rfind(",") else ","
+        group_sep = "," if decimal_sep == "." else "."
+        if text.count(decimal_sep) > 1:
+            raise ToolError(f"malformed number {text!r}")
+        whole, frac = text.split(decimal_sep)
+        _check_groups(whole, group_sep, text)
+        digits = whole.replace(group_sep, "") + "." + frac
+    elif dots > 1 or commas > 1:
+        sep = "." if dots else ","
+        _check_groups(text, sep, text)
+        digits = text.replace(sep, "")
+    elif commas == 1:
+        whole, frac = text.split(",")
+        # 1,250 reads as English grouping; 3,5 and 0,125 as a decimal comma.
+        grouped = len(frac) == 3 and whole != "0" and len(whole) <= 3
+        digits = whole + frac if grouped else whole + "." + frac
+    else:
+        digits = text
+    try:
+        return Fraction(Decimal(digits))
+    except (InvalidOperation, ValueError):
+        raise ToolError(f"malformed number {text!r}") from None
+
+
+def _check_groups(whole: str, sep: str, shown: str) -> None:
+    groups = whole.split(sep)
+    if not groups[0] or len(groups[0]) > 3 or any(len(g) != 3 for g in groups[1:]):
+        raise ToolError(f"malformed number {shown!r} (digit grouping)")
+
+
+def tokenize(expression: str) -> list[tuple[str, Any]]:
+    text = expression.translate(_TRANSLATE).strip()
+    tokens: list[tuple[str, Any]] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if not match or match.end() == pos:
+            if text[pos:].strip() == "":
+                break
+            bad = text[pos:].strip()[:20]
+            raise ToolError(f"cannot read {bad!r}; only numbers, + - * / ^ ( ) and % are allowed")
+        pos = match.end()
+        if match.group("num"):
+            tokens.append(("num", parse_number(match.group("num"))))
+        elif match.group("word"):
+            word = match.group("word").lower()
+            tokens.append(("op", "*" if word == "x" else word))
+        else:
+            op = match.group("op").lower()
+            tokens.append(("op", "*" if op == "x" else op))
+    return tokens
+
+
+class _Parser:
+    """Recursive descent; each rule returns (value, is_bare_percentage)."""
+
+    def __init__(self, tokens: list[tuple[str, Any]]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+
+    def peek(self) -> Any:
+        return self.tokens[self.pos][1] if self.pos < len(self.tokens) else None
+
+    def take(self) -> tuple[str, Any]:
+        if self.pos >= len(self.tokens):
+            raise ToolError("the expression ends too early")
+        token = self.tokens[self.pos]
+        self.pos += 1
+        return token
+
+    def parse(self) -> Fraction:
+        if not self.tokens:
+            raise ToolError("empty expression")
+        value, _ = self.expr()
+        if self.pos != len(self.tokens):
+            raise ToolError(f"unexpected {self.peek()!r} in the expression")
+        return value
+
+    def expr(self) -> tuple[Fraction, bool]:
+        value, percent = self.term()
+        while self.peek() in ("+", "-"):
+            op = self.take()[1]
+            right, right_percent = self.term()
+            if right_percent:  # 1250 + 18% → 1250 * 1.18
+                right = value * right
+            value = value + right if op == "+" else value - right
+            percent = False
+        return value, percent
+
+    def term(self) -> tuple[Fraction, bool]:
+        value, percent = self.unary()
+        while self.peek() in ("*", "/", "of", "mod"):
+            op = self.take()[1]
+            right, _ = self.unary()
+            if op == "/":
+                if right == 0:
+                    raise ToolError("division by zero")
+                value = value / right
+            elif op == "mod":
+                if right == 0:
+                    raise ToolError("division by zero")
+                value = value % right
+            else:
+                value = value * right
+            _check_size(value)
+            percent = False
+        return value, percent
+
+    def unary(self) -> tuple[Fraction, bool]:
+        if self.peek() in ("-", "+"):
+            op = self.take()[1]
+            self._enter()
+            value, percent = self.unary()
+            self.depth -= 1
+            return (-value if op == "-" else value), percent
+        return self.power()
+
+    def power(self) -> tuple[Fraction, bool]:
+        base, percent = self.postfix()
+        if self.peek() in ("^", "**"):
+            self.take()
+            self._enter()
+            exponent, _ = self.unary()
+            self.depth -= 1
+            return _power(base, exponent), False
+        return base, percent
+
+    def postfix(self) -> tuple[Fraction, bool]:
+        value, percent = self.primary()
+        while self.peek() == "%":
+            self.take()
+            value, percent = value / 100, True
+        return value, percent
+
+    def primary(self) -> tuple[Fraction, bool]:
+        kind, value = self.take()
+        if kind == "num":
+            return value, False
+        if value == "%":  # Turkish order: %18
+            inner, _ = self.primary()
+            return inner / 100, True
+        if value == "(":
+            self._enter()
+            inner, _ = self.expr()
+            self.depth -= 1
+            if self.peek() != ")":
+                raise ToolError("a '(' is never closed")
+            self.take()
+            return inner, False
+        raise ToolError(f"unexpected {value!r} in the expression")
+
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ToolError("the expression is nested too deeply")
+
+
+def _check_size(value: Fraction) -> None:
+    if value.numerator.bit_length() > MAX_BITS or value.denominator.bit_length() > MAX_BITS:
+        raise ToolError("the result is too large to compute exactly")
+
+
+def _power(base: Fraction, exponent: Fraction) -> Fraction:
+    if exponent.denominator == 1:
+        n = exponent.numerator
+        if base == 0 and n < 0:
+            raise ToolError("division by zero (zero to a negative power)")
+        bits = max(base.numerator.bit_length(), base.denominator.bit_length())
+        if abs(n) * max(bits, 1) > MAX_BITS:
+            raise ToolError("the result is too large to compute exactly")
+        return base**n
+    if base < 0:
+        raise ToolError("a negative number to a fractional power is not a real number")
+    if base == 0:
+        return Fraction(0)
+    with localcontext() as ctx:
+        ctx.prec = 40
+        try:
+            result = (Decimal(base.numerator) / Decimal(base.denominator)) ** (
+                Decimal(exponent.numerator) / Decimal(exponent.denominator)
+            )
+        except (InvalidOperation, OverflowError, ArithmeticError):
+            raise ToolError("the result is too large to compute") from None
+    if not result.is_finite() or result.adjusted() > 1000:
+        raise ToolError("the result is too large to compute")
+    return Fraction(result)
+
+
+def render(value: Fraction) -> str:
+    """Integers without decimals; otherwise up to 10 decimals, trailing zeros trimmed."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    with localcontext() as ctx:
+        ctx.prec = max(50, len(str(abs(value.numerator) // value.denominator)) + 20)
+        decimal = Decimal(value.numerator) / Decimal(value.denominator)
+        text = format(decimal.quantize(Decimal("1e-10")), "f")
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text in ("-0", "") else text
+
+
+def evaluate(expression: str) -> str:
+    if len(expression) > MAX_EXPRESSION:
+        raise ToolError(f"the expression is longer than {MAX_EXPRESSION} characters")
+    return render(_Parser(tokenize(expression)).parse())
+
+
+def _calculator(ctx: Context, args: dict[str, Any]) -> str:
+    return evaluate(need_str(args, "expression", limit=MAX_EXPRESSION))
+
+
+TOOLS = [
+    Tool(
+        "calculator",
+        "Evaluate an arithmetic expression exactly: + - * / (or × ÷), parentheses, powers "
+        "(^ or **), percentages ('18% of 1250', '%18 of 1250', '1250 + 18%') and decimal "
+        "comma or point ('1.250,50'). Use it for any sum instead of mental arithmetic; it "
+        "does not convert units or dates.",
+        {"expression": prop("string", "The expression, e.g. '(1250 + 18%) / 3' or '3,5 * 4'.")},
+        ("expression",),
+        _calculator,
+    )
+]

@@ -1,0 +1,255 @@
+"""Document text extraction (txt, md, csv, html, json, pdf, docx) and full-text search."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import os
+import re
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, need_str, prop
+from pytest_tooleval.tools.builtin.sandbox import (
+    MAX_OUTPUT_CHARS,
+    ToolError,
+    clip,
+    read_bytes,
+    walk,
+)
+
+MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
+MAX_XML_BYTES = 8 * 1024 * 1024
+TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".csv", ".tsv", ".json", ".log", ".ini", ".yaml",
+                 ".yml"}
+DOCUMENT_SUFFIXES = TEXT_SUFFIXES | {".html", ".htm", ".pdf", ".docx"}
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_WORD = re.compile(r"\w+")
+
+
+class _HTMLText(HTMLParser):
+    """Visible text of an HTML page; script and style are dropped, blocks become lines."""
+
+    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+              "section", "article", "header", "footer", "ul", "ol", "title"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in ("script", "style"):
+            self.skip += 1
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style") and self.skip:
+            self.skip -= 1
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def html_text(source: str) -> str:
+    parser = _HTMLText()
+    parser.feed(source)
+    parser.close()
+    lines = (re.sub(r"[ \t]+", " ", line).strip() for line in "".join(parser.parts).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _docx_text(data: bytes) -> str:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            info = archive.getinfo("word/document.xml")
+            if info.file_size > MAX_XML_BYTES:
+                raise ToolError("the DOCX body is too large")
+            with archive.open(info) as handle:
+                xml = handle.read(MAX_XML_BYTES + 1)
+    except (zipfile.BadZipFile, KeyError, OSError) as exc:
+        raise ToolError(f"not a readable DOCX file: {exc}") from None
+    if len(xml) > MAX_XML_BYTES or b"<!ENTITY" in xml or b"<!DOCTYPE" in xml:
+        raise ToolError("the DOCX body is too large or declares entities; refused")
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        raise ToolError(f"the DOCX body is not valid XML: {exc}") from None
+    paragraphs = []
+    for para in root.iter(f"{_W}p"):
+        chunks = []
+        for node in para.iter():
+            if node.tag == f"{_W}t" and node.text:
+                chunks.append(node.text)
+            elif node.tag == f"{_W}tab":
+                chunks.append("\t")
+            elif node.tag in (f"{_W}br", f"{_W}cr"):
+                chunks.append("\n")
+        paragraphs.append("".join(chunks))
+    return "\n".join(paragraphs).strip()
+
+
+def _pdf_pages(data: bytes) -> list[str]:
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+
+        logging.getLogger("pypdf").setLevel(logging.ERROR)
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise ToolError("the PDF is encrypted")
+        return [(page.extract_text() or "").strip() for page in reader.pages[:500]]
+    except ToolError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError,
+            RecursionError) as exc:
+        raise ToolError(f"not a readable PDF: {type(exc).__name__}") from None
+
+
+def _csv_text(text: str) -> str:
+    try:
+        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
+        rows = list(csv.reader(io.StringIO(text), dialect))
+    except csv.Error:
+        return text
+    return "\n".join(" | ".join(cell.strip() for cell in row) for row in rows)
+
+
+def document_pages(real: Path, shown: str) -> list[str]:
+    """The text of a document, one string per page (one page for non-PDF formats)."""
+    suffix = real.suffix.lower()
+    if suffix not in DOCUMENT_SUFFIXES:
+        raise ToolError(f"{shown!r}: unsupported document type {suffix or '(none)'}; "
+                        "supported: " + " ".join(sorted(DOCUMENT_SUFFIXES)))
+    data = read_bytes(real, shown, MAX_DOCUMENT_BYTES)
+    if suffix == ".pdf":
+        return _pdf_pages(data)
+    if suffix == ".docx":
+        return [_docx_text(data)]
+    text = data.decode("utf-8-sig", errors="replace")
+    if suffix in (".html", ".htm"):
+        return [html_text(text)]
+    if suffix == ".csv":
+        return [_csv_text(text)]
+    if suffix == ".json":
+        try:
+            return [json.dumps(json.loads(text), ensure_ascii=False, indent=1)]
+        except (ValueError, RecursionError):
+            return [text]
+    return [text]
+
+
+def _cached_pages(ctx: Context, real: Path, shown: str) -> list[str]:
+    st = os.stat(real)
+    key = f"doc:{real}:{st.st_mtime_ns}:{st.st_size}"
+    if key not in ctx.cache:
+        ctx.cache[key] = document_pages(real, shown)
+    pages: list[str] = ctx.cache[key]
+    return pages
+
+
+def _read_document(ctx: Context, args: dict[str, Any]) -> str:
+    shown = need_str(args, "path", limit=1024)
+    page = get_int(args, "page", None, low=1, high=100_000)
+    try:
+        real = ctx.home.resolve(shown)
+    except ToolError:
+        # "lease.pdf" usually means Documents/lease.pdf
+        try:
+            real = ctx.home.resolve("Documents/" + shown)
+        except ToolError:
+            raise ToolError(f"{shown!r} not found; paths are relative to the home folder, "
+                            "e.g. Documents/lease.pdf (search_documents finds documents)"
+                            ) from None
+    if real.is_dir():
+        raise ToolError(f"{shown!r} is a folder; use list_directory")
+    pages = _cached_pages(ctx, real, shown)
+    name = ctx.home.relative(real)
+    if page is not None:
+        if page > len(pages):
+            raise ToolError(f"{name} has {len(pages)} page(s); page {page} does not exist")
+        return clip(f"{name} — page {page} of {len(pages)}\n\n{pages[page - 1]}")
+    if len(pages) == 1:
+        return clip(f"{name}\n\n{pages[0]}")
+    body = "\n\n".join(f"--- page {n} ---\n{text}" for n, text in enumerate(pages, 1))
+    return clip(f"{name} — {len(pages)} pages\n\n{body}", MAX_OUTPUT_CHARS)
+
+
+def _token_hit(query: str, token: str) -> bool:
+    """Prefix matching both ways absorbs Turkish suffixes (faturamı ~ fatura)."""
+    return token.startswith(query) or (len(token) >= 4 and query.startswith(token))
+
+
+def _snippet(text: str, folded_terms: list[str], width: int = 180) -> str:
+    flat = re.sub(r"\s+", " ", text)
+    folded = fold(flat)
+    positions = [folded.find(term) for term in folded_terms if folded.find(term) >= 0]
+    start = max(0, min(positions) - width // 3) if positions else 0
+    # fold() keeps lengths for Latin text; the guard below keeps us in range otherwise
+    start = min(start, max(0, len(flat) - width))
+    piece = flat[start:start + width].strip()
+    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def _search_documents(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    query = need_str(args, "query", limit=500)
+    terms = [t for t in _WORD.findall(fold(query)) if len(t) > 1] or _WORD.findall(fold(query))
+    if not terms:
+        raise ToolError("the query has no words to search for")
+    root = ctx.home.resolve("Documents") if ctx.world.documents.exists() else ctx.home.real_root
+    results = []
+    for path in walk(root):
+        if path.is_symlink() or not path.is_file() or path.suffix.lower() not in \
+                DOCUMENT_SUFFIXES:
+            continue
+        rel = ctx.home.relative(path)
+        try:
+            pages = _cached_pages(ctx, path, rel)
+        except (ToolError, OSError):
+            continue
+        name_tokens = _WORD.findall(fold(rel))
+        for number, text in enumerate(pages, 1):
+            tokens = _WORD.findall(fold(text))
+            matched, score = 0, 0.0
+            for term in terms:
+                in_name = any(_token_hit(term, tok) for tok in name_tokens)
+                count = sum(1 for tok in tokens if _token_hit(term, tok))
+                if in_name or count:
+                    matched += 1
+                    score += (3.0 if in_name else 0.0) + min(count, 10) / (1 + len(tokens) / 400)
+            if matched:
+                results.append((matched, score, rel, number, len(pages), text))
+    results.sort(key=lambda r: (-r[0], -r[1], r[2], r[3]))
+    best = [r for r in results if r[0] == results[0][0]] if results else []
+    hits = [{"path": rel, "page": page, "pages": total, "snippet": _snippet(text, terms)}
+            for _, _, rel, page, total, text in best[:10]]
+    return {"query": query, "results": hits,
+            "note": "no matching documents" if not hits else
+            "read a hit with read_document(path, page)"}
+
+
+TOOLS = [
+    Tool("search_documents", "Full-text search over the user's documents folder (PDF, DOCX, "
+         "text, CSV, HTML): returns matching documents with page numbers and snippets. "
+         "Searches the user's own files, not the internet (that is web_search).",
+         {"query": prop("string", "Words to look for, in any language; case and accents "
+                        "are ignored.")}, ("query",), _search_documents),
+    Tool("read_document", "Read the text of a document (.pdf .docx .txt .md .csv .html "
+         ".json) from the home folder, the whole document or one page.",
+         {"path": prop("string", "Path relative to the home folder, e.g. "
+                       "Documents/lease.pdf."),
+          "page": prop("integer", "Optional 1-based page number (PDFs).", minimum=1)},
+         ("path",), _read_document),
+]

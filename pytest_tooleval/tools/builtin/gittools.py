@@ -1,0 +1,289 @@
+"""Git tools on the world's repository through the ``git`` binary, and ``grep_code``.
+
+Git can run programs named in a repository's config (hooks, fsmonitor, filters, pagers),
+so every call runs with no system or global config, hooks pointed at /dev/null, and the
+repository's own config checked against an allowlist first. Refs and paths from the model
+never reach git's option parser (``--end-of-options`` and ``--``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, get_str, need_str, prop
+from pytest_tooleval.tools.builtin.sandbox import (
+    Sandbox,
+    ToolError,
+    clip,
+    is_within,
+    walk,
+)
+from pytest_tooleval.world.api import REPO_DIR
+
+GIT_TIMEOUT = 20
+DEFAULT_NAME = "Tooleval User"
+DEFAULT_EMAIL = "user@tooleval.invalid"
+_SAFE_CONFIG = re.compile(
+    r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
+    r"precomposeunicode|symlinks|autocrlf|eol)|user\.(name|email)|init\.defaultbranch|"
+    r"(commit|tag)\.gpgsign|branch\.[^=]*\.(remote|merge)|remote\.[^=]*\.(url|fetch)|gc\.auto|"
+    r"extensions\.(objectformat|worktreeconfig))=",
+    re.IGNORECASE,
+)
+_REF = re.compile(r"^[A-Za-z0-9._/~^@{}:+-]{1,200}$")
+_HARDEN = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c",
+           "core.pager=cat", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false",
+           "-c", "protocol.allow=never", "-c", "color.ui=false", "-c", "core.quotepath=false"]
+
+
+def git_binary() -> str | None:
+    return shutil.which("git")
+
+
+def _repo(ctx: Context) -> Path:
+    repo = ctx.world.repo
+    try:
+        real = Path(os.path.realpath(repo))
+        git_dir = Path(os.path.realpath(repo / ".git"))
+    except OSError as exc:
+        raise ToolError(f"the repository is unavailable: {exc}") from None
+    if not (repo / ".git").is_dir() or not is_within(real, ctx.home.real_root) or not \
+            is_within(git_dir, real):
+        raise ToolError(f"there is no git repository at {REPO_DIR}")
+    return real
+
+
+def _env(ctx: Context, git_dir: Path, *, commit: bool = False) -> dict[str, str]:
+    env = {
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+        "HOME": str(ctx.world.root / "state"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TZ": "UTC",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_PAGER": "cat",
+        "GIT_DIR": str(git_dir),
+        "GIT_WORK_TREE": str(git_dir.parent),
+        "GIT_CEILING_DIRECTORIES": str(ctx.world.root),
+        "GIT_OPTIONAL_LOCKS": "0",
+    }
+    if commit:
+        stamp = ctx.world.now().isoformat(timespec="seconds")
+        env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+    return env
+
+
+def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) -> str:
+    binary = git_binary()
+    if binary is None:
+        raise ToolError("git is not installed on this machine")
+    repo = _repo(ctx)
+    git_dir = repo / ".git"
+    config = git_dir / "config"
+    if config.is_symlink() or (config.exists() and not config.is_file()):
+        raise ToolError("the repository's config is not a plain file; refusing to run git")
+    env = _env(ctx, git_dir, commit=commit)
+    if config.exists():
+        listed = _call([binary, "config", "--file", str(config), "--list"], env, repo)
+        bad = [line.split("=", 1)[0] for line in listed.stdout.splitlines()
+               if line and not _SAFE_CONFIG.match(line)]
+        if bad:
+            raise ToolError("the repository's config was changed to set "
+                            f"{', '.join(bad[:5])}; git tools refuse to run such a repository")
+    if commit:
+        name, email = _identity(binary, config, env, repo)
+        env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
+                   GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
+    result = _call([binary, *_HARDEN, *args], env, repo)
+    if check and result.returncode != 0:
+        message = (result.stderr or result.stdout).strip().splitlines()
+        raise ToolError("git: " + (" ".join(message[-3:]) if message else "failed"))
+    return result.stdout
+
+
+def _call(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
+                              errors="replace", timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise ToolError("git took too long") from None
+
+
+def _identity(binary: str, config: Path, env: dict[str, str], repo: Path) -> tuple[str, str]:
+    if not config.exists():
+        return DEFAULT_NAME, DEFAULT_EMAIL
+    name = _call([binary, "config", "--file", str(config), "user.name"], env, repo).stdout
+    email = _call([binary, "config", "--file", str(config), "user.email"], env, repo).stdout
+    return name.strip() or DEFAULT_NAME, email.strip() or DEFAULT_EMAIL
+
+
+def check_ref(ref: str) -> str:
+    ref = ref.strip()
+    if not _REF.match(ref) or ref.startswith("-"):
+        raise ToolError(f"{ref!r} is not a valid git revision (a branch, tag, commit id, "
+                        "HEAD~2 or A..B)")
+    return ref
+
+
+def repo_path(ctx: Context, raw: str) -> str:
+    """A path for git, relative to the repository (home-relative paths are accepted too)."""
+    repo = _repo(ctx)
+    text = raw.strip().replace("\\", "/")
+    if text.startswith(REPO_DIR + "/") or text == REPO_DIR:
+        text = text[len(REPO_DIR):].lstrip("/") or "."
+    real = Sandbox(repo, "repository").resolve(text, must_exist=False)
+    if any(part.lower() == ".git" for part in real.relative_to(repo).parts):
+        raise ToolError("paths inside .git are not allowed")
+    return real.relative_to(repo).as_posix() or "."
+
+
+def _git_status(ctx: Context, args: dict[str, Any]) -> str:
+    out = run_git(ctx, "status", "--short", "--branch", "--untracked-files=all")
+    return out.strip() or "nothing to report"
+
+
+def _git_log(ctx: Context, args: dict[str, Any]) -> str:
+    limit = get_int(args, "limit", 10, low=1, high=200) or 10
+    argv = ["log", f"--max-count={limit}", "--date=iso-strict",
+            "--format=%H %ad %an <%ae>%d%n    %s"]
+    ref = get_str(args, "ref", limit=200)
+    if ref:
+        argv += ["--end-of-options", check_ref(ref)]
+    else:
+        argv += ["--end-of-options", "HEAD"]
+    path = get_str(args, "path", limit=1024)
+    if path:
+        argv += ["--", repo_path(ctx, path)]
+    return clip(run_git(ctx, *argv).strip() or "no commits found")
+
+
+def _git_diff(ctx: Context, args: dict[str, Any]) -> str:
+    argv = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat", "--patch"]
+    ref = get_str(args, "ref", limit=200)
+    argv += ["--end-of-options", check_ref(ref) if ref else "HEAD"]
+    path = get_str(args, "path", limit=1024)
+    if path:
+        argv += ["--", repo_path(ctx, path)]
+    out = run_git(ctx, *argv).strip()
+    return clip(out) if out else "no differences"
+
+
+def _git_show(ctx: Context, args: dict[str, Any]) -> str:
+    ref = check_ref(need_str(args, "ref", limit=200))
+    out = run_git(ctx, "show", "--no-ext-diff", "--no-textconv", "--no-color", "--stat",
+                  "--patch", "--date=iso-strict", "--end-of-options", ref)
+    return clip(out.strip())
+
+
+def _git_branches(ctx: Context, args: dict[str, Any]) -> str:
+    branches = run_git(ctx, "branch", "--all", "--verbose", "--no-abbrev", "--no-color")
+    tags = run_git(ctx, "tag", "--list", "-n1")
+    text = "branches (* = current):\n" + branches.rstrip()
+    if tags.strip():
+        text += "\ntags:\n" + tags.rstrip()
+    return text
+
+
+def _git_commit(ctx: Context, args: dict[str, Any]) -> str:
+    message = need_str(args, "message", limit=5000).strip()
+    if not message:
+        raise ToolError("the commit message is empty")
+    paths = args.get("paths")
+    if paths:
+        if isinstance(paths, str):
+            paths = [paths]
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise ToolError("paths must be a list of file paths")
+        run_git(ctx, "add", "--", *[repo_path(ctx, p) for p in paths[:200]])
+    else:
+        run_git(ctx, "add", "--all")
+    staged = run_git(ctx, "diff", "--cached", "--name-only", "--no-ext-diff")
+    if not staged.strip():
+        raise ToolError("nothing to commit: no changes in the given paths")
+    run_git(ctx, "commit", "--no-verify", "--quiet", "-m", message,
+            commit=True)
+    return run_git(ctx, "log", "-1", "--stat", "--format=committed %H%n%s").strip()
+
+
+def _grep_code(ctx: Context, args: dict[str, Any]) -> str:
+    pattern = need_str(args, "pattern", limit=500)
+    if not pattern:
+        raise ToolError("the pattern is empty")
+    flags = regex.IGNORECASE if args.get("ignore_case") else 0
+    try:
+        compiled = regex.compile(pattern, flags | regex.V0)
+    except regex.error:
+        compiled = regex.compile(regex.escape(pattern), flags)
+    repo = _repo(ctx)
+    base_raw = get_str(args, "path", ".", limit=1024) or "."
+    base = repo / repo_path(ctx, base_raw)
+    if not base.exists():
+        raise ToolError(f"{base_raw!r} does not exist in the repository")
+    hits: list[str] = []
+    candidates = [base] if base.is_file() else walk(base)
+    for path in candidates:
+        rel = path.relative_to(repo)
+        if ".git" in rel.parts or path.is_symlink() or not path.is_file():
+            continue
+        st = path.stat()
+        if st.st_size > 1024 * 1024 or st.st_nlink > 1:
+            continue
+        data = path.read_bytes()
+        if b"\x00" in data[:4096]:
+            continue
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            try:
+                found = compiled.search(line, timeout=0.5)
+            except TimeoutError:
+                raise ToolError("the pattern is too slow (catastrophic backtracking)") from None
+            if found:
+                hits.append(f"{rel.as_posix()}:{number}: {line.strip()[:200]}")
+                if len(hits) >= 200:
+                    return "\n".join(hits) + "\n[stopped at 200 matches]"
+    return "\n".join(hits) if hits else f"no matches for {pattern!r}"
+
+
+_REF_DESC = "A branch, tag, commit id, HEAD~1 or a range A..B."
+
+TOOLS = [
+    Tool("git_status", "Show the project repository's current branch and uncommitted "
+         "changes (modified, staged and untracked files).", {}, (), _git_status, "git"),
+    Tool("git_log", "List commits of the project repository, newest first: full id, date, "
+         "author and message; optionally only those touching a path.",
+         {"limit": prop("integer", "How many commits (default 10).", minimum=1, maximum=200),
+          "path": prop("string", "Only commits touching this file or folder (repo-relative)."),
+          "ref": prop("string", "Branch, tag or range to list instead of HEAD.")},
+         (), _git_log, "git"),
+    Tool("git_diff", "Show changes as a patch: by default the uncommitted changes against "
+         "HEAD; with ref, the working tree against that revision, or a range A..B.",
+         {"ref": prop("string", _REF_DESC),
+          "path": prop("string", "Limit the diff to this file or folder (repo-relative).")},
+         (), _git_diff, "git"),
+    Tool("git_show", "Show one commit (message, author, date, changed files and patch), or "
+         "a file at a revision with REF:path.",
+         {"ref": prop("string", "A commit id, branch, tag, HEAD~2, or REV:path/to/file.")},
+         ("ref",), _git_show, "git"),
+    Tool("git_branches", "List the repository's branches (marking the current one) and tags.",
+         {}, (), _git_branches, "git"),
+    Tool("git_commit", "Commit changes in the project repository: the given paths, or every "
+         "change (including new files) when no paths are given.",
+         {"message": prop("string", "The commit message."),
+          "paths": {"type": "array", "items": {"type": "string"},
+                    "description": "Files to commit (repo-relative); default all changes."}},
+         ("message",), _git_commit, "git"),
+    Tool("grep_code", "Search the project repository's files for a regular expression (or "
+         "plain text) and return file:line: matches. For documents use search_documents.",
+         {"pattern": prop("string", "A regular expression or plain text."),
+          "path": prop("string", "Optional file or folder inside the repository."),
+          "ignore_case": prop("boolean", "Match case-insensitively.")},
+         ("pattern",), _grep_code),
+]

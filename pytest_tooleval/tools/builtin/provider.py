@@ -1,0 +1,123 @@
+"""``BuiltinToolProvider``: the catalogue of built-in tools acting on one case's world."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tooleval.tools.base import (
+    CaseContext,
+    ProviderError,
+    ToolProvider,
+    ToolResult,
+    ToolSpec,
+)
+from pytest_tooleval.tools.builtin import (
+    archives,
+    calc,
+    documents,
+    files,
+    gittools,
+    personal,
+    runner,
+    timetools,
+    units,
+    web,
+)
+from pytest_tooleval.tools.builtin.common import Context, Tool
+from pytest_tooleval.tools.builtin.sandbox import Sandbox, SandboxBroken, ToolError
+from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+from pytest_tooleval.world.api import World
+
+log = logging.getLogger(__name__)
+
+ALL_TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for module in (calc, timetools, units, documents, files, archives, gittools, runner, web,
+                   personal)
+    for tool in module.TOOLS
+}
+assert set(ALL_TOOLS) == BUILTIN_TOOL_NAMES, set(ALL_TOOLS) ^ BUILTIN_TOOL_NAMES
+
+
+class BuiltinToolProvider(ToolProvider):
+    """Serves the built-in catalogue. ``world_for_case`` yields a fresh World per case."""
+
+    source = "builtin"
+
+    def __init__(
+        self,
+        world_for_case: Callable[[CaseContext], World],
+        cleanup: Callable[[World], None] | None = None,
+    ) -> None:
+        self._world_for_case = world_for_case
+        self._cleanup = cleanup
+        self._ctx: Context | None = None
+
+    def list_tools(self) -> list[ToolSpec]:
+        return [
+            ToolSpec(tool.name, tool.description, tool.parameters, self.source)
+            for tool in ALL_TOOLS.values()
+            if tool.needs is None or shutil.which(tool.needs) is not None
+        ]
+
+    def begin_case(self, context: CaseContext) -> None:
+        self.end_case()
+        try:
+            world = self._world_for_case(context)
+            self._ctx = Context(world=world, home=Sandbox(world.home))
+        except SandboxBroken as exc:
+            raise ProviderError(str(exc)) from exc
+        except Exception as exc:
+            raise ProviderError(f"cannot build the world for this case: {exc}") from exc
+
+    def end_case(self) -> None:
+        ctx, self._ctx = self._ctx, None
+        if ctx is not None and self._cleanup is not None:
+            try:
+                self._cleanup(ctx.world)
+            except Exception:  # a failed cleanup must not fail the next case
+                log.exception("cleaning up the world at %s failed", ctx.world.root)
+
+    def close(self) -> None:
+        self.end_case()
+
+    @property
+    def world(self) -> World | None:
+        return self._ctx.world if self._ctx else None
+
+    def use_world(self, world: World) -> None:
+        """Act on ``world`` directly (tests, interactive use) without a case context."""
+        try:
+            self._ctx = Context(world=world, home=Sandbox(world.home))
+        except SandboxBroken as exc:
+            raise ProviderError(str(exc)) from exc
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        tool = ALL_TOOLS.get(name)
+        if tool is None:
+            return ToolResult.error(f"unknown tool {name!r}")
+        if self._ctx is None:
+            raise ProviderError("the built-in tools were called before begin_case()")
+        if not isinstance(arguments, dict):
+            return ToolResult.error("arguments must be a JSON object")
+        try:
+            value = tool.run(self._ctx, arguments)
+        except ToolError as exc:
+            return ToolResult.error(str(exc))
+        except SandboxBroken as exc:
+            raise ProviderError(str(exc)) from exc
+        except RecursionError:
+            return ToolResult.error("the input is nested too deeply")
+        except MemoryError:
+            return ToolResult.error("the input needs too much memory")
+        except (OSError, ValueError, TypeError, OverflowError, UnicodeError) as exc:
+            # Hostile input may still reach an OS or parsing corner: the model sees it,
+            # the case goes on.
+            return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # a library's own error class on a corrupt file, etc.
+            log.warning("built-in tool %s failed on hostile input", name, exc_info=True)
+            return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
+        return ToolResult.of(value)

@@ -1,0 +1,189 @@
+"""``run_python``: a snippet in a separate, resource-limited process.
+
+Layers, outermost first: a new session (so the whole process group can be killed), a
+wall-clock timeout, rlimits set in the child (CPU, address space, file size, open files,
+processes, core dumps), a scrubbed environment, the home folder as working directory,
+and inside the interpreter an audit hook that refuses file access outside the home
+folder, process creation, signals and sockets. The hook is best-effort: it is Python
+code in the same process as the snippet. Isolation is process-level, not a container.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
+from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
+
+WALL_SECONDS = 10
+CPU_SECONDS = 5
+MEMORY_BYTES = 256 * 1024 * 1024
+FILE_BYTES = 8 * 1024 * 1024
+OUTPUT_CHARS = 20_000
+MAX_CODE = 100_000
+
+BOOTSTRAP = r'''
+import os, stat, sys
+ROOT = os.path.realpath(sys.argv[1])
+with open(sys.argv[2], encoding="utf-8") as _f:
+    _code = _f.read()
+READ_OK = tuple(os.path.realpath(p) for p in sys.path if p)
+DEVICES = ("/dev/null", "/dev/urandom", "/dev/random")
+DENY = {"os.system", "os.fork", "os.forkpty", "os.exec", "os.posix_spawn", "os.spawn",
+        "subprocess.Popen", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill",
+        "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "os.symlink", "os.link",
+        "socket.__new__", "socket.connect", "socket.bind", "socket.sendto",
+        "socket.getaddrinfo", "sys._current_frames", "os.setxattr", "os.removexattr",
+        "os.chown", "os.chflags", "os.lchflags", "os.lchown", "fcntl.ioctl"}
+NO_IMPORT = {"_posixsubprocess", "_ctypes"}
+PATH_EVENTS = {"os.listdir": 1, "os.scandir": 1, "os.remove": 1, "os.rmdir": 1,
+               "os.mkdir": 1, "os.chmod": 1, "os.truncate": 1, "os.utime": 1,
+               "os.rename": 2, "os.replace": 2, "os.chdir": 1, "shutil.rmtree": 1,
+               "shutil.copyfile": 2, "shutil.copytree": 2, "shutil.move": 2,
+               "os.walk": 1, "glob.glob": 1, "os.fwalk": 1}
+READ_EVENTS = {"os.listdir", "os.scandir", "os.walk", "glob.glob", "os.fwalk"}
+
+def _inside(path, roots):
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+def _check(path, write):
+    if isinstance(path, int) or path is None:
+        return
+    try:
+        real = os.path.realpath(os.fsdecode(path))
+    except Exception:
+        raise PermissionError("run_python sandbox: unreadable path") from None
+    if real in DEVICES:
+        return
+    if _inside(real, (ROOT,)):
+        try:
+            st = os.stat(real)
+        except OSError:
+            return
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)) or (
+                stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+            raise PermissionError(f"run_python sandbox: {path!r} is a special or hard-linked file")
+        return
+    if not write and _inside(real, READ_OK):
+        return
+    raise PermissionError(f"run_python sandbox: {path!r} is outside the home folder")
+
+def _hook(event, args):
+    if event == "open":
+        path, mode, flags = (list(args) + [None, None, None])[:3]
+        write = bool(mode and any(c in mode for c in "wax+")) or bool(
+            flags and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+        _check(path, write)
+    elif event in DENY or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+        raise PermissionError(f"run_python sandbox: {event} is not allowed")
+    elif event == "import" and args and args[0] in NO_IMPORT:
+        raise ImportError(f"run_python sandbox: module {args[0]} is not available")
+    elif event in PATH_EVENTS:
+        for arg in list(args)[:PATH_EVENTS[event]]:
+            if isinstance(arg, (str, bytes, os.PathLike)):
+                _check(arg, event not in READ_EVENTS)
+
+for _mod in (os, sys.modules.get("posix")):
+    for _name in ("mknod", "mkfifo"):
+        if _mod is not None and hasattr(_mod, _name):
+            delattr(_mod, _name)
+sys.addaudithook(_hook)
+del _f, _mod, _name
+sys.argv = ["<run_python>"]
+_globals = {"__name__": "__main__", "__builtins__": __builtins__}
+exec(compile(_code, "<run_python>", "exec"), _globals)
+'''
+
+
+def _limits() -> None:
+    """Runs in the child between fork and exec."""
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Not enforced for root, hence the audit hook's process-creation ban as well.
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+
+
+def _read_capped(path: Path) -> tuple[str, bool]:
+    with open(path, "rb") as handle:
+        data = handle.read(OUTPUT_CHARS * 4 + 1)
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > OUTPUT_CHARS or len(data) > OUTPUT_CHARS * 4:
+        return text[:OUTPUT_CHARS], True
+    return text, False
+
+
+def run_snippet(code: str, home: Path) -> dict[str, Any]:
+    """Run ``code`` with ``home`` as working directory; returns exit code and output."""
+    scratch = Path(tempfile.mkdtemp(prefix="tooleval-run-"))
+    try:
+        script = scratch / "snippet.py"
+        script.write_text(code, encoding="utf-8")
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": str(home), "TMPDIR": str(home)}
+        with open(scratch / "out", "wb") as out, open(scratch / "err", "wb") as err:
+            try:
+                proc = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-X", "utf8", "-c", BOOTSTRAP, str(home),
+                     str(script)],
+                    cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    start_new_session=True, preexec_fn=_limits, close_fds=True,
+                )
+            except OSError as exc:
+                raise SandboxBroken(f"cannot start the Python sandbox: {exc}") from exc
+            timed_out = False
+            try:
+                proc.wait(timeout=WALL_SECONDS)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        stdout, cut_out = _read_capped(scratch / "out")
+        stderr, cut_err = _read_capped(scratch / "err")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    code_ = proc.returncode
+    notes = []
+    if timed_out:
+        notes.append(f"killed after {WALL_SECONDS} s wall-clock time limit")
+    elif code_ == -signal.SIGXCPU or code_ == -signal.SIGKILL:
+        notes.append(f"killed: CPU time limit ({CPU_SECONDS} s) exceeded")
+    if cut_out or cut_err:
+        notes.append(f"output truncated to {OUTPUT_CHARS} characters")
+    return {"exit_code": code_, "stdout": stdout, "stderr": stderr, "notes": notes}
+
+
+def _run_python(ctx: Context, args: dict[str, Any]) -> str:
+    code = need_str(args, "code", limit=MAX_CODE)
+    if not code.strip():
+        raise ToolError("the code is empty")
+    result = run_snippet(code, ctx.home.real_root)
+    parts = [f"exit code: {result['exit_code']}"]
+    parts += [f"note: {note}" for note in result["notes"]]
+    parts.append("--- stdout ---\n" + result["stdout"].rstrip("\n"))
+    if result["stderr"].strip():
+        parts.append("--- stderr ---\n" + result["stderr"].rstrip("\n"))
+    return "\n".join(parts)
+
+
+TOOLS = [
+    Tool("run_python", "Run a short Python 3 snippet in a separate sandboxed process (working "
+         "directory: the home folder; standard library only; no network, no subprocesses; "
+         f"{CPU_SECONDS} s CPU, {MEMORY_BYTES // 2**20} MB memory) and return its exit code, "
+         "stdout and stderr. Print what you need to see.",
+         {"code": prop("string", "Python source code; use print() for output.")},
+         ("code",), _run_python),
+]
