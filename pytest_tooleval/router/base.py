@@ -10,10 +10,14 @@ from pytest_tooleval.tools.base import ToolSpec
 
 @dataclass(frozen=True)
 class Routing:
-    """The tools shown, in order, and why each was chosen (trigger text per tool)."""
+    """The tools shown, in order, and why each was chosen (trigger text per tool).
+
+    ``scores``: each shown tool's router score (absent for routers that do not score).
+    """
 
     tools: list[str]
     reasons: dict[str, list[str]] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
 
 
 class Router(ABC):

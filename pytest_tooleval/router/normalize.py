@@ -84,18 +84,18 @@ def _hints(language: str | None) -> dict[int, str]:
     return hint_table(language)
 
 
+@lru_cache(maxsize=8192)
 def normalize(text: str, language: str | None = None) -> Normalized:
     """NFKC, emoji → hint words, pictographs stripped, Turkish lowercase, ASCII fold,
     apostrophes split, repeats squeezed, punctuation dropped, split into words.
 
-    ``language`` only chooses the emoji hints' language (both when None).
+    ``language`` only chooses the emoji hints' language (both when None). Cached: the
+    check normalises each message twice (routing, near-duplicates).
     """
     text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
     has_number = _DIGIT.search(text) is not None
-    has_operator = _OPERATOR.search(text) is not None or any(
-        ch in OPERATOR_EMOJI for ch in text
-    )
+    has_operator = _OPERATOR.search(text) is not None or any(ch in OPERATOR_EMOJI for ch in text)
     text = _PICTOGRAPHS.sub(" ", text.translate(_hints(language)))
     words = tuple(_WORDS.findall(squeeze(fold(text))))
     return Normalized(words, has_number, has_operator)

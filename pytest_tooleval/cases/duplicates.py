@@ -1,0 +1,91 @@
+"""Near-duplicate questions across a corpus: two cases that ask the same thing.
+
+A duplicate occupies two places in a denominator and measures one thing twice. Texts are
+compared after the router's normalisation (case, Turkish letters, apostrophes, emoji,
+punctuation), with rapidfuzz's ratio.
+
+Two rules keep short texts honest:
+- only questions of the same language are compared: "ok 👍" in the English and in the
+  Turkish corpus are two measurements, one per language, not a duplicate;
+- a text shorter than ``min_fuzzy_length`` characters is only a duplicate when its
+  normalised form is identical ("hi!" and "Hi"), since one letter of difference on a
+  short text already changes the meaning ("git log" vs "git tag").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from pytest_tooleval.router.normalize import normalize
+
+DEFAULT_SIMILARITY = 92.0
+MIN_FUZZY_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class Question:
+    """One case's question: its messages, joined for a chain."""
+
+    file: str
+    case: str
+    language: str
+    text: str
+
+    @property
+    def key(self) -> str:
+        key = normalize(self.text, self.language).text
+        return key or " ".join(self.text.split())  # all-emoji text: compare as typed
+
+
+@dataclass(frozen=True)
+class DuplicatePair:
+    first: Question
+    second: Question
+    score: float
+
+    def describe(self) -> str:
+        return (
+            f"{self.score:.0f}% similar to {self.second.file} case {self.second.case!r}: "
+            f"{self.first.text!r} ~ {self.second.text!r}"
+        )
+
+
+def find_near_duplicates(
+    questions: Iterable[Question],
+    threshold: float = DEFAULT_SIMILARITY,
+    min_fuzzy_length: int = MIN_FUZZY_LENGTH,
+) -> list[DuplicatePair]:
+    """Every pair at or above ``threshold`` (0-100), each pair named once, in corpus order."""
+    by_language: dict[str, list[tuple[Question, str]]] = defaultdict(list)
+    for question in questions:
+        by_language[question.language].append((question, question.key))
+    pairs: list[DuplicatePair] = []
+    for items in by_language.values():
+        pairs.extend(_exact_pairs(items, min_fuzzy_length))
+        long_items = [(q, key) for q, key in items if len(key) >= min_fuzzy_length]
+        keys = [key for _, key in long_items]
+        for i, (question, key) in enumerate(long_items[:-1]):
+            hits = process.extract(
+                key, keys[i + 1 :], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
+            )
+            for _, score, offset in sorted(hits, key=lambda hit: hit[2]):
+                pairs.append(DuplicatePair(question, long_items[i + 1 + offset][0], score))
+    return pairs
+
+
+def _exact_pairs(items: list[tuple[Question, str]], min_fuzzy_length: int) -> list[DuplicatePair]:
+    """Identical short keys: each later occurrence paired with the first."""
+    first_seen: dict[str, Question] = {}
+    pairs: list[DuplicatePair] = []
+    for question, key in items:
+        if len(key) >= min_fuzzy_length:
+            continue
+        if key in first_seen:
+            pairs.append(DuplicatePair(first_seen[key], question, 100.0))
+        else:
+            first_seen[key] = question
+    return pairs

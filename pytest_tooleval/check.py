@@ -1,0 +1,317 @@
+"""``tooleval check`` and ``tooleval route``: the corpus checked before any model runs.
+
+For every case file: the guards, ``requires`` against this machine, each step's expected
+tools among the k the router shows (a chain's later steps keep the previous step's
+expected tools, as the tool loop keeps the tools that ran), and near-duplicate questions
+across the whole corpus. No model, no world, no network: it costs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
+from pytest_tooleval.cases.errors import CaseFileError, Problem
+from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
+from pytest_tooleval.cases.model import Case, CaseFile
+from pytest_tooleval.router.base import Router
+from pytest_tooleval.router.catalogue import (
+    BUILTIN_ORDER,
+    GROUP_OF,
+    builtin_specs,
+    offered_builtin_names,
+)
+from pytest_tooleval.router.checkreport import (
+    GUARD,
+    NEAR_DUPLICATE,
+    REQUIRES,
+    ROUTER_MISS,
+    CheckReport,
+    Failure,
+    Miss,
+    write_router_doc,
+)
+from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
+from pytest_tooleval.tools.base import ToolSpec
+
+CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
+_TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
+
+
+class UsageError(Exception):
+    """A path that does not exist or holds no case file: exit code 2."""
+
+
+def collect_files(paths: Iterable[Path]) -> list[Path]:
+    """Case files under ``paths``: files as given, directories walked recursively, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UsageError(f"no such file or directory: {path}")
+    return list(dict.fromkeys(found))
+
+
+def _catalogue(offered: set[str], case_file: CaseFile, source: str) -> list[ToolSpec]:
+    """What this machine would show the router for one file: built-ins, other offered
+    tools (no description known here), then the file's inline tools."""
+    specs = [spec for spec in builtin_specs() if spec.name in offered]
+    inline = {tool.name for tool in case_file.tools}
+    specs += [
+        ToolSpec(name, "", {"type": "object", "properties": {}}, "offered")
+        for name in sorted(offered - set(BUILTIN_ORDER) - inline)
+    ]
+    specs += [
+        ToolSpec(t.name, t.description, t.parameters, f"inline:{source}") for t in case_file.tools
+    ]
+    return specs
+
+
+def _group(case: Case, expected: list[str]) -> str:
+    if case.group:
+        return case.group
+    for tool in expected:
+        if tool in GROUP_OF:
+            return GROUP_OF[tool]
+    return "inline" if expected else case.category
+
+
+def _miss_class(tool: str, score: float) -> str:
+    if score > 0:
+        return "outranked"
+    if tool == WEB_TOOL:
+        return "current-information"
+    return "stem" if tool in GROUP_OF else "cue"
+
+
+def _problem_detail(problem: Problem) -> str:
+    text = problem.message
+    if problem.field:
+        text = f"field {problem.field!r}: {text}"
+    if problem.value is not None:
+        text += f" (value: {problem.value!r})"
+    return text + (f"; fix: {problem.fix}" if problem.fix else "")
+
+
+def _question(case: Case, file: str, language: str) -> Question:
+    return Question(file, case.name, language, " / ".join(step.message for step in case.steps))
+
+
+def run_check(
+    paths: list[Path],
+    *,
+    k: int = 9,
+    offered_tools: set[str] | None = None,
+    similarity: float = DEFAULT_SIMILARITY,
+    language: str | None = None,
+    router: Router | None = None,
+) -> CheckReport:
+    """Check every case file under ``paths``; see the module docstring."""
+    started = time.perf_counter()
+    router = router or TriggerRouter(k)
+    k = router.k
+    report = CheckReport(k=k)
+    machine = set(offered_tools) if offered_tools is not None else offered_builtin_names()
+    extra = tuple(sorted(machine - set(BUILTIN_ORDER)))
+    questions: list[Question] = []
+    for path in collect_files(paths):
+        source = str(path)
+        try:
+            case_file = load_case_file(path, extra)
+        except CaseFileError as error:
+            report.files += 1
+            report.failures += [
+                Failure(GUARD, source, p.case, p.step, _problem_detail(p)) for p in error.problems
+            ]
+            continue
+        if language and case_file.language != language:
+            continue
+        report.files += 1
+        offered = machine | set(case_file.inline_tool_names)
+        for tool in case_file.requires:
+            if tool not in offered:
+                report.failures.append(
+                    Failure(
+                        REQUIRES,
+                        source,
+                        None,
+                        None,
+                        f"requires {tool!r}, which no provider on this machine offers "
+                        "(a missing binary, an MCP server not configured or not started)",
+                    )
+                )
+        catalogue = _catalogue(offered, case_file, source)
+        for case in case_file.cases:
+            report.cases += 1
+            questions.append(_question(case, source, case_file.language))
+            _route_case(report, router, case, case_file.language, source, catalogue, offered)
+    for pair in find_near_duplicates(questions, similarity):
+        report.failures.append(
+            Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None, pair.describe())
+        )
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _route_case(
+    report: CheckReport,
+    router: Router,
+    case: Case,
+    language: str,
+    source: str,
+    catalogue: list[ToolSpec],
+    offered: set[str],
+) -> None:
+    previous: tuple[str, ...] = ()
+    for number, step in enumerate(case.steps, start=1):
+        keep, previous = previous, tuple(step.expect)
+        if not step.expect:
+            continue
+        if not set(step.expect) <= offered:
+            report.steps_skipped += 1
+            continue
+        report.steps_routed += 1
+        routing = router.route(step.message, language, catalogue, keep)
+        missing = [tool for tool in step.expect if tool not in routing.tools]
+        group = _group(case, step.expect)
+        report.count(not missing, language, group, case.register or "unspecified")
+        if not missing:
+            continue
+        scores: dict[str, float] = {}
+        if isinstance(router, TriggerRouter):
+            scores, _ = router.score(step.message, language, catalogue)
+        miss_class = _miss_class(missing[0], scores.get(missing[0], 0.0))
+        report.by_miss_class[miss_class] = report.by_miss_class.get(miss_class, 0) + 1
+        report.misses.append(
+            Miss(
+                source,
+                case.name,
+                number,
+                step.message,
+                language,
+                list(step.expect),
+                missing,
+                miss_class,
+                list(routing.tools),
+            )
+        )
+        report.failures.append(
+            Failure(
+                ROUTER_MISS,
+                source,
+                case.name,
+                number,
+                f"{', '.join(missing)} not among the {router.k} shown for {step.message!r} "
+                f"(class: {miss_class}); shown: {', '.join(routing.tools)}",
+            )
+        )
+
+
+# -- command lines ------------------------------------------------------------------------
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
+    try:
+        return parser.parse_args(list(argv))
+    except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exit_.code or 0)
+
+
+def check_main(argv: Sequence[str]) -> int:
+    """``tooleval check PATH…``: 0 when clean, 1 on any failure, 2 on usage errors."""
+    parser = argparse.ArgumentParser(prog="tooleval check", description=__doc__)
+    parser.add_argument("paths", nargs="+", type=Path, help="case files or directories")
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write the report as JSON ('-': stdout)"
+    )
+    parser.add_argument("--k", type=int, default=9, help="tools shown per message (default 9)")
+    parser.add_argument(
+        "--similarity",
+        type=float,
+        default=DEFAULT_SIMILARITY,
+        help="near-duplicate threshold, 0-100 (default %(default)s)",
+    )
+    parser.add_argument("--language", help="check only files of this language (en, tr, …)")
+    parser.add_argument(
+        "--offered",
+        metavar="TOOL",
+        action="append",
+        help="a tool this machine offers (repeat); default: the built-ins "
+        "(git tools only with a git binary)",
+    )
+    parser.add_argument(
+        "--write-router-doc",
+        metavar="MD",
+        type=Path,
+        help="rewrite the router-misses section of this Markdown file",
+    )
+    args = _parse(parser, argv)
+    if isinstance(args, int):
+        return args
+    if args.k < 1 or not 0 <= args.similarity <= 100:
+        print("tooleval check: --k must be ≥ 1 and --similarity within 0-100", file=sys.stderr)
+        return 2
+    try:
+        report = run_check(
+            args.paths,
+            k=args.k,
+            similarity=args.similarity,
+            language=args.language,
+            offered_tools=set(args.offered) if args.offered else None,
+        )
+    except UsageError as error:
+        print(f"tooleval check: {error}", file=sys.stderr)
+        return 2
+    if args.json == "-":
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(report.render_table())
+        if args.json:
+            Path(args.json).write_text(
+                json.dumps(report.to_json(), ensure_ascii=False, indent=2), encoding="utf-8"
+            )
+    if args.write_router_doc:
+        write_router_doc(report, args.write_router_doc)
+    return 0 if report.ok else 1
+
+
+def guess_language(message: str) -> str:
+    """Turkish when the message holds a Turkish letter, else English."""
+    return "tr" if _TURKISH_LETTERS & set(message) else "en"
+
+
+def route_main(argv: Sequence[str]) -> int:
+    """``tooleval route "message" [--language tr] [--k 9]``: the tools shown, and why."""
+    parser = argparse.ArgumentParser(prog="tooleval route", description=route_main.__doc__)
+    parser.add_argument("message")
+    parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
+    parser.add_argument("--k", type=int, default=9)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = _parse(parser, argv)
+    if isinstance(args, int):
+        return args
+    if args.k < 1:
+        print("tooleval route: --k must be ≥ 1", file=sys.stderr)
+        return 2
+    language = args.language or guess_language(args.message)
+    routing = TriggerRouter(args.k).route(args.message, language, list(builtin_specs()))
+    if args.json:
+        rows = [
+            {"tool": t, "score": routing.scores.get(t, 0.0), "reasons": routing.reasons[t]}
+            for t in routing.tools
+        ]
+        print(json.dumps({"language": language, "tools": rows}, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{args.message!r} ({language}, k={args.k}):")
+    for rank, tool in enumerate(routing.tools, start=1):
+        print(
+            f"{rank:>2}. {tool:<20} {routing.scores.get(tool, 0.0):5.2f}  "
+            + "; ".join(routing.reasons.get(tool, []))
+        )
+    return 0

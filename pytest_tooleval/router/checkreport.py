@@ -1,0 +1,194 @@
+"""The result of ``tooleval check``: failures, router recall, and its three renderings
+(a terminal table, JSON, and the generated section of docs/router.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+DOC_START = "<!-- router-misses:start -->"
+DOC_END = "<!-- router-misses:end -->"
+
+# Failure kinds
+GUARD = "guard"
+REQUIRES = "requires"
+ROUTER_MISS = "router-miss"
+NEAR_DUPLICATE = "near-duplicate"
+
+# Classes of router miss: what to fix (docs/router.md, "Fixing a miss").
+MISS_CLASSES = {
+    "outranked": "a trigger or cue fired, but k other tools scored higher",
+    "stem": "no trigger of a built-in tool fired: a stem or phrase is missing",
+    "cue": "no cue of a user or inline tool fired: its name or description lacks the word",
+    "current-information": "web_search got no current-information pattern",
+}
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str
+    file: str
+    case: str | None
+    step: int | None  # 1-based
+    detail: str
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A step whose expected tool the router does not show."""
+
+    file: str
+    case: str
+    step: int
+    message: str
+    language: str
+    expected: list[str]
+    missing: list[str]
+    miss_class: str
+    shown: list[str]
+
+
+@dataclass
+class Tally:
+    hits: int = 0
+    total: int = 0
+
+    @property
+    def recall(self) -> float | None:
+        return self.hits / self.total if self.total else None
+
+    def add(self, hit: bool) -> None:
+        self.total += 1
+        self.hits += int(hit)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hits": self.hits, "total": self.total, "recall": self.recall}
+
+    def render(self) -> str:
+        if not self.total:
+            return "n/a"
+        return f"{100 * self.hits / self.total:5.1f}% ({self.hits}/{self.total})"
+
+
+@dataclass
+class CheckReport:
+    k: int
+    failures: list[Failure] = field(default_factory=list)
+    misses: list[Miss] = field(default_factory=list)
+    files: int = 0
+    cases: int = 0
+    steps_routed: int = 0
+    steps_skipped: int = 0  # an expected tool this machine does not offer (see requires)
+    recall: Tally = field(default_factory=Tally)
+    by_language: dict[str, Tally] = field(default_factory=dict)
+    by_group: dict[str, Tally] = field(default_factory=dict)
+    by_register: dict[str, Tally] = field(default_factory=dict)
+    by_miss_class: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def count(self, hit: bool, language: str, group: str, register: str) -> None:
+        self.recall.add(hit)
+        for table, key in (
+            (self.by_language, language),
+            (self.by_group, group),
+            (self.by_register, register),
+        ):
+            table.setdefault(key, Tally()).add(hit)
+
+    def to_json(self) -> dict[str, Any]:
+        def tallies(table: dict[str, Tally]) -> dict[str, Any]:
+            return {key: table[key].to_json() for key in sorted(table)}
+
+        return {
+            "ok": self.ok,
+            "k": self.k,
+            "files": self.files,
+            "cases": self.cases,
+            "steps_routed": self.steps_routed,
+            "steps_skipped": self.steps_skipped,
+            "seconds": round(self.seconds, 4),
+            "recall": self.recall.to_json(),
+            "by_language": tallies(self.by_language),
+            "by_group": tallies(self.by_group),
+            "by_register": tallies(self.by_register),
+            "by_miss_class": dict(sorted(self.by_miss_class.items())),
+            "failures": [asdict(failure) for failure in self.failures],
+            "misses": [asdict(miss) for miss in self.misses],
+        }
+
+    def render_table(self, width: int = 120) -> str:
+        lines: list[str] = []
+        if self.failures:
+            rows = [
+                (f.kind, f.file, f.case or "-", str(f.step or "-"), f.detail) for f in self.failures
+            ]
+            heads = ("kind", "file", "case", "step", "detail")
+            widths = [min(max(len(row[i]) for row in [heads, *rows]), 40) for i in range(4)]
+            room = max(width - sum(widths) - 8, 30)
+
+            def line(row: tuple[str, ...]) -> str:
+                cells = [cell[: widths[i]].ljust(widths[i]) for i, cell in enumerate(row[:4])]
+                detail = row[4] if len(row[4]) <= room else row[4][: room - 1] + "…"
+                return "  ".join([*cells, detail])
+
+            lines += [line(heads), line(tuple("-" * w for w in [*widths, 6]))]
+            lines += [line(row) for row in rows]
+            lines.append("")
+        lines.append(
+            f"tooleval check: {self.files} file(s), {self.cases} case(s), "
+            f"{self.steps_routed} step(s) routed (k={self.k}), {self.steps_skipped} skipped, "
+            f"{len(self.failures)} failure(s), {self.seconds * 1000:.0f} ms"
+        )
+        lines.append(f"router recall: {self.recall.render()}")
+        for title, table in (
+            ("language", self.by_language),
+            ("group", self.by_group),
+            ("register", self.by_register),
+        ):
+            if table:
+                lines.append(f"  per {title}:")
+                lines += [f"    {key:<24} {table[key].render()}" for key in sorted(table)]
+        if self.by_miss_class:
+            lines.append("  misses per class:")
+            lines += [f"    {key:<24} {count}" for key, count in sorted(self.by_miss_class.items())]
+        return "\n".join(lines)
+
+    def router_doc_section(self) -> str:
+        """The generated list of cases the router cannot serve (Markdown)."""
+        lines = [
+            "",
+            f"Generated by `tooleval check --write-router-doc` (k = {self.k}): "
+            f"{len(self.misses)} step(s) of {self.steps_routed} routed; "
+            f"recall {self.recall.render().strip()}. Do not edit by hand.",
+            "",
+        ]
+        if not self.misses:
+            lines += ["No misses in the corpus checked.", ""]
+            return "\n".join(lines)
+        lines += ["| sentence | expected tool | class | where |", "|---|---|---|---|"]
+        for miss in self.misses:
+            sentence = miss.message.replace("|", "\\|").replace("\n", " ")
+            where = f"{miss.file} · {miss.case} · step {miss.step}"
+            lines.append(
+                f"| {sentence} | {', '.join(miss.missing)} | {miss.miss_class} | {where} |"
+            )
+        lines.append("")
+        return "\n".join(lines)
+
+
+def write_router_doc(report: CheckReport, path: Path) -> None:
+    """Rewrite only the section between the markers; append it when they are absent."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    block = f"{DOC_START}\n{report.router_doc_section()}\n{DOC_END}"
+    pattern = re.compile(re.escape(DOC_START) + r".*?" + re.escape(DOC_END), re.DOTALL)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n## Cases the router cannot serve\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,222 @@
+"""Trigger data files compiled into word patterns, and longest-match matching.
+
+A trigger is written the way a user types it and normalised like a message:
+
+- ``fatura*``: a stem, matched at the start of a word (faturamı, faturalar);
+- ``saat``: a whole word only;
+- ``hava durum*``: a phrase, word by word, any word may be a stem;
+- ``kira* -kiraz``: a stem with an exception (a word starting with kiraz is no match);
+- a stem shorter than four letters (``maç*``, ``git*``) only counts when another trigger
+  or cue fired for the same tool (spec: short triggers need a second cue).
+
+At each word the longest pattern wins (``hatırlat*`` over ``hatırl*``, ``hava durumu``
+over ``durum*``); patterns of equal length all fire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_tooleval.router.normalize import normalize
+
+SHORT_STEM = 4  # stems shorter than this need a second cue
+WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
+CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a pattern votes for: a tool, or a class marker such as ``@topics``."""
+
+    tool: str
+    weight: float
+    needs_cue: bool
+    label: str  # the trigger as written in the data file
+    language: str
+
+
+@dataclass
+class Pattern:
+    elements: tuple[tuple[str, bool], ...]  # (word, is_stem)
+    exceptions: tuple[str, ...]
+    targets: list[Target] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        """Letters matched, plus one per word boundary: the longest-match key."""
+        return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
+
+    def match_at(self, words: tuple[str, ...], start: int) -> int:
+        """The end index when the pattern matches at ``start``, else 0."""
+        end = start + len(self.elements)
+        if end > len(words):
+            return 0
+        for offset, (word, is_stem) in enumerate(self.elements):
+            token = words[start + offset]
+            if is_stem:
+                if not token.startswith(word):
+                    return 0
+                if any(token.startswith(exc) for exc in self.exceptions):
+                    return 0
+            elif token != word:
+                return 0
+        return end
+
+
+@dataclass(frozen=True)
+class Match:
+    pattern: Pattern
+    start: int
+    end: int
+    text: str  # the message words that matched
+
+
+def _flatten(items: Any) -> list[str]:
+    if items is None:
+        return []
+    if isinstance(items, str):
+        return [items]
+    if isinstance(items, bool | int | float):
+        raise ValueError(
+            f"trigger {items!r} is not text: quote words YAML reads as booleans or numbers "
+            '("on", "no", "yes", "off", "1")'
+        )
+    out: list[str] = []
+    for item in items:
+        out.extend(_flatten(item))
+    return out
+
+
+def _key(text: str) -> str:
+    return "".join(normalize(text).words)
+
+
+def parse_trigger(
+    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}
+) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]:
+    """``"hava durum* -havale"`` → ((("hava", False), ("durum", True)), ("havale",))."""
+    elements: list[tuple[str, bool]] = []
+    excluded: list[str] = []
+    for part in text.split():
+        if part.startswith("-") and len(part) > 1:
+            excluded.append(_key(part[1:]))
+            continue
+        is_stem = part.endswith("*")
+        pieces = normalize(part.rstrip("*")).words
+        for index, piece in enumerate(pieces):
+            elements.append((piece, is_stem and index == len(pieces) - 1))
+    for word, is_stem in elements:
+        if is_stem:
+            excluded.extend(exceptions.get(word, ()))
+    return tuple(elements), tuple(dict.fromkeys(excluded))
+
+
+class TriggerSet:
+    """The compiled triggers of one language: patterns indexed by their first word."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self.exceptions: dict[str, tuple[str, ...]] = {}
+        self.alternations: dict[str, str] = {}
+        self.stop_words: set[str] = set()
+        self._patterns: dict[tuple[Any, ...], Pattern] = {}
+        self._exact: dict[str, list[Pattern]] = {}
+        self._stem: dict[str, list[Pattern]] = {}
+        self._stem_sizes: tuple[int, ...] = ()
+
+    # -- building -------------------------------------------------------------------
+    def load(self, data: Mapping[str, Any]) -> None:
+        """Merge one data file's content (see docs/router.md for the format)."""
+        for stem, excs in (data.get("exceptions") or {}).items():
+            merged = (*self.exceptions.get(_key(stem), ()), *(_key(e) for e in _flatten(excs)))
+            self.exceptions[_key(stem)] = tuple(dict.fromkeys(merged))
+        for source, target in (data.get("alternations") or {}).items():
+            self.alternations[_key(source)] = _key(target)
+        self.stop_words.update(_key(w) for w in _flatten(data.get("stop_words")))
+        for tool, spec in (data.get("tools") or {}).items():
+            groups = spec if isinstance(spec, dict) else {"triggers": spec}
+            for level, items in groups.items():
+                if level not in WEIGHTS:
+                    raise ValueError(
+                        f"tool {tool!r}: unknown key {level!r} (use strong, triggers or weak)"
+                    )
+                for text in _flatten(items):
+                    self.add(str(tool), str(text), WEIGHTS[level])
+        current = data.get("current_info") or {}
+        for key in CLASS_KEYS:
+            for text in _flatten(current.get(key)):
+                self.add(f"@{key}", str(text), 1.0)
+
+    def add(self, tool: str, text: str, weight: float) -> None:
+        elements, exceptions = parse_trigger(text, self.exceptions)
+        if not elements:
+            return
+        for variant in self._variants(elements):
+            short = len(variant) == 1 and variant[0][1] and len(variant[0][0]) < SHORT_STEM
+            phrase_bonus = 0.5 * (len(variant) - 1)
+            target = Target(tool, weight + phrase_bonus, short, text, self.language)
+            key = (variant, exceptions)
+            pattern = self._patterns.get(key)
+            if pattern is None:
+                pattern = self._patterns[key] = Pattern(variant, exceptions)
+                first, is_stem = variant[0]
+                (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
+                if is_stem and len(first) not in self._stem_sizes:
+                    self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
+            if target not in pattern.targets:
+                pattern.targets.append(target)
+
+    def _variants(
+        self, elements: tuple[tuple[str, bool], ...]
+    ) -> Iterable[tuple[tuple[str, bool], ...]]:
+        """The pattern plus its consonant-alternation forms (hesap* → hesab*)."""
+        yield elements
+        for index, (word, is_stem) in enumerate(elements):
+            if not is_stem:
+                continue
+            for source, target in self.alternations.items():
+                if word.endswith(source):
+                    changed = (word[: len(word) - len(source)] + target, True)
+                    yield (*elements[:index], changed, *elements[index + 1 :])
+
+    # -- matching -------------------------------------------------------------------
+    def candidates(self, words: tuple[str, ...]) -> list[Match]:
+        found: list[Match] = []
+        for start, token in enumerate(words):
+            patterns = list(self._exact.get(token, ()))
+            for size in self._stem_sizes:
+                if size > len(token):
+                    break
+                patterns.extend(self._stem.get(token[:size], ()))
+            for pattern in patterns:
+                end = pattern.match_at(words, start)
+                if end:
+                    found.append(Match(pattern, start, end, " ".join(words[start:end])))
+        return found
+
+
+def longest_matches(candidates: list[Match], size: int) -> list[Match]:
+    """Keep a match unless a strictly longer one covers any of its words."""
+    covered = [0] * size
+    accepted: list[Match] = []
+    for match in sorted(candidates, key=lambda m: (-m.pattern.length, m.start)):
+        length = match.pattern.length
+        if any(covered[i] > length for i in range(match.start, match.end)):
+            continue
+        accepted.append(match)
+        for i in range(match.start, match.end):
+            covered[i] = max(covered[i], length)
+    return accepted
+
+
+def load_trigger_file(path: Path) -> tuple[str, dict[str, Any]]:
+    """Read a data file; its language is the ``language`` key or the file's stem."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a trigger file holds one mapping (language, tools, …)")
+    return str(data.get("language") or path.stem), data

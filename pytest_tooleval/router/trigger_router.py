@@ -1,0 +1,205 @@
+"""The trigger router: nine tools per message from data-file triggers, cues and classes.
+
+Scoring, per tool, summed:
+- triggers of the case's language (strong 3, normal 2, weak 1; +0.5 per extra phrase
+  word), longest match per word; the other languages' triggers at ``cross_language_weight``
+  (Turkish users type English tech words, and English text meets Turkish names);
+- cues from names and descriptions (name 1.5, description 0.5, divided by how many tools
+  share the cue);
+- the current-information class → ``web_search``; the "ne kadar"/"kaç"/"how much" rules
+  → ``calculator`` (numbers or an operator) and/or ``web_search`` (a currency word).
+Ranking: score, then the fixed priority of ``catalogue.priority``. Exactly k tools.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.router.catalogue import priority
+from pytest_tooleval.router.cues import CueIndex
+from pytest_tooleval.router.normalize import Normalized, normalize
+from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
+from pytest_tooleval.tools.base import ToolSpec
+
+TRIGGER_DIR = Path(__file__).parent / "triggers"
+WEB_TOOL = "web_search"
+CALCULATOR_TOOL = "calculator"
+_CUE_CACHE_SIZE = 64
+
+
+def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
+    sets: dict[str, TriggerSet] = {}
+    for path in paths:
+        language, data = load_trigger_file(path)
+        sets.setdefault(language, TriggerSet(language)).load(data)
+    return sets
+
+
+@lru_cache(maxsize=8)
+def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
+    return _load_sets([*sorted(TRIGGER_DIR.glob("*.yaml")), *extra])
+
+
+class TriggerRouter(Router):
+    """Stateless: one message in, k tool names out, with the triggers that chose them."""
+
+    name = "triggers"
+
+    def __init__(
+        self,
+        k: int = 9,
+        *,
+        trigger_files: Sequence[Path | str] = (),
+        cross_language_weight: float = 0.3,
+        use_cues: bool = True,
+    ) -> None:
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        self.k = k
+        self.cross_language_weight = cross_language_weight
+        self.use_cues = use_cues
+        self.trigger_files = tuple(Path(p) for p in trigger_files)
+        self.sets = _compiled(self.trigger_files)
+        self.stop_words = set().union(*(s.stop_words for s in self.sets.values()))
+        self.false_friends = tuple(
+            sorted({e for s in self.sets.values() for excs in s.exceptions.values() for e in excs})
+        )
+        self._cues: dict[tuple[tuple[str, str], ...], CueIndex] = {}
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "router": self.name,
+            "k": self.k,
+            "languages": sorted(self.sets),
+            "cross_language_weight": self.cross_language_weight,
+            "trigger_files": [str(p) for p in self.trigger_files],
+        }
+
+    def _cue_index(self, catalogue: Sequence[ToolSpec]) -> CueIndex:
+        key = tuple((spec.name, spec.description) for spec in catalogue)
+        index = self._cues.get(key)
+        if index is None:
+            if len(self._cues) >= _CUE_CACHE_SIZE:
+                self._cues.clear()
+            index = self._cues[key] = CueIndex(catalogue, self.stop_words, self.false_friends)
+        return index
+
+    def score(
+        self, message: str, language: str, catalogue: Sequence[ToolSpec]
+    ) -> tuple[dict[str, float], dict[str, list[str]]]:
+        """Every catalogue tool's score and the reasons behind it."""
+        names = {spec.name for spec in catalogue}
+        text = normalize(message, language if language in self.sets else None)
+        scores: dict[str, float] = defaultdict(float)
+        reasons: dict[str, list[str]] = defaultdict(list)
+        classes: dict[str, list[str]] = defaultdict(list)
+        deferred: list[tuple[str, float, str]] = []
+        seen: set[tuple[str, str]] = set()
+
+        for set_language, trigger_set in self.sets.items():
+            primary = set_language == language or language not in self.sets
+            factor = 1.0 if primary else self.cross_language_weight
+            if factor <= 0:
+                continue
+            candidates = trigger_set.candidates(text.words)
+            # A currency word counts even inside a longer phrase ("dolar kuru").
+            classes["currency"] += [
+                m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
+            ]
+            for match in longest_matches(candidates, len(text.words)):
+                for target in match.pattern.targets:
+                    label = f"{target.label!r} ({set_language}) ← {match.text!r}"
+                    if target.tool.startswith("@"):
+                        kind = target.tool[1:]
+                        if kind == "currency":
+                            continue  # counted above
+                        if kind == "topics" and not primary:
+                            kind = "weak_topics"
+                        classes[kind].append(match.text)
+                        continue
+                    if target.tool not in names or (target.tool, target.label) in seen:
+                        continue
+                    seen.add((target.tool, target.label))
+                    if target.needs_cue:
+                        deferred.append((target.tool, target.weight * factor, label))
+                    else:
+                        scores[target.tool] += target.weight * factor
+                        reasons[target.tool].append(f"trigger {label}")
+
+        if self.use_cues:
+            for cue, word in self._cue_index(catalogue).match(text.words):
+                scores[cue.tool] += cue.weight
+                reasons[cue.tool].append(f"cue {cue.label} ← {word!r}")
+        for tool, weight, label in deferred:
+            if scores.get(tool, 0.0) > 0:
+                scores[tool] += weight
+                reasons[tool].append(f"trigger {label} (short, with a second cue)")
+        self._classes(text, classes, names, scores, reasons)
+        return dict(scores), dict(reasons)
+
+    @staticmethod
+    def _classes(
+        text: Normalized,
+        classes: dict[str, list[str]],
+        names: set[str],
+        scores: dict[str, float],
+        reasons: dict[str, list[str]],
+    ) -> None:
+        """The current-information class and the "how much" rules."""
+        strong, weak, time = classes["topics"], classes["weak_topics"], classes["time"]
+        topics = len(strong) + len(weak)
+        if WEB_TOOL in names and topics:
+            if strong or time or len(weak) >= 2:
+                gain = 3.0 + min(topics - 1, 2) + (1.0 if time else 0.0)
+                why = "+".join([*strong, *weak]) + (f" with time word {time[0]!r}" if time else "")
+                scores[WEB_TOOL] += gain
+                reasons[WEB_TOOL].append(f"current information: {why}")
+            else:
+                scores[WEB_TOOL] += 1.0
+                reasons[WEB_TOOL].append(f"current information (weak, no time word): {weak[0]}")
+        how_much = classes["how_much"]
+        if how_much and (text.has_number or text.has_operator) and CALCULATOR_TOOL in names:
+            scores[CALCULATOR_TOOL] += 3.0
+            reasons[CALCULATOR_TOOL].append(f"{how_much[0]!r} with a number or operator")
+        elif text.has_operator and CALCULATOR_TOOL in names:
+            scores[CALCULATOR_TOOL] += 2.0
+            reasons[CALCULATOR_TOOL].append("an operator between numbers")
+        if how_much and classes["currency"] and WEB_TOOL in names:
+            scores[WEB_TOOL] += 3.0
+            reasons[WEB_TOOL].append(
+                f"{how_much[0]!r} with a currency word {classes['currency'][0]!r}"
+            )
+
+    def route(
+        self,
+        message: str,
+        language: str,
+        catalogue: list[ToolSpec],
+        keep: tuple[str, ...] = (),
+    ) -> Routing:
+        unique = list({spec.name: spec for spec in catalogue}.values())
+        scores, reasons = self.score(message, language, unique)
+        ranked = sorted(
+            (spec.name for spec in unique),
+            key=lambda name: (-round(scores.get(name, 0.0), 6), priority(name)),
+        )
+        chosen = ranked[: self.k]
+        names = set(ranked)
+        kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
+        missing = [name for name in kept if name not in chosen]
+        if missing:
+            # Kept tools take the lowest-scored places of those not kept.
+            others = [name for name in chosen if name not in kept]
+            stay = others[: self.k - len(kept)]
+            chosen = [name for name in chosen if name in stay or name in kept] + missing
+        why = {name: list(reasons.get(name, [])) for name in chosen}
+        for name in kept:
+            why[name].append("kept: ran in the previous step")
+        for name in chosen:
+            if not why[name]:
+                why[name].append("filler: fixed priority")
+        return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})

@@ -1,0 +1,236 @@
+"""``tooleval check`` as a library and as a command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.check import check_main, route_main, run_check
+from pytest_tooleval.router.checkreport import DOC_END, DOC_START
+
+ALL_BUILTINS = None  # run_check's default: this machine's built-ins
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def bench(name: str, language: str, cases: list[dict[str, Any]], requires: list[str]) -> dict:
+    return {"name": name, "language": language, "requires": requires, "cases": cases}
+
+
+def tool_case(name: str, message: str, expect: str, **extra: Any) -> dict[str, Any]:
+    step = {"message": message, "expect": expect, **extra}
+    return {"name": name, "category": "tool", "steps": [step]}
+
+
+@pytest.fixture
+def clean(tmp_path: Path) -> Path:
+    write(
+        tmp_path / "corpus" / "tr.json",
+        bench(
+            "tr-basics",
+            "tr",
+            [
+                {
+                    **tool_case("kur", "dolar kuru bugün ne kadar", "web_search"),
+                    "register": "formal",
+                },
+                tool_case("fatura", "elektrik faturamı göster", "read_document"),
+                {"name": "selam", "category": "irrelevance", "steps": [{"message": "merhaba"}]},
+            ],
+            ["web_search", "read_document"],
+        ),
+    )
+    write(
+        tmp_path / "corpus" / "en" / "en.json",
+        bench(
+            "en-basics",
+            "en",
+            [
+                tool_case("rate", "what's the euro exchange rate today?", "web_search"),
+                {"name": "hi", "category": "irrelevance", "steps": [{"message": "merhaba"}]},
+                {
+                    "name": "log-chain",
+                    "category": "chain",
+                    "steps": [
+                        {"message": "show me the git log", "expect": "git_log"},
+                        {"message": "and the one before that?", "expect": "git_log"},
+                    ],
+                },
+            ],
+            ["web_search", "git_log"],
+        ),
+    )
+    return tmp_path / "corpus"
+
+
+def test_clean_corpus_passes_and_keeps_chain_tools(clean: Path) -> None:
+    offered = {"web_search", "read_document", "git_log", "calculator"}
+    report = run_check([clean], offered_tools=offered)
+    assert report.failures == [], report.render_table()
+    assert report.files == 2 and report.cases == 6
+    assert report.recall.hits == report.recall.total == 5
+    assert set(report.by_language) == {"en", "tr"}
+    assert report.by_register["unspecified"].total == 4
+    assert report.by_register["formal"].total == 1
+    # the same short greeting in two languages is not a duplicate
+    assert not [f for f in report.failures if f.kind == "near-duplicate"]
+    assert (
+        check_main(
+            [
+                str(clean),
+                "--offered",
+                "web_search",
+                "--offered",
+                "read_document",
+                "--offered",
+                "git_log",
+            ]
+        )
+        == 0
+    )
+
+
+def test_a_case_whose_tool_is_not_shown_is_a_router_miss(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "miss.json",
+        bench(
+            "miss",
+            "en",
+            [tool_case("greet", "hello there, lovely day", "send_message")],
+            ["send_message"],
+        ),
+    )
+    report = run_check([path])
+    [failure] = report.failures
+    assert failure.kind == "router-miss" and failure.case == "greet" and failure.step == 1
+    assert report.misses[0].miss_class == "stem"
+    assert report.by_miss_class == {"stem": 1}
+    assert report.recall.recall == 0.0
+    assert "send_message" in failure.detail
+    assert check_main([str(path)]) == 1
+
+
+def test_guard_violations_are_reported_each(tmp_path: Path) -> None:
+    case = tool_case("mul", "what is 18 * 1000?", "calculator", evidence=["18", "7"])
+    path = write(tmp_path / "guard.json", bench("guard", "en", [case], ["calculator"]))
+    report = run_check([path])
+    guards = [f for f in report.failures if f.kind == "guard"]
+    assert len(guards) == 2
+    assert all(f.case == "mul" and f.step == 1 for f in guards)
+    assert any("single digit" in f.detail for f in guards)
+    assert any("18" in f.detail for f in guards)
+
+
+def test_unmet_requires(tmp_path: Path) -> None:
+    case = tool_case("issues", "which issues are labelled regression?", "gh_search_issues")
+    path = write(tmp_path / "gh.json", bench("gh", "en", [case], ["gh_search_issues"]))
+    report = run_check([path], offered_tools={"calculator", "web_search"})
+    [failure] = report.failures
+    assert failure.kind == "requires" and "gh_search_issues" in failure.detail
+    assert report.steps_skipped == 1 and report.recall.total == 0
+    assert run_check([path], offered_tools={"gh_search_issues"}).ok
+
+
+def test_near_duplicates_are_named_in_pairs(tmp_path: Path) -> None:
+    first = write(
+        tmp_path / "a.json",
+        bench(
+            "a", "tr", [tool_case("k1", "Dolar kuru bugün ne kadar?", "web_search")], ["web_search"]
+        ),
+    )
+    write(
+        tmp_path / "b.json",
+        bench(
+            "b",
+            "tr",
+            [
+                tool_case("k2", "dolar kuru bugun ne kadar", "web_search"),
+                tool_case("k3", "euro kuru yarın ne olur acaba", "web_search"),
+            ],
+            ["web_search"],
+        ),
+    )
+    report = run_check([tmp_path])
+    duplicates = [f for f in report.failures if f.kind == "near-duplicate"]
+    assert len(duplicates) == 1
+    assert duplicates[0].file == str(first) and duplicates[0].case == "k1"
+    assert "k2" in duplicates[0].detail and "b.json" in duplicates[0].detail
+    assert (
+        len(
+            [
+                f
+                for f in run_check([tmp_path], similarity=100).failures
+                if f.kind == "near-duplicate"
+            ]
+        )
+        == 1
+    )  # the normalised texts are identical
+
+
+def test_inline_scenario_tools_are_routable_by_their_description(tmp_path: Path) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(
+        "name: weather-tool\nlanguage: tr\n"
+        "tools:\n  - name: hava_durumu_getir\n    description: Bir şehrin hava durumunu getirir.\n"
+        "    result: '17 derece'\n"
+        "cases:\n  - name: TC-1\n    category: tool\n    steps:\n"
+        "      - message: Ankara'da hava nasıl?\n        expect: hava_durumu_getir\n",
+        encoding="utf-8",
+    )
+    report = run_check([scenario])
+    assert report.ok, report.render_table()
+    assert report.by_group == {"inline": report.recall}
+
+
+def test_exit_codes_and_json(clean: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert check_main([str(tmp_path / "nope")]) == 2
+    assert check_main([]) == 2
+    assert check_main([str(clean), "--k", "0"]) == 2
+    assert check_main([str(clean), "--k", "many"]) == 2
+    out = tmp_path / "report.json"
+    code = check_main([str(clean), "--offered", "web_search", "--json", str(out)])
+    assert code == 1  # read_document and git_log are not offered
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["ok"] is False and data["k"] == 9
+    assert {f["kind"] for f in data["failures"]} == {"requires"}
+    assert set(data) >= {"recall", "by_language", "by_group", "by_register", "by_miss_class"}
+    capsys.readouterr()
+    assert check_main([str(clean), "--json", "-", "--language", "en"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["files"] == 1
+
+
+def test_write_router_doc_rewrites_only_the_marked_section(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "cases" / "miss.json",
+        bench(
+            "miss",
+            "en",
+            [tool_case("greet", "hello there, lovely day", "send_message")],
+            ["send_message"],
+        ),
+    )
+    doc = tmp_path / "router.md"
+    doc.write_text(f"# Router\n\nintro\n\n{DOC_START}\nold\n{DOC_END}\n\ntail\n", encoding="utf-8")
+    assert check_main([str(path), "--write-router-doc", str(doc)]) == 1
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith("# Router\n\nintro\n") and text.endswith("\n\ntail\n")
+    assert "old" not in text
+    assert "| hello there, lovely day | send_message | stem |" in text
+
+
+def test_route_command_prints_the_tools_and_triggers(capsys: pytest.CaptureFixture) -> None:
+    assert route_main(["dolar kuru bugün ne kadar"]) == 0
+    out = capsys.readouterr().out
+    assert "(tr, k=9)" in out and "web_search" in out and "current information" in out
+    assert len([line for line in out.splitlines() if line[:3].strip().rstrip(".").isdigit()]) == 9
+    assert route_main(["what time is it", "--json", "--k", "3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["language"] == "en" and len(data["tools"]) == 3
+    assert route_main(["x", "--k", "0"]) == 2
