@@ -1,0 +1,76 @@
+"""A name offered twice stops the catalogue, naming both sources and the ways out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.tools.base import (
+    Catalogue,
+    DuplicateToolError,
+    ToolProvider,
+    ToolResult,
+    ToolSpec,
+)
+from pytest_tooleval.tools.mcp import McpToolProvider
+from pytest_tooleval.tools.python import PythonToolProvider, python_providers, tool
+
+from ._support import new_tag, toy_config, wait_gone
+
+
+class FakeBuiltins(ToolProvider):
+    source = "builtin"
+
+    def list_tools(self) -> list[ToolSpec]:
+        return [ToolSpec("echo", "Repeat.", {"type": "object"}, self.source)]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult("builtin")
+
+
+def test_mcp_name_colliding_with_a_builtin() -> None:
+    tag = new_tag()
+    plain = McpToolProvider("toy", toy_config(tag))
+    prefixed = McpToolProvider("toy", toy_config(tag, prefix="toy_"))
+    try:
+        with pytest.raises(DuplicateToolError) as raised:
+            Catalogue([FakeBuiltins(), plain])
+        message = str(raised.value)
+        assert "'echo'" in message and "builtin" in message and "mcp:toy" in message
+        assert "--tooleval-no-builtin" in message and "builtin = false" in message
+        assert 'prefix = "toy_"' in message and "[tool.tooleval.mcp.toy]" in message
+        catalogue = Catalogue([FakeBuiltins(), prefixed])  # the prefix is the way out
+        assert catalogue.call("echo", {}).text == "builtin"
+        assert catalogue.call("toy_echo", {"text": "mcp"}).text == "mcp"
+    finally:
+        plain.close()
+        prefixed.close()
+    assert wait_gone(tag) == []
+
+
+def lookup(name: str) -> str:
+    """First lookup."""
+    return name
+
+
+def test_python_tool_colliding_with_a_builtin_suggests_renaming() -> None:
+    with pytest.raises(DuplicateToolError) as raised:
+        Catalogue([FakeBuiltins(), PythonToolProvider([tool(name="echo")(lookup)], "python:t.py")])
+    message = str(raised.value)
+    assert "by builtin and by python:t.py" in message
+    assert "--tooleval-no-builtin" in message and "prefix" in message
+    assert '@tool(name="...")' in message
+
+
+def test_two_python_functions_with_one_name() -> None:
+    def other(name: str) -> str:
+        """Second lookup."""
+        return name
+
+    first, second = tool(name="lookup")(lookup), tool(name="lookup")(other)
+    with pytest.raises(DuplicateToolError, match="'lookup' is offered twice"):
+        PythonToolProvider([first, second])
+    assert len(PythonToolProvider([first, first]).list_tools()) == 1  # the same function twice
+    providers = python_providers([first])
+    assert providers[0].source.endswith("test_duplicates.py")

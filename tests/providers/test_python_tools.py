@@ -1,0 +1,259 @@
+"""``@tool`` on plain functions: schemas, descriptions, validation, async, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel
+
+from pytest_tooleval.tools.base import ToolResult
+from pytest_tooleval.tools.python import (
+    PythonToolError,
+    PythonToolProvider,
+    collect_python_tools,
+    parse_docstring,
+    python_providers,
+    python_tool,
+    registered_tools,
+    tool,
+)
+
+
+class Address(BaseModel):
+    city: str
+    postcode: str | None = None
+
+
+@tool
+def book_table(
+    restaurant: str,
+    guests: int,
+    budget: float,
+    outdoor: bool,
+    seating: Literal["window", "bar", "any"] = "any",
+    allergies: list[str] | None = None,
+    note: str | None = None,
+    address: Address | None = None,
+    extras: dict[str, int] | None = None,
+) -> dict[str, object]:
+    """Book a table at a restaurant.
+
+    Only restaurants in the user's city are known.
+
+    Args:
+        restaurant: The restaurant's name, as the user said it.
+        guests: How many people,
+            the user included.
+        seating (str): Where to sit.
+    """
+    return {
+        "restaurant": restaurant,
+        "guests": guests,
+        "address": address,
+        "allergies": allergies,
+    }
+
+
+@tool(name="lira_to_euro", description="Convert Turkish lira to euro at a fixed rate.")
+async def convert(amount: float) -> float:
+    await asyncio.sleep(0)
+    return round(amount / 36.0, 2)
+
+
+@tool
+def explode(reason: str) -> str:
+    """Always raises."""
+    raise RuntimeError(reason)
+
+
+@tool
+def numpy_documented(path: str, limit: int = 10) -> list[str]:
+    """List a folder.
+
+    Parameters
+    ----------
+    path : str
+        The folder, relative to home.
+    limit : int, optional
+        At most this many entries.
+
+    Returns
+    -------
+    list of str
+    """
+    return [f"{path}/{index}" for index in range(limit)]
+
+
+@tool
+def verdict(ok: bool) -> ToolResult:
+    """Returns a ToolResult itself."""
+    return ToolResult("fine") if ok else ToolResult.error("not fine")
+
+
+def provider() -> PythonToolProvider:
+    return PythonToolProvider(
+        [book_table, convert, explode, numpy_documented, verdict], source="python:test"
+    )
+
+
+def test_schema_for_common_types() -> None:
+    params = python_tool(book_table).parameters
+    props = params["properties"]
+    assert params["type"] == "object"
+    assert params["required"] == ["restaurant", "guests", "budget", "outdoor"]
+    assert params["additionalProperties"] is False
+    assert props["restaurant"]["type"] == "string"
+    assert props["guests"]["type"] == "integer"
+    assert props["budget"]["type"] == "number"
+    assert props["outdoor"]["type"] == "boolean"
+    assert props["seating"]["enum"] == ["window", "bar", "any"]
+    assert props["seating"]["default"] == "any"
+    assert {"type": "array", "items": {"type": "string"}} in props["allergies"]["anyOf"]
+    assert {"type": "null"} in props["note"]["anyOf"]
+    assert {"$ref": "#/$defs/Address"} in props["address"]["anyOf"]
+    assert params["$defs"]["Address"]["required"] == ["city"]
+    assert {"type": "object", "additionalProperties": {"type": "integer"}} in props["extras"][
+        "anyOf"
+    ]
+    assert "title" not in params and "title" not in props["guests"]
+
+
+def test_description_and_parameter_docs_from_the_docstring() -> None:
+    spec = python_tool(book_table)
+    assert spec.name == "book_table"
+    assert spec.description == "Book a table at a restaurant."
+    props = spec.parameters["properties"]
+    assert props["restaurant"]["description"] == "The restaurant's name, as the user said it."
+    assert props["guests"]["description"] == "How many people, the user included."
+    assert props["seating"]["description"] == "Where to sit."
+    assert "description" not in props["budget"]
+    numpy = python_tool(numpy_documented)
+    assert numpy.description == "List a folder."
+    assert numpy.parameters["properties"]["limit"]["description"] == "At most this many entries."
+
+
+def test_decorator_arguments_override_name_and_description() -> None:
+    spec = python_tool(convert)
+    assert (spec.name, spec.description) == (
+        "lira_to_euro",
+        "Convert Turkish lira to euro at a fixed rate.",
+    )
+    assert convert.__name__ == "convert"  # the function is returned unchanged
+
+
+def test_registry_holds_decorated_functions() -> None:
+    assert {book_table, convert, explode} <= set(registered_tools())
+
+
+def test_calls_validate_and_render() -> None:
+    tools = provider()
+    assert [spec.source for spec in tools.list_tools()] == ["python:test"] * 5
+    result = tools.call(
+        "book_table",
+        {
+            "restaurant": "Çiya",
+            "guests": "4",
+            "budget": 1500,
+            "outdoor": True,
+            "address": {"city": "İstanbul"},
+        },
+    )
+    assert not result.is_error
+    assert json.loads(result.text) == {
+        "restaurant": "Çiya",
+        "guests": 4,
+        "address": {"city": "İstanbul", "postcode": None},
+        "allergies": None,
+    }
+    assert tools.call("numpy_documented", {"path": "Documents", "limit": 2}).text == (
+        '["Documents/0", "Documents/1"]'
+    )
+    assert tools.call("verdict", {"ok": False}) == ToolResult.error("not fine")
+
+
+def test_async_functions_are_awaited() -> None:
+    tools = provider()
+    assert tools.call("lira_to_euro", {"amount": 3600}).text == "100.0"
+    assert tools.call("lira_to_euro", {"amount": 72}).text == "2.0"
+    tools.close()
+
+
+def test_async_functions_work_under_a_running_loop() -> None:
+    async def main() -> ToolResult:
+        return provider().call("lira_to_euro", {"amount": 36})
+
+    assert asyncio.run(main()).text == "1.0"
+
+
+def test_exceptions_become_tool_errors_the_model_sees() -> None:
+    result = provider().call("explode", {"reason": "disk full"})
+    assert result == ToolResult(text="error: RuntimeError: disk full", is_error=True)
+
+
+def test_invalid_arguments_become_tool_errors() -> None:
+    result = provider().call(
+        "book_table", {"restaurant": "X", "guests": "many", "outdoor": "maybe", "colour": "red"}
+    )
+    assert result.is_error
+    assert result.text.startswith("error: invalid arguments for book_table:")
+    for part in ("guests:", "budget: Field required", "outdoor:", "colour: unknown argument"):
+        assert part in result.text
+    assert provider().call("nope", {}).is_error
+
+
+def test_bad_signatures_are_rejected_at_decoration() -> None:
+    with pytest.raises(PythonToolError, match=r"'spread'.*\*args"):
+
+        @tool
+        def spread(*values: int) -> int:
+            return sum(values)
+
+    with pytest.raises(PythonToolError, match="tool name"):
+        tool(name="has space")(lambda: None)
+
+
+def test_parse_docstring_without_sections() -> None:
+    assert parse_docstring("One line.\nstill first.\n\nSecond paragraph.") == (
+        "One line. still first.",
+        {},
+    )
+    assert parse_docstring("") == ("", {})
+
+
+def test_collect_python_tools_imports_configured_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "tooleval_demo_tools.py").write_text(
+        "from pytest_tooleval.tools.python import tool\n"
+        "import json\n\n"
+        "@tool\n"
+        "def shout(text: str) -> str:\n"
+        '    """Upper-case the text."""\n'
+        "    return text.upper()\n\n"
+        "def helper() -> None: ...\n"
+    )
+    found = collect_python_tools(["tooleval_demo_tools"], base_dir=tmp_path)
+    assert [function.__name__ for function in found] == ["shout"]
+    providers = python_providers(found)
+    assert len(providers) == 1 and providers[0].source.startswith("python:")
+    assert providers[0].call("shout", {"text": "hey"}).text == "HEY"
+
+
+def test_collect_python_tools_names_the_failing_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(PythonToolError, match=r"'tooleval_no_such_module'.*cannot be imported"):
+        collect_python_tools(["tooleval_no_such_module"], base_dir=tmp_path)
+    (tmp_path / "tooleval_broken_tools.py").write_text("import tooleval_missing_dependency\n")
+    with pytest.raises(PythonToolError, match=r"'tooleval_broken_tools'.*missing_dependency"):
+        collect_python_tools(["tooleval_broken_tools"], base_dir=tmp_path)
+    (tmp_path / "tooleval_empty_tools.py").write_text("X = 1\n")
+    with pytest.raises(PythonToolError, match="defines no @tool functions"):
+        collect_python_tools(["tooleval_empty_tools"], base_dir=tmp_path)
