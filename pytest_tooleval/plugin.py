@@ -7,6 +7,7 @@ Per process there is one ``Runtime`` (in ``config.stash``): settings, the model 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -30,6 +31,7 @@ class Runtime:
         self.is_worker = hasattr(config, "workerinput")
         self._session: ModelSession | None = None
         self._world_base: Path | None = None
+        self._configuration_error: str | None = None
         self.recorder: Recorder | None = None
 
     def world_base(self) -> Path:
@@ -44,14 +46,34 @@ class Runtime:
         if self._session is None:
             from pytest_tooleval.wiring import build_session
 
-            self._session = build_session(self.settings, self.profile, self.world_base)
+            conftests = [
+                plugin for plugin in self.config.pluginmanager.get_plugins()
+                if isinstance(plugin, ModuleType)
+                and str(getattr(plugin, "__file__", "")).endswith("conftest.py")
+            ]
+            self._session = build_session(self.settings, self.profile, self.world_base,
+                                          conftests)
         return self._session
+
+    def offered_tools(self) -> set[str]:
+        """The run's catalogue, built once; a configuration mistake becomes one clear
+        message (a collection error for each file), never a traceback."""
+        if self._configuration_error is None:
+            from pytest_tooleval.tools.base import ConfigurationError
+
+            try:
+                return self.session().offered_tools()
+            except ConfigurationError as exc:
+                self._configuration_error = str(exc)
+        raise pytest.Collector.CollectError(
+            f"the tool configuration is not usable: {self._configuration_error}"
+        )
 
     def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
         """None when every required tool is offered; a skip reason when skipping is opted
         into; otherwise the run stops with a collection error naming what is missing."""
+        offered = self.offered_tools() | set(case_file.inline_tool_names)
         session = self.session()
-        offered = session.offered_tools() | set(case_file.inline_tool_names)
         missing = [name for name in case_file.requires if name not in offered]
         if not missing:
             return None

@@ -6,9 +6,12 @@ use, never when the plugin loads.
 
 from __future__ import annotations
 
+import shutil
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pytest_tooleval.cases.model import CaseFile
@@ -18,7 +21,7 @@ from pytest_tooleval.engine.session import ModelSession
 from pytest_tooleval.models.base import Backend, BackendUnavailable
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.router.base import Router
-from pytest_tooleval.tools.base import ToolProvider
+from pytest_tooleval.tools.base import CaseContext, ConfigurationError, ToolProvider
 
 
 def grammar_mode(settings: Settings, profile: Profile) -> str:
@@ -49,59 +52,98 @@ def make_backend(profile: Profile, grammar: str) -> Backend:
     return RawCompletionBackend.from_profile(profile, grammar=grammar)
 
 
-def make_providers(settings: Settings, world_base: Callable[[], Path]) -> list[ToolProvider]:
+class CaseWorlds:
+    """Gives each case its own copy of the world; the template is built once per run (shared
+    by xdist workers) in a base folder that is only asked for when a case first needs it."""
+
+    def __init__(self, base: Callable[[], Path]) -> None:
+        self._base = base
+        self._factory: Any = None
+
+    def world_for_case(self, context: CaseContext) -> Any:
+        from pytest_tooleval.world import WorldFactory
+
+        if self._factory is None:
+            self._factory = WorldFactory(self._base())
+        cases = self._base() / "case-worlds"
+        cases.mkdir(parents=True, exist_ok=True)
+        destination = Path(tempfile.mkdtemp(prefix="case-", dir=cases))
+        return self._factory.new_case_world(destination / "world", context.world or None)
+
+    @staticmethod
+    def discard(world: Any) -> None:
+        shutil.rmtree(Path(world.root).parent, ignore_errors=True)
+
+
+def make_providers(
+    settings: Settings, world_base: Callable[[], Path], conftests: Sequence[ModuleType] = ()
+) -> list[ToolProvider]:
     providers: list[ToolProvider] = []
     if not settings.no_builtin:
-        from pytest_tooleval.tools.builtin.provider import BuiltinToolProvider
-        from pytest_tooleval.world.build import WorldFactory
+        from pytest_tooleval.tools.builtin import BuiltinToolProvider
 
-        factory = WorldFactory(world_base)
-        providers.append(BuiltinToolProvider(factory.world_for_case, factory.discard))
-    providers.extend(user_providers(settings))
+        worlds = CaseWorlds(world_base)
+        providers.append(BuiltinToolProvider(worlds.world_for_case, worlds.discard))
+    providers.extend(user_providers(settings, conftests))
     return providers
 
 
-def user_providers(settings: Settings) -> list[ToolProvider]:
-    """Python tools (decorated in conftest.py or named modules) and MCP servers."""
+def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> list[ToolProvider]:
+    """Python tools (``@tool`` functions in this session's conftest.py files, or in modules
+    named by ``python_tools``) and MCP servers."""
     project = settings.project
     providers: list[ToolProvider] = []
     modules = list(project.get("python_tools", []))
-    # The decorator's module is imported only by code that uses it (a conftest.py).
+    # Only code that uses the decorator imports its module; nothing to find otherwise.
     if modules or "pytest_tooleval.tools.python" in sys.modules:
         from pytest_tooleval.tools.python import (
-            PythonToolProvider,
             collect_python_tools,
-            registered,
+            python_providers,
+            tools_in_module,
         )
 
-        functions = [*registered(), *collect_python_tools(modules)]
-        if functions:
-            providers.append(PythonToolProvider(functions, source="python"))
+        functions = [fn for module in conftests for fn in tools_in_module(module)]
+        functions += collect_python_tools(modules, base_dir=settings.rootdir)
+        providers.extend(python_providers(functions))
     mcp_table = project.get("mcp", {})
     if mcp_table:
-        from pytest_tooleval.tools.mcp import McpToolProvider, load_mcp_configs
+        from pytest_tooleval.tools.mcp import load_mcp_configs, mcp_providers
 
-        for name, config in load_mcp_configs(mcp_table, settings.rootdir).items():
-            if config.enabled:
-                providers.append(McpToolProvider(name, config))
+        # Started on first use; a server that fails to start is recorded by the session
+        # and its tools count as missing for `requires`.
+        providers.extend(mcp_providers(load_mcp_configs(mcp_table, settings.rootdir)))
     return providers
 
 
 def make_router_factory(settings: Settings) -> Callable[[CaseFile], Router]:
-    from pytest_tooleval.router.base import RequiresRouter
+    from pytest_tooleval.router import default_router
 
-    return lambda case_file: RequiresRouter(
-        [*case_file.requires, *case_file.inline_tool_names], k=settings.k
-    )
+    router = default_router(settings.k)
+    return lambda case_file: router
+
+
+def _providers_or_explain(
+    settings: Settings, world_base: Callable[[], Path], conftests: Sequence[ModuleType]
+) -> list[ToolProvider]:
+    from pytest_tooleval.tools.mcp import McpConfigError
+    from pytest_tooleval.tools.python import PythonToolError
+
+    try:
+        return make_providers(settings, world_base, conftests)
+    except (McpConfigError, PythonToolError) as exc:
+        raise ConfigurationError(str(exc)) from None
 
 
 def build_session(
-    settings: Settings, profile: Profile, world_base: Callable[[], Path]
+    settings: Settings,
+    profile: Profile,
+    world_base: Callable[[], Path],
+    conftests: Sequence[ModuleType] = (),
 ) -> ModelSession:
     grammar = grammar_mode(settings, profile)
     return ModelSession(
         backend_factory=lambda: make_backend(profile, grammar),
-        providers=make_providers(settings, world_base),
+        providers=_providers_or_explain(settings, world_base, conftests),
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,
         system_prompt=profile.system_prompt or DEFAULT_SYSTEM_PROMPT,

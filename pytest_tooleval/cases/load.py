@@ -114,6 +114,14 @@ def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
     except ValidationError as exc:
         raise CaseFileError(str(path), validation_problems(data, exc)) from None
     problems = check_file(case_file, extra_tools)
+    if case_file.world is not None:
+        from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
+
+        try:
+            validate_overrides(case_file.world.model_dump(exclude_none=True))
+        except WorldOverrideError as exc:
+            problems.append(Problem(str(exc), "see docs/format.md (world overrides)",
+                                    field="world"))
     if problems:
         raise CaseFileError(str(path), problems)
     return case_file

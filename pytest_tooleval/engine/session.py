@@ -20,6 +20,7 @@ from pytest_tooleval.scoring.outcome import Outcome, axis_values, case_outcome, 
 from pytest_tooleval.tools.base import (
     CaseContext,
     Catalogue,
+    ConfigurationError,
     DuplicateToolError,
     ProviderError,
     ToolProvider,
@@ -79,7 +80,10 @@ class ModelSession:
                     self.failed_providers[provider.source] = str(exc)
                     continue
                 working.append(provider)
-            self._catalogue = Catalogue(working)
+            try:
+                self._catalogue = Catalogue(working)
+            except DuplicateToolError as exc:
+                raise ConfigurationError(str(exc)) from None
         return self._catalogue
 
     def describe_providers(self) -> str:

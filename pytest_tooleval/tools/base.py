@@ -91,6 +91,10 @@ class ToolProvider(ABC):
         return {"source": self.source}
 
 
+class ConfigurationError(Exception):
+    """The user's tool configuration cannot be used (a message, never a traceback)."""
+
+
 class DuplicateToolError(Exception):
     """Two providers offer one name; the message names both and the ways out."""
 
