@@ -53,6 +53,7 @@ class CaseFileCollector(pytest.File):
             case_file = load_case_file(self.path)
         except CaseFileError as exc:
             raise self.CollectError(str(exc)) from None
+        runtime.register_case_file(self.path)
         skip_reason = runtime.requires_problem(case_file, self.nodeid)
         for case in case_file.cases:
             item = CaseItem.from_parent(self, name=case.name, callobj=tooleval_case)
@@ -88,8 +89,11 @@ class CaseItem(pytest.Function):
         from pytest_tooleval.engine.session import CaseRef
         from pytest_tooleval.plugin import runtime_of
 
-        session = self.funcargs["tooleval_session"]
         runtime = runtime_of(self.config)
+        if runtime.settings.check:
+            self._check(runtime)
+            return
+        session = self.funcargs["tooleval_session"]
         ref = CaseRef(self.nodeid, self.path.as_posix(), self.case_file, self.case)
         self.result = session.run(ref)
         outcome = self.result["outcome"]
@@ -104,14 +108,32 @@ class CaseItem(pytest.Function):
             return
         raise CaseNotPassed(self.result)
 
+    def _check(self, runtime: Any) -> None:
+        """No model: the case's guards, its file's requires, router coverage, duplicates."""
+        report = runtime.check_report()
+        path = str(self.path)
+        found = [f for f in report.failures
+                 if f.file == path and f.case in (None, self.case.name)]
+        if found:
+            lines = [f"tooleval check: {len(found)} problem(s)"]
+            lines += [f"  {f.kind}" + (f" step {f.step}" if f.step else "") + f": {f.detail}"
+                      for f in found]
+            raise CheckFailed("\n".join(lines))
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, CaseNotPassed):
             return explain(excinfo.value.result)
+        if isinstance(excinfo.value, CheckFailed):
+            return str(excinfo.value)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # pytest needs a line number for skip reports; a case has none of its own.
         return self.path, 0, f"{self.case_file.name}::{self.case.name}"
+
+
+class CheckFailed(Exception):
+    pass
 
 
 class CaseNotPassed(Exception):

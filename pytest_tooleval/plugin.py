@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.models.profiles import Profile
     from pytest_tooleval.recorder import Recorder
+    from pytest_tooleval.router.checkreport import CheckReport
 
 WORKER_INFO_KEY = "tooleval_run"
 
@@ -32,6 +33,8 @@ class Runtime:
         self._session: ModelSession | None = None
         self._world_base: Path | None = None
         self._configuration_error: str | None = None
+        self._case_files: list[Path] = []
+        self._check_report: CheckReport | None = None
         self.recorder: Recorder | None = None
 
     def world_base(self) -> Path:
@@ -72,6 +75,8 @@ class Runtime:
     def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
         """None when every required tool is offered; a skip reason when skipping is opted
         into; otherwise the run stops with a collection error naming what is missing."""
+        if self.settings.check:
+            return None  # the check items report unmet requires themselves
         offered = self.offered_tools() | set(case_file.inline_tool_names)
         session = self.session()
         missing = [name for name in case_file.requires if name not in offered]
@@ -87,6 +92,19 @@ class Runtime:
         raise pytest.Collector.CollectError(
             message + ", or pass --tooleval-skip-missing to skip this file's cases instead."
         )
+
+    def register_case_file(self, path: Path) -> None:
+        self._case_files.append(path)
+
+    def check_report(self) -> CheckReport:
+        """``tooleval check`` over every case file this process collected, run once."""
+        if self._check_report is None:
+            from pytest_tooleval.check import run_check
+
+            offered = self.offered_tools()
+            self._check_report = run_check(sorted(set(self._case_files)), k=self.settings.k,
+                                           offered_tools=offered)
+        return self._check_report
 
     def close(self) -> None:
         if self._session is not None:
@@ -119,7 +137,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     runtime = Runtime(config, settings, profile)
     config.stash[_RUNTIME] = runtime
-    if not runtime.is_worker:
+    if not runtime.is_worker and not settings.check:  # a check run scores nothing
         from pytest_tooleval.recorder import Recorder
         from pytest_tooleval.wiring import describe_settings
 
@@ -202,6 +220,10 @@ def worker_info(runtime: Runtime) -> dict[str, Any]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     runtime = runtime_of(config)
+    if runtime.settings.check and runtime._check_report is not None:
+        terminalreporter.write_sep("=", "tooleval check")
+        for line in runtime._check_report.render_table().splitlines()[-12:]:
+            terminalreporter.write_line(line)
     recorder = runtime.recorder
     if recorder is None or not recorder.results:
         return
