@@ -1,8 +1,10 @@
 """Reading tool calls out of model text: Hermes/Qwen ``<tool_call>``, the JSON envelope
-``{"tool": …, "arguments": …}`` and bare ``{"name": …, "arguments": …}`` objects.
+``{"tool": …, "arguments": …}`` / ``{"answer": …}`` and bare ``{"name": …, "arguments": …}``
+objects, one or several per turn.
 
 Used to recognise a "parser leak" (a server left the call in the text content) and, for
-backends whose output the harness parses itself, to read the calls.
+backends whose output the harness parses itself (grammar on/off), to read the calls.
+The parser only reads; the engine decides whether a name is known and the arguments valid.
 """
 
 from __future__ import annotations
@@ -15,15 +17,20 @@ from pytest_tooleval.models.base import RawCall
 
 _TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)
+# A JSON fragment that names a tool: enough to call the text an attempt at a call.
+_CALL_SHAPED = re.compile(r'\{\s*"(?:tool|name|function)"\s*:\s*"([^"\\]{1,200})"', re.DOTALL)
+_ANSWER_SHAPED = re.compile(r'^\s*\{\s*"answer"\s*:\s*"', re.DOTALL)
 
 
-def _decode_objects(text: str) -> list[tuple[Any, str]]:
-    """Every top-level JSON value embedded in the text, with its source."""
+def _decode_objects(text: str) -> list[tuple[Any, str, int, int]]:
+    """Every top-level JSON value embedded in the text, with its source and span."""
     decoder = json.JSONDecoder()
-    found: list[tuple[Any, str]] = []
+    found: list[tuple[Any, str, int, int]] = []
     index = 0
     while True:
-        start = min((i for i in (text.find("{", index), text.find("[", index)) if i >= 0), default=-1)
+        starts = (text.find("{", index), text.find("[", index))
+        start = min((i for i in starts if i >= 0), default=-1)
         if start < 0:
             return found
         try:
@@ -31,16 +38,16 @@ def _decode_objects(text: str) -> list[tuple[Any, str]]:
         except json.JSONDecodeError:
             index = start + 1
             continue
-        found.append((value, text[start:end]))
+        found.append((value, text[start:end], start, end))
         index = end
 
 
 def _as_call(value: Any, raw: str) -> RawCall | None:
     if not isinstance(value, dict):
         return None
-    name = value.get("name", value.get("tool"))
     if "function" in value and isinstance(value["function"], dict):
         return _as_call(value["function"], raw)
+    name = value.get("name", value.get("tool"))
     if not isinstance(name, str):
         return None
     if "arguments" in value:
@@ -53,32 +60,6 @@ def _as_call(value: Any, raw: str) -> RawCall | None:
     return RawCall(name=name, arguments=text, raw=raw)
 
 
-def parse_calls(text: str) -> list[RawCall]:
-    """Calls written in the text, in order. Unparseable ``<tool_call>`` bodies are kept as
-    attempts with ``parse_error`` set: an attempt that failed to parse is still an attempt.
-    """
-    calls: list[RawCall] = []
-    tagged = _TOOL_CALL_TAG.findall(text)
-    if tagged:
-        for body in tagged:
-            values = _decode_objects(body)
-            parsed = [call for value, raw in values for call in _calls_of(value, raw)]
-            if parsed:
-                calls.extend(parsed)
-            else:
-                calls.append(
-                    RawCall(name=None, arguments=None, raw=body, parse_error="unparseable")
-                )
-        return calls
-    stripped = text.strip()
-    fenced = _FENCE.match(stripped)
-    if fenced:
-        stripped = fenced.group(1)
-    for value, raw in _decode_objects(stripped):
-        calls.extend(_calls_of(value, raw))
-    return calls
-
-
 def _calls_of(value: Any, raw: str) -> list[RawCall]:
     if isinstance(value, list):
         return [call for item in value if (call := _as_call(item, raw))]
@@ -86,8 +67,111 @@ def _calls_of(value: Any, raw: str) -> list[RawCall]:
     return [call] if call else []
 
 
+def _unparseable(fragment: str) -> RawCall:
+    """A call-shaped fragment that did not parse; the name is kept when it can be read."""
+    named = _CALL_SHAPED.search(fragment)
+    return RawCall(
+        name=named.group(1) if named else None,
+        arguments=None,
+        raw=fragment,
+        parse_error="unparseable",
+    )
+
+
+def strip_thinking(text: str) -> str:
+    """The text without ``<think>…</think>`` reasoning blocks (an unclosed one runs to the end)."""
+    return _THINK.sub("", text)
+
+
+def _split(text: str) -> tuple[str, list[RawCall]]:
+    """(text left once the calls are cut out, calls in order)."""
+    tagged = list(_TOOL_CALL_TAG.finditer(text))
+    if tagged:
+        calls: list[RawCall] = []
+        for match in tagged:
+            body = match.group(1)
+            values = _decode_objects(body)
+            parsed = [c for value, raw, _, _ in values for c in _calls_of(value, raw)]
+            calls.extend(parsed or [_unparseable(body)])
+        rest = _TOOL_CALL_TAG.sub("", text)
+        return rest.strip(), calls
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    calls = []
+    pieces: list[str] = []
+    cursor = 0
+    covered: list[tuple[int, int]] = []
+    for value, raw, start, end in _decode_objects(stripped):
+        covered.append((start, end))
+        found = _calls_of(value, raw)
+        if found:
+            calls.extend(found)
+            pieces.append(stripped[cursor:start])
+            cursor = end
+    # A call-shaped fragment outside every parsed value (truncated, or broken JSON) is still
+    # an attempt; it runs to the end of the text.
+    for shaped in _CALL_SHAPED.finditer(stripped, cursor):
+        if not any(a <= shaped.start() < b for a, b in covered):
+            calls.append(_unparseable(stripped[shaped.start():]))
+            pieces.append(stripped[cursor : shaped.start()])
+            cursor = len(stripped)
+            break
+    pieces.append(stripped[cursor:])
+    rest = stripped if not calls else "".join(pieces)
+    return rest.strip(), calls
+
+
+def parse_calls(text: str) -> list[RawCall]:
+    """Calls written in the text, in order. Unparseable call-shaped fragments (a
+    ``<tool_call>`` body or a ``{"name": …`` object that does not parse) are kept as attempts
+    with ``parse_error`` set: an attempt that failed to parse is still an attempt.
+    """
+    return _split(text)[1]
+
+
+def _envelope_answer(text: str) -> str | None:
+    """The answer of a ``{"answer": "…"}`` envelope that is the whole output, else None."""
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(value, dict) and set(value) == {"answer"} and isinstance(value["answer"], str):
+        return value["answer"]
+    return None
+
+
+def split_output(text: str) -> tuple[str, list[RawCall]]:
+    """Split a model's raw output into (answer text, calls).
+
+    Reasoning blocks are dropped; a ``{"answer": …}`` envelope yields its answer; the calls
+    (tagged, envelope or bare JSON, several allowed) are cut out of the answer text. A truncated
+    ``{"answer": "…`` envelope keeps its raw text as the answer (it is not a call attempt).
+    """
+    visible = strip_thinking(text)
+    answer = _envelope_answer(visible)
+    if answer is not None:
+        return answer, []
+    rest, calls = _split(visible)
+    if not calls and _ANSWER_SHAPED.match(rest):
+        return rest, []
+    return rest, calls
+
+
 def find_leaked_calls(text: str, tool_names: set[str]) -> list[RawCall]:
     """Calls of shown tools that a server's parser left in the text content."""
     if not text or ("{" not in text and "<tool_call>" not in text):
         return []
-    return [call for call in parse_calls(text) if call.name in tool_names or call.parse_error]
+    tagged = "<tool_call>" in text
+    return [
+        call
+        for call in parse_calls(text)
+        if call.name in tool_names or (call.parse_error and (tagged or call.name is None))
+    ]

@@ -44,7 +44,10 @@ class Profile(BaseModel):
 
 
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
-    DEFAULT_PROFILE: {"kind": "llama", "gguf": "default", "n_ctx": 4096},
+    # A 135M model: short answers and few rounds keep a full corpus run within reach of two
+    # CPU cores; it rarely gets further than a handful of rounds anyway.
+    DEFAULT_PROFILE: {"kind": "llama", "gguf": "default", "n_ctx": 4096, "max_tokens": 192,
+                      "max_steps": 4},
     "qwen3-4b": {
         "base_url": "http://127.0.0.1:8080/v1",
         "model": "qwen3-4b",

@@ -1,0 +1,164 @@
+"""Grammar mode "on": the JSON envelope that allows a final answer or a schema-valid call.
+
+The envelope is ``anyOf`` of ``{"answer": string}`` and ``{"tool": const NAME, "arguments":
+<schema>}`` per shown tool. Every constraint backend accepts a JSON schema, so one shape
+serves llama-cpp-python (through its GBNF converter) and remote servers (``json_schema``,
+``response_format``). A native-format grammar (Qwen's ``<tool_call>``) would need a
+hand-written GBNF, and ``LlamaGrammar.from_string`` does not validate: an invalid grammar
+segfaults at generation time. So grammars here come only from the schema converter, and are
+checked by llama.cpp's own parser (``validate_gbnf``) before any sampler uses them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from pytest_tooleval.tools.base import ToolSpec
+
+MECHANISM = "json-envelope"
+
+# Keywords llama.cpp's schema converter reads; anything else in a tool schema is not enforced
+# by the grammar (the engine's schema validation still judges the arguments).
+_CONVERTER_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "prefixItems",
+    "minItems", "maxItems", "minLength", "maxLength", "pattern", "enum", "const", "anyOf",
+    "oneOf", "allOf", "$ref", "$defs", "definitions", "format",
+}
+_ANNOTATIONS = {"description", "title", "default", "examples", "$schema", "$id", "$comment",
+                "deprecated", "readOnly", "writeOnly"}
+_SUPPORTED_FORMATS = {"date", "time", "date-time", "uuid"}
+
+
+class GrammarError(Exception):
+    """The constraint could not be built faithfully; an "on" run must not proceed with it."""
+
+
+def _resolve_pointer(root: dict[str, Any], ref: str) -> Any:
+    node: Any = root
+    path = ref.removeprefix("#").removeprefix("/")
+    try:
+        for part in path.split("/") if path else []:
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+    except (KeyError, IndexError, TypeError) as error:
+        raise GrammarError(f"unresolvable $ref {ref!r} in a tool schema") from error
+    return node
+
+
+def inline_refs(schema: dict[str, Any], *, depth: int = 32) -> dict[str, Any]:
+    """The schema with its local ``$ref``s inlined, so it can sit inside the envelope.
+
+    A recursive schema cannot be inlined: ``GrammarError``.
+    """
+
+    def walk(node: Any, level: int) -> Any:
+        if level > depth:
+            raise GrammarError("recursive $ref in a tool schema cannot be inlined")
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                if not ref.startswith("#"):
+                    raise GrammarError(f"remote $ref {ref!r} in a tool schema")
+                target = walk(copy.deepcopy(_resolve_pointer(schema, ref)), level + 1)
+                rest = {k: walk(v, level) for k, v in node.items() if k != "$ref"}
+                return {**target, **rest} if rest else target
+            return {
+                k: walk(v, level) for k, v in node.items() if k not in ("$defs", "definitions")
+            }
+        if isinstance(node, list):
+            return [walk(item, level) for item in node]
+        return node
+
+    return walk(schema, 0)
+
+
+def _arguments_schema(spec: ToolSpec) -> dict[str, Any]:
+    params = inline_refs(dict(spec.parameters or {}))
+    params.pop("$schema", None)
+    if not params:
+        params = {"type": "object"}
+    return params
+
+
+def envelope_schema(tools: list[ToolSpec]) -> dict[str, Any]:
+    """The JSON schema of one turn under grammar "on": an answer or a call of a shown tool."""
+    alternatives: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        }
+    ]
+    for spec in tools:
+        alternatives.append(
+            {
+                "type": "object",
+                "properties": {"tool": {"const": spec.name}, "arguments": _arguments_schema(spec)},
+                "required": ["tool", "arguments"],
+                "additionalProperties": False,
+            }
+        )
+    return {"anyOf": alternatives}
+
+
+def unenforced_keywords(schema: Any) -> set[str]:
+    """Schema keywords the llama.cpp converter ignores (``minimum``, ``not``, …)."""
+    found: set[str] = set()
+
+    def walk(node: Any, in_properties: bool) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item, False)
+            return
+        if not isinstance(node, dict):
+            return
+        for key, value in node.items():
+            if in_properties:  # keys are property names, values schemas
+                walk(value, False)
+                continue
+            if key == "format" and value not in _SUPPORTED_FORMATS:
+                found.add(f"format:{value}")
+            elif key not in _CONVERTER_KEYWORDS and key not in _ANNOTATIONS:
+                found.add(key)
+            if key in ("properties", "$defs", "definitions"):
+                walk(value, True)
+            elif key not in ("enum", "const", "required", "examples", "default"):
+                walk(value, False)
+
+    walk(schema, False)
+    return found
+
+
+def schema_to_gbnf(schema: dict[str, Any]) -> str:
+    """GBNF for the schema through llama-cpp-python's converter, checked not to have
+    degraded to "any JSON": each tool name and the answer key must appear as literals.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf  # heavy: import on use
+
+    try:
+        gbnf = json_schema_to_gbnf(json.dumps(schema))
+    except Exception as error:  # the converter raises bare AssertionError/ValueError/KeyError
+        raise GrammarError(f"llama.cpp cannot convert the schema: {error}") from error
+    alternatives = schema.get("anyOf", [])
+    root = next((line for line in gbnf.splitlines() if line.startswith("root ::=")), "")
+    if alternatives and root.count("alternative-") != len(alternatives):
+        raise GrammarError(f"the grammar's root lost alternatives: {root!r}")
+    for alternative in alternatives:
+        const = alternative.get("properties", {}).get("tool", {}).get("const")
+        if const is not None and f'\\"{const}\\"' not in gbnf:
+            raise GrammarError(f"the grammar lost the call of {const!r}")
+    return gbnf
+
+
+def validate_gbnf(vocab: Any, gbnf: str, root: str = "root") -> None:
+    """Parse the grammar with llama.cpp itself (it returns NULL on error instead of a
+    sampler); using an invalid grammar in a sampler chain would crash the process.
+    """
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), root.encode())
+    if not sampler:
+        raise GrammarError("llama.cpp rejected the generated grammar")
+    llama_cpp.llama_sampler_free(sampler)

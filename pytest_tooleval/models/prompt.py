@@ -1,0 +1,227 @@
+"""Prompt rendering owned by the harness, so grammar "on" and "off" see the same prompt.
+
+The model's own chat template renders the conversation (from GGUF metadata, a template file,
+or a server's ``/apply-template``). A sentinel tool checks that the template shows tools; a
+template that drops them (SmolLM2's, measured) gets a tool block injected into the system
+message. Either way the system message carries one response-format instruction, identical
+in both grammar modes: it describes the JSON envelope, the only shape the "on" constraint
+admits, so the constraint changes decoding and nothing else.
+
+Tools keep the order the harness gives (already canonical) and everything that depends on
+the case's conversation comes after the system message (case system prompt, tool block,
+instruction), so consecutive prompts share a long prefix and llama.cpp reuses its KV cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from pytest_tooleval.models.base import BackendUnavailable, Message
+from pytest_tooleval.tools.base import ToolSpec
+
+SENTINEL_TOOL = "tooleval_sentinel_7d41"
+SENTINEL_RESULT = "tooleval-result-5b2e"
+
+# (messages, tools in OpenAI shape or None, template kwargs) -> prompt text
+Renderer = Callable[[list[Message], list[dict[str, Any]] | None, dict[str, Any]], str]
+
+CALL_FORMAT = (
+    "Reply in exactly one of two ways.\n"
+    'To call a tool, reply with only a JSON object: {"tool": "<tool name>", "arguments": '
+    "{<the arguments, matching the tool's parameters>}}\n"
+    'To give your final answer, reply with only a JSON object: {"answer": "<your answer>"}\n'
+    "After a tool call you receive its result; then call another tool or give your answer."
+)
+ANSWER_ONLY_FORMAT = 'Reply with only a JSON object: {"answer": "<your answer>"}'
+
+
+def tool_block(tools: list[ToolSpec]) -> str:
+    """The injected listing: one JSON line per tool, in the harness's order."""
+    lines = [
+        json.dumps(
+            {"name": t.name, "description": t.description, "parameters": t.parameters},
+            ensure_ascii=False,
+        )
+        for t in tools
+    ]
+    return "You can use these tools:\n" + "\n".join(lines)
+
+
+class ChatTemplate:
+    """A Hugging Face style chat template rendered in a sandboxed jinja2 environment."""
+
+    def __init__(self, source: str, *, bos_token: str = "", eos_token: str = "") -> None:
+        import jinja2.ext  # import on use: the plugin itself loads nothing heavy
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+        env = ImmutableSandboxedEnvironment(
+            trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
+        )
+        env.filters["tojson"] = _tojson
+        self.source = source
+        self.bos_token, self.eos_token = bos_token, eos_token
+        self._template = env.from_string(source)
+
+    def render(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        kwargs: dict[str, Any] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        return self._template.render(
+            messages=messages,
+            tools=tools,
+            add_generation_prompt=add_generation_prompt,
+            bos_token=self.bos_token,
+            eos_token=self.eos_token,
+            raise_exception=_raise,
+            strftime_now=lambda fmt: datetime.now().strftime(fmt),
+            **(kwargs or {}),
+        )
+
+    __call__ = render
+
+
+def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None,
+            separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent,
+                      separators=separators, sort_keys=sort_keys)
+
+
+def _raise(message: str) -> None:
+    raise ValueError(message)
+
+
+def _openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [t.openai_schema() for t in tools]
+
+
+def _envelope_of_call(call: dict[str, Any]) -> str:
+    function = call.get("function", call)
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        # broken text stays as the model wrote it
+        with contextlib.suppress(json.JSONDecodeError):
+            arguments = json.loads(arguments)
+    return json.dumps({"tool": function.get("name"), "arguments": arguments}, ensure_ascii=False)
+
+
+class PromptBuilder:
+    """Turns (messages, tools) into the prompt text, the same for every grammar mode."""
+
+    def __init__(
+        self,
+        render: Renderer,
+        *,
+        thinking: bool = False,
+        template_kwargs: dict[str, Any] | None = None,
+        fatal: tuple[type[Exception], ...] = (BackendUnavailable,),
+    ) -> None:
+        """``fatal``: errors a probe must pass on (an unreachable server); any other error
+        while probing means the template does not show tools / tool results."""
+        self._render = render
+        self._fatal = fatal
+        self.thinking = thinking
+        self.template_kwargs = {"enable_thinking": thinking, **(template_kwargs or {})}
+        self._native_tools: bool | None = None
+        self._native_tool_role: bool | None = None
+
+    # -- probes -----------------------------------------------------------------------------
+    @property
+    def native_tools(self) -> bool:
+        """Whether the template shows tools itself (checked once with a sentinel tool)."""
+        if self._native_tools is None:
+            sentinel = ToolSpec(SENTINEL_TOOL, "Sentinel.", {"type": "object"}, "sentinel")
+            probe = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+            try:
+                text = self._render(probe, _openai_tools([sentinel]), self.template_kwargs)
+            except self._fatal:
+                raise
+            except Exception:  # a template or server that refuses tools does not show them
+                text = ""
+            self._native_tools = SENTINEL_TOOL in text
+        return self._native_tools
+
+    @property
+    def native_tool_role(self) -> bool:
+        """Whether the template renders ``role: tool`` messages (with their content)."""
+        if self._native_tool_role is None:
+            probe = [
+                {"role": "system", "content": "s"},
+                {"role": "user", "content": "u"},
+                {"role": "assistant", "content": '{"tool": "t", "arguments": {}}'},
+                {"role": "tool", "content": SENTINEL_RESULT, "tool_call_id": "call_0"},
+            ]
+            try:
+                text = self._render(probe, None, self.template_kwargs)
+            except self._fatal:
+                raise
+            except Exception:  # the template rejects the role
+                text = ""
+            self._native_tool_role = SENTINEL_RESULT in text
+        return self._native_tool_role
+
+    # -- rendering ----------------------------------------------------------------------------
+    def system_text(self, tools: list[ToolSpec], system: str | None = None) -> str:
+        """The system content: the case's own, the tool block (when injected), then the
+        format instruction last, where small models heed it most (measured on SmolLM2)."""
+        parts = [system] if system else []
+        if tools and not self.native_tools:
+            parts.append(tool_block(tools))
+        parts.append(CALL_FORMAT if tools else ANSWER_ONLY_FORMAT)
+        return "\n\n".join(parts)
+
+    def messages_for_template(
+        self, messages: list[Message], tools: list[ToolSpec]
+    ) -> list[Message]:
+        """The conversation as the template will see it (see ``build``)."""
+        rest = list(messages)
+        system = None
+        if rest and rest[0].get("role") == "system":
+            system = rest.pop(0).get("content") or None
+        out: list[Message] = [{"role": "system", "content": self.system_text(tools, system)}]
+        names: dict[str, str] = {}
+        for message in rest:
+            role = message.get("role")
+            content = message.get("content") or ""
+            if role == "assistant":
+                calls = message.get("tool_calls") or []
+                for call in calls:
+                    names[call.get("id", "")] = call.get("function", call).get("name", "")
+                if calls:
+                    text = "\n".join(_envelope_of_call(c) for c in calls)
+                else:
+                    text = json.dumps({"answer": content}, ensure_ascii=False)
+                out.append({"role": "assistant", "content": text})
+            elif role == "tool":
+                name = message.get("name") or names.get(message.get("tool_call_id", ""), "")
+                if self.native_tool_role:
+                    out.append({"role": "tool", "content": content, "name": name,
+                                "tool_call_id": message.get("tool_call_id", "")})
+                else:
+                    label = f"Tool result ({name})" if name else "Tool result"
+                    out.append({"role": "user", "content": f"{label}:\n{content}"})
+            else:
+                out.append({"role": role, "content": content})
+        return out
+
+    def build(self, messages: list[Message], tools: list[ToolSpec]) -> str:
+        """The prompt. Past assistant turns are shown in the envelope form the instruction
+        asks for (whatever form the model used), so the history agrees with the instruction.
+        """
+        shown = _openai_tools(tools) if tools and self.native_tools else None
+        return self._render(self.messages_for_template(messages, tools), shown,
+                            self.template_kwargs)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "tools_shown": "native" if self.native_tools else "injected",
+            "tool_results": "tool role" if self.native_tool_role else "user-role wrapper",
+            "thinking": self.thinking,
+        }

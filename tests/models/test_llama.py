@@ -1,0 +1,164 @@
+"""The embedded backend on the default model (SmolLM2-135M-Instruct): it loads, a
+constrained step is parseable and schema-valid, the same seed repeats, thinking reaches the
+template, and SmolLM2's tool-dropping template gets the tool block injected."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+
+import jsonschema
+import pytest
+
+from pytest_tooleval.models import llama as llama_module
+from pytest_tooleval.models.grammar import envelope_schema
+from pytest_tooleval.models.llama import LlamaBackend, LocalModelMissing
+from pytest_tooleval.models.prompt import CALL_FORMAT, tool_block
+from pytest_tooleval.tools.base import ToolSpec
+from tests.models.templates import QWEN3_LIKE
+
+WEATHER_Q = [{"role": "user", "content": "What is the weather in Paris?"}]
+ADD_Q = [{"role": "user", "content": "Use the add tool to add 2 and 3."}]
+
+
+def test_missing_default_model_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llama_module.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(LocalModelMissing, match=r"pytest-tooleval\[local\]"):
+        llama_module.default_model_path()
+
+
+def test_loading_the_modules_imports_nothing_heavy() -> None:
+    code = (
+        "import sys\n"
+        "import pytest_tooleval.models.llama, pytest_tooleval.models.raw_openai\n"
+        "heavy = {'llama_cpp', 'jinja2', 'numpy'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.fixture(scope="module")
+def on() -> Iterator[LlamaBackend]:
+    backend = LlamaBackend(grammar="on", max_tokens=96, n_ctx=2048)
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="module")
+def off() -> Iterator[LlamaBackend]:
+    backend = LlamaBackend(grammar="off", max_tokens=48, n_ctx=2048)
+    yield backend
+    backend.close()
+
+
+@pytest.mark.realmodel
+def test_default_model_loads_and_describes_itself(on: LlamaBackend) -> None:
+    info = on.describe()
+    assert info["backend"] == "llama.cpp (embedded)"
+    assert info["model_path"].endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert info["grammar"] == "on" and info["constraint"].startswith("json-envelope")
+    assert info["llama_cpp"] and info["chat_template"] == "gguf"
+
+
+@pytest.mark.realmodel
+def test_sentinel_catches_smollm2_dropping_tools(on: LlamaBackend, tools: list[ToolSpec]) -> None:
+    assert on.prompt.native_tools is False
+    assert on.describe()["tools_shown"] == "injected"
+    prompt = on.prompt.build(WEATHER_Q, tools)
+    assert tool_block(tools) in prompt and CALL_FORMAT in prompt
+
+
+@pytest.mark.realmodel
+@pytest.mark.parametrize("question", [WEATHER_Q, ADD_Q], ids=["weather", "add"])
+def test_constrained_step_is_parseable_and_schema_valid(
+    on: LlamaBackend, tools: list[ToolSpec], question: list[dict]
+) -> None:
+    turn = on.complete(question, tools)
+    assert turn.finish_reason == "stop", on.last_output
+    value = json.loads(on.last_output)
+    jsonschema.validate(value, envelope_schema(tools))
+    if "tool" in value:
+        (made,) = turn.calls
+        assert made.parse_error is None and made.name == value["tool"]
+        assert json.loads(made.arguments or "") == value["arguments"]
+    else:
+        assert turn.calls == [] and turn.content == value["answer"]
+    assert turn.prompt_tokens and turn.completion_tokens and turn.latency_s > 0
+
+
+@pytest.mark.realmodel
+def test_off_uses_the_same_prompt_and_generates_freely(
+    on: LlamaBackend, off: LlamaBackend, tools: list[ToolSpec]
+) -> None:
+    assert on.prompt.build(WEATHER_Q, tools) == off.prompt.build(WEATHER_Q, tools)
+    turn = off.complete(WEATHER_Q, tools)
+    assert off.describe()["constraint"] == "none"
+    assert turn.completion_tokens and off.last_output
+
+
+@pytest.mark.realmodel
+def test_same_seed_gives_the_same_output(tools: list[ToolSpec]) -> None:
+    def run(**settings: object) -> list[str]:
+        backend = LlamaBackend(grammar="off", max_tokens=24, n_ctx=1024, seed=42,
+                               temperature=0.9, **settings)
+        try:
+            return [backend.complete(WEATHER_Q, tools).content for _ in range(2)]
+        finally:
+            backend.close()
+
+    assert run() == run()  # two runs, same seed, same order: the same transcript
+    uncached = run(prefix_cache=False)
+    assert uncached[0] == uncached[1]  # without the prefix cache every turn repeats too
+
+
+@pytest.mark.realmodel
+def test_thinking_control_reaches_the_models_template() -> None:
+    quiet = LlamaBackend(grammar="off", chat_template=QWEN3_LIKE, n_ctx=512)
+    loud = LlamaBackend(grammar="off", chat_template=QWEN3_LIKE, n_ctx=512, thinking=True)
+    assert quiet.prompt.build(WEATHER_Q, []).endswith("<think>\n\n</think>\n\n")
+    assert "<think>" not in loud.prompt.build(WEATHER_Q, [])
+    assert quiet.describe()["chat_template"] == "argument"
+
+
+GRAMMAR_SHAPES = textwrap.dedent(
+    """
+    import json, sys
+    from pytest_tooleval.models.llama import LlamaBackend
+    from pytest_tooleval.tools.base import ToolSpec
+    tools = [
+        ToolSpec("search", "Search files.", {"type": "object", "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 40},
+            "kinds": {"type": "array", "items": {"enum": ["py", "md"]}, "maxItems": 2},
+            "limit": {"type": ["integer", "null"], "minimum": 1},
+            "where": {"$ref": "#/$defs/place"},
+        }, "required": ["query"], "$defs": {"place": {"type": "object", "properties": {
+            "dir": {"type": "string"}, "recursive": {"type": "boolean"}}}}}, "t"),
+        ToolSpec("now", "The time.", {}, "t"),
+        ToolSpec("tag", "Tag.", {"type": "object", "properties": {"t": {"anyOf": [
+            {"type": "string", "pattern": "^[a-z]+$"}, {"type": "number"}]}}}, "t"),
+    ]
+    backend = LlamaBackend(grammar="on", max_tokens=int(sys.argv[1]), n_ctx=2048)
+    turn = backend.complete([{"role": "user", "content": "Find python files about tests."}],
+                            tools)
+    print(json.dumps({"raw": backend.last_output, "finish": turn.finish_reason,
+                      "unenforced": backend.describe().get("unenforced_schema_keywords")}))
+    """
+)
+
+
+@pytest.mark.realmodel
+def test_new_grammar_shapes_run_in_a_subprocess() -> None:
+    # An invalid grammar crashes llama.cpp (segfault): new shapes are tried out of process.
+    done = subprocess.run(
+        [sys.executable, "-c", GRAMMAR_SHAPES, "160"], capture_output=True, text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["unenforced"] == ["minimum"]
+    if result["finish"] == "stop":
+        value = json.loads(result["raw"])
+        assert value.get("tool") in {"search", "now", "tag"} or "answer" in value

@@ -1,0 +1,96 @@
+"""Reading calls and answers out of model text: every native form, several calls per turn,
+and malformed attempts kept as attempts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_tooleval.models.parsing import (
+    find_leaked_calls,
+    parse_calls,
+    split_output,
+    strip_thinking,
+)
+
+
+def test_envelope_answer_is_answer_text() -> None:
+    assert split_output('{"answer": "It is 12 degrees."}') == ("It is 12 degrees.", [])
+
+
+def test_envelope_call() -> None:
+    text, calls = split_output('{"tool": "get_weather", "arguments": {"city": "Paris"}}')
+    assert text == ""
+    assert [(c.name, json.loads(c.arguments or "")) for c in calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert calls[0].parse_error is None
+
+
+def test_hermes_tags_several_calls_and_prose() -> None:
+    out = (
+        "Let me check.\n"
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+        '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>'
+    )
+    text, calls = split_output(out)
+    assert text == "Let me check."
+    assert [c.name for c in calls] == ["get_weather", "add"]
+    assert json.loads(calls[1].arguments or "") == {"a": 1, "b": 2}
+
+
+def test_bare_objects_and_lists() -> None:
+    assert [c.name for c in parse_calls('{"name": "a", "arguments": {}} {"name": "b", '
+                                        '"parameters": {"x": 1}}')] == ["a", "b"]
+    listed = parse_calls('[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]')
+    assert [c.name for c in listed] == ["a", "b"]
+    fenced = parse_calls('```json\n{"tool": "a", "arguments": {"q": "x"}}\n```')
+    assert [c.name for c in fenced] == ["a"]
+    openai_shape = parse_calls('{"function": {"name": "a", "arguments": "{\\"q\\": 1}"}}')
+    assert openai_shape[0].arguments == '{"q": 1}'
+
+
+@pytest.mark.parametrize(
+    ("out", "name"),
+    [
+        ('{"tool": "get_weather", "arguments": {"city": "Par', "get_weather"),
+        ('<tool_call>{"name": "add", "arguments": {"a": 1,</tool_call>', "add"),
+        ("<tool_call>get_weather(city='Paris')</tool_call>", None),
+        ('I will call {"name": "add", "arguments": {a: 1}}', "add"),
+    ],
+)
+def test_call_shaped_but_unparseable(out: str, name: str | None) -> None:
+    calls = parse_calls(out)
+    assert len(calls) == 1
+    assert calls[0].parse_error == "unparseable"
+    assert calls[0].name == name
+    assert calls[0].arguments is None
+
+
+def test_plain_text_and_non_call_json_are_not_calls() -> None:
+    assert split_output("The answer is 4.") == ("The answer is 4.", [])
+    text = 'The record is {"name": "Bob", "age": 3}.'
+    assert split_output(text) == (text, [])
+
+
+def test_truncated_answer_envelope_is_text_not_a_call() -> None:
+    assert split_output('{"answer": "It is') == ('{"answer": "It is', [])
+
+
+def test_thinking_is_dropped() -> None:
+    out = '<think>maybe {"tool": "x"</think>\n{"tool": "add", "arguments": {"a": 1, "b": 2}}'
+    assert strip_thinking("<think>a</think>b") == "b"
+    text, calls = split_output(out)
+    assert text == ""
+    assert [c.name for c in calls] == ["add"]
+
+
+def test_leaks_only_of_shown_tools_or_broken_tags() -> None:
+    content = '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>'
+    assert [c.name for c in find_leaked_calls(content, {"add"})] == ["add"]
+    assert find_leaked_calls(content, {"other"}) == []
+    assert find_leaked_calls("plain words", {"add"}) == []
+    broken = find_leaked_calls("<tool_call>oops</tool_call>", {"add"})
+    assert broken[0].parse_error == "unparseable"
+    assert find_leaked_calls('Data: {"name": "Bob", "age": 3', {"add"}) == []

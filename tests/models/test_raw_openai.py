@@ -1,0 +1,120 @@
+"""Grammar on/off through raw completions, against the loopback fake server: each mode sends
+the harness's prompt (with a schema for "on", none for "off"), and the canary refuses a
+server that ignores the constraint."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_tooleval.models.base import BackendUnavailable
+from pytest_tooleval.models.grammar import envelope_schema
+from pytest_tooleval.models.raw_openai import (
+    CANARY_SCHEMA,
+    CANARY_VALUE,
+    ConstraintIgnored,
+    RawCompletionBackend,
+)
+from pytest_tooleval.tools.base import ToolSpec
+from tests.models.templates import SMOLLM2
+from tests.support.fake_openai import FakeOpenAI, Rule, answer, call
+
+QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
+CANARY_OK = Rule("three fruits", [answer(json.dumps({"canary": CANARY_VALUE}))])
+WEATHER_CALL = Rule("weather", [call("get_weather", {"city": "Paris"})])
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI([CANARY_OK, WEATHER_CALL]) as fake:
+        yield fake
+
+
+def _generations(fake: FakeOpenAI) -> list[tuple[str, dict]]:
+    paths = ("/completion", "/v1/completions")
+    return [(path, body) for path, body in fake.requests if path in paths]
+
+
+def test_off_sends_the_rendered_prompt_and_no_constraint(
+    server: FakeOpenAI, tools: list[ToolSpec]
+) -> None:
+    backend = RawCompletionBackend(server.base_url, grammar="off", retries=0)
+    turn = backend.complete(QUESTION, tools)
+    assert [(c.name, json.loads(c.arguments or "")) for c in turn.calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    (path, body), = _generations(server)
+    assert path == "/completion"
+    assert "json_schema" not in body and "grammar" not in body
+    assert body["prompt"] == backend.prompt.build(QUESTION, tools)
+    assert "You can use these tools" in body["prompt"]  # the fake's template drops tools
+    assert body["seed"] == 0 and body["temperature"] == 0.0 and body["cache_prompt"] is True
+    described = backend.describe()
+    assert described["constraint"] == "none" and described["server"] == "llama-server"
+    assert described["tools_shown"] == "injected"
+
+
+def test_on_runs_the_canary_then_sends_the_envelope_schema(
+    server: FakeOpenAI, tools: list[ToolSpec]
+) -> None:
+    backend = RawCompletionBackend(server.base_url, grammar="on", retries=0)
+    backend.complete(QUESTION, tools)
+    (_, canary), (_, step) = _generations(server)
+    assert canary["json_schema"] == CANARY_SCHEMA
+    assert step["json_schema"] == envelope_schema(tools)
+    off = RawCompletionBackend(server.base_url, grammar="off", retries=0)
+    assert step["prompt"] == off.prompt.build(QUESTION, tools)  # same prompt in both modes
+    assert backend.describe()["canary"] == "passed"
+    assert "llama-server /completion json_schema" in backend.describe()["constraint"]
+
+
+def test_canary_refuses_a_server_that_ignores_the_constraint(tools: list[ToolSpec]) -> None:
+    with FakeOpenAI([WEATHER_CALL]) as fake:  # answers "ok" to the canary: unconstrained
+        backend = RawCompletionBackend(fake.base_url, grammar="on", retries=0)
+        with pytest.raises(ConstraintIgnored, match="refused"):
+            backend.complete(QUESTION, tools)
+        assert len(_generations(fake)) == 1  # the case itself was never sent
+
+
+def test_openai_flavor_uses_v1_completions_with_a_template(tools: list[ToolSpec]) -> None:
+    with FakeOpenAI([CANARY_OK, WEATHER_CALL]) as fake:
+        backend = RawCompletionBackend(
+            fake.base_url, grammar="on", flavor="openai", template=SMOLLM2,
+            model="m", retries=0,
+        )
+        turn = backend.complete(QUESTION, tools)
+        assert [c.name for c in turn.calls] == ["get_weather"]
+        assert not [p for p, _ in fake.requests if p == "/apply-template"]
+        (path, canary), (_, step) = _generations(fake)
+        assert path == "/v1/completions"
+        assert canary["structured_outputs"] == {"json": CANARY_SCHEMA}
+        assert step["structured_outputs"] == {"json": envelope_schema(tools)}
+        assert "guided_json" not in step  # silently ignored by vLLM >= 0.12
+        assert step["model"] == "m"
+        assert "structured_outputs" in backend.describe()["constraint"]
+
+
+def test_openai_flavor_without_a_template_says_what_to_do(tools: list[ToolSpec]) -> None:
+    with FakeOpenAI() as fake:
+        backend = RawCompletionBackend(fake.base_url, grammar="off", flavor="openai")
+        with pytest.raises(ValueError, match="template"):
+            backend.complete(QUESTION, tools)
+
+
+def test_unreachable_server_is_backend_unavailable(tools: list[ToolSpec]) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    backend = RawCompletionBackend(f"http://127.0.0.1:{port}/v1", grammar="off", retries=0,
+                                   timeout=2)
+    with pytest.raises(BackendUnavailable):
+        backend.complete(QUESTION, tools)
+
+
+def test_thinking_flag_reaches_apply_template(server: FakeOpenAI, tools: list[ToolSpec]) -> None:
+    RawCompletionBackend(server.base_url, grammar="off", retries=0).complete(QUESTION, tools)
+    bodies = [b for p, b in server.requests if p == "/apply-template" and len(b["messages"]) > 1]
+    assert bodies[-1]["chat_template_kwargs"] == {"enable_thinking": False}
