@@ -164,6 +164,7 @@ def explain(result: dict[str, Any]) -> str:
             arguments = _short(str(attempt.get("arguments")), 120)
             lines.append(f"    call {attempt.get('name')}({arguments}) {status}")
         answer = step.get("answer")
-        shown_answer = _short(answer) if step.get("answered") else "(none: step limit)"
+        shown_answer = (_short(answer) if step.get("answered")
+                        else f"(none: {step.get('stopped') or 'step limit'})")
         lines.append(f"    answer: {shown_answer}")
     return "\n".join(lines)

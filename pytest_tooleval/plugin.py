@@ -54,8 +54,9 @@ class Runtime:
                 if isinstance(plugin, ModuleType)
                 and str(getattr(plugin, "__file__", "")).endswith("conftest.py")
             ]
+            workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
             self._session = build_session(self.settings, self.profile, self.world_base,
-                                          conftests)
+                                          conftests, workers)
         return self._session
 
     def offered_tools(self) -> set[str]:

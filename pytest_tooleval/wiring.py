@@ -6,6 +6,7 @@ use, never when the plugin loads.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -28,28 +29,51 @@ def grammar_mode(settings: Settings, profile: Profile) -> str:
     return settings.grammar or profile.grammar or "on"
 
 
-def make_backend(profile: Profile, grammar: str) -> Backend:
+def make_backend(profile: Profile, grammar: str, workers: int = 1) -> Backend:
+    """The backend a profile and grammar mode call for.
+
+    ``workers``: xdist workers on this machine, so that embedded models share the cores
+    instead of each taking all of them.
+    """
     if profile.kind == "llama":
-        try:
-            from pytest_tooleval.models.llama import LlamaBackend
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise BackendUnavailable(
-                f"the embedded backend needs llama-cpp-python: pip install "
-                f"'pytest-tooleval[local]' ({exc})"
-            ) from None
         if grammar == "vendor":
             raise BackendUnavailable(
                 "--grammar vendor means a server's own tool calling; the embedded model has "
                 "no server: use --grammar on or off"
             )
-        return LlamaBackend.from_profile(profile, grammar=grammar)
+        from pytest_tooleval.models.llama import LlamaBackend
+
+        threads = profile.n_threads or max(1, (os.cpu_count() or 1) // max(1, workers))
+        return LlamaBackend(
+            None if profile.gguf in (None, "default") else profile.gguf,
+            grammar=grammar,
+            n_threads=threads,
+            n_ctx=profile.n_ctx,
+            seed=profile.seed,
+            temperature=profile.temperature,
+            max_tokens=profile.max_tokens,
+            thinking=profile.thinking,
+        )
     if grammar == "vendor":
         from pytest_tooleval.models.openai import OpenAIChatBackend
 
         return OpenAIChatBackend(profile)
     from pytest_tooleval.models.raw_openai import RawCompletionBackend
 
-    return RawCompletionBackend.from_profile(profile, grammar=grammar)
+    assert profile.base_url is not None
+    return RawCompletionBackend(
+        profile.base_url,
+        grammar=grammar,
+        model=profile.model,
+        template=profile.template,
+        seed=profile.seed,
+        temperature=profile.temperature,
+        max_tokens=profile.max_tokens,
+        thinking=profile.thinking,
+        timeout=profile.timeout,
+        retries=profile.retries,
+        api_key=os.environ.get(profile.api_key_env) if profile.api_key_env else None,
+    )
 
 
 class CaseWorlds:
@@ -139,10 +163,11 @@ def build_session(
     profile: Profile,
     world_base: Callable[[], Path],
     conftests: Sequence[ModuleType] = (),
+    workers: int = 1,
 ) -> ModelSession:
     grammar = grammar_mode(settings, profile)
     return ModelSession(
-        backend_factory=lambda: make_backend(profile, grammar),
+        backend_factory=lambda: make_backend(profile, grammar, workers),
         providers=_providers_or_explain(settings, world_base, conftests),
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,

@@ -63,6 +63,16 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
     return Attempt(call.name, arguments, valid=True)
 
 
+def _canonical(arguments: str | None) -> str | None:
+    """Arguments in a canonical JSON form, so that whitespace does not hide a repeat."""
+    if arguments is None:
+        return None
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True)
+    except json.JSONDecodeError:
+        return arguments
+
+
 class ToolLoop:
     def __init__(
         self,
@@ -93,7 +103,10 @@ class ToolLoop:
 
     def _run_step(self, messages: list[Message], transcript: StepTranscript) -> None:
         shown = {name: self.catalogue.spec(name) for name in transcript.shown}
-        specs = list(shown.values())
+        # Catalogue order, not the router's ranking: prompts that show overlapping sets then
+        # share a longer prefix, which llama.cpp reuses from its KV cache.
+        specs = [spec for spec in self.catalogue.specs if spec.name in shown]
+        previous_round: list[tuple[str | None, str | None]] | None = None
         for round_index in range(self.settings.max_steps):
             turn = self.backend.complete(messages, specs)
             transcript.model_calls.append(
@@ -110,7 +123,16 @@ class ToolLoop:
                 transcript.answer = turn.content
                 transcript.answered = True
                 return
+            this_round = [(call.name, _canonical(call.arguments)) for call in turn.calls]
             self._run_calls(messages, transcript, turn.content, turn.calls, shown, round_index)
+            if this_round == previous_round:
+                # The same calls again, after the same (deterministic) results: the model is
+                # stuck. Further rounds would only repeat it; the step goes unanswered.
+                transcript.stopped = "repeated the previous round's calls unchanged"
+                break
+            previous_round = this_round
+        else:
+            transcript.stopped = f"no final answer within {self.settings.max_steps} model calls"
         transcript.answered = False
 
     def _run_calls(

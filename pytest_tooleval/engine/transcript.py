@@ -42,6 +42,7 @@ class StepTranscript:
     attempts: list[Attempt] = field(default_factory=list)
     answer: str | None = None
     answered: bool = False
+    stopped: str | None = None  # why the step ended without an answer
     model_calls: list[ModelCall] = field(default_factory=list)
 
     @property

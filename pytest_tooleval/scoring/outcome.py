@@ -55,6 +55,7 @@ def check_step(step: Step, transcript: StepTranscript) -> dict[str, Any]:
         "attempted": [a.name or "(unparseable)" for a in attempts],
         "forbidden_ran": forbidden_ran,
         "answered": transcript.answered,
+        "stopped": transcript.stopped,
         "tool": None,
         "restraint": None,
         "args": None,
@@ -130,7 +131,7 @@ def case_outcome(case: Case, steps: list[dict[str, Any]]) -> tuple[Outcome, list
                                f"{'; '.join(step['evidence_missing'])}")
         if not step["answered"]:
             failed_any = True
-            reasons.append(f"{prefix}no final answer within the step limit")
+            reasons.append(f"{prefix}no final answer: {step.get('stopped') or 'step limit'}")
     if hard_fail or not held_any:
         return Outcome.FAIL, reasons or ["no check held"]
     if failed_any:
