@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pytest_tooleval.world import DEFAULT_NOW, DEFAULT_TIMEZONE, build_template
 from pytest_tooleval.world.build import documents
+from pytest_tooleval.world.consistency import problems
 from pytest_tooleval.world.web import all_pages
 
 KINDS = {
@@ -183,6 +184,12 @@ def render(root: Path) -> str:
 
 def main(argv: list[str]) -> int:
     target = Path(argv[1]) if len(argv) > 1 else Path(__file__).parents[1] / "docs" / "world.md"
+    found = problems()
+    if found:
+        # derived facts must come from the data: refuse to document a world that disagrees
+        print("the world's data disagrees with itself; docs/world.md not written:",
+              *found, sep="\n  ", file=sys.stderr)
+        return 1
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "world"
         build_template(root)

@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_tooleval.tools.builtin.calc import evaluate, parse_number
+from pytest_tooleval.tools.builtin.calc import (
+    TOOLS,
+    evaluate,
+    expression_convention,
+    number_style,
+    parse_number,
+)
 from pytest_tooleval.tools.builtin.sandbox import ToolError
 
 
@@ -62,6 +71,73 @@ def test_number_formats() -> None:
     assert parse_number("0,125") * 1000 == 125
 
 
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # Turkish: a decimal comma makes every dot a thousands separator
+        ("97.640 / 1,2", "81366.6666666667"),
+        ("97.640 / 1,2 * 1,2", "97640"),
+        ("1.250 + 3,5", "1253.5"),
+        ("1,250 + 3,5", "4.75"),  # in a Turkish expression 1,250 is 1.25
+        ("1.250,50 + 1.250", "2500.5"),
+        ("%18 of 1.250,50", "225.09"),
+        ("1.250.000 * 1,035", "1293750"),
+        ("0,125 * 1.250", "156.25"),
+        ("(12.400 + 8.950) / 3,5", "6100"),
+        # the ambiguous pair: a dotted three-digit group with a comma number
+        ("100.000 * 1,035^6", "122925.5326344516"),
+        ("100.000 * 1,035 ^ 6 - 100.000", "22925.5326344516"),
+        ("1.250 + 1,250", "1251.25"),
+        # English: a decimal point makes every comma a thousands separator
+        ("12.50 + 1,250", "1262.5"),
+        ("3.5 * 1,035", "3622.5"),
+        ("1,250.50 + 1.250", "1251.75"),
+        ("1,250,000 * 1.035", "1293750"),
+        ("0.125 * 1,035", "129.375"),
+        # every number ambiguous and one kind only: today's (English) reading
+        ("1.250 * 2", "2.5"),
+        ("1,035 * 2", "2070"),
+        ("1,250 + 2,500", "3750"),
+        # conventions mixed: each number read on its own
+        ("3.5 + 2,5", "6"),
+        ("1.250,50 + 1,250.50", "2501"),
+    ],
+)
+def test_calculator_number_convention_per_expression(expression: str, expected: str) -> None:
+    assert evaluate(expression) == expected
+
+
+def test_turkish_examples_are_exact() -> None:
+    assert evaluate("97.640 / 1,2") == evaluate("97640 / 1.2")
+    assert evaluate("100.000 * 1,035^6") == evaluate("100000 * 1.035^6")
+
+
+@pytest.mark.parametrize(
+    ("number", "style"),
+    [("1,2", "tr"), ("3,5", "tr"), ("1.250,50", "tr"), ("0,125", "tr"), ("1.250.000", "tr"),
+     ("3.5", "en"), ("12.50", "en"), ("1,250.50", "en"), ("0.125", "en"), ("1,250,000", "en"),
+     ("1.250", "dot"), ("100.000", "dot"), ("1,035", "comma"), ("1250", None), ("1.", None)],
+)
+def test_number_style(number: str, style: str | None) -> None:
+    assert number_style(number) == style
+
+
+def test_expression_convention() -> None:
+    assert expression_convention(["97.640", "1,2"]) == "tr"
+    assert expression_convention(["100.000", "1,035", "6"]) == "tr"
+    assert expression_convention(["12.50", "1,250"]) == "en"
+    assert expression_convention(["1.250", "2"]) is None
+    assert expression_convention(["3.5", "2,5"]) is None
+    assert parse_number("1.250", "tr") == 1250 and parse_number("1,035", "tr") * 1000 == 1035
+    assert parse_number("1.250", "en") * 100 == 125 and parse_number("1,035", "en") == 1035
+
+
+def test_calculator_description_states_the_convention() -> None:
+    (tool,) = TOOLS
+    assert "decimal comma" in tool.description and "97.640 / 1,2" in tool.description
+    assert len(tool.description) < 400
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789.,+-*/^%() ×÷xof", max_size=40) | st.text(max_size=30))
 def test_calculator_never_raises_unexpectedly(expression: str) -> None:
@@ -70,3 +146,18 @@ def test_calculator_never_raises_unexpectedly(expression: str) -> None:
     except ToolError:
         return
     assert isinstance(result, str) and result
+
+
+def _turkish(value: Decimal) -> str:
+    whole, _, frac = f"{value:,.2f}".partition(".")
+    return whole.replace(",", ".") + "," + frac
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1_000, 10**9), st.integers(1, 10**6))
+def test_turkish_formatted_sums_read_as_turkish(whole: int, cents: int) -> None:
+    grouped = f"{whole:,}".replace(",", ".")  # 1.250 or 1.250.000
+    price = Decimal(cents) / 100
+    assert Fraction(evaluate(f"{grouped} + {_turkish(price)}")) == whole + Fraction(price)
+    english = f"{whole:,} + {price:,.2f}"
+    assert Fraction(evaluate(english)) == whole + Fraction(price)

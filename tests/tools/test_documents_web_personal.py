@@ -91,3 +91,15 @@ def test_reminders_contacts_messages(tools, world) -> None:  # type: ignore[no-u
     assert "sent" in tools.ok("send_message", to="Mehmet Öztürk", text=text)
     assert world.load_state("outbox") == [
         {"to": "Mehmet Öztürk", "text": text, "sent_at": "2026-03-12T10:47:00+03:00"}]
+
+
+def test_search_documents_splits_on_underscores_hyphens_dots(  # type: ignore[no-untyped-def]
+        tools, world) -> None:
+    (world.documents / "quarterly_sales-summary.v2.txt").write_text("Nothing else here.\n")
+    (world.documents / "notes.txt").write_text("see the field_trip_budget sheet\n")
+    for query in ("quarterly sales", "SALES summary", "summary v2", "Sales"):
+        hits = json.loads(tools.ok("search_documents", query=query))["results"]
+        assert hits and hits[0]["path"] == "Documents/quarterly_sales-summary.v2.txt", query
+    hits = json.loads(tools.ok("search_documents", query="trip budget"))["results"]
+    assert [h["path"] for h in hits] == ["Documents/notes.txt"]
+    assert "field_trip_budget" in hits[0]["snippet"]

@@ -89,3 +89,11 @@ def test_results_are_identical_across_builds(real_template: Path, tmp_path: Path
             calls.append(("git_log", {"limit": 50}))
         outputs.append([provider.call(name, args).text for name, args in calls])
     assert outputs[0] == outputs[1]
+
+
+def test_search_documents_splits_names_on_underscores(real: BuiltinToolProvider) -> None:
+    result = real.call("search_documents", {"query": "travel expenses"})
+    top = json.loads(result.text)["results"][0]
+    assert top["path"] == "Documents/Travel/travel_expenses_berlin_2025.csv"
+    turkish = json.loads(real.call("search_documents", {"query": "fatura özeti"}).text)
+    assert turkish["results"][0]["path"] == "Documents/Faturalar/fatura_özeti_2025.csv"

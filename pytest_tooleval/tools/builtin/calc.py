@@ -2,6 +2,19 @@
 
 Values are ``Fraction``s, so 0.1 + 0.2 is 0.3. Percentages follow how people write them:
 "18% of 1250", "%18 of 1250" (Turkish order), "1250 + 18%" (add 18 percent of 1250).
+
+Number format is decided once per expression (see ``expression_convention``):
+
+- Turkish: a number with a decimal comma ("1,2", "3,5", "0,125", "1.250,50") or several
+  dot groups ("1.250.000") makes dots thousands separators and commas decimal marks in the
+  whole expression: "97.640 / 1,2" is 97640 / 1.2.
+- English: a number with a decimal point ("3.5", "12.50", "0.125"), English order
+  ("1,250.50") or several comma groups ("1,250,000") makes commas thousands separators and
+  dots decimal points in the whole expression.
+- When every number is ambiguous ("1.250", "1,035": one separator followed by exactly three
+  digits), the English reading holds (1.25, 1035), except that a dotted number together with
+  a comma number reads as Turkish: "100.000 * 1,035^6" is 100000 * 1.035^6.
+- An expression mixing the two conventions ("3.5 + 2,5") reads each number on its own.
 """
 
 from __future__ import annotations
@@ -25,8 +38,56 @@ _TOKEN = re.compile(
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "÷": "/", ":": "/"})
 
 
-def parse_number(text: str) -> Fraction:
-    """Read 1250, 3.5, 3,5, 1.250,50, 1,250.50, 1.250.000 or 1,250,000 exactly."""
+def number_style(text: str) -> str | None:
+    """What one number says about the expression's convention.
+
+    "tr" (decimal comma, Turkish order, dot groups), "en" (decimal point, English order,
+    comma groups), "dot" or "comma" (one separator before exactly three digits: either
+    reading is possible), None (no separator, or malformed: parse_number reports it).
+    """
+    if not text or text.endswith((".", ",")):
+        return None
+    dots, commas = text.count("."), text.count(",")
+    if dots and commas:
+        return "tr" if text.rfind(",") > text.rfind(".") else "en"
+    if dots > 1:
+        return "tr"
+    if commas > 1:
+        return "en"
+    if dots == commas == 0:
+        return None
+    sep = "." if dots else ","
+    whole, frac = text.split(sep)
+    if _could_be_grouping(whole, frac):
+        return "dot" if dots else "comma"
+    return "en" if dots else "tr"
+
+
+def _could_be_grouping(whole: str, frac: str) -> bool:
+    return len(frac) == 3 and whole not in ("", "0") and len(whole) <= 3
+
+
+def expression_convention(numbers: list[str]) -> str | None:
+    """"tr", "en", or None (read each number on its own) for the numbers of one expression."""
+    styles = {number_style(n) for n in numbers}
+    if "tr" in styles and "en" in styles:
+        return None
+    if "tr" in styles:
+        return "tr"
+    if "en" in styles:
+        return "en"
+    if "dot" in styles and "comma" in styles:  # 100.000 * 1,035
+        return "tr"
+    return None
+
+
+def parse_number(text: str, convention: str | None = None) -> Fraction:
+    """Read 1250, 3.5, 3,5, 1.250,50, 1,250.50, 1.250.000 or 1,250,000 exactly.
+
+    ``convention`` only settles the ambiguous forms "1.250" and "1,035" (one separator
+    before exactly three digits): with "tr" the dot groups thousands and the comma is a
+    decimal mark (1250, 1.035); otherwise the English reading (1.25, 1035).
+    """
     if text.endswith((".", ",")):
         raise ToolError(f"malformed number {text!r}")
     dots, commas = text.count("."), text.count(",")
@@ -44,9 +105,15 @@ def parse_number(text: str) -> Fraction:
         digits = text.replace(sep, "")
     elif commas == 1:
         whole, frac = text.split(",")
-        # 1,250 reads as English grouping; 3,5 and 0,125 as a decimal comma.
-        grouped = len(frac) == 3 and whole != "0" and len(whole) <= 3
+        # 1,250 reads as English grouping (a decimal comma in a Turkish expression);
+        # 3,5 and 0,125 always as a decimal comma.
+        grouped = _could_be_grouping(whole, frac) and convention != "tr"
         digits = whole + frac if grouped else whole + "." + frac
+    elif dots == 1:
+        whole, frac = text.split(".")
+        # 1.250 reads as a decimal point (thousands grouping in a Turkish expression)
+        grouped = _could_be_grouping(whole, frac) and convention == "tr"
+        digits = whole + frac if grouped else text
     else:
         digits = text
     try:
@@ -63,7 +130,7 @@ def _check_groups(whole: str, sep: str, shown: str) -> None:
 
 def tokenize(expression: str) -> list[tuple[str, Any]]:
     text = expression.translate(_TRANSLATE).strip()
-    tokens: list[tuple[str, Any]] = []
+    raw: list[tuple[str, str]] = []
     pos = 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
@@ -74,14 +141,16 @@ def tokenize(expression: str) -> list[tuple[str, Any]]:
             raise ToolError(f"cannot read {bad!r}; only numbers, + - * / ^ ( ) and % are allowed")
         pos = match.end()
         if match.group("num"):
-            tokens.append(("num", parse_number(match.group("num"))))
+            raw.append(("num", match.group("num")))
         elif match.group("word"):
             word = match.group("word").lower()
-            tokens.append(("op", "*" if word == "x" else word))
+            raw.append(("op", "*" if word == "x" else word))
         else:
             op = match.group("op").lower()
-            tokens.append(("op", "*" if op == "x" else op))
-    return tokens
+            raw.append(("op", "*" if op == "x" else op))
+    convention = expression_convention([value for kind, value in raw if kind == "num"])
+    return [(kind, parse_number(value, convention) if kind == "num" else value)
+            for kind, value in raw]
 
 
 class _Parser:
@@ -245,11 +314,14 @@ def _calculator(ctx: Context, args: dict[str, Any]) -> str:
 TOOLS = [
     Tool(
         "calculator",
-        "Evaluate an arithmetic expression exactly: + - * / (or × ÷), parentheses, powers "
-        "(^ or **), percentages ('18% of 1250', '%18 of 1250', '1250 + 18%') and decimal "
-        "comma or point ('1.250,50'). Use it for any sum instead of mental arithmetic; it "
-        "does not convert units or dates.",
-        {"expression": prop("string", "The expression, e.g. '(1250 + 18%) / 3' or '3,5 * 4'.")},
+        "Evaluate arithmetic exactly: + - * / (or × ÷), parentheses, powers (^ or **), "
+        "percentages ('18% of 1250', '%18 of 1250', '1250 + 18%'). One number format per "
+        "expression: a decimal comma ('1,2', '1.250,50') makes dots thousands separators "
+        "throughout ('97.640 / 1,2' = 97640/1.2); a decimal point ('3.5') makes commas "
+        "thousands separators. Use it for any sum; no units or dates.",
+        {"expression": prop("string", "The expression, e.g. '(1250 + 18%) / 3' or '3,5 * 4'. "
+                            "Alone, '1.250' is 1.25 and '1,035' is 1035; with both, "
+                            "'100.000 * 1,035' is Turkish: 100000 * 1.035.")},
         ("expression",),
         _calculator,
     )

@@ -30,7 +30,9 @@ TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".csv", ".tsv", ".json", ".log", ".
                  ".yml"}
 DOCUMENT_SUFFIXES = TEXT_SUFFIXES | {".html", ".htm", ".pdf", ".docx"}
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_WORD = re.compile(r"\w+")
+# Letters and digits; "_", "-" and "." separate words, so travel_expenses_berlin_2025.csv
+# is travel, expenses, berlin, 2025, csv (\w alone would keep the underscored name whole).
+_WORD = re.compile(r"[^\W_]+")
 
 
 class _HTMLText(HTMLParser):
