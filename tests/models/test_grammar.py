@@ -76,13 +76,11 @@ def test_unenforced_keywords_are_reported() -> None:
 
 
 def test_gbnf_keeps_every_alternative(tools: list[ToolSpec]) -> None:
-    pytest.importorskip("llama_cpp")
     gbnf = schema_to_gbnf(envelope_schema(tools))
     assert '\\"get_weather\\"' in gbnf and '\\"add\\"' in gbnf and '\\"answer\\"' in gbnf
 
 
 def test_unconvertible_schema_raises_instead_of_any_json() -> None:
-    pytest.importorskip("llama_cpp")
     bad = ToolSpec("x", "x", {"type": "object", "properties": {"y": {"type": "frobnicate"}}}, "t")
     with pytest.raises(GrammarError):
         schema_to_gbnf(envelope_schema([bad]))

@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import sys
 
-import pytest
+import mcp_server_time  # noqa: F401  (the real third-party server must be installed)
 
 from pytest_tooleval.tools.mcp import McpServerConfig, McpToolProvider
 
 from ._support import wait_gone
-
-pytest.importorskip("mcp_server_time")
 
 
 def test_time_server_lists_and_answers() -> None:

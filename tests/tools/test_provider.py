@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import importlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -88,7 +87,8 @@ def test_unknown_tool_is_a_tool_error(tools: Tools) -> None:
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_real_world_repository(world: World) -> None:
     """The world engineer's repository builder: stable ids, tools work on it unchanged."""
-    repo_module = pytest.importorskip("pytest_tooleval.world.repo")
+    from pytest_tooleval.world import repo as repo_module
+
     ids = []
     for attempt in range(2):
         root = world.root.parent / f"real{attempt}"
@@ -104,17 +104,3 @@ def test_real_world_repository(world: World) -> None:
         assert not provider.call("git_branches", {}).is_error
         ids.append(log.text)
     assert ids[0] == ids[1]
-
-
-def test_real_world_builder_if_present() -> None:
-    """When pytest_tooleval.world gains its builder, the tools must run on its output."""
-    builder = None
-    for name in ("pytest_tooleval.world.builder", "pytest_tooleval.world.build"):
-        try:
-            builder = importlib.import_module(name)
-            break
-        except ImportError:
-            continue
-    if builder is None:
-        pytest.skip("the world builder does not exist yet")
-    assert builder is not None

@@ -11,9 +11,9 @@ import pytest
 from pytest_tooleval.tools.base import CaseContext
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.builtin.documents import DOCUMENT_SUFFIXES
+from pytest_tooleval.world import build
 from pytest_tooleval.world.api import World
 
-build = pytest.importorskip("pytest_tooleval.world.build")
 CONTEXT = CaseContext("f.yaml", "f.yaml", "case", "tr")
 
 
@@ -97,3 +97,11 @@ def test_search_documents_splits_names_on_underscores(real: BuiltinToolProvider)
     assert top["path"] == "Documents/Travel/travel_expenses_berlin_2025.csv"
     turkish = json.loads(real.call("search_documents", {"query": "fatura özeti"}).text)
     assert turkish["results"][0]["path"] == "Documents/Faturalar/fatura_özeti_2025.csv"
+
+
+def test_contacts_lookup_finds_a_contact_by_the_label_a_user_types(
+    real: BuiltinToolProvider,
+) -> None:
+    for query in ("dişçi", "DİŞÇİ", "disci", "diş hekimi"):
+        result = json.loads(real.call("contacts_lookup", {"name": query}).text)
+        assert result["results"][0]["name"] == "Pınar Oral", query

@@ -108,3 +108,14 @@ def test_rent_increase_guide_arithmetic() -> None:
     assert match, page["text"]
     rate, rent, result = (first_number(g, "tr") for g in match.groups())
     assert rent * (1 + rate / 100) == result == Decimal("42824.40")
+
+
+def test_generated_doc_matches_the_current_world() -> None:
+    """docs/world.md is what corpus authors read: it must describe the data as it is now
+    (regenerate with `python scripts/gen_world_doc.py`)."""
+    from pathlib import Path
+
+    from pytest_tooleval.world.data_io import fingerprint
+
+    text = (Path(__file__).parents[2] / "docs" / "world.md").read_text(encoding="utf-8")
+    assert f"World fingerprint `{fingerprint()}`" in text
