@@ -1,0 +1,66 @@
+"""End to end on the real embedded default model (SmolLM2-135M): the plugin with no
+server, and `tooleval gap` with both arms. Slow-ish; marked `realmodel`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import WEATHER_TOOL, scenario
+
+pytestmark = pytest.mark.realmodel
+
+CASES = [
+    {"name": "weather", "category": "tool", "steps": [
+        {"message": "What's the weather in Izmir right now?", "expect": "get_weather",
+         "evidence": ["17.4"]}]},
+    {"name": "thanks", "category": "irrelevance", "steps": [{"message": "thanks, bye!"}]},
+]
+
+
+@pytest.fixture
+def tiny_project(tmp_path: Path) -> Path:
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "tiny.yaml").write_text(
+        scenario(CASES, tools=[WEATHER_TOOL]), encoding="utf-8")
+    return tmp_path
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=600)
+
+
+def test_default_model_runs_without_a_server(tiny_project: Path) -> None:
+    result = _run(["-m", "pytest", "scenarios", "-p", "no:cacheprovider",
+                   "--tooleval-no-builtin", "--tooleval-partial", "pass"], tiny_project)
+    report = json.loads((tiny_project / "tooleval-report" / "report.json").read_text())
+    backend = report["run"]["backend"]
+    assert backend["backend"] == "llama.cpp (embedded)", result.stdout[-2000:]
+    assert backend["grammar"] == "on" and "json-envelope" in backend["constraint"]
+    assert backend["tools_shown"] == "injected"  # SmolLM2's template drops tools
+    assert report["summary"]["outcomes"]["ERROR"] == 0
+    for case in report["cases"]:
+        for step in case["transcript"]:
+            # grammar on: every attempt parses and fits the schema, whatever the model chose
+            assert all(a["malformed"] in (None, "unknown_tool") for a in step["attempts"])
+
+
+def test_gap_runs_both_arms_with_the_same_prompt(tiny_project: Path) -> None:
+    result = _run(["-m", "pytest_tooleval.cli", "gap", "scenarios", "--",
+                   "--tooleval-no-builtin"], tiny_project)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    out = tiny_project / "tooleval-report" / "gap"
+    gap = json.loads((out / "gap.json").read_text())
+    on = json.loads((out / "on" / "report.json").read_text())
+    off = json.loads((out / "off" / "report.json").read_text())
+    assert on["run"]["backend"]["grammar"] == "on" and off["run"]["backend"]["grammar"] == "off"
+    assert off["run"]["backend"]["constraint"] == "none"
+    assert gap["cases"] == 2 and set(gap["validity"]) == {"on", "off"}
+    assert (out / "gap.md").read_text().startswith("# Grammar gap")
