@@ -60,6 +60,9 @@ OPTIONS: tuple[Option, ...] = (
            "do not offer the built-in tool catalogue", False, is_flag=True),
     Option("baseline", "--tooleval-baseline",
            "compare this run with a baseline report.json at the end"),
+    Option("sample", "--tooleval-sample",
+           "run every Nth case of each file (deterministic, stratified by file): a quick "
+           "measurement on slow hardware; the report records N", 1, int),
     Option("check", "--tooleval-check",
            "run `tooleval check` as test items (no model): guards, requires, router", False,
            is_flag=True),
@@ -115,6 +118,7 @@ class Settings:
     no_builtin: bool = False
     baseline: Path | None = None
     check: bool = False
+    sample: int = 1
     project: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

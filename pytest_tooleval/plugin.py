@@ -148,6 +148,27 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    every = runtime_of(config).settings.sample
+    if every <= 1:
+        return
+    from pytest_tooleval.collect import CaseItem
+
+    seen: dict[str, int] = {}
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        if not isinstance(item, CaseItem):
+            keep.append(item)
+            continue
+        index = seen.get(str(item.path), 0)
+        seen[str(item.path)] = index + 1
+        (keep if index % every == 0 else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     from pytest_tooleval.collect import CaseFileCollector, wants_file
 

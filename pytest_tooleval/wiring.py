@@ -181,6 +181,7 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
         "grammar_requested": grammar_mode(settings, profile),
         "k": settings.k,
         "seed": profile.seed,
+        "sample_every": settings.sample,
         "thresholds": {
             "gate": settings.gate,
             "min_score": settings.min_score,

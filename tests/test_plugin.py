@@ -284,3 +284,17 @@ def test_unknown_profile_is_a_usage_error(project) -> None:
     result = project.run("--model", "nosuch")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--model nosuch: no such profile*"])
+
+
+def test_sample_keeps_every_nth_case_of_each_file(project, fake_model) -> None:
+    server = fake_model([Rule("", [answer("bye")])])
+    project.profile(server)
+    cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(7)]
+    project.write("scenarios/a.yaml", scenario(cases, name="a"))
+    project.write("scenarios/b.yaml", scenario(cases[:3], name="b"))
+    result = project.run("--tooleval-sample", "3", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["scenarios/a.yaml::t0", "scenarios/a.yaml::t3",
+                                 "scenarios/a.yaml::t6", "scenarios/b.yaml::t0",
+                                 "*4/10 tests collected (6 deselected)*"])
+    project.run("--tooleval-sample", "3")
+    assert project.report()["run"]["sample_every"] == 3
