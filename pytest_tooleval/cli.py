@@ -37,25 +37,36 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
     return args
 
 
-def run_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval run",
-        description="Run benchmark and scenario files against a model (a front over pytest). "
-        "Arguments after -- go to pytest unchanged.",
-    )
+def _run_parser(prog: str, description: str, *, grammar: bool,
+                report_default: str | None) -> argparse.ArgumentParser:
+    """The options `run` and `gap` share; everything after `--` goes to pytest unchanged."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("paths", nargs="*", help="files or folders (default: benchmarks scenarios)")
     parser.add_argument("--model", help="profile name, ollama:MODEL, or a .gguf path")
-    parser.add_argument("--grammar", choices=("on", "off", "vendor"))
-    parser.add_argument("--report", help="report directory (default tooleval-report)")
+    if grammar:
+        parser.add_argument("--grammar", choices=("on", "off", "vendor"))
+    parser.add_argument("--report", default=report_default,
+                        help=f"report directory (default {report_default or 'tooleval-report'})")
     parser.add_argument("-n", "--workers", help="xdist workers (needs pytest-xdist)")
     parser.add_argument("-m", dest="marks", help="pytest marker expression, e.g. hardmode")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression, e.g. TC-7")
+    return parser
+
+
+def _split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     argv = list(argv)
-    extra: list[str] = []
-    if "--" in argv:
-        index = argv.index("--")
-        argv, extra = argv[:index], argv[index + 1:]
-    options = parser.parse_args(argv)
+    if "--" not in argv:
+        return argv, []
+    index = argv.index("--")
+    return argv[:index], argv[index + 1:]
+
+
+def run_main(argv: Sequence[str]) -> int:
+    parser = _run_parser("tooleval run", "Run benchmark and scenario files against a model "
+                         "(a front over pytest). Arguments after -- go to pytest unchanged.",
+                         grammar=True, report_default=None)
+    own, extra = _split_passthrough(argv)
+    options = parser.parse_args(own)
     import pytest
 
     return int(pytest.main(pytest_args_for_run(options, extra)))
@@ -106,23 +117,13 @@ def gap_main(argv: Sequence[str]) -> int:
     from pytest_tooleval.report.gap import gap_of, render_gap
     from pytest_tooleval.report.write import write_atomic, write_json
 
-    parser = argparse.ArgumentParser(
-        prog="tooleval gap",
-        description="Run the cases with grammar on and with grammar off (same prompt, same "
-        "seed) and report the difference per axis and group, with validity figures.",
-    )
-    parser.add_argument("paths", nargs="*", help="files or folders (default: benchmarks scenarios)")
-    parser.add_argument("--model", help="profile name, ollama:MODEL, or a .gguf path")
-    parser.add_argument("--report", default="tooleval-report/gap", help="output directory")
-    parser.add_argument("-n", "--workers", help="xdist workers")
-    parser.add_argument("-m", dest="marks", help="pytest marker expression")
-    parser.add_argument("-k", dest="keyword", help="pytest -k expression")
-    argv = list(argv)
-    extra: list[str] = []
-    if "--" in argv:
-        index = argv.index("--")
-        argv, extra = argv[:index], argv[index + 1:]
-    options = parser.parse_args(argv)
+    parser = _run_parser(
+        "tooleval gap",
+        "Run the cases with grammar on and with grammar off (same prompt, same seed) and "
+        "report the difference per axis and group, with validity figures.",
+        grammar=False, report_default="tooleval-report/gap")
+    own, extra = _split_passthrough(argv)
+    options = parser.parse_args(own)
     out = Path(options.report)
     reports = {}
     for arm in ("on", "off"):
