@@ -56,6 +56,7 @@ class CueIndex:
         catalogue: Iterable[ToolSpec],
         stop_words: set[str],
         false_friends: tuple[str, ...] = (),
+        description_stop_words: frozenset[str] | set[str] = frozenset(),
     ) -> None:
         # Words starting with a known false friend (noter, kiraz, havale) get no cue votes:
         # the description cue "note" must not fire on "noter".
@@ -66,7 +67,10 @@ class CueIndex:
             description = [
                 w
                 for w in normalize(spec.description or "").words
-                if len(w) >= 3 and w not in stop_words and not w.isdigit()
+                if len(w) >= 3
+                and w not in stop_words
+                and w not in description_stop_words
+                and not w.isdigit()
             ][:MAX_DESCRIPTION_WORDS]
             for word in description:
                 cues.setdefault(cue_of(word), (DESCRIPTION_WEIGHT, f"description:{word}"))

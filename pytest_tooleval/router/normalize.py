@@ -32,6 +32,19 @@ _WORDS = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")
 # An operator between numbers: 18*1000, 3 x 4, 12/4, 7 − 2, %18, 18%.
 _OPERATOR = re.compile(r"\d\s*[-+*/×÷^x−–]\s*\d|%\s*\d|\d\s*%", re.IGNORECASE)
+# A web address, with or without a scheme: https://…, www.…, haber.example.tr/egitim/….
+# A bare host needs a common top-level domain and either a path or a scheme-free "www";
+# file names (cli.py, ideas.md, rapor.pdf) do not look like this.
+_URL = re.compile(
+    r"(?:https?://|www\.)\S+"
+    r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|dev|info|tr|de|uk|eu|fr|nl)"
+    r"(?:\.[a-z]{2})?/\S*",
+    re.IGNORECASE,
+)
+# A commit id as people paste it: 7 to 40 lowercase hex characters with a digit and a letter.
+_COMMIT_ID = re.compile(r"(?<![\w.])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w.])")
+# A release tag: v0.4.0, v2.1 (a "v" and dotted numbers), which only repositories have.
+_VERSION = re.compile(r"(?<![\w.])v\d+(?:\.\d+)+(?![\w])", re.IGNORECASE)
 
 
 def turkish_lower(text: str) -> str:
@@ -72,6 +85,9 @@ class Normalized:
     words: tuple[str, ...]
     has_number: bool
     has_operator: bool
+    has_url: bool = False
+    has_version: bool = False
+    has_commit_id: bool = False
 
     @property
     def text(self) -> str:
@@ -96,9 +112,12 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
     has_number = _DIGIT.search(text) is not None
     has_operator = _OPERATOR.search(text) is not None or any(ch in OPERATOR_EMOJI for ch in text)
+    has_url = _URL.search(text) is not None
+    has_version = _VERSION.search(text) is not None
+    has_commit_id = _COMMIT_ID.search(text) is not None
     text = _PICTOGRAPHS.sub(" ", text.translate(_hints(language)))
     words = tuple(_WORDS.findall(squeeze(fold(text))))
-    return Normalized(words, has_number, has_operator)
+    return Normalized(words, has_number, has_operator, has_url, has_version, has_commit_id)
 
 
 def words(text: str, language: str | None = None) -> tuple[str, ...]:

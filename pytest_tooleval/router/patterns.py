@@ -27,6 +27,9 @@ from pytest_tooleval.router.normalize import normalize
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
 CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
+ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
+MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
+SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,8 @@ class TriggerSet:
         self.exceptions: dict[str, tuple[str, ...]] = {}
         self.alternations: dict[str, str] = {}
         self.stop_words: set[str] = set()
+        self.description_stop_words: set[str] = set()
+        self.endings: dict[str, tuple[str, ...]] = {}
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -138,6 +143,14 @@ class TriggerSet:
         for source, target in (data.get("alternations") or {}).items():
             self.alternations[_key(source)] = _key(target)
         self.stop_words.update(_key(w) for w in _flatten(data.get("stop_words")))
+        # Noise in a description ("Returns the …") but content in a tool's name
+        # (get_return_policy): never a description cue, still a name cue.
+        self.description_stop_words.update(
+            _key(w) for w in _flatten(data.get("description_only_stop_words"))
+        )
+        for word, phrases in (data.get("cue_synonyms") or {}).items():
+            for text in _flatten(phrases):
+                self.add(f"{SYNONYM_PREFIX}{_key(str(word))}", str(text), 1.0)
         for tool, spec in (data.get("tools") or {}).items():
             groups = spec if isinstance(spec, dict) else {"triggers": spec}
             for level, items in groups.items():
@@ -151,6 +164,9 @@ class TriggerSet:
         for key in CLASS_KEYS:
             for text in _flatten(current.get(key)):
                 self.add(f"@{key}", str(text), 1.0)
+        for key in ENDING_KEYS:
+            found = (*self.endings.get(key, ()), *(_key(e) for e in _flatten(current.get(key))))
+            self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
 
     def add(self, tool: str, text: str, weight: float) -> None:
         elements, exceptions = parse_trigger(text, self.exceptions)
@@ -185,6 +201,13 @@ class TriggerSet:
                     yield (*elements[:index], changed, *elements[index + 1 :])
 
     # -- matching -------------------------------------------------------------------
+    def ending_matches(self, key: str, words: tuple[str, ...]) -> list[str]:
+        """Words of the message that end with one of the class's endings."""
+        endings = self.endings.get(key, ())
+        if not endings:
+            return []
+        return [w for w in words if len(w) >= MIN_ENDING_WORD and w.endswith(endings)]
+
     def candidates(self, words: tuple[str, ...]) -> list[Match]:
         found: list[Match] = []
         for start, token in enumerate(words):

@@ -6,9 +6,15 @@ Scoring, per tool, summed:
   (Turkish users type English tech words, and English text meets Turkish names);
 - cues from names and descriptions (name 1.5, description 0.5, divided by how many tools
   share the cue);
-- the current-information class → ``web_search``; the "ne kadar"/"kaç"/"how much" rules
-  → ``calculator`` (numbers or an operator) and/or ``web_search`` (a currency word).
-Ranking: score, then the fixed priority of ``catalogue.priority``. Exactly k tools.
+- cue synonyms: a phrase of a synonym class ("send back") also counts as its cue word
+  ("return"), so a user tool is reached by the words users type, not only its own;
+- the current-information class → ``web_search`` (topics, time words, and in Turkish the
+  reported-past ending -mış: "kapanmış", "grev varmış"); the "ne kadar"/"kaç"/"how much"
+  rules → ``calculator`` (numbers or an operator) and/or ``web_search`` (a currency or
+  price word); a web address without a scheme → ``web_fetch``; a release tag (v0.4.0) →
+  the git tools.
+Ranking: score, then the fixed priority of ``catalogue.priority``; places nobody scored
+for go first to the broad look-up tools (``LOOKUP_FALLBACK``). Exactly k tools.
 """
 
 from __future__ import annotations
@@ -27,7 +33,17 @@ from pytest_tooleval.tools.base import ToolSpec
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"
 WEB_TOOL = "web_search"
+FETCH_TOOL = "web_fetch"
 CALCULATOR_TOOL = "calculator"
+URL_WEIGHT = 3.0
+VERSION_WEIGHT = 1.5
+VERSION_TOOLS = ("git_show", "git_branches", "git_log", "git_diff")
+COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
+# A question no trigger understood is most often a look-up: the web, the user's documents,
+# their saved facts, their calendar. Places no tool scored for go to these first (after the
+# user's own tools), instead of to whatever comes first in the catalogue.
+LOOKUP_FALLBACK = ("web_search", "search_documents", "memory_search", "calendar_list")
+_FALLBACK_RANK = {name: index for index, name in enumerate(LOOKUP_FALLBACK)}
 _CUE_CACHE_SIZE = 64
 
 
@@ -65,6 +81,9 @@ class TriggerRouter(Router):
         self.trigger_files = tuple(Path(p) for p in trigger_files)
         self.sets = _compiled(self.trigger_files)
         self.stop_words = set().union(*(s.stop_words for s in self.sets.values()))
+        self.description_stop_words = frozenset(
+            set().union(*(s.description_stop_words for s in self.sets.values()))
+        )
         self.false_friends = tuple(
             sorted({e for s in self.sets.values() for excs in s.exceptions.values() for e in excs})
         )
@@ -85,7 +104,9 @@ class TriggerRouter(Router):
         if index is None:
             if len(self._cues) >= _CUE_CACHE_SIZE:
                 self._cues.clear()
-            index = self._cues[key] = CueIndex(catalogue, self.stop_words, self.false_friends)
+            index = self._cues[key] = CueIndex(
+                catalogue, self.stop_words, self.false_friends, self.description_stop_words
+            )
         return index
 
     def score(
@@ -130,8 +151,20 @@ class TriggerRouter(Router):
                         scores[target.tool] += target.weight * factor
                         reasons[target.tool].append(f"trigger {label}")
 
+            if primary:
+                # Turkish reported past ("kapanmış", "grev varmış"): news heard second-hand.
+                classes["weak_topics"] += trigger_set.ending_matches(
+                    "weak_topic_endings", text.words
+                )
+
         if self.use_cues:
-            for cue, word in self._cue_index(catalogue).match(text.words):
+            # A synonym class adds its cue word: "send them back" also reads as "return".
+            synonyms = tuple(
+                dict.fromkeys(
+                    kind[4:] for kind, hits in classes.items() if kind.startswith("syn:") and hits
+                )
+            )
+            for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms)):
                 scores[cue.tool] += cue.weight
                 reasons[cue.tool].append(f"cue {cue.label} ← {word!r}")
         for tool, weight, label in deferred:
@@ -161,6 +194,19 @@ class TriggerRouter(Router):
             else:
                 scores[WEB_TOOL] += 1.0
                 reasons[WEB_TOOL].append(f"current information (weak, no time word): {weak[0]}")
+        if text.has_url and FETCH_TOOL in names:
+            scores[FETCH_TOOL] += URL_WEIGHT
+            reasons[FETCH_TOOL].append("a web address")
+        if text.has_version:
+            for tool in VERSION_TOOLS:
+                if tool in names:
+                    scores[tool] += VERSION_WEIGHT
+                    reasons[tool].append("a release tag (v1.2.3)")
+        if text.has_commit_id:
+            for tool, weight in COMMIT_ID_TOOLS:
+                if tool in names:
+                    scores[tool] += weight
+                    reasons[tool].append("a commit id")
         how_much = classes["how_much"]
         if how_much and (text.has_number or text.has_operator) and CALCULATOR_TOOL in names:
             scores[CALCULATOR_TOOL] += 3.0
@@ -183,10 +229,7 @@ class TriggerRouter(Router):
     ) -> Routing:
         unique = list({spec.name: spec for spec in catalogue}.values())
         scores, reasons = self.score(message, language, unique)
-        ranked = sorted(
-            (spec.name for spec in unique),
-            key=lambda name: (-round(scores.get(name, 0.0), 6), priority(name)),
-        )
+        ranked = sorted((spec.name for spec in unique), key=lambda name: _rank(name, scores))
         chosen = ranked[: self.k]
         names = set(ranked)
         kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
@@ -201,5 +244,20 @@ class TriggerRouter(Router):
             why[name].append("kept: ran in the previous step")
         for name in chosen:
             if not why[name]:
-                why[name].append("filler: fixed priority")
+                why[name].append(
+                    "filler: look-up tool first"
+                    if name in _FALLBACK_RANK
+                    else "filler: fixed priority"
+                )
         return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})
+
+
+def _rank(name: str, scores: dict[str, float]) -> tuple[float, tuple[int, int, str], int]:
+    """Score first; among tools nobody scored for, the user's tools, then the look-up
+    tools of ``LOOKUP_FALLBACK``, then the rest in the fixed priority."""
+    score = round(scores.get(name, 0.0), 6)
+    order = priority(name)
+    if score > 0 or order[0] == 0:
+        return (-score, order, 0)
+    fallback = _FALLBACK_RANK.get(name)
+    return (-score, (1, -1, "") if fallback is not None else order, fallback or 0)
