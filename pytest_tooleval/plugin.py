@@ -230,7 +230,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def worker_info(runtime: Runtime) -> dict[str, Any]:
     session = runtime._session
-    if session is None:
+    if session is None or runtime._configuration_error is not None:
         return {}
     return {
         "backend": session.describe_backend(),

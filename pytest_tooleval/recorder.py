@@ -61,12 +61,14 @@ class Recorder:
         backends = [w["backend"] for w in self.worker_info if w.get("backend")]
         tools = sorted({t for w in self.worker_info for t in w.get("tools", [])})
         routers = [w["router"] for w in self.worker_info if w.get("router")]
+        providers = next((w["providers"] for w in self.worker_info if w.get("providers")), "")
         return {
             **self.run_info,
             "backend": backends[0] if backends else {},
             "backend_variants": len({repr(sorted(b.items())) for b in backends}),
             "router": routers[0] if routers else {},
             "tools_offered": tools,
+            "providers": providers,
             "started": self.started.isoformat(timespec="seconds"),
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "interrupted": interrupted,

@@ -1,0 +1,97 @@
+"""Your own tools through the plugin, against the scripted loopback model server: an MCP
+server and a conftest.py Python tool run and score; `requires` met, unmet, skipped."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.support.fake_openai import Rule, answer, call
+
+TOY_SERVER = Path(__file__).parent / "providers" / "servers" / "toy_server.py"
+
+
+def _mcp(project, name: str, command: str, args: list[str], prefix: str = "") -> None:
+    config = project.path / "tooleval.toml"
+    config.write_text(config.read_text() + f"\n[mcp.{name}]\ncommand = {json.dumps(command)}\n"
+                      f"args = {json.dumps(args)}\nprefix = {json.dumps(prefix)}\n"
+                      "startup_timeout = 20\n")
+
+
+SEED = {"name": "our-toy-mcp", "language": "en", "requires": ["toy_add", "release_date"],
+        "cases": [
+            {"name": "sum", "category": "tool", "steps": [
+                {"message": "what do 1234 and 4321 add up to?", "expect": "toy_add",
+                 "evidence": ["5555"], "forbidden": ["release_date"]}]},
+            {"name": "release", "category": "tool", "steps": [
+                {"message": "when did version 4.3.0 ship?", "expect": "release_date",
+                 "evidence": ["2025-05-28"]}]},
+            {"name": "thanks", "category": "irrelevance",
+             "steps": [{"message": "great, thanks!"}]}]}
+
+CONFTEST = '''
+from pytest_tooleval import tool
+
+
+@tool
+def release_date(version: str) -> str:
+    """The date a release of our product shipped."""
+    return {"4.3.0": "2025-05-28"}.get(version, "unknown version")
+'''
+
+
+def test_mcp_and_python_tools_run_and_score(project, fake_model) -> None:
+    server = fake_model([
+        Rule("add up", [call("toy_add", {"a": 1234, "b": 4321}), answer("They make 5555.")]),
+        Rule("4.3.0", [call("release_date", {"version": "4.3.0"}),
+                       answer("It shipped on 2025-05-28.")]),
+        Rule("thanks", [answer("Any time!")]),
+    ])
+    project.profile(server)
+    _mcp(project, "toy", sys.executable, [str(TOY_SERVER)], prefix="toy_")
+    project.pytester.makeconftest(CONFTEST)
+    project.write("benchmarks/seed.json", SEED)
+    result = project.run()
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    report = project.report()
+    assert report["summary"]["outcomes"]["PASS"] == 3
+    assert {"toy_add", "toy_echo", "release_date"} <= set(report["run"]["tools_offered"])
+    assert "mcp:toy" in report["run"]["providers"]
+    assert "python:conftest.py" in report["run"]["providers"]
+    summed = next(c for c in report["cases"] if c["case"] == "sum")
+    assert "5555" in summed["transcript"][0]["attempts"][0]["result"]
+
+
+def test_a_server_that_fails_to_start_stops_the_run_at_requires(project, fake_model) -> None:
+    server = fake_model([Rule("", [answer("ok")])])
+    project.profile(server)
+    _mcp(project, "toy", "/nonexistent/server-binary", [], prefix="toy_")
+    project.pytester.makeconftest(CONFTEST)
+    project.write("benchmarks/seed.json", SEED)
+    result = project.run()
+    assert result.ret == 2  # interrupted during collection: nothing scored
+    result.stdout.fnmatch_lines(["*requires tools that no provider on this machine offers: "
+                                 "toy_add*mcp:toy (failed:*"])
+    assert server.requests == []
+
+
+def test_duplicate_tool_names_are_one_clear_message(project, fake_model) -> None:
+    server = fake_model([Rule("", [answer("ok")])])
+    project.profile(server)
+    project.pytester.makeconftest('''
+from pytest_tooleval import tool
+
+
+@tool
+def calculator(expression: str) -> str:
+    """My own calculator."""
+    return "42"
+''')
+    project.write("benchmarks/b.json", {"name": "b", "cases": [
+        {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello there"}]}]})
+    result = project.run(builtin=True)
+    assert "Traceback" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*tool 'calculator' is offered twice, by builtin and by "
+                                 "python:conftest.py*"])
+    assert result.ret == 2
