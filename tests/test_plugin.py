@@ -298,3 +298,25 @@ def test_sample_keeps_every_nth_case_of_each_file(project, fake_model) -> None:
                                  "*4/10 tests collected (6 deselected)*"])
     project.run("--tooleval-sample", "3")
     assert project.report()["run"]["sample_every"] == 3
+
+
+def test_junit_xml_and_json_report_companions(project, fake_model) -> None:
+    import xml.etree.ElementTree as ET
+
+    server = fake_model([
+        Rule("weather", [call("get_weather", {"city": "Izmir"}), answer("rainy")]),  # PARTIAL
+        Rule("thanks", [answer("bye")]),                                            # PASS
+    ])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
+    result = project.run("--junitxml=junit.xml", "-p", "pytest_jsonreport",
+                         "--json-report", "--json-report-file=jr.json")
+    assert result.parseoutcomes().get("partial") == 1
+    cases = {c.get("name"): c for c in ET.parse(project.path / "junit.xml").iter("testcase")}
+    assert set(cases) == {"weather", "thanks"}  # no item dropped from the XML
+    assert cases["weather"].find("failure") is not None
+    assert "evidence missing" in cases["weather"].find("failure").text
+    assert cases["thanks"].find("failure") is None
+    tests = {t["nodeid"]: t for t in json.loads((project.path / "jr.json").read_text())["tests"]}
+    assert tests["scenarios/demo.yaml::thanks"]["outcome"] == "passed"
+    assert tests["scenarios/demo.yaml::weather"]["outcome"] == "partial"
