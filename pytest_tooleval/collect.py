@@ -46,7 +46,7 @@ class CaseFileCollector(pytest.File):
     """A benchmark (JSON) or scenario (YAML) file."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from pytest_tooleval.plugin import runtime_of
+        from pytest_tooleval.runtime import runtime_of
 
         runtime = runtime_of(self.config)
         try:
@@ -87,7 +87,7 @@ class CaseItem(pytest.Function):
 
     def runtest(self) -> None:
         from pytest_tooleval.engine.session import CaseRef
-        from pytest_tooleval.plugin import runtime_of
+        from pytest_tooleval.runtime import runtime_of
 
         runtime = runtime_of(self.config)
         if runtime.settings.check:

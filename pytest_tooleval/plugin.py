@@ -1,123 +1,22 @@
 """pytest hooks only. Everything else lives in modules imported on first use.
 
-Per process there is one ``Runtime`` (in ``config.stash``): settings, the model session
-(built lazily, one per xdist worker) and, on the controller only, the ``Recorder``.
+Per process there is one ``Runtime`` (pytest_tooleval/runtime.py, kept in ``config.stash``);
+on the controller, the ``Recorder`` gathers results from every worker's reports.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_tooleval.config import Settings, add_options
+from pytest_tooleval.runtime import RUNTIME_KEY, WORKER_INFO_KEY, Runtime, runtime_of, worker_info
 
 if TYPE_CHECKING:
-    from pytest_tooleval.cases.model import CaseFile
     from pytest_tooleval.engine.session import ModelSession
-    from pytest_tooleval.models.profiles import Profile
     from pytest_tooleval.recorder import Recorder
-    from pytest_tooleval.router.checkreport import CheckReport
-
-WORKER_INFO_KEY = "tooleval_run"
-
-
-class Runtime:
-    def __init__(self, config: pytest.Config, settings: Settings, profile: Profile) -> None:
-        self.config = config
-        self.settings = settings
-        self.profile = profile
-        self.is_worker = hasattr(config, "workerinput")
-        self._session: ModelSession | None = None
-        self._world_base: Path | None = None
-        self._configuration_error: str | None = None
-        self._case_files: list[Path] = []
-        self._check_report: CheckReport | None = None
-        self.recorder: Recorder | None = None
-
-    def world_base(self) -> Path:
-        """Shared by all xdist workers of this run: the world template is built once."""
-        if self._world_base is None:
-            factory = self.config._tmp_path_factory  # type: ignore[attr-defined]
-            base = factory.getbasetemp()
-            self._world_base = base.parent if self.is_worker else base
-        return self._world_base
-
-    def session(self) -> ModelSession:
-        if self._session is None:
-            from pytest_tooleval.wiring import build_session
-
-            conftests = [
-                plugin for plugin in self.config.pluginmanager.get_plugins()
-                if isinstance(plugin, ModuleType)
-                and str(getattr(plugin, "__file__", "")).endswith("conftest.py")
-            ]
-            workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
-            self._session = build_session(self.settings, self.profile, self.world_base,
-                                          conftests, workers)
-        return self._session
-
-    def offered_tools(self) -> set[str]:
-        """The run's catalogue, built once; a configuration mistake becomes one clear
-        message (a collection error for each file), never a traceback."""
-        if self._configuration_error is None:
-            from pytest_tooleval.tools.base import ConfigurationError
-
-            try:
-                return self.session().offered_tools()
-            except ConfigurationError as exc:
-                self._configuration_error = str(exc)
-        raise pytest.Collector.CollectError(
-            f"the tool configuration is not usable: {self._configuration_error}"
-        )
-
-    def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
-        """None when every required tool is offered; a skip reason when skipping is opted
-        into; otherwise the run stops with a collection error naming what is missing."""
-        if self.settings.check:
-            return None  # the check items report unmet requires themselves
-        offered = self.offered_tools() | set(case_file.inline_tool_names)
-        session = self.session()
-        missing = [name for name in case_file.requires if name not in offered]
-        if not missing:
-            return None
-        message = (
-            f"{nodeid} requires tools that no provider on this machine offers: "
-            f"{', '.join(missing)}. Providers: {session.describe_providers()}. "
-            "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
-        )
-        if self.settings.skip_missing:
-            return message
-        raise pytest.Collector.CollectError(
-            message + ", or pass --tooleval-skip-missing to skip this file's cases instead."
-        )
-
-    def register_case_file(self, path: Path) -> None:
-        self._case_files.append(path)
-
-    def check_report(self) -> CheckReport:
-        """``tooleval check`` over every case file this process collected, run once."""
-        if self._check_report is None:
-            from pytest_tooleval.check import run_check
-
-            offered = self.offered_tools()
-            self._check_report = run_check(sorted(set(self._case_files)), k=self.settings.k,
-                                           offered_tools=offered)
-        return self._check_report
-
-    def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
-
-
-_RUNTIME = pytest.StashKey[Runtime]()
-
-
-def runtime_of(config: pytest.Config) -> Runtime:
-    return config.stash[_RUNTIME]
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -137,7 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
     runtime = Runtime(config, settings, profile)
-    config.stash[_RUNTIME] = runtime
+    config.stash[RUNTIME_KEY] = runtime
     if not runtime.is_worker and not settings.check:  # a check run scores nothing
         from pytest_tooleval.recorder import Recorder
         from pytest_tooleval.wiring import describe_settings
@@ -226,18 +125,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 and runtime.recorder.compare_with_baseline(baseline)):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     runtime.close()
-
-
-def worker_info(runtime: Runtime) -> dict[str, Any]:
-    session = runtime._session
-    if session is None or runtime._configuration_error is not None:
-        return {}
-    return {
-        "backend": session.describe_backend(),
-        "tools": sorted(session.offered_tools()),
-        "providers": session.describe_providers(),
-        "router": session.describe_router(),
-    }
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
