@@ -51,6 +51,19 @@ def check_evidence_value(value: str, step: Step) -> tuple[str, str] | None:
     return None
 
 
+def _schema_problem(schema: dict) -> str | None:
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        return f"{exc.message}" + (f" (at {where})" if where else "")
+    if schema.get("type", "object") != "object":
+        return "a tool's parameters must be an object schema"
+    return None
+
+
 def known_tool_names(case_file: CaseFile, extra: Iterable[str] = ()) -> set[str]:
     return set(BUILTIN_TOOL_NAMES) | case_file.available_names | set(extra)
 
@@ -62,6 +75,16 @@ def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Pro
     available = case_file.available_names
 
     for tool in case_file.tools:
+        schema_problem = _schema_problem(tool.parameters)
+        if schema_problem:
+            problems.append(
+                Problem(
+                    f"inline tool {tool.name!r}: parameters is not a valid JSON Schema: "
+                    f"{schema_problem}",
+                    'write an object schema: {type: object, properties: {...}, required: [...]}',
+                    field="tools.parameters",
+                )
+            )
         if tool.name in BUILTIN_TOOL_NAMES:
             problems.append(
                 Problem(

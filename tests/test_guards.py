@@ -1,0 +1,92 @@
+"""Each guard refuses what it must and accepts a valid file (docs/format.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.load import load_case_file
+
+
+def write(tmp_path: Path, data: dict, suffix: str = ".json") -> Path:
+    path = tmp_path / f"f{suffix}"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def tool_case(**step: object) -> dict:
+    return {"name": "c", "category": "tool",
+            "steps": [{"message": "how much is the water bill?", "expect": "search_documents",
+                       **step}]}
+
+
+VALID = {"name": "v", "requires": ["search_documents"], "cases": [
+    tool_case(evidence=[["412,80", "412.80"]], forbidden=["web_search"]),
+    {"name": "thanks", "category": "irrelevance", "steps": [{"message": "thanks!"}]}]}
+
+
+def problems(tmp_path: Path, data: dict) -> str:
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, data))
+    return str(info.value)
+
+
+def test_a_valid_file_loads(tmp_path: Path) -> None:
+    assert len(load_case_file(write(tmp_path, VALID)).cases) == 2
+
+
+@pytest.mark.parametrize(("step", "message"), [
+    ({"evidence": ["7"]}, "single digit"),
+    ({"evidence": ["x"]}, "single character"),
+    ({"evidence": [" "]}, "empty evidence value"),
+    ({"evidence": ["water bill"]}, "appears in the step's own message"),
+    ({"expect": "nosuch_tool"}, "unknown tool 'nosuch_tool'"),
+    ({"forbidden": ["nosuch"]}, "unknown tool 'nosuch'"),
+    ({"expect": "read_document"}, "not in the file's 'requires'"),
+    ({"forbidden": ["search_documents"]}, "both expected and forbidden"),
+    ({"evidence": [[]]}, "empty list of alternatives"),
+])
+def test_each_guard_refuses(tmp_path: Path, step: dict, message: str) -> None:
+    data = {"name": "g", "requires": ["search_documents"], "cases": [tool_case(**step)]}
+    text = problems(tmp_path, data)
+    assert message in text and "case 'c', step 1" in text and "fix:" in text
+
+
+def test_number_from_the_question_is_refused(tmp_path: Path) -> None:
+    data = {"name": "g", "requires": ["calculator"], "cases": [{
+        "name": "c", "category": "tool", "steps": [{
+            "message": "what is 2,5 times 40?", "expect": "calculator", "evidence": ["25"]}]}]}
+    # not an echo of the text ("2,5"), but the digits of a number the question gives
+    assert "part of the number 25" in problems(tmp_path, data)
+
+
+def test_file_level_guards(tmp_path: Path) -> None:
+    dup = {"name": "d", "cases": [VALID["cases"][1], VALID["cases"][1]]}
+    assert "2 cases are named 'thanks'" in problems(tmp_path, dup)
+    irr = {"name": "i", "requires": ["web_search"], "cases": [
+        {"name": "x", "category": "irrelevance",
+         "steps": [{"message": "hello", "expect": "web_search"}]}]}
+    assert "an irrelevance case may not expect a tool" in problems(tmp_path, irr)
+    two = {"name": "t", "cases": [{"name": "x", "category": "tool",
+                                   "steps": [{"message": "a"}, {"message": "b"}]}]}
+    assert "use category 'chain'" in problems(tmp_path, two)
+
+
+def test_inline_tool_schema_and_name_are_checked(tmp_path: Path) -> None:
+    bad = {"name": "s", "tools": [{"name": "get_x", "description": "x",
+                                   "parameters": {"type": "frobnicate"}}],
+           "cases": [{"name": "a", "category": "irrelevance", "steps": [{"message": "hi"}]}]}
+    assert "not a valid JSON Schema" in problems(tmp_path, bad)
+    clash = {"name": "s", "tools": [{"name": "calculator", "description": "x"}],
+             "cases": [{"name": "a", "category": "irrelevance", "steps": [{"message": "hi"}]}]}
+    assert "has the name of a built-in tool" in problems(tmp_path, clash)
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")
+    with pytest.raises(CaseFileError, match=r"not valid YAML at line \d+"):
+        load_case_file(path)
