@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import CaseFile
+from pytest_tooleval.yamlio import safe_load
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -24,7 +25,7 @@ def parse_text(text: str, path: Path) -> Any:
     """Parse JSON or YAML by suffix; syntax errors carry line and column."""
     if path.suffix in SCENARIO_SUFFIXES:
         try:
-            return yaml.safe_load(text)
+            return safe_load(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

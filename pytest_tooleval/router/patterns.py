@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_tooleval.router.normalize import normalize
+from pytest_tooleval.yamlio import safe_load
 
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
@@ -239,7 +238,7 @@ def longest_matches(candidates: list[Match], size: int) -> list[Match]:
 
 def load_trigger_file(path: Path) -> tuple[str, dict[str, Any]]:
     """Read a data file; its language is the ``language`` key or the file's stem."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a trigger file holds one mapping (language, tools, …)")
     return str(data.get("language") or path.stem), data

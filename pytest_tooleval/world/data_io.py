@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pytest_tooleval.yamlio import safe_load
 
 DATA_DIR = Path(__file__).with_name("data")
 
@@ -23,7 +23,7 @@ def load_yaml(name: str) -> Any:
     text = _load_cached(name)
     if name.endswith(".json"):
         return json.loads(text)
-    return yaml.safe_load(text)
+    return safe_load(text)
 
 
 def fingerprint() -> str:
