@@ -73,6 +73,7 @@ def make_backend(profile: Profile, grammar: str, workers: int = 1) -> Backend:
         timeout=profile.timeout,
         retries=profile.retries,
         api_key=os.environ.get(profile.api_key_env) if profile.api_key_env else None,
+        start_hint=profile.start_hint,
     )
 
 

@@ -70,3 +70,13 @@ def test_precedence_cli_over_ini_over_config_file(project, fake_model) -> None:
     assert (project.path / "from-ini" / "report.json").is_file()
     project.run("--tooleval-report", "from-cli")
     assert (project.path / "from-cli" / "report.json").is_file()
+
+
+def test_an_unreachable_builtin_profile_says_how_to_start_the_server(project) -> None:
+    # qwen3-4b defaults to grammar on: raw completions against llama-server on :8080.
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    config = project.path / "tooleval.toml"
+    config.write_text('[models.qwen3-4b]\nbase_url = "http://127.0.0.1:9/v1"\nretries = 0\n')
+    result = project.run("--model", "qwen3-4b", "--grammar", "on")
+    result.stdout.fnmatch_lines(["*no model server at http://127.0.0.1:9*Start one with: "
+                                 "llama-server -hf Qwen/Qwen3-4B-GGUF*"])

@@ -72,12 +72,14 @@ class RawCompletionBackend(Backend):
         cache_prompt: bool = True,
         api_key: str | None = None,
         client: httpx.Client | None = None,
+        start_hint: str | None = None,
     ) -> None:
         if grammar not in ("on", "off"):
             raise ValueError(f"grammar must be 'on' or 'off' for raw completions: {grammar!r}")
         if flavor not in ("auto", "llama-server", "openai"):
             raise ValueError(f"flavor must be auto, llama-server or openai: {flavor!r}")
         self.mode = grammar
+        self.start_hint = start_hint  # how to start the server, for the unreachable message
         self.base_url = base_url.rstrip("/")
         self.root_url = self.base_url.removesuffix("/v1")
         self.model = model
@@ -131,7 +133,8 @@ class RawCompletionBackend(Backend):
                 raise BackendUnavailable(f"{url}: the reply is not JSON") from error
         if last.startswith("HTTP"):
             raise BackendUnavailable(f"{url}: {last}")
-        raise ServerUnreachable(f"{url}: {last}")
+        hint = f" Start one with: {self.start_hint}" if self.start_hint else ""
+        raise ServerUnreachable(f"no model server at {url} ({last}).{hint}")
 
     @property
     def flavor(self) -> str:
