@@ -153,7 +153,11 @@ class LlamaBackend(Backend):
                 **self.sampling,
             )
         except ValueError as error:  # e.g. the prompt does not fit the context window
-            raise BackendUnavailable(f"llama.cpp refused the request: {error}") from error
+            hint = ""
+            if "context window" in str(error):
+                hint = (" The conversation no longer fits the model's context: raise n_ctx "
+                        "in the profile (up to the model's trained context length).")
+            raise BackendUnavailable(f"llama.cpp refused the request: {error}.{hint}") from error
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         started = perf_counter()

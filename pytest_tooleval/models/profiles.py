@@ -46,7 +46,8 @@ class Profile(BaseModel):
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     # A 135M model: short answers and few rounds keep a full corpus run within reach of two
     # CPU cores; it rarely gets further than a handful of rounds anyway.
-    DEFAULT_PROFILE: {"kind": "llama", "gguf": "default", "n_ctx": 4096, "max_tokens": 192,
+    # n_ctx 8192: SmolLM2 was trained with an 8k context; long tool outputs and chains pass 4k.
+    DEFAULT_PROFILE: {"kind": "llama", "gguf": "default", "n_ctx": 8192, "max_tokens": 192,
                       "max_steps": 4},
     "qwen3-4b": {
         "base_url": "http://127.0.0.1:8080/v1",
