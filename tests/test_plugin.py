@@ -320,3 +320,26 @@ def test_junit_xml_and_json_report_companions(project, fake_model) -> None:
     tests = {t["nodeid"]: t for t in json.loads((project.path / "jr.json").read_text())["tests"]}
     assert tests["scenarios/demo.yaml::thanks"]["outcome"] == "passed"
     assert tests["scenarios/demo.yaml::weather"]["outcome"] == "partial"
+
+
+def test_a_model_repeating_the_same_call_is_stopped_as_stuck(project, fake_model) -> None:
+    server = fake_model([
+        Rule("weather in izmir", [call("get_weather", {"city": "Izmir"})]),  # forever
+        Rule("notes please", [call("save_note", {"text": "a"}), call("save_note", {"text": "b"}),
+                              call("save_note", {"text": "c"}), call("save_note", {"text": "d"}),
+                              answer("done")]),
+    ])
+    project.profile(server, max_steps=3)
+    project.write("scenarios/demo.yaml", scenario([
+        WEATHER_CASE,
+        {"name": "notes", "category": "tool", "steps": [
+            {"message": "notes please", "expect": "save_note"}]}]))
+    project.run()
+    cases = {c["case"]: c for c in project.report()["cases"]}
+    weather = cases["weather"]["transcript"][0]
+    assert len(weather["model_calls"]) == 2  # the repeat is seen at once, not at max_steps
+    assert weather["stopped"] == "repeated the previous round's calls unchanged"
+    assert "no final answer: repeated the previous round" in " ".join(cases["weather"]["reasons"])
+    notes = cases["notes"]["transcript"][0]
+    assert len(notes["model_calls"]) == 3 and notes["answered"] is False  # max_steps = 3
+    assert notes["stopped"] == "no final answer within 3 model calls"
