@@ -70,6 +70,8 @@ def test_drop_beyond_tolerance_is_reported() -> None:
     ({"platform": {"system": "Darwin", "machine": "arm64"}}, "platform differs"),
     ({"tools_offered": ["calculator"]}, "2 tool(s) only in the baseline: git_log, web_search"),
     ({"backend": {"grammar": "off", "mechanism": None}}, "grammar mechanism differs"),
+    # the embedded backend records the mechanism as "constraint"
+    ({"backend": {"grammar": "on", "constraint": "none"}}, "grammar mechanism differs"),
 ])
 def test_refusals(change: dict[str, Any], reason: str) -> None:
     result = compare(report(BASE, **change), report(BASE))

@@ -62,5 +62,6 @@ def test_gap_runs_both_arms_with_the_same_prompt(tiny_project: Path) -> None:
     off = json.loads((out / "off" / "report.json").read_text())
     assert on["run"]["backend"]["grammar"] == "on" and off["run"]["backend"]["grammar"] == "off"
     assert off["run"]["backend"]["constraint"] == "none"
+    assert "json-envelope" in gap["mechanism"]["on"]
     assert gap["cases"] == 2 and set(gap["validity"]) == {"on", "off"}
     assert (out / "gap.md").read_text().startswith("# Grammar gap")

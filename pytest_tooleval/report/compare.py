@@ -36,9 +36,15 @@ def load_report(path: Path) -> dict[str, Any]:
     return data
 
 
-def _mechanism(report: dict[str, Any]) -> tuple[Any, Any]:
+def mechanism(report: dict[str, Any]) -> Any:
+    """The constraint that actually ran (servers record it as ``mechanism``, the embedded
+    backend as ``constraint``)."""
     backend = report["run"].get("backend", {})
-    return backend.get("grammar"), backend.get("mechanism")
+    return backend.get("mechanism") or backend.get("constraint")
+
+
+def _mechanism(report: dict[str, Any]) -> tuple[Any, Any]:
+    return report["run"].get("backend", {}).get("grammar"), mechanism(report)
 
 
 def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.report.compare import _scored
+from pytest_tooleval.report.compare import _scored, mechanism
 
 
 def validity(report: dict[str, Any]) -> dict[str, Any]:
@@ -69,8 +69,7 @@ def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
         "groups": {g: pair(on_groups.get(g), off_groups.get(g))
                    for g in sorted({*on_groups, *off_groups})},
         "validity": {"on": validity(on), "off": validity(off)},
-        "mechanism": {"on": on["run"].get("backend", {}).get("mechanism"),
-                      "off": off["run"].get("backend", {}).get("mechanism")},
+        "mechanism": {"on": mechanism(on), "off": mechanism(off)},
         "model": on["run"].get("model", {}).get("name"),
     }
 
