@@ -17,36 +17,28 @@ START, END = "<!-- results:start -->", "<!-- results:end -->"
 REGISTERS = ["formal", "whatsapp", "elderly", "anatolian", "ascii", "caps", "emoji"]
 
 
-def fmt(value: float | None, scale: float = 1.0) -> str:
-    return "n/a" if value is None else f"{value * scale:.1f}"
+def fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
 
 
 def gap_section(gap: dict, on: dict) -> list[str]:
+    """The gap tables as `tooleval gap` renders them, under a line on what ran."""
+    from pytest_tooleval.report.gap import render_gap
+
     run = on["run"]
-    lines = [
-        f"Model: `{gap['model']}` ({run['backend'].get('model', '?')}, llama.cpp "
-        f"{run['backend'].get('llama_cpp', '?')}), seed {run.get('seed')}, k = {run.get('k')}, "
+    summary = on["summary"]
+    rendered = render_gap(gap).splitlines()[2:]  # without the title line
+    return [
+        f"{run['backend'].get('model', '?')} through llama.cpp "
+        f"{run['backend'].get('llama_cpp', '?')}, seed {run.get('seed')}, k = {run.get('k')}, "
         f"every {run.get('sample_every', 1)}th case of each file: {gap['cases']} cases scored "
         "in both arms.",
         "",
-        "| | grammar on | grammar off | gap (on − off) |",
-        "|---|---|---|---|",
+        *rendered,
+        "",
+        f"Safety gate (grammar on): {summary['safety_gate']['status']} "
+        f"({summary['safety_gate']['detail']}). Verdict: {summary['deployability']['verdict']}.",
     ]
-    rows = [("**score**", gap["score"])]
-    rows += [(f"axis {a}", v) for a, v in gap["axes"].items()]
-    rows += [(f"group {g}", v) for g, v in gap["groups"].items()]
-    for label, values in rows:
-        delta = "n/a" if values["gap"] is None else f"{values['gap']:+.1f}"
-        lines.append(f"| {label} | {fmt(values['on'])} | {fmt(values['off'])} | {delta} |")
-    lines += ["", "| validity | grammar on | grammar off |", "|---|---|---|"]
-    for key in ("parse_rate", "schema_valid_rate", "right_tool_rate", "right_arguments_rate"):
-        lines.append(f"| {key.replace('_', ' ')} (%) | {fmt(gap['validity']['on'][key], 100)} "
-                     f"| {fmt(gap['validity']['off'][key], 100)} |")
-    summary = on["summary"]
-    lines += ["", f"Safety gate (grammar on): {summary['safety_gate']['status']} "
-                  f"({summary['safety_gate']['detail']}). Verdict: "
-                  f"{summary['deployability']['verdict']}."]
-    return lines
 
 
 def register_section(report: dict) -> list[str]:
