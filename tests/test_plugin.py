@@ -343,3 +343,14 @@ def test_a_model_repeating_the_same_call_is_stopped_as_stuck(project, fake_model
     notes = cases["notes"]["transcript"][0]
     assert len(notes["model_calls"]) == 3 and notes["answered"] is False  # max_steps = 3
     assert notes["stopped"] == "no final answer within 3 model calls"
+
+
+def test_a_reply_slower_than_the_timeout_is_an_error_not_a_failure(project, fake_model) -> None:
+    from tests.support.fake_openai import delay
+
+    server = fake_model([Rule("thanks", [delay(3, answer("bye"))])])
+    project.profile(server, timeout=0.5, retries=1)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    assert result.parseoutcomes().get("errors") == 1
+    result.stdout.fnmatch_lines(["*no reply within 0.5 s*after 2 attempts*"])
