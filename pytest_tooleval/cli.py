@@ -113,7 +113,7 @@ def gap_main(argv: Sequence[str]) -> int:
     import subprocess
     from pathlib import Path
 
-    from pytest_tooleval.report.compare import ReportError, load_report
+    from pytest_tooleval.report.compare import ReportError, differences, load_report
     from pytest_tooleval.report.gap import gap_of, render_gap
     from pytest_tooleval.report.write import write_atomic, write_json
 
@@ -122,11 +122,40 @@ def gap_main(argv: Sequence[str]) -> int:
         "Run the cases with grammar on and with grammar off (same prompt, same seed) and "
         "report the difference per axis and group, with validity figures.",
         grammar=False, report_default="tooleval-report/gap")
+    parser.add_argument("--from-reports", nargs=2, metavar=("ON.json", "OFF.json"),
+                        type=Path, help="build the gap from two report.json files run before "
+                        "(for example on different days or machines) instead of running")
+    parser.add_argument("--force", action="store_true",
+                        help="with --from-reports: build the gap even when the two runs differ "
+                        "in platform, tools offered or case set")
     own, extra = _split_passthrough(argv)
     options = parser.parse_args(own)
     out = Path(options.report)
     reports = {}
+    if options.from_reports:
+        try:
+            reports = {arm: load_report(path)
+                       for arm, path in zip(("on", "off"), options.from_reports, strict=True)}
+        except ReportError as exc:
+            print(f"tooleval gap: {exc}", file=sys.stderr)
+            return 2
+        grammars = [reports[arm]["run"].get("backend", {}).get("grammar") for arm in ("on", "off")]
+        if grammars != ["on", "off"]:
+            print(f"tooleval gap: the reports ran with grammar {grammars[0]} and {grammars[1]}; "
+                  "give the grammar-on report first, then the grammar-off one", file=sys.stderr)
+            return 2
+        # The constraint is meant to differ; nothing else may.
+        found = [d for d in differences(reports["on"], reports["off"])
+                 if not d.startswith("grammar mechanism differs")]
+        if found and not options.force:
+            print("tooleval gap: the two runs differ beyond the grammar (pass --force to build "
+                  "the gap over the cases both scored anyway):", file=sys.stderr)
+            for line in found:
+                print(f"  - {line}", file=sys.stderr)
+            return 2
     for arm in ("on", "off"):
+        if arm in reports:
+            continue
         arm_options = argparse.Namespace(**vars(options))
         arm_options.grammar = arm
         arm_options.report = str(out / arm)

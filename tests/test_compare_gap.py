@@ -145,3 +145,33 @@ def test_baseline_option_in_pytest(project, fake_model) -> None:
                                  "*Beyond the tolerance of 1 points: score*"])
     assert result.ret == 1
     assert (project.path / "tooleval-report" / "comparison.json").is_file()
+
+
+def test_gap_from_two_reports_run_separately(tmp_path: Path, capsys) -> None:
+    """The committed reference reports rebuild the committed gap exactly."""
+    root = Path(__file__).resolve().parent.parent / "docs" / "results" / "gap-sample4"
+    out = tmp_path / "gap"
+    assert main(["gap", "--from-reports", str(root / "on" / "report.json"),
+                 str(root / "off" / "report.json"), "--report", str(out)]) == 0
+    assert json.loads((out / "gap.json").read_text()) == json.loads(
+        (root / "gap.json").read_text())
+    # the wrong order is refused, with the reason
+    assert main(["gap", "--from-reports", str(root / "off" / "report.json"),
+                 str(root / "on" / "report.json"), "--report", str(out)]) == 2
+    assert "grammar-on report first" in capsys.readouterr().err
+
+
+def test_gap_from_reports_refuses_runs_that_differ_beyond_the_grammar(tmp_path: Path,
+                                                                      capsys) -> None:
+    on = report(BASE)
+    off = report(BASE, backend={"grammar": "off", "mechanism": None},
+                 tools_offered=["calculator"])
+    paths = []
+    for name, data in (("on", on), ("off", off)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        paths.append(str(path))
+    assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g")]) == 2
+    assert "tool availability differs" in capsys.readouterr().err
+    assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g"),
+                 "--force"]) == 0
