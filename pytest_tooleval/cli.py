@@ -193,9 +193,9 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
     commands: dict[str, tuple[str, Callable[[Sequence[str]], int]]] = {
         "run": ("run cases against a model (a front over pytest)", run_main),
         "check": ("no model: guards, requires, router coverage, near-duplicates",
-                  _lazy("pytest_tooleval.check", "check_main")),
+                  _lazy("pytest_tooleval.check.static", "check_main")),
         "route": ("show the tools the router picks for a message, and why",
-                  _lazy("pytest_tooleval.check", "route_main")),
+                  _lazy("pytest_tooleval.check.static", "route_main")),
         "gap": ("grammar on against off: the difference per axis and group", gap_main),
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
     }

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.models.profiles import Profile
     from pytest_tooleval.recorder import Recorder
-    from pytest_tooleval.router.checkreport import CheckReport
+    from pytest_tooleval.check.report import CheckReport
 
 class Runtime:
     def __init__(self, config: pytest.Config, settings: Settings, profile: Profile) -> None:
@@ -98,7 +98,7 @@ class Runtime:
     def check_report(self) -> CheckReport:
         """``tooleval check`` over every case file this process collected, run once."""
         if self._check_report is None:
-            from pytest_tooleval.check import run_check
+            from pytest_tooleval.check.static import run_check
 
             offered = self.offered_tools()
             self._check_report = run_check(sorted(set(self._case_files)), k=self.settings.k,

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_tooleval.check import run_check
+from pytest_tooleval.check.static import run_check
 
 TEMPLATES = {
     "en": [

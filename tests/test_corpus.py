@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.cases.load import load_case_file
-from pytest_tooleval.check import run_check
+from pytest_tooleval.check.static import run_check
 from pytest_tooleval.router.catalogue import offered_builtin_names
 
 ROOT = Path(__file__).resolve().parent.parent

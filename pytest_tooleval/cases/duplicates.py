@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from pytest_tooleval.router.normalize import normalize
+from pytest_tooleval.text.normalize import normalize
 
 DEFAULT_SIMILARITY = 92.0
 MIN_FUZZY_LENGTH = 16

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 
 # A digit group separator between groups of exactly three digits: 18.000, 18,000, 18 000.
 _GROUP_SEPARATOR = re.compile(r"(?<=\d)[.,\u00a0\u202f ](?=\d{3}(?!\d))")

@@ -20,7 +20,7 @@ def default_router(k: int = 9, **options: Any) -> TriggerRouter:
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: evidence matching imports router.normalize and should not load the triggers.
+    # Lazy: importing the package must not load the trigger tables.
     if name == "TriggerRouter":
         from pytest_tooleval.router.trigger_router import TriggerRouter
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pytest_tooleval.router.normalize import normalize
+from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.tools.base import ToolSpec
 
 NAME_WEIGHT = 1.5

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.router.normalize import normalize
+from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.yamlio import safe_load
 
 SHORT_STEM = 4  # stems shorter than this need a second cue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_tooleval.router.normalize import fold, normalize, squeeze, turkish_lower, words
+from pytest_tooleval.text.normalize import fold, normalize, squeeze, turkish_lower, words
 
 
 def test_python_lower_is_wrong_for_turkish_and_we_are_not() -> None:

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.sandbox import Sandbox, ToolError
 from pytest_tooleval.world.api import World
 

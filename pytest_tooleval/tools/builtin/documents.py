@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import (
     MAX_OUTPUT_CHARS,

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_str, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import (
     MAX_OUTPUT_CHARS,

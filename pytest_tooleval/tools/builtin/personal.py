@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.common import (
     Context,
     Tool,

@@ -6,7 +6,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.calc import parse_number, render
 from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import ToolError

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
 
-from pytest_tooleval.router.normalize import fold
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_str, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError, clip
 

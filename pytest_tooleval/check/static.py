@@ -26,7 +26,7 @@ from pytest_tooleval.router.catalogue import (
     builtin_specs,
     offered_builtin_names,
 )
-from pytest_tooleval.router.checkreport import (
+from pytest_tooleval.check.report import (
     GUARD,
     NEAR_DUPLICATE,
     REQUIRES,

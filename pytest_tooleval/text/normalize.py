@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import regex
 
-from pytest_tooleval.router.emoji import OPERATOR_EMOJI, hint_table
+from pytest_tooleval.text.emoji import OPERATOR_EMOJI, hint_table
 
 _TURKISH_FOLD = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
 _COMBINING_DOT = "\u0307"
