@@ -19,22 +19,24 @@ from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_
 from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.router.base import Router
-from pytest_tooleval.router.catalogue import (
-    BUILTIN_ORDER,
-    GROUP_OF,
-    builtin_specs,
-    offered_builtin_names,
-)
 from pytest_tooleval.check.report import (
     GUARD,
     NEAR_DUPLICATE,
     REQUIRES,
     ROUTER_MISS,
+    SPLIT,
     CheckReport,
     Failure,
     Miss,
     write_router_doc,
+)
+from pytest_tooleval.check.split import Split, case_key, find_split, verify
+from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.router.catalogue import (
+    BUILTIN_ORDER,
+    GROUP_OF,
+    builtin_specs,
+    offered_builtin_names,
 )
 from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
@@ -92,6 +94,15 @@ def _miss_class(tool: str, score: float) -> str:
     return "stem" if tool in GROUP_OF else "cue"
 
 
+def _fallback_only(routing: Routing, expected: Iterable[str]) -> bool:
+    """An expected tool was shown only as a filler: no trigger, cue or class chose it."""
+    for tool in expected:
+        reasons = routing.reasons.get(tool, [])
+        if reasons and all(reason.startswith("filler") for reason in reasons):
+            return True
+    return False
+
+
 def _problem_detail(problem: Problem) -> str:
     text = problem.message
     if problem.field:
@@ -122,8 +133,22 @@ def run_check(
     machine = set(offered_tools) if offered_tools is not None else offered_builtin_names()
     extra = tuple(sorted(machine - set(BUILTIN_ORDER)))
     questions: list[Question] = []
+    splits: dict[Path, Split | None] = {}
+    verified: set[Path] = set()
     for path in collect_files(paths):
         source = str(path)
+        try:
+            split = find_split(path, splits)
+        except ValueError as error:
+            report.failures.append(Failure(SPLIT, source, None, None, str(error)))
+            split = None
+        if split is not None and split.folder not in verified:
+            verified.add(split.folder)
+            report.splits.append(str(split.path))
+            report.failures += [
+                Failure(SPLIT, str(split.folder), key, None, problem)
+                for key, problem in verify(split)
+            ]
         try:
             case_file = load_case_file(path, extra)
         except CaseFileError as error:
@@ -152,7 +177,12 @@ def run_check(
         for case in case_file.cases:
             report.cases += 1
             questions.append(_question(case, source, case_file.language))
-            _route_case(report, router, case, case_file.language, source, catalogue, offered)
+            half = None
+            if split is not None:
+                half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
+            _route_case(
+                report, router, case, case_file.language, source, catalogue, offered, half
+            )
     for pair in find_near_duplicates(questions, similarity):
         report.failures.append(
             Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None, pair.describe())
@@ -169,6 +199,7 @@ def _route_case(
     source: str,
     catalogue: list[ToolSpec],
     offered: set[str],
+    half: str | None = None,
 ) -> None:
     previous: tuple[str, ...] = ()
     for number, step in enumerate(case.steps, start=1):
@@ -182,7 +213,14 @@ def _route_case(
         routing = router.route(step.message, language, catalogue, keep)
         missing = [tool for tool in step.expect if tool not in routing.tools]
         group = _group(case, step.expect)
-        report.count(not missing, language, group, case.register or "unspecified")
+        report.count(
+            not missing,
+            language,
+            group,
+            case.register or "unspecified",
+            half=half,
+            fallback=not missing and _fallback_only(routing, step.expect),
+        )
         if not missing:
             continue
         scores: dict[str, float] = {}
