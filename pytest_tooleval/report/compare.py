@@ -87,6 +87,8 @@ class Comparison:
     regressions: list[dict[str, Any]] = field(default_factory=list)
     improvements: list[dict[str, Any]] = field(default_factory=list)
     tolerance: float = 1.0
+    routing: tuple[str, str] | None = None  # (new, baseline) router modes when they differ
+    routing_only: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def compared(self) -> bool:
@@ -120,6 +122,8 @@ class Comparison:
             "regressions": self.regressions,
             "improvements": self.improvements,
             "regressed_beyond_tolerance": self.regressed(),
+            "routing": list(self.routing) if self.routing else None,
+            "routing_only": self.routing_only,
         }
 
 
@@ -146,6 +150,7 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
                    if a in new_axes or a in base_axes}
     result.groups = {g: (new_groups.get(g), base_groups.get(g))
                      for g in sorted({*new_groups, *base_groups})}
+    _routing_only(result, new_cases, base_by_id, router_mode(new), router_mode(base))
     for case in new_cases:
         before = base_by_id[case["nodeid"]]["outcome"]
         after = case["outcome"]
@@ -156,6 +161,34 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
         elif OUTCOME_RANK[after] > OUTCOME_RANK[before]:
             result.improvements.append(change)
     return result
+
+
+def router_mode(report: dict[str, Any]) -> str:
+    """How the run routed: triggers (normal), or the oracle/all ablation."""
+    run = report.get("run", {})
+    return str(run.get("router_mode") or run.get("router", {}).get("mode") or "triggers")
+
+
+def _routing_only(result: Comparison, new_cases: list[dict[str, Any]],
+                  base_by_id: dict[str, dict[str, Any]], new_mode: str, base_mode: str) -> None:
+    """A normal run paired with a routing ablation: the cases that pass only when routing
+    is taken away, and at which step a tool that ran under the ablation was not shown."""
+    if new_mode == base_mode:
+        return
+    result.routing = (new_mode, base_mode)
+    for case in new_cases:
+        other = base_by_id[case["nodeid"]]
+        normal, ablation = (case, other) if new_mode == "triggers" else (other, case)
+        if normal["outcome"] == "PASS" or ablation["outcome"] != "PASS":
+            continue
+        unseen = []
+        steps = zip(normal.get("transcript", []), ablation.get("transcript", []), strict=False)
+        for number, (seen, ran) in enumerate(steps, start=1):
+            hidden = [t for t in ran.get("ran", []) if t not in seen.get("shown", [])]
+            if hidden:
+                unseen.append(f"step {number}: {', '.join(hidden)} not shown")
+        result.routing_only.append({"nodeid": case["nodeid"], "normal": normal["outcome"],
+                                    "ablation": ablation["outcome"], "unseen": unseen})
 
 
 def _row(label: str, values: tuple[float | None, float | None]) -> str:
@@ -184,6 +217,15 @@ def render_comparison(result: Comparison) -> str:
     lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.regressions]
     lines.append(f"Improvements ({len(result.improvements)}):")
     lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.improvements]
+    if result.routing:
+        new_mode, base_mode = result.routing
+        lines.append("")
+        lines.append(f"Routing: baseline {base_mode}, new {new_mode}. Cases that pass only "
+                     f"without the router's choice ({len(result.routing_only)}):")
+        lines += [f"  {c['normal']} → {c['ablation']}  {c['nodeid']}"
+                  + (f"  ({'; '.join(c['unseen'])})" if c["unseen"] else
+                     "  (every tool that ran was shown: not routing alone)")
+                  for c in result.routing_only]
     beyond = result.regressed()
     lines.append("")
     lines.append(f"Beyond the tolerance of {result.tolerance:g} points: "
