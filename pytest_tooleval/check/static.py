@@ -38,7 +38,8 @@ from pytest_tooleval.router.catalogue import (
     builtin_specs,
     offered_builtin_names,
 )
-from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
+from pytest_tooleval.router.trigger_router import DEFAULT_STEMMER, WEB_TOOL, TriggerRouter
+from pytest_tooleval.text.stem import STEMMERS
 from pytest_tooleval.tools.base import ToolSpec
 
 CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
@@ -277,6 +278,11 @@ def check_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--language", help="check only files of this language (en, tr, …)")
     parser.add_argument(
+        "--stemmer",
+        choices=STEMMERS,
+        help=f"the router's morphology for triggers and cues (default {DEFAULT_STEMMER})",
+    )
+    parser.add_argument(
         "--offered",
         metavar="TOOL",
         action="append",
@@ -302,6 +308,7 @@ def check_main(argv: Sequence[str]) -> int:
             similarity=args.similarity,
             language=args.language,
             offered_tools=set(args.offered) if args.offered else None,
+            router=TriggerRouter(args.k, stemmer=args.stemmer or DEFAULT_STEMMER),
         )
     except UsageError as error:
         print(f"tooleval check: {error}", file=sys.stderr)
@@ -331,6 +338,7 @@ def route_main(argv: Sequence[str]) -> int:
     parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
     parser.add_argument("--k", type=int, default=9)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
@@ -338,7 +346,8 @@ def route_main(argv: Sequence[str]) -> int:
         print("tooleval route: --k must be ≥ 1", file=sys.stderr)
         return 2
     language = args.language or guess_language(args.message)
-    routing = TriggerRouter(args.k).route(args.message, language, list(builtin_specs()))
+    router = TriggerRouter(args.k, stemmer=args.stemmer)
+    routing = router.route(args.message, language, list(builtin_specs()))
     if args.json:
         rows = [
             {"tool": t, "score": routing.scores.get(t, 0.0), "reasons": routing.reasons[t]}

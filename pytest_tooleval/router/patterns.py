@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.text.normalize import normalize
+from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
 
 SHORT_STEM = 4  # stems shorter than this need a second cue
@@ -29,6 +30,7 @@ CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
+MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
 
 
 @dataclass(frozen=True)
@@ -47,25 +49,37 @@ class Pattern:
     elements: tuple[tuple[str, bool], ...]  # (word, is_stem)
     exceptions: tuple[str, ...]
     targets: list[Target] = field(default_factory=list)
+    stems: tuple[str, ...] = ()  # each element's Snowball stem (the ``snowball`` switch)
+    text: str = ""  # the trigger as written, for computing ``stems`` on first use
 
     @property
     def length(self) -> int:
         """Letters matched, plus one per word boundary: the longest-match key."""
         return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
 
-    def match_at(self, words: tuple[str, ...], start: int) -> int:
-        """The end index when the pattern matches at ``start``, else 0."""
+    def match_at(
+        self, words: tuple[str, ...], start: int, stems: tuple[str, ...] | None = None
+    ) -> int:
+        """The end index when the pattern matches at ``start``, else 0.
+
+        With ``stems`` (the message words' Snowball stems) a word also matches by its stem:
+        a whole-word trigger when the stems are equal (saati ~ saat), a stem trigger when
+        the word's stem starts with it (kitabı → kitap ~ kitap*).
+        """
         end = start + len(self.elements)
         if end > len(words):
             return 0
         for offset, (word, is_stem) in enumerate(self.elements):
             token = words[start + offset]
+            stem = stems[start + offset] if stems else ""
             if is_stem:
-                if not token.startswith(word):
+                if not (token.startswith(word) or (stem and stem.startswith(word))):
                     return 0
                 if any(token.startswith(exc) for exc in self.exceptions):
                     return 0
-            elif token != word:
+            elif token != word and not (
+                self.stems and len(stem) >= MIN_STEM and stem == self.stems[offset]
+            ):
                 return 0
         return end
 
@@ -132,6 +146,8 @@ class TriggerSet:
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
         self._stem_sizes: tuple[int, ...] = ()
+        self._by_stem: dict[str, list[Pattern]] = {}  # whole-word first elements, by stem
+        self._by_stem_ready = False
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
@@ -167,6 +183,30 @@ class TriggerSet:
             found = (*self.endings.get(key, ()), *(_key(e) for e in _flatten(current.get(key))))
             self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
 
+    def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
+        if not has_snowball(self.language):
+            return ()
+        lower = [
+            word
+            for part in text.split()
+            if not (part.startswith("-") and len(part) > 1)
+            for word in normalize(part.rstrip("*")).lower_words
+        ]
+        if len(lower) != size:
+            return ()
+        return tuple(snowball_stem(word, self.language) for word in lower)
+
+    def _index_stems(self) -> None:
+        """Snowball stems of every pattern, computed the first time stems are matched (the
+        light stemmer never pays for them)."""
+        self._by_stem = {}
+        for pattern in self._patterns.values():
+            pattern.stems = self._element_stems(pattern.text, len(pattern.elements))
+            first_is_stem = pattern.elements[0][1]
+            if pattern.stems and not first_is_stem and len(pattern.stems[0]) >= MIN_STEM:
+                self._by_stem.setdefault(pattern.stems[0], []).append(pattern)
+        self._by_stem_ready = True
+
     def add(self, tool: str, text: str, weight: float) -> None:
         elements, exceptions = parse_trigger(text, self.exceptions)
         if not elements:
@@ -178,9 +218,10 @@ class TriggerSet:
             key = (variant, exceptions)
             pattern = self._patterns.get(key)
             if pattern is None:
-                pattern = self._patterns[key] = Pattern(variant, exceptions)
+                pattern = self._patterns[key] = Pattern(variant, exceptions, text=text)
                 first, is_stem = variant[0]
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
+                self._by_stem_ready = False
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
             if target not in pattern.targets:
@@ -207,7 +248,11 @@ class TriggerSet:
             return []
         return [w for w in words if len(w) >= MIN_ENDING_WORD and w.endswith(endings)]
 
-    def candidates(self, words: tuple[str, ...]) -> list[Match]:
+    def candidates(
+        self, words: tuple[str, ...], stems: tuple[str, ...] | None = None
+    ) -> list[Match]:
+        """Every pattern matching somewhere; ``stems`` (aligned with ``words``) adds the
+        matches by Snowball stem."""
         found: list[Match] = []
         for start, token in enumerate(words):
             patterns = list(self._exact.get(token, ()))
@@ -215,8 +260,18 @@ class TriggerSet:
                 if size > len(token):
                     break
                 patterns.extend(self._stem.get(token[:size], ()))
+            if stems:
+                if not self._by_stem_ready:
+                    self._index_stems()
+                stem = stems[start]
+                patterns.extend(self._by_stem.get(stem, ()))
+                for size in self._stem_sizes:
+                    if size > len(stem):
+                        break
+                    patterns.extend(self._stem.get(stem[:size], ()))
+                patterns = list({id(p): p for p in patterns}.values())
             for pattern in patterns:
-                end = pattern.match_at(words, start)
+                end = pattern.match_at(words, start, stems)
                 if end:
                     found.append(Match(pattern, start, end, " ".join(words[start:end])))
         return found

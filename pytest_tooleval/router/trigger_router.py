@@ -29,6 +29,7 @@ from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
 from pytest_tooleval.text.normalize import Normalized, normalize
+from pytest_tooleval.text.stem import check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"
@@ -45,6 +46,9 @@ COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
 LOOKUP_FALLBACK = ("web_search", "search_documents", "memory_search", "calendar_list")
 _FALLBACK_RANK = {name: index for index, name in enumerate(LOOKUP_FALLBACK)}
 _CUE_CACHE_SIZE = 64
+# Which morphology the trigger and cue matching use (text/stem.py; docs/router.md has the
+# measurement that chose it).
+DEFAULT_STEMMER = "light"
 
 
 def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
@@ -72,9 +76,12 @@ class TriggerRouter(Router):
         trigger_files: Sequence[Path | str] = (),
         cross_language_weight: float = 0.3,
         use_cues: bool = True,
+        stemmer: str = DEFAULT_STEMMER,
     ) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
+        check_stemmer(stemmer)
+        self.stemmer = stemmer
         self.k = k
         self.cross_language_weight = cross_language_weight
         self.use_cues = use_cues
@@ -95,6 +102,7 @@ class TriggerRouter(Router):
             "k": self.k,
             "languages": sorted(self.sets),
             "cross_language_weight": self.cross_language_weight,
+            "stemmer": self.stemmer,
             "trigger_files": [str(p) for p in self.trigger_files],
         }
 
@@ -105,7 +113,11 @@ class TriggerRouter(Router):
             if len(self._cues) >= _CUE_CACHE_SIZE:
                 self._cues.clear()
             index = self._cues[key] = CueIndex(
-                catalogue, self.stop_words, self.false_friends, self.description_stop_words
+                catalogue,
+                self.stop_words,
+                self.false_friends,
+                self.description_stop_words,
+                self.stemmer,
             )
         return index
 
@@ -126,7 +138,10 @@ class TriggerRouter(Router):
             factor = 1.0 if primary else self.cross_language_weight
             if factor <= 0:
                 continue
-            candidates = trigger_set.candidates(text.words)
+            stems = None
+            if self.stemmer == "snowball" and text.lower_words and has_snowball(set_language):
+                stems = tuple(snowball_stem(w, set_language) for w in text.lower_words)
+            candidates = trigger_set.candidates(text.words, stems)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             classes["currency"] += [
                 m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
@@ -164,7 +179,8 @@ class TriggerRouter(Router):
                     kind[4:] for kind, hits in classes.items() if kind.startswith("syn:") and hits
                 )
             )
-            for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms)):
+            lower = (*text.lower_words, *synonyms) if text.lower_words else None
+            for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms), lower):
                 scores[cue.tool] += cue.weight
                 reasons[cue.tool].append(f"cue {cue.label} ← {word!r}")
         for tool, weight, label in deferred:

@@ -88,6 +88,9 @@ class Normalized:
     has_url: bool = False
     has_version: bool = False
     has_commit_id: bool = False
+    # The same words before the ASCII fold (Turkish lowercase, letters kept: "faturamı"),
+    # for stemmers that need the real letters; empty when the two do not align.
+    lower_words: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -117,7 +120,12 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     has_commit_id = _COMMIT_ID.search(text) is not None
     text = _PICTOGRAPHS.sub(" ", text.translate(_hints(language)))
     words = tuple(_WORDS.findall(squeeze(fold(text))))
-    return Normalized(words, has_number, has_operator, has_url, has_version, has_commit_id)
+    lower = tuple(_WORDS.findall(squeeze(unicodedata.normalize("NFC", turkish_lower(text)))))
+    if len(lower) != len(words):
+        lower = ()
+    return Normalized(
+        words, has_number, has_operator, has_url, has_version, has_commit_id, lower
+    )
 
 
 def words(text: str, language: str | None = None) -> tuple[str, ...]:
