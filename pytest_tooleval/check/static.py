@@ -19,13 +19,6 @@ from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_
 from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.router.base import Router
-from pytest_tooleval.router.catalogue import (
-    BUILTIN_ORDER,
-    GROUP_OF,
-    builtin_specs,
-    offered_builtin_names,
-)
 from pytest_tooleval.check.report import (
     GUARD,
     NEAR_DUPLICATE,
@@ -35,6 +28,13 @@ from pytest_tooleval.check.report import (
     Failure,
     Miss,
     write_router_doc,
+)
+from pytest_tooleval.router.base import Router
+from pytest_tooleval.router.catalogue import (
+    BUILTIN_ORDER,
+    GROUP_OF,
+    builtin_specs,
+    offered_builtin_names,
 )
 from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec

@@ -27,8 +27,8 @@ from pathlib import Path
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.cues import CueIndex
-from pytest_tooleval.text.normalize import Normalized, normalize
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
+from pytest_tooleval.text.normalize import Normalized, normalize
 from pytest_tooleval.tools.base import ToolSpec
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"

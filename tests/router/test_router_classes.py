@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.router.catalogue import builtin_specs
-from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.router.trigger_router import LOOKUP_FALLBACK, TriggerRouter
+from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.tools.base import ToolSpec
 
 ROUTER = TriggerRouter()

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_tooleval.router.catalogue import BUILTIN_ORDER, builtin_specs
-from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.tools.base import ToolSpec
 
 ROUTER = TriggerRouter()
