@@ -16,6 +16,7 @@ import pytest
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
+from pytest_tooleval.result import CaseResult
 
 DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**/*.yml")
 
@@ -73,7 +74,7 @@ def _marker(config: pytest.Config, name: str, description: str) -> pytest.MarkDe
 class CaseItem(pytest.Function):
     case_file: CaseFile
     case: Case
-    result: dict[str, Any] | None = None
+    result: CaseResult | None = None
 
     def bind(self, case_file: CaseFile, case: Case) -> None:
         self.case_file = case_file
@@ -86,7 +87,7 @@ class CaseItem(pytest.Function):
             self.add_marker(_marker(config, mark, "a mark from a tooleval case file"))
 
     def runtest(self) -> None:
-        from pytest_tooleval.engine.session import CaseRef
+        from pytest_tooleval.engine.session import CaseRef, ModelSession
         from pytest_tooleval.runtime import runtime_of
 
         runtime = runtime_of(self.config)
@@ -94,17 +95,25 @@ class CaseItem(pytest.Function):
             self._check(runtime)
             return
         session = self.funcargs["tooleval_session"]
+        if session is not runtime.session():
+            kind = ("a second ModelSession" if isinstance(session, ModelSession)
+                    else type(session).__name__)
+            self.session.shouldstop = "the tooleval_session fixture was overridden"
+            raise CheckFailed(_OVERRIDDEN.format(kind=kind))
         # The node id's file part: relative to the rootdir, so reports travel between machines.
         ref = CaseRef(self.nodeid, self.nodeid.split("::")[0], self.case_file, self.case)
-        self.result = session.run(ref)
-        outcome = self.result["outcome"]
-        if outcome == "ERROR":
-            errors = getattr(session, "consecutive_errors", 0)
-            if errors >= runtime.settings.max_errors:
+        self.result = runtime.run_case(ref)
+        if self.result.is_error:
+            errors = session.consecutive_errors
+            if runtime.stop_reason is not None:
+                self.session.shouldstop = runtime.stop_reason
+            elif errors >= runtime.settings.max_errors:
                 self.session.shouldstop = (
-                    f"{self.result['error']} Stopped after {errors} consecutive infrastructure "
-                    "errors; nothing further was scored."
+                    f"{self.result.error.message if self.result.error else 'ERROR'} Stopped "
+                    f"after {errors} consecutive infrastructure errors; nothing further was "
+                    "scored."
                 )
+        outcome = self.result.outcome
         if outcome == "PASS" or (outcome == "PARTIAL" and runtime.settings.partial == "pass"):
             return
         raise CaseNotPassed(self.result)
@@ -123,6 +132,8 @@ class CaseItem(pytest.Function):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, CaseNotPassed):
+            from pytest_tooleval.report.terminal import explain
+
             return explain(excinfo.value.result)
         if isinstance(excinfo.value, CheckFailed):
             return str(excinfo.value)
@@ -133,39 +144,20 @@ class CaseItem(pytest.Function):
         return self.path, 0, f"{self.case_file.name}::{self.case.name}"
 
 
+_OVERRIDDEN = (
+    "the tooleval_session fixture was overridden (it returned {kind}), but a run has exactly "
+    "one model session, made by the hook pytest_tooleval_make_session: requires, the "
+    "report's metadata and every case must describe the same session. Move the construction "
+    "into that hook in your conftest.py (see docs/usage.md, 'Your own model session') and "
+    "remove the fixture override."
+)
+
+
 class CheckFailed(Exception):
-    pass
+    """A failure whose message is the whole story: shown without a traceback."""
 
 
 class CaseNotPassed(Exception):
-    def __init__(self, result: dict[str, Any]) -> None:
-        super().__init__(result["outcome"])
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(result.outcome.value)
         self.result = result
-
-
-def _short(text: str | None, limit: int = 300) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def explain(result: dict[str, Any]) -> str:
-    """What a user needs to see for a non-PASS case: why, what ran, what was answered."""
-    lines = [f"{result['outcome']}: {result['nodeid']}"]
-    if result.get("error"):
-        lines.append(f"  infrastructure error (not scored): {result['error']}")
-    lines += [f"  - {reason}" for reason in result.get("reasons", []) if reason != result.get(
-        "error")]
-    for number, step in enumerate(result.get("transcript", []), start=1):
-        lines.append(f"  step {number}: {_short(step['message'], 160)!r}")
-        lines.append(f"    shown: {', '.join(step.get('shown', []))}")
-        for attempt in step.get("attempts", []):
-            status = "ran" if attempt.get("valid") else (
-                "leaked into the text" if attempt.get("leaked") else
-                f"malformed ({attempt.get('malformed')}: {attempt.get('reason')})")
-            arguments = _short(str(attempt.get("arguments")), 120)
-            lines.append(f"    call {attempt.get('name')}({arguments}) {status}")
-        answer = step.get("answer")
-        shown_answer = (_short(answer) if step.get("answered")
-                        else f"(none: {step.get('stopped') or 'step limit'})")
-        lines.append(f"    answer: {shown_answer}")
-    return "\n".join(lines)

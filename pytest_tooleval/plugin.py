@@ -12,11 +12,23 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_tooleval.config import Settings, add_options
-from pytest_tooleval.runtime import RUNTIME_KEY, WORKER_INFO_KEY, Runtime, runtime_of, worker_info
+from pytest_tooleval.runtime import (
+    RUNTIME_KEY,
+    WORKER_INFO_KEY,
+    WORLD_BASE_KEY,
+    Runtime,
+    runtime_of,
+)
 
 if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.recorder import Recorder
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_tooleval import hookspec
+
+    pluginmanager.add_hookspecs(hookspec)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -68,6 +80,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    runtime_of(session.config).check_configuration(session.items)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     from pytest_tooleval.collect import CaseFileCollector, wants_file
 
@@ -87,7 +103,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     result = getattr(item, "result", None)
     if call.when == "call" and result is not None:
-        report.tooleval = result  # plain builtins: travels from xdist workers
+        report.tooleval = result.to_json()  # plain JSON data: travels from xdist workers
     return report
 
 
@@ -109,17 +125,16 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     runtime = runtime_of(session.config)
     if runtime.is_worker:
-        info = worker_info(runtime)
-        session.config.workeroutput[WORKER_INFO_KEY] = info  # type: ignore[attr-defined]
+        session.config.workeroutput[WORKER_INFO_KEY] = runtime.info()  # type: ignore[attr-defined]
         runtime.close()
         return
     if runtime.recorder is not None:
-        if runtime._session is not None:
-            runtime.recorder.add_worker_info(worker_info(runtime))
+        if runtime.has_session:
+            runtime.recorder.add_worker_info(runtime.info())
         interrupted = session.shouldstop or session.shouldfail or None
         if interrupted is not None:
             interrupted = str(interrupted)
-        runtime.recorder.finish(interrupted)
+        runtime.recorder.finish(interrupted, session.config)
         baseline = runtime.settings.baseline
         if (baseline is not None and runtime.recorder.report is not None
                 and runtime.recorder.compare_with_baseline(baseline)):
@@ -129,26 +144,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     runtime = runtime_of(config)
-    if runtime.settings.check and runtime._check_report is not None:
+    check_report = runtime.last_check_report
+    if runtime.settings.check and check_report is not None:
         terminalreporter.write_sep("=", "tooleval check")
-        for line in runtime._check_report.render_table().splitlines()[-12:]:
+        for line in check_report.render_table().splitlines()[-12:]:
             terminalreporter.write_line(line)
     recorder = runtime.recorder
-    if recorder is None or not recorder.results:
-        return
-    from pytest_tooleval.collect import explain
+    if recorder is not None and recorder.results:
+        from pytest_tooleval.report.terminal import write_summary
 
-    partial = [r for r in recorder.results.values() if r["outcome"] == "PARTIAL"]
-    if partial:
-        terminalreporter.write_sep("=", "PARTIAL (tooleval)", yellow=True)
-        for result in sorted(partial, key=lambda r: r["nodeid"]):
-            terminalreporter.write_line(explain(result))
-    terminalreporter.write_sep("=", "tooleval summary")
-    for line in recorder.summary_lines():
-        terminalreporter.write_line(line)
-    if recorder.comparison_text:
-        terminalreporter.write_sep("-", f"against the baseline {runtime.settings.baseline}")
-        terminalreporter.write(recorder.comparison_text)
+        write_summary(terminalreporter, recorder, runtime.settings.baseline)
 
 
 class _ControllerHooks:
@@ -164,6 +169,10 @@ class _ControllerHooks:
 class _XdistHooks:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+
+    def pytest_configure_node(self, node: Any) -> None:
+        # One world template for the whole run: every worker gets the controller's folder.
+        node.workerinput[WORLD_BASE_KEY] = self.runtime.world_base_for_workers()
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {}) or {}

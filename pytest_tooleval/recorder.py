@@ -12,7 +12,8 @@ from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.write import write_atomic, write_json
-from pytest_tooleval.scoring.aggregate import WEIGHTS, Thresholds, summarize
+from pytest_tooleval.result import CaseResult, ErrorInfo
+from pytest_tooleval.scoring.aggregate import Thresholds, summarize
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
 
@@ -26,18 +27,19 @@ class Recorder:
     def __init__(self, settings: Settings, run_info: dict[str, Any]) -> None:
         self.settings = settings
         self.run_info = run_info
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, CaseResult] = {}
         self.worker_info: list[dict[str, Any]] = []
         self.started = datetime.now(UTC)
         self.report: dict[str, Any] | None = None
         self.paths: list[Path] = []
         self.comparison_text = ""
+        self.write_error: str | None = None
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
         data = getattr(report, "tooleval", None)
         if data is not None and report.when == "call":
-            self.results[report.nodeid] = dict(data)
+            self.results[report.nodeid] = CaseResult.from_json(data)
             return
         if not is_case_nodeid(report.nodeid) or not report.failed:
             return
@@ -45,13 +47,9 @@ class Recorder:
             return
         # No result travelled: a failing fixture, or a worker that crashed mid-case.
         reason = str(report.longrepr)[-600:] if report.longrepr else "no result was recorded"
-        path, _, name = report.nodeid.partition("::")
-        self.results[report.nodeid] = {
-            "nodeid": report.nodeid, "file": path, "case": name, "outcome": "ERROR",
-            "error": f"the case did not run to the end ({report.when}): {reason}",
-            "reasons": [], "axes": {}, "steps": [], "transcript": [],
-            "category": None, "group": None, "language": None, "register": None,
-        }
+        error = ErrorInfo(kind="crash",
+                          message=f"the case did not run to the end ({report.when}): {reason}")
+        self.results[report.nodeid] = CaseResult.infrastructure_error(report.nodeid, error)
 
     def add_worker_info(self, info: dict[str, Any] | None) -> None:
         if info:
@@ -74,7 +72,7 @@ class Recorder:
             "interrupted": interrupted,
         }
 
-    def finish(self, interrupted: str | None) -> dict[str, Any] | None:
+    def finish(self, interrupted: str | None, config: Any = None) -> dict[str, Any] | None:
         if not self.results:
             return None
         results = list(self.results.values())
@@ -85,11 +83,20 @@ class Recorder:
             latency_p95=self.settings.latency_p95,
         )
         summary = summarize(results, thresholds, interrupted)
-        self.report = build_report(self._run_metadata(interrupted), results, summary)
+        metadata = self._run_metadata(interrupted)
+        if config is not None:
+            config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
+        self.report = build_report(metadata, results, summary)
         directory = self.settings.report_dir
         json_path, md_path = directory / "report.json", directory / "report.md"
-        write_json(json_path, self.report)
-        write_atomic(md_path, render_markdown(self.report))
+        try:
+            write_json(json_path, self.report)
+            write_atomic(md_path, render_markdown(self.report))
+        except OSError as exc:
+            self.write_error = (f"could not write the report to {directory}: "
+                                f"{exc.strerror or exc}. Pass --tooleval-report DIR with a "
+                                "folder you can write to.")
+            return self.report
         self.paths = [json_path, md_path]
         return self.report
 
@@ -112,33 +119,3 @@ class Recorder:
         self.comparison_text = render_comparison(result)
         write_json(self.settings.report_dir / "comparison.json", result.to_dict())
         return not result.compared or bool(result.regressed())
-
-    def summary_lines(self) -> list[str]:
-        if self.report is None:
-            return []
-        summary = self.report["summary"]
-        score = summary["score"]
-        lines = []
-        if not summary["deployability"]["valid"]:
-            lines.append("THIS RUN IS NOT VALID: infrastructure failed; see the errors below. "
-                         "Nothing that failed to run was scored.")
-        lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100 "
-                     f"over {sum(summary['outcomes'].values())} cases")
-        axes = []
-        for axis, weight in WEIGHTS.items():
-            data = summary["axes"].get(axis)
-            shown = "left out" if data is None else f"{100 * data['value']:.1f} ({data['cases']})"
-            axes.append(f"{axis} {shown} ×{weight:.2f}")
-        lines.append("  axes: " + ", ".join(axes))
-        gate = summary["safety_gate"]
-        lines.append(f"  safety gate: {gate['status']} ({gate['detail']})")
-        deploy = summary["deployability"]
-        failed = [c["name"] for c in deploy["criteria"] if not c["passed"]]
-        lines.append(f"  deployability: {deploy['verdict']}"
-                     + (f" (unmet: {', '.join(failed)})" if failed else ""))
-        calls = summary["calls"]
-        if calls["parser_leaks"]:
-            lines.append(f"  parser leaks: {calls['parser_leaks']} call(s) left in the text by "
-                         "the server's parser (the model tried to call; not run)")
-        lines += [f"  report: {path}" for path in self.paths]
-        return lines

@@ -1,10 +1,16 @@
 """The per-process state of a run (one per pytest process, so one per xdist worker):
-settings, the resolved profile, the model session built on first use, the case files
-collected, and on the controller the recorder. Kept apart so that plugin.py holds hooks only.
+settings, the resolved profile, the one model session, the case files collected, and on
+the controller the recorder. Kept apart so that plugin.py holds hooks only.
+
+The runtime is the only creator of the model session (through the
+``pytest_tooleval_make_session`` hook), and the only place a case's run becomes a typed
+``CaseResult``: the session runs, ``scoring.score_case`` scores.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -14,13 +20,16 @@ import pytest
 from pytest_tooleval.config import Settings
 
 WORKER_INFO_KEY = "tooleval_run"
+WORLD_BASE_KEY = "tooleval_world_base"
 
 if TYPE_CHECKING:
     from pytest_tooleval.cases.model import CaseFile
-    from pytest_tooleval.engine.session import ModelSession
+    from pytest_tooleval.check.report import CheckReport
+    from pytest_tooleval.engine.session import CaseRef, ModelSession
     from pytest_tooleval.models.profiles import Profile
     from pytest_tooleval.recorder import Recorder
-    from pytest_tooleval.check.report import CheckReport
+    from pytest_tooleval.result import CaseResult
+
 
 class Runtime:
     def __init__(self, config: pytest.Config, settings: Settings, profile: Profile) -> None:
@@ -30,32 +39,138 @@ class Runtime:
         self.is_worker = hasattr(config, "workerinput")
         self._session: ModelSession | None = None
         self._world_base: Path | None = None
+        self._owns_world_base = False
         self._configuration_error: str | None = None
         self._case_files: list[Path] = []
         self._check_report: CheckReport | None = None
+        #: Set when the run cannot go on (a failed preflight): every later case stops.
+        self.stop_reason: str | None = None
+        self._preflight_error: Any = None
         self.recorder: Recorder | None = None
 
+    # -- the world's base folder ------------------------------------------------------
     def world_base(self) -> Path:
-        """Shared by all xdist workers of this run: the world template is built once."""
+        """Shared by all xdist workers of this run, so the world template is built once:
+        the controller makes the folder and hands its path to each worker."""
         if self._world_base is None:
-            factory = self.config._tmp_path_factory  # type: ignore[attr-defined]
-            base = factory.getbasetemp()
-            self._world_base = base.parent if self.is_worker else base
+            given = getattr(self.config, "workerinput", {}).get(WORLD_BASE_KEY)
+            if given:
+                self._world_base = Path(given)
+            else:
+                self._world_base = Path(tempfile.mkdtemp(prefix="tooleval-worlds-"))
+                self._owns_world_base = True
         return self._world_base
 
-    def session(self) -> ModelSession:
-        if self._session is None:
-            from pytest_tooleval.wiring import build_session
+    def world_base_for_workers(self) -> str:
+        return str(self.world_base())
 
-            conftests = [
-                plugin for plugin in self.config.pluginmanager.get_plugins()
-                if isinstance(plugin, ModuleType)
-                and str(getattr(plugin, "__file__", "")).endswith("conftest.py")
-            ]
-            workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
-            self._session = build_session(self.settings, self.profile, self.world_base,
-                                          conftests, workers)
+    # -- the session ------------------------------------------------------------------
+    def session(self) -> ModelSession:
+        """The process's one model session: the hook's, or the built-in wiring's."""
+        if self._session is None:
+            from pytest_tooleval.engine.session import ModelSession
+
+            made = self.config.hook.pytest_tooleval_make_session(
+                config=self.config, settings=self.settings, profile=self.profile
+            )
+            if made is None:
+                made = self._builtin_session()
+            elif not isinstance(made, ModelSession):
+                raise pytest.UsageError(
+                    "pytest_tooleval_make_session returned "
+                    f"{type(made).__module__}.{type(made).__name__}; it must return a "
+                    "pytest_tooleval.engine.session.ModelSession (or None for the built-in "
+                    "session). See docs/usage.md, 'Your own model session'."
+                )
+            self._session = made
         return self._session
+
+    def _builtin_session(self) -> ModelSession:
+        from pytest_tooleval.wiring import build_session
+
+        conftests = [
+            plugin for plugin in self.config.pluginmanager.get_plugins()
+            if isinstance(plugin, ModuleType)
+            and str(getattr(plugin, "__file__", "")).endswith("conftest.py")
+        ]
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+        return build_session(self.settings, self.profile, self.world_base, conftests, workers)
+
+    @property
+    def has_session(self) -> bool:
+        return self._session is not None
+
+    # -- running a case ---------------------------------------------------------------
+    def run_case(self, ref: CaseRef) -> CaseResult:
+        """Run and score one case. A failure of the machine is an ERROR with its partial
+        transcript; a failed preflight is one message, and the run stops."""
+        from pytest_tooleval.result import CaseResult, StepResult, case_hash
+        from pytest_tooleval.scoring.outcome import score_case
+
+        identity = {
+            "file": ref.path,
+            "file_name": ref.case_file.name,
+            "case": ref.case.name,
+            "category": ref.case.category,
+            "group": ref.case.group,
+            "register": ref.case.register,
+            "language": ref.case_file.language,
+            "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
+            "case_hash": case_hash(_case_content(ref)),
+        }
+        session = self.session()
+        preflight_error = self._preflight(session)
+        if preflight_error is not None:
+            return CaseResult.infrastructure_error(ref.nodeid, preflight_error, **identity)
+        run = session.run(ref)
+        if run.error is not None:
+            return CaseResult.infrastructure_error(
+                ref.nodeid, run.error, transcripts=run.transcripts,
+                duration_s=run.duration_s, **identity,
+            )
+        scored = score_case(ref.case, run.transcripts)
+        return CaseResult(
+            nodeid=ref.nodeid,
+            outcome=scored.outcome,
+            reasons=scored.reasons,
+            axes=scored.axes,
+            steps=[StepResult(transcript=t, checks=c)
+                   for t, c in zip(run.transcripts, scored.checks, strict=True)],
+            duration_s=run.duration_s,
+            **identity,
+        )
+
+    def _preflight(self, session: ModelSession) -> Any:
+        """None when the set-up is proven; otherwise the ErrorInfo every case reports."""
+        if self._preflight_error is None and self.stop_reason is None:
+            from pytest_tooleval.engine.session import classify_error
+            from pytest_tooleval.result import ErrorInfo
+
+            try:
+                session.preflight()
+            except Exception as exc:  # classified, then reported once for the run
+                info = classify_error(exc)
+                self._preflight_error = ErrorInfo(
+                    kind="preflight", message=f"the run cannot start: {info.message}",
+                    detail=info.detail or info.kind,
+                )
+                self.stop_reason = self._preflight_error.message
+        return self._preflight_error
+
+    # -- collection-time checks -------------------------------------------------------
+    def check_configuration(self, items: list[pytest.Item]) -> None:
+        """After collection, before any case: the catalogue is built once (providers
+        started), so an unusable tool set-up is one usage error, not an ERROR per case.
+        Nothing is started for ``--collect-only``, a check run, or a run with no cases."""
+        from pytest_tooleval.collect import CaseItem
+
+        if (self.settings.check or self.config.option.collectonly
+                or not any(isinstance(item, CaseItem) for item in items)):
+            return
+        try:
+            self.offered_tools()
+        except pytest.Collector.CollectError as exc:
+            raise pytest.UsageError(str(exc)) from None
 
     def offered_tools(self) -> set[str]:
         """The run's catalogue, built once; a configuration mistake becomes one clear
@@ -73,17 +188,19 @@ class Runtime:
 
     def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
         """None when every required tool is offered; a skip reason when skipping is opted
-        into; otherwise the run stops with a collection error naming what is missing."""
-        if self.settings.check:
+        into; otherwise the run stops with a collection error naming what is missing.
+
+        Under ``--collect-only`` nothing is started (no MCP server, no model), so
+        ``requires`` is not checked there."""
+        if self.settings.check or not case_file.requires or self.config.option.collectonly:
             return None  # the check items report unmet requires themselves
         offered = self.offered_tools() | set(case_file.inline_tool_names)
-        session = self.session()
         missing = [name for name in case_file.requires if name not in offered]
         if not missing:
             return None
         message = (
             f"{nodeid} requires tools that no provider on this machine offers: "
-            f"{', '.join(missing)}. Providers: {session.describe_providers()}. "
+            f"{', '.join(missing)}. Providers: {self.session().describe_providers()}. "
             "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
         )
         if self.settings.skip_missing:
@@ -105,9 +222,47 @@ class Runtime:
                                            offered_tools=offered)
         return self._check_report
 
+    @property
+    def last_check_report(self) -> CheckReport | None:
+        return self._check_report
+
+    def info(self) -> dict[str, Any]:
+        """What this process's session ran with, for the report's metadata."""
+        session = self._session
+        if session is None or self._configuration_error is not None:
+            return {}
+        from pytest_tooleval.tools.base import ConfigurationError
+
+        try:
+            session.offered_tools()
+        except ConfigurationError as exc:
+            return {"configuration_error": str(exc)}
+        info: dict[str, Any] = {
+            "backend": session.describe_backend(),
+            "tools": sorted(session.offered_tools()),
+            "providers": session.describe_providers(),
+            "router": session.describe_router(),
+        }
+        if self._preflight_error is not None:
+            info["preflight_error"] = self._preflight_error.message
+        return info
+
     def close(self) -> None:
         if self._session is not None:
             self._session.close()
+        if self._owns_world_base and self._world_base is not None:
+            shutil.rmtree(self._world_base, ignore_errors=True)
+
+
+def _case_content(ref: CaseRef) -> dict[str, Any]:
+    """What decides a case's outcome: the case itself and its file's shared parts."""
+    case_file = ref.case_file
+    return {
+        "case": ref.case.model_dump(mode="json"),
+        "language": case_file.language,
+        "tools": [tool.model_dump(mode="json") for tool in case_file.tools],
+        "world": case_file.world.model_dump(mode="json") if case_file.world else None,
+    }
 
 
 RUNTIME_KEY = pytest.StashKey[Runtime]()
@@ -115,15 +270,3 @@ RUNTIME_KEY = pytest.StashKey[Runtime]()
 
 def runtime_of(config: pytest.Config) -> Runtime:
     return config.stash[RUNTIME_KEY]
-
-
-def worker_info(runtime: Runtime) -> dict[str, Any]:
-    session = runtime._session
-    if session is None or runtime._configuration_error is not None:
-        return {}
-    return {
-        "backend": session.describe_backend(),
-        "tools": sorted(session.offered_tools()),
-        "providers": session.describe_providers(),
-        "router": session.describe_router(),
-    }

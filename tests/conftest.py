@@ -17,6 +17,8 @@ import pytest
 import pytest_tooleval.engine.session
 import pytest_tooleval.models.openai
 import pytest_tooleval.plugin  # noqa: F401
+from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.result import CaseResult
 from tests.support.fake_openai import FakeOpenAI, Rule
 
 pytest_plugins = ["pytester"]
@@ -77,6 +79,10 @@ class Project:
 
     def report(self) -> dict[str, Any]:
         return json.loads((self.path / "tooleval-report" / "report.json").read_text("utf-8"))
+
+    def cases(self) -> dict[str, CaseResult]:
+        """The report's cases, typed, by case name."""
+        return {case.case: case for case in report_cases(self.report())}
 
     def markdown(self) -> str:
         return (self.path / "tooleval-report" / "report.md").read_text("utf-8")

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.cli import main
+from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
 from pytest_tooleval.report.compare import compare
 from pytest_tooleval.report.gap import gap_of, validity
 from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.result import CaseResult, Outcome, StepChecks, StepResult
 from pytest_tooleval.scoring.aggregate import Thresholds, summarize
 from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
 from tests.support.fake_openai import Rule, answer, call
@@ -26,9 +28,13 @@ RUN = {
 
 
 def case(nodeid: str, outcome: str, axes: dict[str, float], group: str = "g",
-         attempts: list[dict[str, Any]] = (), steps: list[dict[str, Any]] = ()) -> dict:
-    return {"nodeid": nodeid, "outcome": outcome, "axes": axes, "group": group,
-            "steps": list(steps), "transcript": [{"attempts": list(attempts), "latency_s": 1}]}
+         attempts: list[Attempt] = (), checks: StepChecks | None = None) -> CaseResult:
+    transcript = StepTranscript(message="m", attempts=list(attempts),
+                                model_calls=[ModelCall(1.0, None, None, None)])
+    scored = None if outcome == "ERROR" else (checks or StepChecks())
+    return CaseResult(nodeid=nodeid, file=nodeid.partition("::")[0],
+                      case=nodeid.partition("::")[2], outcome=outcome, axes=axes, group=group,
+                      steps=[StepResult(transcript=transcript, checks=scored)])
 
 
 def report(cases: list[dict[str, Any]], **run: Any) -> dict[str, Any]:
@@ -44,8 +50,10 @@ BASE = [
 
 def test_deltas_and_regressions_first() -> None:
     new_cases = copy.deepcopy(BASE)
-    new_cases[1].update(outcome="PARTIAL", axes={"tool": 1.0, "answer": 0.0})  # regression
-    new_cases[2].update(outcome="PASS", axes={"tool": 1.0, "answer": 1.0})     # improvement
+    new_cases[1] = new_cases[1].model_copy(
+        update={"outcome": Outcome.PARTIAL, "axes": {"tool": 1.0, "answer": 0.0}})  # regression
+    new_cases[2] = new_cases[2].model_copy(
+        update={"outcome": Outcome.PASS, "axes": {"tool": 1.0, "answer": 1.0}})     # improvement
     result = compare(report(new_cases), report(BASE))
     assert result.refused == []
     # baseline: irr 1, tool 0.5, answer 0.5 → 100·(0.4 + 0.15 + 0.05)/0.8 = 75
@@ -59,7 +67,8 @@ def test_deltas_and_regressions_first() -> None:
 
 def test_drop_beyond_tolerance_is_reported() -> None:
     new_cases = copy.deepcopy(BASE)
-    new_cases[0].update(outcome="FAIL", axes={"irrelevance": 0.0})
+    new_cases[0] = new_cases[0].model_copy(
+        update={"outcome": Outcome.FAIL, "axes": {"irrelevance": 0.0}})
     result = compare(report(new_cases), report(BASE), tolerance=5)
     dropped = result.regressed()
     assert any(line.startswith("score: 75.0 → 25.0") for line in dropped)
@@ -106,18 +115,18 @@ def test_compare_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_gap_arithmetic_and_validity() -> None:
-    good = {"name": "x", "malformed": None}
-    unparseable = {"name": None, "malformed": "unparseable"}
-    schema = {"name": "x", "malformed": "schema_violation"}
+    good = Attempt("x", {}, valid=True)
+    unparseable = Attempt(None, "{", valid=False, malformed="unparseable")
+    schema = Attempt("x", {}, valid=False, malformed="schema_violation")
     on = report([
         case("a::1", "PASS", {"tool": 1.0}, attempts=[good],
-             steps=[{"tool": True, "args": True}]),
-        case("a::2", "PASS", {"tool": 1.0}, attempts=[good], steps=[{"tool": True}]),
+             checks=StepChecks(tool=True, args=True)),
+        case("a::2", "PASS", {"tool": 1.0}, attempts=[good], checks=StepChecks(tool=True)),
     ])
     off = report([
         case("a::1", "FAIL", {"tool": 0.0}, attempts=[unparseable, schema],
-             steps=[{"tool": False, "args": False}]),
-        case("a::2", "PASS", {"tool": 1.0}, attempts=[good], steps=[{"tool": True}]),
+             checks=StepChecks(tool=False, args=False)),
+        case("a::2", "PASS", {"tool": 1.0}, attempts=[good], checks=StepChecks(tool=True)),
     ], backend={"grammar": "off", "mechanism": None})
     gap = gap_of(on, off)
     assert gap["score"] == {"on": 100.0, "off": 50.0, "gap": 50.0}

@@ -46,10 +46,12 @@ def test_default_model_runs_without_a_server(tiny_project: Path) -> None:
     assert backend["grammar"] == "on" and "json-envelope" in backend["constraint"]
     assert backend["tools_shown"] == "injected"  # SmolLM2's template drops tools
     assert report["summary"]["outcomes"]["ERROR"] == 0
-    for case in report["cases"]:
-        for step in case["transcript"]:
+    from pytest_tooleval.report.json_report import report_cases
+
+    for case in report_cases(report):
+        for step in case.transcripts:
             # grammar on: every attempt parses and fits the schema, whatever the model chose
-            assert all(a["malformed"] in (None, "unknown_tool") for a in step["attempts"])
+            assert all(a.malformed in (None, "unknown_tool") for a in step.attempts)
 
 
 def test_gap_runs_both_arms_with_the_same_prompt(tiny_project: Path) -> None:

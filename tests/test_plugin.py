@@ -90,7 +90,7 @@ def test_reports_json_and_markdown(project, fake_model, workers) -> None:
     result = project.run(workers=workers)
     assert result.ret == 0, result.stdout.str()
     report = project.report()
-    assert report["schema"] == "pytest-tooleval/report" and report["schema_version"] == 1
+    assert report["schema"] == "pytest-tooleval/report" and report["schema_version"] == 2
     summary = report["summary"]
     assert summary["score"] == pytest.approx(100.0)
     assert summary["outcomes"] == {"PASS": 3, "PARTIAL": 0, "FAIL": 0, "ERROR": 0}
@@ -99,16 +99,17 @@ def test_reports_json_and_markdown(project, fake_model, workers) -> None:
     assert summary["deployability"]["verdict"] == "DEPLOYABLE"
     assert summary["groups"]["notes"]["cases"] == 1
     assert report["run"]["backend"]["grammar"] == "vendor"
-    chain = next(c for c in report["cases"] if c["case"] == "chain")
-    assert [s["ran"] for s in chain["transcript"]] == [["get_weather"], ["save_note"]]
-    assert chain["transcript"][0]["shown"][:2] == ["get_weather", "save_note"]
-    assert chain["transcript"][1]["attempts"][0]["result"] == "saved as note N-4471"
-    assert chain["transcript"][0]["model_calls"][0]["prompt_tokens"] > 0
+    chain = project.cases()["chain"]
+    assert [s.ran for s in chain.transcripts] == [["get_weather"], ["save_note"]]
+    assert chain.transcripts[0].shown[:2] == ["get_weather", "save_note"]
+    assert chain.transcripts[1].attempts[0].result == "saved as note N-4471"
+    assert (chain.transcripts[0].model_calls[0].prompt_tokens or 0) > 0
+    assert chain.case_hash and all(step.checks is not None for step in chain.steps)
     markdown = project.markdown()
     for heading in ("# pytest-tooleval report", "**Score: 100.0 / 100**",
                     "**Safety gate: PASSED**", "**Deployability: DEPLOYABLE**", "## Groups"):
         assert heading in markdown
-    result.stdout.fnmatch_lines(["*tooleval score: 100.0 / 100 over 3 cases*",
+    result.stdout.fnmatch_lines(["*tooleval score: 100.0 / 100 over 3 scored case(s)*",
                                  "*safety gate: PASSED*", "*report: *report.json*"])
 
 
@@ -134,10 +135,10 @@ def test_malformed_calls_are_classified_and_counted(project, fake_model) -> None
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario([WEATHER_CASE]))
     project.run()
-    case = project.report()["cases"][0]
-    kinds = [a["malformed"] for a in case["transcript"][0]["attempts"]]
+    case = project.cases()["weather"]
+    kinds = [a.malformed for a in case.transcripts[0].attempts]
     assert kinds == ["unparseable", "unknown_tool", "schema_violation", None]
-    assert case["outcome"] == "PASS"  # it recovered: the right tool ran and the fact is there
+    assert case.outcome == "PASS"  # it recovered: the right tool ran and the fact is there
     calls = project.report()["summary"]["calls"]
     assert calls["malformed"] == 3 and calls["attempts"] == 4
     assert calls["malformed_kinds"] == {"schema_violation": 1, "unknown_tool": 1,
@@ -156,10 +157,10 @@ def test_parser_leak_is_reported_apart_from_no_call(project, fake_model) -> None
     project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
     result = project.run()
     report = project.report()
-    weather = next(c for c in report["cases"] if c["case"] == "weather")
-    attempt = weather["transcript"][0]["attempts"][0]
-    assert attempt["leaked"] is True and attempt["name"] == "get_weather"
-    assert weather["outcome"] == "FAIL"  # the tool never ran
+    weather = project.cases()["weather"]
+    attempt = weather.transcripts[0].attempts[0]
+    assert attempt.leaked is True and attempt.name == "get_weather"
+    assert weather.outcome == "FAIL"  # the tool never ran
     assert report["summary"]["calls"]["parser_leaks"] == 1
     assert report["summary"]["calls"]["malformed"] == 0
     result.stdout.fnmatch_lines(["*leaked into the text*", "*parser leaks: 1*"])
@@ -335,14 +336,14 @@ def test_a_model_repeating_the_same_call_is_stopped_as_stuck(project, fake_model
         {"name": "notes", "category": "tool", "steps": [
             {"message": "notes please", "expect": "save_note"}]}]))
     project.run()
-    cases = {c["case"]: c for c in project.report()["cases"]}
-    weather = cases["weather"]["transcript"][0]
-    assert len(weather["model_calls"]) == 2  # the repeat is seen at once, not at max_steps
-    assert weather["stopped"] == "repeated the previous round's calls unchanged"
-    assert "no final answer: repeated the previous round" in " ".join(cases["weather"]["reasons"])
-    notes = cases["notes"]["transcript"][0]
-    assert len(notes["model_calls"]) == 3 and notes["answered"] is False  # max_steps = 3
-    assert notes["stopped"] == "no final answer within 3 model calls"
+    cases = project.cases()
+    weather = cases["weather"].transcripts[0]
+    assert len(weather.model_calls) == 2  # the repeat is seen at once, not at max_steps
+    assert weather.stopped == "repeated the previous round's calls unchanged"
+    assert "no final answer: repeated the previous round" in " ".join(cases["weather"].reasons)
+    notes = cases["notes"].transcripts[0]
+    assert len(notes.model_calls) == 3 and notes.answered is False  # max_steps = 3
+    assert notes.stopped == "no final answer within 3 model calls"
 
 
 def test_a_reply_slower_than_the_timeout_is_an_error_not_a_failure(project, fake_model) -> None:

@@ -7,6 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
+from pytest_tooleval.report.json_report import report_cases
 from tests.support.fake_openai import Rule, answer, call
 
 TOY_SERVER = Path(__file__).parent / "providers" / "servers" / "toy_server.py"
@@ -59,8 +62,8 @@ def test_mcp_and_python_tools_run_and_score(project, fake_model) -> None:
     assert {"toy_add", "toy_echo", "release_date"} <= set(report["run"]["tools_offered"])
     assert "mcp:toy" in report["run"]["providers"]
     assert "python:conftest.py" in report["run"]["providers"]
-    summed = next(c for c in report["cases"] if c["case"] == "sum")
-    assert "5555" in summed["transcript"][0]["attempts"][0]["result"]
+    summed = next(c for c in report_cases(report) if c.case == "sum")
+    assert "5555" in (summed.transcripts[0].attempts[0].result or "")
 
 
 def test_a_server_that_fails_to_start_stops_the_run_at_requires(project, fake_model) -> None:
@@ -91,7 +94,7 @@ def calculator(expression: str) -> str:
     project.write("benchmarks/b.json", {"name": "b", "cases": [
         {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello there"}]}]})
     result = project.run(builtin=True)
-    assert "Traceback" not in result.stdout.str()
-    result.stdout.fnmatch_lines(["*tool 'calculator' is offered twice, by builtin and by "
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.stderr.fnmatch_lines(["*tool 'calculator' is offered twice, by builtin and by "
                                  "python:conftest.py*"])
-    assert result.ret == 2
+    assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.cases.model import Case
-from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
+from pytest_tooleval.result import CaseResult, ErrorInfo, StepChecks, StepResult
 from pytest_tooleval.scoring.aggregate import (
     WEIGHTS,
     Thresholds,
@@ -39,7 +40,7 @@ def transcript(message: str, ran: list[str] = (), answer: str = "", malformed: s
 
 def run(c: Case, *ts: StepTranscript) -> tuple[Outcome, dict[str, float]]:
     steps = [check_step(s, t) for s, t in zip(c.steps, ts, strict=True)]
-    outcome, _ = case_outcome(c, steps)
+    outcome, _ = case_outcome(c, steps, list(ts))
     return outcome, axis_values(c, steps)
 
 
@@ -92,8 +93,15 @@ def test_argument_constraints() -> None:
 
 
 def result(outcome: str, axes: dict[str, float], **extra: Any) -> dict[str, Any]:
-    return {"nodeid": f"f.json::{len(extra)}{outcome}{axes}", "outcome": outcome, "axes": axes,
-            "steps": [], "transcript": [], **extra}
+    transcripts = extra.pop("transcripts", [])
+    checks = extra.pop("checks", None)
+    error = extra.pop("error", None)
+    steps = [StepResult(transcript=t, checks=None if error else (checks or StepChecks()))
+             for t in transcripts]
+    return CaseResult(nodeid=f"f.json::{len(extra)}{outcome}{axes}", file="f.json", case="c",
+                      outcome=Outcome(outcome), axes=axes, steps=steps,
+                      error=ErrorInfo(kind="backend", message=error) if error else None,
+                      **extra)
 
 
 def test_score_with_all_axes_hand_computed() -> None:
@@ -148,8 +156,9 @@ def test_gate_and_deployability() -> None:
     assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
     assert summary["deployability"]["score"] == 0.0
 
-    forbidden = [dict(r) for r in good]
-    forbidden[-1]["steps"] = [{"forbidden_ran": ["delete_file"]}]
+    forbidden = [*good[:-1], result("PASS", {"tool": 1.0},
+                                    transcripts=[StepTranscript(message="x")],
+                                    checks=StepChecks(forbidden_ran=["delete_file"]))]
     assert summarize(forbidden, Thresholds())["safety_gate"]["passed"] is False
 
     no_irrelevance = [result("PASS", {"tool": 1.0})]
@@ -158,11 +167,14 @@ def test_gate_and_deployability() -> None:
 
 
 def test_malformed_rate_and_latency_criteria() -> None:
-    steps = [{"latency_s": 1.0, "attempts": [{"name": "a", "malformed": None}]}
-             for _ in range(49)]
-    steps.append({"latency_s": 9.0, "attempts": [{"name": "a", "malformed": "unparseable"},
-                                                 {"name": "b", "leaked": True}]})
-    results = [result("PASS", {"irrelevance": 1.0}, transcript=steps)]
+    def step(latency: float, *attempts: Attempt) -> StepTranscript:
+        return StepTranscript(message="m", attempts=list(attempts),
+                              model_calls=[ModelCall(latency, None, None, None)])
+
+    steps = [step(1.0, Attempt("a", {}, valid=True)) for _ in range(49)]
+    steps.append(step(9.0, Attempt("a", "{", valid=False, malformed="unparseable"),
+                      Attempt("b", {}, valid=False, leaked=True)))
+    results = [result("PASS", {"irrelevance": 1.0}, transcripts=steps)]
     summary = summarize(results, Thresholds(latency_p95=2.0))
     calls = summary["calls"]
     assert calls["attempts"] == 50 and calls["malformed"] == 1

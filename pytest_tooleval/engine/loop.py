@@ -1,9 +1,9 @@
 """The tool loop: for each user step, show the router's tools, ask the model, run the
 valid calls, feed the results back, until the model answers or ``max_steps`` is reached.
 
-Every attempted call is recorded, valid or not, with why it was malformed. Infrastructure
-failures (``BackendUnavailable``, ``ProviderError``) propagate: the caller turns them into
-an ERROR outcome.
+Every attempted call is recorded, valid or not, with why it was malformed. Failures of the
+machine propagate: the session classifies them into an ERROR (``session.classify_error``).
+Nothing here scores.
 """
 
 from __future__ import annotations
@@ -86,9 +86,13 @@ class ToolLoop:
         self.router = router
         self.settings = settings or LoopSettings()
 
-    def run_case(self, case_file: CaseFile, case: Case) -> list[StepTranscript]:
+    def run_case(
+        self, case_file: CaseFile, case: Case, transcripts: list[StepTranscript] | None = None
+    ) -> list[StepTranscript]:
+        """Run every step; each transcript is appended to ``transcripts`` before its step
+        runs, so a failure part-way leaves the record of what happened up to it."""
         messages: list[Message] = [{"role": "system", "content": self.settings.system_prompt}]
-        transcripts: list[StepTranscript] = []
+        transcripts = [] if transcripts is None else transcripts
         previous_ran: tuple[str, ...] = ()
         for step in case.steps:
             routing = self.router.route(
@@ -96,8 +100,8 @@ class ToolLoop:
             )
             transcript = StepTranscript(message=step.message, shown=list(routing.tools))
             messages.append({"role": "user", "content": step.message})
-            self._run_step(messages, transcript)
             transcripts.append(transcript)
+            self._run_step(messages, transcript)
             previous_ran = tuple(dict.fromkeys(transcript.ran))
         return transcripts
 

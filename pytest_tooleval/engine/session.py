@@ -1,22 +1,23 @@
 """The model session: one per pytest process (one per xdist worker).
 
-It owns the backend, the tool providers and the router, runs one case at a time through
-the tool loop and returns the case's result as plain data. Everything heavy is built on
-first use, so collecting (``--collect-only``) never contacts a model server.
+It owns the backend, the tool providers and the router, and runs one case at a time
+through the tool loop, returning transcripts: scoring is not its business
+(``scoring.score_case``). Everything heavy is built on first use, so collecting
+(``--collect-only``) never contacts a model server. Exactly one is made per process, by
+the ``pytest_tooleval_make_session`` hook (pytest_tooleval/hookspec.py).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT, LoopSettings, ToolLoop
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, BackendUnavailable
-from pytest_tooleval.scoring.outcome import Outcome, axis_values, case_outcome, check_step
+from pytest_tooleval.result import ErrorInfo
 from pytest_tooleval.tools.base import (
     CaseContext,
     Catalogue,
@@ -28,8 +29,28 @@ from pytest_tooleval.tools.base import (
 from pytest_tooleval.tools.inline import InlineToolProvider
 
 
-class InfrastructureError(Exception):
-    """The machine failed, not the model: the case is an ERROR."""
+def classify_error(exc: Exception) -> ErrorInfo:
+    """Every failure of a case's run, classified in one place. None of them is the
+    model's fault: each becomes an ERROR, never a FAIL."""
+    from pytest_tooleval.models.grammar import GrammarError
+
+    if isinstance(exc, BackendUnavailable | GrammarError):
+        return ErrorInfo.from_exception(exc, "backend")
+    if isinstance(exc, ProviderError):
+        return ErrorInfo.from_exception(exc, "provider")
+    if isinstance(exc, ConfigurationError | DuplicateToolError):
+        return ErrorInfo.from_exception(exc, "configuration")
+    return ErrorInfo.from_exception(exc, "harness")
+
+
+@dataclass
+class CaseRun:
+    """What running a case produced: transcripts (partial when it failed) and, for a
+    failure of the machine, why."""
+
+    transcripts: list[StepTranscript]
+    error: ErrorInfo | None
+    duration_s: float
 
 
 @dataclass
@@ -57,6 +78,7 @@ class ModelSession:
     _inline: dict[str, InlineToolProvider] = field(default_factory=dict)
     failed_providers: dict[str, str] = field(default_factory=dict)
     _router_info: dict[str, Any] = field(default_factory=dict)
+    _preflight_done: bool = False
 
     @property
     def backend(self) -> Backend:
@@ -111,39 +133,32 @@ class ModelSession:
             inline = self._inline[path] = InlineToolProvider(list(case_file.tools), path)
         return self.catalogue.extended([inline])
 
-    def run(self, ref: CaseRef) -> dict[str, Any]:
-        started = time.perf_counter()
-        result: dict[str, Any] = {
-            "nodeid": ref.nodeid,
-            "file": ref.path,
-            "file_name": ref.case_file.name,
-            "case": ref.case.name,
-            "category": ref.case.category,
-            "group": ref.case.group,
-            "register": ref.case.register,
-            "language": ref.case_file.language,
-            "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
-            "messages": [step.message for step in ref.case.steps],
-        }
-        transcripts: list[StepTranscript] = []
-        try:
-            transcripts = self._run_case(ref)
-        except (BackendUnavailable, ProviderError, InfrastructureError,
-                DuplicateToolError) as exc:
-            self.consecutive_errors += 1
-            result.update(outcome=Outcome.ERROR.value, error=str(exc), reasons=[str(exc)],
-                          axes={}, steps=[], transcript=[t.to_dict() for t in transcripts])
-        else:
-            self.consecutive_errors = 0
-            steps = [check_step(s, t) for s, t in zip(ref.case.steps, transcripts, strict=True)]
-            outcome, reasons = case_outcome(ref.case, steps)
-            result.update(outcome=outcome.value, error=None, reasons=reasons,
-                          axes=axis_values(ref.case, steps), steps=steps,
-                          transcript=[t.to_dict() for t in transcripts])
-        result["duration_s"] = round(time.perf_counter() - started, 4)
-        return result
+    def preflight(self) -> None:
+        """Prove the set-up once, before the first case: the backend is built (a model
+        loaded, a server reached) and, where it has one, its own preflight runs. Raises
+        what the backend raises; the runtime turns it into one message for the run."""
+        if self._preflight_done:
+            return
+        self.offered_tools()  # the catalogue: providers started, duplicate names refused
+        check = getattr(self.backend, "preflight", None)
+        if callable(check):
+            check()
+        self._preflight_done = True
 
-    def _run_case(self, ref: CaseRef) -> list[StepTranscript]:
+    def run(self, ref: CaseRef) -> CaseRun:
+        """Run one case through the tool loop. Never raises for a failure of the machine:
+        that is returned as ``error``, with the transcript recorded up to the failure."""
+        started = time.perf_counter()
+        transcripts: list[StepTranscript] = []
+        error: ErrorInfo | None = None
+        try:
+            self._run_case(ref, transcripts)
+        except Exception as exc:  # classified once, here: see classify_error
+            error = classify_error(exc)
+        self.consecutive_errors = self.consecutive_errors + 1 if error else 0
+        return CaseRun(transcripts, error, round(time.perf_counter() - started, 4))
+
+    def _run_case(self, ref: CaseRef, transcripts: list[StepTranscript]) -> None:
         catalogue = self.catalogue_for(ref.case_file, ref.path)
         context = CaseContext(
             file_path=ref.path,
@@ -166,7 +181,7 @@ class ModelSession:
                 router,
                 LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt),
             )
-            return loop.run_case(ref.case_file, ref.case)
+            loop.run_case(ref.case_file, ref.case, transcripts)
         finally:
             for provider in started:
                 provider.end_case()
@@ -177,9 +192,3 @@ class ModelSession:
         if self._backend is not None:
             self._backend.close()
 
-
-def resolve_path(rootdir: Path, path: str) -> str:
-    try:
-        return Path(path).resolve().relative_to(rootdir.resolve()).as_posix()
-    except ValueError:
-        return Path(path).as_posix()

@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.json_report import SCHEMA, SCHEMA_VERSION
+from pytest_tooleval.report.json_report import SCHEMA, SCHEMA_VERSION, report_cases
+from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, breakdown, score_of
 
 OUTCOME_RANK = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
+#: Version 1 reports (before the typed case result) are still read.
+READABLE_VERSIONS = (1, SCHEMA_VERSION)
 
 
 class ReportError(Exception):
@@ -30,9 +33,9 @@ def load_report(path: Path) -> dict[str, Any]:
         raise ReportError(f"{path}: cannot read a report: {exc}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ReportError(f"{path}: not a pytest-tooleval report (no schema {SCHEMA!r})")
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in READABLE_VERSIONS:
         raise ReportError(f"{path}: report schema version {data.get('schema_version')}, "
-                          f"this version reads {SCHEMA_VERSION}")
+                          f"this version reads {', '.join(map(str, READABLE_VERSIONS))}")
     return data
 
 
@@ -127,7 +130,10 @@ class Comparison:
         }
 
 
-def _scored(cases: list[dict[str, Any]]) -> tuple[float | None, dict[str, float], dict]:
+def scored_figures(
+    cases: list[CaseResult],
+) -> tuple[float | None, dict[str, float], dict[str, Any]]:
+    """Score, axes (0–100) and group scores of these cases."""
     axes = axes_of(cases)
     return (score_of(axes), {a: 100 * float(v["value"]) for a, v in axes.items()},
             {g: d["score"] for g, d in breakdown(cases, "group").items()})
@@ -138,13 +144,12 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
     result = Comparison(refused=differences(new, base), forced=force, tolerance=tolerance)
     if not result.compared:
         return result
-    base_by_id = {c["nodeid"]: c for c in base["cases"]}
-    shared = [c for c in new["cases"] if c["nodeid"] in base_by_id]
-    new_cases = [c for c in shared if c["outcome"] != "ERROR"
-                 and base_by_id[c["nodeid"]]["outcome"] != "ERROR"]
-    base_cases = [base_by_id[c["nodeid"]] for c in new_cases]
-    new_score, new_axes, new_groups = _scored(new_cases)
-    base_score, base_axes, base_groups = _scored(base_cases)
+    base_by_id = {c.nodeid: c for c in report_cases(base)}
+    shared = [c for c in report_cases(new) if c.nodeid in base_by_id]
+    new_cases = [c for c in shared if c.scored and base_by_id[c.nodeid].scored]
+    base_cases = [base_by_id[c.nodeid] for c in new_cases]
+    new_score, new_axes, new_groups = scored_figures(new_cases)
+    base_score, base_axes, base_groups = scored_figures(base_cases)
     result.score = (new_score, base_score)
     result.axes = {a: (new_axes.get(a), base_axes.get(a)) for a in WEIGHTS
                    if a in new_axes or a in base_axes}
@@ -152,10 +157,10 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
                      for g in sorted({*new_groups, *base_groups})}
     _routing_only(result, new_cases, base_by_id, router_mode(new), router_mode(base))
     for case in new_cases:
-        before = base_by_id[case["nodeid"]]["outcome"]
-        after = case["outcome"]
-        change = {"nodeid": case["nodeid"], "baseline": before, "new": after,
-                  "reasons": case.get("reasons", [])}
+        before = base_by_id[case.nodeid].outcome.value
+        after = case.outcome.value
+        change = {"nodeid": case.nodeid, "baseline": before, "new": after,
+                  "reasons": case.reasons}
         if OUTCOME_RANK[after] < OUTCOME_RANK[before]:
             result.regressions.append(change)
         elif OUTCOME_RANK[after] > OUTCOME_RANK[before]:

@@ -9,31 +9,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.report.compare import _scored, mechanism
+from pytest_tooleval.report.compare import mechanism, scored_figures
+from pytest_tooleval.report.json_report import report_cases
 
 
 def validity(report: dict[str, Any]) -> dict[str, Any]:
     attempts = parsed = schema_valid = 0
     tool_steps = right_tool = args_steps = right_args = 0
-    for case in report["cases"]:
-        if case["outcome"] == "ERROR":
+    for case in report_cases(report):
+        if case.is_error:
             continue
-        for step in case.get("transcript", []):
-            for attempt in step.get("attempts", []):
-                if attempt.get("leaked"):
+        for transcript in case.transcripts:
+            for attempt in transcript.attempts:
+                if attempt.leaked:
                     continue
                 attempts += 1
-                if attempt.get("malformed") != "unparseable":
+                if attempt.malformed != "unparseable":
                     parsed += 1
-                    if attempt.get("malformed") is None:
+                    if attempt.malformed is None:
                         schema_valid += 1
-        for step in case.get("steps", []):
-            if step.get("tool") is not None:
+        for checks in case.checks:
+            if checks.tool is not None:
                 tool_steps += 1
-                right_tool += bool(step["tool"])
-            if step.get("args") is not None:
+                right_tool += bool(checks.tool)
+            if checks.args is not None:
                 args_steps += 1
-                right_args += bool(step["args"])
+                right_args += bool(checks.args)
 
     def rate(part: int, whole: int) -> float | None:
         return part / whole if whole else None
@@ -51,12 +52,12 @@ def validity(report: dict[str, Any]) -> dict[str, Any]:
 
 def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
     """Differences (on − off) over the cases both arms scored (ERRORs excluded)."""
-    off_by_id = {c["nodeid"]: c for c in off["cases"]}
-    on_cases = [c for c in on["cases"] if c["nodeid"] in off_by_id
-                and c["outcome"] != "ERROR" and off_by_id[c["nodeid"]]["outcome"] != "ERROR"]
-    off_cases = [off_by_id[c["nodeid"]] for c in on_cases]
-    on_score, on_axes, on_groups = _scored(on_cases)
-    off_score, off_axes, off_groups = _scored(off_cases)
+    off_by_id = {c.nodeid: c for c in report_cases(off)}
+    on_cases = [c for c in report_cases(on) if c.nodeid in off_by_id
+                and c.scored and off_by_id[c.nodeid].scored]
+    off_cases = [off_by_id[c.nodeid] for c in on_cases]
+    on_score, on_axes, on_groups = scored_figures(on_cases)
+    off_score, off_axes, off_groups = scored_figures(off_cases)
 
     def pair(a: float | None, b: float | None) -> dict[str, float | None]:
         return {"on": a, "off": b, "gap": None if a is None or b is None else round(a - b, 4)}

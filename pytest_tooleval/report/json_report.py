@@ -7,8 +7,12 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from pytest_tooleval.result import CaseResult
+
 SCHEMA = "pytest-tooleval/report"
-SCHEMA_VERSION = 1
+#: 2: cases are typed ``CaseResult`` records (pytest_tooleval/result.py); each step holds
+#: its transcript and its checks; ``error`` is an object with a kind.
+SCHEMA_VERSION = 2
 
 
 def package_version() -> str:
@@ -28,7 +32,7 @@ def platform_info() -> dict[str, str]:
 
 
 def build_report(
-    run: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]
+    run: dict[str, Any], results: list[CaseResult], summary: dict[str, Any]
 ) -> dict[str, Any]:
     """``run``: metadata gathered by the recorder (model, backend, tools, times, …)."""
     return {
@@ -40,5 +44,10 @@ def build_report(
             **run,
         },
         "summary": summary,
-        "cases": sorted(results, key=lambda r: r["nodeid"]),
+        "cases": [r.to_json() for r in sorted(results, key=lambda r: r.nodeid)],
     }
+
+
+def report_cases(report: dict[str, Any]) -> list[CaseResult]:
+    """The typed cases of a loaded report (version 1 reports are read too)."""
+    return [CaseResult.from_json(case) for case in report.get("cases", [])]

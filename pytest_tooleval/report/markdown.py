@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.result import Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 
 
@@ -37,7 +39,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += [
         f"**Score: {_fmt(summary['score'])} / 100**  ·  model `{model.get('name', '?')}`  ·  "
         f"grammar `{backend.get('grammar', '?')}`"
-        + (f" ({backend['mechanism']})" if backend.get("mechanism") else ""),
+        + (f" ({constraint})" if (constraint := backend.get("constraint")
+                                  or backend.get("mechanism")) else ""),
         "",
     ]
     axis_rows = []
@@ -80,19 +83,18 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["## Errors (infrastructure, not scored)", ""]
         lines += [f"- `{e['nodeid']}`: {_short(e['reason'])}" for e in summary["errors"]]
         lines += [""]
-    failing = [c for c in report["cases"] if c["outcome"] in ("FAIL", "PARTIAL")]
+    failing = [c for c in report_cases(report) if c.outcome in (Outcome.FAIL, Outcome.PARTIAL)]
     if failing:
         lines += ["## Cases short of PASS", ""]
         for case in failing:
-            lines += [f"### {case['outcome']}: `{case['nodeid']}`", ""]
-            lines += [f"- {reason}" for reason in case.get("reasons", [])]
-            for number, step in enumerate(case.get("transcript", []), start=1):
+            lines += [f"### {case.outcome.value}: `{case.nodeid}`", ""]
+            lines += [f"- {reason}" for reason in case.reasons]
+            for number, step in enumerate(case.transcripts, start=1):
                 ran = ", ".join(
-                    (a.get("name") or "?") + ("" if a.get("valid") else
-                                              f" [{a.get('malformed') or 'leaked'}]")
-                    for a in step.get("attempts", [])
+                    (a.name or "?") + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
+                    for a in step.attempts
                 ) or "no call"
-                lines += [f"- step {number}: *{_short(step['message'], 120)}* → {ran}; "
-                          f"answer: {_short(step.get('answer'), 160) or '(none)'}"]
+                lines += [f"- step {number}: *{_short(step.message, 120)}* → {ran}; "
+                          f"answer: {_short(step.answer, 160) or '(none)'}"]
             lines += [""]
     return "\n".join(lines).rstrip() + "\n"

@@ -9,12 +9,21 @@ from pathlib import Path
 from typing import Any
 
 
+def _file_mode() -> int:
+    """What a plain ``open(path, "w")`` would give (0644 under the usual umask);
+    ``mkstemp`` alone makes 0600, which hides reports from a CI job's other users."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
+        os.chmod(temporary, _file_mode())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -5,19 +5,15 @@ The rules are docs/scoring.md's. A check that did not apply is ``None``, never `
 
 from __future__ import annotations
 
-from enum import StrEnum
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tooleval.cases.evidence import evidence_found, evidence_key
 from pytest_tooleval.cases.model import Case, Step
 from pytest_tooleval.engine.transcript import StepTranscript
+from pytest_tooleval.result import Outcome, StepChecks
 
-
-class Outcome(StrEnum):
-    PASS = "PASS"
-    PARTIAL = "PARTIAL"
-    FAIL = "FAIL"
-    ERROR = "ERROR"
+__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case"]
 
 
 def _same_value(expected: Any, actual: Any) -> bool:
@@ -44,94 +40,77 @@ def arguments_satisfy(constraints: dict[str, list[Any]], arguments: dict[str, An
     return None
 
 
-def check_step(step: Step, transcript: StepTranscript) -> dict[str, Any]:
+def check_step(step: Step, transcript: StepTranscript) -> StepChecks:
     ran = transcript.ran
     attempts = transcript.attempts
-    forbidden_ran = sorted({name for name in ran if name in step.forbidden})
-    result: dict[str, Any] = {
-        "expect": list(step.expect),
-        "forbidden": list(step.forbidden),
-        "ran": ran,
-        "attempted": [a.name or "(unparseable)" for a in attempts],
-        "forbidden_ran": forbidden_ran,
-        "answered": transcript.answered,
-        "stopped": transcript.stopped,
-        "tool": None,
-        "restraint": None,
-        "args": None,
-        "args_reason": None,
-        "evidence": None,
-        "evidence_missing": [],
-    }
+    checks = StepChecks(
+        expect=list(step.expect),
+        forbidden=list(step.forbidden),
+        forbidden_ran=sorted({name for name in ran if name in step.forbidden}),
+    )
     if step.expect:
-        missing = [name for name in step.expect if name not in ran]
-        result["tool"] = not missing and not forbidden_ran
-        result["tool_missing"] = missing
+        checks.tool_missing = [name for name in step.expect if name not in ran]
+        checks.tool = not checks.tool_missing and not checks.forbidden_ran
     else:
-        result["restraint"] = not attempts
+        checks.restraint = not attempts
     if step.args is not None:
         reasons = []
         for attempt in attempts:
             if attempt.valid and attempt.name in step.expect:
                 reason = arguments_satisfy(step.args, attempt.arguments)
                 if reason is None:
-                    result["args"], result["args_reason"] = True, None
+                    checks.args, checks.args_reason = True, None
                     break
                 reasons.append(reason)
         else:
-            result["args"] = False
-            result["args_reason"] = reasons[0] if reasons else "the expected tool was not called"
+            checks.args = False
+            checks.args_reason = reasons[0] if reasons else "the expected tool was not called"
     if step.evidence:
         answer = transcript.answer or ""
         items = step.evidence_alternatives()
         missing_items = [alts for alts in items if not evidence_found(alts, answer)]
-        result["evidence"] = (len(items) - len(missing_items)) / len(items)
-        result["evidence_missing"] = [" | ".join(alts) for alts in missing_items]
-    return result
+        checks.evidence = (len(items) - len(missing_items)) / len(items)
+        checks.evidence_missing = [" | ".join(alts) for alts in missing_items]
+    return checks
 
 
-def step_passed_action(step_result: dict[str, Any]) -> bool:
-    """The step axis's check: the tool (and argument) check, or the restraint check."""
-    if step_result["tool"] is not None:
-        return bool(step_result["tool"]) and step_result["args"] is not False
-    return bool(step_result["restraint"])
-
-
-def case_outcome(case: Case, steps: list[dict[str, Any]]) -> tuple[Outcome, list[str]]:
+def case_outcome(
+    case: Case, steps: list[StepChecks], transcripts: list[StepTranscript]
+) -> tuple[Outcome, list[str]]:
     """The outcome and the human reasons behind anything short of PASS."""
     reasons: list[str] = []
     held_any = False
     failed_any = False
     hard_fail = False
-    for number, step in enumerate(steps, start=1):
+    for number, (step, transcript) in enumerate(zip(steps, transcripts, strict=True), start=1):
         prefix = f"step {number}: " if len(steps) > 1 else ""
-        if step["restraint"] is False:
+        if step.restraint is False:
+            attempted = [a.name or "(unparseable)" for a in transcript.attempts]
             hard_fail = True
             reasons.append(f"{prefix}a tool call was attempted where none was wanted "
-                           f"({', '.join(step['attempted'])})")
-        if step["forbidden_ran"]:
+                           f"({', '.join(attempted)})")
+        if step.forbidden_ran:
             hard_fail = True
-            reasons.append(f"{prefix}forbidden tool ran: {', '.join(step['forbidden_ran'])}")
-        for name in ("tool", "restraint", "args"):
-            value = step[name]
+            reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
+        for value in (step.tool, step.restraint, step.args):
             if value is None:
                 continue
             held_any |= bool(value)
             failed_any |= not value
-        if step["tool"] is False and step.get("tool_missing"):
-            reasons.append(f"{prefix}expected {', '.join(step['tool_missing'])} to run; "
-                           f"ran: {', '.join(step['ran']) or 'nothing'}")
-        if step["args"] is False:
-            reasons.append(f"{prefix}arguments: {step['args_reason']}")
-        if step["evidence"] is not None:
-            held_any |= step["evidence"] > 0
-            if step["evidence"] < 1:
+        if step.tool is False and step.tool_missing:
+            reasons.append(f"{prefix}expected {', '.join(step.tool_missing)} to run; "
+                           f"ran: {', '.join(transcript.ran) or 'nothing'}")
+        if step.args is False:
+            reasons.append(f"{prefix}arguments: {step.args_reason}")
+        if step.evidence is not None:
+            held_any |= step.evidence > 0
+            if step.evidence < 1:
                 failed_any = True
                 reasons.append(f"{prefix}evidence missing from the answer: "
-                               f"{'; '.join(step['evidence_missing'])}")
-        if not step["answered"]:
+                               f"{'; '.join(step.evidence_missing)}")
+        if not transcript.answered:
             failed_any = True
-            reasons.append(f"{prefix}no final answer: {step.get('stopped') or 'step limit'}")
+            reasons.append(f"{prefix}no final answer: {transcript.stopped or 'step limit'}")
     if hard_fail or not held_any:
         return Outcome.FAIL, reasons or ["no check held"]
     if failed_any:
@@ -139,16 +118,31 @@ def case_outcome(case: Case, steps: list[dict[str, Any]]) -> tuple[Outcome, list
     return Outcome.PASS, []
 
 
-def axis_values(case: Case, steps: list[dict[str, Any]]) -> dict[str, float]:
+def axis_values(case: Case, steps: list[StepChecks]) -> dict[str, float]:
     """This case's value on each axis it contributes to (docs/scoring.md's table)."""
     values: dict[str, float] = {}
     if case.category == "irrelevance":
-        values["irrelevance"] = 1.0 if all(s["restraint"] for s in steps) else 0.0
+        values["irrelevance"] = 1.0 if all(s.restraint for s in steps) else 0.0
     elif case.category == "tool":
-        values["tool"] = 1.0 if step_passed_action(steps[0]) else 0.0
+        values["tool"] = 1.0 if steps[0].action_held else 0.0
     elif case.category == "chain":
-        values["step"] = sum(step_passed_action(s) for s in steps) / len(steps)
-    fractions = [s["evidence"] for s in steps if s["evidence"] is not None]
+        values["step"] = sum(s.action_held for s in steps) / len(steps)
+    fractions = [s.evidence for s in steps if s.evidence is not None]
     if fractions:
         values["answer"] = sum(fractions) / len(fractions)
     return values
+
+
+@dataclass
+class Scored:
+    outcome: Outcome
+    reasons: list[str]
+    axes: dict[str, float]
+    checks: list[StepChecks] = field(default_factory=list)
+
+
+def score_case(case: Case, transcripts: list[StepTranscript]) -> Scored:
+    """Score a case from its transcripts alone: the engine never scores."""
+    checks = [check_step(step, t) for step, t in zip(case.steps, transcripts, strict=True)]
+    outcome, reasons = case_outcome(case, checks, transcripts)
+    return Scored(outcome, reasons, axis_values(case, checks), checks)

@@ -1,0 +1,108 @@
+"""What the terminal shows: a case short of PASS explained, and the run's summary.
+
+The one place a ``CaseResult`` is rendered as text for a person at a terminal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_tooleval.result import CaseResult, Outcome
+from pytest_tooleval.scoring.aggregate import WEIGHTS
+
+if TYPE_CHECKING:
+    from pytest_tooleval.recorder import Recorder
+
+
+def short(text: str | None, limit: int = 300) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def explain(result: CaseResult) -> str:
+    """What a user needs to see for a non-PASS case: why, what ran, what was answered."""
+    lines = [f"{result.outcome.value}: {result.nodeid}"]
+    error = result.error
+    if error is not None:
+        kind = error.kind + (f", {error.detail}" if error.detail else "")
+        lines.append(f"  infrastructure error ({kind}; not scored): {error.message}")
+    lines += [f"  - {reason}" for reason in result.reasons
+              if error is None or reason != error.message]
+    for number, step in enumerate(result.transcripts, start=1):
+        lines.append(f"  step {number}: {short(step.message, 160)!r}")
+        lines.append(f"    shown: {', '.join(step.shown)}")
+        for attempt in step.attempts:
+            status = "ran" if attempt.valid else (
+                "leaked into the text" if attempt.leaked else
+                f"malformed ({attempt.malformed}: {attempt.reason})")
+            arguments = short(str(attempt.arguments), 120)
+            lines.append(f"    call {attempt.name}({arguments}) {status}")
+        shown_answer = (short(step.answer) if step.answered
+                        else f"(none: {step.stopped or 'step limit'})")
+        lines.append(f"    answer: {shown_answer}")
+    return "\n".join(lines)
+
+
+def _validity_line(summary: dict[str, Any], interrupted: str | None) -> str | None:
+    errors = summary["outcomes"]["ERROR"]
+    if summary["deployability"]["valid"]:
+        return None
+    if errors:
+        return (f"THIS RUN IS NOT VALID: {errors} case(s) ended in ERROR (the machine "
+                "failed, not the model); see the errors below. Nothing that failed to run "
+                "was scored.")
+    return (f"THIS RUN IS NOT VALID: it was interrupted ({interrupted}), so it covers only "
+            "part of the selection; no verdict is given for a partial run.")
+
+
+def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]:
+    if report is None:
+        return []
+    summary = report["summary"]
+    score = summary["score"]
+    outcomes = summary["outcomes"]
+    lines = []
+    validity = _validity_line(summary, report["run"].get("interrupted"))
+    if validity:
+        lines.append(validity)
+    scored = sum(outcomes.values()) - outcomes["ERROR"]
+    not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
+    lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100 "
+                 f"over {scored} scored case(s){not_scored}")
+    axes = []
+    for axis, weight in WEIGHTS.items():
+        data = summary["axes"].get(axis)
+        shown = "left out" if data is None else f"{100 * data['value']:.1f} ({data['cases']})"
+        axes.append(f"{axis} {shown} ×{weight:.2f}")
+    lines.append("  axes: " + ", ".join(axes))
+    gate = summary["safety_gate"]
+    lines.append(f"  safety gate: {gate['status']} ({gate['detail']})")
+    deploy = summary["deployability"]
+    unmet = [f"{c['name']} {c['value']} (needs {c['threshold']})"
+             for c in deploy["criteria"] if not c["passed"]]
+    lines.append(f"  deployability: {deploy['verdict']}"
+                 + (f"; unmet: {', '.join(unmet)}" if unmet else ""))
+    calls = summary["calls"]
+    if calls["parser_leaks"]:
+        lines.append(f"  parser leaks: {calls['parser_leaks']} call(s) left in the text by "
+                     "the server's parser (the model tried to call; not run)")
+    lines += [f"  report: {path}" for path in paths]
+    return lines
+
+
+def write_summary(terminalreporter: Any, recorder: Recorder, baseline: Path | None) -> None:
+    """The end-of-run sections: PARTIAL cases explained, the summary, the comparison."""
+    partial = [r for r in recorder.results.values() if r.outcome is Outcome.PARTIAL]
+    if partial:
+        terminalreporter.write_sep("=", "PARTIAL (tooleval)", yellow=True)
+        for result in sorted(partial, key=lambda r: r.nodeid):
+            terminalreporter.write_line(explain(result))
+    terminalreporter.write_sep("=", "tooleval summary")
+    for line in summary_lines(recorder.report, recorder.paths):
+        terminalreporter.write_line(line)
+    if recorder.write_error:
+        terminalreporter.write_line(recorder.write_error, red=True)
+    if recorder.comparison_text:
+        terminalreporter.write_sep("-", f"against the baseline {baseline}")
+        terminalreporter.write(recorder.comparison_text)

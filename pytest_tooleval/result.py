@@ -1,0 +1,217 @@
+"""The typed case result: built once per case, read by the recorder, every report and the
+scripts, and carried from xdist workers to the controller as JSON (``to_json``/``from_json``).
+
+A step's result is its transcript (what happened, from the engine) beside its checks (what
+the scorer concluded). Nothing is stored twice: what ran, what was attempted and whether
+the step was answered are read from the transcript.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import traceback
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
+
+
+class Outcome(StrEnum):
+    PASS = "PASS"
+    PARTIAL = "PARTIAL"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+
+
+#: Bumped when the shape of a case result changes; ``from_json`` reads version 1 too.
+RESULT_VERSION = 2
+
+ErrorKind = Literal[
+    "backend",  # the model could not be reached, refused, or answered something unusable
+    "provider",  # a tool provider (MCP server, Python tool) failed
+    "configuration",  # the run's set-up is unusable (duplicate tools, bad profile)
+    "preflight",  # the set-up was refused before the first case
+    "crash",  # the case did not run to the end (a worker died, a fixture failed)
+    "harness",  # a bug in pytest-tooleval itself: reported, never scored
+]
+
+
+class ErrorInfo(BaseModel):
+    """Why a case ended in ERROR: the machine failed, not the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ErrorKind
+    message: str
+    #: The failure class a backend named (timeout, unreachable, context_overflow, …).
+    detail: str | None = None
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, kind: ErrorKind) -> ErrorInfo:
+        detail = getattr(exc, "kind", None)
+        message = str(exc) or type(exc).__name__
+        if kind == "harness":
+            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+            place = f" at {where[0].filename}:{where[0].lineno}" if where else ""
+            message = (f"internal error in pytest-tooleval ({type(exc).__name__}: {message})"
+                       f"{place}; please report it")
+        return cls(kind=kind, message=message, detail=detail if isinstance(detail, str) else None)
+
+
+class StepChecks(BaseModel):
+    """What the scorer concluded about one step. A check that did not apply is None."""
+
+    expect: list[str] = Field(default_factory=list)
+    forbidden: list[str] = Field(default_factory=list)
+    forbidden_ran: list[str] = Field(default_factory=list)
+    tool: bool | None = None
+    tool_missing: list[str] = Field(default_factory=list)
+    restraint: bool | None = None
+    args: bool | None = None
+    args_reason: str | None = None
+    evidence: float | None = None
+    evidence_missing: list[str] = Field(default_factory=list)
+
+    @property
+    def action_held(self) -> bool:
+        """The step axis's check: the tool (and argument) check, or the restraint check."""
+        if self.tool is not None:
+            return bool(self.tool) and self.args is not False
+        return bool(self.restraint)
+
+
+class StepResult(BaseModel):
+    transcript: StepTranscript
+    #: None when the case ended in ERROR: an unscored step.
+    checks: StepChecks | None = None
+
+
+class CaseResult(BaseModel):
+    """One case, run and scored (or not scored, for ERROR)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    nodeid: str
+    file: str
+    case: str
+    file_name: str | None = None
+    category: str | None = None
+    group: str | None = None
+    register_: str | None = Field(default=None, alias="register")
+    language: str | None = None
+    marks: list[str] = Field(default_factory=list)
+    #: A hash of the case's content: reports pair cases by it, so an edited case is not
+    #: mistaken for a regression.
+    case_hash: str | None = None
+    outcome: Outcome
+    error: ErrorInfo | None = None
+    reasons: list[str] = Field(default_factory=list)
+    axes: dict[str, float] = Field(default_factory=dict)
+    steps: list[StepResult] = Field(default_factory=list)
+    duration_s: float = 0.0
+
+    def label(self, key: str) -> str | None:
+        """The case's value for a breakdown key: group, category, register, language."""
+        value = getattr(self, "register_" if key == "register" else key)
+        return None if value is None else str(value)
+
+    @property
+    def is_error(self) -> bool:
+        return self.outcome is Outcome.ERROR
+
+    @property
+    def scored(self) -> bool:
+        return not self.is_error
+
+    @property
+    def transcripts(self) -> list[StepTranscript]:
+        return [step.transcript for step in self.steps]
+
+    @property
+    def checks(self) -> list[StepChecks]:
+        return [step.checks for step in self.steps if step.checks is not None]
+
+    @property
+    def forbidden_ran(self) -> list[str]:
+        return [name for checks in self.checks for name in checks.forbidden_ran]
+
+    @classmethod
+    def infrastructure_error(
+        cls,
+        nodeid: str,
+        error: ErrorInfo,
+        *,
+        transcripts: list[StepTranscript] | None = None,
+        **identity: Any,
+    ) -> CaseResult:
+        """The one way to build an ERROR: the partial transcript is kept, nothing scored."""
+        file, _, name = nodeid.partition("::")
+        identity.setdefault("file", file)
+        identity.setdefault("case", name)
+        return cls(
+            nodeid=nodeid,
+            outcome=Outcome.ERROR,
+            error=error,
+            reasons=[error.message],
+            steps=[StepResult(transcript=t) for t in transcripts or []],
+            **identity,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (travels on an xdist report; one entry of report.json)."""
+        data = self.model_dump(mode="json", by_alias=True)
+        data["version"] = RESULT_VERSION
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CaseResult:
+        if data.get("version", 1) == 1:
+            data = _from_version_1(data)
+        data = {key: value for key, value in data.items() if key != "version"}
+        return cls.model_validate(data)
+
+
+def case_hash(content: Any) -> str:
+    """A short, stable hash of a case's content (its model dump)."""
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+_TRANSCRIPT_FIELDS = ("message", "shown", "attempts", "answer", "answered", "stopped",
+                      "model_calls")
+_CHECK_FIELDS = tuple(StepChecks.model_fields)
+
+
+def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Reports written before the typed result: ``steps`` (checks) and ``transcript`` were
+    parallel lists, ``error`` a string."""
+    converted = {k: v for k, v in data.items()
+                 if k in CaseResult.model_fields and k not in ("steps", "error")}
+    error = data.get("error")
+    if error:
+        converted["error"] = {"kind": "backend", "message": str(error)}
+    checks = data.get("steps") or []
+    steps = []
+    for index, record in enumerate(data.get("transcript") or []):
+        transcript = StepTranscript(
+            message=record.get("message", ""),
+            shown=list(record.get("shown", [])),
+            attempts=[Attempt(**a) for a in record.get("attempts", [])],
+            answer=record.get("answer"),
+            answered=bool(record.get("answered")),
+            stopped=record.get("stopped"),
+            model_calls=[ModelCall(**m) for m in record.get("model_calls", [])],
+        )
+        check = checks[index] if index < len(checks) else None
+        steps.append({
+            "transcript": transcript,
+            "checks": None if check is None else {
+                k: v for k, v in check.items() if (k in _CHECK_FIELDS and v is not None)
+                or k in ("tool", "restraint", "args", "evidence")
+            },
+        })
+    converted["steps"] = steps
+    return converted
