@@ -70,7 +70,7 @@ class Split:
 class FoundCase:
     key: str  # "en/web.json::case-name", relative to the split's folder
     unit: str  # "en:job" or "en:file::case"
-    stratum: str  # "en/web"
+    stratum: str  # "en/web/job" or "en/web/single"
     sha256: str
 
 
@@ -108,11 +108,9 @@ def scan(folder: Path) -> tuple[list[FoundCase], list[str]]:
         for case in case_file.cases:
             key = case_key(folder, path, case)
             unit = f"{case_file.language}:{case.job}" if case.job else f"{case_file.language}:{key}"
-            found.append(
-                FoundCase(
-                    key, unit, f"{case_file.language}/{_group(case)}", case_hash(case_file, case)
-                )
-            )
+            kind = "job" if case.job else "single"
+            stratum = f"{case_file.language}/{_group(case)}/{kind}"
+            found.append(FoundCase(key, unit, stratum, case_hash(case_file, case)))
     return found, problems
 
 
@@ -122,8 +120,9 @@ def _order(seed: str, unit: str) -> str:
 
 def assign(cases: Iterable[FoundCase], seed: str) -> dict[str, str]:
     """Unit → half. Per stratum (a unit's first case decides it), units in seeded-hash order
-    are dealt alternately; the alternation runs on across a language's strata, so each
-    group and each language is balanced to within one unit."""
+    are dealt alternately; the alternation runs on across a language's strata (separately
+    for jobs and for single cases), so each group, each language, and the jobs (hence each
+    register) are balanced to within one unit."""
     strata: dict[str, list[str]] = defaultdict(list)
     placed: set[str] = set()
     for case in cases:
@@ -131,12 +130,12 @@ def assign(cases: Iterable[FoundCase], seed: str) -> dict[str, str]:
             placed.add(case.unit)
             strata[case.stratum].append(case.unit)
     halves: dict[str, str] = {}
-    dealt: dict[str, int] = defaultdict(int)  # per language
+    dealt: dict[tuple[str, str], int] = defaultdict(int)  # per language and kind
     for stratum in sorted(strata):
-        language = stratum.split("/", 1)[0]
+        language, _, kind = stratum.split("/")
         for unit in sorted(strata[stratum], key=lambda u: _order(seed, u)):
-            halves[unit] = FROZEN if dealt[language] % 2 == 0 else TUNING
-            dealt[language] += 1
+            halves[unit] = FROZEN if dealt[language, kind] % 2 == 0 else TUNING
+            dealt[language, kind] += 1
     return halves
 
 
