@@ -212,7 +212,7 @@ def dump(split: Split) -> str:
         "# `tooleval split FOLDER --record 'why'`.",
         f"seed = {_q(split.seed)}",
         f"created = {_q(split.created)}",
-        'unit = "job (or the case without one), stratified by language and group"',
+        'unit = "job (or the case without one), stratified by language, group, job or single"',
         "",
     ]
     for change in split.changes:

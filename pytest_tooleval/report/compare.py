@@ -174,26 +174,27 @@ def router_mode(report: dict[str, Any]) -> str:
     return str(run.get("router_mode") or run.get("router", {}).get("mode") or "triggers")
 
 
-def _routing_only(result: Comparison, new_cases: list[dict[str, Any]],
-                  base_by_id: dict[str, dict[str, Any]], new_mode: str, base_mode: str) -> None:
+def _routing_only(result: Comparison, new_cases: list[CaseResult],
+                  base_by_id: dict[str, CaseResult], new_mode: str, base_mode: str) -> None:
     """A normal run paired with a routing ablation: the cases that pass only when routing
     is taken away, and at which step a tool that ran under the ablation was not shown."""
     if new_mode == base_mode:
         return
     result.routing = (new_mode, base_mode)
     for case in new_cases:
-        other = base_by_id[case["nodeid"]]
+        other = base_by_id[case.nodeid]
         normal, ablation = (case, other) if new_mode == "triggers" else (other, case)
-        if normal["outcome"] == "PASS" or ablation["outcome"] != "PASS":
+        if normal.outcome.value == "PASS" or ablation.outcome.value != "PASS":
             continue
         unseen = []
-        steps = zip(normal.get("transcript", []), ablation.get("transcript", []), strict=False)
+        steps = zip(normal.steps, ablation.steps, strict=False)
         for number, (seen, ran) in enumerate(steps, start=1):
-            hidden = [t for t in ran.get("ran", []) if t not in seen.get("shown", [])]
+            shown = seen.transcript.shown
+            hidden = [t for t in dict.fromkeys(ran.transcript.ran) if t not in shown]
             if hidden:
                 unseen.append(f"step {number}: {', '.join(hidden)} not shown")
-        result.routing_only.append({"nodeid": case["nodeid"], "normal": normal["outcome"],
-                                    "ablation": ablation["outcome"], "unseen": unseen})
+        result.routing_only.append({"nodeid": case.nodeid, "normal": normal.outcome.value,
+                                    "ablation": ablation.outcome.value, "unseen": unseen})
 
 
 def _row(label: str, values: tuple[float | None, float | None]) -> str:
