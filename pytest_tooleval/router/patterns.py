@@ -108,22 +108,22 @@ def _flatten(items: Any) -> list[str]:
     return out
 
 
-def _key(text: str) -> str:
-    return "".join(normalize(text).words)
+def _key(text: str, language: str | None = None) -> str:
+    return "".join(normalize(text, language).words)
 
 
 def parse_trigger(
-    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}
+    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}, language: str | None = None
 ) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]:
     """``"hava durum* -havale"`` → ((("hava", False), ("durum", True)), ("havale",))."""
     elements: list[tuple[str, bool]] = []
     excluded: list[str] = []
     for part in text.split():
         if part.startswith("-") and len(part) > 1:
-            excluded.append(_key(part[1:]))
+            excluded.append(_key(part[1:], language))
             continue
         is_stem = part.endswith("*")
-        pieces = normalize(part.rstrip("*")).words
+        pieces = normalize(part.rstrip("*"), language).words
         for index, piece in enumerate(pieces):
             elements.append((piece, is_stem and index == len(pieces) - 1))
     for word, is_stem in elements:
@@ -152,26 +152,38 @@ class TriggerSet:
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
         """Merge one data file's content (see docs/router.md for the format)."""
+
+        def norm(text: str) -> str:
+            return _key(text, self.language)
+
         for stem, excs in (data.get("exceptions") or {}).items():
-            merged = (*self.exceptions.get(_key(stem), ()), *(_key(e) for e in _flatten(excs)))
-            self.exceptions[_key(stem)] = tuple(dict.fromkeys(merged))
+            merged = (*self.exceptions.get(norm(stem), ()), *(norm(e) for e in _flatten(excs)))
+            self.exceptions[norm(stem)] = tuple(dict.fromkeys(merged))
         for source, target in (data.get("alternations") or {}).items():
-            self.alternations[_key(source)] = _key(target)
-        self.stop_words.update(_key(w) for w in _flatten(data.get("stop_words")))
+            self.alternations[norm(source)] = norm(target)
+        self.stop_words.update(norm(w) for w in _flatten(data.get("stop_words")))
         # Noise in a description ("Returns the …") but content in a tool's name
         # (get_return_policy): never a description cue, still a name cue.
         self.description_stop_words.update(
-            _key(w) for w in _flatten(data.get("description_only_stop_words"))
+            norm(w) for w in _flatten(data.get("description_only_stop_words"))
         )
         for word, phrases in (data.get("cue_synonyms") or {}).items():
             for text in _flatten(phrases):
-                self.add(f"{SYNONYM_PREFIX}{_key(str(word))}", str(text), 1.0)
+                self.add(f"{SYNONYM_PREFIX}{norm(str(word))}", str(text), 1.0)
         for tool, spec in (data.get("tools") or {}).items():
             groups = spec if isinstance(spec, dict) else {"triggers": spec}
             for level, items in groups.items():
+                if level == "endings":
+                    # Word endings as a weak vote: Turkish past-tense recollections
+                    # ("gitmiştik", "neresiydi") name no memory or calendar word.
+                    found = (*self.endings.get(f"tool:{tool}", ()),
+                             *(norm(e) for e in _flatten(items)))
+                    self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
+                    continue
                 if level not in WEIGHTS:
                     raise ValueError(
-                        f"tool {tool!r}: unknown key {level!r} (use strong, triggers or weak)"
+                        f"tool {tool!r}: unknown key {level!r} "
+                        "(use strong, triggers, weak or endings)"
                     )
                 for text in _flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
@@ -180,7 +192,7 @@ class TriggerSet:
             for text in _flatten(current.get(key)):
                 self.add(f"@{key}", str(text), 1.0)
         for key in ENDING_KEYS:
-            found = (*self.endings.get(key, ()), *(_key(e) for e in _flatten(current.get(key))))
+            found = (*self.endings.get(key, ()), *(norm(e) for e in _flatten(current.get(key))))
             self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
 
     def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
@@ -190,7 +202,7 @@ class TriggerSet:
             word
             for part in text.split()
             if not (part.startswith("-") and len(part) > 1)
-            for word in normalize(part.rstrip("*")).lower_words
+            for word in normalize(part.rstrip("*"), self.language).lower_words
         ]
         if len(lower) != size:
             return ()
@@ -208,7 +220,7 @@ class TriggerSet:
         self._by_stem_ready = True
 
     def add(self, tool: str, text: str, weight: float) -> None:
-        elements, exceptions = parse_trigger(text, self.exceptions)
+        elements, exceptions = parse_trigger(text, self.exceptions, self.language)
         if not elements:
             return
         for variant in self._variants(elements):
@@ -241,6 +253,16 @@ class TriggerSet:
                     yield (*elements[:index], changed, *elements[index + 1 :])
 
     # -- matching -------------------------------------------------------------------
+    def tool_ending_matches(self, words: tuple[str, ...]) -> dict[str, str]:
+        """Tool → the first message word ending with one of the tool's endings."""
+        found: dict[str, str] = {}
+        for key in self.endings:
+            if key.startswith("tool:"):
+                hits = self.ending_matches(key, words)
+                if hits:
+                    found[key[5:]] = hits[0]
+        return found
+
     def ending_matches(self, key: str, words: tuple[str, ...]) -> list[str]:
         """Words of the message that end with one of the class's endings."""
         endings = self.endings.get(key, ())

@@ -37,6 +37,9 @@ WEB_TOOL = "web_search"
 FETCH_TOOL = "web_fetch"
 CALCULATOR_TOOL = "calculator"
 URL_WEIGHT = 3.0
+CODE_TOOL = "grep_code"
+IDENTIFIER_WEIGHT = 2.0
+ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
 VERSION_TOOLS = ("git_show", "git_branches", "git_log", "git_diff")
 COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
@@ -171,6 +174,10 @@ class TriggerRouter(Router):
                 classes["weak_topics"] += trigger_set.ending_matches(
                     "weak_topic_endings", text.words
                 )
+                for tool, word in trigger_set.tool_ending_matches(text.words).items():
+                    if tool in names:
+                        scores[tool] += ENDING_WEIGHT
+                        reasons[tool].append(f"word ending ({set_language}) ← {word!r}")
 
         if self.use_cues:
             # A synonym class adds its cue word: "send them back" also reads as "return".
@@ -218,6 +225,9 @@ class TriggerRouter(Router):
                 if tool in names:
                     scores[tool] += VERSION_WEIGHT
                     reasons[tool].append("a release tag (v1.2.3)")
+        if text.has_identifier and CODE_TOOL in names:
+            scores[CODE_TOOL] += IDENTIFIER_WEIGHT
+            reasons[CODE_TOOL].append("a code identifier (snake_case, camelCase or a call)")
         if text.has_commit_id:
             for tool, weight in COMMIT_ID_TOOLS:
                 if tool in names:
