@@ -30,6 +30,7 @@ CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
+MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
 MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
 
 
@@ -271,12 +272,39 @@ class TriggerSet:
         return [w for w in words if len(w) >= MIN_ENDING_WORD and w.endswith(endings)]
 
     def candidates(
-        self, words: tuple[str, ...], stems: tuple[str, ...] | None = None
+        self,
+        words: tuple[str, ...],
+        stems: tuple[str, ...] | None = None,
+        variants: tuple[str, ...] | None = None,
     ) -> list[Match]:
         """Every pattern matching somewhere; ``stems`` (aligned with ``words``) adds the
-        matches by Snowball stem."""
+        matches by Snowball stem; ``variants`` (aligned, "" for none) are other spellings
+        of a word, tried where the word itself starts no match (Anatolian gadar → kadar)."""
+        found = self._candidates(words, stems)
+        if variants and any(variants):
+            covered = {i for match in found for i in range(match.start, match.end)}
+            for index, variant in enumerate(variants):
+                if not variant or index in covered:
+                    continue
+                respelt = (*words[:index], variant, *words[index + 1 :])
+                starts = range(max(0, index - MAX_PHRASE + 1), index + 1)
+                found += [
+                    m
+                    for m in self._candidates(respelt, None, starts)
+                    if m.start <= index < m.end
+                ]
+        return found
+
+    def _candidates(
+        self,
+        words: tuple[str, ...],
+        stems: tuple[str, ...] | None,
+        starts: range | None = None,
+    ) -> list[Match]:
         found: list[Match] = []
         for start, token in enumerate(words):
+            if starts is not None and start not in starts:
+                continue
             patterns = list(self._exact.get(token, ()))
             for size in self._stem_sizes:
                 if size > len(token):

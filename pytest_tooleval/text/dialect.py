@@ -5,6 +5,10 @@ colloquial and Anatolian spellings (*nerde, napıyon, gardaş, heç, böle*), th
 progressive and future (*geliyom* → geliyorum, *yapıcam* → yapacağım), and the question
 particle written onto the word (*varmı* → var mı, *yaparmısın* → yapar mısın).
 
+The Anatolian voiced initial k (*gadar*, *gapı*, *galıyom*) cannot be undone word by word
+(*gaz*, *gol* are words too); the router tries the k-form of a word that matched nothing
+(``voiceless``).
+
 Rules work on one Turkish-lowercased word at a time (letters kept or ASCII-typed: a rule's
 key is the folded form, so *napiyon* is found like *napıyon*) and may return several words.
 They are deliberately few and general: a rule that would also rewrite a standard word
@@ -88,6 +92,25 @@ _PREDICATES = frozenset(
 )
 
 
+# The "quickly do it for me" compound of older speakers: bakıver, yazıver, okuyuver,
+# söyleyiverir misin → the verb itself (bak, yaz, oku, söyle). Only with a verbal ending
+# after "ver", so üniversite is no compound.
+_QUICKLY = re.compile(
+    r"^(.{2,}?)(?:y?[ıiuü])ver(?:sene|sana|sin|sen|ir|irsin|irsiniz|in|iniz|eyim|elim|ecek\w*|"
+    r"ebil\w*|di\w*|se|iyor\w*|iyo\w*)?$"
+)
+
+
+def _quickly(word: str) -> str | None:
+    found = _QUICKLY.match(word)
+    if not found:
+        return None
+    root = found.group(1)
+    if root.endswith("d") and len(root) >= 3:  # kaydediver → kaydet, gidiver → git
+        root = root[:-1] + "t"
+    return root
+
+
 def _split_particle(word: str) -> tuple[str, ...] | None:
     found = _PARTICLE.match(word)
     if not found:
@@ -108,6 +131,9 @@ def standard_words(word: str) -> tuple[str, ...]:
     split = _split_particle(word)
     if split is not None:
         return split
+    root = _quickly(word)
+    if root is not None:
+        return (root,)
     if len(word) >= 5 and word not in _NOT_SPOKEN:
         for pattern, replacement in _SUFFIXES:
             changed = pattern.sub(replacement, word)
@@ -122,3 +148,10 @@ def standardize(words: tuple[str, ...]) -> tuple[str, ...]:
     for word in words:
         out.extend(standard_words(word))
     return tuple(out)
+
+
+def voiceless(word: str) -> str:
+    """The k-form of an Anatolian voiced initial g (gadar → kadar), or "" for none."""
+    if len(word) >= 3 and word[0] == "g" and word[1] in "aeıioöuü":
+        return "k" + word[1:]
+    return ""
