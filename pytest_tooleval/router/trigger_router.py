@@ -333,7 +333,7 @@ def _rank(
         return (-score, 0, 0.0, order, 0)
     fallback = _FALLBACK_RANK.get(name)
     if fallback is not None:
-        return (0.0, 1, 0.0, order, fallback)
+        return (0.0, 1, float(fallback), order, 0)
     family = (families or {}).get(FAMILY_OF.get(name, ""), 0.0)
     if family >= FAMILY_MIN_SCORE:
         return (0.0, 2, -family, order, 0)
