@@ -27,6 +27,7 @@ from pytest_tooleval.yamlio import safe_load
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
 CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
+FORM_KEYS = ("personal", "question")  # the question-form class (section question_form)
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
@@ -191,6 +192,10 @@ class TriggerSet:
         current = data.get("current_info") or {}
         for key in CLASS_KEYS:
             for text in _flatten(current.get(key)):
+                self.add(f"@{key}", str(text), 1.0)
+        form = data.get("question_form") or {}
+        for key in FORM_KEYS:
+            for text in _flatten(form.get(key)):
                 self.add(f"@{key}", str(text), 1.0)
         for key in ENDING_KEYS:
             found = (*self.endings.get(key, ()), *(norm(e) for e in _flatten(current.get(key))))

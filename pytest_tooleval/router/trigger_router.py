@@ -39,6 +39,9 @@ FETCH_TOOL = "web_fetch"
 CALCULATOR_TOOL = "calculator"
 URL_WEIGHT = 3.0
 CODE_TOOL = "grep_code"
+FORM_KINDS = ("personal", "question")
+PERSONAL_TOOLS = ("search_documents", "memory_search", "calendar_list")
+QUESTION_WEIGHT = 0.25
 IDENTIFIER_WEIGHT = 2.0
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
@@ -184,6 +187,8 @@ class TriggerRouter(Router):
                             continue  # counted above
                         if kind == "topics" and not primary:
                             kind = "weak_topics"
+                        if kind in FORM_KINDS and not primary:
+                            continue
                         classes[kind].append(match.text)
                         continue
                     if target.tool not in names or (target.tool, target.label) in seen:
@@ -259,6 +264,7 @@ class TriggerRouter(Router):
                 if tool in names:
                     scores[tool] += weight
                     reasons[tool].append("a commit id")
+        _question_form(text, classes, names, scores, reasons)
         how_much = classes["how_much"]
         if how_much and (text.has_number or text.has_operator) and CALCULATOR_TOOL in names:
             scores[CALCULATOR_TOOL] += 3.0
@@ -308,6 +314,26 @@ class TriggerRouter(Router):
                     else "filler: fixed priority"
                 )
         return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})
+
+
+def _question_form(
+    text: Normalized,
+    classes: dict[str, list[str]],
+    names: set[str],
+    scores: dict[str, float],
+    reasons: dict[str, list[str]],
+) -> None:
+    """A question about the user's own things (my, our, benim, bizim) is a look-up in their
+    stores: documents, saved facts, calendar. A weak vote: it decides only among tools
+    nothing else chose. (A question without my/our gets no vote: "havale yaptım mı" is
+    personal too, and the world is not the only other answer.)"""
+    if not (classes["question"] or text.has_question_mark) or not classes["personal"]:
+        return
+    why = f"a question about the user's own things ({classes['personal'][0]!r})"
+    for tool in PERSONAL_TOOLS:
+        if tool in names:
+            scores[tool] += QUESTION_WEIGHT
+            reasons[tool].append(f"question form: {why}")
 
 
 def _family_best(scores: dict[str, float]) -> dict[str, float]:
