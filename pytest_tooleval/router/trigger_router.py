@@ -327,7 +327,8 @@ def _question_form(
     stores: documents, saved facts, calendar. A weak vote: it decides only among tools
     nothing else chose. (A question without my/our gets no vote: "havale yaptım mı" is
     personal too, and the world is not the only other answer.)"""
-    if not (classes["question"] or text.has_question_mark) or not classes["personal"]:
+    # Question words only, never the "?": a register without punctuation must route alike.
+    if not classes["question"] or not classes["personal"]:
         return
     why = f"a question about the user's own things ({classes['personal'][0]!r})"
     for tool in PERSONAL_TOOLS:
