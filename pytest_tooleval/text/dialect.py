@@ -77,6 +77,7 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<=.[^aeıioöuü])i?cez$"), "eceğiz"),
 )
 _NOT_SPOKEN = frozenset({"webcam", "bilyon"})
+_SPOKEN_ENDINGS = ("yom", "yoz", "yosun", "yonuz", "yo", "yodu", "cam", "cem", "caz", "cez")
 
 # The question particle written onto the word: only after an aorist (yapar+mısın) or
 # after a predicate word that is common in questions; never after a possessive (kendimi).
@@ -128,13 +129,13 @@ def standard_words(word: str) -> tuple[str, ...]:
     standard = _LEXICON.get(_key(word))
     if standard is not None:
         return standard
-    split = _split_particle(word)
+    split = _split_particle(word) if "m" in word[2:] else None
     if split is not None:
         return split
-    root = _quickly(word)
+    root = _quickly(word) if "ver" in word else None
     if root is not None:
         return (root,)
-    if len(word) >= 5 and word not in _NOT_SPOKEN:
+    if len(word) >= 5 and word.endswith(_SPOKEN_ENDINGS) and word not in _NOT_SPOKEN:
         for pattern, replacement in _SUFFIXES:
             changed = pattern.sub(replacement, word)
             if changed != word:

@@ -107,6 +107,11 @@ class Normalized:
         return " ".join(self.words)
 
 
+@lru_cache(maxsize=65536)
+def _fold_word(word: str) -> str:
+    return squeeze(fold(word))
+
+
 @lru_cache(maxsize=8)
 def _hints(language: str | None) -> dict[int, str]:
     return hint_table(language)
@@ -135,7 +140,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     if language == "tr":
         # Chat, colloquial and dialect spellings in their standard form (text/dialect.py).
         lower = standardize(lower)
-        words = tuple(squeeze(fold(word)) for word in lower)
+        words = tuple(_fold_word(word) for word in lower)
     else:
         words = tuple(_WORDS.findall(squeeze(fold(text))))
     if len(lower) != len(words):
