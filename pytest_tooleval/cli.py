@@ -216,7 +216,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tooleval: unknown command {name!r}; try one of: {', '.join(commands)}",
               file=sys.stderr)
         return 2
-    return commands[name][1](rest)
+    try:
+        code = commands[name][1](rest)
+        sys.stdout.flush()  # inside the try: a reader that left shows here
+        return code
+    except BrokenPipeError:
+        # `tooleval gap … | head`: the reader left. Quietly stop writing, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -60,8 +60,14 @@ class Recorder:
         tools = sorted({t for w in self.worker_info for t in w.get("tools", [])})
         routers = [w["router"] for w in self.worker_info if w.get("router")]
         providers = next((w["providers"] for w in self.worker_info if w.get("providers")), "")
+        run_info = dict(self.run_info)
+        if any(w.get("session") == "pytest_tooleval_make_session" for w in self.worker_info):
+            # The profile named by --model did not run: describe what did.
+            name = backends[0].get("model") if backends else None
+            run_info["model"] = {"name": name or "a session from pytest_tooleval_make_session",
+                                 "source": "pytest_tooleval_make_session"}
         return {
-            **self.run_info,
+            **run_info,
             "backend": backends[0] if backends else {},
             "backend_variants": len({repr(sorted(b.items())) for b in backends}),
             "router": routers[0] if routers else {},

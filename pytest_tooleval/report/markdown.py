@@ -69,15 +69,17 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"p95 {_fmt(calls['latency_p95_s'], 2)} s.",
         "",
     ]
-    for title, key in (("Groups", "groups"), ("Categories", "categories"),
-                       ("Registers", "registers"), ("Languages", "languages")):
+    for title, key, label in (("Groups", "groups", "group"),
+                              ("Categories", "categories", "category"),
+                              ("Registers", "registers", "register"),
+                              ("Languages", "languages", "language")):
         table = summary.get(key) or {}
         if not table:
             continue
         rows = [[label, _fmt(data["score"]), str(data["cases"]),
                  " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v)]
                 for label, data in table.items()]
-        lines += [f"## {title}", ""] + _table(rows, [key[:-1], "score", "cases", "outcomes"])
+        lines += [f"## {title}", ""] + _table(rows, [label, "score", "cases", "outcomes"])
         lines += [""]
     if summary["errors"]:
         lines += ["## Errors (infrastructure, not scored)", ""]
