@@ -131,7 +131,7 @@ class CaseItem(pytest.Function):
                       for f in found]
             raise CheckFailed("\n".join(lines))
 
-    def repr_failure(  # type: ignore[override]
+    def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> Any:
         if isinstance(excinfo.value, CaseNotPassed):
