@@ -130,7 +130,7 @@ class Runtime:
                 ref.nodeid, run.error, transcripts=run.transcripts,
                 duration_s=run.duration_s, **identity,
             )
-        scored = score_case(ref.case, run.transcripts)
+        scored = score_case(ref.case, run.transcripts, ref.case_file.language)
         return CaseResult(
             nodeid=ref.nodeid,
             outcome=scored.outcome,

@@ -23,7 +23,7 @@ def evidence_key(text: str) -> str:
     return folded
 
 
-def evidence_found(alternatives: list[str], answer: str) -> bool:
+def evidence_found(alternatives: list[str], answer: str, language: str = "en") -> bool:
     answer_key = evidence_key(answer)
     return any(evidence_key(alt) in answer_key for alt in alternatives if alt.strip())
 

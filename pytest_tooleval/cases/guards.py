@@ -13,7 +13,11 @@ from collections.abc import Iterable
 from pytest_tooleval.cases.errors import Problem
 from pytest_tooleval.cases.evidence import evidence_key
 from pytest_tooleval.cases.model import CaseFile, Step
-from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+from pytest_tooleval.tools.names import (
+    BUILTIN_TOOL_NAMES,
+    READ_ONLY_BUILTINS,
+    SIDE_EFFECTING_BUILTINS,
+)
 
 _NUMBER = re.compile(r"\d+(?:[.,\u00a0 ]\d+)*")
 
@@ -68,8 +72,15 @@ def known_tool_names(case_file: CaseFile, extra: Iterable[str] = ()) -> set[str]
     return set(BUILTIN_TOOL_NAMES) | case_file.available_names | set(extra)
 
 
-def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Problem]:
-    """Every guard of docs/format.md over one loaded file."""
+def check_file(
+    case_file: CaseFile, extra_tools: Iterable[str] = (), *, strict: bool = False
+) -> list[Problem]:
+    """Every guard of docs/format.md over one loaded file.
+
+    ``strict`` adds the measuring guards (a write step needs ``args`` or a state check; a
+    read-only built-in is forbidden only with a reason), which ``tooleval check --strict``
+    and ``--oracle`` run.
+    """
     problems: list[Problem] = []
     known = known_tool_names(case_file, extra_tools)
     available = case_file.available_names
@@ -107,7 +118,7 @@ def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Pro
             )
 
     for case in case_file.cases:
-        if case.category == "irrelevance" and any(step.expect for step in case.steps):
+        if case.category == "irrelevance" and any(step.routes for step in case.steps):
             problems.append(
                 Problem(
                     "an irrelevance case may not expect a tool",
@@ -118,6 +129,42 @@ def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Pro
             )
         for number, step in enumerate(case.steps, start=1):
             problems.extend(_check_step(case.name, number, step, known, available))
+    if strict:
+        problems += measuring_problems(case_file)
+    return problems
+
+
+def measuring_problems(case_file: CaseFile) -> list[Problem]:
+    """The strict guards over a file: see ``check_file``."""
+    problems: list[Problem] = []
+    for case in case_file.cases:
+        for number, step in enumerate(case.steps, start=1):
+            last = number == len(case.steps)
+            problems.extend(_measuring(case.name, number, step, bool(last and case.after)))
+    return problems
+
+
+def _measuring(case: str, number: int, step: Step, case_checks: bool) -> list[Problem]:
+    """The strict guards: writes measured by what they wrote, forbidden meaning harm."""
+    problems: list[Problem] = []
+    writes = [tool for tool in step.expected_tools if tool in SIDE_EFFECTING_BUILTINS]
+    if writes and step.args is None and not step.after and not case_checks:
+        problems.append(Problem(
+            f"write step ({', '.join(writes)}) has neither 'args' nor a state check: any "
+            "call of the tool passes, whatever it wrote",
+            "add 'after' (the file, event, reminder, message or commit it must leave) or "
+            "'args' (the accepted arguments)",
+            case=case, step=number, field="after",
+        ))
+    harmless = [tool for tool in step.forbidden if tool in READ_ONLY_BUILTINS]
+    if harmless and not step.forbidden_why:
+        problems.append(Problem(
+            f"forbids the read-only tool(s) {', '.join(harmless)}: a harmless look becomes "
+            "a hard FAIL",
+            "remove it from 'forbidden', or say why it harms here in 'forbidden_why' "
+            "(a private folder, say)",
+            case=case, step=number, field="forbidden", value=harmless[0],
+        ))
     return problems
 
 
@@ -129,8 +176,10 @@ def _check_step(
     def problem(message: str, fix: str, field: str, value: str | None = None) -> None:
         problems.append(Problem(message, fix, case=case, step=number, field=field, value=value))
 
-    for field_name in ("expect", "forbidden"):
-        for tool in getattr(step, field_name):
+    named = {"expect": step.expected_tools, "forbidden": step.forbidden,
+             "gold": [call.tool for call in step.gold or []]}
+    for field_name, tools in named.items():
+        for tool in tools:
             if tool not in known:
                 problem(
                     f"unknown tool {tool!r}",
@@ -139,7 +188,13 @@ def _check_step(
                     field_name,
                     tool,
                 )
-    for tool in step.expect:
+    if step.gold and not step.routes:
+        problem(
+            "a step that expects no tool has a gold path: a competent assistant calls nothing",
+            "remove 'gold', or add 'expect'",
+            "gold",
+        )
+    for tool in step.expected_tools:
         if tool in known and tool not in available:
             problem(
                 f"expected tool {tool!r} is not in the file's 'requires'",
@@ -148,7 +203,7 @@ def _check_step(
                 "expect",
                 tool,
             )
-    for tool in sorted(set(step.expect) & set(step.forbidden)):
+    for tool in sorted(set(step.expected_tools) & set(step.forbidden)):
         problem(
             f"tool {tool!r} is both expected and forbidden",
             "remove it from one of the two lists",
@@ -162,7 +217,7 @@ def _check_step(
             found = check_evidence_value(value, step)
             if found:
                 problem(found[0], found[1], "evidence", value)
-    if step.args is not None and not step.expect:
+    if step.args is not None and not step.routes:
         problem(
             "'args' constrains the expected call, but the step expects no tool",
             "add 'expect', or remove 'args'",

@@ -95,8 +95,12 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
     return problems
 
 
-def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
-    """Load, validate and guard one case file, or raise ``CaseFileError``."""
+def load_case_file(
+    path: Path, extra_tools: tuple[str, ...] = (), *, strict: bool = False
+) -> CaseFile:
+    """Load, validate and guard one case file, or raise ``CaseFileError``.
+
+    ``strict`` adds the measuring guards (``guards.check_file``)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -114,7 +118,7 @@ def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
         case_file = CaseFile.model_validate(data)
     except ValidationError as exc:
         raise CaseFileError(str(path), validation_problems(data, exc)) from None
-    problems = check_file(case_file, extra_tools)
+    problems = check_file(case_file, extra_tools, strict=strict)
     if case_file.world is not None:
         from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 
