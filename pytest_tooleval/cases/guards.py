@@ -6,12 +6,11 @@ model said. These rules run at load time and in ``tooleval check``.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
 from pytest_tooleval.cases.errors import Problem
-from pytest_tooleval.cases.evidence import evidence_key
+from pytest_tooleval.cases.evidence import evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
@@ -19,16 +18,14 @@ from pytest_tooleval.tools.names import (
     SIDE_EFFECTING_BUILTINS,
 )
 
-_NUMBER = re.compile(r"\d+(?:[.,\u00a0 ]\d+)*")
 
+def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[str, str] | None:
+    """Why one evidence alternative could not fail, with the fix; None when it is sound.
 
-def _numbers_in(text: str) -> list[str]:
-    """Numbers the message hands over, as digit strings with separators removed."""
-    return [re.sub(r"\D", "", match) for match in _NUMBER.findall(text)]
-
-
-def check_evidence_value(value: str, step: Step) -> tuple[str, str] | None:
-    """Why one evidence alternative could not fail, with the fix; None when it is sound."""
+    The echo test uses the same boundary matcher as scoring: "18" is refused for "what is
+    18 * 1000?" (an echo would contain it), while "A4" or "version 3.7" are accepted for a
+    message that holds 14 or 37 (an echo of those never contains the value).
+    """
     stripped = value.strip()
     if not stripped:
         return ("empty evidence value", "remove it, or write the value the answer must contain")
@@ -38,20 +35,11 @@ def check_evidence_value(value: str, step: Step) -> tuple[str, str] | None:
             f"evidence is a {kind}: it matches almost any answer",
             "use a distinctive value the tool returns (an amount, an id, a name)",
         )
-    key = evidence_key(stripped)
-    if key and key in evidence_key(step.message):
+    if evidence_found([stripped], step.message, language):
         return (
             "evidence appears in the step's own message: the model could echo it",
             "use a value only the tool's result contains",
         )
-    digits = re.sub(r"\D", "", stripped)
-    if digits and digits == re.sub(r"[^\d]", "", key):  # the value is a number
-        for number in _numbers_in(step.message):
-            if digits in number:
-                return (
-                    f"evidence is part of the number {number} the question already gives",
-                    "use a value the model can only get from the tool",
-                )
     return None
 
 
@@ -128,7 +116,8 @@ def check_file(
                 )
             )
         for number, step in enumerate(case.steps, start=1):
-            problems.extend(_check_step(case.name, number, step, known, available))
+            problems.extend(_check_step(case.name, number, step, known, available,
+                                        case_file.language))
     if strict:
         problems += measuring_problems(case_file)
     return problems
@@ -169,7 +158,8 @@ def _measuring(case: str, number: int, step: Step, case_checks: bool) -> list[Pr
 
 
 def _check_step(
-    case: str, number: int, step: Step, known: set[str], available: set[str]
+    case: str, number: int, step: Step, known: set[str], available: set[str],
+    language: str = "en",
 ) -> list[Problem]:
     problems: list[Problem] = []
 
@@ -214,7 +204,7 @@ def _check_step(
         if not alternatives:
             problem("an evidence item is an empty list of alternatives", "remove it", "evidence")
         for value in alternatives:
-            found = check_evidence_value(value, step)
+            found = check_evidence_value(value, step, language)
             if found:
                 problem(found[0], found[1], "evidence", value)
     if step.args is not None and not step.routes:
