@@ -33,6 +33,21 @@ RECORD_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: pytest's own marks: as a case's mark or group they would skip or excuse it silently
+#: (exit 0, absent from report.json, or a wrong answer reported as expected).
+MUTING_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures", "filterwarnings",
+                          "parametrize"})
+
+
+def _refuse_muting(name: str, where: str) -> None:
+    if name.lower() in MUTING_MARKS:
+        raise ValueError(
+            f"{where} {name!r} is pytest's own mark: it would mute the case silently "
+            "(a skipped case vanishes from the report; an xfail case hides a wrong answer). "
+            "Remove the case, or record why it is out in the folder's REJECTED.md"
+        )
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -251,6 +266,14 @@ class Case(_Strict):
         for mark in value:
             if not mark.isidentifier():
                 raise ValueError(f"a mark must be a Python identifier, got {mark!r}")
+            _refuse_muting(mark, "the mark")
+        return value
+
+    @field_validator("group")
+    @classmethod
+    def _group_is_not_a_pytest_mark(cls, value: str | None) -> str | None:
+        if value is not None:
+            _refuse_muting(value, "the group")
         return value
 
     @model_validator(mode="after")
@@ -326,6 +349,13 @@ class CaseFile(_Strict):
     world: WorldOverrides | None = None
     marks: list[str] = Field(default_factory=list)
     cases: list[Case] = Field(min_length=1)
+
+    @field_validator("marks")
+    @classmethod
+    def _file_marks(cls, value: list[str]) -> list[str]:
+        for mark in value:
+            _refuse_muting(mark, "the mark")
+        return value
 
     @field_validator("language")
     @classmethod
