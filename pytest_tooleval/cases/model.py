@@ -286,7 +286,7 @@ class Case(_Strict):
         return self
 
     @property
-    def register(self) -> str | None:  # type: ignore[override]
+    def register(self) -> str | None:
         """The phrasing register (formal, whatsapp, caps, …) for the register axis."""
         return self.register_
 

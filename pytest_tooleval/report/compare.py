@@ -147,11 +147,11 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
     base_by_id = {c.nodeid: c for c in report_cases(base)}
     shared = []
     for case in report_cases(new):
-        before = base_by_id.get(case.nodeid)
-        if before is None:
+        old = base_by_id.get(case.nodeid)
+        if old is None:
             continue
-        if case.case_hash and before.case_hash and case.case_hash != before.case_hash:
-            result.edited.append({"nodeid": case.nodeid, "baseline": before.outcome.value,
+        if case.case_hash and old.case_hash and case.case_hash != old.case_hash:
+            result.edited.append({"nodeid": case.nodeid, "baseline": old.outcome.value,
                                   "new": case.outcome.value})
             continue
         shared.append(case)
