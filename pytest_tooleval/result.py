@@ -111,6 +111,8 @@ class CaseResult(BaseModel):
     group: str | None = None
     register_: str | None = Field(default=None, alias="register")
     language: str | None = None
+    #: The job id twins in other languages (and registers) share.
+    job: str | None = None
     marks: list[str] = Field(default_factory=list)
     #: A hash of the case's content: reports pair cases by it, so an edited case is not
     #: mistaken for a regression.

@@ -117,6 +117,7 @@ class Runtime:
             "group": ref.case.group,
             "register": ref.case.register,
             "language": ref.case_file.language,
+            "job": ref.case.job,
             "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
             "case_hash": case_hash(_case_content(ref)),
         }

@@ -84,6 +84,13 @@ def render_markdown(report: dict[str, Any]) -> str:
                else ""),
             "",
         ]
+    gap = summary.get("language_gap") or {}
+    if gap.get("jobs"):
+        shown = ", ".join(f"{lang} {_fmt(score)}" for lang, score in gap["scores"].items())
+        lines += [f"Language gap on {gap['jobs']} twin job(s) (the same job and fact asked in "
+                  f"each language): {shown}"
+                  + (f"; gap ({gap['gap_is']}) {gap['gap']:+.1f}" if gap["gap"] is not None
+                     else ""), ""]
     outcomes = summary["outcomes"]
     calls = summary["calls"]
     lines += [

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.scoring.twins import language_gap
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
@@ -236,6 +237,7 @@ def summarize(
         "categories": breakdown(results, "category"),
         "languages": breakdown(results, "language"),
         "registers": breakdown(results, "register"),
+        "language_gap": language_gap(results),
         "calls": stats,
         "safety_gate": gate,
         "coverage": (covered := coverage(axes, thresholds.min_cases)),

@@ -150,3 +150,23 @@ def test_a_one_case_run_says_not_measured(project: Any, fake_model: Any) -> None
     result = project.run("-k", "thanks-0")
     assert project.report()["summary"]["deployability"]["verdict"] == "NOT MEASURED"
     result.stdout.fnmatch_lines(["*NOT MEASURED: too few cases on irrelevance (1 < 10)*"])
+
+
+def test_the_language_gap_on_twin_jobs() -> None:
+    from pytest_tooleval.scoring.twins import language_gap
+
+    def twin(job: str | None, language: str, value: float, name: str) -> CaseResult:
+        case = result("PASS" if value else "FAIL", {"tool": value}, f"{language}.json::{name}")
+        return case.model_copy(update={"job": job, "language": language})
+
+    results = [
+        twin("water-bill", "en", 1.0, "a"), twin("water-bill", "tr", 0.0, "b"),
+        twin("water-bill", "tr", 1.0, "c"),  # a second register: averaged within the job
+        twin("door-code", "en", 1.0, "d"), twin("door-code", "tr", 1.0, "e"),
+        twin("en-only", "en", 0.0, "f"), twin(None, "tr", 0.0, "g"),
+    ]
+    gap = language_gap(results)
+    assert gap["jobs"] == 2 and gap["languages"] == ["en", "tr"]
+    assert gap["scores"] == {"en": 100.0, "tr": 75.0}
+    assert gap["gap"] == -25.0 and gap["gap_is"] == "tr − en"
+    assert language_gap([twin("x", "en", 1.0, "a")])["jobs"] == 0
