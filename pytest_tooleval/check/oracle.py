@@ -7,8 +7,9 @@ text of every tool result of the case so far, and nothing else: so any evidence 
 holds came from a tool, never from the question or from general knowledge.
 
 A case is proven when it PASSes, every gold call ran without a tool error, every evidence
-item is in the tools' output, and every state check holds. An irrelevance case, or a step
-expecting no tool, must pass with no call at all.
+item is in the tools' output, every state check holds, and the measuring guards (a write
+step has ``args`` or a state check; a read-only tool is forbidden only with a reason)
+pass. An irrelevance case, or a step expecting no tool, must pass with no call at all.
 """
 
 from __future__ import annotations
@@ -188,11 +189,13 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
                 if language and case_file.language != language:
                     continue
                 report.files += 1
-                report.failures += [
+                guarded = [
                     OracleFailure(GUARD, source, p.case or "", p.step,
                                   f"{p.message}; fix: {p.fix}")
                     for p in measuring_problems(case_file)
                 ]
+                report.failures += guarded
+                unmeasured = {failure.case for failure in guarded}
                 for case in case_file.cases:
                     report.cases += 1
                     missing = [n for n, step in enumerate(case.steps, 1)
@@ -208,7 +211,7 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
                     ref = CaseRef(f"{source}::{case.name}", source, case_file, case)
                     found = judge(case_file, case, session.run(ref), source)
                     report.failures += found
-                    report.proven += not found
+                    report.proven += not found and case.name not in unmeasured
         finally:
             session.close()
     report.seconds = time.perf_counter() - started
