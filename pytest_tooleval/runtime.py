@@ -117,6 +117,7 @@ class Runtime:
             "group": ref.case.group,
             "register": ref.case.register,
             "language": ref.case_file.language,
+            "job": ref.case.job,
             "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
             "case_hash": case_hash(_case_content(ref)),
         }
@@ -130,7 +131,7 @@ class Runtime:
                 ref.nodeid, run.error, transcripts=run.transcripts,
                 duration_s=run.duration_s, **identity,
             )
-        scored = score_case(ref.case, run.transcripts)
+        scored = score_case(ref.case, run.transcripts, ref.case_file.language)
         return CaseResult(
             nodeid=ref.nodeid,
             outcome=scored.outcome,

@@ -113,6 +113,7 @@ def run_check(
     similarity: float = DEFAULT_SIMILARITY,
     language: str | None = None,
     router: Router | None = None,
+    strict: bool = False,
 ) -> CheckReport:
     """Check every case file under ``paths``; see the module docstring."""
     started = time.perf_counter()
@@ -125,7 +126,7 @@ def run_check(
     for path in collect_files(paths):
         source = str(path)
         try:
-            case_file = load_case_file(path, extra)
+            case_file = load_case_file(path, extra, strict=strict)
         except CaseFileError as error:
             report.files += 1
             report.failures += [
@@ -172,16 +173,20 @@ def _route_case(
 ) -> None:
     previous: tuple[str, ...] = ()
     for number, step in enumerate(case.steps, start=1):
-        keep, previous = previous, tuple(step.expect)
-        if not step.expect:
+        expected = step.expected_tools
+        keep, previous = previous, tuple(expected)
+        if not expected:
             continue
-        if not set(step.expect) <= offered:
+        routes = [route for route in step.routes if set(route) <= offered]
+        if not routes:
             report.steps_skipped += 1
             continue
         report.steps_routed += 1
         routing = router.route(step.message, language, catalogue, keep)
-        missing = [tool for tool in step.expect if tool not in routing.tools]
-        group = _group(case, step.expect)
+        # A step is covered when every tool of one of its routes is shown.
+        gaps = [[tool for tool in route if tool not in routing.tools] for route in routes]
+        missing = min(gaps, key=len)
+        group = _group(case, expected)
         report.count(not missing, language, group, case.register or "unspecified")
         if not missing:
             continue
@@ -197,7 +202,7 @@ def _route_case(
                 number,
                 step.message,
                 language,
-                list(step.expect),
+                expected,
                 missing,
                 miss_class,
                 list(routing.tools),
@@ -246,6 +251,16 @@ def check_main(argv: Sequence[str]) -> int:
         "(git tools only with a git binary)",
     )
     parser.add_argument(
+        "--strict", action="store_true",
+        help="also the measuring guards: a write step needs 'args' or a state check; a "
+        "read-only built-in is forbidden only with 'forbidden_why'",
+    )
+    parser.add_argument(
+        "--oracle", action="store_true",
+        help="also replay every case's gold path through the real tools, loop and scorer "
+        "(no model; implies --strict)",
+    )
+    parser.add_argument(
         "--write-router-doc",
         metavar="MD",
         type=Path,
@@ -264,21 +279,32 @@ def check_main(argv: Sequence[str]) -> int:
             similarity=args.similarity,
             language=args.language,
             offered_tools=set(args.offered) if args.offered else None,
+            strict=args.strict and not args.oracle,
         )
+        oracle = None
+        if args.oracle:
+            from pytest_tooleval.check.oracle import run_oracle
+
+            oracle = run_oracle(args.paths, k=args.k, language=args.language)
     except UsageError as error:
         print(f"tooleval check: {error}", file=sys.stderr)
         return 2
+    data = report.to_json()
+    if oracle is not None:
+        data["oracle"] = oracle.to_json()
     if args.json == "-":
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(report.render_table())
+        if oracle is not None:
+            print(oracle.render())
         if args.json:
             Path(args.json).write_text(
-                json.dumps(report.to_json(), ensure_ascii=False, indent=2), encoding="utf-8"
+                json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8"
             )
     if args.write_router_doc:
         write_router_doc(report, args.write_router_doc)
-    return 0 if report.ok else 1
+    return 0 if report.ok and (oracle is None or oracle.ok) else 1
 
 
 def guess_language(message: str) -> str:

@@ -181,7 +181,8 @@ class ModelSession:
                 router,
                 LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt),
             )
-            loop.run_case(ref.case_file, ref.case, transcripts)
+            observe = _state_observer(ref, catalogue)
+            loop.run_case(ref.case_file, ref.case, transcripts, observe)
         finally:
             for provider in started:
                 provider.end_case()
@@ -191,4 +192,35 @@ class ModelSession:
             provider.close()
         if self._backend is not None:
             self._backend.close()
+
+
+def _state_observer(ref: CaseRef, catalogue: Catalogue) -> Any:
+    """The callback that runs a step's state checks on the case's world after the step."""
+    if not any(step.after for step in ref.case.steps) and not ref.case.after:
+        return None
+
+    def observe(index: int, transcript: StepTranscript) -> None:
+        from pytest_tooleval.world.state import StateUnavailable, evaluate
+
+        checks = ref.case.checks_after(index)
+        if not checks:
+            return
+        world = next((getattr(p, "world", None) for p in catalogue.providers
+                      if getattr(p, "world", None) is not None), None)
+        if world is None:
+            raise ProviderError(
+                "this case checks the world's state, but no built-in world is running "
+                "(the built-in catalogue is switched off)"
+            )
+        for check in checks:
+            try:
+                detail = evaluate(world, check.kind, getattr(check, check.kind),
+                                  contains=check.contains, language=ref.case_file.language)
+            except StateUnavailable as exc:
+                raise ProviderError(f"cannot read the world's state: {exc}") from exc
+            transcript.state.append(
+                {"check": check.describe(), "held": detail is None, "detail": detail}
+            )
+
+    return observe
 
