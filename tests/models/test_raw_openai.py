@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_tooleval.models.base import BackendUnavailable
+from pytest_tooleval.models.base import BackendUnavailable, TemplateMissing
 from pytest_tooleval.models.grammar import envelope_schema
 from pytest_tooleval.models.raw_openai import (
     CANARY_SCHEMA,
@@ -100,7 +100,7 @@ def test_openai_flavor_uses_v1_completions_with_a_template(tools: list[ToolSpec]
 def test_openai_flavor_without_a_template_says_what_to_do(tools: list[ToolSpec]) -> None:
     with FakeOpenAI() as fake:
         backend = RawCompletionBackend(fake.base_url, grammar="off", flavor="openai")
-        with pytest.raises(ValueError, match="template"):
+        with pytest.raises(TemplateMissing, match=r"--grammar vendor.*template ="):
             backend.complete(QUESTION, tools)
 
 
