@@ -45,9 +45,14 @@ SENTINEL_TOOL = ToolSpec(
     "sentinel",
 )
 # A tool definition of this size takes far more than this many prompt tokens in any
-# template that shows it; fewer means the template dropped it.
-SENTINEL_MIN_TOKENS = 12
-PROBE_MESSAGES: list[Message] = [{"role": "user", "content": "Reply with the word OK."}]
+# template that shows it (about 50 with its schema alone); fewer means it was dropped.
+SENTINEL_MIN_TOKENS = 24
+# With a system message, as every case has: some templates (llama-cpp-python's
+# chatml-function-calling) show the tools only inside the system turn.
+PROBE_MESSAGES: list[Message] = [
+    {"role": "system", "content": "You are a helpful assistant with access to tools."},
+    {"role": "user", "content": "Reply with the word OK."},
+]
 
 
 def api_key_of(profile: Profile) -> str | None:
