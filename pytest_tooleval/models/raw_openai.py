@@ -284,6 +284,7 @@ class RawCompletionBackend(Backend):
                                                *(["canary"] if self.mode == "on" else [])]}
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        _ = self.flavor  # TemplateMissing before any rendering, when there is no template
         self.canary()
         started = time.perf_counter()
         prompt = self.prompt.build(messages, tools)

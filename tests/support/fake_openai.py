@@ -13,7 +13,8 @@ template without tool support: the tools never reach the prompt or the prompt-to
 count), ``strict_content`` (llama.cpp servers' HTTP 500 on a null or missing content),
 ``serial`` (one generation at a time, as llama-cpp-python's server), ``latency`` (seconds
 added to every generation), ``props`` (llama-server's ``GET /props``), ``constrains``
-(request fields it applies as constraints: the canary then gets its one valid reply), and
+(request fields it applies as constraints: the canary then gets its one valid reply),
+``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama), and
 ``body(...)`` replies for malformed 200 bodies.
 
 Run it as a process with ``python -m tests.support.fake_openai --rules rules.json``: the base
@@ -380,7 +381,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.fake._record(path, body)
         if not isinstance(body, dict):
             self._error(400, "the body must be a JSON object")
-        elif path == "/apply-template":
+        elif path == "/apply-template" and self.server.fake.apply_template:
             self._apply_template(body)
         elif path in GENERATION_PATHS:
             self._generate(GENERATION_PATHS[path], body)
@@ -562,12 +563,14 @@ class FakeOpenAI:
         latency: float = 0.0,
         props: dict[str, Any] | None = None,
         constrains: Iterable[str] = (),
+        apply_template: bool = True,
     ) -> None:
         self.model = model
         self.verbose = verbose
         self.drops_tools, self.strict_content = drops_tools, strict_content
         self.latency, self.props = latency, props
         self.constrains = frozenset(constrains)
+        self.apply_template = apply_template  # False: 404 there, as vLLM and Ollama
         self._serial = threading.Lock() if serial else None
         self._port_wanted = port
         self._lock = threading.Lock()
