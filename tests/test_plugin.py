@@ -358,4 +358,8 @@ def test_a_reply_slower_than_the_timeout_is_an_error_not_a_failure(project, fake
     project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
     result = project.run()
     assert result.parseoutcomes().get("errors") == 1
-    result.stdout.fnmatch_lines(["*no reply within 0.5 s*after 2 attempts*"])
+    # Slow, not dead; and not retried (a retry would queue behind the abandoned generation).
+    result.stdout.fnmatch_lines(["*did not answer*within 0.5 s*Not retried*"])
+    assert "no model server" not in result.stdout.str()
+    assert [p for p, _ in server.requests].count("/v1/chat/completions") == 1
+    assert project.report()["cases"][0]["error_kind"] == "timeout"

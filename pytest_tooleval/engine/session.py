@@ -16,7 +16,7 @@ from typing import Any
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT, LoopSettings, ToolLoop
 from pytest_tooleval.engine.transcript import StepTranscript
-from pytest_tooleval.models.base import Backend, BackendUnavailable
+from pytest_tooleval.models.base import Backend, BackendError
 from pytest_tooleval.result import ErrorInfo
 from pytest_tooleval.tools.base import (
     CaseContext,
@@ -32,9 +32,7 @@ from pytest_tooleval.tools.inline import InlineToolProvider
 def classify_error(exc: Exception) -> ErrorInfo:
     """Every failure of a case's run, classified in one place. None of them is the
     model's fault: each becomes an ERROR, never a FAIL."""
-    from pytest_tooleval.models.grammar import GrammarError
-
-    if isinstance(exc, BackendUnavailable | GrammarError):
+    if isinstance(exc, BackendError):  # its ``kind`` names the class (ErrorInfo.detail)
         return ErrorInfo.from_exception(exc, "backend")
     if isinstance(exc, ProviderError):
         return ErrorInfo.from_exception(exc, "provider")
