@@ -33,9 +33,11 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     from pytest_tooleval import ordering
+    from pytest_tooleval.report import progress
 
     add_options(parser)
     ordering.add_option(parser)
+    progress.add_option(parser)
     parser.addini("tooleval_files", "glob patterns (from the rootdir) of case files to collect",
                   type="linelist", default=[])
 
@@ -59,6 +61,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         runtime.recorder = Recorder(settings, describe_settings(settings, profile))
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
+        from pytest_tooleval.report.progress import Progress
+
+        config.pluginmanager.register(
+            Progress(config, runtime.recorder, settings), "tooleval-progress")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
 
