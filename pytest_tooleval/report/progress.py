@@ -91,7 +91,8 @@ class Progress:
         results = list(self.recorder.results.values())
         outcomes = {name: 0 for name in ("PASS", "PARTIAL", "FAIL", "ERROR")}
         for result in results:
-            outcomes[result["outcome"]] = outcomes.get(result["outcome"], 0) + 1
+            name = result.outcome.value
+            outcomes[name] = outcomes.get(name, 0) + 1
         score = summarize(results, thresholds)["score"] if results else None
         return progress_line(self.done, len(self.cases), elapsed, score, outcomes)
 
