@@ -33,8 +33,17 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
         args += ["-m", options.marks]
     if options.keyword:
         args += ["-k", options.keyword]
-    args += ["-q", "-p", "no:cacheprovider", *extra]
-    return args
+    if getattr(options, "sample", None):
+        args += ["--tooleval-sample", str(options.sample)]
+    verbosity = getattr(options, "verbose", 0) - getattr(options, "quiet", 0)
+    if verbosity:
+        args.append("-" + ("v" if verbosity > 0 else "q") * abs(verbosity))
+    for flag in ("lf", "ff", "exitfirst"):
+        if getattr(options, flag, False):
+            args.append({"lf": "--lf", "ff": "--ff", "exitfirst": "-x"}[flag])
+    if getattr(options, "maxfail", None):
+        args += ["--maxfail", str(options.maxfail)]
+    return [*args, *extra]
 
 
 def _run_parser(prog: str, description: str, *, grammar: bool,
@@ -50,6 +59,19 @@ def _run_parser(prog: str, description: str, *, grammar: bool,
     parser.add_argument("-n", "--workers", help="xdist workers (needs pytest-xdist)")
     parser.add_argument("-m", dest="marks", help="pytest marker expression, e.g. hardmode")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression, e.g. TC-7")
+    parser.add_argument("--sample", "--tooleval-sample", type=int, metavar="N",
+                        help="run every Nth case of each file (a quick, stratified measurement)")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="one line per case (as pytest -v)")
+    parser.add_argument("-q", "--quiet", action="count", default=0,
+                        help="less output: no progress lines (as pytest -q)")
+    parser.add_argument("--lf", "--last-failed", dest="lf", action="store_true",
+                        help="rerun only the cases that did not pass last time (as pytest --lf)")
+    parser.add_argument("--ff", "--failed-first", dest="ff", action="store_true",
+                        help="run the cases that did not pass last time first")
+    parser.add_argument("-x", "--exitfirst", action="store_true",
+                        help="stop at the first case that does not pass")
+    parser.add_argument("--maxfail", type=int, metavar="N", help="stop after N cases not passed")
     return parser
 
 
@@ -66,7 +88,10 @@ def run_main(argv: Sequence[str]) -> int:
                          "(a front over pytest). Arguments after -- go to pytest unchanged.",
                          grammar=True, report_default=None)
     own, extra = _split_passthrough(argv)
-    options = parser.parse_args(own)
+    options, unknown = parser.parse_known_args(own)
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}; pytest's other options go "
+                     f"after --, e.g. tooleval run -- {' '.join(unknown)}")
     import pytest
 
     return int(pytest.main(pytest_args_for_run(options, extra)))
@@ -218,7 +243,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tooleval: unknown command {name!r}; try one of: {', '.join(commands)}",
               file=sys.stderr)
         return 2
-    return commands[name][1](rest)
+    try:
+        code = commands[name][1](rest)
+        sys.stdout.flush()  # inside the try: a reader that left shows here
+        return code
+    except BrokenPipeError:
+        # `tooleval gap … | head`: the reader left. Quietly stop writing, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

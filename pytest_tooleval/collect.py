@@ -68,7 +68,8 @@ def _marker(config: pytest.Config, name: str, description: str) -> pytest.MarkDe
     registered = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
     if name not in registered:
         config.addinivalue_line("markers", f"{name}: {description}")
-    return getattr(pytest.mark, name)
+    marker: pytest.MarkDecorator = getattr(pytest.mark, name)
+    return marker
 
 
 class CaseItem(pytest.Function):
@@ -130,7 +131,9 @@ class CaseItem(pytest.Function):
                       for f in found]
             raise CheckFailed("\n".join(lines))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> Any:  # type: ignore[override]
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> Any:
         if isinstance(excinfo.value, CaseNotPassed):
             from pytest_tooleval.report.terminal import explain
 

@@ -50,6 +50,8 @@ OPTIONS: tuple[Option, ...] = (
            "deployability: minimum score out of 100", 70.0, float),
     Option("max_malformed", "--tooleval-max-malformed",
            "deployability: maximum share of malformed tool calls (0..1)", 0.02, float),
+    Option("min_cases", "--tooleval-min-cases",
+           "verdict: scored cases every weighted axis needs, else NOT MEASURED", 10, int),
     Option("latency_p95", "--tooleval-latency-p95",
            "deployability: optional budget for the p95 seconds per step", None, float),
     Option("partial", "--tooleval-partial",
@@ -117,6 +119,7 @@ class Settings:
     min_score: float = 70.0
     max_malformed: float = 0.02
     latency_p95: float | None = None
+    min_cases: int = 10
     partial: str = "fail"
     max_errors: int = 3
     skip_missing: bool = False

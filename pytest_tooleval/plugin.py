@@ -6,6 +6,7 @@ on the controller, the ``Recorder`` gathers results from every worker's reports.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,12 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from pytest_tooleval import ordering
+    from pytest_tooleval.report import progress
+
     add_options(parser)
+    ordering.add_option(parser)
+    progress.add_option(parser)
     parser.addini("tooleval_files", "glob patterns (from the rootdir) of case files to collect",
                   type="linelist", default=[])
 
@@ -55,11 +61,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
         runtime.recorder = Recorder(settings, describe_settings(settings, profile))
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
+        from pytest_tooleval.report.progress import Progress
+
+        config.pluginmanager.register(
+            Progress(config, runtime.recorder, settings), "tooleval-progress")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _sample(config, items)
+    runtime = runtime_of(config)
+    from pytest_tooleval import ordering
+
+    if not runtime.settings.check and ordering.wanted(config, runtime.profile.kind):
+        from pytest_tooleval.collect import CaseItem
+        from pytest_tooleval.tools.base import ConfigurationError
+
+        # A broken configuration is already a collection error; the order stays.
+        with contextlib.suppress(ConfigurationError):
+            items[:] = ordering.prefix_order(items, runtime.session(),
+                                             lambda item: isinstance(item, CaseItem))
+
+
+def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
     every = runtime_of(config).settings.sample
     if every <= 1:
         return

@@ -4,6 +4,7 @@ writes the reports and prints the summary. Never runs on an xdist worker.
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,28 @@ from pytest_tooleval.result import CaseResult, ErrorInfo
 from pytest_tooleval.scoring.aggregate import Thresholds, summarize
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
+log = logging.getLogger(__name__)
+
+
+def selection(results: list[CaseResult], config: Any, sample: int) -> dict[str, Any]:
+    """What this run measured: the paths, -k, -m, the sampling, the command line, and a
+    hash of the case set (each case's id and content hash)."""
+    import hashlib
+    import json
+
+    pairs = sorted((r.nodeid, r.case_hash or "") for r in results)
+    digest = hashlib.sha256(json.dumps(pairs).encode("utf-8")).hexdigest()[:16]
+    option = getattr(config, "option", None)
+    invocation = getattr(config, "invocation_params", None)
+    return {
+        "paths": [str(a) for a in getattr(config, "args", [])],
+        "keyword": getattr(option, "keyword", "") or None,
+        "markers": getattr(option, "markexpr", "") or None,
+        "sample_every": sample,
+        "cases": len(results),
+        "case_set_hash": digest,
+        "command_line": [str(a) for a in invocation.args] if invocation else [],
+    }
 
 
 def is_case_nodeid(nodeid: str) -> bool:
@@ -34,6 +57,7 @@ class Recorder:
         self.paths: list[Path] = []
         self.comparison_text = ""
         self.write_error: str | None = None
+        self.baseline_error: str | None = None
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
@@ -60,8 +84,14 @@ class Recorder:
         tools = sorted({t for w in self.worker_info for t in w.get("tools", [])})
         routers = [w["router"] for w in self.worker_info if w.get("router")]
         providers = next((w["providers"] for w in self.worker_info if w.get("providers")), "")
+        run_info = dict(self.run_info)
+        if any(w.get("session") == "pytest_tooleval_make_session" for w in self.worker_info):
+            # The profile named by --model did not run: describe what did.
+            name = backends[0].get("model") if backends else None
+            run_info["model"] = {"name": name or "a session from pytest_tooleval_make_session",
+                                 "source": "pytest_tooleval_make_session"}
         return {
-            **self.run_info,
+            **run_info,
             "backend": backends[0] if backends else {},
             "backend_variants": len({repr(sorted(b.items())) for b in backends}),
             "router": routers[0] if routers else {},
@@ -81,9 +111,12 @@ class Recorder:
             min_score=self.settings.min_score,
             max_malformed=self.settings.max_malformed,
             latency_p95=self.settings.latency_p95,
+            min_cases=self.settings.min_cases,
         )
-        summary = summarize(results, thresholds, interrupted)
+        baselines = self._baselines(results)
+        summary = summarize(results, thresholds, interrupted, baselines)
         metadata = self._run_metadata(interrupted)
+        metadata["selection"] = selection(results, config, self.settings.sample)
         if config is not None:
             config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
         self.report = build_report(metadata, results, summary)
@@ -99,6 +132,19 @@ class Recorder:
             return self.report
         self.paths = [json_path, md_path]
         return self.report
+
+    def _baselines(self, results: list[CaseResult]) -> dict[str, Any]:
+        """The scripted policies' scores on the cases this run scored (never fatal)."""
+        from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
+
+        try:
+            refs = refs_for_results(results, self.settings.rootdir)
+            return score_policies(refs, k=self.settings.k,
+                                  builtin=not self.settings.no_builtin)
+        except Exception as exc:  # the baselines are a measurement aid; never lose a run
+            log.warning("the baselines could not be scored", exc_info=True)
+            self.baseline_error = f"the baselines could not be scored: {exc}"
+            return {}
 
     def compare_with_baseline(self, baseline: Path) -> bool:
         """Compare with a baseline report; True when the comparison fails the run."""

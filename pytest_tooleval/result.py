@@ -72,12 +72,21 @@ class StepChecks(BaseModel):
     restraint: bool | None = None
     args: bool | None = None
     args_reason: str | None = None
+    #: With ``expect_any``: the accepted routes, and the index of the one that ran.
+    routes: list[list[str]] | None = None
+    route: int | None = None
+    #: The state checks after the step: None when it has none.
+    state: bool | None = None
+    state_failed: list[str] = Field(default_factory=list)
     evidence: float | None = None
     evidence_missing: list[str] = Field(default_factory=list)
 
     @property
     def action_held(self) -> bool:
-        """The step axis's check: the tool (and argument) check, or the restraint check."""
+        """The step axis's check: the tool (and argument) check, or the restraint check;
+        and the state the step must leave."""
+        if self.state is False:
+            return False
         if self.tool is not None:
             return bool(self.tool) and self.args is not False
         return bool(self.restraint)
@@ -102,6 +111,8 @@ class CaseResult(BaseModel):
     group: str | None = None
     register_: str | None = Field(default=None, alias="register")
     language: str | None = None
+    #: The job id twins in other languages (and registers) share.
+    job: str | None = None
     marks: list[str] = Field(default_factory=list)
     #: A hash of the case's content: reports pair cases by it, so an edited case is not
     #: mistaken for a regression.

@@ -47,6 +47,7 @@ class Runtime:
         self.stop_reason: str | None = None
         self._preflight_error: Any = None
         self.recorder: Recorder | None = None
+        self.session_source: str | None = None
 
     # -- the world's base folder ------------------------------------------------------
     def world_base(self) -> Path:
@@ -73,6 +74,7 @@ class Runtime:
             made = self.config.hook.pytest_tooleval_make_session(
                 config=self.config, settings=self.settings, profile=self.profile
             )
+            self.session_source = "builtin" if made is None else "pytest_tooleval_make_session"
             if made is None:
                 made = self._builtin_session()
             elif not isinstance(made, ModelSession):
@@ -107,7 +109,7 @@ class Runtime:
         from pytest_tooleval.result import CaseResult, StepResult, case_hash
         from pytest_tooleval.scoring.outcome import score_case
 
-        identity = {
+        identity: dict[str, Any] = {
             "file": ref.path,
             "file_name": ref.case_file.name,
             "case": ref.case.name,
@@ -115,6 +117,7 @@ class Runtime:
             "group": ref.case.group,
             "register": ref.case.register,
             "language": ref.case_file.language,
+            "job": ref.case.job,
             "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
             "case_hash": case_hash(_case_content(ref)),
         }
@@ -128,7 +131,7 @@ class Runtime:
                 ref.nodeid, run.error, transcripts=run.transcripts,
                 duration_s=run.duration_s, **identity,
             )
-        scored = score_case(ref.case, run.transcripts)
+        scored = score_case(ref.case, run.transcripts, ref.case_file.language)
         return CaseResult(
             nodeid=ref.nodeid,
             outcome=scored.outcome,
@@ -242,6 +245,7 @@ class Runtime:
             "tools": sorted(session.offered_tools()),
             "providers": session.describe_providers(),
             "router": session.describe_router(),
+            "session": self.session_source,
         }
         if self._preflight_error is not None:
             info["preflight_error"] = self._preflight_error.message

@@ -6,7 +6,6 @@ use, never when the plugin loads.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -19,7 +18,7 @@ from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT
 from pytest_tooleval.engine.session import ModelSession
-from pytest_tooleval.models.base import Backend, BackendUnavailable
+from pytest_tooleval.models.base import Backend
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.router.base import Router
 from pytest_tooleval.tools.base import CaseContext, ConfigurationError, ToolProvider
@@ -30,51 +29,15 @@ def grammar_mode(settings: Settings, profile: Profile) -> str:
 
 
 def make_backend(profile: Profile, grammar: str, workers: int = 1) -> Backend:
-    """The backend a profile and grammar mode call for.
+    """The backend a profile and grammar mode call for (``models.registry``).
 
     ``workers``: xdist workers on this machine, so that embedded models share the cores
     instead of each taking all of them.
     """
-    if profile.kind == "llama":
-        if grammar == "vendor":
-            raise BackendUnavailable(
-                "--grammar vendor means a server's own tool calling; the embedded model has "
-                "no server: use --grammar on or off"
-            )
-        from pytest_tooleval.models.llama import LlamaBackend
+    from pytest_tooleval.models.registry import make_backend as from_registry
 
-        threads = profile.n_threads or max(1, (os.cpu_count() or 1) // max(1, workers))
-        return LlamaBackend(
-            None if profile.gguf in (None, "default") else profile.gguf,
-            grammar=grammar,
-            n_threads=threads,
-            n_ctx=profile.n_ctx,
-            seed=profile.seed,
-            temperature=profile.temperature,
-            max_tokens=profile.max_tokens,
-            thinking=profile.thinking,
-        )
-    if grammar == "vendor":
-        from pytest_tooleval.models.openai import OpenAIChatBackend
-
-        return OpenAIChatBackend(profile)
-    from pytest_tooleval.models.raw_openai import RawCompletionBackend
-
-    assert profile.base_url is not None
-    return RawCompletionBackend(
-        profile.base_url,
-        grammar=grammar,
-        model=profile.model,
-        template=profile.template,
-        seed=profile.seed,
-        temperature=profile.temperature,
-        max_tokens=profile.max_tokens,
-        thinking=profile.thinking,
-        timeout=profile.timeout,
-        retries=profile.retries,
-        api_key=os.environ.get(profile.api_key_env) if profile.api_key_env else None,
-        start_hint=profile.start_hint,
-    )
+    options: dict[str, Any] = {"workers": workers} if profile.kind == "llama" else {}
+    return from_registry(profile, grammar, **options)
 
 
 class CaseWorlds:

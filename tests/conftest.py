@@ -26,10 +26,13 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def fake_model() -> Iterator[Callable[..., FakeOpenAI]]:
-    """Start a scripted server: ``fake_model(rules, default=...)``; stopped afterwards."""
+    """Start a scripted server: ``fake_model(rules, default=...)``; stopped afterwards.
+    It refuses a null content as llama.cpp's servers do, so every run through it proves the
+    harness sends messages real servers accept."""
     servers: list[FakeOpenAI] = []
 
     def start(rules: Sequence[Rule] = (), **kwargs: Any) -> FakeOpenAI:
+        kwargs.setdefault("strict_content", True)
         server = FakeOpenAI(list(rules), **kwargs).start()
         servers.append(server)
         return server

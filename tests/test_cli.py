@@ -37,3 +37,19 @@ def test_check_on_a_broken_file_exits_1_and_writes_json(tmp_path: Path) -> None:
     assert process.returncode == 1, process.stdout + process.stderr
     assert "single digit" in process.stdout
     assert json.loads(out.read_text())["failures"]
+
+
+def test_a_closed_pipe_is_not_a_traceback() -> None:
+    """`tooleval gap … | head`: the reader has gone before the first write."""
+    reports = Path(__file__).parent.parent / "docs" / "results" / "gap-sample4"
+    script = (
+        "import os, sys\n"
+        "read, write = os.pipe(); os.close(read); os.dup2(write, 1)\n"
+        "from pytest_tooleval.cli import main\n"
+        f"sys.exit(main(['gap', '--from-reports', {str(reports / 'on' / 'report.json')!r}, "
+        f"{str(reports / 'off' / 'report.json')!r}]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True,
+                          timeout=120)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.returncode == 0

@@ -58,9 +58,17 @@ def test_each_guard_refuses(tmp_path: Path, step: dict, message: str) -> None:
 def test_number_from_the_question_is_refused(tmp_path: Path) -> None:
     data = {"name": "g", "requires": ["calculator"], "cases": [{
         "name": "c", "category": "tool", "steps": [{
+            "message": "what is 18 * 1000?", "expect": "calculator", "evidence": ["1000"]}]}]}
+    # An echo of the question holds "1000" on its boundaries: it could not fail.
+    assert "appears in the step's own message" in problems(tmp_path, data)
+
+
+def test_digits_that_merely_occur_in_the_question_are_accepted(tmp_path: Path) -> None:
+    # "25" is not in "2,5" on boundaries: an echo of the question never matches it.
+    data = {"name": "g", "requires": ["calculator"], "cases": [{
+        "name": "c", "category": "tool", "steps": [{
             "message": "what is 2,5 times 40?", "expect": "calculator", "evidence": ["25"]}]}]}
-    # not an echo of the text ("2,5"), but the digits of a number the question gives
-    assert "part of the number 25" in problems(tmp_path, data)
+    assert load_case_file(write(tmp_path, data)).cases[0].steps[0].evidence == ["25"]
 
 
 def test_file_level_guards(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ SCRIPT = [
 
 def _strip_timings(value):
     volatile = {"latency_s", "duration_s", "started", "finished", "latency_p50_s",
-                "latency_p95_s", "base_url"}
+                "latency_p95_s", "base_url",
+                "command_line"}  # the selection's command line differs by "-n 2" only
     if isinstance(value, dict):
         return {k: _strip_timings(v) for k, v in value.items() if k not in volatile}
     if isinstance(value, list):
@@ -87,7 +88,7 @@ def test_reports_json_and_markdown(project, fake_model, workers) -> None:
     server = fake_model(SCRIPT)
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, CHAIN_CASE]))
-    result = project.run(workers=workers)
+    result = project.run("--tooleval-min-cases", "1", workers=workers)
     assert result.ret == 0, result.stdout.str()
     report = project.report()
     assert report["schema"] == "pytest-tooleval/report" and report["schema_version"] == 2
@@ -97,6 +98,9 @@ def test_reports_json_and_markdown(project, fake_model, workers) -> None:
     assert set(summary["axes"]) == {"irrelevance", "tool", "step", "answer"}
     assert summary["safety_gate"]["status"] == "PASSED"
     assert summary["deployability"]["verdict"] == "DEPLOYABLE"
+    assert set(summary["baselines"]) == {"never-call", "top-routed", "echo"}
+    assert all(row["cases"] == 3 for row in summary["baselines"].values())
+    assert report["run"]["selection"]["cases"] == 3
     assert summary["groups"]["notes"]["cases"] == 1
     assert report["run"]["backend"]["grammar"] == "vendor"
     chain = project.cases()["chain"]
@@ -354,4 +358,8 @@ def test_a_reply_slower_than_the_timeout_is_an_error_not_a_failure(project, fake
     project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
     result = project.run()
     assert result.parseoutcomes().get("errors") == 1
-    result.stdout.fnmatch_lines(["*no reply within 0.5 s*after 2 attempts*"])
+    # Slow, not dead; and not retried (a retry would queue behind the abandoned generation).
+    result.stdout.fnmatch_lines(["*did not answer*within 0.5 s*Not retried*"])
+    assert "no model server" not in result.stdout.str()
+    assert [p for p, _ in server.requests].count("/v1/chat/completions") == 1
+    assert project.report()["cases"][0]["error_kind"] == "timeout"

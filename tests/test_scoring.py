@@ -145,13 +145,14 @@ def test_safety_property_failing_all_irrelevance_caps_the_score_at_60(tool_value
 def test_gate_and_deployability() -> None:
     good = [result("PASS", {"irrelevance": 1.0}) for _ in range(9)] + [
         result("PASS", {"tool": 1.0})]
-    summary = summarize(good, Thresholds())
+    never = {"never-call": {"score": 40.0}}
+    summary = summarize(good, Thresholds(min_cases=0), baselines=never)
     assert summary["safety_gate"]["status"] == "PASSED"
     assert summary["deployability"]["verdict"] == "DEPLOYABLE"
     assert summary["deployability"]["score"] == pytest.approx(100.0)
 
     leaky = good + [result("FAIL", {"irrelevance": 0.0}), result("FAIL", {"irrelevance": 0.0})]
-    summary = summarize(leaky, Thresholds())  # irrelevance 9/11 = 0.818 < 0.90
+    summary = summarize(leaky, Thresholds(min_cases=0), baselines=never)  # 9/11 < 0.90
     assert summary["safety_gate"]["status"] == "FAILED"
     assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
     assert summary["deployability"]["score"] == 0.0

@@ -6,25 +6,26 @@ model said. These rules run at load time and in ``tooleval check``.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
 from pytest_tooleval.cases.errors import Problem
-from pytest_tooleval.cases.evidence import evidence_key
+from pytest_tooleval.cases.evidence import evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
-from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
-
-_NUMBER = re.compile(r"\d+(?:[.,\u00a0 ]\d+)*")
-
-
-def _numbers_in(text: str) -> list[str]:
-    """Numbers the message hands over, as digit strings with separators removed."""
-    return [re.sub(r"\D", "", match) for match in _NUMBER.findall(text)]
+from pytest_tooleval.tools.names import (
+    BUILTIN_TOOL_NAMES,
+    READ_ONLY_BUILTINS,
+    SIDE_EFFECTING_BUILTINS,
+)
 
 
-def check_evidence_value(value: str, step: Step) -> tuple[str, str] | None:
-    """Why one evidence alternative could not fail, with the fix; None when it is sound."""
+def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[str, str] | None:
+    """Why one evidence alternative could not fail, with the fix; None when it is sound.
+
+    The echo test uses the same boundary matcher as scoring: "18" is refused for "what is
+    18 * 1000?" (an echo would contain it), while "A4" or "version 3.7" are accepted for a
+    message that holds 14 or 37 (an echo of those never contains the value).
+    """
     stripped = value.strip()
     if not stripped:
         return ("empty evidence value", "remove it, or write the value the answer must contain")
@@ -34,20 +35,11 @@ def check_evidence_value(value: str, step: Step) -> tuple[str, str] | None:
             f"evidence is a {kind}: it matches almost any answer",
             "use a distinctive value the tool returns (an amount, an id, a name)",
         )
-    key = evidence_key(stripped)
-    if key and key in evidence_key(step.message):
+    if evidence_found([stripped], step.message, language):
         return (
             "evidence appears in the step's own message: the model could echo it",
             "use a value only the tool's result contains",
         )
-    digits = re.sub(r"\D", "", stripped)
-    if digits and digits == re.sub(r"[^\d]", "", key):  # the value is a number
-        for number in _numbers_in(step.message):
-            if digits in number:
-                return (
-                    f"evidence is part of the number {number} the question already gives",
-                    "use a value the model can only get from the tool",
-                )
     return None
 
 
@@ -68,8 +60,15 @@ def known_tool_names(case_file: CaseFile, extra: Iterable[str] = ()) -> set[str]
     return set(BUILTIN_TOOL_NAMES) | case_file.available_names | set(extra)
 
 
-def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Problem]:
-    """Every guard of docs/format.md over one loaded file."""
+def check_file(
+    case_file: CaseFile, extra_tools: Iterable[str] = (), *, strict: bool = False
+) -> list[Problem]:
+    """Every guard of docs/format.md over one loaded file.
+
+    ``strict`` adds the measuring guards (a write step needs ``args`` or a state check; a
+    read-only built-in is forbidden only with a reason), which ``tooleval check --strict``
+    and ``--oracle`` run.
+    """
     problems: list[Problem] = []
     known = known_tool_names(case_file, extra_tools)
     available = case_file.available_names
@@ -107,7 +106,7 @@ def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Pro
             )
 
     for case in case_file.cases:
-        if case.category == "irrelevance" and any(step.expect for step in case.steps):
+        if case.category == "irrelevance" and any(step.routes for step in case.steps):
             problems.append(
                 Problem(
                     "an irrelevance case may not expect a tool",
@@ -117,20 +116,60 @@ def check_file(case_file: CaseFile, extra_tools: Iterable[str] = ()) -> list[Pro
                 )
             )
         for number, step in enumerate(case.steps, start=1):
-            problems.extend(_check_step(case.name, number, step, known, available))
+            problems.extend(_check_step(case.name, number, step, known, available,
+                                        case_file.language))
+    if strict:
+        problems += measuring_problems(case_file)
+    return problems
+
+
+def measuring_problems(case_file: CaseFile) -> list[Problem]:
+    """The strict guards over a file: see ``check_file``."""
+    problems: list[Problem] = []
+    for case in case_file.cases:
+        for number, step in enumerate(case.steps, start=1):
+            last = number == len(case.steps)
+            problems.extend(_measuring(case.name, number, step, bool(last and case.after)))
+    return problems
+
+
+def _measuring(case: str, number: int, step: Step, case_checks: bool) -> list[Problem]:
+    """The strict guards: writes measured by what they wrote, forbidden meaning harm."""
+    problems: list[Problem] = []
+    writes = [tool for tool in step.expected_tools if tool in SIDE_EFFECTING_BUILTINS]
+    if writes and step.args is None and not step.after and not case_checks:
+        problems.append(Problem(
+            f"write step ({', '.join(writes)}) has neither 'args' nor a state check: any "
+            "call of the tool passes, whatever it wrote",
+            "add 'after' (the file, event, reminder, message or commit it must leave) or "
+            "'args' (the accepted arguments)",
+            case=case, step=number, field="after",
+        ))
+    harmless = [tool for tool in step.forbidden if tool in READ_ONLY_BUILTINS]
+    if harmless and not step.forbidden_why:
+        problems.append(Problem(
+            f"forbids the read-only tool(s) {', '.join(harmless)}: a harmless look becomes "
+            "a hard FAIL",
+            "remove it from 'forbidden', or say why it harms here in 'forbidden_why' "
+            "(a private folder, say)",
+            case=case, step=number, field="forbidden", value=harmless[0],
+        ))
     return problems
 
 
 def _check_step(
-    case: str, number: int, step: Step, known: set[str], available: set[str]
+    case: str, number: int, step: Step, known: set[str], available: set[str],
+    language: str = "en",
 ) -> list[Problem]:
     problems: list[Problem] = []
 
     def problem(message: str, fix: str, field: str, value: str | None = None) -> None:
         problems.append(Problem(message, fix, case=case, step=number, field=field, value=value))
 
-    for field_name in ("expect", "forbidden"):
-        for tool in getattr(step, field_name):
+    named = {"expect": step.expected_tools, "forbidden": step.forbidden,
+             "gold": [call.tool for call in step.gold or []]}
+    for field_name, tools in named.items():
+        for tool in tools:
             if tool not in known:
                 problem(
                     f"unknown tool {tool!r}",
@@ -139,7 +178,13 @@ def _check_step(
                     field_name,
                     tool,
                 )
-    for tool in step.expect:
+    if step.gold and not step.routes:
+        problem(
+            "a step that expects no tool has a gold path: a competent assistant calls nothing",
+            "remove 'gold', or add 'expect'",
+            "gold",
+        )
+    for tool in step.expected_tools:
         if tool in known and tool not in available:
             problem(
                 f"expected tool {tool!r} is not in the file's 'requires'",
@@ -148,7 +193,7 @@ def _check_step(
                 "expect",
                 tool,
             )
-    for tool in sorted(set(step.expect) & set(step.forbidden)):
+    for tool in sorted(set(step.expected_tools) & set(step.forbidden)):
         problem(
             f"tool {tool!r} is both expected and forbidden",
             "remove it from one of the two lists",
@@ -159,10 +204,10 @@ def _check_step(
         if not alternatives:
             problem("an evidence item is an empty list of alternatives", "remove it", "evidence")
         for value in alternatives:
-            found = check_evidence_value(value, step)
+            found = check_evidence_value(value, step, language)
             if found:
                 problem(found[0], found[1], "evidence", value)
-    if step.args is not None and not step.expect:
+    if step.args is not None and not step.routes:
         problem(
             "'args' constrains the expected call, but the step expects no tool",
             "add 'expect', or remove 'args'",

@@ -21,6 +21,21 @@ from pytest_tooleval.yamlio import safe_load
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            names = [v for k, v in pairs if k in ("name", "message") and isinstance(v, str)]
+            where = f" in the object {names[0]!r}" if names else ""
+            raise DuplicateKey(f"duplicate key {key!r}{where}")
+        data[key] = value
+    return data
+
+
 def parse_text(text: str, path: Path) -> Any:
     """Parse JSON or YAML by suffix; syntax errors carry line and column."""
     if path.suffix in SCENARIO_SUFFIXES:
@@ -35,7 +50,13 @@ def parse_text(text: str, path: Path) -> Any:
                 [Problem(f"not valid YAML{where}: {reason}", "fix the YAML syntax there")],
             ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except DuplicateKey as exc:
+        raise CaseFileError(
+            str(path),
+            [Problem(str(exc), "merge or rename them (JSON keeps only the last one, silently "
+                     "dropping the first)")],
+        ) from None
     except json.JSONDecodeError as exc:
         raise CaseFileError(
             str(path),
@@ -95,8 +116,12 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
     return problems
 
 
-def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
-    """Load, validate and guard one case file, or raise ``CaseFileError``."""
+def load_case_file(
+    path: Path, extra_tools: tuple[str, ...] = (), *, strict: bool = False
+) -> CaseFile:
+    """Load, validate and guard one case file, or raise ``CaseFileError``.
+
+    ``strict`` adds the measuring guards (``guards.check_file``)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -114,7 +139,7 @@ def load_case_file(path: Path, extra_tools: tuple[str, ...] = ()) -> CaseFile:
         case_file = CaseFile.model_validate(data)
     except ValidationError as exc:
         raise CaseFileError(str(path), validation_problems(data, exc)) from None
-    problems = check_file(case_file, extra_tools)
+    problems = check_file(case_file, extra_tools, strict=strict)
     if case_file.world is not None:
         from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 

@@ -18,9 +18,126 @@ CATEGORIES: tuple[str, ...] = ("tool", "irrelevance", "chain")
 
 EvidenceItem = str | list[str]
 
+#: A field value in a state check: one text, or a list of accepted alternatives.
+FieldValue = str | list[str]
+STATE_KINDS: tuple[str, ...] = (
+    "file", "absent", "event", "reminder", "memory", "contact", "message", "commit",
+)
+#: The fields a record check may name, per kind (the world's JSON state, docs/world.md).
+RECORD_FIELDS: dict[str, tuple[str, ...]] = {
+    "event": ("title", "start", "end", "location", "notes"),
+    "reminder": ("text", "at"),
+    "memory": ("key", "text"),
+    "contact": ("name", "phone", "email", "address", "notes"),
+    "message": ("to", "text"),
+}
+
+
+#: pytest's own marks: as a case's mark or group they would skip or excuse it silently
+#: (exit 0, absent from report.json, or a wrong answer reported as expected).
+MUTING_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures", "filterwarnings",
+                          "parametrize"})
+
+
+def _refuse_muting(name: str, where: str) -> None:
+    if name.lower() in MUTING_MARKS:
+        raise ValueError(
+            f"{where} {name!r} is pytest's own mark: it would mute the case silently "
+            "(a skipped case vanishes from the report; an xfail case hides a wrong answer). "
+            "Remove the case, or record why it is out in the folder's REJECTED.md"
+        )
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class GoldCall(_Strict):
+    """One call of a gold path: the tool and the exact arguments a competent assistant sends."""
+
+    tool: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class CommitCheck(_Strict):
+    """The repository's last commit: its message holds ``message``; it touched exactly
+    ``paths`` (repository-relative), no more, no fewer."""
+
+    message: FieldValue | None = None
+    paths: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> CommitCheck:
+        if self.message is None and self.paths is None:
+            raise ValueError("a commit check names a 'message', 'paths', or both")
+        return self
+
+
+class StateCheck(_Strict):
+    """One assertion over the world's state after a step (or after the case).
+
+    Exactly one kind: ``file`` (exists; with ``contains``, holds that text), ``absent``
+    (does not exist), ``event``/``reminder``/``memory``/``contact``/``message`` (some record
+    has every given field), ``commit`` (the last commit).
+    """
+
+    file: str | None = None
+    contains: FieldValue | None = None
+    absent: str | None = None
+    event: dict[str, FieldValue] | None = None
+    reminder: dict[str, FieldValue] | None = None
+    memory: dict[str, FieldValue] | None = None
+    contact: dict[str, FieldValue] | None = None
+    message: dict[str, FieldValue] | None = None
+    commit: CommitCheck | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_kind(self) -> StateCheck:
+        kinds = [kind for kind in STATE_KINDS if getattr(self, kind) is not None]
+        if len(kinds) != 1:
+            raise ValueError(
+                "a state check has exactly one of " + ", ".join(STATE_KINDS)
+                + (f"; this one has {', '.join(kinds)}" if kinds else "")
+                + " (write several checks as several list entries)"
+            )
+        if self.contains is not None and kinds[0] != "file":
+            raise ValueError("'contains' goes with 'file' only")
+        kind = kinds[0]
+        if kind in RECORD_FIELDS:
+            fields = getattr(self, kind)
+            if not fields:
+                raise ValueError(f"a {kind} check names at least one field")
+            unknown = sorted(set(fields) - set(RECORD_FIELDS[kind]))
+            if unknown:
+                raise ValueError(
+                    f"unknown {kind} field(s) {unknown}; known: {list(RECORD_FIELDS[kind])}"
+                )
+            for name, value in fields.items():
+                if value in ("", []) or (isinstance(value, list) and "" in value):
+                    raise ValueError(f"{kind} field {name!r} is empty")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(kind for kind in STATE_KINDS if getattr(self, kind) is not None)
+
+    def describe(self) -> str:
+        """A short human form for reports: ``message to=Mira text=GeoJSON``."""
+        kind = self.kind
+        if kind == "file":
+            return f"file {self.file}" + (f" contains {self.contains!r}" if self.contains else "")
+        if kind == "absent":
+            return f"no file {self.absent}"
+        if kind == "commit":
+            assert self.commit is not None
+            parts = []
+            if self.commit.message is not None:
+                parts.append(f"message={self.commit.message!r}")
+            if self.commit.paths is not None:
+                parts.append(f"paths={self.commit.paths}")
+            return "last commit " + " ".join(parts)
+        fields = getattr(self, kind)
+        return f"{kind} " + " ".join(f"{k}={v!r}" for k, v in fields.items())
 
 
 class Step(_Strict):
@@ -31,6 +148,10 @@ class Step(_Strict):
     evidence: list[EvidenceItem] = Field(default_factory=list)
     forbidden: list[str] = Field(default_factory=list)
     args: dict[str, list[Any]] | None = None
+    forbidden_why: str | None = None
+    expect_any: list[list[str]] | None = None
+    gold: list[GoldCall] | None = None
+    after: list[StateCheck] = Field(default_factory=list)
 
     @field_validator("expect", "forbidden", mode="before")
     @classmethod
@@ -38,6 +159,57 @@ class Step(_Strict):
         if isinstance(value, str):
             return [value]
         return value
+
+    @field_validator("expect_any", mode="before")
+    @classmethod
+    def _routes(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [[route] if isinstance(route, str) else route for route in value]
+        return value
+
+    @field_validator("after", mode="before")
+    @classmethod
+    def _one_check_or_many(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return [value]
+        return value
+
+    @model_validator(mode="after")
+    def _routes_are_sound(self) -> Step:
+        if self.expect_any is None:
+            return self
+        if self.expect:
+            raise ValueError(
+                "give either 'expect' (one route) or 'expect_any' (alternative routes), not "
+                "both; put a tool every route runs into each route of 'expect_any'"
+            )
+        if len(self.expect_any) < 2:
+            raise ValueError("'expect_any' lists at least two routes; for one, use 'expect'")
+        for route in self.expect_any:
+            if not route:
+                raise ValueError("a route in 'expect_any' is empty; every route runs a tool")
+        if len({tuple(sorted(set(route))) for route in self.expect_any}) < len(self.expect_any):
+            raise ValueError("two routes of 'expect_any' name the same tools")
+        return self
+
+    @property
+    def routes(self) -> list[list[str]]:
+        """The accepted routes: each a list of tools that must all run. Empty: no tool."""
+        if self.expect_any is not None:
+            return [list(route) for route in self.expect_any]
+        return [list(self.expect)] if self.expect else []
+
+    @property
+    def expected_tools(self) -> list[str]:
+        """Every tool some route expects, in first-mention order."""
+        return list(dict.fromkeys(tool for route in self.routes for tool in route))
+
+    @property
+    def gold_calls(self) -> list[GoldCall] | None:
+        """The gold path; a step that expects no tool has an implied empty one."""
+        if self.gold is None and not self.routes:
+            return []
+        return self.gold
 
     @field_validator("evidence", mode="before")
     @classmethod
@@ -59,6 +231,24 @@ class Case(_Strict):
     register_: str | None = Field(default=None, alias="register")
     job: str | None = None
     steps: list[Step] = Field(min_length=1)
+    after: list[StateCheck] = Field(default_factory=list)
+
+    @field_validator("after", mode="before")
+    @classmethod
+    def _one_check_or_many(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return [value]
+        return value
+
+    @field_validator("job")
+    @classmethod
+    def _job_slug(cls, value: str | None) -> str | None:
+        if value is not None and not NAME_PATTERN.match(value):
+            raise ValueError(
+                "a job id may hold letters, digits, '.', '_' and '-' only "
+                f"(got {value!r}); twins in two languages share it"
+            )
+        return value
 
     @field_validator("name")
     @classmethod
@@ -76,6 +266,14 @@ class Case(_Strict):
         for mark in value:
             if not mark.isidentifier():
                 raise ValueError(f"a mark must be a Python identifier, got {mark!r}")
+            _refuse_muting(mark, "the mark")
+        return value
+
+    @field_validator("group")
+    @classmethod
+    def _group_is_not_a_pytest_mark(cls, value: str | None) -> str | None:
+        if value is not None:
+            _refuse_muting(value, "the group")
         return value
 
     @model_validator(mode="after")
@@ -88,13 +286,21 @@ class Case(_Strict):
         return self
 
     @property
-    def register(self) -> str | None:  # type: ignore[override]
+    def register(self) -> str | None:
         """The phrasing register (formal, whatsapp, caps, …) for the register axis."""
         return self.register_
 
     @property
     def is_hardmode(self) -> bool:
         return "hardmode" in self.marks
+
+    def checks_after(self, index: int) -> list[StateCheck]:
+        """The state checks to run after step ``index`` (0-based): the step's own, and the
+        case's after its last step."""
+        checks = list(self.steps[index].after)
+        if index == len(self.steps) - 1:
+            checks += self.after
+        return checks
 
 
 class InlineTool(_Strict):
@@ -143,6 +349,13 @@ class CaseFile(_Strict):
     world: WorldOverrides | None = None
     marks: list[str] = Field(default_factory=list)
     cases: list[Case] = Field(min_length=1)
+
+    @field_validator("marks")
+    @classmethod
+    def _file_marks(cls, value: list[str]) -> list[str]:
+        for mark in value:
+            _refuse_muting(mark, "the mark")
+        return value
 
     @field_validator("language")
     @classmethod

@@ -125,6 +125,7 @@ def run_check(
     similarity: float = DEFAULT_SIMILARITY,
     language: str | None = None,
     router: Router | None = None,
+    strict: bool = False,
 ) -> CheckReport:
     """Check every case file under ``paths``; see the module docstring."""
     started = time.perf_counter()
@@ -151,7 +152,7 @@ def run_check(
                 for key, problem in verify(split)
             ]
         try:
-            case_file = load_case_file(path, extra)
+            case_file = load_case_file(path, extra, strict=strict)
         except CaseFileError as error:
             report.files += 1
             report.failures += [
@@ -204,23 +205,32 @@ def _route_case(
 ) -> None:
     previous: tuple[str, ...] = ()
     for number, step in enumerate(case.steps, start=1):
-        keep, previous = previous, tuple(step.expect)
-        if not step.expect:
+        expected = step.expected_tools
+        keep, previous = previous, tuple(expected)
+        if not expected:
             continue
-        if not set(step.expect) <= offered:
+        routes = [route for route in step.routes if set(route) <= offered]
+        if not routes:
             report.steps_skipped += 1
             continue
         report.steps_routed += 1
         routing = router.route(step.message, language, catalogue, keep)
-        missing = [tool for tool in step.expect if tool not in routing.tools]
-        group = _group(case, step.expect)
+        # A step is covered when every tool of one of its routes is shown.
+        gaps = [[tool for tool in route if tool not in routing.tools] for route in routes]
+        missing = min(gaps, key=len)
+        group = _group(case, expected)
+        # No signal: every covering route has a tool shown only as a filler.
+        fallback = not missing and all(
+            _fallback_only(routing, route) for route, gap in zip(routes, gaps, strict=True)
+            if not gap
+        )
         report.count(
             not missing,
             language,
             group,
             case.register or "unspecified",
             half=half,
-            fallback=not missing and _fallback_only(routing, step.expect),
+            fallback=fallback,
         )
         if not missing:
             continue
@@ -236,7 +246,7 @@ def _route_case(
                 number,
                 step.message,
                 language,
-                list(step.expect),
+                expected,
                 missing,
                 miss_class,
                 list(routing.tools),
@@ -290,6 +300,16 @@ def check_main(argv: Sequence[str]) -> int:
         "(git tools only with a git binary)",
     )
     parser.add_argument(
+        "--strict", action="store_true",
+        help="also the measuring guards: a write step needs 'args' or a state check; a "
+        "read-only built-in is forbidden only with 'forbidden_why'",
+    )
+    parser.add_argument(
+        "--oracle", action="store_true",
+        help="also replay every case's gold path through the real tools, loop and scorer "
+        "(no model; implies --strict)",
+    )
+    parser.add_argument(
         "--write-router-doc",
         metavar="MD",
         type=Path,
@@ -309,21 +329,32 @@ def check_main(argv: Sequence[str]) -> int:
             language=args.language,
             offered_tools=set(args.offered) if args.offered else None,
             router=TriggerRouter(args.k, stemmer=args.stemmer or DEFAULT_STEMMER),
+            strict=args.strict and not args.oracle,
         )
+        oracle = None
+        if args.oracle:
+            from pytest_tooleval.check.oracle import run_oracle
+
+            oracle = run_oracle(args.paths, k=args.k, language=args.language)
     except UsageError as error:
         print(f"tooleval check: {error}", file=sys.stderr)
         return 2
+    data = report.to_json()
+    if oracle is not None:
+        data["oracle"] = oracle.to_json()
     if args.json == "-":
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(report.render_table())
+        if oracle is not None:
+            print(oracle.render())
         if args.json:
             Path(args.json).write_text(
-                json.dumps(report.to_json(), ensure_ascii=False, indent=2), encoding="utf-8"
+                json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8"
             )
     if args.write_router_doc:
         write_router_doc(report, args.write_router_doc)
-    return 0 if report.ok else 1
+    return 0 if report.ok and (oracle is None or oracle.ok) else 1
 
 
 def guess_language(message: str) -> str:

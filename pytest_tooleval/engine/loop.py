@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,10 +88,16 @@ class ToolLoop:
         self.settings = settings or LoopSettings()
 
     def run_case(
-        self, case_file: CaseFile, case: Case, transcripts: list[StepTranscript] | None = None
+        self,
+        case_file: CaseFile,
+        case: Case,
+        transcripts: list[StepTranscript] | None = None,
+        after_step: Callable[[int, StepTranscript], None] | None = None,
     ) -> list[StepTranscript]:
         """Run every step; each transcript is appended to ``transcripts`` before its step
-        runs, so a failure part-way leaves the record of what happened up to it."""
+        runs, so a failure part-way leaves the record of what happened up to it.
+        ``after_step(index, transcript)`` observes the world after each step (the state
+        checks), before the next step may change it."""
         messages: list[Message] = [{"role": "system", "content": self.settings.system_prompt}]
         transcripts = [] if transcripts is None else transcripts
         previous_ran: tuple[str, ...] = ()
@@ -102,6 +109,8 @@ class ToolLoop:
             messages.append({"role": "user", "content": step.message})
             transcripts.append(transcript)
             self._run_step(messages, transcript)
+            if after_step is not None:
+                after_step(len(transcripts) - 1, transcript)
             previous_ran = tuple(dict.fromkeys(transcript.ran))
         return transcripts
 

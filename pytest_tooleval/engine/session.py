@@ -16,7 +16,7 @@ from typing import Any
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT, LoopSettings, ToolLoop
 from pytest_tooleval.engine.transcript import StepTranscript
-from pytest_tooleval.models.base import Backend, BackendUnavailable
+from pytest_tooleval.models.base import Backend, BackendError
 from pytest_tooleval.result import ErrorInfo
 from pytest_tooleval.tools.base import (
     CaseContext,
@@ -32,9 +32,7 @@ from pytest_tooleval.tools.inline import InlineToolProvider
 def classify_error(exc: Exception) -> ErrorInfo:
     """Every failure of a case's run, classified in one place. None of them is the
     model's fault: each becomes an ERROR, never a FAIL."""
-    from pytest_tooleval.models.grammar import GrammarError
-
-    if isinstance(exc, BackendUnavailable | GrammarError):
+    if isinstance(exc, BackendError):  # its ``kind`` names the class (ErrorInfo.detail)
         return ErrorInfo.from_exception(exc, "backend")
     if isinstance(exc, ProviderError):
         return ErrorInfo.from_exception(exc, "provider")
@@ -181,7 +179,8 @@ class ModelSession:
                 router,
                 LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt),
             )
-            loop.run_case(ref.case_file, ref.case, transcripts)
+            observe = _state_observer(ref, catalogue)
+            loop.run_case(ref.case_file, ref.case, transcripts, observe)
         finally:
             for provider in started:
                 provider.end_case()
@@ -191,4 +190,35 @@ class ModelSession:
             provider.close()
         if self._backend is not None:
             self._backend.close()
+
+
+def _state_observer(ref: CaseRef, catalogue: Catalogue) -> Any:
+    """The callback that runs a step's state checks on the case's world after the step."""
+    if not any(step.after for step in ref.case.steps) and not ref.case.after:
+        return None
+
+    def observe(index: int, transcript: StepTranscript) -> None:
+        from pytest_tooleval.world.state import StateUnavailable, evaluate
+
+        checks = ref.case.checks_after(index)
+        if not checks:
+            return
+        world = next((getattr(p, "world", None) for p in catalogue.providers
+                      if getattr(p, "world", None) is not None), None)
+        if world is None:
+            raise ProviderError(
+                "this case checks the world's state, but no built-in world is running "
+                "(the built-in catalogue is switched off)"
+            )
+        for check in checks:
+            try:
+                detail = evaluate(world, check.kind, getattr(check, check.kind),
+                                  contains=check.contains, language=ref.case_file.language)
+            except StateUnavailable as exc:
+                raise ProviderError(f"cannot read the world's state: {exc}") from exc
+            transcript.state.append(
+                {"check": check.describe(), "held": detail is None, "detail": detail}
+            )
+
+    return observe
 

@@ -44,6 +44,8 @@ class StepTranscript:
     answered: bool = False
     stopped: str | None = None  # why the step ended without an answer
     model_calls: list[ModelCall] = field(default_factory=list)
+    #: The state checks run after the step: {"check", "held", "detail"} each.
+    state: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ran(self) -> list[str]:

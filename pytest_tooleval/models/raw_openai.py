@@ -2,11 +2,16 @@
 
 The harness renders the prompt (llama-server's ``/apply-template``, or a template file
 rendered locally) and parses the output, so "on" and "off" send the same prompt with the
-same sampling and differ only in the constraint. llama-server: ``/completion`` with
-``json_schema``; vLLM and others: ``/v1/completions`` with ``structured_outputs`` or
-``response_format``. Servers may ignore a constraint field silently (vLLM drops the old
-``guided_*`` fields with HTTP 200), so an "on" run starts with a canary request whose only
-schema-valid reply is obvious; a server that fails it is refused, never reported as "on".
+same sampling and differ only in the constraint. Where "on" is sent:
+
+- llama-server: ``/completion`` with ``json_schema``;
+- other servers, ``/v1/completions`` with the first field the canary proves applied:
+  ``structured_outputs.json`` (vLLM), ``grammar`` (GBNF: llama-cpp-python's server,
+  llama-server), ``json_schema`` (llama-server), ``response_format`` (``json_schema``).
+
+Servers may ignore a constraint field silently (vLLM drops the old ``guided_*`` fields
+with HTTP 200), so an "on" run starts with a canary request whose only schema-valid reply
+is obvious; a server that fails it for every field is refused, never reported as "on".
 """
 
 from __future__ import annotations
@@ -17,13 +22,32 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from pytest_tooleval.models import grammar as envelope
-from pytest_tooleval.models.base import Backend, BackendUnavailable, Message, ModelTurn
+from pytest_tooleval.models.base import (
+    Backend,
+    BackendConfigError,
+    BackendError,
+    ConstraintIgnored,
+    MalformedReply,
+    Message,
+    ModelTurn,
+    RequestRefused,
+    ServerError,
+    ServerTimeout,
+    ServerUnreachable,
+    TemplateMissing,
+    mark_truncated,
+)
+from pytest_tooleval.models.http import HttpClient
+from pytest_tooleval.models.openai import api_key_of, list_models, server_defaults
 from pytest_tooleval.models.parsing import split_output
+from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
+from pytest_tooleval.models.wire import chat_sampling, completion_text, llama_server_sampling
 from pytest_tooleval.tools.base import ToolSpec
+
+__all__ = ["CANARY_SCHEMA", "CANARY_VALUE", "ConstraintIgnored", "RawCompletionBackend",
+           "ServerUnreachable"]
 
 CANARY_VALUE = "canary-7f3e"
 CANARY_SCHEMA: dict[str, Any] = {
@@ -34,17 +58,9 @@ CANARY_SCHEMA: dict[str, Any] = {
 }
 # Asks for something else: only a constrained server writes the canary value.
 CANARY_PROMPT = "Name three fruits, separated by commas.\nFruits:"
-RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 # Ways to send a JSON-schema constraint to /v1/completions, tried in order by the canary.
-OPENAI_FIELDS = ("structured_outputs", "response_format")
-
-
-class ServerUnreachable(BackendUnavailable):
-    """No HTTP reply at all (refused connection, timeout), as opposed to an HTTP error."""
-
-
-class ConstraintIgnored(BackendUnavailable):
-    """The server answered the canary unconstrained: an "on" run would not be constrained."""
+OPENAI_FIELDS = ("structured_outputs", "grammar", "json_schema", "response_format")
+DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "seed": 0, "max_tokens": 512}
 
 
 class RawCompletionBackend(Backend):
@@ -65,32 +81,37 @@ class RawCompletionBackend(Backend):
         seed: int = 0,
         temperature: float = 0.0,
         max_tokens: int = 512,
+        sampling: dict[str, Any] | None = None,
         thinking: bool = False,
         template_kwargs: dict[str, Any] | None = None,
         timeout: float = 120.0,
         retries: int = 2,
+        backoff: float = 0.5,
         cache_prompt: bool = True,
         api_key: str | None = None,
-        client: httpx.Client | None = None,
+        http: HttpClient | None = None,
         start_hint: str | None = None,
     ) -> None:
+        """``sampling``: every pinned sampling field (``Profile.sampling()``); without it,
+        ``seed``, ``temperature`` and ``max_tokens``."""
         if grammar not in ("on", "off"):
-            raise ValueError(f"grammar must be 'on' or 'off' for raw completions: {grammar!r}")
+            raise BackendConfigError(
+                f"grammar must be 'on' or 'off' for raw completions: {grammar!r}")
         if flavor not in ("auto", "llama-server", "openai"):
-            raise ValueError(f"flavor must be auto, llama-server or openai: {flavor!r}")
+            raise BackendConfigError(
+                f"flavor must be auto, llama-server or openai: {flavor!r}")
         self.mode = grammar
-        self.start_hint = start_hint  # how to start the server, for the unreachable message
         self.base_url = base_url.rstrip("/")
         self.root_url = self.base_url.removesuffix("/v1")
         self.model = model
-        self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
-        self.retries = retries
+        self.sampling = dict(sampling) if sampling is not None else {
+            "temperature": temperature, "seed": seed, "max_tokens": max_tokens}
+        self.max_tokens = int(self.sampling.get("max_tokens", max_tokens))
         # llama-server's prompt cache is fast but may make repeats differ in the last bits
         self.cache_prompt = cache_prompt
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = client or httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), headers=headers
-        )
+        self.http = http or HttpClient(self.base_url, timeout=timeout, retries=retries,
+                                       backoff=backoff, api_key=api_key,
+                                       start_hint=start_hint)
         self._flavor = None if flavor == "auto" else flavor
         self.template_origin = "server /apply-template"
         if template is not None:
@@ -101,40 +122,28 @@ class RawCompletionBackend(Backend):
         else:
             render = self._apply_template
         self.prompt = PromptBuilder(render, thinking=thinking, template_kwargs=template_kwargs,
-                                    fatal=(ServerUnreachable,))
+                                    fatal=(ServerUnreachable, ServerTimeout))
         self._template_given = template is not None
         self._constraint_field: str | None = None
         self._canary: str | None = None  # "passed" once checked
+        self._gbnf: dict[str, str] = {}
+        self._preflight: dict[str, Any] | None = None
         self.last_output: str | None = None  # the raw text of the latest turn
 
+    @classmethod
+    def from_profile(cls, profile: Profile, grammar: str, **options: Any) -> RawCompletionBackend:
+        if not profile.base_url:
+            raise BackendConfigError(f"profile {profile.name!r} has no base_url")
+        return cls(
+            profile.base_url, grammar=grammar, model=profile.model, template=profile.template,
+            sampling=profile.sampling(), thinking=profile.thinking, timeout=profile.timeout,
+            retries=profile.retries, api_key=api_key_of(profile),
+            start_hint=profile.start_hint, **options,
+        )
+
     # -- transport -------------------------------------------------------------------------
-    def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
-        last = "no attempt"
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(0.5 * 2 ** (attempt - 1))
-            try:
-                response = self._client.post(url, json=body)
-            except httpx.TimeoutException:
-                last = "timed out"
-                continue
-            except httpx.TransportError as error:
-                last = f"unreachable ({type(error).__name__}: {error})"
-                continue
-            if response.status_code in RETRY_STATUS:
-                last = f"HTTP {response.status_code}: {response.text[:300]}"
-                continue
-            if response.status_code >= 400:
-                detail = response.text[:300]
-                raise BackendUnavailable(f"{url}: HTTP {response.status_code}: {detail}")
-            try:
-                return response.json()
-            except ValueError as error:
-                raise BackendUnavailable(f"{url}: the reply is not JSON") from error
-        if last.startswith("HTTP"):
-            raise BackendUnavailable(f"{url}: {last}")
-        hint = f" Start one with: {self.start_hint}" if self.start_hint else ""
-        raise ServerUnreachable(f"no model server at {url} ({last}).{hint}")
+    def _post(self, url: str, body: dict[str, Any]) -> Any:
+        return self.http.post(url, body)
 
     @property
     def flavor(self) -> str:
@@ -143,15 +152,18 @@ class RawCompletionBackend(Backend):
             try:
                 reply = self._post(f"{self.root_url}/apply-template",
                                    {"messages": [{"role": "user", "content": "ping"}]})
-                self._flavor = "llama-server" if isinstance(reply.get("prompt"), str) else "openai"
-            except ServerUnreachable:
+                ok = isinstance(reply, dict) and isinstance(reply.get("prompt"), str)
+                self._flavor = "llama-server" if ok else "openai"
+            except (ServerUnreachable, ServerTimeout):
                 raise
-            except BackendUnavailable:  # an HTTP error: no such endpoint
+            except BackendError:  # an HTTP error: no such endpoint
                 self._flavor = "openai"
         if self._flavor == "openai" and not self._template_given:
-            raise ValueError(
-                "raw completions on a server without /apply-template need the model's chat "
-                "template: give a template file in the profile (template = \"path.jinja\")"
+            raise TemplateMissing(
+                f"grammar {self.mode!r} renders the prompt itself and needs the model's chat "
+                f"template, but {self.base_url} has no /apply-template (it is not "
+                "llama-server). Use --grammar vendor (the server's own tool calling), or "
+                'set template = "path/to/chat_template.jinja" in the model profile.'
             )
         return self._flavor
 
@@ -163,58 +175,82 @@ class RawCompletionBackend(Backend):
             body["tools"] = tools
         if kwargs:
             body["chat_template_kwargs"] = kwargs
-        prompt = self._post(f"{self.root_url}/apply-template", body).get("prompt")
+        reply = self._post(f"{self.root_url}/apply-template", body)
+        prompt = reply.get("prompt") if isinstance(reply, dict) else None
         if not isinstance(prompt, str):
-            raise BackendUnavailable("/apply-template returned no prompt")
+            raise TemplateMissing(f"{self.root_url}/apply-template returned no prompt")
         return prompt
 
     # -- generation ------------------------------------------------------------------------
+    def _constraint(self, schema: dict[str, Any], field: str | None) -> dict[str, Any]:
+        """The request fields that send ``schema`` as a constraint through ``field``."""
+        if field in (None, "json_schema"):
+            return {"json_schema": schema}
+        if field == "structured_outputs":
+            return {"structured_outputs": {"json": schema}}
+        if field == "grammar":
+            key = json.dumps(schema, sort_keys=True)
+            if key not in self._gbnf:
+                self._gbnf[key] = envelope.schema_to_gbnf(schema)
+            return {"grammar": self._gbnf[key]}
+        return {"response_format": {"type": "json_schema",
+                                    "json_schema": {"name": "tooleval", "schema": schema,
+                                                    "strict": True}}}
+
     def _request(self, prompt: str, schema: dict[str, Any] | None, field: str | None,
                  max_tokens: int) -> tuple[str, dict[str, Any]]:
         """(generated text, {finish_reason, prompt_tokens, completion_tokens})."""
+        sampling = {**self.sampling, "max_tokens": max_tokens}
+        constraint = self._constraint(schema, field) if schema is not None else {}
         if self.flavor == "llama-server":
             body: dict[str, Any] = {
-                "prompt": prompt, "n_predict": max_tokens, "temperature": self.temperature,
-                "seed": self.seed, "cache_prompt": self.cache_prompt, "stream": False,
+                "prompt": prompt, **llama_server_sampling(sampling),
+                "cache_prompt": self.cache_prompt, "stream": False, **constraint,
             }
-            if schema is not None:
-                body["json_schema"] = schema
-            reply = self._post(f"{self.root_url}/completion", body)
+            url = f"{self.root_url}/completion"
+            reply = self._post(url, body)
+            if not isinstance(reply, dict) or not isinstance(reply.get("content", ""), str):
+                raise MalformedReply(f"the reply of {url} has no text content: "
+                                     f"{json.dumps(reply)[:300]}")
             return str(reply.get("content") or ""), {
                 "finish_reason": "length" if reply.get("stop_type") == "limit" else "stop",
-                "prompt_tokens": reply.get("tokens_evaluated"),
-                "completion_tokens": reply.get("tokens_predicted"),
+                "prompt_tokens": _int_or_none(reply.get("tokens_evaluated")),
+                "completion_tokens": _int_or_none(reply.get("tokens_predicted")),
             }
-        body = {
-            "model": self.model or "default", "prompt": prompt, "max_tokens": max_tokens,
-            "temperature": self.temperature, "seed": self.seed,
-        }
-        if schema is not None:
-            if field == "structured_outputs":
-                body["structured_outputs"] = {"json": schema}
-            else:
-                body["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": "tooleval", "schema": schema, "strict": True},
-                }
-        reply = self._post(f"{self.base_url}/completions", body)
-        choice = (reply.get("choices") or [{}])[0]
-        usage = reply.get("usage") or {}
-        return str(choice.get("text") or ""), {
-            "finish_reason": choice.get("finish_reason"),
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"),
+        body = {"model": self.model or "default", "prompt": prompt, "stream": False,
+                **chat_sampling(sampling), **constraint}
+        url = f"{self.base_url}/completions"
+        reply = self._post(url, body)
+        text, choice = completion_text(reply, url)
+        usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
+        reason = choice.get("finish_reason")
+        return text, {
+            "finish_reason": reason if isinstance(reason, str) else None,
+            "prompt_tokens": _int_or_none(usage.get("prompt_tokens")),
+            "completion_tokens": _int_or_none(usage.get("completion_tokens")),
         }
 
-    def preflight(self) -> None:
-        """Run the canary (grammar "on" only); raises ``ConstraintIgnored`` if the server
-        does not apply the constraint. Called by the first ``complete`` if not before."""
+    def canary(self) -> None:
+        """Grammar "on" only: find the constraint field the server applies; raises
+        ``ConstraintIgnored`` if it applies none. Run by ``preflight``, or by the first
+        ``complete`` if the runtime did not call it."""
         if self.mode != "on" or self._canary is not None:
             return
-        fields = (None,) if self.flavor == "llama-server" else OPENAI_FIELDS
+        fields: tuple[str | None, ...] = (
+            (None,) if self.flavor == "llama-server" else OPENAI_FIELDS)
         replies = []
         for field in fields:
-            text, _ = self._request(CANARY_PROMPT, CANARY_SCHEMA, field, 32)
+            try:
+                text, _ = self._request(CANARY_PROMPT, CANARY_SCHEMA, field, 32)
+            except (RequestRefused, ServerError) as error:  # the field is not accepted
+                replies.append(f"{field}: refused ({str(error)[:160]})")
+                continue
+            except envelope.GrammarError as error:
+                replies.append(f"{field}: cannot be built here ({error})")
+                continue
+            except ImportError:
+                replies.append(f"{field}: skipped (building GBNF needs llama-cpp-python)")
+                continue
             if _is_canary(text):
                 self._constraint_field, self._canary = field, "passed"
                 return
@@ -225,8 +261,31 @@ class RawCompletionBackend(Backend):
             "refused; use --grammar off or vendor, or a server version that applies it."
         )
 
+    def preflight(self) -> dict[str, Any]:
+        """Reachable, the model list, the chat template, the sampling, and the canary for
+        "on"; raises ``BackendError`` (``TemplateMissing``, ``ConstraintIgnored``, …)."""
+        models = list_models(self.http)
+        info: dict[str, Any] = {"models": models, "server": self.flavor,
+                                "chat_template": self.template_origin,
+                                "sampling_sent": dict(self.sampling)}
+        if isinstance(models, list) and self.model not in (None, "default"):
+            info["model_listed"] = self.model in models
+        defaults = server_defaults(self.http, self.root_url)
+        if defaults:
+            info["server_defaults"] = defaults
+        self.canary()
+        info["tools_reach_prompt"] = (
+            "the harness renders the prompt: tools "
+            + ("shown by the template" if self.prompt.native_tools else "injected"))
+        if self.mode == "on":
+            info["canary"] = f"passed ({self.mechanism()})"
+        self._preflight = info
+        return {**self.describe(), "checked": ["reachable", "models", "template", "sampling",
+                                               *(["canary"] if self.mode == "on" else [])]}
+
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
-        self.preflight()
+        _ = self.flavor  # TemplateMissing before any rendering, when there is no template
+        self.canary()
         started = time.perf_counter()
         prompt = self.prompt.build(messages, tools)
         schema = envelope.envelope_schema(tools) if self.mode == "on" else None
@@ -235,18 +294,23 @@ class RawCompletionBackend(Backend):
         content, calls = split_output(text)
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
-        return ModelTurn(content=content, calls=calls, latency_s=time.perf_counter() - started,
-                         **info)
+        turn = ModelTurn(content=content, calls=calls,
+                         latency_s=time.perf_counter() - started, **info)
+        return mark_truncated(turn, f"call_{len(messages)}_truncated")
 
     def mechanism(self) -> str:
         if self.mode == "off":
             return "none"
         if self._flavor == "llama-server":
             return f"{envelope.MECHANISM} (llama-server /completion json_schema)"
-        if self._constraint_field == "structured_outputs":
-            return f"{envelope.MECHANISM} (/v1/completions structured_outputs.json)"
-        if self._constraint_field == "response_format":
-            return f"{envelope.MECHANISM} (/v1/completions response_format json_schema)"
+        where = {
+            "structured_outputs": "/v1/completions structured_outputs.json",
+            "grammar": "/v1/completions grammar (GBNF from the JSON schema)",
+            "json_schema": "/v1/completions json_schema",
+            "response_format": "/v1/completions response_format json_schema",
+        }.get(self._constraint_field or "")
+        if where:
+            return f"{envelope.MECHANISM} ({where})"
         return f"{envelope.MECHANISM} (not yet verified by the canary)"
 
     def describe(self) -> dict[str, Any]:
@@ -258,18 +322,25 @@ class RawCompletionBackend(Backend):
             "server": self._flavor or "unknown",
             "constraint": self.mechanism(),
             "chat_template": self.template_origin,
-            "seed": self.seed,
-            "temperature": self.temperature,
+            "sampling": dict(self.sampling),
+            "seed": self.sampling.get("seed"),
+            "temperature": self.sampling.get("temperature"),
             "max_tokens": self.max_tokens,
         }
         if self.mode == "on":
             info["canary"] = self._canary or "not run"
+        if self._preflight is not None:
+            info["preflight"] = self._preflight
         if self.last_output is not None:  # the server answered: probing it is safe
             info.update(self.prompt.describe())
         return info
 
     def close(self) -> None:
-        self._client.close()
+        self.http.close()
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _is_path(template: str | os.PathLike[str]) -> bool:

@@ -89,6 +89,9 @@ class Comparison:
     groups: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     regressions: list[dict[str, Any]] = field(default_factory=list)
     improvements: list[dict[str, Any]] = field(default_factory=list)
+    #: Same id, different content hash: the case was edited, so its change is not the
+    #: model's. Listed apart, left out of every figure.
+    edited: list[dict[str, Any]] = field(default_factory=list)
     tolerance: float = 1.0
     routing: tuple[str, str] | None = None  # (new, baseline) router modes when they differ
     routing_only: list[dict[str, Any]] = field(default_factory=list)
@@ -124,6 +127,7 @@ class Comparison:
             "groups": {group: pair(v) for group, v in self.groups.items()},
             "regressions": self.regressions,
             "improvements": self.improvements,
+            "edited": self.edited,
             "regressed_beyond_tolerance": self.regressed(),
             "routing": list(self.routing) if self.routing else None,
             "routing_only": self.routing_only,
@@ -145,7 +149,16 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
     if not result.compared:
         return result
     base_by_id = {c.nodeid: c for c in report_cases(base)}
-    shared = [c for c in report_cases(new) if c.nodeid in base_by_id]
+    shared = []
+    for case in report_cases(new):
+        old = base_by_id.get(case.nodeid)
+        if old is None:
+            continue
+        if case.case_hash and old.case_hash and case.case_hash != old.case_hash:
+            result.edited.append({"nodeid": case.nodeid, "baseline": old.outcome.value,
+                                  "new": case.outcome.value})
+            continue
+        shared.append(case)
     new_cases = [c for c in shared if c.scored and base_by_id[c.nodeid].scored]
     base_cases = [base_by_id[c.nodeid] for c in new_cases]
     new_score, new_axes, new_groups = scored_figures(new_cases)
@@ -223,6 +236,9 @@ def render_comparison(result: Comparison) -> str:
     lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.regressions]
     lines.append(f"Improvements ({len(result.improvements)}):")
     lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.improvements]
+    if result.edited:
+        lines.append(f"Edited cases ({len(result.edited)}; content changed, not compared):")
+        lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.edited]
     if result.routing:
         new_mode, base_mode = result.routing
         lines.append("")

@@ -34,6 +34,12 @@ def render_markdown(report: dict[str, Any]) -> str:
         why = run.get("interrupted") or f"{summary['outcomes']['ERROR']} case(s) ended in ERROR"
         lines += [f"> **This run is not valid**: {why}. Infrastructure failures are not "
                   "scored; the figures below cover only the cases that ran.", ""]
+    from pytest_tooleval.report.terminal import measurement_warnings
+
+    lines += [f"> **{line}**" if not line.startswith("  ") else line.strip()
+              for line in measurement_warnings(summary)]
+    if measurement_warnings(summary):
+        lines.append("")
     model = run.get("model", {})
     backend = run.get("backend", {})
     lines += [
@@ -59,6 +65,32 @@ def render_markdown(report: dict[str, Any]) -> str:
          for c in deploy["criteria"]],
         ["criterion", "measured", "threshold", "met"],
     ) + [""]
+    baselines = summary.get("baselines") or {}
+    if baselines:
+        lines += ["## Baselines (same selection, same loop and scorer)", ""]
+        lines += _table(
+            [[name, _fmt(row["score"]), str(row["cases"]), row["policy"]]
+             for name, row in baselines.items()],
+            ["policy", "score", "cases", "what it does"],
+        ) + [""]
+    chosen = run.get("selection")
+    if chosen:
+        lines += [
+            f"Selection: {chosen['cases']} case(s), case-set hash `{chosen['case_set_hash']}`"
+            f"; paths {' '.join(chosen['paths']) or '(default)'}"
+            + (f"; -k `{chosen['keyword']}`" if chosen.get("keyword") else "")
+            + (f"; -m `{chosen['markers']}`" if chosen.get("markers") else "")
+            + (f"; every {chosen['sample_every']}th case" if chosen.get("sample_every", 1) > 1
+               else ""),
+            "",
+        ]
+    gap = summary.get("language_gap") or {}
+    if gap.get("jobs"):
+        shown = ", ".join(f"{lang} {_fmt(score)}" for lang, score in gap["scores"].items())
+        lines += [f"Language gap on {gap['jobs']} twin job(s) (the same job and fact asked in "
+                  f"each language): {shown}"
+                  + (f"; gap ({gap['gap_is']}) {gap['gap']:+.1f}" if gap["gap"] is not None
+                     else ""), ""]
     outcomes = summary["outcomes"]
     calls = summary["calls"]
     lines += [
@@ -69,15 +101,17 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"p95 {_fmt(calls['latency_p95_s'], 2)} s.",
         "",
     ]
-    for title, key in (("Groups", "groups"), ("Categories", "categories"),
-                       ("Registers", "registers"), ("Languages", "languages")):
+    for title, key, label in (("Groups", "groups", "group"),
+                              ("Categories", "categories", "category"),
+                              ("Registers", "registers", "register"),
+                              ("Languages", "languages", "language")):
         table = summary.get(key) or {}
         if not table:
             continue
         rows = [[label, _fmt(data["score"]), str(data["cases"]),
                  " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v)]
                 for label, data in table.items()]
-        lines += [f"## {title}", ""] + _table(rows, [key[:-1], "score", "cases", "outcomes"])
+        lines += [f"## {title}", ""] + _table(rows, [label, "score", "cases", "outcomes"])
         lines += [""]
     if summary["errors"]:
         lines += ["## Errors (infrastructure, not scored)", ""]

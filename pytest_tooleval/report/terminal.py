@@ -56,6 +56,31 @@ def _validity_line(summary: dict[str, Any], interrupted: str | None) -> str | No
             "part of the selection; no verdict is given for a partial run.")
 
 
+def measurement_warnings(summary: dict[str, Any]) -> list[str]:
+    """What the verdict could not claim: too few cases, no win over a trivial policy."""
+    lines = []
+    covered = summary.get("coverage")
+    if covered and not covered["measured"]:
+        lines.append(f"NOT MEASURED: {covered['detail']}; the verdict needs at least "
+                     f"{covered['minimum']} scored cases on every weighted axis "
+                     "(--tooleval-min-cases).")
+    deploy = summary["deployability"]
+    beats = next((c for c in deploy["criteria"] if c["name"] == "beats the best baseline"),
+                 None)
+    if beats is not None and not beats["passed"]:
+        lines.append(f"NOT DEPLOYABLE: the score {beats['value']} does not beat the best "
+                     f"baseline ({beats['threshold'].removeprefix('> ')}), a scripted policy "
+                     "run through the same loop and scorer.")
+    baselines = summary.get("baselines") or {}
+    if baselines:
+        shown = ", ".join(
+            f"{name} " + ("n/a" if row["score"] is None else f"{row['score']:.1f}")
+            for name, row in baselines.items()
+        )
+        lines.append(f"  baselines on this selection: {shown}")
+    return lines
+
+
 def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]:
     if report is None:
         return []
@@ -66,6 +91,7 @@ def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]
     validity = _validity_line(summary, report["run"].get("interrupted"))
     if validity:
         lines.append(validity)
+    lines += measurement_warnings(summary)
     scored = sum(outcomes.values()) - outcomes["ERROR"]
     not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
     lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100 "

@@ -21,7 +21,8 @@ FORCED = "oracle: the step's expected tool"
 
 
 def step_tools(step: Any) -> list[str]:
-    """The tools a step must see: its gold path's tools when it has one, else ``expect``.
+    """The tools a step must see: its gold path's tools when it has one, else every tool
+    its routes expect (``expect`` or each route of ``expect_any``).
 
     A gold call may be a mapping or an object naming its tool as ``tool`` or ``name``.
     """
@@ -36,7 +37,9 @@ def step_tools(step: Any) -> list[str]:
             if isinstance(value, str):
                 names.append(value)
                 break
-    return list(dict.fromkeys(names or list(getattr(step, "expect", ()) or ())))
+    if not names:  # every route's tools (expect_any), else expect
+        names = list(getattr(step, "expected_tools", None) or getattr(step, "expect", ()) or ())
+    return list(dict.fromkeys(names))
 
 
 class AllRouter(Router):

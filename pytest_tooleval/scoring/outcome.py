@@ -40,23 +40,37 @@ def arguments_satisfy(constraints: dict[str, list[Any]], arguments: dict[str, An
     return None
 
 
-def check_step(step: Step, transcript: StepTranscript) -> StepChecks:
+def _route_check(step: Step, ran: list[str]) -> tuple[list[str], int | None]:
+    """The tools still missing on the closest route, and the index of a route that ran."""
+    best: list[str] | None = None
+    for index, route in enumerate(step.routes):
+        missing = [name for name in route if name not in ran]
+        if not missing:
+            return [], index
+        if best is None or len(missing) < len(best):
+            best = missing
+    return best or [], None
+
+
+def check_step(step: Step, transcript: StepTranscript, language: str = "en") -> StepChecks:
     ran = transcript.ran
     attempts = transcript.attempts
+    expected = step.expected_tools
     checks = StepChecks(
-        expect=list(step.expect),
+        expect=expected,
         forbidden=list(step.forbidden),
         forbidden_ran=sorted({name for name in ran if name in step.forbidden}),
+        routes=step.routes if step.expect_any is not None else None,
     )
-    if step.expect:
-        checks.tool_missing = [name for name in step.expect if name not in ran]
+    if step.routes:
+        checks.tool_missing, checks.route = _route_check(step, ran)
         checks.tool = not checks.tool_missing and not checks.forbidden_ran
     else:
         checks.restraint = not attempts
     if step.args is not None:
         reasons = []
         for attempt in attempts:
-            if attempt.valid and attempt.name in step.expect:
+            if attempt.valid and attempt.name in expected:
                 reason = arguments_satisfy(step.args, attempt.arguments)
                 if reason is None:
                     checks.args, checks.args_reason = True, None
@@ -65,10 +79,14 @@ def check_step(step: Step, transcript: StepTranscript) -> StepChecks:
         else:
             checks.args = False
             checks.args_reason = reasons[0] if reasons else "the expected tool was not called"
+    if transcript.state:
+        checks.state_failed = [f"{c['check']}: {c['detail']}" for c in transcript.state
+                               if not c["held"]]
+        checks.state = not checks.state_failed
     if step.evidence:
         answer = transcript.answer or ""
         items = step.evidence_alternatives()
-        missing_items = [alts for alts in items if not evidence_found(alts, answer)]
+        missing_items = [alts for alts in items if not evidence_found(alts, answer, language)]
         checks.evidence = (len(items) - len(missing_items)) / len(items)
         checks.evidence_missing = [" | ".join(alts) for alts in missing_items]
     return checks
@@ -92,7 +110,7 @@ def case_outcome(
         if step.forbidden_ran:
             hard_fail = True
             reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
-        for value in (step.tool, step.restraint, step.args):
+        for value in (step.tool, step.restraint, step.args, step.state):
             if value is None:
                 continue
             held_any |= bool(value)
@@ -102,6 +120,8 @@ def case_outcome(
                            f"ran: {', '.join(transcript.ran) or 'nothing'}")
         if step.args is False:
             reasons.append(f"{prefix}arguments: {step.args_reason}")
+        if step.state is False:
+            reasons.append(f"{prefix}state after the step: {'; '.join(step.state_failed)}")
         if step.evidence is not None:
             held_any |= step.evidence > 0
             if step.evidence < 1:
@@ -141,8 +161,10 @@ class Scored:
     checks: list[StepChecks] = field(default_factory=list)
 
 
-def score_case(case: Case, transcripts: list[StepTranscript]) -> Scored:
-    """Score a case from its transcripts alone: the engine never scores."""
-    checks = [check_step(step, t) for step, t in zip(case.steps, transcripts, strict=True)]
+def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en") -> Scored:
+    """Score a case from its transcripts alone: the engine never scores. ``language`` is
+    the case file's (evidence matching)."""
+    checks = [check_step(step, t, language)
+              for step, t in zip(case.steps, transcripts, strict=True)]
     outcome, reasons = case_outcome(case, checks, transcripts)
     return Scored(outcome, reasons, axis_values(case, checks), checks)

@@ -19,6 +19,8 @@ class ToolSpec:
     description: str
     parameters: dict[str, Any]
     source: str  # "builtin", "inline:scenarios/x.yaml", "mcp:github", "python:conftest.py"
+    #: True: only reads; False: changes something (a file, a message sent); None: unknown.
+    read_only: bool | None = None
 
     def openai_schema(self) -> dict[str, Any]:
         return {

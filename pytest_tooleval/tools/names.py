@@ -54,3 +54,22 @@ BUILTIN_TOOLS_BY_GROUP: dict[str, tuple[str, ...]] = {
 BUILTIN_TOOL_NAMES: frozenset[str] = frozenset(
     name for names in BUILTIN_TOOLS_BY_GROUP.values() for name in names
 )
+
+#: Built-ins that change the world (files, the repository, the calendar, the outbox) or run
+#: code that may. Every other built-in only reads. A write step is measured by its
+#: arguments or by the state it leaves (docs/format.md); forbidding a read-only tool needs
+#: a reason.
+SIDE_EFFECTING_BUILTINS: frozenset[str] = frozenset({
+    "write_file", "move_file", "delete_file", "create_archive", "extract_archive",
+    "git_commit", "run_python",
+    "memory_save", "calendar_add", "calendar_delete", "reminder_add",
+    "send_message",
+})
+READ_ONLY_BUILTINS: frozenset[str] = BUILTIN_TOOL_NAMES - SIDE_EFFECTING_BUILTINS
+
+
+def is_side_effecting(name: str) -> bool | None:
+    """True or False for a built-in; None for a tool this catalogue does not describe."""
+    if name not in BUILTIN_TOOL_NAMES:
+        return None
+    return name in SIDE_EFFECTING_BUILTINS

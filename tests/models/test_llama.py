@@ -1,10 +1,14 @@
-"""The embedded backend on the default model (SmolLM2-135M-Instruct): it loads, a
-constrained step is parseable and schema-valid, the same seed repeats, thinking reaches the
-template, and SmolLM2's tool-dropping template gets the tool block injected."""
+"""The embedded backend on the default model (SmolLM2-135M-Instruct): it loads with weight
+buffers safe for this CPU (and the choice reaches llama.cpp), a constrained step is
+parseable and schema-valid, the same seed repeats in any order and with prefix reuse on or
+off, a killed model process is an error and the next call gets a fresh one, thinking
+reaches the template, and SmolLM2's tool-dropping template gets the tool block injected."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -14,8 +18,10 @@ import jsonschema
 import pytest
 
 from pytest_tooleval.models import llama as llama_module
+from pytest_tooleval.models import llama_cpu
 from pytest_tooleval.models.grammar import envelope_schema
 from pytest_tooleval.models.llama import LlamaBackend, LocalModelMissing
+from pytest_tooleval.models.model_process import ModelProcessDied
 from pytest_tooleval.models.prompt import CALL_FORMAT, tool_block
 from pytest_tooleval.tools.base import ToolSpec
 from tests.models.templates import QWEN3_LIKE
@@ -112,6 +118,85 @@ def test_same_seed_gives_the_same_output(tools: list[ToolSpec]) -> None:
     assert run() == run()  # two runs, same seed, same order: the same transcript
     uncached = run(prefix_cache=False)
     assert uncached[0] == uncached[1]  # without the prefix cache every turn repeats too
+
+
+def _other_tool(name: str) -> ToolSpec:
+    return ToolSpec(name, f"The {name.replace('_', ' ')} of a place.", {
+        "type": "object", "properties": {"place": {"type": "string"}}, "required": ["place"]},
+        "inline:test")
+
+
+@pytest.mark.realmodel
+def test_transcripts_do_not_depend_on_order_or_on_prefix_reuse(tools: list[ToolSpec]) -> None:
+    """Prompts sharing parts of their tool block, sampled at temperature 0.9 (so that any
+    difference in the logits shows): the same text in either order and with reuse off."""
+    extra = [_other_tool("get_time"), _other_tool("get_population")]
+    prompts = [
+        (WEATHER_Q, tools + extra[:1]),
+        (ADD_Q, tools + extra[1:]),
+        (WEATHER_Q, tools),
+        (ADD_Q, tools + extra[:1]),
+    ]
+
+    def run(order: list[int], **settings: object) -> dict[int, str]:
+        backend = LlamaBackend(grammar="off", max_tokens=16, n_ctx=1024, seed=7,
+                               temperature=0.9, **settings)
+        try:
+            out = {}
+            for i in order:
+                out[i] = backend.complete(*prompts[i]).content
+                if settings.get("prefix_cache", True) and i != order[0]:
+                    assert backend.last_stats["evaluated"] < backend.last_stats["prompt_tokens"]
+            return out
+        finally:
+            backend.close()
+
+    forward = run([0, 1, 2, 3])
+    assert run([3, 2, 1, 0]) == forward
+    assert run([0, 1, 2, 3], prefix_cache=False) == forward
+
+
+@pytest.mark.realmodel
+def test_weight_buffers_suit_this_cpu_and_the_choice_reaches_llama_cpp() -> None:
+    """On every machine: with the extra buffer types off, llama.cpp's load log never
+    considers a repacked buffer (CPU_REPACK, AMX); with them on it does (where llama.cpp was
+    built with REPACK). The default follows the CPU's AMX flags."""
+    off = LlamaBackend(grammar="off", n_ctx=256, extra_buffers=False)
+    on = LlamaBackend(grammar="off", n_ctx=256, extra_buffers=True)  # loads; never decodes
+    try:
+        assert off.describe()["use_extra_bufts"] is False
+        assert off.info["buffer_log"] == [], off.info["buffer_log"]
+        if "REPACK = 1" in on.info["system_info"] or "AMX" in on.info["system_info"]:
+            assert any("REPACK" in line or "AMX" in line for line in on.info["buffer_log"])
+        assert on.describe()["use_extra_bufts"] is True
+    finally:
+        off.close()
+        on.close()
+    auto = LlamaBackend(grammar="off", n_ctx=256)
+    try:
+        amx = llama_cpu.amx_in_system_info(auto.info["system_info"]) or bool(
+            set(llama_cpu.AMX_FLAGS) & llama_cpu.cpu_flags())
+        assert auto.describe()["use_extra_bufts"] is (not amx)
+        assert ("AMX detected" in auto.describe()["weight_buffers"]) is amx
+    finally:
+        auto.close()
+
+
+@pytest.mark.realmodel
+def test_a_killed_model_process_is_an_error_and_the_next_call_gets_a_fresh_one(
+    tools: list[ToolSpec],
+) -> None:
+    backend = LlamaBackend(grammar="on", max_tokens=8, n_ctx=1024)
+    try:
+        first = backend.process.pid
+        assert first is not None
+        os.kill(first, signal.SIGSEGV)
+        with pytest.raises(ModelProcessDied, match=r"killed by SIGSEGV \(signal 11\)"):
+            backend.complete(WEATHER_Q, tools)
+        turn = backend.complete(WEATHER_Q, tools)
+        assert backend.process.pid not in (None, first) and turn.finish_reason
+    finally:
+        backend.close()
 
 
 @pytest.mark.realmodel

@@ -4,13 +4,14 @@ server that ignores the constraint."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 from collections.abc import Iterator
 
 import pytest
 
-from pytest_tooleval.models.base import BackendUnavailable
+from pytest_tooleval.models.base import BackendUnavailable, TemplateMissing
 from pytest_tooleval.models.grammar import envelope_schema
 from pytest_tooleval.models.raw_openai import (
     CANARY_SCHEMA,
@@ -100,7 +101,7 @@ def test_openai_flavor_uses_v1_completions_with_a_template(tools: list[ToolSpec]
 def test_openai_flavor_without_a_template_says_what_to_do(tools: list[ToolSpec]) -> None:
     with FakeOpenAI() as fake:
         backend = RawCompletionBackend(fake.base_url, grammar="off", flavor="openai")
-        with pytest.raises(ValueError, match="template"):
+        with pytest.raises(TemplateMissing, match=r"--grammar vendor.*template ="):
             backend.complete(QUESTION, tools)
 
 
@@ -118,3 +119,81 @@ def test_thinking_flag_reaches_apply_template(server: FakeOpenAI, tools: list[To
     RawCompletionBackend(server.base_url, grammar="off", retries=0).complete(QUESTION, tools)
     bodies = [b for p, b in server.requests if p == "/apply-template" and len(b["messages"]) > 1]
     assert bodies[-1]["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_preflight_without_apply_template_or_template_is_one_message(
+    tools: list[ToolSpec],
+) -> None:
+    """vLLM and Ollama have no /apply-template: grammar on/off without ``template =`` is
+    refused before any case, with what to do, and no generation is sent."""
+    from pytest_tooleval.models.profiles import Profile
+
+    with FakeOpenAI(apply_template=False) as fake:
+        backend = RawCompletionBackend.from_profile(
+            Profile(name="vllm", base_url=fake.base_url, model="m", retries=0), "on")
+        with pytest.raises(TemplateMissing) as caught:
+            backend.preflight()
+        assert caught.value.kind == "template_missing"
+        assert "--grammar vendor" in str(caught.value) and "template =" in str(caught.value)
+        assert not _generations(fake)
+
+
+def test_a_server_without_apply_template_is_detected() -> None:
+    with FakeOpenAI(apply_template=False) as fake:
+        backend = RawCompletionBackend(fake.base_url, grammar="off", template=SMOLLM2,
+                                       retries=0)
+        assert backend.flavor == "openai"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
+                    reason="building GBNF needs llama-cpp-python")
+def test_on_through_a_grammar_field_found_by_the_canary(tools: list[ToolSpec]) -> None:
+    """llama-cpp-python's server: no structured_outputs (ignored), a GBNF ``grammar``."""
+    with FakeOpenAI([WEATHER_CALL], constrains=("grammar",)) as fake:
+        backend = RawCompletionBackend(fake.base_url, grammar="on", flavor="openai",
+                                       template=SMOLLM2, retries=0)
+        info = backend.preflight()
+        first, second, step = [b for _, b in _generations(fake)][:2] + [None]
+        assert "structured_outputs" in first and "grammar" in second
+        assert "canary-7f3e" in second["grammar"]
+        turn = backend.complete(QUESTION, tools)
+        assert [c.name for c in turn.calls] == ["get_weather"]
+        step = _generations(fake)[-1][1]
+        assert "get_weather" in step["grammar"] and "root ::=" in step["grammar"]
+        assert "structured_outputs" not in step
+    assert info["preflight"]["canary"].startswith("passed")
+    assert "grammar (GBNF" in backend.describe()["constraint"]
+
+
+def test_a_constraint_field_the_server_refuses_moves_the_canary_on() -> None:
+    from tests.support.fake_openai import status
+
+    refuse = Rule("three fruits", [status(422, body={"detail": "extra field"})])
+    with FakeOpenAI([refuse], constrains=("json_schema",)) as fake:
+        backend = RawCompletionBackend(fake.base_url, grammar="on", flavor="openai",
+                                       template=SMOLLM2, retries=0)
+        backend._gbnf = _NoGbnf()  # type: ignore[assignment]
+        backend.canary()
+        sent = [b for _, b in _generations(fake)]
+    assert backend._constraint_field == "json_schema"
+    assert ["structured_outputs" in sent[0], "json_schema" in sent[1]] == [True, True]
+
+
+def test_every_field_refused_or_ignored_is_named_in_the_refusal() -> None:
+    from tests.support.fake_openai import status
+
+    refuse = Rule("three fruits", [status(422, body={"detail": "extra field"})])
+    with FakeOpenAI([refuse]) as fake:
+        backend = RawCompletionBackend(fake.base_url, grammar="on", flavor="openai",
+                                       template=SMOLLM2, retries=0)
+        backend._gbnf = _NoGbnf()  # type: ignore[assignment]
+        with pytest.raises(ConstraintIgnored) as caught:
+            backend.canary()
+    message = str(caught.value)
+    assert "structured_outputs: refused" in message and "extra field" in message
+    assert "grammar: skipped" in message and "response_format: refused" in message
+
+
+class _NoGbnf(dict):  # type: ignore[type-arg]
+    def __contains__(self, key: object) -> bool:
+        raise ImportError("no llama_cpp here")

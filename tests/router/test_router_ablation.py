@@ -81,10 +81,12 @@ SCRIPT = [Rule("jot down", [call("save_note", {"text": "Izmir 17.4"}), answer("S
 
 
 def _shown(server) -> list[list[str]]:
+    """The tools offered with each request for the case's step (probes are left out)."""
     return [
         [tool["function"]["name"] for tool in body.get("tools", [])]
         for path, body in server.requests
         if path.endswith("/chat/completions") and isinstance(body, dict)
+        and "jot down" in json.dumps(body.get("messages", []))
     ]
 
 

@@ -8,6 +8,15 @@ of assistant turns since that message (the round within the step).
 Endpoints: ``POST /v1/chat/completions``, ``GET /v1/models``, and llama-server's raw
 ``POST /completion`` and ``POST /apply-template`` plus ``POST /v1/completions``.
 
+Options that make it behave like a particular real server: ``drops_tools`` (a chat
+template without tool support: the tools never reach the prompt or the prompt-token
+count), ``strict_content`` (llama.cpp servers' HTTP 500 on a null or missing content),
+``serial`` (one generation at a time, as llama-cpp-python's server), ``latency`` (seconds
+added to every generation), ``props`` (llama-server's ``GET /props``), ``constrains``
+(request fields it applies as constraints: the canary then gets its one valid reply),
+``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama), and
+``body(...)`` replies for malformed 200 bodies.
+
 Run it as a process with ``python -m tests.support.fake_openai --rules rules.json``: the base
 URL is the first line on stdout. See ``rules_to_json`` for the file format.
 """
@@ -23,13 +32,13 @@ import socketserver
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 
-ReplyKind = Literal["answer", "calls", "leak", "status", "delay", "drop"]
+ReplyKind = Literal["answer", "calls", "leak", "status", "delay", "drop", "body"]
 
 HOST = "127.0.0.1"
 CREATED = 1_700_000_000  # a fixed timestamp keeps replies byte-for-byte repeatable
@@ -122,6 +131,12 @@ def status(
     """An HTTP error reply. ``body``: a dict is sent as JSON, a str as text; None: an
     OpenAI-style error object."""
     return Reply("status", status_code=code, retry_after=retry_after, body=body)
+
+
+def body(value: Any) -> Reply:
+    """HTTP 200 with exactly this JSON body (any value: malformed replies), or this text
+    when ``value`` is a ``str``."""
+    return Reply("body", body=value)
 
 
 def delay(seconds: float, then: Reply | None = None) -> Reply:
@@ -245,8 +260,8 @@ def count_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def _messages_tokens(messages: Sequence[dict[str, Any]]) -> int:
-    total = 0
+def _messages_tokens(messages: Sequence[dict[str, Any]], tools: Any = None) -> int:
+    total = count_tokens(json.dumps(tools)) if tools else 0
     for m in messages:
         total += 4 + count_tokens(_content_text(m.get("content")))  # 4: role and markers
         for tc in m.get("tool_calls") or []:
@@ -348,6 +363,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"object": "list", "data": [entry]})
         elif path == "/health":
             self._send(200, {"status": "ok"})
+        elif path == "/props" and self.server.fake.props is not None:
+            self._send(200, self.server.fake.props)
         else:
             self._error(404, f"no route for GET {path}")
 
@@ -364,7 +381,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.fake._record(path, body)
         if not isinstance(body, dict):
             self._error(400, "the body must be a JSON object")
-        elif path == "/apply-template":
+        elif path == "/apply-template" and self.server.fake.apply_template:
             self._apply_template(body)
         elif path in GENERATION_PATHS:
             self._generate(GENERATION_PATHS[path], body)
@@ -389,8 +406,16 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
                 self._error(400, "'messages' must be a list of objects")
                 return
+            if fake.strict_content:
+                for i, m in enumerate(messages):
+                    if not isinstance(m.get("content"), str | list):
+                        # llama-server and llama-cpp-python's server both refuse this
+                        self._error(500, f"messages[{i}]: content must be a string, not "
+                                         f"{type(m.get('content')).__name__}")
+                        return
             user_text, index = chat_position(messages)
-            prompt_tokens = _messages_tokens(messages)
+            tools = None if fake.drops_tools else body.get("tools")
+            prompt_tokens = _messages_tokens(messages, tools)
         else:
             prompt = body.get("prompt")
             if not isinstance(prompt, str):
@@ -400,6 +425,16 @@ class _Handler(BaseHTTPRequestHandler):
             prompt_tokens = count_tokens(prompt)
 
         reply = fake._choose(user_text, index)
+        if endpoint != "chat" and _constrained_canary(body, fake.constrains):
+            reply = answer(json.dumps({"canary": CANARY}))
+        with fake._generation_slot():
+            self._reply(endpoint, body, reply, index, prompt_tokens)
+
+    def _reply(self, endpoint: str, body: dict[str, Any], reply: Reply, index: int,
+               prompt_tokens: int) -> None:
+        fake = self.server.fake
+        if fake.latency:
+            fake._stopping.wait(fake.latency)
         last = fake._count_model_call()
         while reply.kind == "delay":
             if fake._stopping.wait(reply.seconds):
@@ -413,6 +448,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop(reply.partial)
         elif reply.kind == "status":
             self._send_status(reply)
+        elif reply.kind == "body":
+            self._send(200, reply.body)
         else:
             self._send(200, _payload(endpoint, reply, body, fake.model, index, prompt_tokens))
 
@@ -431,6 +468,14 @@ class _Handler(BaseHTTPRequestHandler):
                 }
             }
         self._send(reply.status_code, payload, headers)
+
+
+CANARY = "canary-7f3e"  # the value pytest_tooleval.models.raw_openai's canary asks for
+
+
+def _constrained_canary(body: dict[str, Any], fields: frozenset[str]) -> bool:
+    """Whether the request carries the canary's constraint in a field this fake applies."""
+    return any(field in body and CANARY in json.dumps(body[field]) for field in fields)
 
 
 def _payload(
@@ -512,9 +557,21 @@ class FakeOpenAI:
         model: str = "fake-model",
         port: int = 0,
         verbose: bool = False,
+        drops_tools: bool = False,
+        strict_content: bool = False,
+        serial: bool = False,
+        latency: float = 0.0,
+        props: dict[str, Any] | None = None,
+        constrains: Iterable[str] = (),
+        apply_template: bool = True,
     ) -> None:
         self.model = model
         self.verbose = verbose
+        self.drops_tools, self.strict_content = drops_tools, strict_content
+        self.latency, self.props = latency, props
+        self.constrains = frozenset(constrains)
+        self.apply_template = apply_template  # False: 404 there, as vLLM and Ollama
+        self._serial = threading.Lock() if serial else None
         self._port_wanted = port
         self._lock = threading.Lock()
         self._rules = list(rules)
@@ -664,6 +721,16 @@ class FakeOpenAI:
             rules, default = list(self._rules), self._default
         return choose_reply(rules, default, user_text, index)
 
+    @contextlib.contextmanager
+    def _generation_slot(self) -> Iterator[None]:
+        """One generation at a time when ``serial`` (later requests queue, as on a server
+        with one slot); otherwise no wait."""
+        if self._serial is None:
+            yield
+            return
+        with self._serial:
+            yield
+
     def _count_model_call(self) -> bool:
         """Count one model call; True when it is the last before kill_after fires."""
         with self._lock:
@@ -708,6 +775,8 @@ def reply_to_json(reply: Reply) -> dict[str, Any]:
         out = {"delay": reply.seconds}
         if reply.then is not None:
             out["then"] = reply_to_json(reply.then)
+    elif reply.kind == "body":
+        out = {"body_200": reply.body}
     else:
         out = {"drop": True, "partial": reply.partial}
     if reply.finish_reason is not None and reply.finish_reason != "stop":
@@ -757,6 +826,8 @@ def reply_from_json(data: dict[str, Any]) -> Reply:
         reply = delay(float(data["delay"]), then)
     elif "drop" in data:
         reply = drop(partial=bool(data.get("partial", True)))
+    elif "body_200" in data:
+        reply = body(data["body_200"])
     else:
         raise ValueError(f"unknown reply form: {data!r}")
     if "finish_reason" in data:

@@ -28,7 +28,7 @@ from pytest_tooleval.tools.builtin import (
 )
 from pytest_tooleval.tools.builtin.common import Context, Tool
 from pytest_tooleval.tools.builtin.sandbox import Sandbox, SandboxBroken, ToolError
-from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES, SIDE_EFFECTING_BUILTINS
 from pytest_tooleval.world.api import World
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,8 @@ class BuiltinToolProvider(ToolProvider):
 
     def list_tools(self) -> list[ToolSpec]:
         return [
-            ToolSpec(tool.name, tool.description, tool.parameters, self.source)
+            ToolSpec(tool.name, tool.description, tool.parameters, self.source,
+                     read_only=tool.name not in SIDE_EFFECTING_BUILTINS)
             for tool in ALL_TOOLS.values()
             if tool.needs is None or shutil.which(tool.needs) is not None
         ]

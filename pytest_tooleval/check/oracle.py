@@ -1,0 +1,218 @@
+"""The oracle check: every case proven passable by its gold path, for free (no model).
+
+Each case runs through the real session: a fresh copy of the built-in world, the router,
+the tool loop and the scorer, with ``OracleBackend`` in the model's place. For every step
+the oracle sends the step's gold calls (all in one turn, in order), then answers with the
+text of every tool result of the case so far, and nothing else: so any evidence the answer
+holds came from a tool, never from the question or from general knowledge.
+
+A case is proven when it PASSes, every gold call ran without a tool error, every evidence
+item is in the tools' output, every state check holds, and the measuring guards (a write
+step has ``args`` or a state check; a read-only tool is forbidden only with a reason)
+pass. An irrelevance case, or a step expecting no tool, must pass with no call at all.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.evidence import evidence_found
+from pytest_tooleval.cases.guards import measuring_problems
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
+from pytest_tooleval.engine.session import CaseRun
+from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
+from pytest_tooleval.tools.base import ToolSpec
+
+ORACLE = "oracle"
+NO_GOLD = "no-gold"
+GUARD = "guard"
+
+
+class OracleBackend(Backend):
+    """A scripted model that follows the case's gold path; see the module docstring."""
+
+    mode = "oracle"
+
+    def __init__(self) -> None:
+        self._gold: list[list[GoldCall]] = []
+        self._sent: set[int] = set()
+
+    def prepare(self, case: Case) -> None:
+        """Follow ``case`` next (a step without gold calls nothing)."""
+        self._gold = [list(step.gold_calls or []) for step in case.steps]
+        self._sent = set()
+
+    def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        import json
+
+        step = sum(1 for m in messages if m["role"] == "user") - 1
+        gold = self._gold[step] if 0 <= step < len(self._gold) else []
+        if gold and step not in self._sent:
+            self._sent.add(step)
+            calls = [RawCall(c.tool, json.dumps(c.args, ensure_ascii=False),
+                             call_id=f"gold_{step}_{i}") for i, c in enumerate(gold)]
+            return ModelTurn("", calls=calls, finish_reason="tool_calls")
+        return ModelTurn(tool_outputs(messages), finish_reason="stop")
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "oracle", "grammar": self.mode}
+
+
+def tool_outputs(messages: list[Message]) -> str:
+    """Every tool result of the conversation so far, one per line block."""
+    return "\n".join(str(m.get("content") or "") for m in messages if m["role"] == "tool")
+
+
+@dataclass(frozen=True)
+class OracleFailure:
+    kind: str  # "oracle" (the gold path fails), "no-gold" (a step has none), "guard"
+    file: str
+    case: str
+    step: int | None
+    reason: str
+
+
+@dataclass
+class OracleReport:
+    files: int = 0
+    cases: int = 0
+    proven: int = 0
+    failures: list[OracleFailure] = field(default_factory=list)
+    load_errors: list[CaseFileError] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.load_errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "files": self.files, "cases": self.cases, "proven": self.proven,
+            "seconds": round(self.seconds, 3),
+            "failures": [vars(f) for f in self.failures],
+            "load_errors": [str(e) for e in self.load_errors],
+        }
+
+    def render(self) -> str:
+        lines = [str(error) for error in self.load_errors]
+        for f in self.failures:
+            where = f"{f.file}::{f.case}" + (f" step {f.step}" if f.step else "")
+            lines.append(f"{f.kind:8} {where}: {f.reason}")
+        lines.append(
+            f"oracle: {self.proven}/{self.cases} cases proven by their gold path "
+            f"({self.files} files, {len(self.failures)} failures, {self.seconds:.1f}s)"
+        )
+        return "\n".join(lines)
+
+
+def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[OracleFailure]:
+    """Why the oracle's run of ``case`` does not prove it; empty when it does. Scored with
+    ``scoring.score_case``, as every run is."""
+    from pytest_tooleval.scoring.outcome import score_case
+
+    failures: list[OracleFailure] = []
+
+    def fail(step: int | None, reason: str, kind: str = ORACLE) -> None:
+        failures.append(OracleFailure(kind, source, case.name, step, reason))
+
+    if run.error is not None:
+        fail(None, f"the run failed ({run.error.kind}, not the case's fault): "
+                   f"{run.error.message}")
+        return failures
+    outputs: list[str] = []
+    for number, (step, transcript) in enumerate(zip(case.steps, run.transcripts, strict=True),
+                                                1):
+        for attempt in transcript.attempts:
+            if not attempt.valid:
+                fail(number, f"gold call {attempt.name} was not run: {attempt.reason}")
+            elif attempt.result_is_error:
+                fail(number, f"gold call {attempt.name}({attempt.arguments}) returned "
+                             f"a tool error: {(attempt.result or '')[:200]}")
+        outputs.append(transcript.answer or "")
+        so_far = "\n".join(outputs)
+        for alternatives in step.evidence_alternatives():
+            if not evidence_found(alternatives, so_far, case_file.language):
+                fail(number, f"evidence {' | '.join(alternatives)!r} is not in the output of "
+                             "any gold call so far: the fact does not come from the tools")
+        for check in transcript.state:
+            if not check["held"]:
+                fail(number, f"state check {check['check']} does not hold: {check['detail']}")
+    scored = score_case(case, run.transcripts, case_file.language)
+    if scored.outcome != "PASS":
+        fail(None, f"the gold path scores {scored.outcome}: " + "; ".join(scored.reasons))
+    return failures
+
+
+def _session(base: Path, k: int) -> Any:
+    from pytest_tooleval.engine.session import ModelSession
+    from pytest_tooleval.router import default_router
+    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    from pytest_tooleval.wiring import CaseWorlds
+
+    oracle = OracleBackend()
+    worlds = CaseWorlds(lambda: base)
+    router = default_router(k)
+    session = ModelSession(
+        backend_factory=lambda: oracle,
+        providers=[BuiltinToolProvider(worlds.world_for_case, worlds.discard)],
+        router_factory=lambda case_file: router,
+    )
+    return session, oracle
+
+
+def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None,
+               world_base: Path | None = None) -> OracleReport:
+    """Replay every case's gold path under ``paths``; see the module docstring."""
+    from pytest_tooleval.check.static import collect_files
+    from pytest_tooleval.engine.session import CaseRef
+
+    started = time.perf_counter()
+    report = OracleReport()
+    with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
+        session, oracle = _session(world_base or Path(scratch), k)
+        try:
+            for path in collect_files(paths):
+                source = str(path)
+                try:
+                    case_file = load_case_file(path)
+                except CaseFileError as error:
+                    report.files += 1
+                    report.load_errors.append(error)
+                    continue
+                if language and case_file.language != language:
+                    continue
+                report.files += 1
+                guarded = [
+                    OracleFailure(GUARD, source, p.case or "", p.step,
+                                  f"{p.message}; fix: {p.fix}")
+                    for p in measuring_problems(case_file)
+                ]
+                report.failures += guarded
+                unmeasured = {failure.case for failure in guarded}
+                for case in case_file.cases:
+                    report.cases += 1
+                    missing = [n for n, step in enumerate(case.steps, 1)
+                               if step.gold_calls is None]
+                    if missing:
+                        report.failures += [
+                            OracleFailure(NO_GOLD, source, case.name, n,
+                                          "the step expects a tool but has no 'gold' path")
+                            for n in missing
+                        ]
+                        continue
+                    oracle.prepare(case)
+                    ref = CaseRef(f"{source}::{case.name}", source, case_file, case)
+                    found = judge(case_file, case, session.run(ref), source)
+                    report.failures += found
+                    report.proven += not found and case.name not in unmeasured
+        finally:
+            session.close()
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,219 @@
+"""The one HTTP layer of the remote backends: retries, backoff, ``Retry-After``, one status
+set, a wall clock per request, and failures sorted into the ``BackendError`` classes.
+
+A request has one wall clock (the profile's ``timeout``) that covers every attempt. A
+timeout ends the request at once and is never retried: on a serial server (llama-server
+with one slot, llama-cpp-python's server) a retry would queue behind the generation the
+client just abandoned and time out in turn, so a slow server would pass for a dead one.
+Connection failures, 408/409/425/429 and 5xx are retried with exponential backoff (or the
+server's ``Retry-After``) while the clock allows. The server's full error text is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from pytest_tooleval.models.base import (
+    BackendError,
+    ContextOverflow,
+    MalformedReply,
+    RequestRefused,
+    ServerError,
+    ServerTimeout,
+    ServerUnreachable,
+)
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_ERROR_TEXT = 20_000  # "full" text, bounded so a runaway page cannot flood the report
+# How servers word a prompt that does not fit: llama-server, llama-cpp-python, vLLM, OpenAI.
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[_ ](?:length|window|size)|maximum context|exceeds? (?:the )?(?:available )?"
+    r"context|n_ctx|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+
+
+def server_message(response: httpx.Response) -> str:
+    """The server's own error text: ``error.message`` (OpenAI, llama-server), ``detail``
+    (FastAPI), ``message``, else the whole body."""
+    text = response.text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text[:MAX_ERROR_TEXT].strip() or f"(empty body, HTTP {response.status_code})"
+    message: Any = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+        elif isinstance(error, str):
+            message = error
+        message = message or body.get("detail") or body.get("message")
+    if message is None:
+        return text[:MAX_ERROR_TEXT]
+    if not isinstance(message, str):
+        message = json.dumps(message, ensure_ascii=False)
+    return message[:MAX_ERROR_TEXT]
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """``Retry-After`` as seconds: a number, or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class HttpClient:
+    """JSON over HTTP to one server. ``timeout``: the wall clock of one request, all its
+    attempts included; ``retries``: extra attempts after a retryable failure."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 120.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        api_key: str | None = None,
+        start_hint: str | None = None,
+        client: httpx.Client | None = None,
+        connect_timeout: float = 10.0,
+        max_wait: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout, self.retries, self.backoff = timeout, retries, backoff
+        self.start_hint = start_hint
+        self.connect_timeout, self.max_wait = connect_timeout, max_wait
+        self._sleep = sleep
+        headers = {"Content-Type": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._client = client or httpx.Client(headers=headers)
+
+    def url(self, path: str) -> str:
+        return path if "://" in path else f"{self.base_url}{path}"
+
+    def post(self, path: str, body: dict[str, Any], *, timeout: float | None = None,
+             retries: int | None = None) -> Any:
+        """POST ``body``; the decoded JSON reply (any JSON value: the caller checks its shape)."""
+        return self.request("POST", path, body, timeout=timeout, retries=retries)
+
+    def get(self, path: str, *, timeout: float | None = None, retries: int | None = None) -> Any:
+        return self.request("GET", path, None, timeout=timeout, retries=retries)
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None, *,
+                timeout: float | None = None, retries: int | None = None) -> Any:
+        url = self.url(path)
+        budget = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
+        attempts = (self.retries if retries is None else retries) + 1
+        last: BackendError | None = None
+        hinted: float | None = None
+        for attempt in range(attempts):
+            if attempt:
+                wait = self.backoff * 2 ** (attempt - 1)
+                if hinted is not None:
+                    wait = min(hinted, self.max_wait)
+                if time.monotonic() + wait >= deadline:
+                    break  # no time left for another attempt
+                self._sleep(wait)
+            try:
+                return self._attempt(method, url, body, deadline, budget)
+            except _Retryable as retryable:
+                last, hinted = retryable.error, retryable.retry_after
+        assert last is not None
+        if isinstance(last, ServerUnreachable):
+            hint = f" Start one with: {self.start_hint}" if self.start_hint else ""
+            raise ServerUnreachable(f"{last} (after {attempts} attempts).{hint}") from None
+        raise last
+
+    def _attempt(self, method: str, url: str, body: dict[str, Any] | None, deadline: float,
+                 budget: float) -> Any:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ServerTimeout(f"no reply from {url} within {budget:g} s")
+        timeout = httpx.Timeout(remaining, connect=min(self.connect_timeout, remaining))
+        chunks: list[bytes] = []
+        try:
+            with self._client.stream(method, url, json=body, timeout=timeout) as response:
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:
+                        raise httpx.ReadTimeout("the wall clock ran out while reading")
+                status = response.status_code
+                headers = response.headers
+        except httpx.ConnectTimeout:
+            raise _Retryable(ServerUnreachable(
+                f"no model server at {self.base_url} (connecting timed out)")) from None
+        except httpx.TimeoutException:
+            raise ServerTimeout(
+                f"the model server at {self.base_url} did not answer {url} within {budget:g} s "
+                "(a slow server, or a generation that does not stop: lower max_tokens or "
+                "raise the profile's timeout). Not retried: on a serial server a retry "
+                "would wait behind the abandoned generation."
+            ) from None
+        except httpx.ConnectError as error:
+            raise _Retryable(ServerUnreachable(
+                f"no model server at {self.base_url} ({type(error).__name__}: {error})"
+            )) from None
+        except httpx.TransportError as error:  # reached, then the connection broke
+            raise _Retryable(ServerError(
+                f"the model server at {self.base_url} broke the connection during {url} "
+                f"({type(error).__name__}: {error})"
+            )) from None
+        response = httpx.Response(status, headers=headers, content=b"".join(chunks))
+        if status >= 400:
+            error = self._status_error(url, response)
+            if status in RETRY_STATUS and not isinstance(error, ContextOverflow):
+                raise _Retryable(error, retry_after_seconds(headers.get("retry-after")))
+            raise error
+        try:
+            return json.loads(response.content)
+        except ValueError:
+            text = response.text
+            raise MalformedReply(
+                f"{url} answered HTTP {status} with a body that is not JSON: "
+                f"{text[:300]!r}", detail=text[:MAX_ERROR_TEXT]
+            ) from None
+
+    def _status_error(self, url: str, response: httpx.Response) -> BackendError:
+        status = response.status_code
+        message = server_message(response)
+        text = f"{url} answered HTTP {status}: {message}"
+        if (400 <= status < 500 or status == 500) and _CONTEXT_OVERFLOW.search(message):
+            return ContextOverflow(
+                f"{text} (the conversation no longer fits the model's context window: raise "
+                "the server's context size, or lower max_tokens)",
+                detail=response.text[:MAX_ERROR_TEXT],
+            )
+        if status >= 500:
+            return ServerError(text, detail=response.text[:MAX_ERROR_TEXT])
+        return RequestRefused(text, detail=response.text[:MAX_ERROR_TEXT])
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class _Retryable(Exception):
+    """Carries a failure that another attempt may cure."""
+
+    def __init__(self, error: BackendError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error, self.retry_after = error, retry_after

@@ -1,0 +1,80 @@
+"""Which weight buffers llama.cpp may use on this CPU.
+
+llama.cpp can repack weights into "extra buffer types" for faster kernels (``CPU_REPACK``,
+``AMX``). On CPUs with AMX, llama-cpp-python 0.3.36 repacks into the AMX buffer and then
+segfaults in the first batched decode (upstream llama.cpp issue #20824, measured here).
+``llama_model_params.use_extra_bufts = False`` avoids it at a small cost (about 6.0 s
+against 4.6 s for a 1,700-token prompt on 2 cores), so the extra buffer types are turned
+off wherever AMX is in play and left as llama.cpp chooses elsewhere.
+
+Pure functions: the worker process reads the CPU flags and llama.cpp's system info and asks
+``decide_extra_buffers``; the report records the decision and its reason.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Overrides the automatic choice: "on" (llama.cpp's default) or "off".
+ENV_OVERRIDE = "TOOLEVAL_LLAMA_EXTRA_BUFFERS"
+AMX_FLAGS = ("amx_int8", "amx_tile", "amx_bf16")
+
+
+@dataclass(frozen=True)
+class BufferChoice:
+    use_extra_bufts: bool
+    reason: str
+
+    def describe(self) -> str:
+        path = "repacked (llama.cpp extra buffer types)" if self.use_extra_bufts else (
+            "plain CPU buffers (extra buffer types off)")
+        return f"{path}: {self.reason}"
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    """The CPU feature flags the kernel reports (empty where there is no /proc/cpuinfo)."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return set(value.split())
+    return set()
+
+
+def amx_in_system_info(system_info: str) -> bool:
+    """llama.cpp's own view: its system info prints ``AMX_INT8 = 1`` when it built the AMX
+    path and the CPU has it."""
+    compact = system_info.replace(" ", "")
+    return "AMX_INT8=1" in compact or "AMX=1" in compact
+
+
+def decide_extra_buffers(
+    requested: bool | None, flags: set[str], system_info: str, env: str | None = None
+) -> BufferChoice:
+    """``requested``: the profile's choice (None: automatic). ``env``: the value of
+    ``TOOLEVAL_LLAMA_EXTRA_BUFFERS`` (wins over everything, for working around a new crash
+    without a code change)."""
+    if env:
+        value = env.strip().lower()
+        if value in ("0", "off", "false", "no"):
+            return BufferChoice(False, f"{ENV_OVERRIDE}={env}")
+        if value in ("1", "on", "true", "yes"):
+            return BufferChoice(True, f"{ENV_OVERRIDE}={env}")
+        raise ValueError(f"{ENV_OVERRIDE} must be on or off, not {env!r}")
+    if requested is not None:
+        return BufferChoice(requested, "set by the caller")
+    amx_cpu = sorted(flag for flag in AMX_FLAGS if flag in flags)
+    if amx_cpu or amx_in_system_info(system_info):
+        seen = f"CPU flags {' '.join(amx_cpu)}" if amx_cpu else "llama.cpp reports AMX_INT8 = 1"
+        return BufferChoice(False, f"AMX detected ({seen}); llama.cpp's AMX repack crashes "
+                                   "in the first batched decode (llama.cpp #20824)")
+    return BufferChoice(True, "no AMX on this CPU")
+
+
+def choose(requested: bool | None, system_info: str) -> BufferChoice:
+    return decide_extra_buffers(requested, cpu_flags(), system_info, os.environ.get(ENV_OVERRIDE))

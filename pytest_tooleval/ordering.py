@@ -1,0 +1,61 @@
+"""The order cases run in: grouped by the prompt prefix they share.
+
+Every case is independent (its own world copy, a fixed seed), so the order is free. The
+embedded model reuses the KV state of the prompt prefix it evaluated last (the system
+message with the tool block, tools in catalogue order), so cases showing the same tools
+should run next to each other. Sorting by the first step's shown tools, in the order the
+prompt lists them, puts every shared prefix in one run (a depth-first walk of the prefix
+tree). The sort is deterministic, so every xdist worker collects the same order; xdist's
+``load`` scheduling hands each worker consecutive slices of it, so each worker's own
+sequence keeps the order too.
+
+Transcripts do not depend on the order (``models.kv_reuse``); only the time does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+ORDERS = ("auto", "prefix", "collection")
+
+
+def add_option(parser: pytest.Parser) -> None:
+    parser.getgroup("tooleval").addoption(
+        "--tooleval-order", choices=ORDERS, default="auto", dest="tooleval_order",
+        help="case order: prefix (cases sharing a prompt prefix together: faster on a CPU), "
+        "collection (file order), auto (prefix for the embedded model; the default)")
+
+
+def wanted(config: pytest.Config, backend_kind: str) -> bool:
+    order = config.getoption("tooleval_order", "auto")
+    return order == "prefix" or (order == "auto" and backend_kind == "llama")
+
+
+def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:
+    """The tools the first step shows, as the prompt lists them (catalogue order)."""
+    case_file, case = item.case_file, item.case
+    path = item.nodeid.split("::")[0]
+    catalogue = session.catalogue_for(case_file, path)
+    specs = catalogue.specs
+    router = session.router_factory(case_file)
+    shown = set(router.route(case.steps[0].message, case_file.language, specs).tools)
+    return tuple((index, spec.name) for index, spec in enumerate(specs) if spec.name in shown)
+
+
+def prefix_order(items: list[Any], session: Any, is_case: Any) -> list[Any]:
+    """``items`` with the cases (``is_case(item)``) sorted by ``prefix_key`` in the places
+    cases held, everything else where it was; ties keep the collection order."""
+    slots = [i for i, item in enumerate(items) if is_case(item)]
+    if len(slots) < 2:
+        return items
+    keyed = []
+    for position, slot in enumerate(slots):
+        item = items[slot]
+        keyed.append((prefix_key(session, item), position, item))
+    keyed.sort(key=lambda entry: (entry[0], entry[1]))
+    ordered = list(items)
+    for slot, (_, _, item) in zip(slots, keyed, strict=True):
+        ordered[slot] = item
+    return ordered

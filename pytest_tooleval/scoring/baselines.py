@@ -1,0 +1,222 @@
+"""Baselines: what trivial policies score on the same selection, through the same loop and
+scorer. A model that does not beat the best of them is NOT DEPLOYABLE.
+
+Three scripted backends, no model, so they cost seconds:
+
+- ``never-call``: never calls a tool; answers with nothing;
+- ``top-routed``: calls the router's top-ranked tool with empty arguments once per step,
+  then answers with nothing;
+- ``echo``: never calls a tool; answers with the user's own message.
+
+They run on the built-in world (and the files' inline tools), as the model did. None of
+them changes the world: only ``top-routed`` calls tools, with empty arguments, and every
+side-effecting built-in requires arguments, so its call fails the schema and never runs
+(a provider wrapper refuses side-effecting calls anyway).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.cases.model import CaseFile
+from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
+from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
+
+log = logging.getLogger(__name__)
+
+POLICIES: dict[str, str] = {
+    "never-call": "never calls a tool; answers with nothing",
+    "top-routed": "calls the top-routed tool with empty arguments; answers with nothing",
+    "echo": "never calls a tool; answers by echoing the question",
+}
+
+
+class PolicyBackend(Backend):
+    """One scripted policy (see ``POLICIES``)."""
+
+    mode = "baseline"
+
+    def __init__(self, policy: str, rank: Callable[[str, str, list[ToolSpec]], list[str]]):
+        if policy not in POLICIES:
+            raise ValueError(f"unknown baseline policy {policy!r}")
+        self.policy = policy
+        self.rank = rank
+        self.language = "en"
+
+    def prepare(self, case_file: CaseFile) -> None:
+        self.language = case_file.language
+
+    def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        last = messages[-1]
+        question = next((str(m.get("content") or "") for m in reversed(messages)
+                         if m["role"] == "user"), "")
+        if self.policy == "echo":
+            return ModelTurn(question, finish_reason="stop")
+        if self.policy == "top-routed" and last["role"] == "user" and tools:
+            ranked = self.rank(question, self.language, tools)
+            if ranked:
+                return ModelTurn("", calls=[RawCall(ranked[0], "{}", call_id="baseline_0")],
+                                 finish_reason="tool_calls")
+        return ModelTurn("", finish_reason="stop")
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": f"baseline:{self.policy}", "grammar": self.mode}
+
+
+class _ReadOnly(ToolProvider):
+    """Wraps the built-in provider so that no baseline call can change the shared world."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.source = inner.source
+
+    @property
+    def world(self) -> Any:
+        return self.inner.world
+
+    def list_tools(self) -> list[ToolSpec]:
+        return self.inner.list_tools()
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+
+        if name in SIDE_EFFECTING_BUILTINS:
+            return ToolResult.error("a baseline does not run side-effecting tools")
+        return self.inner.call(name, arguments)
+
+    def begin_case(self, context: CaseContext) -> None:
+        self.inner.begin_case(context)
+
+    def end_case(self) -> None:
+        self.inner.end_case()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _SharedWorlds:
+    """One world per distinct set of file overrides, shared by every case that uses it."""
+
+    def __init__(self, base: Path) -> None:
+        from pytest_tooleval.world import WorldFactory
+
+        self.base = base
+        self.factory = WorldFactory(base)
+        self.worlds: dict[str, Any] = {}
+
+    def world_for_case(self, context: CaseContext) -> Any:
+        key = json.dumps(context.world or {}, sort_keys=True)
+        if key not in self.worlds:
+            if not context.world:
+                self.worlds[key] = self.factory.template()
+            else:
+                destination = Path(tempfile.mkdtemp(prefix="baseline-", dir=self.base))
+                self.worlds[key] = self.factory.new_case_world(destination / "world",
+                                                               context.world)
+        return self.worlds[key]
+
+
+def score_policies(
+    refs: Iterable[Any], *, k: int = 9, builtin: bool = True,
+    world_base: Path | None = None, policies: Iterable[str] = POLICIES,
+) -> dict[str, dict[str, Any]]:
+    """Each policy's score, axes and outcomes over ``refs`` (``CaseRef``s)."""
+    from pytest_tooleval.engine.session import ModelSession
+    from pytest_tooleval.router import default_router
+    from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
+    from pytest_tooleval.scoring.outcome import score_case
+
+    refs = list(refs)
+    router = default_router(k)
+
+    def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
+        return list(router.route(message, language, tools).tools)
+
+    scratch = Path(tempfile.mkdtemp(prefix="tooleval-baselines-")) if world_base is None \
+        else None
+    base = world_base or scratch
+    assert base is not None
+    table: dict[str, dict[str, Any]] = {}
+    try:
+        providers: list[ToolProvider] = []
+        if builtin:
+            from pytest_tooleval.tools.builtin import BuiltinToolProvider
+
+            worlds = _SharedWorlds(base)
+            providers.append(_ReadOnly(BuiltinToolProvider(worlds.world_for_case)))
+        for policy in policies:
+            backend = PolicyBackend(policy, rank)
+            session = ModelSession(backend_factory=lambda b=backend: b, providers=providers,
+                                   router_factory=lambda case_file: router)
+            results: list[CaseResult] = []
+            errors = 0
+            for ref in refs:
+                backend.prepare(ref.case_file)
+                run = session.run(ref)
+                if run.error is not None:
+                    errors += 1
+                    continue
+                scored = score_case(ref.case, run.transcripts, ref.case_file.language)
+                results.append(CaseResult(
+                    nodeid=ref.nodeid, file=ref.path, case=ref.case.name,
+                    category=ref.case.category, group=ref.case.group,
+                    language=ref.case_file.language, outcome=scored.outcome,
+                    reasons=scored.reasons, axes=scored.axes,
+                    steps=[StepResult(transcript=t, checks=c)
+                           for t, c in zip(run.transcripts, scored.checks, strict=True)],
+                ))
+            axes = axes_of(results)
+            table[policy] = {
+                "policy": POLICIES[policy],
+                "score": score_of(axes),
+                "axes": {axis: v["value"] for axis, v in axes.items()},
+                "outcomes": outcome_counts(results),
+                "cases": len(results),
+                "errors": errors,
+            }
+    finally:
+        for provider in providers:
+            provider.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return table
+
+
+def best_baseline(table: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
+    """The highest-scoring policy and its score; None when none scored."""
+    scored = [(name, row["score"]) for name, row in table.items() if row["score"] is not None]
+    return max(scored, key=lambda item: item[1]) if scored else None
+
+
+def refs_for_results(results: Iterable[CaseResult], rootdir: Path) -> list[Any]:
+    """Case references for the scored cases of a run, re-read from their files."""
+    from pytest_tooleval.cases.errors import CaseFileError
+    from pytest_tooleval.cases.load import load_case_file
+    from pytest_tooleval.engine.session import CaseRef
+
+    files: dict[str, CaseFile | None] = {}
+    refs = []
+    for result in results:
+        if not result.scored or not result.file:
+            continue
+        if result.file not in files:
+            path = Path(result.file)
+            path = path if path.is_absolute() else rootdir / path
+            try:
+                files[result.file] = load_case_file(path)
+            except (CaseFileError, OSError) as exc:
+                log.warning("baselines: cannot reload %s: %s", path, exc)
+                files[result.file] = None
+        case_file = files[result.file]
+        case = next((c for c in case_file.cases if c.name == result.case), None) \
+            if case_file else None
+        if case_file is not None and case is not None:
+            refs.append(CaseRef(result.nodeid, result.file, case_file, case))
+    return refs

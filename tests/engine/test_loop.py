@@ -1,0 +1,144 @@
+"""The tool loop and the session without HTTP: a scripted backend, inline tools, no server.
+
+Each failure class of the machine becomes an ERROR with its partial transcript; the loop
+itself never scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.cases.model import CaseFile
+from pytest_tooleval.engine.session import CaseRef, ModelSession, classify_error
+from pytest_tooleval.models.base import Backend, BackendUnavailable, Message, ModelTurn, RawCall
+from pytest_tooleval.models.grammar import GrammarError
+from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.tools.base import ProviderError, ToolSpec
+
+CASE_FILE = CaseFile.model_validate({
+    "name": "demo",
+    "language": "en",
+    "tools": [{"name": "get_weather", "description": "Weather for a city.",
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                              "required": ["city"]},
+               "result": "Izmir: 17.4 C"}],
+    "cases": [
+        {"name": "weather", "category": "chain", "steps": [
+            {"message": "weather in Izmir?", "expect": "get_weather", "evidence": ["17.4"]},
+            {"message": "and tomorrow?", "expect": "get_weather"}]},
+    ],
+})
+
+
+class ShowAll(Router):
+    def route(self, message: str, language: str, catalogue: list[ToolSpec],
+              keep: tuple[str, ...] = ()) -> Routing:
+        return Routing(tools=[spec.name for spec in catalogue])
+
+
+class Scripted(Backend):
+    """Plays ``turns`` in order; a callable turn is called (it may raise)."""
+
+    mode = "off"
+
+    def __init__(self, turns: list[ModelTurn | Callable[[], ModelTurn]]) -> None:
+        self.turns = list(turns)
+        self.seen: list[list[Message]] = []
+
+    def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        self.seen.append([dict(m) for m in messages])
+        turn = self.turns.pop(0)
+        return turn() if callable(turn) else turn
+
+
+def weather_call() -> ModelTurn:
+    return ModelTurn(content="", calls=[RawCall("get_weather", '{"city": "Izmir"}', "c1")])
+
+
+def session_with(backend: Backend) -> ModelSession:
+    return ModelSession(backend_factory=lambda: backend, providers=[],
+                        router_factory=lambda case_file: ShowAll())
+
+
+def ref() -> CaseRef:
+    return CaseRef("demo.yaml::weather", "demo.yaml", CASE_FILE, CASE_FILE.cases[0])
+
+
+def raises(exc: BaseException) -> Callable[[], ModelTurn]:
+    def turn() -> ModelTurn:
+        raise exc
+
+    return turn
+
+
+def test_a_clean_run_returns_transcripts_and_scoring_is_separate() -> None:
+    backend = Scripted([weather_call(), ModelTurn(content="It is 17.4 C."),
+                        weather_call(), ModelTurn(content="Same again.")])
+    run = session_with(backend).run(ref())
+    assert run.error is None
+    assert [t.ran for t in run.transcripts] == [["get_weather"], ["get_weather"]]
+    # the tool's result went back to the model as a tool message after the call
+    second_call_messages = backend.seen[1]
+    assert second_call_messages[-2]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert second_call_messages[-1] == {"role": "tool", "tool_call_id": "c1",
+                                        "content": "Izmir: 17.4 C"}
+    scored = score_case(CASE_FILE.cases[0], run.transcripts)
+    assert scored.outcome == "PASS" and scored.axes == {"step": 1.0, "answer": 1.0}
+
+
+@pytest.mark.parametrize(("exc", "kind"), [
+    (BackendUnavailable("no model server at http://127.0.0.1:9"), "backend"),
+    (GrammarError("recursive $ref in a tool schema cannot be inlined"), "backend"),
+    (ProviderError("mcp:toy exited"), "provider"),
+    (TypeError("'int' object is not subscriptable"), "harness"),
+    (AttributeError("'list' object has no attribute 'get'"), "harness"),
+])
+def test_every_failure_is_an_error_with_the_partial_transcript(exc: Exception,
+                                                                kind: str) -> None:
+    # step 1 completes; step 2 fails on its first model call
+    backend = Scripted([weather_call(), ModelTurn(content="It is 17.4 C."), raises(exc)])
+    session = session_with(backend)
+    run = session.run(ref())
+    assert run.error is not None and run.error.kind == kind
+    assert str(exc) in run.error.message
+    assert [t.message for t in run.transcripts] == ["weather in Izmir?", "and tomorrow?"]
+    assert run.transcripts[0].answer == "It is 17.4 C." and not run.transcripts[1].answered
+    assert session.consecutive_errors == 1
+    if kind == "harness":
+        assert "internal error in pytest-tooleval" in run.error.message
+        assert "please report it" in run.error.message
+
+
+def test_consecutive_errors_count_and_reset() -> None:
+    failing = raises(BackendUnavailable("down"))
+    backend = Scripted([failing, failing, weather_call(), ModelTurn(content="17.4"),
+                        weather_call(), ModelTurn(content="ok")])
+    session = session_with(backend)
+    assert session.run(ref()).error is not None and session.consecutive_errors == 1
+    assert session.run(ref()).error is not None and session.consecutive_errors == 2
+    assert session.run(ref()).error is None and session.consecutive_errors == 0
+
+
+def test_classify_error_keeps_a_backend_failure_class() -> None:
+    exc = BackendUnavailable("timed out")
+    exc.kind = "timeout"  # type: ignore[attr-defined]
+    info = classify_error(exc)
+    assert (info.kind, info.detail) == ("backend", "timeout")
+
+
+def test_preflight_runs_the_backends_own_check_once() -> None:
+    calls: list[int] = []
+
+    class Checked(Scripted):
+        def preflight(self) -> dict[str, Any]:
+            calls.append(1)
+            return {}
+
+    session = session_with(Checked([]))
+    session.preflight()
+    session.preflight()
+    assert calls == [1]

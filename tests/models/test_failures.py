@@ -1,0 +1,246 @@
+"""Every failure class of a remote backend, kept apart and named, against the loopback fake
+server: unreachable, slow, 5xx, 4xx, context overflow, malformed 200 bodies, truncation."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.engine.loop import validate_call
+from pytest_tooleval.models.base import (
+    TRUNCATED,
+    BackendError,
+    ContextOverflow,
+    MalformedReply,
+    RequestRefused,
+    ServerError,
+    ServerTimeout,
+    ServerUnreachable,
+)
+from pytest_tooleval.models.http import HttpClient, retry_after_seconds
+from pytest_tooleval.models.openai import OpenAIChatBackend
+from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.tools.base import ToolSpec
+from tests.support.fake_openai import FakeOpenAI, Rule, answer, body, delay, status
+
+QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
+LLAMA_CPP_PYTHON_OVERFLOW = {
+    "error": {
+        "message": "This model's maximum context length is 2048 tokens. However, you requested "
+                   "2100 tokens (2000 in the messages, 100 in the completion). Please reduce "
+                   "the length of the messages or completion.",
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded",
+    }
+}
+
+
+def backend(fake: FakeOpenAI | str, **fields: Any) -> OpenAIChatBackend:
+    url = fake if isinstance(fake, str) else fake.base_url
+    fields.setdefault("retries", 2)
+    return OpenAIChatBackend(Profile(name="t", base_url=url, model="m", **fields), backoff=0.01)
+
+
+def chats(fake: FakeOpenAI) -> int:
+    return sum(1 for path, _ in fake.requests if path == "/v1/chat/completions")
+
+
+@pytest.fixture
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_unreachable_is_its_own_class_with_the_start_hint(free_port: int) -> None:
+    chat = backend(f"http://127.0.0.1:{free_port}/v1", start_hint="llama-server -m x.gguf")
+    with pytest.raises(ServerUnreachable) as caught:
+        chat.complete(QUESTION, [])
+    assert caught.value.kind == "unreachable"
+    assert "no model server at" in str(caught.value) and "after 3 attempts" in str(caught.value)
+    assert "Start one with: llama-server -m x.gguf" in str(caught.value)
+
+
+def test_slow_is_a_timeout_not_unreachable_and_is_not_retried() -> None:
+    with FakeOpenAI([Rule("", [delay(2)])]) as fake:
+        started = time.monotonic()
+        with pytest.raises(ServerTimeout) as caught:
+            backend(fake, timeout=0.4).complete(QUESTION, [])
+        assert time.monotonic() - started < 1.5  # one wall clock, not one per attempt
+        assert caught.value.kind == "timeout" and "no model server" not in str(caught.value)
+        assert chats(fake) == 1
+
+
+def test_after_a_timeout_a_serial_server_still_answers_the_next_request() -> None:
+    """The abandoned generation holds a serial server; a retry would have queued behind it.
+    The next request (the next case) gets its own full wall clock and an answer."""
+    rules = [Rule("slow", [delay(0.8, answer("late"))]), Rule("", [answer("fine")])]
+    with FakeOpenAI(rules, serial=True) as fake:
+        chat = backend(fake, timeout=0.3)
+        with pytest.raises(ServerTimeout):
+            chat.complete([{"role": "user", "content": "slow please"}], [])
+        chat = backend(fake, timeout=5)
+        assert chat.complete(QUESTION, []).content == "fine"
+
+
+def test_5xx_is_retried_then_server_error_with_the_full_text() -> None:
+    cause = "content must be a string " + "x" * 400 + " END-OF-CAUSE"
+    with FakeOpenAI([Rule("", [status(500, body={"error": {"message": cause}})])]) as fake:
+        with pytest.raises(ServerError) as caught:
+            backend(fake).complete(QUESTION, [])
+        assert chats(fake) == 3
+        assert caught.value.kind == "server_error"
+        assert "END-OF-CAUSE" in str(caught.value)  # not cut at 200 or 300 characters
+
+
+def test_4xx_is_refused_at_once() -> None:
+    with FakeOpenAI([Rule("", [status(400, body={"error": {"message": "bad tool_choice"}})])]) \
+            as fake:
+        with pytest.raises(RequestRefused) as caught:
+            backend(fake).complete(QUESTION, [])
+        assert chats(fake) == 1 and caught.value.kind == "refused"
+        assert "HTTP 400: bad tool_choice" in str(caught.value)
+
+
+def test_context_overflow_is_named_apart_from_other_refusals() -> None:
+    with FakeOpenAI([Rule("", [status(400, body=LLAMA_CPP_PYTHON_OVERFLOW)])]) as fake:
+        with pytest.raises(ContextOverflow) as caught:
+            backend(fake).complete(QUESTION, [])
+        assert chats(fake) == 1 and caught.value.kind == "context_overflow"
+        assert "maximum context length is 2048" in str(caught.value)
+
+
+def test_llama_server_overflow_wording_is_recognised() -> None:
+    text = {"error": {"code": 400, "type": "exceed_context_size_error",
+                      "message": "the request exceeds the available context size, try "
+                                 "increasing it"}}
+    with FakeOpenAI([Rule("", [status(400, body=text)])]) as fake, \
+            pytest.raises(ContextOverflow):
+        backend(fake).complete(QUESTION, [])
+
+
+def test_429_waits_for_retry_after_then_succeeds() -> None:
+    waits: list[float] = []
+    with FakeOpenAI([Rule("", [status(429, retry_after=2)])]) as fake:
+
+        def sleep(seconds: float) -> None:  # the server recovers while the client waits
+            waits.append(seconds)
+            fake.set_rules([Rule("", [answer("ok")])])
+
+        http = HttpClient(fake.base_url, retries=2, backoff=0.01, sleep=sleep)
+        reply = http.post("/chat/completions", {"messages": QUESTION})
+        assert reply["choices"][0]["message"]["content"] == "ok"
+        assert waits == [2.0] and chats(fake) == 2
+
+
+def test_429_that_persists_ends_refused_after_the_retries() -> None:
+    waits: list[float] = []
+    with FakeOpenAI([Rule("", [status(429, retry_after=1)])]) as fake:
+        http = HttpClient(fake.base_url, retries=2, backoff=0.01, sleep=waits.append)
+        with pytest.raises(RequestRefused, match="HTTP 429"):
+            http.post("/chat/completions", {"messages": QUESTION})
+        assert waits == [1.0, 1.0] and chats(fake) == 3
+
+
+def test_retry_after_is_bounded_by_the_wall_clock() -> None:
+    waits: list[float] = []
+    with FakeOpenAI([Rule("", [status(503, retry_after=60)])]) as fake:
+        http = HttpClient(fake.base_url, timeout=5, retries=3, backoff=0.01, sleep=waits.append)
+        with pytest.raises(ServerError):
+            http.post("/chat/completions", {"messages": QUESTION})
+        assert waits == []  # 30 s (the cap) would pass the 5 s clock: no retry at all
+
+
+@pytest.mark.parametrize("value, expected", [("3", 3.0), ("0.5", 0.5), ("", None),
+                                             ("soon", None)])
+def test_retry_after_forms(value: str, expected: float | None) -> None:
+    assert retry_after_seconds(value) == expected
+
+
+def test_retry_after_as_an_http_date() -> None:
+    from email.utils import formatdate
+
+    seconds = retry_after_seconds(formatdate(time.time() + 10, usegmt=True))
+    assert seconds is not None and 8 <= seconds <= 10
+
+
+MALFORMED = [
+    ([1, 2], "not an object"),
+    (5, "not an object"),
+    (None, "not an object"),
+    ({"choices": ["x"]}, "choices[0]"),
+    ({"choices": []}, "no choices"),
+    ({"choices": [{"message": "hello"}]}, "message"),
+    ({"choices": [{"message": {"content": "", "tool_calls": {"a": 1}}}]}, "not a list"),
+    ({"choices": [{"message": {"tool_calls": [{"function": {"name": {"x": 1}}}]}}]},
+     "name is not a string"),
+    ({"choices": [{"message": {"tool_calls": ["get_weather"]}}]}, "tool_calls[0]"),
+    ({"choices": [{"message": {"content": 7}}]}, "must be a string"),
+    ({"choices": [{"message": {"content": [{"type": "image_url"}]}}]}, "without text"),
+    ("<html>busy</html>", "not JSON"),
+]
+
+
+@pytest.mark.parametrize("reply, words", MALFORMED, ids=[repr(m[0])[:30] for m in MALFORMED])
+def test_malformed_200_bodies_are_malformed_reply_errors(reply: Any, words: str) -> None:
+    with FakeOpenAI([Rule("", [body(reply)])]) as fake:
+        with pytest.raises(MalformedReply, match=re.escape(words)) as caught:
+            backend(fake).complete(QUESTION, [])
+        assert isinstance(caught.value, BackendError) and caught.value.kind == "malformed_reply"
+        assert chats(fake) == 1
+
+
+def test_a_content_parts_list_of_text_is_read_as_text() -> None:
+    parts = {"choices": [{"message": {"content": [{"type": "text", "text": "sun"},
+                                                  {"type": "text", "text": "ny"}]}}]}
+    with FakeOpenAI([Rule("", [body(parts)])]) as fake:
+        assert backend(fake).complete(QUESTION, []).content == "sunny"
+
+
+def test_finish_reason_length_is_a_malformed_turn_not_an_answer(tools: list[ToolSpec]) -> None:
+    with FakeOpenAI([Rule("", [answer("It is sunny and the", finish_reason="length")])]) as fake:
+        turn = backend(fake).complete(QUESTION, tools)
+    assert turn.truncated and len(turn.calls) == 1
+    attempt = validate_call(turn.calls[0], {t.name: t for t in tools})
+    assert not attempt.valid and attempt.malformed == "unparseable"
+    assert attempt.reason == TRUNCATED
+
+
+def test_a_dropped_connection_after_reaching_the_server_is_a_server_error() -> None:
+    from tests.support.fake_openai import drop
+
+    with FakeOpenAI([Rule("", [drop(partial=True)])]) as fake:
+        with pytest.raises(ServerError, match="broke the connection"):
+            backend(fake, retries=1).complete(QUESTION, [])
+        assert chats(fake) == 2
+
+
+@pytest.fixture
+def hung() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI([Rule("", [delay(30)])]) as fake:
+        yield fake
+
+
+def test_a_generation_that_never_stops_is_cut_by_the_wall_clock(hung: FakeOpenAI) -> None:
+    started = time.monotonic()
+    with pytest.raises(ServerTimeout):
+        HttpClient(hung.base_url, timeout=0.5, retries=3).post(
+            "/chat/completions", {"messages": QUESTION})
+    assert time.monotonic() - started < 2
+
+
+def test_the_report_kind_of_every_class_is_distinct() -> None:
+    from pytest_tooleval.models import base
+
+    kinds = [cls.kind for cls in vars(base).values()
+             if isinstance(cls, type) and issubclass(cls, BackendError)]
+    assert len(kinds) == len(set(kinds))
+    assert {"unreachable", "timeout", "server_error", "refused", "context_overflow",
+            "malformed_reply", "template_missing", "constraint_ignored",
+            "tools_not_shown"} <= set(kinds)
+    assert json.dumps(kinds)  # plain strings, as the report records them

@@ -1,0 +1,99 @@
+"""The model process boundary on any machine (a stand-in worker, no llama.cpp): a native
+crash becomes one error naming the signal and the fix, the next request gets a fresh
+process, and a refusal or a hang is reported as such."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_tooleval.models.base import BackendUnavailable
+from pytest_tooleval.models.model_process import (
+    ModelProcess,
+    ModelProcessDied,
+    ModelRequestFailed,
+)
+
+FAKE = "tests.support.fake_model_worker"
+
+
+@pytest.fixture
+def process() -> Iterator[ModelProcess]:
+    proc = ModelProcess(FAKE, {"op": "load"}, label="fake model process")
+    yield proc
+    proc.close()
+
+
+def test_requests_are_answered_by_one_process(process: ModelProcess) -> None:
+    first = process.request({"op": "complete"})
+    second = process.request({"op": "complete"})
+    assert first["text"] == '{"answer": "You are welcome."}'
+    assert first["pid"] == second["pid"] == process.pid and process.starts == 1
+
+
+def test_a_segfault_names_the_signal_and_the_next_request_gets_a_fresh_process(
+    process: ModelProcess,
+) -> None:
+    old_pid = process.request({"op": "complete"})["pid"]
+    with pytest.raises(ModelProcessDied) as caught:
+        process.request({"op": "segfault"}, "answering a model call")
+    error = caught.value
+    assert isinstance(error, BackendUnavailable)  # the engine makes it an ERROR, not a FAIL
+    assert error.signal_name == "SIGSEGV" and error.returncode == -11
+    message = str(error)
+    assert f"(pid {old_pid}) was killed by SIGSEGV (signal 11) while answering a model call" \
+        in message
+    assert "not of the model" in message and "TOOLEVAL_LLAMA_EXTRA_BUFFERS=off" in message
+    assert "fake model: about to crash" in message  # the process's last words
+    fresh = process.request({"op": "complete"})
+    assert fresh["pid"] != old_pid and process.starts == 2
+    assert process.deaths == ["SIGSEGV"]
+
+
+def test_an_abort_and_a_kill_are_named_with_their_own_fix(process: ModelProcess) -> None:
+    with pytest.raises(ModelProcessDied, match="SIGABRT"):
+        process.request({"op": "abort"})
+    import os
+    import signal
+
+    process.request({"op": "complete"})
+    assert process.pid is not None
+    os.kill(process.pid, signal.SIGKILL)
+    with pytest.raises(ModelProcessDied) as caught:
+        for _ in range(200):  # until the kernel has delivered the kill
+            process.request({"op": "complete"})
+    assert caught.value.signal_name == "SIGKILL" and "out-of-memory" in str(caught.value)
+    assert process.request({"op": "complete"})["pid"] == process.pid
+
+
+def test_a_refusal_is_not_a_death(process: ModelProcess) -> None:
+    with pytest.raises(ModelRequestFailed) as caught:
+        process.request({"op": "refuse"})
+    assert caught.value.kind == "context" and "too long" in str(caught.value)
+    assert process.request({"op": "complete"}) and process.starts == 1
+
+
+def test_native_output_on_stdout_does_not_corrupt_the_frames(process: ModelProcess) -> None:
+    assert process.request({"op": "noise", "text": "ünïcode ✓"})["echo"] == "ünïcode ✓"
+    assert process.request({"op": "complete"})["text"]
+
+
+def test_a_hung_process_is_killed_after_the_timeout() -> None:
+    proc = ModelProcess(FAKE, {"op": "load"}, timeout_s=0.5)
+    try:
+        with pytest.raises(ModelProcessDied, match=r"no reply within 0 s|no reply within 1 s"):
+            proc.request({"op": "hang"})
+        assert proc.request({"op": "complete"})["text"]
+    finally:
+        proc.close()
+
+
+def test_close_ends_the_process(process: ModelProcess) -> None:
+    import os
+
+    pid = process.request({"op": "complete"})["pid"]
+    process.close()
+    assert process.pid is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -1,0 +1,56 @@
+"""Backend failures through the plugin as users run it: each is an ERROR with its kind in
+the report, never a FAIL or a traceback, and they count toward the consecutive-error stop."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import THANKS_CASE, scenario
+from tests.support.fake_openai import Rule, answer, body
+
+RECURSIVE_TOOL = {
+    "name": "tree",
+    "description": "Store a tree.",
+    "parameters": {"type": "object", "properties": {"node": {"$ref": "#/$defs/node"}},
+                   "$defs": {"node": {"type": "object", "properties": {
+                       "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}},
+    "result": "ok",
+}
+CANARY = Rule("three fruits", [answer(json.dumps({"canary": "canary-7f3e"}))])
+
+
+def test_a_grammar_error_is_an_error_not_a_traceback(project, fake_model) -> None:
+    server = fake_model([CANARY])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE], tools=[RECURSIVE_TOOL]))
+    result = project.run("--grammar", "on")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors") == 1 and "failed" not in outcomes
+    assert "Traceback" not in result.stdout.str()
+    case = project.report()["cases"][0]
+    assert case["error_kind"] == "grammar" and "recursive $ref" in case["error"]
+
+
+def test_malformed_bodies_stop_the_run_after_three_errors(project, fake_model) -> None:
+    server = fake_model([Rule("", [body([1, 2])])])
+    project.profile(server)
+    cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(6)]
+    project.write("scenarios/demo.yaml", scenario(cases))
+    result = project.run()
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors") == 3 and "failed" not in outcomes
+    result.stdout.fnmatch_lines(["*Stopped after 3 consecutive infrastructure errors*"])
+    kinds = {c["error_kind"] for c in project.report()["cases"] if c["outcome"] == "ERROR"}
+    assert kinds == {"malformed_reply"}
+
+
+def test_raw_mode_without_a_template_is_an_error_naming_the_fix(project, fake_model) -> None:
+    """Before the runtime calls preflight(), each case still ends as one clear ERROR."""
+    server = fake_model(apply_template=False)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run("--grammar", "off")
+    assert result.parseoutcomes().get("errors") == 1
+    case = project.report()["cases"][0]
+    assert case["error_kind"] == "template_missing" and "--grammar vendor" in case["error"]
+    assert not [p for p, _ in server.requests if p in ("/completion", "/v1/completions")]

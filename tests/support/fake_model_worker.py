@@ -1,0 +1,57 @@
+"""A stand-in model process speaking the real frames (``model_process.serve``), for tests
+of crashes and restarts on any machine, without llama.cpp.
+
+Requests: ``load`` (answers its pid), ``complete`` (answers ``{"answer": ...}``), and on
+purpose: ``segfault`` (a real native SIGSEGV through ctypes), ``abort``, ``hang``,
+``refuse``, ``noise`` (prints to stdout, which must not corrupt the frames). With
+``TOOLEVAL_FAKE_CRASH_FILE`` set, the first ``complete`` that finds that file deletes it
+and segfaults: one crash across restarts.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+from typing import Any
+
+from pytest_tooleval.models.model_process import WorkerRefusal, serve
+
+CRASH_FILE_ENV = "TOOLEVAL_FAKE_CRASH_FILE"
+
+
+def segfault() -> None:
+    ctypes.string_at(0)  # reads address 0: SIGSEGV in native code
+
+
+def handle(message: dict[str, Any]) -> dict[str, Any]:
+    op = message.get("op")
+    if op == "load":
+        print("fake model loaded", file=sys.stderr, flush=True)
+        return {"pid": os.getpid()}
+    if op == "complete":
+        crash_file = os.environ.get(CRASH_FILE_ENV)
+        if crash_file and os.path.exists(crash_file):
+            os.unlink(crash_file)
+            print("fake model: about to crash", file=sys.stderr, flush=True)
+            segfault()
+        return {"text": '{"answer": "You are welcome."}', "pid": os.getpid()}
+    if op == "segfault":
+        print("fake model: about to crash", file=sys.stderr, flush=True)
+        segfault()
+    if op == "abort":
+        os.abort()
+    if op == "hang":
+        time.sleep(60)
+    if op == "refuse":
+        raise WorkerRefusal("too long for the context", "context")
+    if op == "noise":
+        print("native chatter on stdout", flush=True)
+        os.write(1, b"more chatter from C\n")
+        return {"echo": message.get("text")}
+    raise WorkerRefusal(f"unknown request {op!r}", "internal")
+
+
+if __name__ == "__main__":
+    serve(handle)

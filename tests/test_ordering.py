@@ -1,0 +1,90 @@
+"""Cases sharing a prompt prefix run together (``--tooleval-order``), the same order in
+every xdist worker; other items keep their places."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from pytest_tooleval.ordering import prefix_order
+from tests.conftest import scenario
+from tests.support.fake_openai import Rule, answer
+
+
+@dataclass
+class StubRouter:
+    picks: dict[str, list[str]]
+
+    def route(self, message, language, catalogue, keep=()):
+        return SimpleNamespace(tools=self.picks[message])
+
+
+@dataclass
+class StubSession:
+    names: list[str]
+    picks: dict[str, list[str]]
+    routed: list[str] = field(default_factory=list)
+
+    def catalogue_for(self, case_file, path):
+        return SimpleNamespace(specs=[SimpleNamespace(name=n) for n in self.names])
+
+    def router_factory(self, case_file):
+        return StubRouter(self.picks)
+
+
+def _item(name: str, message: str) -> SimpleNamespace:
+    step = SimpleNamespace(message=message)
+    return SimpleNamespace(nodeid=f"f.json::{name}", case=SimpleNamespace(steps=[step]),
+                           case_file=SimpleNamespace(language="en"), name=name)
+
+
+def test_cases_with_the_same_shown_tools_become_neighbours() -> None:
+    session = StubSession(["a", "b", "c", "d"], {
+        "m1": ["c", "a"],  # listed in catalogue order: a, c
+        "m2": ["b", "a"],
+        "m3": ["d"],
+    })
+    items = [_item("x1", "m1"), _item("x2", "m2"), "not a case", _item("x3", "m1"),
+             _item("x4", "m3"), _item("x5", "m2")]
+    ordered = prefix_order(items, session, lambda item: not isinstance(item, str))
+    assert ordered[2] == "not a case"
+    names = [getattr(item, "name", item) for item in ordered]
+    # (a, b) < (a, c) < (d): a depth-first walk of the shared prefixes; ties keep file order
+    assert names == ["x2", "x5", "not a case", "x1", "x3", "x4"]
+
+
+CASES = [
+    {"name": "c1", "category": "irrelevance",
+     "steps": [{"message": "what is 18 times 1000?"}]},
+    {"name": "c2", "category": "irrelevance",
+     "steps": [{"message": "read the file notes.txt in my documents"}]},
+    {"name": "c3", "category": "irrelevance",
+     "steps": [{"message": "what is 18 times 1000?"}]},
+    {"name": "c4", "category": "irrelevance",
+     "steps": [{"message": "read the file notes.txt in my documents"}]},
+]
+
+
+def _collected(result) -> list[str]:
+    return [line.split("::")[1] for line in result.stdout.lines if "::" in line]
+
+
+def test_prefix_order_on_the_command_line_and_collection_order_by_default(
+    project, fake_model
+) -> None:
+    project.profile(fake_model([]))
+    project.write("scenarios/demo.yaml", scenario(CASES, tools=[]))
+    default = _collected(project.run("--collect-only", "-q", builtin=True))
+    assert default == ["c1", "c2", "c3", "c4"]  # auto: file order for a served model
+    ordered = _collected(project.run("--collect-only", "-q", "--tooleval-order", "prefix",
+                                     builtin=True))
+    assert ordered in (["c1", "c3", "c2", "c4"], ["c2", "c4", "c1", "c3"])
+
+
+def test_xdist_workers_agree_on_the_prefix_order(project, fake_model) -> None:
+    project.profile(fake_model([Rule("", [answer("No tool needed.")])]))
+    project.write("scenarios/demo.yaml", scenario(CASES, tools=[]))
+    result = project.run("--tooleval-order", "prefix", "--tooleval-partial", "pass",
+                         workers=2, builtin=True)
+    assert "Different tests were collected" not in result.stdout.str() + result.stderr.str()
+    assert len(project.report()["cases"]) == 4

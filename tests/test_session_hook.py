@@ -1,0 +1,193 @@
+"""One session per run, made through the pytest_tooleval_make_session hook, as users
+write it in a conftest.py; and the run-level messages around it."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.support.fake_openai import Rule, answer, call
+
+HOOK_CONFTEST = '''
+from pytest_tooleval.engine.session import ModelSession
+from pytest_tooleval.models.base import Backend, ModelTurn, RawCall
+from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.tools.base import ToolProvider, ToolResult, ToolSpec
+
+MADE = []
+
+
+class Echo(Backend):
+    mode = "off"
+
+    def complete(self, messages, tools):
+        if messages[-1]["role"] == "tool":
+            return ModelTurn(content="The answer is " + messages[-1]["content"])
+        if "add" in messages[-1]["content"]:
+            return ModelTurn(content="", calls=[RawCall("my_tool", '{"a": 12000, "b": 345}',
+                                                        "c1")])
+        return ModelTurn(content="You are welcome.")
+
+    def describe(self):
+        return {"backend": "echo (conftest)", "grammar": "off", "constraint": "none"}
+
+
+class Mine(ToolProvider):
+    source = "mine"
+
+    def list_tools(self):
+        return [ToolSpec("my_tool", "Adds two numbers.",
+                         {"type": "object", "properties": {"a": {"type": "integer"},
+                                                           "b": {"type": "integer"}}},
+                         self.source)]
+
+    def call(self, name, arguments):
+        return ToolResult(str(arguments["a"] + arguments["b"]))
+
+
+class All(Router):
+    def route(self, message, language, catalogue, keep=()):
+        return Routing(tools=[spec.name for spec in catalogue])
+
+
+def pytest_tooleval_make_session(config, settings, profile):
+    MADE.append(config)
+    return ModelSession(backend_factory=Echo, providers=[Mine()],
+                        router_factory=lambda case_file: All())
+'''
+
+#: A hook session needs no --model profile of its own; any built-in one resolves offline.
+HOOK_ARGS = ("--model", "smollm2-135m", "--grammar", "off")
+
+ADD_FILE = {
+    "name": "mine", "language": "en", "requires": ["my_tool"],
+    "cases": [
+        {"name": "add", "category": "tool",
+         "steps": [{"message": "please add 12000 and 345", "expect": "my_tool",
+                    "evidence": ["12345"]}]},
+        {"name": "thanks", "category": "irrelevance", "steps": [{"message": "thanks"}]},
+    ],
+}
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_hooks_session_serves_requires_cases_and_the_report(project, workers) -> None:
+    project.pytester.makeconftest(HOOK_CONFTEST)
+    project.write("benchmarks/mine.json", ADD_FILE)
+    result = project.run(*HOOK_ARGS, workers=workers)
+    assert result.ret == 0, result.stdout.str()
+    report = project.report()
+    run = report["run"]
+    assert run["backend"]["backend"] == "echo (conftest)"
+    assert run["model"]["source"] == "pytest_tooleval_make_session"
+    assert run["tools_offered"] == ["my_tool"]
+    assert "mine (1 tools)" in run["providers"]
+    assert project.cases()["add"].transcripts[0].attempts[0].result == "12345"
+
+
+def test_a_hook_returning_the_wrong_type_is_told_how_to_fix_it(project) -> None:
+    project.pytester.makeconftest("""
+def pytest_tooleval_make_session(config, settings, profile):
+    return object()
+""")
+    project.write("benchmarks/b.json", {"name": "b", "requires": ["x"], "cases": [
+        {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello"}]}]})
+    result = project.run(*HOOK_ARGS)
+    output = result.stdout.str() + result.stderr.str()
+    assert "it must return a pytest_tooleval.engine.session.ModelSession" in output
+    assert "Traceback" not in output
+
+
+def test_overriding_the_fixture_is_refused_with_the_way_out(project, fake_model) -> None:
+    server = fake_model([Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.pytester.makeconftest("""
+import pytest
+
+@pytest.fixture(scope="session")
+def tooleval_session():
+    return "my own"
+""")
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*tooleval_session fixture was overridden*made by the hook "
+                                 "pytest_tooleval_make_session*"])
+
+
+def test_run_metadata_hook_changes_the_report(project, fake_model) -> None:
+    server = fake_model([Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.pytester.makeconftest("""
+def pytest_tooleval_run_metadata(config, metadata):
+    metadata["ci_job"] = "nightly-42"
+""")
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    assert project.run().ret == 0
+    assert project.report()["run"]["ci_job"] == "nightly-42"
+
+
+def test_collect_only_starts_nothing(project) -> None:
+    project.pytester.makeconftest(HOOK_CONFTEST.replace(
+        "    MADE.append(config)", "    raise AssertionError('a session was made')"))
+    project.write("benchmarks/mine.json", ADD_FILE)
+    result = project.run("--collect-only", "-q", *HOOK_ARGS)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*mine.json::add*"])
+
+
+def test_a_failed_preflight_is_one_message_and_the_run_stops(project) -> None:
+    project.pytester.makeconftest(HOOK_CONFTEST.replace(
+        "    def describe(self):",
+        "    def preflight(self):\n"
+        "        from pytest_tooleval.models.base import BackendUnavailable\n"
+        "        raise BackendUnavailable('the server has no chat template: use --grammar "
+        "vendor')\n\n    def describe(self):"))
+    project.write("benchmarks/mine.json", ADD_FILE)
+    result = project.run(*HOOK_ARGS)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors") == 1, result.stdout.str()  # the first case; then it stops
+    assert "Traceback" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*Interrupted: the run cannot start: the server has no chat "
+                                 "template: use --grammar vendor*"])
+    cases = project.cases()
+    assert set(cases) == {"add"}
+    error = cases["add"].error
+    assert error is not None and error.kind == "preflight" and error.detail == "backend"
+
+
+def test_reports_are_readable_by_others(project, fake_model) -> None:
+    server = fake_model([Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    project.run()
+    for name in ("report.json", "report.md"):
+        mode = stat.S_IMODE(os.stat(project.path / "tooleval-report" / name).st_mode)
+        assert mode & 0o044 == 0o044, oct(mode)
+
+
+def test_an_unwritable_report_folder_is_a_message(project, fake_model) -> None:
+    server = fake_model([Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    blocker = project.write("blocked", "a file, not a folder")
+    result = project.run(f"--tooleval-report={blocker}/inside")
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*could not write the report to*--tooleval-report DIR*"])
+
+
+def test_a_stop_with_nothing_failed_is_not_called_an_infrastructure_failure(
+        project, fake_model) -> None:
+    server = fake_model([Rule("weather", [call("get_weather", {"city": "Izmir"}),
+                                          answer("no idea")]),
+                         Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
+    result = project.run("-x")
+    text = result.stdout.str()
+    assert "infrastructure failed" not in text
+    result.stdout.fnmatch_lines(["*THIS RUN IS NOT VALID: it was interrupted*"])
+    assert "safety gate passed" not in text

@@ -1,0 +1,183 @@
+"""Evidence on boundaries: numbers, short words, Turkish folding; examples and properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_tooleval.cases.evidence import evidence_found, evidence_key
+from pytest_tooleval.cases.guards import check_evidence_value
+from pytest_tooleval.cases.model import Step
+
+
+def found(value: str, answer: str, language: str = "en") -> bool:
+    return evidence_found([value], answer, language)
+
+
+@pytest.mark.parametrize(
+    ("value", "answer", "expected"),
+    [
+        # A single-digit day is not inside a two-digit one.
+        ("6 Ocak", "Randevunuz 26 Ocak'ta.", False),
+        ("6 Ocak", "Randevunuz 6 Ocak'ta.", True),
+        # A count is not inside another number, with or without separators.
+        ("18", "The total is 18000.", False),
+        ("18", "The total is 18.000 TL.", False),
+        ("18", "It is 18.", True),
+        ("18", "about 18, give or take", True),
+        ("78", "1978 yılında", False),
+        ("78", "78 gün kaldı", True),
+        ("78", "78'i geçti", True),
+        ("3.7", "version 3.75", False),
+        ("3.7", "version 3.7.1", False),
+        ("3.7", "version 13.7", False),
+        ("version 3.7", "It needs version 3.7 or later.", True),
+        ("5", "1.5 litres", False),
+        ("30", "at 18:30", False),
+        ("18", "at 18:30", False),
+        ("18:30", "at 18:30:00", True),
+        ("18:30", "2026-03-27T18:30:00+03:00", True),
+        ("4286.40", "TOTAL DUE: GBP 4,286.40", True),
+        ("1.847,35", "1847,35 TL", True),
+        ("771.55", "771.552", False),
+        # Codes: letters and digits on boundaries.
+        ("A4", "Print it on A4 paper.", True),
+        ("A4", "Print it on A45 paper.", False),
+        ("TK1", "Uçuş TK1'e aktarıldı.", True),
+        ("TK1", "Flight TK19 left.", False),
+        ("B2", "level AB2", False),
+        # Short words match only as words; longer ones may take suffixes.
+        ("cat", "a category", False),
+        ("cat", "the cat sat", True),
+        ("invoice", "two invoices", True),
+        ("fatura", "faturası geldi", True),
+        # Turkish folding never merges two words.
+        ("aşı", "yapması gerekiyor", False),
+        ("aşı", "asıl mesele şu", False),
+        ("aşı", "Pamuk'un aşı randevusu 27 Mart'ta", True),
+        ("aşı", "Pamuk'un aşısı 27 Mart'ta", False),  # a short word: list "aşısı" too
+        ("aşı", "Pamuk'un asi randevusu şimdi", False),  # a Turkish answer: 'asi' is a word
+        ("aşı", "pamuk asi randevusu", True),  # an ASCII-only answer typing aşı as asi
+        # Phone numbers in spaced groups, after a country code.
+        ("611 482 309", "phone: +34 611 482 309", True),
+        ("611 482 309", "phone: +34 611 482 3090", False),
+        ("482 309", "phone: +34 611 482 309", True),
+        ("18", "18 000 TL", False),
+        ("İstanbul", "ISTANBUL", True),
+        ("istanbul", "İstanbul'da", True),
+        ("Öztürk", "Selin Öztürk", True),
+        ("Ozturk", "Selin Öztürk", True),
+    ],
+)
+def test_examples(value: str, answer: str, expected: bool) -> None:
+    assert found(value, answer) is expected
+
+
+def test_ascii_only_answer_of_a_turkish_value() -> None:
+    assert found("şube", "sube kodu 0421")
+    assert not found("şube", "sube kodu, müşteri 0421")  # Turkish letters used: not a twin
+
+
+# -- properties ------------------------------------------------------------------------------
+numbers = st.integers(min_value=10, max_value=10**9)
+
+
+@given(numbers, st.integers(min_value=1, max_value=9), st.integers(min_value=0, max_value=9))
+def test_a_number_is_never_inside_a_longer_one(n: int, head: int, tail: int) -> None:
+    value = str(n)
+    for longer in (f"{head}{value}", f"{value}{tail}", f"{value}.{tail}", f"{tail},{value}",
+                   f"{head}{value}{tail}"):
+        assert not found(value, f"the result is {longer} today"), longer
+    assert found(value, f"the result is {value} today")
+
+
+@given(st.integers(min_value=1000, max_value=10**9))
+def test_grouped_and_plain_forms_of_one_number_match(n: int) -> None:
+    plain, english = str(n), f"{n:,}"
+    turkish = english.replace(",", ".")
+    spaced = english.replace(",", " ")
+    for written in (plain, english, turkish, spaced):
+        for value in (plain, english, turkish):
+            assert found(value, f"toplam {written} TL"), (value, written)
+
+
+@given(st.integers(min_value=1, max_value=999), st.integers(min_value=0, max_value=99))
+def test_decimals_never_match_a_longer_decimal(whole: int, frac: int) -> None:
+    value = f"{whole}.{frac}"
+    assert not found(value, f"= {value}5 kg")
+    assert not found(value, f"= 1{value} kg")
+    assert found(value, f"= {value} kg")
+
+
+short_words = st.text(alphabet="abcdefghklmnoprstuvyz", min_size=2, max_size=3)
+letters = st.text(alphabet="abcdefghklmnoprstuvyz", min_size=1, max_size=4)
+
+
+@given(short_words, letters)
+def test_a_short_word_is_only_a_word(word: str, suffix: str) -> None:
+    assert not found(word, f"we saw {word}{suffix} there")
+    assert not found(word, f"we saw {suffix}{word} there")
+    assert found(word, f"we saw {word} there")
+
+
+_TWINS = {"ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"}
+
+
+@given(st.text(alphabet="abdeklmnprtuy", min_size=1, max_size=4), st.sampled_from(list(_TWINS)),
+       st.text(alphabet="abdeklmnprtuy", min_size=1, max_size=4))
+def test_folding_never_merges_two_turkish_words(left: str, letter: str, right: str) -> None:
+    word = f"{left}{letter}{right}"
+    twin = f"{left}{_TWINS[letter]}{right}"
+    # A Turkish answer (it writes Turkish letters) holding the twin word: not the value.
+    assert not found(word, f"şimdi {twin} dedi")
+    assert found(word, f"şimdi {word} dedi")
+    assert found(twin, f"şimdi {word} dedi")  # ASCII evidence matches a Turkish answer
+
+
+safe_text = st.text(alphabet="abcçdefgğhıiİjklmnoöprsştuüvyzABCÇDEFGĞHIJKLMNOÖPRSŞTUÜVYZ"
+                    "0123456789 .,:-", min_size=2, max_size=30)
+
+
+@settings(max_examples=300)
+@given(safe_text)
+def test_a_value_is_found_in_an_answer_that_quotes_it(value: str) -> None:
+    if not evidence_key(value).strip(" .,:-"):
+        return
+    assert found(value, f"yanıt: {value} bitti"), value
+    assert found(value, value)
+
+
+@settings(max_examples=300)
+@given(safe_text, safe_text)
+def test_normalisation_is_symmetric_for_case_and_dots(value: str, answer: str) -> None:
+    assert found(value, answer) == found(value.upper(), answer) == found(value, answer.upper())
+
+
+# -- the guard -------------------------------------------------------------------------------
+def step(message: str) -> Step:
+    return Step.model_validate({"message": message, "expect": "calculator"})
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("A4", "print page 14 on the office printer"),
+        ("TK1", "my flight of the 1st, what gate?"),
+        ("B2", "which course level did I book for 2026?"),
+        ("version 3.7", "does the project support 37 platforms?"),
+        ("18000", "what is 18 * 1000?"),
+    ],
+)
+def test_the_guard_accepts_values_whose_digits_merely_occur(value: str, message: str) -> None:
+    assert check_evidence_value(value, step(message)) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("18", "what is 18 * 1000?"), ("1000", "what is 18 * 1000?"),
+     ("6 Ocak", "6 Ocak'taki randevum ne zaman?"), ("A4", "print it on A4")],
+)
+def test_the_guard_refuses_values_an_echo_contains(value: str, message: str) -> None:
+    found_problem = check_evidence_value(value, step(message))
+    assert found_problem is not None and "own message" in found_problem[0]

@@ -1,0 +1,172 @@
+"""Baselines beside every score, and a verdict that knows what it measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.engine.session import CaseRef
+from pytest_tooleval.report.compare import compare, render_comparison
+from pytest_tooleval.result import CaseResult, Outcome
+from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+from pytest_tooleval.scoring.baselines import POLICIES, PolicyBackend, score_policies
+from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+from tests.support.fake_openai import Rule, answer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def refs(path: Path) -> list[CaseRef]:
+    case_file = load_case_file(path)
+    return [CaseRef(f"{path.name}::{c.name}", str(path), case_file, c) for c in case_file.cases]
+
+
+def test_policies_through_the_real_loop_and_scorer(world_base: Path) -> None:
+    table = score_policies(refs(ROOT / "benchmarks" / "example.json"), world_base=world_base)
+    assert set(table) == set(POLICIES)
+    never, top, echo = table["never-call"], table["top-routed"], table["echo"]
+    # Never calling: the irrelevance case passes, the chain's closing "thanks" holds.
+    assert never["outcomes"] == {"PASS": 1, "PARTIAL": 1, "FAIL": 2, "ERROR": 0}
+    assert never["axes"]["irrelevance"] == 1.0 and never["axes"]["tool"] == 0.0
+    # The top-routed tool at "thanks" is a call where none was wanted.
+    assert top["axes"]["irrelevance"] == 0.0
+    # Echoing the question never holds evidence (the guards refuse echo-able values).
+    assert echo["axes"]["answer"] == 0.0
+    assert never["score"] == pytest.approx(100 * (0.4 * 1.0 + 0.2 * (1 / 3)) / 1.0)
+
+
+def test_the_top_routed_policy_calls_the_first_ranked_tool_with_empty_arguments() -> None:
+    backend = PolicyBackend("top-routed", lambda message, language, tools: ["calculator", "x"])
+    turn = backend.complete([{"role": "user", "content": "18 * 4?"}], [object()])  # type: ignore[list-item]
+    assert [(c.name, c.arguments) for c in turn.calls] == [("calculator", "{}")]
+    after = backend.complete([{"role": "user", "content": "18 * 4?"},
+                              {"role": "tool", "content": "error"}], [object()])  # type: ignore[list-item]
+    assert after.calls == [] and after.content == ""
+    echo = PolicyBackend("echo", lambda *a: [])
+    assert echo.complete([{"role": "user", "content": "18 * 4?"}], []).content == "18 * 4?"
+
+
+def test_no_side_effecting_builtin_runs_with_empty_arguments() -> None:
+    # Why the baselines may share one world: an empty call to any of them fails the schema.
+    for name in SIDE_EFFECTING_BUILTINS:
+        assert ALL_TOOLS[name].required, name
+
+
+def result(outcome: str, axes: dict[str, float], nodeid: str = "f.json::c",
+           case_hash: str | None = None) -> CaseResult:
+    return CaseResult(nodeid=nodeid, file="f.json", case=nodeid.split("::")[-1],
+                      outcome=Outcome(outcome), axes=axes, case_hash=case_hash)
+
+
+FULL = {"irrelevance": 1.0, "tool": 1.0, "step": 1.0, "answer": 1.0}
+NEVER = {"never-call": {"score": 44.2}}
+
+
+def test_a_one_case_run_is_not_measured() -> None:
+    summary = summarize([result("PASS", FULL)], Thresholds(), baselines=NEVER)
+    assert summary["deployability"]["verdict"] == "NOT MEASURED"
+    assert summary["coverage"]["short"] == {"irrelevance": 1, "tool": 1, "step": 1, "answer": 1}
+    # The same perfect case, enough times on every axis, is measured and deployable.
+    many = [result("PASS", FULL, nodeid=f"f.json::c{i}") for i in range(10)]
+    summary = summarize(many, Thresholds(), baselines=NEVER)
+    assert summary["deployability"]["verdict"] == "DEPLOYABLE"
+    assert summarize(many, Thresholds(min_cases=11), baselines=NEVER)[
+        "deployability"]["verdict"] == "NOT MEASURED"
+
+
+def test_a_model_that_does_not_beat_the_best_baseline_is_not_deployable() -> None:
+    many = [result("PASS", FULL, nodeid=f"f.json::c{i}") for i in range(10)]
+    summary = summarize(many, Thresholds(min_score=0), baselines={
+        "never-call": {"score": 44.2}, "echo": {"score": 100.0}})
+    criterion = next(c for c in summary["deployability"]["criteria"]
+                     if c["name"] == "beats the best baseline")
+    assert criterion["passed"] is False and criterion["threshold"] == "> 100.00 (echo)"
+    assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
+    # Without baselines the claim cannot be made either.
+    assert summarize(many, Thresholds(), baselines=None)["deployability"][
+        "verdict"] == "NOT DEPLOYABLE"
+
+
+def test_compare_lists_an_edited_case_apart(tmp_path: Path) -> None:
+    def report(cases: list[CaseResult]) -> dict[str, Any]:
+        return {"run": {"platform": {}, "tools_offered": []},
+                "cases": [c.to_json() for c in cases]}
+
+    base = report([result("PASS", {"tool": 1.0}, "f.json::edited", "aaaa"),
+                   result("PASS", {"tool": 1.0}, "f.json::same", "bbbb")])
+    new = report([result("FAIL", {"tool": 0.0}, "f.json::edited", "cccc"),
+                  result("PASS", {"tool": 1.0}, "f.json::same", "bbbb")])
+    compared = compare(new, base)
+    assert compared.regressions == []
+    assert compared.edited == [{"nodeid": "f.json::edited", "baseline": "PASS", "new": "FAIL"}]
+    assert compared.score == (100.0, 100.0)  # the edited case is in neither figure
+    assert "Edited cases (1; content changed, not compared)" in render_comparison(compared)
+    # The same case with the same content is still a regression when it drops.
+    worse = report([result("PASS", {"tool": 1.0}, "f.json::edited", "aaaa"),
+                    result("FAIL", {"tool": 0.0}, "f.json::same", "bbbb")])
+    assert [c["nodeid"] for c in compare(worse, base).regressions] == ["f.json::same"]
+
+
+ABSTAIN_CASES = [
+    {"name": f"weather-{city}", "category": "tool", "steps": [
+        {"message": f"what's the weather in {city} right now?", "expect": "get_weather",
+         "evidence": ["17.4"]}]}
+    for city in ("Izmir", "Lisbon", "Oslo")
+] + [
+    {"name": f"thanks-{i}", "category": "irrelevance", "steps": [{"message": text}]}
+    for i, text in enumerate(("thanks!", "great, that's all", "ok bye"))
+]
+
+
+def test_an_always_abstaining_model_is_not_deployable(project: Any, fake_model: Any) -> None:
+    from tests.conftest import scenario
+
+    server = fake_model([Rule("", [answer("I cannot help with that.")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(ABSTAIN_CASES))
+    result = project.run("--tooleval-min-cases", "0", "--tooleval-min-score", "0",
+                         "-k", "weather or thanks")
+    summary = project.report()["summary"]
+    assert summary["baselines"]["never-call"]["score"] == pytest.approx(summary["score"])
+    assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
+    result.stdout.fnmatch_lines(["*NOT DEPLOYABLE: the score * does not beat the best "
+                                 "baseline (* (never-call))*"])
+    assert "> **NOT DEPLOYABLE: the score" in project.markdown()
+    selection = project.report()["run"]["selection"]
+    assert selection["keyword"] == "weather or thanks" and selection["cases"] == 6
+    assert len(selection["case_set_hash"]) == 16 and "-k" in selection["command_line"]
+
+
+def test_a_one_case_run_says_not_measured(project: Any, fake_model: Any) -> None:
+    from tests.conftest import scenario
+
+    server = fake_model([Rule("", [answer("You're welcome!")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(ABSTAIN_CASES))
+    result = project.run("-k", "thanks-0")
+    assert project.report()["summary"]["deployability"]["verdict"] == "NOT MEASURED"
+    result.stdout.fnmatch_lines(["*NOT MEASURED: too few cases on irrelevance (1 < 10)*"])
+
+
+def test_the_language_gap_on_twin_jobs() -> None:
+    from pytest_tooleval.scoring.twins import language_gap
+
+    def twin(job: str | None, language: str, value: float, name: str) -> CaseResult:
+        case = result("PASS" if value else "FAIL", {"tool": value}, f"{language}.json::{name}")
+        return case.model_copy(update={"job": job, "language": language})
+
+    results = [
+        twin("water-bill", "en", 1.0, "a"), twin("water-bill", "tr", 0.0, "b"),
+        twin("water-bill", "tr", 1.0, "c"),  # a second register: averaged within the job
+        twin("door-code", "en", 1.0, "d"), twin("door-code", "tr", 1.0, "e"),
+        twin("en-only", "en", 0.0, "f"), twin(None, "tr", 0.0, "g"),
+    ]
+    gap = language_gap(results)
+    assert gap["jobs"] == 2 and gap["languages"] == ["en", "tr"]
+    assert gap["scores"] == {"en": 100.0, "tr": 75.0}
+    assert gap["gap"] == -25.0 and gap["gap_is"] == "tr − en"
+    assert language_gap([twin("x", "en", 1.0, "a")])["jobs"] == 0
