@@ -74,7 +74,7 @@ def test_all_shows_every_offered_tool() -> None:
 
 # -- as users run it: a pytester session against the loopback server ---------------------
 CASES = [
-    {"name": "jot", "category": "tool",
+    {"name": "jot", "category": "tool", "register": "casual",
      "steps": [{"message": "jot down Izmir 17.4 for me", "expect": "save_note"}]},
 ]
 SCRIPT = [Rule("jot down", [call("save_note", {"text": "Izmir 17.4"}), answer("Saved.")])]
@@ -109,6 +109,11 @@ def test_router_modes_through_the_plugin(project, fake_model, mode, shown, outco
     assert report["cases"][0]["outcome"] == outcome
     assert report["run"]["router_mode"] == mode
     assert report["run"]["router"]["router"] == mode
+    # Router recall beside the register's score (item 5): read back from the transcripts.
+    routing = report["summary"]["registers"]["casual"]["routing"]
+    assert routing == {"routed": int(mode != "triggers"), "steps": 1,
+                       "recall": float(mode != "triggers")}
+    assert "routed (expected tool shown)" in project.markdown()
 
 
 def test_an_unknown_mode_is_a_usage_error(project, fake_model) -> None:
