@@ -5,6 +5,8 @@ A trigger is written the way a user types it and normalised like a message:
 - ``fatura*``: a stem, matched at the start of a word (faturamı, faturalar);
 - ``saat``: a whole word only;
 - ``hava durum*``: a phrase, word by word, any word may be a stem;
+- ``let * know``: a lone ``*`` inside a phrase stands for any one word but the speaker
+  (me, us);
 - ``kira* -kiraz``: a stem with an exception (a word starting with kiraz is no match);
 - a stem shorter than four letters (``maç*``, ``git*``) only counts when another trigger
   or cue fired for the same tool (spec: short triggers need a second cue).
@@ -31,6 +33,7 @@ FORM_KEYS = ("personal", "question")  # the question-form class (section questio
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
+NOT_SOMEONE_ELSE = frozenset({"me", "us", "myself", "ourselves", "beni", "bizi"})
 MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
 MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
 
@@ -75,6 +78,8 @@ class Pattern:
             token = words[start + offset]
             stem = stems[start + offset] if stems else ""
             if is_stem:
+                if not word and token in NOT_SOMEONE_ELSE:
+                    return 0  # "let * know" is about someone else: not "let me know"
                 if not (token.startswith(word) or (stem and stem.startswith(word))):
                     return 0
                 if any(token.startswith(exc) for exc in self.exceptions):
@@ -124,12 +129,18 @@ def parse_trigger(
         if part.startswith("-") and len(part) > 1:
             excluded.append(_key(part[1:], language))
             continue
+        if part == "*":
+            if elements:  # any one word, inside a phrase: "let * know"
+                elements.append(("", True))
+            continue
         is_stem = part.endswith("*")
         pieces = normalize(part.rstrip("*"), language).words
         for index, piece in enumerate(pieces):
             elements.append((piece, is_stem and index == len(pieces) - 1))
+    while elements and elements[-1] == ("", True):
+        elements.pop()  # a phrase ends with a word, not with the wildcard
     for word, is_stem in elements:
-        if is_stem:
+        if is_stem and word:
             excluded.extend(exceptions.get(word, ()))
     return tuple(elements), tuple(dict.fromkeys(excluded))
 

@@ -114,3 +114,23 @@ def test_trigger_files_reject_unknown_levels(tmp_path: Path) -> None:
     path.write_text("language: tr\ntools:\n  x: {often: [a]}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="endings"):
         TriggerRouter(trigger_files=[path])
+
+
+def test_a_lone_star_in_a_phrase_is_any_one_word() -> None:
+    from pytest_tooleval.router.patterns import parse_trigger
+
+    assert parse_trigger("let * know")[0] == (("let", False), ("", True), ("know", False))
+    assert parse_trigger("* know")[0] == (("know", False),)  # never the first word
+    assert parse_trigger("let *")[0] == (("let", False),)  # nor the last
+    assert "send_message" in shown("let Mira know the slides are ready", "en", k=3)
+    assert not any("let * know" in r for r in reasons("let me know", "en").get(
+        "send_message", []))  # the wildcard is someone else, never the speaker
+
+
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [("when is my mortgage payment due per the bank letter", "en"),
+     ("köpeğin aşı karnesinde kuduz aşısı ne zaman", "tr")],
+)
+def test_more_personal_records(message: str, language: str) -> None:
+    assert "search_documents" in shown(message, language, k=5)
