@@ -96,7 +96,6 @@ class Normalized:
     has_version: bool = False
     has_commit_id: bool = False
     has_identifier: bool = False
-    has_question_mark: bool = False
     # The same words before the ASCII fold (Turkish lowercase, letters kept: "faturamı"),
     # for stemmers that need the real letters; empty when the two do not align.
     lower_words: tuple[str, ...] = ()
@@ -134,7 +133,6 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     has_version = _VERSION.search(text) is not None
     has_commit_id = _COMMIT_ID.search(text) is not None
     has_identifier = _IDENTIFIER.search(text) is not None
-    has_question_mark = "?" in text or "\uff1f" in text
     text = _PICTOGRAPHS.sub(" ", text.translate(_hints(language)))
     lower = tuple(_WORDS.findall(squeeze(unicodedata.normalize("NFC", turkish_lower(text)))))
     if language == "tr":
@@ -147,7 +145,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         lower = ()
     return Normalized(
         words, has_number, has_operator, has_url, has_version, has_commit_id, has_identifier,
-        has_question_mark, lower,
+        lower,
     )
 
 
