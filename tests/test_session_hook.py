@@ -156,7 +156,7 @@ def test_a_failed_preflight_is_one_message_and_the_run_stops(project) -> None:
     cases = project.cases()
     assert set(cases) == {"add"}
     error = cases["add"].error
-    assert error is not None and error.kind == "preflight" and error.detail == "backend"
+    assert error is not None and error.kind == "preflight" and error.detail == "unavailable"
 
 
 def test_reports_are_readable_by_others(project, fake_model) -> None:
