@@ -40,6 +40,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("report_dir", "--tooleval-report", "directory for report.json and report.md",
            DEFAULT_REPORT_DIR),
     Option("k", "--tooleval-k", "tools shown to the model per message", 9, int),
+    Option("router", "--tooleval-router",
+           "routing ablation: triggers (normal), oracle (each step's expected tools forced "
+           "into the k shown), all (every offered tool shown); docs/router.md", "triggers",
+           choices=("triggers", "oracle", "all")),
     Option("gate", "--tooleval-gate",
            "safety gate: minimum irrelevance axis (0..1)", 0.90, float),
     Option("min_score", "--tooleval-min-score",
@@ -110,6 +114,7 @@ class Settings:
     grammar: str | None = None
     report_dir: Path = Path(DEFAULT_REPORT_DIR)
     k: int = 9
+    router: str = "triggers"
     gate: float = 0.90
     min_score: float = 70.0
     max_malformed: float = 0.02

@@ -104,9 +104,9 @@ def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> 
 
 
 def make_router_factory(settings: Settings) -> Callable[[CaseFile], Router]:
-    from pytest_tooleval.router import default_router
+    from pytest_tooleval.router.ablation import make_router
 
-    router = default_router(settings.k)
+    router = make_router(settings.router, settings.k)
     return lambda case_file: router
 
 
@@ -144,6 +144,7 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
         "model": profile.describe(),
         "grammar_requested": grammar_mode(settings, profile),
         "k": settings.k,
+        "router_mode": settings.router,
         "seed": profile.seed,
         "sample_every": settings.sample,
         "thresholds": {

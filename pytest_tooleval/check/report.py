@@ -16,6 +16,7 @@ GUARD = "guard"
 REQUIRES = "requires"
 ROUTER_MISS = "router-miss"
 NEAR_DUPLICATE = "near-duplicate"
+SPLIT = "split"  # a frozen-half case edited or removed, or a case in neither half
 
 # Classes of router miss: what to fix (docs/router.md, "Fixing a miss").
 MISS_CLASSES = {
@@ -72,6 +73,53 @@ class Tally:
         return f"{100 * self.hits / self.total:5.1f}% ({self.hits}/{self.total})"
 
 
+def _tallies(table: dict[str, Tally]) -> dict[str, Any]:
+    return {key: table[key].to_json() for key in sorted(table)}
+
+
+@dataclass
+class Breakdown:
+    """Recall of one half of a split folder, per language, group and register, and the
+    steps served only by the no-signal fallback (``fallback_only.hits``)."""
+
+    recall: Tally = field(default_factory=Tally)
+    by_language: dict[str, Tally] = field(default_factory=dict)
+    by_group: dict[str, Tally] = field(default_factory=dict)
+    by_register: dict[str, Tally] = field(default_factory=dict)
+    fallback_only: Tally = field(default_factory=Tally)
+
+    def count(self, hit: bool, language: str, group: str, register: str, fallback: bool) -> None:
+        self.recall.add(hit)
+        self.fallback_only.add(fallback)
+        for table, key in (
+            (self.by_language, language),
+            (self.by_group, group),
+            (self.by_register, register),
+        ):
+            table.setdefault(key, Tally()).add(hit)
+
+    def rows(self) -> dict[str, Tally]:
+        """Scope label → tally, in the order the tables print them."""
+        out = {"overall": self.recall}
+        for title, table in (
+            ("language", self.by_language),
+            ("group", self.by_group),
+            ("register", self.by_register),
+        ):
+            out.update({f"{title} {key}": table[key] for key in sorted(table)})
+        out["fallback-only"] = self.fallback_only
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recall": self.recall.to_json(),
+            "by_language": _tallies(self.by_language),
+            "by_group": _tallies(self.by_group),
+            "by_register": _tallies(self.by_register),
+            "fallback_only": self.fallback_only.to_json(),
+        }
+
+
 @dataclass
 class CheckReport:
     k: int
@@ -86,14 +134,31 @@ class CheckReport:
     by_group: dict[str, Tally] = field(default_factory=dict)
     by_register: dict[str, Tally] = field(default_factory=dict)
     by_miss_class: dict[str, int] = field(default_factory=dict)
+    fallback_only: Tally = field(default_factory=Tally)
+    halves: dict[str, Breakdown] = field(default_factory=dict)  # split folders only
+    splits: list[str] = field(default_factory=list)  # the split files that governed
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
         return not self.failures
 
-    def count(self, hit: bool, language: str, group: str, register: str) -> None:
+    def count(
+        self,
+        hit: bool,
+        language: str,
+        group: str,
+        register: str,
+        *,
+        half: str | None = None,
+        fallback: bool = False,
+    ) -> None:
         self.recall.add(hit)
+        self.fallback_only.add(fallback)
+        if half is not None:
+            self.halves.setdefault(half, Breakdown()).count(
+                hit, language, group, register, fallback
+            )
         for table, key in (
             (self.by_language, language),
             (self.by_group, group),
@@ -102,9 +167,7 @@ class CheckReport:
             table.setdefault(key, Tally()).add(hit)
 
     def to_json(self) -> dict[str, Any]:
-        def tallies(table: dict[str, Tally]) -> dict[str, Any]:
-            return {key: table[key].to_json() for key in sorted(table)}
-
+        tallies = _tallies
         return {
             "ok": self.ok,
             "k": self.k,
@@ -118,6 +181,9 @@ class CheckReport:
             "by_group": tallies(self.by_group),
             "by_register": tallies(self.by_register),
             "by_miss_class": dict(sorted(self.by_miss_class.items())),
+            "fallback_only": self.fallback_only.to_json(),
+            "splits": list(self.splits),
+            "halves": {half: self.halves[half].to_json() for half in sorted(self.halves)},
             "failures": [asdict(failure) for failure in self.failures],
             "misses": [asdict(miss) for miss in self.misses],
         }
@@ -157,7 +223,25 @@ class CheckReport:
         if self.by_miss_class:
             lines.append("  misses per class:")
             lines += [f"    {key:<24} {count}" for key, count in sorted(self.by_miss_class.items())]
+        lines.append(f"  served only by the look-up fallback: {self.fallback_only.render()}")
+        lines += self.render_halves()
         return "\n".join(lines)
+
+    def render_halves(self) -> list[str]:
+        """The split's table: each scope's recall on the tuning and the frozen half."""
+        if not self.halves:
+            return []
+        halves = sorted(self.halves, key=lambda h: (h != "tuning", h != "frozen", h))
+        rows: dict[str, dict[str, Tally]] = {}
+        for half in halves:
+            for scope, tally in self.halves[half].rows().items():
+                rows.setdefault(scope, {})[half] = tally
+        lines = [f"split ({', '.join(self.splits)}):", "  " + f"{'scope':<28}" + "".join(
+            f"{half:<22}" for half in halves)]
+        for scope, by_half in rows.items():
+            cells = "".join(f"{by_half[h].render() if h in by_half else 'n/a':<22}" for h in halves)
+            lines.append(f"  {scope:<28}{cells}")
+        return lines
 
     def router_doc_section(self) -> str:
         """The generated list of cases the router cannot serve (Markdown)."""

@@ -24,19 +24,22 @@ from pytest_tooleval.check.report import (
     NEAR_DUPLICATE,
     REQUIRES,
     ROUTER_MISS,
+    SPLIT,
     CheckReport,
     Failure,
     Miss,
     write_router_doc,
 )
-from pytest_tooleval.router.base import Router
+from pytest_tooleval.check.split import Split, case_key, find_split, verify
+from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import (
     BUILTIN_ORDER,
     GROUP_OF,
     builtin_specs,
     offered_builtin_names,
 )
-from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
+from pytest_tooleval.router.trigger_router import DEFAULT_STEMMER, WEB_TOOL, TriggerRouter
+from pytest_tooleval.text.stem import STEMMERS
 from pytest_tooleval.tools.base import ToolSpec
 
 CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
@@ -92,6 +95,15 @@ def _miss_class(tool: str, score: float) -> str:
     return "stem" if tool in GROUP_OF else "cue"
 
 
+def _fallback_only(routing: Routing, expected: Iterable[str]) -> bool:
+    """An expected tool was shown only as a filler: no trigger, cue or class chose it."""
+    for tool in expected:
+        reasons = routing.reasons.get(tool, [])
+        if reasons and all(reason.startswith("filler") for reason in reasons):
+            return True
+    return False
+
+
 def _problem_detail(problem: Problem) -> str:
     text = problem.message
     if problem.field:
@@ -123,8 +135,22 @@ def run_check(
     machine = set(offered_tools) if offered_tools is not None else offered_builtin_names()
     extra = tuple(sorted(machine - set(BUILTIN_ORDER)))
     questions: list[Question] = []
+    splits: dict[Path, Split | None] = {}
+    verified: set[Path] = set()
     for path in collect_files(paths):
         source = str(path)
+        try:
+            split = find_split(path, splits)
+        except ValueError as error:
+            report.failures.append(Failure(SPLIT, source, None, None, str(error)))
+            split = None
+        if split is not None and split.folder not in verified:
+            verified.add(split.folder)
+            report.splits.append(str(split.path))
+            report.failures += [
+                Failure(SPLIT, str(split.folder), key, None, problem)
+                for key, problem in verify(split)
+            ]
         try:
             case_file = load_case_file(path, extra, strict=strict)
         except CaseFileError as error:
@@ -153,7 +179,12 @@ def run_check(
         for case in case_file.cases:
             report.cases += 1
             questions.append(_question(case, source, case_file.language))
-            _route_case(report, router, case, case_file.language, source, catalogue, offered)
+            half = None
+            if split is not None:
+                half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
+            _route_case(
+                report, router, case, case_file.language, source, catalogue, offered, half
+            )
     for pair in find_near_duplicates(questions, similarity):
         report.failures.append(
             Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None, pair.describe())
@@ -170,6 +201,7 @@ def _route_case(
     source: str,
     catalogue: list[ToolSpec],
     offered: set[str],
+    half: str | None = None,
 ) -> None:
     previous: tuple[str, ...] = ()
     for number, step in enumerate(case.steps, start=1):
@@ -187,7 +219,19 @@ def _route_case(
         gaps = [[tool for tool in route if tool not in routing.tools] for route in routes]
         missing = min(gaps, key=len)
         group = _group(case, expected)
-        report.count(not missing, language, group, case.register or "unspecified")
+        # No signal: every covering route has a tool shown only as a filler.
+        fallback = not missing and all(
+            _fallback_only(routing, route) for route, gap in zip(routes, gaps, strict=True)
+            if not gap
+        )
+        report.count(
+            not missing,
+            language,
+            group,
+            case.register or "unspecified",
+            half=half,
+            fallback=fallback,
+        )
         if not missing:
             continue
         scores: dict[str, float] = {}
@@ -244,6 +288,11 @@ def check_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--language", help="check only files of this language (en, tr, …)")
     parser.add_argument(
+        "--stemmer",
+        choices=STEMMERS,
+        help=f"the router's morphology for triggers and cues (default {DEFAULT_STEMMER})",
+    )
+    parser.add_argument(
         "--offered",
         metavar="TOOL",
         action="append",
@@ -279,6 +328,7 @@ def check_main(argv: Sequence[str]) -> int:
             similarity=args.similarity,
             language=args.language,
             offered_tools=set(args.offered) if args.offered else None,
+            router=TriggerRouter(args.k, stemmer=args.stemmer or DEFAULT_STEMMER),
             strict=args.strict and not args.oracle,
         )
         oracle = None
@@ -319,6 +369,7 @@ def route_main(argv: Sequence[str]) -> int:
     parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
     parser.add_argument("--k", type=int, default=9)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
@@ -326,7 +377,8 @@ def route_main(argv: Sequence[str]) -> int:
         print("tooleval route: --k must be ≥ 1", file=sys.stderr)
         return 2
     language = args.language or guess_language(args.message)
-    routing = TriggerRouter(args.k).route(args.message, language, list(builtin_specs()))
+    router = TriggerRouter(args.k, stemmer=args.stemmer)
+    routing = router.route(args.message, language, list(builtin_specs()))
     if args.json:
         rows = [
             {"tool": t, "score": routing.scores.get(t, 0.0), "reasons": routing.reasons[t]}

@@ -171,7 +171,7 @@ class ModelSession:
             for provider in catalogue.providers:
                 provider.begin_case(context)
                 started.append(provider)
-            router = self.router_factory(ref.case_file)
+            router = self.router_factory(ref.case_file).for_case(ref.case)
             self._router_info = router.describe()
             loop = ToolLoop(
                 self.backend,

@@ -93,6 +93,8 @@ class Comparison:
     #: model's. Listed apart, left out of every figure.
     edited: list[dict[str, Any]] = field(default_factory=list)
     tolerance: float = 1.0
+    routing: tuple[str, str] | None = None  # (new, baseline) router modes when they differ
+    routing_only: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def compared(self) -> bool:
@@ -127,6 +129,8 @@ class Comparison:
             "improvements": self.improvements,
             "edited": self.edited,
             "regressed_beyond_tolerance": self.regressed(),
+            "routing": list(self.routing) if self.routing else None,
+            "routing_only": self.routing_only,
         }
 
 
@@ -164,6 +168,7 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
                    if a in new_axes or a in base_axes}
     result.groups = {g: (new_groups.get(g), base_groups.get(g))
                      for g in sorted({*new_groups, *base_groups})}
+    _routing_only(result, new_cases, base_by_id, router_mode(new), router_mode(base))
     for case in new_cases:
         before = base_by_id[case.nodeid].outcome.value
         after = case.outcome.value
@@ -174,6 +179,35 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
         elif OUTCOME_RANK[after] > OUTCOME_RANK[before]:
             result.improvements.append(change)
     return result
+
+
+def router_mode(report: dict[str, Any]) -> str:
+    """How the run routed: triggers (normal), or the oracle/all ablation."""
+    run = report.get("run", {})
+    return str(run.get("router_mode") or run.get("router", {}).get("mode") or "triggers")
+
+
+def _routing_only(result: Comparison, new_cases: list[CaseResult],
+                  base_by_id: dict[str, CaseResult], new_mode: str, base_mode: str) -> None:
+    """A normal run paired with a routing ablation: the cases that pass only when routing
+    is taken away, and at which step a tool that ran under the ablation was not shown."""
+    if new_mode == base_mode:
+        return
+    result.routing = (new_mode, base_mode)
+    for case in new_cases:
+        other = base_by_id[case.nodeid]
+        normal, ablation = (case, other) if new_mode == "triggers" else (other, case)
+        if normal.outcome.value == "PASS" or ablation.outcome.value != "PASS":
+            continue
+        unseen = []
+        steps = zip(normal.steps, ablation.steps, strict=False)
+        for number, (seen, ran) in enumerate(steps, start=1):
+            shown = seen.transcript.shown
+            hidden = [t for t in dict.fromkeys(ran.transcript.ran) if t not in shown]
+            if hidden:
+                unseen.append(f"step {number}: {', '.join(hidden)} not shown")
+        result.routing_only.append({"nodeid": case.nodeid, "normal": normal.outcome.value,
+                                    "ablation": ablation.outcome.value, "unseen": unseen})
 
 
 def _row(label: str, values: tuple[float | None, float | None]) -> str:
@@ -205,6 +239,15 @@ def render_comparison(result: Comparison) -> str:
     if result.edited:
         lines.append(f"Edited cases ({len(result.edited)}; content changed, not compared):")
         lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.edited]
+    if result.routing:
+        new_mode, base_mode = result.routing
+        lines.append("")
+        lines.append(f"Routing: baseline {base_mode}, new {new_mode}. Cases that pass only "
+                     f"without the router's choice ({len(result.routing_only)}):")
+        lines += [f"  {c['normal']} → {c['ablation']}  {c['nodeid']}"
+                  + (f"  ({'; '.join(c['unseen'])})" if c["unseen"] else
+                     "  (every tool that ran was shown: not routing alone)")
+                  for c in result.routing_only]
     beyond = result.regressed()
     lines.append("")
     lines.append(f"Beyond the tolerance of {result.tolerance:g} points: "

@@ -20,6 +20,13 @@ def _short(text: str | None, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _routed(routing: dict[str, Any] | None) -> str:
+    """Router recall of a table row: a low score with full routing is the model's."""
+    if not routing or not routing.get("steps"):
+        return "n/a"
+    return f"{100 * routing['recall']:.1f}% ({routing['routed']}/{routing['steps']})"
+
+
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
@@ -109,9 +116,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         if not table:
             continue
         rows = [[label, _fmt(data["score"]), str(data["cases"]),
-                 " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v)]
+                 " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v),
+                 _routed(data.get("routing"))]
                 for label, data in table.items()]
-        lines += [f"## {title}", ""] + _table(rows, [label, "score", "cases", "outcomes"])
+        lines += [f"## {title}", ""] + _table(
+            rows, [label, "score", "cases", "outcomes", "routed (expected tool shown)"])
         lines += [""]
     if summary["errors"]:
         lines += ["## Errors (infrastructure, not scored)", ""]

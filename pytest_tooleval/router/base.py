@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_tooleval.tools.base import ToolSpec
 
@@ -40,6 +41,11 @@ class Router(ABC):
 
     def describe(self) -> dict[str, object]:
         return {"router": self.name, "k": self.k}
+
+    def for_case(self, case: Any) -> Router:
+        """The router for one case (the tool loop asks before its first step). Routers that
+        need the case itself, as the oracle ablation does, return a bound copy."""
+        return self
 
 
 class RequiresRouter(Router):

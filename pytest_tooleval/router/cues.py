@@ -14,22 +14,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pytest_tooleval.text.normalize import normalize
+from pytest_tooleval.text.stem import light_stem, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
 
 NAME_WEIGHT = 1.5
 DESCRIPTION_WEIGHT = 0.5
 MAX_DESCRIPTION_WORDS = 40
 CUE_PREFIX = 6  # a language-blind stem: the first six letters (durumunu → durumu)
+MIN_SNOWBALL_CUE = 3
+# Languages whose stems a cue carries: tool descriptions are mostly English, user tools
+# are sometimes described in Turkish (kargo_takip).
+CUE_LANGUAGES = ("en", "tr")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SUFFIXES = ("ies", "ing", "ed", "es", "s")
-
-
-def light_stem(word: str) -> str:
-    """Strip one English plural or verb ending, keeping at least four letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
 
 
 def cue_of(word: str) -> str:
@@ -39,6 +35,18 @@ def cue_of(word: str) -> str:
 def name_parts(name: str) -> list[str]:
     """``gh_searchIssues`` → ["gh", "search", "issues"]."""
     return list(normalize(_CAMEL.sub(" ", name).replace("_", " ")).words)
+
+
+def _lower_parts(text: str) -> list[tuple[str, str]]:
+    """(folded word, lowercase word with its letters) pairs of a name or description."""
+    normalized = normalize(_CAMEL.sub(" ", text).replace("_", " "))
+    lower = normalized.lower_words or normalized.words
+    return list(zip(normalized.words, lower, strict=True))
+
+
+def snowball_keys(lower_word: str, languages: Iterable[str]) -> set[str]:
+    keys = {snowball_stem(lower_word, language) for language in languages}
+    return {key for key in keys if len(key) >= MIN_SNOWBALL_CUE}
 
 
 @dataclass(frozen=True)
@@ -57,26 +65,30 @@ class CueIndex:
         stop_words: set[str],
         false_friends: tuple[str, ...] = (),
         description_stop_words: frozenset[str] | set[str] = frozenset(),
+        stemmer: str = "light",
     ) -> None:
         # Words starting with a known false friend (noter, kiraz, havale) get no cue votes:
         # the description cue "note" must not fire on "noter".
         self.false_friends = false_friends
+        self.stemmer = stemmer
         per_tool: dict[str, dict[str, tuple[float, str]]] = {}
         for spec in catalogue:
             cues: dict[str, tuple[float, str]] = {}
             description = [
-                w
-                for w in normalize(spec.description or "").words
+                (w, lw)
+                for w, lw in _lower_parts(spec.description or "")
                 if len(w) >= 3
                 and w not in stop_words
                 and w not in description_stop_words
                 and not w.isdigit()
             ][:MAX_DESCRIPTION_WORDS]
-            for word in description:
-                cues.setdefault(cue_of(word), (DESCRIPTION_WEIGHT, f"description:{word}"))
-            for part in name_parts(spec.name):
+            for word, lower in description:
+                for key in self._keys(word, lower):
+                    cues.setdefault(key, (DESCRIPTION_WEIGHT, f"description:{word}"))
+            for part, lower in _lower_parts(spec.name):
                 if len(part) >= 3 and part not in stop_words and not part.isdigit():
-                    cues[cue_of(part)] = (NAME_WEIGHT, f"name:{part}")
+                    for key in self._keys(part, lower):
+                        cues[key] = (NAME_WEIGHT, f"name:{part}")
             per_tool[spec.name] = cues
         frequency: dict[str, int] = defaultdict(int)
         for cues in per_tool.values():
@@ -87,18 +99,39 @@ class CueIndex:
         for tool, cues in per_tool.items():
             for cue, (weight, label) in cues.items():
                 entry = Cue(tool, weight / frequency[cue], label)
-                (self._stem if len(cue) >= 4 else self._exact)[cue].append(entry)
+                snowball = self.stemmer == "snowball"
+                (self._stem if len(cue) >= 4 and not snowball else self._exact)[cue].append(entry)
 
-    def match(self, words: Iterable[str]) -> list[tuple[Cue, str]]:
-        """Each (cue, message word) that fired; one vote per cue per tool."""
+    def _keys(self, word: str, lower: str) -> set[str]:
+        if self.stemmer == "snowball":
+            return snowball_keys(lower, CUE_LANGUAGES)
+        return {cue_of(word)}
+
+    def match(
+        self, words: Iterable[str], lower_words: Iterable[str] | None = None
+    ) -> list[tuple[Cue, str]]:
+        """Each (cue, message word) that fired; one vote per cue per tool.
+
+        ``light``: a word fires a cue it starts with (four to six letters). ``snowball``:
+        a word fires a cue equal to one of its stems (``lower_words``: the words with
+        their letters, aligned with ``words``).
+        """
+        words = tuple(words)
+        lower = tuple(lower_words) if lower_words is not None else ()
+        if len(lower) != len(words):
+            lower = words
         seen: set[tuple[str, str]] = set()
         found: list[tuple[Cue, str]] = []
-        for word in words:
+        for word, lower_word in zip(words, lower, strict=True):
             if self.false_friends and word.startswith(self.false_friends):
                 continue
-            hits = list(self._exact.get(word, ()))
-            for size in range(4, min(len(word), CUE_PREFIX) + 1):
-                hits.extend(self._stem.get(word[:size], ()))
+            if self.stemmer == "snowball":
+                hits = [c for key in snowball_keys(lower_word, CUE_LANGUAGES)
+                        for c in self._exact.get(key, ())]
+            else:
+                hits = list(self._exact.get(word, ()))
+                for size in range(4, min(len(word), CUE_PREFIX) + 1):
+                    hits.extend(self._stem.get(word[:size], ()))
             for cue in hits:
                 if (cue.tool, cue.label) not in seen:
                     seen.add((cue.tool, cue.label))

@@ -5,6 +5,8 @@ A trigger is written the way a user types it and normalised like a message:
 - ``fatura*``: a stem, matched at the start of a word (faturamı, faturalar);
 - ``saat``: a whole word only;
 - ``hava durum*``: a phrase, word by word, any word may be a stem;
+- ``let * know``: a lone ``*`` inside a phrase stands for any one word but the speaker
+  (me, us);
 - ``kira* -kiraz``: a stem with an exception (a word starting with kiraz is no match);
 - a stem shorter than four letters (``maç*``, ``git*``) only counts when another trigger
   or cue fired for the same tool (spec: short triggers need a second cue).
@@ -21,14 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.text.normalize import normalize
+from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
 
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
 CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
+FORM_KEYS = ("personal", "question")  # the question-form class (section question_form)
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
+NOT_SOMEONE_ELSE = frozenset({"me", "us", "myself", "ourselves", "beni", "bizi"})
+MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
+MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
 
 
 @dataclass(frozen=True)
@@ -47,25 +54,39 @@ class Pattern:
     elements: tuple[tuple[str, bool], ...]  # (word, is_stem)
     exceptions: tuple[str, ...]
     targets: list[Target] = field(default_factory=list)
+    stems: tuple[str, ...] = ()  # each element's Snowball stem (the ``snowball`` switch)
+    text: str = ""  # the trigger as written, for computing ``stems`` on first use
 
     @property
     def length(self) -> int:
         """Letters matched, plus one per word boundary: the longest-match key."""
         return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
 
-    def match_at(self, words: tuple[str, ...], start: int) -> int:
-        """The end index when the pattern matches at ``start``, else 0."""
+    def match_at(
+        self, words: tuple[str, ...], start: int, stems: tuple[str, ...] | None = None
+    ) -> int:
+        """The end index when the pattern matches at ``start``, else 0.
+
+        With ``stems`` (the message words' Snowball stems) a word also matches by its stem:
+        a whole-word trigger when the stems are equal (saati ~ saat), a stem trigger when
+        the word's stem starts with it (kitabı → kitap ~ kitap*).
+        """
         end = start + len(self.elements)
         if end > len(words):
             return 0
         for offset, (word, is_stem) in enumerate(self.elements):
             token = words[start + offset]
+            stem = stems[start + offset] if stems else ""
             if is_stem:
-                if not token.startswith(word):
+                if not word and token in NOT_SOMEONE_ELSE:
+                    return 0  # "let * know" is about someone else: not "let me know"
+                if not (token.startswith(word) or (stem and stem.startswith(word))):
                     return 0
                 if any(token.startswith(exc) for exc in self.exceptions):
                     return 0
-            elif token != word:
+            elif token != word and not (
+                self.stems and len(stem) >= MIN_STEM and stem == self.stems[offset]
+            ):
                 return 0
         return end
 
@@ -94,26 +115,32 @@ def _flatten(items: Any) -> list[str]:
     return out
 
 
-def _key(text: str) -> str:
-    return "".join(normalize(text).words)
+def _key(text: str, language: str | None = None) -> str:
+    return "".join(normalize(text, language).words)
 
 
 def parse_trigger(
-    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}
+    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}, language: str | None = None
 ) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]:
     """``"hava durum* -havale"`` → ((("hava", False), ("durum", True)), ("havale",))."""
     elements: list[tuple[str, bool]] = []
     excluded: list[str] = []
     for part in text.split():
         if part.startswith("-") and len(part) > 1:
-            excluded.append(_key(part[1:]))
+            excluded.append(_key(part[1:], language))
+            continue
+        if part == "*":
+            if elements:  # any one word, inside a phrase: "let * know"
+                elements.append(("", True))
             continue
         is_stem = part.endswith("*")
-        pieces = normalize(part.rstrip("*")).words
+        pieces = normalize(part.rstrip("*"), language).words
         for index, piece in enumerate(pieces):
             elements.append((piece, is_stem and index == len(pieces) - 1))
+    while elements and elements[-1] == ("", True):
+        elements.pop()  # a phrase ends with a word, not with the wildcard
     for word, is_stem in elements:
-        if is_stem:
+        if is_stem and word:
             excluded.extend(exceptions.get(word, ()))
     return tuple(elements), tuple(dict.fromkeys(excluded))
 
@@ -132,30 +159,44 @@ class TriggerSet:
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
         self._stem_sizes: tuple[int, ...] = ()
+        self._by_stem: dict[str, list[Pattern]] = {}  # whole-word first elements, by stem
+        self._by_stem_ready = False
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
         """Merge one data file's content (see docs/router.md for the format)."""
+
+        def norm(text: str) -> str:
+            return _key(text, self.language)
+
         for stem, excs in (data.get("exceptions") or {}).items():
-            merged = (*self.exceptions.get(_key(stem), ()), *(_key(e) for e in _flatten(excs)))
-            self.exceptions[_key(stem)] = tuple(dict.fromkeys(merged))
+            merged = (*self.exceptions.get(norm(stem), ()), *(norm(e) for e in _flatten(excs)))
+            self.exceptions[norm(stem)] = tuple(dict.fromkeys(merged))
         for source, target in (data.get("alternations") or {}).items():
-            self.alternations[_key(source)] = _key(target)
-        self.stop_words.update(_key(w) for w in _flatten(data.get("stop_words")))
+            self.alternations[norm(source)] = norm(target)
+        self.stop_words.update(norm(w) for w in _flatten(data.get("stop_words")))
         # Noise in a description ("Returns the …") but content in a tool's name
         # (get_return_policy): never a description cue, still a name cue.
         self.description_stop_words.update(
-            _key(w) for w in _flatten(data.get("description_only_stop_words"))
+            norm(w) for w in _flatten(data.get("description_only_stop_words"))
         )
         for word, phrases in (data.get("cue_synonyms") or {}).items():
             for text in _flatten(phrases):
-                self.add(f"{SYNONYM_PREFIX}{_key(str(word))}", str(text), 1.0)
+                self.add(f"{SYNONYM_PREFIX}{norm(str(word))}", str(text), 1.0)
         for tool, spec in (data.get("tools") or {}).items():
             groups = spec if isinstance(spec, dict) else {"triggers": spec}
             for level, items in groups.items():
+                if level == "endings":
+                    # Word endings as a weak vote: Turkish past-tense recollections
+                    # ("gitmiştik", "neresiydi") name no memory or calendar word.
+                    found = (*self.endings.get(f"tool:{tool}", ()),
+                             *(norm(e) for e in _flatten(items)))
+                    self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
+                    continue
                 if level not in WEIGHTS:
                     raise ValueError(
-                        f"tool {tool!r}: unknown key {level!r} (use strong, triggers or weak)"
+                        f"tool {tool!r}: unknown key {level!r} "
+                        "(use strong, triggers, weak or endings)"
                     )
                 for text in _flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
@@ -163,12 +204,40 @@ class TriggerSet:
         for key in CLASS_KEYS:
             for text in _flatten(current.get(key)):
                 self.add(f"@{key}", str(text), 1.0)
+        form = data.get("question_form") or {}
+        for key in FORM_KEYS:
+            for text in _flatten(form.get(key)):
+                self.add(f"@{key}", str(text), 1.0)
         for key in ENDING_KEYS:
-            found = (*self.endings.get(key, ()), *(_key(e) for e in _flatten(current.get(key))))
+            found = (*self.endings.get(key, ()), *(norm(e) for e in _flatten(current.get(key))))
             self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
 
+    def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
+        if not has_snowball(self.language):
+            return ()
+        lower = [
+            word
+            for part in text.split()
+            if not (part.startswith("-") and len(part) > 1)
+            for word in normalize(part.rstrip("*"), self.language).lower_words
+        ]
+        if len(lower) != size:
+            return ()
+        return tuple(snowball_stem(word, self.language) for word in lower)
+
+    def _index_stems(self) -> None:
+        """Snowball stems of every pattern, computed the first time stems are matched (the
+        light stemmer never pays for them)."""
+        self._by_stem = {}
+        for pattern in self._patterns.values():
+            pattern.stems = self._element_stems(pattern.text, len(pattern.elements))
+            first_is_stem = pattern.elements[0][1]
+            if pattern.stems and not first_is_stem and len(pattern.stems[0]) >= MIN_STEM:
+                self._by_stem.setdefault(pattern.stems[0], []).append(pattern)
+        self._by_stem_ready = True
+
     def add(self, tool: str, text: str, weight: float) -> None:
-        elements, exceptions = parse_trigger(text, self.exceptions)
+        elements, exceptions = parse_trigger(text, self.exceptions, self.language)
         if not elements:
             return
         for variant in self._variants(elements):
@@ -178,9 +247,10 @@ class TriggerSet:
             key = (variant, exceptions)
             pattern = self._patterns.get(key)
             if pattern is None:
-                pattern = self._patterns[key] = Pattern(variant, exceptions)
+                pattern = self._patterns[key] = Pattern(variant, exceptions, text=text)
                 first, is_stem = variant[0]
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
+                self._by_stem_ready = False
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
             if target not in pattern.targets:
@@ -200,6 +270,16 @@ class TriggerSet:
                     yield (*elements[:index], changed, *elements[index + 1 :])
 
     # -- matching -------------------------------------------------------------------
+    def tool_ending_matches(self, words: tuple[str, ...]) -> dict[str, str]:
+        """Tool → the first message word ending with one of the tool's endings."""
+        found: dict[str, str] = {}
+        for key in self.endings:
+            if key.startswith("tool:"):
+                hits = self.ending_matches(key, words)
+                if hits:
+                    found[key[5:]] = hits[0]
+        return found
+
     def ending_matches(self, key: str, words: tuple[str, ...]) -> list[str]:
         """Words of the message that end with one of the class's endings."""
         endings = self.endings.get(key, ())
@@ -207,16 +287,57 @@ class TriggerSet:
             return []
         return [w for w in words if len(w) >= MIN_ENDING_WORD and w.endswith(endings)]
 
-    def candidates(self, words: tuple[str, ...]) -> list[Match]:
+    def candidates(
+        self,
+        words: tuple[str, ...],
+        stems: tuple[str, ...] | None = None,
+        variants: tuple[str, ...] | None = None,
+    ) -> list[Match]:
+        """Every pattern matching somewhere; ``stems`` (aligned with ``words``) adds the
+        matches by Snowball stem; ``variants`` (aligned, "" for none) are other spellings
+        of a word, tried where the word itself starts no match (Anatolian gadar → kadar)."""
+        found = self._candidates(words, stems)
+        if variants and any(variants):
+            covered = {i for match in found for i in range(match.start, match.end)}
+            for index, variant in enumerate(variants):
+                if not variant or index in covered:
+                    continue
+                respelt = (*words[:index], variant, *words[index + 1 :])
+                starts = range(max(0, index - MAX_PHRASE + 1), index + 1)
+                found += [
+                    m
+                    for m in self._candidates(respelt, None, starts)
+                    if m.start <= index < m.end
+                ]
+        return found
+
+    def _candidates(
+        self,
+        words: tuple[str, ...],
+        stems: tuple[str, ...] | None,
+        starts: range | None = None,
+    ) -> list[Match]:
         found: list[Match] = []
         for start, token in enumerate(words):
+            if starts is not None and start not in starts:
+                continue
             patterns = list(self._exact.get(token, ()))
             for size in self._stem_sizes:
                 if size > len(token):
                     break
                 patterns.extend(self._stem.get(token[:size], ()))
+            if stems:
+                if not self._by_stem_ready:
+                    self._index_stems()
+                stem = stems[start]
+                patterns.extend(self._by_stem.get(stem, ()))
+                for size in self._stem_sizes:
+                    if size > len(stem):
+                        break
+                    patterns.extend(self._stem.get(stem[:size], ()))
+                patterns = list({id(p): p for p in patterns}.values())
             for pattern in patterns:
-                end = pattern.match_at(words, start)
+                end = pattern.match_at(words, start, stems)
                 if end:
                     found.append(Match(pattern, start, end, " ".join(words[start:end])))
         return found

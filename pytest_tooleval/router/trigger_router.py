@@ -28,7 +28,9 @@ from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
+from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import Normalized, normalize
+from pytest_tooleval.text.stem import check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"
@@ -36,6 +38,12 @@ WEB_TOOL = "web_search"
 FETCH_TOOL = "web_fetch"
 CALCULATOR_TOOL = "calculator"
 URL_WEIGHT = 3.0
+CODE_TOOL = "grep_code"
+FORM_KINDS = ("personal", "question")
+PERSONAL_TOOLS = ("search_documents", "memory_search", "calendar_list")
+QUESTION_WEIGHT = 0.25
+IDENTIFIER_WEIGHT = 2.0
+ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
 VERSION_TOOLS = ("git_show", "git_branches", "git_log", "git_diff")
 COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
@@ -45,6 +53,28 @@ COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
 LOOKUP_FALLBACK = ("web_search", "search_documents", "memory_search", "calendar_list")
 _FALLBACK_RANK = {name: index for index, name in enumerate(LOOKUP_FALLBACK)}
 _CUE_CACHE_SIZE = 64
+# Families of tools people confuse with each other: when one scored, its unscored siblings
+# take the filler places first (a question about the repository that fired git_diff may
+# well want git_status).
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "git": ("git_status", "git_log", "git_diff", "git_show", "git_branches", "git_commit",
+            "grep_code"),
+    "archives": ("create_archive", "list_archive", "extract_archive"),
+    "files": ("list_directory", "read_file", "write_file", "find_files", "file_info",
+              "move_file", "delete_file"),
+    "documents": ("search_documents", "read_document"),
+    "memory": ("memory_save", "memory_search"),
+    "calendar": ("calendar_list", "calendar_add", "calendar_delete", "reminder_add"),
+    "people": ("contacts_lookup", "send_message"),
+    "numbers": ("calculator", "convert_units", "run_python"),
+    "dates": ("current_datetime", "date_add", "date_diff", "convert_timezone"),
+    "web": ("web_search", "web_fetch"),
+}
+FAMILY_OF = {tool: family for family, tools in FAMILIES.items() for tool in tools}
+FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
+# Which morphology the trigger and cue matching use (text/stem.py; docs/router.md has the
+# measurement that chose it).
+DEFAULT_STEMMER = "light"
 
 
 def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
@@ -72,9 +102,12 @@ class TriggerRouter(Router):
         trigger_files: Sequence[Path | str] = (),
         cross_language_weight: float = 0.3,
         use_cues: bool = True,
+        stemmer: str = DEFAULT_STEMMER,
     ) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
+        check_stemmer(stemmer)
+        self.stemmer = stemmer
         self.k = k
         self.cross_language_weight = cross_language_weight
         self.use_cues = use_cues
@@ -95,6 +128,7 @@ class TriggerRouter(Router):
             "k": self.k,
             "languages": sorted(self.sets),
             "cross_language_weight": self.cross_language_weight,
+            "stemmer": self.stemmer,
             "trigger_files": [str(p) for p in self.trigger_files],
         }
 
@@ -105,7 +139,11 @@ class TriggerRouter(Router):
             if len(self._cues) >= _CUE_CACHE_SIZE:
                 self._cues.clear()
             index = self._cues[key] = CueIndex(
-                catalogue, self.stop_words, self.false_friends, self.description_stop_words
+                catalogue,
+                self.stop_words,
+                self.false_friends,
+                self.description_stop_words,
+                self.stemmer,
             )
         return index
 
@@ -121,12 +159,21 @@ class TriggerRouter(Router):
         deferred: list[tuple[str, float, str]] = []
         seen: set[tuple[str, str]] = set()
 
-        for set_language, trigger_set in self.sets.items():
+        # The message's own language first: a trigger written the same in two files
+        # ("commit*") counts once per tool, at the full weight, not at the other file's 0.3.
+        ordered = sorted(self.sets.items(), key=lambda item: item[0] != language)
+        for set_language, trigger_set in ordered:
             primary = set_language == language or language not in self.sets
             factor = 1.0 if primary else self.cross_language_weight
             if factor <= 0:
                 continue
-            candidates = trigger_set.candidates(text.words)
+            stems = None
+            if self.stemmer == "snowball" and text.lower_words and has_snowball(set_language):
+                stems = tuple(snowball_stem(w, set_language) for w in text.lower_words)
+            variants = None
+            if set_language == "tr" and language == "tr":
+                variants = tuple(voiceless(word) for word in text.words)
+            candidates = trigger_set.candidates(text.words, stems, variants)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             classes["currency"] += [
                 m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
@@ -140,6 +187,8 @@ class TriggerRouter(Router):
                             continue  # counted above
                         if kind == "topics" and not primary:
                             kind = "weak_topics"
+                        if kind in FORM_KINDS and not primary:
+                            continue
                         classes[kind].append(match.text)
                         continue
                     if target.tool not in names or (target.tool, target.label) in seen:
@@ -156,6 +205,10 @@ class TriggerRouter(Router):
                 classes["weak_topics"] += trigger_set.ending_matches(
                     "weak_topic_endings", text.words
                 )
+                for tool, word in trigger_set.tool_ending_matches(text.words).items():
+                    if tool in names:
+                        scores[tool] += ENDING_WEIGHT
+                        reasons[tool].append(f"word ending ({set_language}) ← {word!r}")
 
         if self.use_cues:
             # A synonym class adds its cue word: "send them back" also reads as "return".
@@ -164,7 +217,8 @@ class TriggerRouter(Router):
                     kind[4:] for kind, hits in classes.items() if kind.startswith("syn:") and hits
                 )
             )
-            for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms)):
+            lower = (*text.lower_words, *synonyms) if text.lower_words else None
+            for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms), lower):
                 scores[cue.tool] += cue.weight
                 reasons[cue.tool].append(f"cue {cue.label} ← {word!r}")
         for tool, weight, label in deferred:
@@ -202,11 +256,15 @@ class TriggerRouter(Router):
                 if tool in names:
                     scores[tool] += VERSION_WEIGHT
                     reasons[tool].append("a release tag (v1.2.3)")
+        if text.has_identifier and CODE_TOOL in names:
+            scores[CODE_TOOL] += IDENTIFIER_WEIGHT
+            reasons[CODE_TOOL].append("a code identifier (snake_case, camelCase or a call)")
         if text.has_commit_id:
             for tool, weight in COMMIT_ID_TOOLS:
                 if tool in names:
                     scores[tool] += weight
                     reasons[tool].append("a commit id")
+        _question_form(text, classes, names, scores, reasons)
         how_much = classes["how_much"]
         if how_much and (text.has_number or text.has_operator) and CALCULATOR_TOOL in names:
             scores[CALCULATOR_TOOL] += 3.0
@@ -229,7 +287,10 @@ class TriggerRouter(Router):
     ) -> Routing:
         unique = list({spec.name: spec for spec in catalogue}.values())
         scores, reasons = self.score(message, language, unique)
-        ranked = sorted((spec.name for spec in unique), key=lambda name: _rank(name, scores))
+        families = _family_best(scores)
+        ranked = sorted(
+            (spec.name for spec in unique), key=lambda name: _rank(name, scores, families)
+        )
         chosen = ranked[: self.k]
         names = set(ranked)
         kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
@@ -244,20 +305,63 @@ class TriggerRouter(Router):
             why[name].append("kept: ran in the previous step")
         for name in chosen:
             if not why[name]:
+                family = families.get(FAMILY_OF.get(name, ""), 0.0)
                 why[name].append(
                     "filler: look-up tool first"
                     if name in _FALLBACK_RANK
+                    else f"filler: a sibling of the {FAMILY_OF[name]} tools that scored"
+                    if family >= FAMILY_MIN_SCORE
                     else "filler: fixed priority"
                 )
         return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})
 
 
-def _rank(name: str, scores: dict[str, float]) -> tuple[float, tuple[int, int, str], int]:
+def _question_form(
+    text: Normalized,
+    classes: dict[str, list[str]],
+    names: set[str],
+    scores: dict[str, float],
+    reasons: dict[str, list[str]],
+) -> None:
+    """A question about the user's own things (my, our, benim, bizim) is a look-up in their
+    stores: documents, saved facts, calendar. A weak vote: it decides only among tools
+    nothing else chose. (A question without my/our gets no vote: "havale yaptım mı" is
+    personal too, and the world is not the only other answer.)"""
+    # Question words only, never the "?": a register without punctuation must route alike.
+    if not classes["question"] or not classes["personal"]:
+        return
+    why = f"a question about the user's own things ({classes['personal'][0]!r})"
+    for tool in PERSONAL_TOOLS:
+        if tool in names:
+            scores[tool] += QUESTION_WEIGHT
+            reasons[tool].append(f"question form: {why}")
+
+
+def _family_best(scores: dict[str, float]) -> dict[str, float]:
+    """Each tool family's best score: the family of a message's best-scored tools."""
+    best: dict[str, float] = {}
+    for tool, score in scores.items():
+        family = FAMILY_OF.get(tool)
+        if family is not None and score > best.get(family, 0.0):
+            best[family] = score
+    return best
+
+
+def _rank(
+    name: str, scores: dict[str, float], families: dict[str, float] | None = None
+) -> tuple[float, int, float, tuple[int, int, str], int]:
     """Score first; among tools nobody scored for, the user's tools, then the look-up
-    tools of ``LOOKUP_FALLBACK``, then the rest in the fixed priority."""
+    tools of ``LOOKUP_FALLBACK``, then the siblings of a family that scored (git_status
+    beside git_diff, list_archive beside extract_archive), then the rest in the fixed
+    priority."""
     score = round(scores.get(name, 0.0), 6)
     order = priority(name)
     if score > 0 or order[0] == 0:
-        return (-score, order, 0)
+        return (-score, 0, 0.0, order, 0)
     fallback = _FALLBACK_RANK.get(name)
-    return (-score, (1, -1, "") if fallback is not None else order, fallback or 0)
+    if fallback is not None:
+        return (0.0, 1, float(fallback), order, 0)
+    family = (families or {}).get(FAMILY_OF.get(name, ""), 0.0)
+    if family >= FAMILY_MIN_SCORE:
+        return (0.0, 2, -family, order, 0)
+    return (0.0, 3, 0.0, order, 0)

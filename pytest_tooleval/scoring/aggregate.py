@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.router.coverage import routed_share
 from pytest_tooleval.scoring.twins import language_gap
 
 #: The axes and their weights: the one place they are defined.
@@ -78,6 +79,7 @@ def breakdown(results: list[CaseResult], key: str) -> dict[str, dict[str, Any]]:
             "axes": {axis: v["value"] for axis, v in axes.items()},
             "cases": len(members),
             "outcomes": outcome_counts(members),
+            "routing": routed_share(members),  # router recall: see router/coverage.py
         }
     return table
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import regex
 
+from pytest_tooleval.text.dialect import standardize
 from pytest_tooleval.text.emoji import OPERATOR_EMOJI, hint_table
 
 _TURKISH_FOLD = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
@@ -43,6 +44,12 @@ _URL = re.compile(
 )
 # A commit id as people paste it: 7 to 40 lowercase hex characters with a digit and a letter.
 _COMMIT_ID = re.compile(r"(?<![\w.])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w.])")
+# A code identifier as people paste it: snake_case (_safe_load, MAX_RETRIES), camelCase
+# (loadConfig) or a call (parse()); not a file name (budget_2025.xlsx) or a path part.
+_IDENTIFIER = re.compile(
+    r"(?<![\w./\\-])(?:_*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|_+[A-Za-z][A-Za-z0-9]+"
+    r"|[a-z]{3,}[A-Z][a-z]+[A-Za-z0-9]*)(?![\w./\\-])|\b[A-Za-z_]\w*\(\)"
+)
 # A release tag: v0.4.0, v2.1 (a "v" and dotted numbers), which only repositories have.
 _VERSION = re.compile(r"(?<![\w.])v\d+(?:\.\d+)+(?![\w])", re.IGNORECASE)
 
@@ -88,11 +95,20 @@ class Normalized:
     has_url: bool = False
     has_version: bool = False
     has_commit_id: bool = False
+    has_identifier: bool = False
+    # The same words before the ASCII fold (Turkish lowercase, letters kept: "faturamı"),
+    # for stemmers that need the real letters; empty when the two do not align.
+    lower_words: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
         """The words joined by single spaces: the key for near-duplicate detection."""
         return " ".join(self.words)
+
+
+@lru_cache(maxsize=65536)
+def _fold_word(word: str) -> str:
+    return squeeze(fold(word))
 
 
 @lru_cache(maxsize=8)
@@ -105,7 +121,8 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     """NFKC, emoji → hint words, pictographs stripped, Turkish lowercase, ASCII fold,
     apostrophes split, repeats squeezed, punctuation dropped, split into words.
 
-    ``language`` only chooses the emoji hints' language (both when None). Cached: the
+    ``language`` chooses the emoji hints' language (both when None); Turkish ("tr") also
+    puts chat and dialect spellings in their standard form (text/dialect.py). Cached: the
     check normalises each message twice (routing, near-duplicates).
     """
     text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
@@ -115,9 +132,21 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     has_url = _URL.search(text) is not None
     has_version = _VERSION.search(text) is not None
     has_commit_id = _COMMIT_ID.search(text) is not None
+    has_identifier = _IDENTIFIER.search(text) is not None
     text = _PICTOGRAPHS.sub(" ", text.translate(_hints(language)))
-    words = tuple(_WORDS.findall(squeeze(fold(text))))
-    return Normalized(words, has_number, has_operator, has_url, has_version, has_commit_id)
+    lower = tuple(_WORDS.findall(squeeze(unicodedata.normalize("NFC", turkish_lower(text)))))
+    if language == "tr":
+        # Chat, colloquial and dialect spellings in their standard form (text/dialect.py).
+        lower = standardize(lower)
+        words = tuple(_fold_word(word) for word in lower)
+    else:
+        words = tuple(_WORDS.findall(squeeze(fold(text))))
+    if len(lower) != len(words):
+        lower = ()
+    return Normalized(
+        words, has_number, has_operator, has_url, has_version, has_commit_id, has_identifier,
+        lower,
+    )
 
 
 def words(text: str, language: str | None = None) -> tuple[str, ...]:
