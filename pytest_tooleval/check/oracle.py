@@ -150,21 +150,56 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
     return failures
 
 
+class _OracleWorlds:
+    """A fresh world copy for a case whose gold path may change the world or whose state
+    is checked; the shared template for one that only reads (the read-only built-ins and
+    inline tools cannot change it). Copying is most of the oracle's time."""
+
+    def __init__(self, base: Path) -> None:
+        from pytest_tooleval.wiring import CaseWorlds
+
+        self.copies = CaseWorlds(lambda: base)
+        self.base = base
+        self.fresh = True
+        self._shared: Any = None
+
+    def world_for_case(self, context: Any) -> Any:
+        if self.fresh or context.world:
+            return self.copies.world_for_case(context)
+        if self._shared is None:
+            from pytest_tooleval.world import WorldFactory
+
+            self._shared = WorldFactory(self.base).template()
+        return self._shared
+
+    def discard(self, world: Any) -> None:
+        if world is not self._shared:
+            self.copies.discard(world)
+
+
+def _needs_fresh_world(case: Case, inline: set[str]) -> bool:
+    from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
+
+    if case.after or any(step.after for step in case.steps):
+        return True
+    return any(call.tool not in READ_ONLY_BUILTINS and call.tool not in inline
+               for step in case.steps for call in step.gold_calls or [])
+
+
 def _session(base: Path, k: int) -> Any:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.router import default_router
     from pytest_tooleval.tools.builtin import BuiltinToolProvider
-    from pytest_tooleval.wiring import CaseWorlds
 
     oracle = OracleBackend()
-    worlds = CaseWorlds(lambda: base)
+    worlds = _OracleWorlds(base)
     router = default_router(k)
     session = ModelSession(
         backend_factory=lambda: oracle,
         providers=[BuiltinToolProvider(worlds.world_for_case, worlds.discard)],
         router_factory=lambda case_file: router,
     )
-    return session, oracle
+    return session, oracle, worlds
 
 
 def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None,
@@ -176,7 +211,7 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
     started = time.perf_counter()
     report = OracleReport()
     with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
-        session, oracle = _session(world_base or Path(scratch), k)
+        session, oracle, worlds = _session(world_base or Path(scratch), k)
         try:
             for path in collect_files(paths):
                 source = str(path)
@@ -208,6 +243,7 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
                         ]
                         continue
                     oracle.prepare(case)
+                    worlds.fresh = _needs_fresh_world(case, set(case_file.inline_tool_names))
                     ref = CaseRef(f"{source}::{case.name}", source, case_file, case)
                     found = judge(case_file, case, session.run(ref), source)
                     report.failures += found
