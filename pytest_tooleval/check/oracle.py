@@ -252,3 +252,53 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
             session.close()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def call_main(argv: list[str]) -> int:
+    """``tooleval call TOOL [ARGS] [--file CASEFILE]``: one built-in call on a fresh world.
+
+    For writing gold paths and evidence: prints exactly what the tool returns (what the
+    model, and the oracle, would see). ``--file`` applies that case file's world overrides.
+    """
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(prog="tooleval call", description=call_main.__doc__)
+    parser.add_argument("tool", help="a built-in tool name, e.g. search_documents")
+    parser.add_argument("args", nargs="?", default="{}", help='JSON arguments, e.g. {"q": 1}')
+    parser.add_argument("--file", type=Path, help="use this case file's world overrides")
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+    if options.tool not in BUILTIN_TOOL_NAMES:
+        print(f"tooleval call: {options.tool!r} is not a built-in tool; known: "
+              f"{', '.join(sorted(BUILTIN_TOOL_NAMES))}", file=sys.stderr)
+        return 2
+    try:
+        arguments = json.loads(options.args)
+    except json.JSONDecodeError as exc:
+        print(f"tooleval call: the arguments are not JSON: {exc.msg}", file=sys.stderr)
+        return 2
+    overrides: dict[str, Any] = {}
+    if options.file is not None:
+        try:
+            case_file = load_case_file(options.file)
+        except CaseFileError as error:
+            print(str(error), file=sys.stderr)
+            return 2
+        if case_file.world is not None:
+            overrides = case_file.world.model_dump(exclude_none=True)
+    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    from pytest_tooleval.world import WorldFactory
+
+    with tempfile.TemporaryDirectory(prefix="tooleval-call-") as scratch:
+        world = WorldFactory(Path(scratch)).new_case_world(Path(scratch) / "case", overrides)
+        provider = BuiltinToolProvider(lambda context: world)
+        provider.use_world(world)
+        result = provider.call(options.tool, arguments if isinstance(arguments, dict) else {})
+    print(result.text)
+    return 1 if result.is_error else 0

@@ -208,3 +208,20 @@ def test_cli_check_oracle_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert check_main([str(bad), "--oracle"]) == 1
     out = capsys.readouterr().out
     assert f"{bad}::vat step 1: evidence '771.552 | 771.55'" in out
+
+
+def test_tooleval_call_prints_what_the_tool_returns(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_tooleval.check.oracle import call_main
+
+    assert call_main(["date_diff", '{"start": "today", "end": "2026-05-29"}']) == 0
+    assert '"days": 78' in capsys.readouterr().out
+    # A file's world overrides apply: its clock moves "today".
+    path = write(tmp_path, [tool_case("x", **VAT)], world={"clock": "2026-05-28T09:00:00"})
+    assert call_main(["date_diff", '{"start": "today", "end": "2026-05-29"}',
+                      "--file", str(path)]) == 0
+    assert '"days": 1' in capsys.readouterr().out
+    assert call_main(["calculator", '{"expression": "1/0"}']) == 1
+    assert capsys.readouterr().out.startswith("error:")
+    assert call_main(["nosuch"]) == 2
+    assert call_main(["calculator", "{not json"]) == 2
