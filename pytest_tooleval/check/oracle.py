@@ -139,8 +139,12 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
         so_far = "\n".join(outputs)
         for alternatives in step.evidence_alternatives():
             if not evidence_found(alternatives, so_far, case_file.language):
+                seen = " ".join(" ".join(a.result or "" for a in transcript.attempts).split())
+                shown = f"this step's calls returned: {seen[:240]!r}" if seen else \
+                    "this step made no call"
                 fail(number, f"evidence {' | '.join(alternatives)!r} is not in the output of "
-                             "any gold call so far: the fact does not come from the tools")
+                             f"any gold call so far: the fact does not come from the tools "
+                             f"({shown})")
         for check in transcript.state:
             if not check["held"]:
                 fail(number, f"state check {check['check']} does not hold: {check['detail']}")

@@ -73,6 +73,7 @@ def test_evidence_must_come_from_the_tools(tmp_path: Path, world_base: Path) -> 
     [first, second] = failures_of(path, world_base)["hamlet"]
     assert (first.kind, first.file, first.step) == (ORACLE, str(path), 1)
     assert "'Shakespeare' is not in the output of any gold call" in first.reason
+    assert "(this step's calls returned: '6')" in first.reason
     assert second.step is None and "scores PARTIAL" in second.reason
 
 
