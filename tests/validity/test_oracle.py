@@ -226,3 +226,14 @@ def test_tooleval_call_prints_what_the_tool_returns(tmp_path: Path,
     assert capsys.readouterr().out.startswith("error:")
     assert call_main(["nosuch"]) == 2
     assert call_main(["calculator", "{not json"]) == 2
+
+
+def test_cli_check_strict_runs_the_measuring_guards(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, [tool_case(
+        "unchecked", message="Add lunch with Ada tomorrow at noon", expect="calendar_add")])
+    assert check_main([str(path)]) == 0
+    capsys.readouterr()
+    assert check_main([str(path), "--strict", "--json", "-"]) == 1
+    failures = json.loads(capsys.readouterr().out)["failures"]
+    assert any("neither 'args' nor a state check" in f["detail"] for f in failures), failures
