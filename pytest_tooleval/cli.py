@@ -223,6 +223,8 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
                   _lazy("pytest_tooleval.check.split", "split_main")),
         "route": ("show the tools the router picks for a message, and why",
                   _lazy("pytest_tooleval.check.static", "route_main")),
+        "call": ("no model: one built-in tool call on a fresh world (for gold paths)",
+                 _lazy("pytest_tooleval.check.oracle", "call_main")),
         "gap": ("grammar on against off: the difference per axis and group", gap_main),
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
     }

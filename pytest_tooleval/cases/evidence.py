@@ -9,11 +9,16 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a value that ends with a digit ends its number: no digit after it, nor a decimal or
   thousands separator followed by a digit ("3.7" is not in "3.75" nor in "3.7.1", "18"
   is not in "18:30"); the ISO "T" before a time is a boundary (2026-03-27T18:30);
-- a value whose last word is short (three letters or fewer) ends at the word's end, so
-  "aşı" does not match "aşısı": list suffixed forms as alternatives; longer words may
-  take suffixes (invoice → invoices, fatura → faturası);
-- a value written in spaced digit groups (611 482 309) may begin or end at a space
-  between the answer's digit groups (+34 611 482 309), as phone numbers are written;
+- a value that is one short word (three letters or fewer) matches only as a whole word,
+  so "aşı" does not match "aşısı": list suffixed forms as alternatives; longer words may
+  take suffixes (invoice → invoices, fatura → faturası), and so may the last word of a
+  longer value (96 h 33 min → 96 h 33 minutes);
+- a commit id (7 to 40 hex characters) matches the start of a longer id;
+- a value written in spaced digit groups (611 482 309, 418 33 27) may begin or end at a
+  space between the answer's digit groups (+34 611 482 309), as phone numbers are written;
+- a number may be followed by zeros that do not change it (81.5 matches 81.50, 81
+  matches 81.00); a rounded or truncated value does not match the longer one (38,53 is
+  not in 38,5391): give the exact value as an alternative;
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
@@ -112,11 +117,18 @@ def _continues_number_before(a: str, i: int) -> bool:
     return i >= 2 and a[i - 1] in NUMBER_JOINERS and a[i - 2].isdigit()
 
 
+_DAY_MONTH = re.compile(r"\d{1,2}[./]\d{1,2}")
+_YEAR_AFTER = re.compile(r"[./]\d{4}(?!\d)")
+
+
 def _continues_number_after(a: str, j: int, v: str) -> bool:
-    """A separator and a digit follow: 3.7|5, 1|,5, 18|:30 (but 18:30|:00 is the same time)."""
+    """A separator and a digit follow: 3.7|5, 1|,5, 18|:30. Not for the same time with
+    seconds (18:30|:00), nor for a day and month before the year (27.03|.2026)."""
     if j + 1 >= len(a) or a[j] not in NUMBER_JOINERS or not a[j + 1].isdigit():
         return False
-    return not (a[j] == ":" and ":" in v)
+    if a[j] == ":" and ":" in v:
+        return False
+    return not (_DAY_MONTH.fullmatch(v) and _YEAR_AFTER.match(a, j))
 
 
 def _glued_before(a: str, i: int, v: str) -> bool:
@@ -127,9 +139,38 @@ def _glued_before(a: str, i: int, v: str) -> bool:
     return not (a[i - 1] == "t" and v[0].isdigit() and i >= 2 and a[i - 2].isdigit())
 
 
-def _short_last_word(v: str) -> bool:
-    run = re.search(r"[^\W\d_]+$", v)
-    return run is not None and len(run.group()) <= SHORT_WORD
+def _short_word(v: str) -> bool:
+    """The value is one short word ("aşı", "cat"): letters only, three or fewer."""
+    return len(v) <= SHORT_WORD and v.isalpha()
+
+
+# A commit id as people paste it: 7 to 40 hex characters. It matches the start of the full
+# id (a753091 in a75309138dd…, 3339140 in 33391407af5…) when the answer's run of hex
+# characters there is longer and holds a letter, so that it is an id and not a number.
+_HEX_VALUE = re.compile(r"[0-9a-f]{7,40}")
+_HEX_RUN = re.compile(r"[0-9a-f]+")
+_SPACED_GROUPS = re.compile(r"\d \d")
+_ZEROS = re.compile(r"0+(?!\d)")
+_DECIMAL = re.compile(r"\d[.,]\d+$")
+
+
+def _abbreviates_id(a: str, start: int, v: str) -> bool:
+    if not _HEX_VALUE.fullmatch(v):
+        return False
+    run = _HEX_RUN.match(a, start)
+    return run is not None and len(run.group()) > len(v) and \
+        any(ch in "abcdef" for ch in run.group())
+
+
+_POINT_ZEROS = re.compile(r"[.,]0+(?!\d)")
+
+
+def _trailing_zeros(a: str, end: int, v: str) -> bool:
+    """The same number with zeros after it: 81.5 in 81.50, 81 in 81.00 (three-digit
+    groups were joined before, so 81.000 reads 81000 and is another number)."""
+    if _DECIMAL.search(v) is not None and _ZEROS.match(a, end) is not None:
+        return True
+    return _POINT_ZEROS.match(a, end) is not None
 
 
 def _letters_agree(value: Keyed, answer: Keyed, start: int) -> bool:
@@ -152,20 +193,22 @@ def occurs(value: Keyed, answer: Keyed) -> bool:
     v, a = value.loose, answer.loose
     if not v:
         return False
+    spaced_value = bool(value.spaced) or _SPACED_GROUPS.search(v) is not None
     start = a.find(v)
     while start >= 0:
         end = start + len(v)
         after = a[end] if end < len(a) else ""
         # A value written in spaced digit groups (a phone number: 611 482 309) may start
         # or end where the answer had a space between groups (+34 611 482 309).
-        spaced_start = bool(value.spaced) and start in answer.spaced
-        spaced_end = bool(value.spaced) and end in answer.spaced
+        spaced_start = spaced_value and start in answer.spaced
+        spaced_end = (spaced_value and end in answer.spaced) or _abbreviates_id(a, start, v) \
+            or _trailing_zeros(a, end, v)
         bounded = not (
             (not spaced_start and _glued_before(a, start, v))
             or (v[0].isdigit() and _continues_number_before(a, start))
             or (not spaced_end and v[-1].isdigit()
                 and (after.isdigit() or _continues_number_after(a, end, v)))
-            or (v[-1].isalpha() and _short_last_word(v) and after.isalnum())
+            or (_short_word(v) and after.isalnum())
         )
         if bounded and _letters_agree(value, answer, start):
             return True

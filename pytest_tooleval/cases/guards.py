@@ -15,7 +15,7 @@ from pytest_tooleval.cases.model import CaseFile, Step
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
     READ_ONLY_BUILTINS,
-    SIDE_EFFECTING_BUILTINS,
+    WRITE_BUILTINS,
 )
 
 
@@ -136,7 +136,7 @@ def measuring_problems(case_file: CaseFile) -> list[Problem]:
 def _measuring(case: str, number: int, step: Step, case_checks: bool) -> list[Problem]:
     """The strict guards: writes measured by what they wrote, forbidden meaning harm."""
     problems: list[Problem] = []
-    writes = [tool for tool in step.expected_tools if tool in SIDE_EFFECTING_BUILTINS]
+    writes = [tool for tool in step.expected_tools if tool in WRITE_BUILTINS]
     if writes and step.args is None and not step.after and not case_checks:
         problems.append(Problem(
             f"write step ({', '.join(writes)}) has neither 'args' nor a state check: any "

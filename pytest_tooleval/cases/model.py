@@ -176,6 +176,8 @@ class Step(_Strict):
 
     @model_validator(mode="after")
     def _routes_are_sound(self) -> Step:
+        if self.forbidden_why is not None and not self.forbidden:
+            raise ValueError("'forbidden_why' explains 'forbidden', which this step does not have")
         if self.expect_any is None:
             return self
         if self.expect:

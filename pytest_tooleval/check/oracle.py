@@ -139,8 +139,12 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
         so_far = "\n".join(outputs)
         for alternatives in step.evidence_alternatives():
             if not evidence_found(alternatives, so_far, case_file.language):
+                seen = " ".join(" ".join(a.result or "" for a in transcript.attempts).split())
+                shown = f"this step's calls returned: {seen[:240]!r}" if seen else \
+                    "this step made no call"
                 fail(number, f"evidence {' | '.join(alternatives)!r} is not in the output of "
-                             "any gold call so far: the fact does not come from the tools")
+                             f"any gold call so far: the fact does not come from the tools "
+                             f"({shown})")
         for check in transcript.state:
             if not check["held"]:
                 fail(number, f"state check {check['check']} does not hold: {check['detail']}")
@@ -150,21 +154,56 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
     return failures
 
 
+class _OracleWorlds:
+    """A fresh world copy for a case whose gold path may change the world or whose state
+    is checked; the shared template for one that only reads (the read-only built-ins and
+    inline tools cannot change it). Copying is most of the oracle's time."""
+
+    def __init__(self, base: Path) -> None:
+        from pytest_tooleval.wiring import CaseWorlds
+
+        self.copies = CaseWorlds(lambda: base)
+        self.base = base
+        self.fresh = True
+        self._shared: Any = None
+
+    def world_for_case(self, context: Any) -> Any:
+        if self.fresh or context.world:
+            return self.copies.world_for_case(context)
+        if self._shared is None:
+            from pytest_tooleval.world import WorldFactory
+
+            self._shared = WorldFactory(self.base).template()
+        return self._shared
+
+    def discard(self, world: Any) -> None:
+        if world is not self._shared:
+            self.copies.discard(world)
+
+
+def _needs_fresh_world(case: Case, inline: set[str]) -> bool:
+    from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
+
+    if case.after or any(step.after for step in case.steps):
+        return True
+    return any(call.tool not in READ_ONLY_BUILTINS and call.tool not in inline
+               for step in case.steps for call in step.gold_calls or [])
+
+
 def _session(base: Path, k: int) -> Any:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.router import default_router
     from pytest_tooleval.tools.builtin import BuiltinToolProvider
-    from pytest_tooleval.wiring import CaseWorlds
 
     oracle = OracleBackend()
-    worlds = CaseWorlds(lambda: base)
+    worlds = _OracleWorlds(base)
     router = default_router(k)
     session = ModelSession(
         backend_factory=lambda: oracle,
         providers=[BuiltinToolProvider(worlds.world_for_case, worlds.discard)],
         router_factory=lambda case_file: router,
     )
-    return session, oracle
+    return session, oracle, worlds
 
 
 def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None,
@@ -176,7 +215,7 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
     started = time.perf_counter()
     report = OracleReport()
     with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
-        session, oracle = _session(world_base or Path(scratch), k)
+        session, oracle, worlds = _session(world_base or Path(scratch), k)
         try:
             for path in collect_files(paths):
                 source = str(path)
@@ -208,6 +247,7 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
                         ]
                         continue
                     oracle.prepare(case)
+                    worlds.fresh = _needs_fresh_world(case, set(case_file.inline_tool_names))
                     ref = CaseRef(f"{source}::{case.name}", source, case_file, case)
                     found = judge(case_file, case, session.run(ref), source)
                     report.failures += found
@@ -216,3 +256,53 @@ def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None
             session.close()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def call_main(argv: list[str]) -> int:
+    """``tooleval call TOOL [ARGS] [--file CASEFILE]``: one built-in call on a fresh world.
+
+    For writing gold paths and evidence: prints exactly what the tool returns (what the
+    model, and the oracle, would see). ``--file`` applies that case file's world overrides.
+    """
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(prog="tooleval call", description=call_main.__doc__)
+    parser.add_argument("tool", help="a built-in tool name, e.g. search_documents")
+    parser.add_argument("args", nargs="?", default="{}", help='JSON arguments, e.g. {"q": 1}')
+    parser.add_argument("--file", type=Path, help="use this case file's world overrides")
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+    if options.tool not in BUILTIN_TOOL_NAMES:
+        print(f"tooleval call: {options.tool!r} is not a built-in tool; known: "
+              f"{', '.join(sorted(BUILTIN_TOOL_NAMES))}", file=sys.stderr)
+        return 2
+    try:
+        arguments = json.loads(options.args)
+    except json.JSONDecodeError as exc:
+        print(f"tooleval call: the arguments are not JSON: {exc.msg}", file=sys.stderr)
+        return 2
+    overrides: dict[str, Any] = {}
+    if options.file is not None:
+        try:
+            case_file = load_case_file(options.file)
+        except CaseFileError as error:
+            print(str(error), file=sys.stderr)
+            return 2
+        if case_file.world is not None:
+            overrides = case_file.world.model_dump(exclude_none=True)
+    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    from pytest_tooleval.world import WorldFactory
+
+    with tempfile.TemporaryDirectory(prefix="tooleval-call-") as scratch:
+        world = WorldFactory(Path(scratch)).new_case_world(Path(scratch) / "case", overrides)
+        provider = BuiltinToolProvider(lambda context: world)
+        provider.use_world(world)
+        result = provider.call(options.tool, arguments if isinstance(arguments, dict) else {})
+    print(result.text)
+    return 1 if result.is_error else 0

@@ -66,6 +66,10 @@ SIDE_EFFECTING_BUILTINS: frozenset[str] = frozenset({
     "send_message",
 })
 READ_ONLY_BUILTINS: frozenset[str] = BUILTIN_TOOL_NAMES - SIDE_EFFECTING_BUILTINS
+#: The side-effecting built-ins whose purpose in a case is the change itself, so a step
+#: expecting one is measured by its arguments or the state it leaves. ``run_python`` may
+#: write too, but a case uses it for a computation, measured by evidence.
+WRITE_BUILTINS: frozenset[str] = SIDE_EFFECTING_BUILTINS - {"run_python"}
 
 
 def is_side_effecting(name: str) -> bool | None:

@@ -26,11 +26,17 @@ def load_yaml(name: str) -> Any:
     return safe_load(text)
 
 
+#: World modules that only read a built world (state checks): they do not change it.
+READ_ONLY_MODULES = frozenset({"state.py"})
+
+
 def fingerprint() -> str:
     """A hash of every data file and builder module: a new one means a new template."""
     digest = hashlib.sha256()
     package = Path(__file__).parent
     for path in sorted(package.rglob("*")):
+        if path.relative_to(package).as_posix() in READ_ONLY_MODULES:
+            continue
         if path.is_file() and path.suffix in {".py", ".yaml", ".json", ".txt", ".md"}:
             digest.update(path.relative_to(package).as_posix().encode())
             digest.update(path.read_bytes())

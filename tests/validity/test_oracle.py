@@ -73,6 +73,7 @@ def test_evidence_must_come_from_the_tools(tmp_path: Path, world_base: Path) -> 
     [first, second] = failures_of(path, world_base)["hamlet"]
     assert (first.kind, first.file, first.step) == (ORACLE, str(path), 1)
     assert "'Shakespeare' is not in the output of any gold call" in first.reason
+    assert "(this step's calls returned: '6')" in first.reason
     assert second.step is None and "scores PARTIAL" in second.reason
 
 
@@ -208,3 +209,31 @@ def test_cli_check_oracle_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert check_main([str(bad), "--oracle"]) == 1
     out = capsys.readouterr().out
     assert f"{bad}::vat step 1: evidence '771.552 | 771.55'" in out
+
+
+def test_tooleval_call_prints_what_the_tool_returns(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_tooleval.check.oracle import call_main
+
+    assert call_main(["date_diff", '{"start": "today", "end": "2026-05-29"}']) == 0
+    assert '"days": 78' in capsys.readouterr().out
+    # A file's world overrides apply: its clock moves "today".
+    path = write(tmp_path, [tool_case("x", **VAT)], world={"clock": "2026-05-28T09:00:00"})
+    assert call_main(["date_diff", '{"start": "today", "end": "2026-05-29"}',
+                      "--file", str(path)]) == 0
+    assert '"days": 1' in capsys.readouterr().out
+    assert call_main(["calculator", '{"expression": "1/0"}']) == 1
+    assert capsys.readouterr().out.startswith("error:")
+    assert call_main(["nosuch"]) == 2
+    assert call_main(["calculator", "{not json"]) == 2
+
+
+def test_cli_check_strict_runs_the_measuring_guards(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, [tool_case(
+        "unchecked", message="Add lunch with Ada tomorrow at noon", expect="calendar_add")])
+    assert check_main([str(path)]) == 0
+    capsys.readouterr()
+    assert check_main([str(path), "--strict", "--json", "-"]) == 1
+    failures = json.loads(capsys.readouterr().out)["failures"]
+    assert any("neither 'args' nor a state check" in f["detail"] for f in failures), failures

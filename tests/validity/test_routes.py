@@ -88,3 +88,25 @@ def test_a_failed_state_check_fails_the_action() -> None:
 def test_malformed_routes_are_refused(step: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Step.model_validate({"message": "m", **step})
+
+
+def test_measuring_guards() -> None:
+    from pytest_tooleval.cases.guards import measuring_problems
+    from pytest_tooleval.cases.model import CaseFile
+
+    def problems(**step: Any) -> list[str]:
+        case_file = CaseFile.model_validate({"name": "f", "cases": [
+            {"name": "c", "category": "tool", "steps": [{"message": "m", **step}]}]})
+        return [p.message for p in measuring_problems(case_file)]
+
+    assert "neither 'args' nor a state check" in problems(expect="send_message")[0]
+    assert problems(expect="send_message", args={"to": ["Mira"]}) == []
+    assert problems(expect="send_message", after={"message": {"to": "Mira"}}) == []
+    assert problems(expect="run_python", evidence=["4471"]) == []  # a computation
+    assert "read-only tool(s) web_search" in problems(expect="calculator",
+                                                       forbidden=["web_search"])[0]
+    assert problems(expect="calculator", forbidden=["web_search"],
+                    forbidden_why="the figures are private") == []
+    assert problems(expect="calculator", forbidden=["send_message"]) == []  # a harm
+    with pytest.raises(ValueError, match="'forbidden_why' explains 'forbidden'"):
+        Step.model_validate({"message": "m", "forbidden_why": "private"})
