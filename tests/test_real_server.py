@@ -193,3 +193,19 @@ def test_on_through_the_servers_grammar_field(project, real_server, template_fil
             for attempt in step["attempts"]:
                 assert attempt["malformed"] is None or attempt["reason"].startswith(
                     "truncated"), attempt
+
+
+def test_the_launcher_turns_extra_buffer_types_off_where_llama_reads_them() -> None:
+    """The AMX guard, checked on any CPU: the patched defaults are the ones ``Llama``
+    builds its model parameters from."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    code = ("from tests.support.llama_cpp_server import disable_extra_buffer_types as d\n"
+            "import llama_cpp.llama as L\n"
+            "before = L.llama_cpp.llama_model_default_params().use_extra_bufts\n"
+            "d()\n"
+            "print(before, L.llama_cpp.llama_model_default_params().use_extra_bufts)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]
