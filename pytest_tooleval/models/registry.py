@@ -72,16 +72,18 @@ def embedded_from_profile(profile: Profile, grammar: str, *, workers: int = 1,
         built: Backend = factory(profile, grammar, workers=workers, **options)
         return built
     threads = profile.n_threads or max(1, (os.cpu_count() or 1) // max(1, workers))
+    if profile.repeat_penalty not in (None, 1.0):
+        # LlamaBackend samples with repeat_penalty 1.0 and takes no keyword for it: refuse
+        # rather than record a value that did not run.
+        raise BackendConfigError(
+            f"profile {profile.name!r}: the embedded backend samples with repeat_penalty 1.0; "
+            f"repeat_penalty = {profile.repeat_penalty} is not supported there")
     sampling: dict[str, Any] = {
         name: value for name, value in (("top_p", profile.top_p), ("top_k", profile.top_k),
                                         ("min_p", profile.min_p)) if value is not None}
-    backend = LlamaBackend(
+    return LlamaBackend(
         None if profile.gguf in (None, "default") else profile.gguf,
         grammar=grammar, n_threads=threads, n_ctx=profile.n_ctx, seed=profile.seed,
         temperature=profile.temperature, max_tokens=profile.max_tokens,
         thinking=profile.thinking, **sampling, **options,
     )
-    if profile.repeat_penalty is not None and isinstance(getattr(backend, "sampling", None),
-                                                         dict):
-        backend.sampling["repeat_penalty"] = profile.repeat_penalty
-    return backend

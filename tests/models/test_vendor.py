@@ -182,3 +182,8 @@ def test_servers_without_apply_template_default_to_vendor(tmp_path) -> None:
     assert resolve_profile("vllm", {}, tmp_path).grammar == "vendor"
     assert resolve_profile("ollama:qwen3:4b", {}, tmp_path).grammar == "vendor"
     assert resolve_profile("llama-server", {}, tmp_path).grammar is None  # "on" by default
+
+
+def test_the_embedded_backend_refuses_sampling_it_cannot_honour() -> None:
+    with pytest.raises(BackendConfigError, match=r"repeat_penalty 1\.0"):
+        make_backend(Profile(name="e", kind="llama", gguf="default", repeat_penalty=1.1), "on")
