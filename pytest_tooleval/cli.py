@@ -178,6 +178,11 @@ def gap_main(argv: Sequence[str]) -> int:
             for line in found:
                 print(f"  - {line}", file=sys.stderr)
             return 2
+        if found:
+            print("tooleval gap: --force: building the gap although the runs differ:",
+                  file=sys.stderr)
+            for line in found:
+                print(f"  - {line}", file=sys.stderr)
     for arm in ("on", "off"):
         if arm in reports:
             continue

@@ -81,9 +81,20 @@ def test_drop_beyond_tolerance_is_reported() -> None:
     ({"backend": {"grammar": "off", "mechanism": None}}, "grammar mechanism differs"),
     # the embedded backend records the mechanism as "constraint"
     ({"backend": {"grammar": "on", "constraint": "none"}}, "grammar mechanism differs"),
+    ({"backend": {**RUN["backend"], "model_path": "/m/other.gguf"}}, "model differs"),
+    ({"backend": {**RUN["backend"], "backend": "openai-compatible"}}, "backend differs"),
+    ({"backend": {**RUN["backend"], "sampling": {"repeat_penalty": 1.1}}},
+     "sampling differs: repeat_penalty 1.1 here, 1.0 in the baseline"),
+    # the profile's record, for a backend that keeps no sampling of its own
+    ({"model": {"name": "m", "temperature": 0.7}}, "sampling differs: temperature 0.7"),
 ])
 def test_refusals(change: dict[str, Any], reason: str) -> None:
-    result = compare(report(BASE, **change), report(BASE))
+    baseline = report(BASE)
+    if "repeat_penalty" in reason:
+        baseline = report(BASE, backend={**RUN["backend"], "sampling": {"repeat_penalty": 1.0}})
+    elif "temperature" in reason:
+        baseline = report(BASE, model={"name": "m", "temperature": 0.0})
+    result = compare(report(BASE, **change), baseline)
     assert not result.compared
     assert any(reason in r for r in result.refused)
     assert result.regressed() == []  # a refused comparison reports no regressions
@@ -184,3 +195,26 @@ def test_gap_from_reports_refuses_runs_that_differ_beyond_the_grammar(tmp_path: 
     assert "tool availability differs" in capsys.readouterr().err
     assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g"),
                  "--force"]) == 0
+
+
+def test_gap_from_reports_refuses_an_embedded_arm_joined_with_a_server_arm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    embedded = {"grammar": "on", "constraint": "json-envelope (llama.cpp GBNF)",
+                "backend": "llama.cpp (embedded)", "model_path": "/x/SmolLM2.gguf",
+                "sampling": {"repeat_penalty": 1.0}}
+    server = {"grammar": "off", "constraint": "none", "model": "smollm2",
+              "backend": "openai-compatible (raw completions)",
+              "preflight": {"models": ["qwen3-4b"]}, "sampling": {"repeat_penalty": 1.1}}
+    paths = []
+    for name, backend in (("on", embedded), ("off", server)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(report(BASE, backend=backend)))
+        paths.append(str(path))
+    assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g")]) == 2
+    err = capsys.readouterr().err
+    assert "model differs: SmolLM2.gguf here, qwen3-4b in the baseline" in err
+    assert "backend differs" in err and "repeat_penalty 1.0 here, 1.1" in err
+    assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g"),
+                 "--force"]) == 0
+    assert "--force: building the gap although the runs differ" in capsys.readouterr().err

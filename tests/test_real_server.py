@@ -131,12 +131,11 @@ def test_vendor_mode_runs_tool_calls_through_the_real_server(project, real_serve
     project.write("scenarios/tiny.yaml", scenario(CASES, tools=[WEATHER_TOOL]))
     _profile(project, server)
     report = _run(project, "vendor")
-    weather = next(c for c in report["cases"] if c["case"] == "weather")
-    step = weather["transcript"][0]
+    step = project.cases()["weather"].steps[0].transcript
     # The model called the tool and the conversation went back to the server with the
     # assistant's tool call and the tool's result (HTTP 500 with a null content before).
-    assert "get_weather" in step["ran"], step
-    assert len(step["model_calls"]) == 2
+    assert "get_weather" in step.ran, step
+    assert len(step.model_calls) == 2
     backend = report["run"]["backend"]
     assert backend["grammar"] == "vendor" and backend["sampling"]["repeat_penalty"] == 1.0
 
@@ -188,8 +187,24 @@ def test_on_through_the_servers_grammar_field(project, real_server, template_fil
     backend = report["run"]["backend"]
     assert backend["canary"] == "passed"
     assert "grammar (GBNF" in backend["constraint"], backend
-    for case in report["cases"]:  # constrained: every turn is an answer or a valid call,
-        for step in case["transcript"]:  # unless cut off at max_tokens
-            for attempt in step["attempts"]:
-                assert attempt["malformed"] is None or attempt["reason"].startswith(
+    for case in project.cases().values():  # constrained: every turn is an answer or a
+        for step in case.steps:  # valid call, unless cut off at max_tokens
+            for attempt in step.transcript.attempts:
+                assert attempt.malformed is None or (attempt.reason or "").startswith(
                     "truncated"), attempt
+
+
+def test_the_launcher_turns_extra_buffer_types_off_where_llama_reads_them() -> None:
+    """The AMX guard, checked on any CPU: the patched defaults are the ones ``Llama``
+    builds its model parameters from."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    code = ("from tests.support.llama_cpp_server import disable_extra_buffer_types as d\n"
+            "import llama_cpp.llama as L\n"
+            "before = L.llama_cpp.llama_model_default_params().use_extra_bufts\n"
+            "d()\n"
+            "print(before, L.llama_cpp.llama_model_default_params().use_extra_bufts)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from pytest_tooleval.tools.base import ToolSpec
 
@@ -20,7 +20,8 @@ Message = dict[str, Any]
 class BackendError(Exception):
     """A backend failed: the machine, not the model. ``kind`` names the failure class."""
 
-    kind: ClassVar[str] = "backend"
+    #: The failure class; a subclass sets its own (an instance may refine it).
+    kind: str = "backend"
 
     def __init__(self, message: str, *, detail: str | None = None) -> None:
         super().__init__(message)

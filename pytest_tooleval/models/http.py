@@ -180,10 +180,10 @@ class HttpClient:
             )) from None
         response = httpx.Response(status, headers=headers, content=b"".join(chunks))
         if status >= 400:
-            error = self._status_error(url, response)
-            if status in RETRY_STATUS and not isinstance(error, ContextOverflow):
-                raise _Retryable(error, retry_after_seconds(headers.get("retry-after")))
-            raise error
+            failure = self._status_error(url, response)
+            if status in RETRY_STATUS and not isinstance(failure, ContextOverflow):
+                raise _Retryable(failure, retry_after_seconds(headers.get("retry-after")))
+            raise failure
         try:
             return json.loads(response.content)
         except ValueError:

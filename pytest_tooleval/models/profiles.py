@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DEFAULT_PROFILE = "smollm2-135m"
 
@@ -23,8 +23,9 @@ class Profile(BaseModel):
     model: str | None = None
     api_key_env: str | None = None
     gguf: str | None = None
-    # Sampling, pinned and sent to every server that takes it (None: not sent, the
-    # server's default applies), so a server run samples as the embedded model does.
+    # Sampling, pinned and sent to every server that takes it, so a server run samples as
+    # the embedded model does. "server" in a profile (None here): not sent, the server's
+    # default applies (for APIs that refuse llama.cpp's fields).
     temperature: float = Field(default=0.0, ge=0)
     top_p: float | None = Field(default=0.95, gt=0, le=1)
     top_k: int | None = Field(default=40, ge=0)
@@ -42,6 +43,11 @@ class Profile(BaseModel):
     system_prompt: str | None = None
     template: str | None = None  # a chat-template file for raw prompting of remote servers
     start_hint: str | None = None  # how to start the server, shown when it is unreachable
+
+    @field_validator("top_p", "top_k", "min_p", "repeat_penalty", mode="before")
+    @classmethod
+    def _server_default(cls, value: Any) -> Any:
+        return None if value == "server" else value
 
     def describe(self) -> dict[str, Any]:
         data = self.model_dump(exclude_none=True)
@@ -76,9 +82,12 @@ BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
         "model": "default",
         "start_hint": "llama-server -m MODEL.gguf --jinja --port 8080",
     },
+    # vLLM and Ollama have no /apply-template: grammar on/off would need `template =`, so
+    # their default is the server's own tool calling.
     "vllm": {
         "base_url": "http://127.0.0.1:8000/v1",
         "model": "default",
+        "grammar": "vendor",
         "start_hint": "vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes",
     },
 }
@@ -100,7 +109,8 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
     elif name.startswith("ollama:"):
         model = name.split(":", 1)[1]
         fields.update(
-            base_url=OLLAMA_URL, model=model, start_hint=f"ollama serve & ollama pull {model}"
+            base_url=OLLAMA_URL, model=model, grammar="vendor",
+            start_hint=f"ollama serve & ollama pull {model}",
         )
     elif name.lower().endswith(".gguf"):
         path = Path(name)

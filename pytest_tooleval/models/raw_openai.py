@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,7 @@ class RawCompletionBackend(Backend):
                                        start_hint=start_hint)
         self._flavor = None if flavor == "auto" else flavor
         self.template_origin = "server /apply-template"
+        render: Callable[[list[Message], list[dict[str, Any]] | None, dict[str, Any]], str]
         if template is not None:
             source = Path(template).read_text() if _is_path(template) else str(template)
             self._template = ChatTemplate(source, bos_token=bos_token, eos_token=eos_token)

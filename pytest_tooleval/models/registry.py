@@ -45,7 +45,8 @@ def _resolve(target: str | BackendFactory) -> BackendFactory:
     value: Any = importlib.import_module(module_name)
     for part in path.split("."):
         value = getattr(value, part)
-    return value  # type: ignore[no-any-return]
+    factory: BackendFactory = value
+    return factory
 
 
 def make_backend(profile: Profile, grammar: str, **options: Any) -> Backend:
@@ -68,17 +69,21 @@ def embedded_from_profile(profile: Profile, grammar: str, *, workers: int = 1,
 
     factory = getattr(LlamaBackend, "from_profile", None)
     if factory is not None:
-        return factory(profile, grammar, workers=workers, **options)  # type: ignore[no-any-return]
+        built: Backend = factory(profile, grammar, workers=workers, **options)
+        return built
     threads = profile.n_threads or max(1, (os.cpu_count() or 1) // max(1, workers))
-    sampling = {name: value for name, value in (("top_p", profile.top_p),
-                ("top_k", profile.top_k), ("min_p", profile.min_p)) if value is not None}
-    backend = LlamaBackend(
+    if profile.repeat_penalty not in (None, 1.0):
+        # LlamaBackend samples with repeat_penalty 1.0 and takes no keyword for it: refuse
+        # rather than record a value that did not run.
+        raise BackendConfigError(
+            f"profile {profile.name!r}: the embedded backend samples with repeat_penalty 1.0; "
+            f"repeat_penalty = {profile.repeat_penalty} is not supported there")
+    sampling: dict[str, Any] = {
+        name: value for name, value in (("top_p", profile.top_p), ("top_k", profile.top_k),
+                                        ("min_p", profile.min_p)) if value is not None}
+    return LlamaBackend(
         None if profile.gguf in (None, "default") else profile.gguf,
         grammar=grammar, n_threads=threads, n_ctx=profile.n_ctx, seed=profile.seed,
         temperature=profile.temperature, max_tokens=profile.max_tokens,
         thinking=profile.thinking, **sampling, **options,
     )
-    if profile.repeat_penalty is not None and isinstance(getattr(backend, "sampling", None),
-                                                         dict):
-        backend.sampling["repeat_penalty"] = profile.repeat_penalty
-    return backend

@@ -1,9 +1,11 @@
 """What goes over the wire to OpenAI-compatible servers, and what may come back.
 
-Messages: servers differ in what they accept. llama-server and llama-cpp-python's server
-refuse ``"content": null`` beside ``tool_calls`` (HTTP 500 "content must be a string";
-llama.cpp#13471, llama-cpp-python#1805 for a missing content), Ollama refuses a content
-that is a list of parts ("cannot unmarshal array … of type string"), vLLM takes either. So
+Messages: servers differ in what they accept. llama-server refuses ``"content": null``
+beside ``tool_calls`` ("Expected 'content' to be a string or an array", llama.cpp#13471),
+llama-cpp-python's server answers it with HTTP 500 "content must be a string" (and a
+missing content fails too, llama-cpp-python#1805), Ollama refuses a content
+that is a list of parts ("cannot unmarshal array … of type string"); the OpenAI schema,
+which vLLM follows, allows a null content beside tool calls and a string always. So
 every message carries a string content, ``""`` when empty; tool-call arguments are JSON
 text; ``type: "function"`` and an id are always present; an empty ``tool_calls`` is left out.
 

@@ -2,8 +2,9 @@
 
 A comparison is refused when the two runs differ in a way that would read absent tools or
 other cases as a regression (another platform, other tools offered, another case set,
-another constraint mechanism). ``force`` compares anyway, over the cases both ran, with the
-differences printed on top.
+another constraint mechanism), or another model, backend or sampling as a change of the
+model's skill. ``force`` compares anyway, over the cases both ran, with the differences
+printed on top.
 """
 
 from __future__ import annotations
@@ -50,6 +51,52 @@ def _mechanism(report: dict[str, Any]) -> tuple[Any, Any]:
     return report["run"].get("backend", {}).get("grammar"), mechanism(report)
 
 
+SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed",
+                 "max_tokens")
+
+
+def model_identity(report: dict[str, Any]) -> Any:
+    """Which model ran: the GGUF file's name (embedded), the models the server listed at
+    the preflight, or the model name the run asked for."""
+    backend = report["run"].get("backend", {})
+    if backend.get("model_path"):
+        return Path(str(backend["model_path"])).name
+    served = (backend.get("preflight") or {}).get("models")
+    if isinstance(served, list) and served:
+        return ", ".join(sorted(map(str, served)))
+    return backend.get("model") or report["run"].get("model", {}).get("model")
+
+
+def sampling_of(report: dict[str, Any]) -> dict[str, Any]:
+    """The sampling a run used: the backend's record, else the profile's fields."""
+    run = report["run"]
+    backend = run.get("backend", {})
+    if isinstance(backend.get("sampling"), dict):
+        return dict(backend["sampling"])
+    sources = (backend, run.get("model", {}))
+    return {key: source[key] for key in SAMPLING_KEYS for source in reversed(sources)
+            if key in source}
+
+
+def _run_differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
+    found = []
+    if model_identity(new) != model_identity(base):
+        found.append(f"model differs: {model_identity(new)} here, {model_identity(base)} "
+                     "in the baseline")
+    kind_new = new["run"].get("backend", {}).get("backend")
+    kind_base = base["run"].get("backend", {}).get("backend")
+    if kind_new != kind_base:
+        found.append(f"backend differs: {kind_new} here, {kind_base} in the baseline")
+    sampling_new, sampling_base = sampling_of(new), sampling_of(base)
+    # A field one run did not record is unknown there, not different.
+    changed = [f"{key} {sampling_new[key]} here, {sampling_base[key]} in the baseline"
+               for key in SAMPLING_KEYS if key in sampling_new and key in sampling_base
+               and sampling_new[key] != sampling_base[key]]
+    if changed:
+        found.append("sampling differs: " + "; ".join(changed))
+    return found
+
+
 def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
     """Why the two runs are not comparable as they stand; empty when they are."""
     found = []
@@ -77,7 +124,7 @@ def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
     if _mechanism(new) != _mechanism(base):
         found.append(f"grammar mechanism differs: {_mechanism(new)} here, "
                      f"{_mechanism(base)} in the baseline")
-    return found
+    return found + _run_differences(new, base)
 
 
 @dataclass

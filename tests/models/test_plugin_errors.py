@@ -33,7 +33,7 @@ def test_a_grammar_error_is_an_error_not_a_traceback(project, fake_model) -> Non
 
 
 def test_malformed_bodies_stop_the_run_after_three_errors(project, fake_model) -> None:
-    server = fake_model([Rule("thanks", [body([1, 2])])])  # the preflight probe passes
+    server = fake_model([Rule("thanks", [body([1, 2])])])  # the preflight's probes pass
     project.profile(server)
     cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(6)]
     project.write("scenarios/demo.yaml", scenario(cases))
@@ -45,15 +45,15 @@ def test_malformed_bodies_stop_the_run_after_three_errors(project, fake_model) -
     assert kinds == {"malformed_reply"}
 
 
-def test_raw_mode_without_a_template_is_an_error_naming_the_fix(project, fake_model) -> None:
-    """Before the runtime calls preflight(), each case still ends as one clear ERROR."""
+def test_raw_mode_without_a_template_is_one_preflight_message(project, fake_model) -> None:
+    """vLLM and Ollama have no /apply-template: one message before any case, no traceback."""
     server = fake_model(apply_template=False)
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
     result = project.run("--grammar", "off")
     assert result.parseoutcomes().get("errors") == 1
+    assert "Traceback" not in result.stdout.str()
     error = project.cases()["thanks"].error
-    assert error is not None and error.kind in ("backend", "preflight")
-    assert "template_missing" in (error.detail, error.kind) or error.detail == "backend"
-    assert "--grammar vendor" in error.message
+    assert error is not None and error.kind == "preflight"
+    assert error.detail == "template_missing" and "--grammar vendor" in error.message
     assert not [p for p, _ in server.requests if p in ("/completion", "/v1/completions")]

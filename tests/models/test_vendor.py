@@ -83,10 +83,10 @@ def test_the_pinned_sampling_is_sent_and_described() -> None:
     assert set(backend.describe()["sampling"]) == set(SAMPLING_FIELDS)
 
 
-def test_a_sampling_field_set_to_none_is_not_sent() -> None:
+def test_a_sampling_field_set_to_server_is_not_sent() -> None:
     with FakeOpenAI() as fake:
-        OpenAIChatBackend(profile(fake.base_url, top_k=None, min_p=None,
-                                  repeat_penalty=None)).complete(QUESTION, [])
+        OpenAIChatBackend(profile(fake.base_url, top_k="server", min_p="server",
+                                  repeat_penalty="server")).complete(QUESTION, [])
         sent = chat_bodies(fake)[0]
     assert not {"top_k", "min_p", "repeat_penalty", "repetition_penalty"} & set(sent)
 
@@ -174,3 +174,16 @@ def test_wiring_uses_the_registry() -> None:
     from pytest_tooleval.wiring import make_backend as wired
 
     assert isinstance(wired(profile("http://127.0.0.1:9/v1"), "vendor"), OpenAIChatBackend)
+
+
+def test_servers_without_apply_template_default_to_vendor(tmp_path) -> None:
+    from pytest_tooleval.models.profiles import resolve_profile
+
+    assert resolve_profile("vllm", {}, tmp_path).grammar == "vendor"
+    assert resolve_profile("ollama:qwen3:4b", {}, tmp_path).grammar == "vendor"
+    assert resolve_profile("llama-server", {}, tmp_path).grammar is None  # "on" by default
+
+
+def test_the_embedded_backend_refuses_sampling_it_cannot_honour() -> None:
+    with pytest.raises(BackendConfigError, match=r"repeat_penalty 1\.0"):
+        make_backend(Profile(name="e", kind="llama", gguf="default", repeat_penalty=1.1), "on")
