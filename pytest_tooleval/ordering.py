@@ -29,8 +29,12 @@ def add_option(parser: pytest.Parser) -> None:
 
 
 def wanted(config: pytest.Config, backend_kind: str) -> bool:
+    """Ordering routes every case, which builds the session (and starts MCP servers):
+    under ``--collect-only`` only when ``--tooleval-order prefix`` asks for it."""
     order = config.getoption("tooleval_order", "auto")
-    return order == "prefix" or (order == "auto" and backend_kind == "llama")
+    if order == "prefix":
+        return True
+    return order == "auto" and backend_kind == "llama" and not config.option.collectonly
 
 
 def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:

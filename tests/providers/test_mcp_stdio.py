@@ -116,14 +116,16 @@ def test_missing_command_is_a_provider_error() -> None:
 
 def test_hang_on_start_stops_within_the_startup_timeout() -> None:
     tag = new_tag()
-    provider = McpToolProvider("sleepy", toy_config(tag, "--hang-on-start", startup_timeout=2.0))
+    # 6 s: long enough for the toy server to import the SDK and say why it hangs, even on a
+    # loaded 2-core machine (it prints before hanging); short enough to show the timeout.
+    provider = McpToolProvider("sleepy", toy_config(tag, "--hang-on-start", startup_timeout=6.0))
     started = time.monotonic()
     with pytest.raises(ProviderError) as raised:
         provider.start()
     elapsed = time.monotonic() - started
-    assert elapsed < 2.0 + 8, elapsed  # the timeout plus the SDK's bounded shutdown
+    assert elapsed < 6.0 + 8, elapsed  # the timeout plus the SDK's bounded shutdown
     message = str(raised.value)
-    assert "startup_timeout = 2 s" in message and "MCP server 'sleepy'" in message
+    assert "startup_timeout = 6 s" in message and "MCP server 'sleepy'" in message
     assert "waiting forever" in message
     assert wait_gone(tag) == []
 
