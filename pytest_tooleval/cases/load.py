@@ -180,6 +180,13 @@ def load_case_file(
         except WorldOverrideError as exc:
             problems.append(Problem(str(exc), "see docs/format.md (world overrides)",
                                     field="world"))
+        for rel in case_file.world.files:
+            if any(part.lower() == ".git" for part in rel.replace("\\", "/").split("/")):
+                problems.append(Problem(
+                    "a case file may not plant files inside a .git folder (git config, "
+                    "hooks and attributes there can make git run programs)",
+                    "change the repository through its working files instead",
+                    field=f"world.files.{rel}"))
     if problems:
         raise CaseFileError(str(path), problems)
     return case_file

@@ -157,3 +157,12 @@ def test_a_good_local_ref_still_loads(tmp_path: Path) -> None:
     path.write_text(_scenario(body).replace("expect: [probe]", "expect: [probe]"),
                     encoding="utf-8")
     assert load_case_file(path).tools[0].parameters["$defs"]["id"]["type"] == "string"
+
+
+@pytest.mark.parametrize("rel", ["Projects/kestrel/.git/config.worktree",
+                                 "Projects/kestrel/.GIT/hooks/pre-commit", "a/.git"])
+def test_world_files_may_not_plant_inside_git(tmp_path: Path, rel: str) -> None:
+    text = ("name: plant\nlanguage: en\nworld:\n  files:\n"
+            f"    {rel}: '[filter \"x\"]'\n" + CASE.replace("[probe]", "[]"))
+    error = _load(tmp_path, "plant.yaml", text)
+    assert ".git folder" in str(error) and f"world.files.{rel}" in str(error)

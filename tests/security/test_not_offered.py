@@ -78,3 +78,10 @@ def test_a_jailed_run_records_the_jail(project, fake_model) -> None:  # type: ig
     project.run(builtin=True)
     assert project.report()["run"]["isolation"]["mode"] == "jail"
     assert "UNSAFE" not in project.markdown().splitlines()[0]
+
+
+def test_tooleval_check_counts_jailed_tools_as_missing(no_jail: None) -> None:
+    from pytest_tooleval.router.catalogue import offered_builtin_names
+
+    offered = offered_builtin_names()
+    assert offered.isdisjoint(JAILED) and "read_file" in offered
