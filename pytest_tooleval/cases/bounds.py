@@ -104,11 +104,12 @@ def check_schema_refs(schema: Any) -> list[Found]:
                           "'#/$defs/...' reference"))
             continue
         path = _pointer(target)
+        real: Location = ()
         if path is None:
             if target[1:] in anchors:
                 refs.append((loc, anchors[target[1:]]))
                 continue
-            ok, real = False, ()
+            ok = False
         else:
             ok, real = _resolve(schema, path)
         if not ok:

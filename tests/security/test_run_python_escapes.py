@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from harness import CANARY_TEXT, Hostile, needs_jail
 
 pytestmark = needs_jail
@@ -183,3 +184,38 @@ def test_one_call_cannot_fill_the_disk(hostile: Hostile) -> None:
     assert time.perf_counter() - started < 15
     hostile.assert_contained()
 
+
+
+def test_the_wall_clock_kills_the_whole_pid_namespace(hostile: Hostile,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A smuggled grandchild in its own session, and the snippet sleeping past the wall
+    clock: when the call returns, neither is alive, and the grandchild never writes."""
+    from pytest_tooleval.tools.builtin import runner
+
+    monkeypatch.setattr(runner, "WALL_SECONDS", 2)
+    mark = "late-mark"
+    # fork_exec's call_setsid already puts the grandchild in its own session.
+    payload = ("import os, time\nprint('grandchild', os.getsid(0) == os.getpid(), flush=True)\n"
+               f"time.sleep(3)\nopen({mark!r}, 'w').write('alive')\n")
+    code = f"""
+import glob, importlib.util, os, sys, time
+so = [p for d in sys.path for p in glob.glob(os.path.join(d, '_posixsubprocess*.so'))][0]
+spec = importlib.util.spec_from_file_location('x._posixsubprocess', so)
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+exe = os.fsencode(sys.executable)
+r, w = os.pipe()
+pid = mod.fork_exec([exe, b'-c', {payload!r}.encode()], [exe], True, (), None, None,
+                    -1, -1, -1, -1, -1, -1, r, w, True, True, -1, None, None, None, -1,
+                    None, False)
+print('started', pid, flush=True)
+time.sleep(30)
+"""
+    started = time.perf_counter()
+    out = hostile.tools.ok("run_python", code=code)
+    assert time.perf_counter() - started < 6
+    assert "started" in out and "grandchild True" in out and "wall-clock" in out, out
+    hostile.assert_contained()
+    time.sleep(2)
+    assert not (hostile.world.home / mark).exists()
+    hostile.assert_contained(settle=0)
