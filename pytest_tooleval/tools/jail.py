@@ -202,10 +202,24 @@ def run(
     ``OSError`` when it cannot start."""
     command = (bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only) if jailed
                else list(argv))
+    status_read, status_write = os.pipe() if jailed else (-1, -1)
+    if jailed:
+        # bwrap reports {"exit-code": N} here only when the command really ran: without
+        # it (and without our own kill) the jail itself failed, which is not the model's.
+        command[1:1] = ["--json-status-fd", str(status_write)]
     before = disk_usage(writable) if write_quota is not None else 0
-    proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                            stdout=stdout, stderr=stderr, start_new_session=True,
-                            preexec_fn=preexec, close_fds=True)
+    try:
+        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                stdout=stdout, stderr=stderr, start_new_session=True,
+                                preexec_fn=preexec, close_fds=True,
+                                pass_fds=(status_write,) if jailed else ())
+    except BaseException:
+        if jailed:
+            os.close(status_read)
+        raise
+    finally:
+        if jailed:
+            os.close(status_write)
     outcome = Outcome(returncode=0)
     stop = threading.Event()
 
@@ -239,10 +253,36 @@ def run(
         used = disk_usage(writable)
         outcome.over_quota = used < 0 or used - before > write_quota
     outcome.returncode = proc.returncode
-    if jailed and 128 < proc.returncode < 128 + 65:
-        # bwrap reports a child killed by signal N as 128 + N; give it the usual -N.
-        outcome.returncode = 128 - proc.returncode
+    if jailed:
+        status = _read_all(status_read)
+        if b'"exit-code"' not in status and not (outcome.timed_out or outcome.over_quota):
+            raise JailBroken(f"bwrap could not make the jail (exit status {proc.returncode}); "
+                             "check this machine with `tooleval doctor`")
+        if 128 < proc.returncode < 128 + 65:
+            # bwrap reports a child killed by signal N as 128 + N; give it the usual -N.
+            outcome.returncode = 128 - proc.returncode
     return outcome
+
+
+class JailBroken(OSError):
+    """bwrap started but could not set the jail up (a machine failure, never the model's)."""
+
+
+def _read_all(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    chunks = []
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def describe(unsafe: bool) -> dict[str, object]:

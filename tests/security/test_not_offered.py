@@ -85,3 +85,19 @@ def test_tooleval_check_counts_jailed_tools_as_missing(no_jail: None) -> None:
 
     offered = offered_builtin_names()
     assert offered.isdisjoint(JAILED) and "read_file" in offered
+
+
+@pytest.mark.skipif(not jail.probe().available, reason="bubblewrap jail unavailable")
+def test_a_jail_that_cannot_be_set_up_is_a_machine_error(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    """bwrap failing inside (here: a bind source that is missing) must not reach the model
+    as 'exit code: 1': the provider raises, the case becomes an ERROR, never a FAIL."""
+    world = build_world(tmp_path / "world")
+    provider = BuiltinToolProvider(lambda context: world)
+    provider.use_world(world)
+    assert "exit code: 0" in provider.call("run_python", {"code": "print(1)"}).text
+    monkeypatch.setattr(jail, "world_bind",
+                        lambda root: ["--bind", str(tmp_path / "missing"), str(root)])
+    for tool, args in (("run_python", {"code": "print(1)"}), ("git_status", {})):
+        with pytest.raises(ProviderError, match="could not make the jail"):
+            provider.call(tool, args)
