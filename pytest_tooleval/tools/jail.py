@@ -104,7 +104,7 @@ def interpreter() -> str:
     return os.path.realpath(sys.executable)
 
 
-def system_binds() -> list[str]:
+def system_binds(interpreter: bool = True) -> list[str]:
     """Read-only system pieces: /usr (the loader, libc, git), the top-level links into it,
     the loader's cache, and the interpreter's own files when it lives outside /usr."""
     args = ["--ro-bind", "/usr", "/usr"]
@@ -115,7 +115,7 @@ def system_binds() -> list[str]:
         elif host.is_dir():
             args += ["--ro-bind", str(host), str(host)]
     args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    for path in _interpreter_paths():
+    for path in _interpreter_paths() if interpreter else ():
         args += ["--ro-bind", str(path), str(path)]
     return args
 
@@ -132,14 +132,15 @@ def world_bind(root: Path) -> list[str]:
 
 def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
                binary: str | None = None,
-               read_only: Sequence[tuple[Path, str]] = ()) -> list[str]:
+               read_only: Sequence[tuple[Path, str]] = (),
+               interpreter: bool = True) -> list[str]:
     """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write."""
     command = [
         binary or shutil.which("bwrap") or "bwrap",
         "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--disable-userns", "--cap-drop", "ALL",
         "--die-with-parent", "--new-session", "--hostname", "tooleval-jail",
-        *system_binds(),
+        *system_binds(interpreter),
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
     ]
@@ -195,13 +196,15 @@ def run(
     preexec: Callable[[], None] | None = None,
     write_quota: int | None = None,
     read_only: Sequence[tuple[Path, str]] = (),
+    interpreter: bool = True,
 ) -> Outcome:
     """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
     whole PID namespace at ``timeout`` seconds or when ``writable`` grows by more than
-    ``write_quota`` bytes. ``read_only``: (host file, path in the jail) pairs. Raises
-    ``OSError`` when it cannot start."""
-    command = (bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only) if jailed
-               else list(argv))
+    ``write_quota`` bytes. ``read_only``: (host file, path in the jail) pairs;
+    ``interpreter``: whether the Python interpreter is needed inside. Raises ``OSError``
+    when it cannot start or the jail cannot be set up."""
+    command = (bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only,
+                          interpreter=interpreter) if jailed else list(argv))
     status_read, status_write = os.pipe() if jailed else (-1, -1)
     if jailed:
         # bwrap reports {"exit-code": N} here only when the command really ran: without

@@ -118,6 +118,12 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     refuse_unchecked(git_dir)
     config = git_dir / "config"
     env = _env(ctx, git_dir, jailed=jailed, commit=commit)
+    if config.exists() and not commit:
+        # One jail: the config check, then (only if it passes) the command itself.
+        gated = _call(["/bin/sh", "-c", _GATE, binary, str(config), _SAFE_CONFIG.pattern,
+                       *_HARDEN, *args], env, repo, jailed)
+        _refuse_gate(gated)
+        return _checked(gated, check)
     if config.exists():
         listed = _call([binary, "config", "--file", str(config), "--list"], env, repo, jailed)
         bad = [line.split("=", 1)[0] for line in listed.stdout.splitlines()
@@ -132,7 +138,37 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     if commit:
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
                    GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
-    result = _call([binary, *_HARDEN, *args], env, repo, jailed)
+    return _checked(_call([binary, *_HARDEN, *args], env, repo, jailed), check)
+
+
+# Inside the jail: list the repository's config with git's own parser, refuse any key the
+# allowlist ($2, an extended regex) does not match, and only then run git ("$0") itself.
+_GATE = r"""
+listed=$("$0" config --file "$1" --list 2>&1) || {
+  printf 'tooleval-gate-unreadable: %s
+' "$listed" >&2; exit 97; }
+bad=$(printf '%s
+' "$listed" | grep -Eiv -e "$2" | grep -v '^$')
+if [ -n "$bad" ]; then printf 'tooleval-gate-refused: %s
+' "$bad" >&2; exit 98; fi
+shift 2
+exec "$0" "$@"
+"""
+
+
+def _refuse_gate(done: _Done) -> None:
+    if done.returncode == 98 and done.stderr.startswith("tooleval-gate-refused: "):
+        keys = [line.removeprefix("tooleval-gate-refused: ").split("=", 1)[0]
+                for line in done.stderr.splitlines() if line]
+        raise ToolError("the repository's config was changed to set "
+                        f"{', '.join(keys[:5])}; git tools refuse to run such a repository")
+    if done.returncode == 97 and done.stderr.startswith("tooleval-gate-unreadable: "):
+        why = done.stderr.removeprefix("tooleval-gate-unreadable: ").strip().splitlines()
+        raise ToolError("git: the repository's config cannot be read: "
+                        + (" ".join(why[-2:]) or "unknown error"))
+
+
+def _checked(result: _Done, check: bool) -> str:
     if check and result.returncode != 0:
         message = (result.stderr or result.stdout).strip().splitlines()
         raise ToolError("git: " + (" ".join(message[-3:]) if message else "failed"))
@@ -149,7 +185,7 @@ def _call(argv: list[str], env: dict[str, str], repo: Path, jailed: bool) -> _Do
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
             outcome = jail.run(argv, writable=repo, cwd=repo, env=env, timeout=GIT_TIMEOUT,
-                               stdout=out, stderr=err, jailed=jailed)
+                               stdout=out, stderr=err, jailed=jailed, interpreter=False)
         except OSError as exc:
             raise SandboxBroken(f"cannot start git: {exc}") from exc
         if outcome.timed_out:
