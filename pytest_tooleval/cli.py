@@ -232,6 +232,8 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
                  _lazy("pytest_tooleval.check.oracle", "call_main")),
         "gap": ("grammar on against off: the difference per axis and group", gap_main),
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
+        "doctor": ("the isolation for run_python and git here, and a short escape battery",
+                   _lazy("pytest_tooleval.tools.doctor", "doctor_main")),
     }
     return commands
 

@@ -64,6 +64,9 @@ OPTIONS: tuple[Option, ...] = (
            "instead of stopping the run", False, is_flag=True),
     Option("no_builtin", "--tooleval-no-builtin",
            "do not offer the built-in tool catalogue", False, is_flag=True),
+    Option("unsafe_no_jail", "--tooleval-unsafe-no-jail",
+           "UNSAFE: where the bubblewrap jail is unavailable, still offer run_python and the "
+           "git tools, unjailed (the report's first line says so)", False, is_flag=True),
     Option("baseline", "--tooleval-baseline",
            "compare this run with a baseline report.json at the end"),
     Option("sample", "--tooleval-sample",
@@ -124,6 +127,7 @@ class Settings:
     max_errors: int = 3
     skip_missing: bool = False
     no_builtin: bool = False
+    unsafe_no_jail: bool = False
     baseline: Path | None = None
     check: bool = False
     sample: int = 1

@@ -204,7 +204,8 @@ class Runtime:
         message = (
             f"{nodeid} requires tools that no provider on this machine offers: "
             f"{', '.join(missing)}. Providers: {self.session().describe_providers()}. "
-            "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
+            + _builtin_hints(missing)
+            + "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
         )
         if self.settings.skip_missing:
             return message
@@ -274,3 +275,12 @@ RUNTIME_KEY = pytest.StashKey[Runtime]()
 
 def runtime_of(config: pytest.Config) -> Runtime:
     return config.stash[RUNTIME_KEY]
+
+
+def _builtin_hints(missing: list[str]) -> str:
+    """Why built-in tools are missing here and how to fix it (a binary, the jail)."""
+    from pytest_tooleval.tools.builtin.provider import unavailable_tools
+
+    reasons = unavailable_tools()
+    hints = sorted({reasons[name] for name in missing if name in reasons})
+    return "".join(f"Built-in tools missing because {hint}. " for hint in hints)

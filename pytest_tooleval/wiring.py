@@ -71,7 +71,8 @@ def make_providers(
         from pytest_tooleval.tools.builtin import BuiltinToolProvider
 
         worlds = CaseWorlds(world_base)
-        providers.append(BuiltinToolProvider(worlds.world_for_case, worlds.discard))
+        providers.append(BuiltinToolProvider(worlds.world_for_case, worlds.discard,
+                                             unsafe_no_jail=settings.unsafe_no_jail))
     providers.extend(user_providers(settings, conftests))
     return providers
 
@@ -147,6 +148,7 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
         "router_mode": settings.router,
         "seed": profile.seed,
         "sample_every": settings.sample,
+        "isolation": _isolation(settings),
         "thresholds": {
             "gate": settings.gate,
             "min_score": settings.min_score,
@@ -155,3 +157,12 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
             "partial": settings.partial,
         },
     }
+
+
+def _isolation(settings: Settings) -> dict[str, Any]:
+    """The jail in force for run_python and git (tools/jail.py), or the unsafe mode."""
+    from pytest_tooleval.tools import jail
+
+    if settings.no_builtin:
+        return {"mode": "not used (no built-in tools)"}
+    return jail.describe(settings.unsafe_no_jail)

@@ -1,5 +1,12 @@
 """Safe YAML loading, through libyaml's C loader when PyYAML was built with it (the same
-safe subset, about ten times faster: the corpus check reads every scenario file)."""
+safe subset, about ten times faster: the corpus check reads every scenario file).
+
+Case files are shared, so they are untrusted input: before any Python object is built, the
+node graph is measured, and a document whose aliases expand past ``MAX_NODES`` nodes (an
+alias bomb: a kilobyte can stand for billions), nests deeper than ``MAX_DEPTH``, or refers
+to itself through an alias is refused with a ``YamlLimitError``. A key given twice in one
+mapping is refused too.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,17 @@ from typing import Any
 import yaml
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_NODES = 200_000  # after expanding aliases
+MAX_DEPTH = 64
+
+
+class YamlLimitError(yaml.YAMLError):
+    """A document refused before construction; shaped like PyYAML's marked errors."""
+
+    def __init__(self, problem: str, mark: Any = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
 
 
 class UniqueKeyLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
@@ -36,5 +54,54 @@ class UniqueKeyLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def check_node(root: yaml.Node, max_nodes: int = MAX_NODES, max_depth: int = MAX_DEPTH) -> None:
+    """Refuse an alias bomb, deep nesting or a recursive alias, without recursion."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            kids = _children(node)
+            visiting.discard(key)
+            size[key] = 1 + sum(size[id(kid)] for kid in kids)
+            depth[key] = 1 + max((depth[id(kid)] for kid in kids), default=0)
+            if size[key] > max_nodes:
+                raise YamlLimitError(
+                    f"aliases expand this document past {max_nodes} nodes (an alias bomb?); "
+                    "write the values out or use fewer aliases", node.start_mark)
+            if depth[key] > max_depth:
+                raise YamlLimitError(f"nested deeper than {max_depth} levels", node.start_mark)
+            continue
+        if key in size:
+            continue
+        visiting.add(key)
+        stack.append((node, True))
+        for kid in _children(node):
+            if id(kid) in visiting:
+                raise YamlLimitError("an alias refers to a node that contains it (a recursive "
+                                     "alias); YAML case files must be trees", kid.start_mark)
+            if id(kid) not in size:
+                stack.append((kid, False))
+
+
 def safe_load(text: str) -> Any:
-    return yaml.load(text, Loader=UniqueKeyLoader)
+    loader = UniqueKeyLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_node(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()

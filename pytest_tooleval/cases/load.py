@@ -1,7 +1,10 @@
 """Loaders for JSON benchmark files and YAML scenario files.
 
 A broken file never produces a traceback: every problem becomes a ``CaseFileError``
-naming the file, case, step and field, and how to fix it.
+naming the file, case, step and field, and how to fix it. Case files are untrusted input:
+the YAML reader refuses alias bombs, deep nesting and recursive aliases before building
+anything (``yamlio.py``), and ``cases/bounds.py`` checks depth, non-JSON values and inline
+schemas' ``$ref`` before validation. A UTF-8 byte order mark is accepted in both formats.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import CaseFile
-from pytest_tooleval.yamlio import safe_load
+from pytest_tooleval.yamlio import YamlLimitError, safe_load
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -45,12 +49,22 @@ def parse_text(text: str, path: Path) -> Any:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             reason = getattr(exc, "problem", None) or str(exc)
+            if isinstance(exc, YamlLimitError):
+                raise CaseFileError(
+                    str(path), [Problem(f"YAML refused{where}: {reason}",
+                                        "case files are read as untrusted input")],
+                ) from None
             raise CaseFileError(
                 str(path),
                 [Problem(f"not valid YAML{where}: {reason}", "fix the YAML syntax there")],
             ) from None
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise CaseFileError(
+            str(path), [Problem("the JSON is nested too deeply to read",
+                                "flatten the structure; case files never need that depth")],
+        ) from None
     except DuplicateKey as exc:
         raise CaseFileError(
             str(path),
@@ -116,6 +130,14 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
     return problems
 
 
+def _problems(data: Any, found: list[tuple[tuple[int | str, ...], str, str]]) -> list[Problem]:
+    problems = []
+    for loc, message, fix in found:
+        case, step, field = _locate(data, loc)
+        problems.append(Problem(message, fix, case=case, step=step, field=field))
+    return problems
+
+
 def load_case_file(
     path: Path, extra_tools: tuple[str, ...] = (), *, strict: bool = False
 ) -> CaseFile:
@@ -123,7 +145,7 @@ def load_case_file(
 
     ``strict`` adds the measuring guards (``guards.check_file``)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(
             str(path), [Problem(f"cannot read the file: {exc}", "save it as UTF-8 text")]
@@ -135,11 +157,21 @@ def load_case_file(
             [Problem("the file must hold one object with 'name' and 'cases'",
                      "see docs/format.md")],
         )
+    bounded = _problems(data, check_data(data))
+    if bounded:
+        raise CaseFileError(str(path), bounded)
     try:
         case_file = CaseFile.model_validate(data)
     except ValidationError as exc:
         raise CaseFileError(str(path), validation_problems(data, exc)) from None
     problems = check_file(case_file, extra_tools, strict=strict)
+    for index, tool in enumerate(case_file.tools):
+        found = [((("tools", index, "parameters", *loc)), message, fix)
+                 for loc, message, fix in check_schema_refs(tool.parameters)]
+        problems += [Problem(p.message, p.fix, case=p.case, step=p.step,
+                             field=p.field and p.field.replace(f"tools.{index}.",
+                                                               f"tools.{tool.name}.", 1))
+                     for p in _problems(data, found)]
     if case_file.world is not None:
         from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 
@@ -148,6 +180,13 @@ def load_case_file(
         except WorldOverrideError as exc:
             problems.append(Problem(str(exc), "see docs/format.md (world overrides)",
                                     field="world"))
+        for rel in case_file.world.files:
+            if any(part.lower() == ".git" for part in rel.replace("\\", "/").split("/")):
+                problems.append(Problem(
+                    "a case file may not plant files inside a .git folder (git config, "
+                    "hooks and attributes there can make git run programs)",
+                    "change the repository through its working files instead",
+                    field=f"world.files.{rel}"))
     if problems:
         raise CaseFileError(str(path), problems)
     return case_file

@@ -7,6 +7,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from pytest_tooleval.report.caps import cap_strings
 from pytest_tooleval.result import CaseResult
 
 SCHEMA = "pytest-tooleval/report"
@@ -44,7 +45,8 @@ def build_report(
             **run,
         },
         "summary": summary,
-        "cases": [r.to_json() for r in sorted(results, key=lambda r: r.nodeid)],
+        # Answers and tool output are untrusted and may be huge: capped per string.
+        "cases": [cap_strings(r.to_json()) for r in sorted(results, key=lambda r: r.nodeid)],
     }
 
 

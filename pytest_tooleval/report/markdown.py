@@ -35,7 +35,7 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 def render_markdown(report: dict[str, Any]) -> str:
     run, summary = report["run"], report["summary"]
-    lines: list[str] = ["# pytest-tooleval report", ""]
+    lines: list[str] = ["# pytest-tooleval report" + unsafe_banner(run), ""]
     deploy = summary["deployability"]
     if not deploy["valid"]:
         why = run.get("interrupted") or f"{summary['outcomes']['ERROR']} case(s) ended in ERROR"
@@ -141,3 +141,12 @@ def render_markdown(report: dict[str, Any]) -> str:
                           f"answer: {_short(step.answer, 160) or '(none)'}"]
             lines += [""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def unsafe_banner(run: dict[str, Any]) -> str:
+    """Said first when code and git ran without the jail (the named unsafe mode)."""
+    from pytest_tooleval.tools.jail import UNSAFE_FLAG, UNSAFE_MODE
+
+    if (run.get("isolation") or {}).get("mode") != UNSAFE_MODE:
+        return ""
+    return (f" — UNSAFE: run_python and git ran without the jail ({UNSAFE_FLAG})")

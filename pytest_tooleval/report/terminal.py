@@ -88,6 +88,10 @@ def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]
     score = summary["score"]
     outcomes = summary["outcomes"]
     lines = []
+    from pytest_tooleval.report.markdown import unsafe_banner
+
+    if unsafe_banner(report["run"]):
+        lines.append("UNSAFE MODE:" + unsafe_banner(report["run"]).split(":", 1)[1])
     validity = _validity_line(summary, report["run"].get("interrupted"))
     if validity:
         lines.append(validity)

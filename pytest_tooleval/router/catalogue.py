@@ -83,8 +83,13 @@ def builtin_specs() -> tuple[ToolSpec, ...]:
 
 
 def offered_builtin_names() -> set[str]:
-    """Built-ins this machine can offer: git tools only when a ``git`` binary exists."""
+    """Built-ins this machine can offer: git tools only when a ``git`` binary exists, the
+    tools that execute code (git, run_python) only where the jail works."""
+    from pytest_tooleval.tools import jail
+
     names = set(BUILTIN_ORDER)
     if shutil.which("git") is None:
         names -= GIT_TOOLS
+    if not jail.probe().available:
+        names -= GIT_TOOLS | {"run_python"}
     return names

@@ -52,6 +52,18 @@ def test_git_refuses_hostile_repo_config(tools, world) -> None:  # type: ignore[
     config = world.repo / ".git" / "config"
     config.write_text(config.read_text() + "[core]\n\tfsmonitor = touch /tmp/x\n")
     assert "core.fsmonitor" in tools.err("git_status")
+    # Every git tool goes through the same gate, the commit path (which reads the identity
+    # from the listing) included; and a refused key is named whatever its case.
+    for tool, args in (("git_log", {}), ("git_diff", {}), ("git_show", {"ref": "HEAD"}),
+                       ("git_branches", {}), ("git_commit", {"message": "x"})):
+        assert "core.fsmonitor" in tools.err(tool, **args)
+    config.write_text(config.read_text() + "[Filter \"x\"]\n\tClean = cat\n")
+    assert "filter.x.clean" in tools.err("git_log")
+
+
+def test_git_with_an_unreadable_config_says_so(tools, world) -> None:  # type: ignore[no-untyped-def]
+    (world.repo / ".git" / "config").write_text("[core\n")
+    assert "config" in tools.err("git_status")
 
 
 def test_run_python_basics(tools, world) -> None:  # type: ignore[no-untyped-def]
@@ -62,5 +74,5 @@ def test_run_python_basics(tools, world) -> None:  # type: ignore[no-untyped-def
     failing = tools.ok("run_python", code="raise SystemExit(3)")
     assert "exit code: 3" in failing
     assert "ZeroDivisionError" in tools.ok("run_python", code="1/0")
-    env = tools.ok("run_python", code="import os; print(sorted(os.environ))")
+    env = tools.ok("run_python", code="import os; print(sorted(set(os.environ) - {'PWD'}))")
     assert "['HOME', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR']" in env

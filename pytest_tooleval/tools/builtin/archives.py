@@ -1,8 +1,10 @@
 """Zip and tar archives: creation from contained paths, listing, and slip-proof extraction.
 
 Extraction never calls ``extractall``: every member is vetted first (names, types, total
-size, count), then regular files are streamed with a running byte cap, because a zip's
-declared sizes can lie.
+size, count, no ``.git`` component in any case, no ``.gitattributes``/``.gitmodules`` into
+the repository), then regular files are streamed with a running byte cap, because a zip's
+declared sizes can lie. Listing a compressed tar decompresses what it skips, so it stops
+once the declared sizes pass a cap or a time limit.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import os
 import stat
 import tarfile
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -28,6 +31,10 @@ from pytest_tooleval.tools.builtin.sandbox import (
 )
 
 _TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
+LIST_SECONDS = 5.0
+LIST_BYTES = 2 * MAX_EXTRACT_BYTES  # declared member bytes a listing may skip through
+STOPPED = "stopped"
+REPO_CONTROL_FILES = (".gitattributes", ".gitmodules")
 
 
 def archive_kind(path: Path | str) -> str:
@@ -120,6 +127,8 @@ def _entries(real: Path, shown: str) -> Iterator[tuple[str, str, int]]:
             except (zipfile.BadZipFile, OSError, ValueError) as exc:
                 raise ToolError(f"{shown!r} is not a readable zip archive: {exc}") from None
         else:
+            deadline = time.monotonic() + LIST_SECONDS
+            declared = 0
             try:
                 with tarfile.open(fileobj=handle, mode="r:*") as tar:
                     for count, member in enumerate(tar):
@@ -134,6 +143,12 @@ def _entries(real: Path, shown: str) -> Iterator[tuple[str, str, int]]:
                         else:
                             kind = "special"
                         yield member.name, kind, member.size
+                        declared += max(member.size, 0)
+                        # Reading the next header means decompressing this member's data.
+                        if declared > LIST_BYTES or time.monotonic() > deadline:
+                            yield (f"declared sizes pass {LIST_BYTES} bytes or reading took "
+                                   f"over {LIST_SECONDS:g} s"), STOPPED, declared
+                            return
             except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
                 raise ToolError(f"{shown!r} is not a readable tar archive: {exc}") from None
 
@@ -142,8 +157,10 @@ def _list_archive(ctx: Context, args: dict[str, Any]) -> str:
     shown = need_str(args, "archive_path", limit=1024)
     real = ctx.home.resolve(shown)
     entries = list(_entries(real, shown))
-    lines = [f"{name}  ({size} bytes)" if kind == "file" else f"{name}  [{kind}]"
-             for name, kind, size in entries[:MAX_ARCHIVE_MEMBERS]]
+    lines = [f"{name}  ({size} bytes)" if kind == "file" else
+             f"[listing stopped: {name}; the rest was not read]" if kind == STOPPED else
+             f"{name}  [{kind}]"
+             for name, kind, size in entries[:MAX_ARCHIVE_MEMBERS + 1]]
     files = sum(1 for _, kind, _ in entries if kind == "file")
     return f"{ctx.home.relative(real)}: {files} file(s)\n" + "\n".join(lines)
 
@@ -156,6 +173,9 @@ def safe_member_name(name: str) -> PurePosixPath:
     parts = [part for part in clean.split("/") if part not in ("", ".")]
     if not parts or any(part == ".." for part in parts):
         raise ToolError(f"archive member {name!r} points outside the destination; refusing")
+    if any(part.lower() == ".git" for part in parts):
+        raise ToolError(f"archive member {name!r} is inside a .git folder, whose files can "
+                        "make git run programs; nothing was extracted")
     return PurePosixPath(*parts)
 
 
@@ -163,6 +183,9 @@ def _plan(real: Path, shown: str) -> list[tuple[PurePosixPath, str, int]]:
     plan = []
     total = 0
     for name, kind, size in _entries(real, shown):
+        if kind == STOPPED:
+            raise ToolError(f"the archive cannot be vetted within limits ({name}); nothing "
+                            "was extracted")
         if kind in ("link", "special"):
             raise ToolError(f"archive member {name!r} is a {kind}; links and device entries "
                             "are refused, nothing was extracted")
@@ -202,6 +225,11 @@ def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
                                  must_exist=False)
         if check != target:
             raise ToolError(f"archive member {member} resolves elsewhere; refusing")
+        if member.name.lower() in REPO_CONTROL_FILES and _in_repository(ctx, target):
+            raise ToolError(f"archive member {member} would set the repository's "
+                            f"{member.name.lower()}; refused, nothing was extracted")
+        if is_git_internal(ctx.home, target):
+            raise ToolError(f"archive member {member} lands inside a .git folder; refused")
         if kind == "file" and (target.exists() or target.is_symlink()):
             raise ToolError(f"{ctx.home.relative(target)} already exists; extract into an "
                             "empty destination folder")
@@ -236,6 +264,15 @@ def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
         raise
     files = sum(1 for _, kind, _ in targets if kind == "file")
     return f"extracted {files} file(s) from {ctx.home.relative(real)} to {ctx.home.relative(dest)}"
+
+
+def _in_repository(ctx: Context, target: Path) -> bool:
+    """Inside the world's repository, or any folder that is a git work tree."""
+    repo = Path(os.path.realpath(ctx.world.repo))
+    if target == repo or repo in target.parents:
+        return True
+    return any((parent / ".git").exists() for parent in target.parents
+               if parent == ctx.home.real_root or ctx.home.real_root in parent.parents)
 
 
 def _place(kind: str, target: Path, created: list[Path], budget: list[int],

@@ -21,6 +21,7 @@ class Context:
     world: World
     home: Sandbox
     cache: dict[str, Any] = field(default_factory=dict)
+    unsafe_no_jail: bool = False  # the named unsafe mode: run jailed tools without the jail
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Tool:
     required: tuple[str, ...]
     run: Callable[[Context, dict[str, Any]], Any]
     needs: str | None = None  # a binary that must be on PATH
+    jailed: bool = False  # executes code: offered only where the jail works (tools/jail.py)
 
     @property
     def parameters(self) -> dict[str, Any]:

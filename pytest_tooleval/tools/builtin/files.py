@@ -177,10 +177,12 @@ def _move_file(ctx: Context, args: dict[str, Any]) -> str:
     target = ctx.home.resolve(dst_shown, must_exist=False, allow_root=True)
     for path in (source, target):
         _refuse_git_internal(ctx, path)
+    _refuse_moving_a_repository(ctx, source)
     if target.is_dir():
         target = target / source.name
         check = ctx.home.resolve(ctx.home.relative(target), must_exist=False)
         target = check
+        _refuse_git_internal(ctx, target)
     if target.exists() or target.is_symlink():
         raise ToolError(f"{ctx.home.relative(target)!r} already exists; delete it first or "
                         "choose another name")
@@ -189,6 +191,18 @@ def _move_file(ctx: Context, args: dict[str, Any]) -> str:
     make_parents(ctx.home, target)
     os.rename(source, target)
     return f"moved {ctx.home.relative(source)} to {ctx.home.relative(target)}"
+
+
+def _refuse_moving_a_repository(ctx: Context, source: Path) -> None:
+    """The repository (or a folder holding it, or any folder with a ``.git`` inside) stays."""
+    repo = Path(os.path.realpath(ctx.world.repo))
+    if source == repo or source in repo.parents:
+        raise ToolError("the project repository (or a folder holding it) cannot be moved")
+    if source.is_dir() and not source.is_symlink():
+        for path in walk(source):
+            if path.name.lower() == ".git":
+                raise ToolError(f"{ctx.home.relative(source)!r} holds a git repository "
+                                f"({ctx.home.relative(path)}); it cannot be moved")
 
 
 def _delete_file(ctx: Context, args: dict[str, Any]) -> str:

@@ -1,9 +1,14 @@
 """Git tools on the world's repository through the ``git`` binary, and ``grep_code``.
 
 Git can run programs named in a repository's config (hooks, fsmonitor, filters, pagers),
-so every call runs with no system or global config, hooks pointed at /dev/null, and the
-repository's own config checked against an allowlist first. Refs and paths from the model
-never reach git's option parser (``--end-of-options`` and ``--``).
+so every git call runs inside the jail (``tools/jail.py``: only the repository writable,
+no network, nothing of the host to reach), with no system or global config, hooks pointed
+at /dev/null, no attributes file, no replace objects and no alternates from the
+environment; the repository's own config is checked against an allowlist first, and a
+repository that would make git read files the allowlist never sees (``commondir``,
+alternates, ``info/attributes``, ``config.worktree``, ``worktrees/``, ``modules/``) is
+refused. Refs and paths from the model never reach git's option parser
+(``--end-of-options`` and ``--``).
 """
 
 from __future__ import annotations
@@ -11,15 +16,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import regex
 
+from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, get_str, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import (
     Sandbox,
+    SandboxBroken,
     ToolError,
     clip,
     is_within,
@@ -28,19 +35,25 @@ from pytest_tooleval.tools.builtin.sandbox import (
 from pytest_tooleval.world.api import REPO_DIR
 
 GIT_TIMEOUT = 20
+MAX_GIT_OUTPUT = 4 * 1024 * 1024
 DEFAULT_NAME = "Tooleval User"
 DEFAULT_EMAIL = "user@tooleval.invalid"
 _SAFE_CONFIG = re.compile(
     r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
     r"precomposeunicode|symlinks|autocrlf|eol)|user\.(name|email)|init\.defaultbranch|"
     r"(commit|tag)\.gpgsign|branch\.[^=]*\.(remote|merge)|remote\.[^=]*\.(url|fetch)|gc\.auto|"
-    r"extensions\.(objectformat|worktreeconfig))=",
+    r"extensions\.objectformat)=",
     re.IGNORECASE,
 )
 _REF = re.compile(r"^[A-Za-z0-9._/~^@{}:+-]{1,200}$")
 _HARDEN = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c",
            "core.pager=cat", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false",
-           "-c", "protocol.allow=never", "-c", "color.ui=false", "-c", "core.quotepath=false"]
+           "-c", "protocol.allow=never", "-c", "color.ui=false", "-c", "core.quotepath=false",
+           "-c", "core.attributesFile=/dev/null", "-c", "submodule.recurse=false"]
+# Files and folders that make git read configuration, attributes or objects from places the
+# allowlist never sees (or from outside the world).
+_UNCHECKED = ("commondir", "objects/info/alternates", "objects/info/http-alternates",
+              "info/attributes", "config.worktree", "worktrees", "modules", "gitdir")
 
 
 def git_binary() -> str | None:
@@ -60,10 +73,10 @@ def _repo(ctx: Context) -> Path:
     return real
 
 
-def _env(ctx: Context, git_dir: Path, *, commit: bool = False) -> dict[str, str]:
+def _env(ctx: Context, git_dir: Path, *, jailed: bool, commit: bool = False) -> dict[str, str]:
     env = {
         "PATH": "/usr/bin:/bin:/usr/local/bin",
-        "HOME": str(ctx.world.root / "state"),
+        "HOME": "/tmp" if jailed else str(ctx.world.root / "state"),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "TZ": "UTC",
@@ -73,8 +86,10 @@ def _env(ctx: Context, git_dir: Path, *, commit: bool = False) -> dict[str, str]
         "GIT_PAGER": "cat",
         "GIT_DIR": str(git_dir),
         "GIT_WORK_TREE": str(git_dir.parent),
-        "GIT_CEILING_DIRECTORIES": str(ctx.world.root),
+        "GIT_CEILING_DIRECTORIES": str(git_dir.parent.parent),
         "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_ATTR_NOSYSTEM": "1",
     }
     if commit:
         stamp = ctx.world.now().isoformat(timespec="seconds")
@@ -82,47 +97,115 @@ def _env(ctx: Context, git_dir: Path, *, commit: bool = False) -> dict[str, str]
     return env
 
 
+def refuse_unchecked(git_dir: Path) -> None:
+    """Refuse a repository whose git folder points git at files the allowlist never sees."""
+    for name in _UNCHECKED:
+        if os.path.lexists(git_dir / name):
+            raise ToolError(f"the repository has .git/{name}, which makes git read files "
+                            "outside its checked config; git tools refuse to run it")
+    config = git_dir / "config"
+    if config.is_symlink() or (config.exists() and not config.is_file()):
+        raise ToolError("the repository's config is not a plain file; refusing to run git")
+
+
 def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) -> str:
     binary = git_binary()
     if binary is None:
         raise ToolError("git is not installed on this machine")
+    jailed = jail.use_jail(ctx.unsafe_no_jail)
     repo = _repo(ctx)
     git_dir = repo / ".git"
+    refuse_unchecked(git_dir)
     config = git_dir / "config"
-    if config.is_symlink() or (config.exists() and not config.is_file()):
-        raise ToolError("the repository's config is not a plain file; refusing to run git")
-    env = _env(ctx, git_dir, commit=commit)
+    env = _env(ctx, git_dir, jailed=jailed, commit=commit)
+    if config.exists() and not commit:
+        # One jail: the config check, then (only if it passes) the command itself.
+        gated = _call(["/bin/sh", "-c", _GATE, binary, str(config), _SAFE_CONFIG.pattern,
+                       *_HARDEN, *args], env, repo, jailed)
+        _refuse_gate(gated)
+        return _checked(gated, check)
     if config.exists():
-        listed = _call([binary, "config", "--file", str(config), "--list"], env, repo)
+        listed = _call([binary, "config", "--file", str(config), "--list"], env, repo, jailed)
         bad = [line.split("=", 1)[0] for line in listed.stdout.splitlines()
                if line and not _SAFE_CONFIG.match(line)]
         if bad:
             raise ToolError("the repository's config was changed to set "
                             f"{', '.join(bad[:5])}; git tools refuse to run such a repository")
+        if commit:
+            name, email = _identity(listed.stdout)
+    elif commit:
+        name, email = DEFAULT_NAME, DEFAULT_EMAIL
     if commit:
-        name, email = _identity(binary, config, env, repo)
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
                    GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
-    result = _call([binary, *_HARDEN, *args], env, repo)
+    return _checked(_call([binary, *_HARDEN, *args], env, repo, jailed), check)
+
+
+# Inside the jail: list the repository's config with git's own parser, refuse any key the
+# allowlist ($2, an extended regex) does not match, and only then run git ("$0") itself.
+_GATE = r"""
+listed=$("$0" config --file "$1" --list 2>&1) || {
+  printf 'tooleval-gate-unreadable: %s
+' "$listed" >&2; exit 97; }
+bad=$(printf '%s
+' "$listed" | grep -Eiv -e "$2" | grep -v '^$')
+if [ -n "$bad" ]; then printf 'tooleval-gate-refused: %s
+' "$bad" >&2; exit 98; fi
+shift 2
+exec "$0" "$@"
+"""
+
+
+def _refuse_gate(done: _Done) -> None:
+    if done.returncode == 98 and done.stderr.startswith("tooleval-gate-refused: "):
+        keys = [line.removeprefix("tooleval-gate-refused: ").split("=", 1)[0]
+                for line in done.stderr.splitlines() if line]
+        raise ToolError("the repository's config was changed to set "
+                        f"{', '.join(keys[:5])}; git tools refuse to run such a repository")
+    if done.returncode == 97 and done.stderr.startswith("tooleval-gate-unreadable: "):
+        why = done.stderr.removeprefix("tooleval-gate-unreadable: ").strip().splitlines()
+        raise ToolError("git: the repository's config cannot be read: "
+                        + (" ".join(why[-2:]) or "unknown error"))
+
+
+def _checked(result: _Done, check: bool) -> str:
     if check and result.returncode != 0:
         message = (result.stderr or result.stdout).strip().splitlines()
         raise ToolError("git: " + (" ".join(message[-3:]) if message else "failed"))
     return result.stdout
 
 
-def _call(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
-                              errors="replace", timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise ToolError("git took too long") from None
+class _Done:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def _identity(binary: str, config: Path, env: dict[str, str], repo: Path) -> tuple[str, str]:
-    if not config.exists():
-        return DEFAULT_NAME, DEFAULT_EMAIL
-    name = _call([binary, "config", "--file", str(config), "user.name"], env, repo).stdout
-    email = _call([binary, "config", "--file", str(config), "user.email"], env, repo).stdout
+def _call(argv: list[str], env: dict[str, str], repo: Path, jailed: bool) -> _Done:
+    """One git process, jailed with only ``repo`` writable (unless in the unsafe mode)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            outcome = jail.run(argv, writable=repo, cwd=repo, env=env, timeout=GIT_TIMEOUT,
+                               stdout=out, stderr=err, jailed=jailed, interpreter=False)
+        except OSError as exc:
+            raise SandboxBroken(f"cannot start git: {exc}") from exc
+        if outcome.timed_out:
+            raise ToolError("git took too long")
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read(MAX_GIT_OUTPUT).decode("utf-8", "replace")
+        stderr = err.read(MAX_GIT_OUTPUT).decode("utf-8", "replace")
+    return _Done(outcome.returncode, stdout, stderr)
+
+
+def _identity(listed: str) -> tuple[str, str]:
+    """user.name and user.email from the checked config listing (the last one wins)."""
+    name = email = ""
+    for line in listed.splitlines():
+        key, _, value = line.partition("=")
+        if key.lower() == "user.name":
+            name = value
+        elif key.lower() == "user.email":
+            email = value
     return name.strip() or DEFAULT_NAME, email.strip() or DEFAULT_EMAIL
 
 
@@ -256,30 +339,31 @@ _REF_DESC = "A branch, tag, commit id, HEAD~1 or a range A..B."
 
 TOOLS = [
     Tool("git_status", "Show the project repository's current branch and uncommitted "
-         "changes (modified, staged and untracked files).", {}, (), _git_status, "git"),
+         "changes (modified, staged and untracked files).", {}, (), _git_status, "git",
+         jailed=True),
     Tool("git_log", "List commits of the project repository, newest first: full id, date, "
          "author and message; optionally only those touching a path.",
          {"limit": prop("integer", "How many commits (default 10).", minimum=1, maximum=200),
           "path": prop("string", "Only commits touching this file or folder (repo-relative)."),
           "ref": prop("string", "Branch, tag or range to list instead of HEAD.")},
-         (), _git_log, "git"),
+         (), _git_log, "git", jailed=True),
     Tool("git_diff", "Show changes as a patch: by default the uncommitted changes against "
          "HEAD; with ref, the working tree against that revision, or a range A..B.",
          {"ref": prop("string", _REF_DESC),
           "path": prop("string", "Limit the diff to this file or folder (repo-relative).")},
-         (), _git_diff, "git"),
+         (), _git_diff, "git", jailed=True),
     Tool("git_show", "Show one commit (message, author, date, changed files and patch), or "
          "a file at a revision with REF:path.",
          {"ref": prop("string", "A commit id, branch, tag, HEAD~2, or REV:path/to/file.")},
-         ("ref",), _git_show, "git"),
+         ("ref",), _git_show, "git", jailed=True),
     Tool("git_branches", "List the repository's branches (marking the current one) and tags.",
-         {}, (), _git_branches, "git"),
+         {}, (), _git_branches, "git", jailed=True),
     Tool("git_commit", "Commit changes in the project repository: the given paths, or every "
          "change (including new files) when no paths are given.",
          {"message": prop("string", "The commit message."),
           "paths": {"type": "array", "items": {"type": "string"},
                     "description": "Files to commit (repo-relative); default all changes."}},
-         ("message",), _git_commit, "git"),
+         ("message",), _git_commit, "git", jailed=True),
     Tool("grep_code", "Search the project repository's files for a regular expression (or "
          "plain text) and return file:line: matches. For documents use search_documents.",
          {"pattern": prop("string", "A regular expression or plain text."),

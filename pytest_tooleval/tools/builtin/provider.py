@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Callable
 from typing import Any
 
+from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.base import (
     CaseContext,
     ProviderError,
@@ -43,7 +44,11 @@ assert set(ALL_TOOLS) == BUILTIN_TOOL_NAMES, set(ALL_TOOLS) ^ BUILTIN_TOOL_NAMES
 
 
 class BuiltinToolProvider(ToolProvider):
-    """Serves the built-in catalogue. ``world_for_case`` yields a fresh World per case."""
+    """Serves the built-in catalogue. ``world_for_case`` yields a fresh World per case.
+
+    Tools that execute code (``Tool.jailed``) are offered only where the jail works, or
+    when ``unsafe_no_jail`` opts into running them without it.
+    """
 
     source = "builtin"
 
@@ -51,24 +56,28 @@ class BuiltinToolProvider(ToolProvider):
         self,
         world_for_case: Callable[[CaseContext], World],
         cleanup: Callable[[World], None] | None = None,
+        *,
+        unsafe_no_jail: bool = False,
     ) -> None:
         self._world_for_case = world_for_case
         self._cleanup = cleanup
         self._ctx: Context | None = None
+        self.unsafe_no_jail = unsafe_no_jail
 
     def list_tools(self) -> list[ToolSpec]:
+        missing = unavailable_tools(self.unsafe_no_jail)
         return [
             ToolSpec(tool.name, tool.description, tool.parameters, self.source,
                      read_only=tool.name not in SIDE_EFFECTING_BUILTINS)
             for tool in ALL_TOOLS.values()
-            if tool.needs is None or shutil.which(tool.needs) is not None
+            if tool.name not in missing
         ]
 
     def begin_case(self, context: CaseContext) -> None:
         self.end_case()
         try:
             world = self._world_for_case(context)
-            self._ctx = Context(world=world, home=Sandbox(world.home))
+            self._ctx = self._context(world)
         except SandboxBroken as exc:
             raise ProviderError(str(exc)) from exc
         except Exception as exc:
@@ -92,9 +101,13 @@ class BuiltinToolProvider(ToolProvider):
     def use_world(self, world: World) -> None:
         """Act on ``world`` directly (tests, interactive use) without a case context."""
         try:
-            self._ctx = Context(world=world, home=Sandbox(world.home))
+            self._ctx = self._context(world)
         except SandboxBroken as exc:
             raise ProviderError(str(exc)) from exc
+
+    def _context(self, world: World) -> Context:
+        return Context(world=world, home=Sandbox(world.home),
+                       unsafe_no_jail=self.unsafe_no_jail)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         tool = ALL_TOOLS.get(name)
@@ -108,7 +121,7 @@ class BuiltinToolProvider(ToolProvider):
             value = tool.run(self._ctx, arguments)
         except ToolError as exc:
             return ToolResult.error(str(exc))
-        except SandboxBroken as exc:
+        except (SandboxBroken, jail.JailUnavailable) as exc:
             raise ProviderError(str(exc)) from exc
         except RecursionError:
             return ToolResult.error("the input is nested too deeply")
@@ -122,3 +135,15 @@ class BuiltinToolProvider(ToolProvider):
             log.warning("built-in tool %s failed on hostile input", name, exc_info=True)
             return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
         return ToolResult.of(value)
+
+
+def unavailable_tools(unsafe_no_jail: bool = False) -> dict[str, str]:
+    """Built-in tools this machine cannot offer, each with why and how to fix it."""
+    missing: dict[str, str] = {}
+    found = jail.probe()
+    for tool in ALL_TOOLS.values():
+        if tool.needs is not None and shutil.which(tool.needs) is None:
+            missing[tool.name] = f"{tool.needs} is not installed"
+        elif tool.jailed and not found.available and not unsafe_no_jail:
+            missing[tool.name] = f"the jail is unavailable ({found.detail}); {jail.INSTALL_HINT}"
+    return missing

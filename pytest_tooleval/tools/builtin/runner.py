@@ -1,26 +1,30 @@
-"""``run_python``: a snippet in a separate, resource-limited process.
+"""``run_python``: a snippet in a separate process inside the jail (``tools/jail.py``).
 
-Layers, outermost first: a new session (so the whole process group can be killed), a
-wall-clock timeout, rlimits set in the child (CPU, address space, file size, open files,
-processes, core dumps), a scrubbed environment, the home folder as working directory,
-and inside the interpreter an audit hook that refuses file access outside the home
-folder, process creation, signals and sockets. The hook is best-effort: it is Python
-code in the same process as the snippet. Isolation is process-level, not a container.
+The wall is the jail: its own user, PID, network, IPC and UTS namespaces, only the home
+folder of this case's world writable, no host home or /etc, a capped tmpfs /tmp, a wall
+clock that kills the whole PID namespace, and a byte quota on what one call may write.
+Inside it: rlimits (CPU, address space, file size, open files, core dumps, processes),
+a scrubbed environment, the home folder as working directory, and an audit hook that
+refuses file access outside the home folder, process creation, signals and sockets. The
+hook is defence in depth only: it is Python code in the snippet's own process.
+
+Without the jail (bubblewrap missing, user namespaces off) the tool is not offered, unless
+the run opts into the unsafe mode; then the same process runs with the same limits and hook
+but no jail, as before.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
 
@@ -28,11 +32,18 @@ WALL_SECONDS = 10
 CPU_SECONDS = 5
 MEMORY_BYTES = 256 * 1024 * 1024
 FILE_BYTES = 8 * 1024 * 1024
+WRITE_QUOTA = 32 * 1024 * 1024
+SNIPPET_IN_JAIL = "/tooleval-snippet.py"
 OUTPUT_CHARS = 20_000
 MAX_CODE = 100_000
 
 BOOTSTRAP = r'''
-import os, stat, sys
+import os, resource, stat, sys
+try:
+    # In the jail's own user namespace this binds for non-root users (root is exempt).
+    resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))
+except (ValueError, OSError):
+    pass
 ROOT = os.path.realpath(sys.argv[1])
 with open(sys.argv[2], encoding="utf-8") as _f:
     _code = _f.read()
@@ -104,15 +115,16 @@ exec(compile(_code, "<run_python>", "exec"), _globals)
 '''
 
 
-def _limits() -> None:
-    """Runs in the child between fork and exec."""
+def _limits(nproc: bool) -> None:
+    """Runs in the child between fork and exec (bwrap's, or the snippet's when unjailed)."""
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 1))
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # Not enforced for root, hence the audit hook's process-creation ban as well.
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    if nproc:
+        # Not enforced for root, hence the audit hook's process-creation ban as well.
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
 
 
 def _read_capped(path: Path) -> tuple[str, bool]:
@@ -124,53 +136,55 @@ def _read_capped(path: Path) -> tuple[str, bool]:
     return text, False
 
 
-def run_snippet(code: str, home: Path) -> dict[str, Any]:
-    """Run ``code`` with ``home`` as working directory; returns exit code and output."""
+def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any]:
+    """Run ``code`` with ``home`` as working directory; returns exit code and output.
+
+    Jailed whenever the jail can be made; ``unsafe`` allows running without it.
+    """
+    jailed = jail.use_jail(unsafe)
+    home = Path(os.path.realpath(home))
     scratch = Path(tempfile.mkdtemp(prefix="tooleval-run-"))
     try:
         script = scratch / "snippet.py"
         script.write_text(code, encoding="utf-8")
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "HOME": str(home), "TMPDIR": str(home)}
+               "HOME": str(home), "TMPDIR": "/tmp" if jailed else str(home)}
+        inside = SNIPPET_IN_JAIL if jailed else str(script)
+        argv = [jail.interpreter() if jailed else sys.executable, "-I", "-S", "-X", "utf8",
+                "-c", BOOTSTRAP, str(home), inside]
         with open(scratch / "out", "wb") as out, open(scratch / "err", "wb") as err:
             try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-I", "-S", "-X", "utf8", "-c", BOOTSTRAP, str(home),
-                     str(script)],
-                    cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                    start_new_session=True, preexec_fn=_limits, close_fds=True,
+                outcome = jail.run(
+                    argv, writable=home, cwd=home, env=env, timeout=WALL_SECONDS,
+                    stdout=out, stderr=err, jailed=jailed,
+                    preexec=lambda: _limits(nproc=not jailed), write_quota=WRITE_QUOTA,
+                    read_only=[(script, SNIPPET_IN_JAIL)],
                 )
             except OSError as exc:
                 raise SandboxBroken(f"cannot start the Python sandbox: {exc}") from exc
-            timed_out = False
-            try:
-                proc.wait(timeout=WALL_SECONDS)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
         stdout, cut_out = _read_capped(scratch / "out")
         stderr, cut_err = _read_capped(scratch / "err")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    code_ = proc.returncode
+    code_ = outcome.returncode
     notes = []
-    if timed_out:
+    if outcome.timed_out:
         notes.append(f"killed after {WALL_SECONDS} s wall-clock time limit")
+    elif outcome.over_quota:
+        notes.append(f"killed: wrote more than {WRITE_QUOTA // 2**20} MB in one call")
     elif code_ == -signal.SIGXCPU or code_ == -signal.SIGKILL:
         notes.append(f"killed: CPU time limit ({CPU_SECONDS} s) exceeded")
     if cut_out or cut_err:
         notes.append(f"output truncated to {OUTPUT_CHARS} characters")
-    return {"exit_code": code_, "stdout": stdout, "stderr": stderr, "notes": notes}
+    return {"exit_code": code_, "stdout": stdout, "stderr": stderr, "notes": notes,
+            "jailed": jailed}
 
 
 def _run_python(ctx: Context, args: dict[str, Any]) -> str:
     code = need_str(args, "code", limit=MAX_CODE)
     if not code.strip():
         raise ToolError("the code is empty")
-    result = run_snippet(code, ctx.home.real_root)
+    result = run_snippet(code, ctx.home.real_root, unsafe=ctx.unsafe_no_jail)
     parts = [f"exit code: {result['exit_code']}"]
     parts += [f"note: {note}" for note in result["notes"]]
     parts.append("--- stdout ---\n" + result["stdout"].rstrip("\n"))
@@ -185,5 +199,5 @@ TOOLS = [
          f"{CPU_SECONDS} s CPU, {MEMORY_BYTES // 2**20} MB memory) and return its exit code, "
          "stdout and stderr. Print what you need to see.",
          {"code": prop("string", "Python source code; use print() for output.")},
-         ("code",), _run_python),
+         ("code",), _run_python, jailed=True),
 ]

@@ -1,0 +1,229 @@
+"""``tooleval doctor``: the isolation in force on this machine, and a short escape battery.
+
+The battery runs the real built-in tools on a throwaway world, with the audit hook inside
+``run_python`` switched off first, so that only the jail stands between each attempt and
+the host: read and write a canary outside the world, reach a loopback listener, leave a
+process behind, see the host's files and network name, fill the disk. Exit status 0 when
+the jail is in force and held every time, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_tooleval.tools import jail
+
+HOOK_OFF = "import __main__\n__main__._check = lambda *a: None\n__main__.DENY = set()\n"
+
+
+@dataclass
+class Attempt:
+    name: str
+    held: bool
+    detail: str = ""
+
+
+def _namespaces(binary: str) -> dict[str, bool]:
+    """Each namespace alone, so a failure says which one this kernel refuses."""
+    found = {}
+    true = shutil.which("true") or "/bin/true"
+    for name in jail.NAMESPACES:
+        argv = [binary, "--unshare-user", f"--unshare-{name}", "--ro-bind", "/", "/", true]
+        if name == "user":
+            argv = [binary, "--unshare-user", "--ro-bind", "/", "/", true]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=jail.PROBE_TIMEOUT)
+            found[name] = done.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            found[name] = False
+    return found
+
+
+def describe_machine() -> dict[str, object]:
+    from pytest_tooleval.tools.builtin import gittools, runner
+
+    probe = jail.probe()
+    git = shutil.which("git")
+    info: dict[str, object] = {
+        "jail": probe.available,
+        "detail": probe.detail,
+        "bwrap": probe.bwrap,
+        "bwrap_version": probe.version,
+        "namespaces": _namespaces(probe.bwrap) if probe.bwrap else {},
+        "git": git,
+        "interpreter": jail.interpreter(),
+        "limits": {
+            "run_python_wall_s": runner.WALL_SECONDS,
+            "run_python_cpu_s": runner.CPU_SECONDS,
+            "run_python_memory_bytes": runner.MEMORY_BYTES,
+            "run_python_file_bytes": runner.FILE_BYTES,
+            "run_python_write_quota_bytes": runner.WRITE_QUOTA,
+            "git_wall_s": gittools.GIT_TIMEOUT,
+            "tmp_bytes": jail.TMP_BYTES,
+        },
+    }
+    return info
+
+
+def _make_world(base: Path) -> Path:
+    from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
+
+    root = base / "world"
+    repo = root / "home" / "Projects" / "kestrel"
+    repo.mkdir(parents=True)
+    (root / "state").mkdir()
+    (root / "state" / "clock.json").write_text(
+        json.dumps({"now": DEFAULT_NOW, "timezone": DEFAULT_TIMEZONE}), encoding="utf-8")
+    (repo / "README.md").write_text("# doctor\n", encoding="utf-8")
+    git = shutil.which("git")
+    if git:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(base), "GIT_CONFIG_NOSYSTEM": "1",
+               "GIT_CONFIG_GLOBAL": "/dev/null"}
+        subprocess.run([git, "init", "-q", "--template=", str(repo)], env=env, check=True,
+                       capture_output=True, timeout=30)
+    return root
+
+
+def run_battery() -> list[Attempt]:
+    """Each attempt through the real tools; ``held`` is False where something got out."""
+    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    from pytest_tooleval.world.api import World
+
+    base = Path(tempfile.mkdtemp(prefix="tooleval-doctor-"))
+    listener = socket.socket()
+    try:
+        outside = base / "outside"
+        outside.mkdir()
+        canary = outside / "canary.txt"
+        canary.write_text("doctor canary 5d1\n", encoding="utf-8")
+        world = World(_make_world(base))
+        provider = BuiltinToolProvider(lambda context: world)
+        provider.use_world(world)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+
+        def python(code: str) -> str:
+            return provider.call("run_python", {"code": HOOK_OFF + code}).text
+
+        def untouched() -> bool:
+            return sorted(p.name for p in outside.iterdir()) == ["canary.txt"]
+
+        def no_connection() -> bool:
+            try:
+                listener.accept()[0].close()
+            except BlockingIOError:
+                return True
+            return False
+
+        def read_canary() -> tuple[bool, str]:
+            out = python(f"print(open({str(canary)!r}).read())")
+            return "doctor canary" not in out, out
+
+        def write_outside() -> tuple[bool, str]:
+            python(f"open({str(outside / 'planted')!r}, 'w').write('x')")
+            return untouched(), "a file appeared next to the canary"
+
+        def loopback() -> tuple[bool, str]:
+            python(f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)")
+            return no_connection(), "the host's loopback listener was reached"
+
+        def names() -> tuple[bool, str]:
+            out = python("import os, socket\nprint(socket.gethostname(), os.getpid())")
+            return "tooleval-jail 2" in out, out
+
+        def host_files() -> tuple[bool, str]:
+            out = python("import os\nfor p in ('/etc/passwd', '/etc/shadow', '/root/.bashrc', "
+                         "'/home'):\n    print(p, os.path.exists(p))")
+            return "True" not in out, out
+
+        def survivor() -> tuple[bool, str]:
+            mark = world.home / "late-mark"
+            out = python("import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+                         "    time.sleep(1)\n    open('late-mark', 'w').write('alive')\n"
+                         "    os._exit(0)\nprint('forked')\n")
+            time.sleep(1.5)
+            return "forked" in out and not mark.exists(), out
+
+        def quota() -> tuple[bool, str]:
+            out = python("chunk = b'x' * (1 << 20)\nfor n in range(6):\n"
+                         "    with open(f'fill{n}', 'wb') as f:\n"
+                         "        for _ in range(8):\n            f.write(chunk)\n")
+            return "MB in one call" in out, out
+
+        def git_status() -> tuple[bool, str]:
+            out = provider.call("git_status", {}).text
+            return "##" in out or "No commits yet" in out, out
+
+        checks: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
+            ("run_python cannot read a file outside the world", read_canary),
+            ("run_python cannot write outside the world", write_outside),
+            ("run_python cannot reach the host's loopback network", loopback),
+            ("run_python has its own host name and PID namespace", names),
+            ("run_python sees no host /etc/passwd, /etc/shadow, /root or /home", host_files),
+            ("a process started by run_python does not outlive the call", survivor),
+            ("one run_python call cannot write past the quota", quota),
+        ]
+        if shutil.which("git"):
+            checks.append(("git runs inside the jail", git_status))
+        results = []
+        for name, check in checks:
+            try:
+                held, detail = check()
+            except Exception as exc:  # an error in the battery is not a pass
+                held, detail = False, f"{type(exc).__name__}: {exc}"
+            results.append(Attempt(name, held, "" if held else detail[:300]))
+        provider.close()
+        return results
+    finally:
+        listener.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def doctor_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tooleval doctor",
+        description="Show the isolation run_python and the git tools get on this machine, "
+                    "and try a short escape battery; exit 1 when the jail is missing or "
+                    "anything got out.")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    options = parser.parse_args(list(argv))
+    info = describe_machine()
+    attempts = run_battery() if info["jail"] else []
+    ok = bool(info["jail"]) and all(a.held for a in attempts)
+    if options.json:
+        info["battery"] = [a.__dict__ for a in attempts]
+        info["ok"] = ok
+        print(json.dumps(info, indent=1))
+        return 0 if ok else 1
+    print(f"jail: {'yes' if info['jail'] else 'NO'} ({info['detail']})")
+    print(f"bubblewrap: {info['bwrap'] or 'not installed'}"
+          + (f" ({info['bwrap_version']})" if info["bwrap_version"] else ""))
+    spaces = info["namespaces"]
+    if isinstance(spaces, dict) and spaces:
+        print("namespaces: " + ", ".join(f"{name} {'yes' if on else 'NO'}"
+                                         for name, on in spaces.items()))
+    print(f"git: {info['git'] or 'not installed (git tools not offered)'}")
+    print(f"interpreter in the jail: {info['interpreter']}")
+    limits = info["limits"]
+    assert isinstance(limits, dict)
+    print("limits: " + ", ".join(f"{key} {value}" for key, value in limits.items()))
+    if not info["jail"]:
+        print(f"run_python and the git tools are NOT offered here: {jail.INSTALL_HINT}")
+        return 1
+    print("escape battery (the audit hook switched off, so only the jail holds):")
+    for attempt in attempts:
+        print(f"  {'held' if attempt.held else 'GOT OUT'}  {attempt.name}"
+              + (f": {attempt.detail}" if attempt.detail else ""))
+    print("the wall holds" if ok else "THE WALL DOES NOT HOLD on this machine")
+    return 0 if ok else 1

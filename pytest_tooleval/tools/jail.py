@@ -1,0 +1,311 @@
+"""The jail: every built-in tool that executes something (``run_python``, every git call)
+runs inside a bubblewrap sandbox.
+
+Inside: new user, PID, network, IPC and UTS namespaces, no capabilities, no further user
+namespaces; the interpreter, its standard library and ``/usr`` (git) read-only; a fresh
+``/proc`` of the jail's own PID namespace, a minimal ``/dev``, a size-capped tmpfs for
+``/tmp``; and, read-write, only the part of this case's world the tool acts on (see
+:func:`world_bind`). No host ``/etc`` beyond the dynamic loader's cache, no host home.
+The wall clock kills the outer bwrap; ``--die-with-parent`` then takes down the jail's
+PID 1, and the kernel kills everything left in its PID namespace.
+
+Where bubblewrap is missing or user namespaces are disabled the jailed tools are not
+offered, unless the run opts into the named unsafe mode (``--tooleval-unsafe-no-jail``),
+which the report records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import sysconfig
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
+UNSAFE_MODE = "unsafe-no-jail"
+TMP_BYTES = 16 * 1024 * 1024
+PROBE_TIMEOUT = 10
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
+    "bubblewrap) and make sure user namespaces are enabled (sysctl "
+    "user.max_user_namespaces > 0, and kernel.unprivileged_userns_clone=1 where it exists; "
+    "on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0); check with "
+    f"`tooleval doctor`. To run these tools without the jail anyway, pass {UNSAFE_FLAG} "
+    "(recorded in the report)"
+)
+NAMESPACES = ("user", "pid", "net", "ipc", "uts")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Whether the jail can be made on this machine, and why not."""
+
+    available: bool
+    detail: str
+    bwrap: str | None = None
+    version: str | None = None
+
+
+@functools.cache
+def probe() -> Probe:
+    """Try the real thing once per process: a jailed ``true`` with every namespace."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return Probe(False, "bubblewrap (bwrap) is not installed")
+    version = None
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        version = subprocess.run([binary, "--version"], capture_output=True, text=True,
+                                 timeout=PROBE_TIMEOUT).stdout.strip() or None
+    true = shutil.which("true") or "/bin/true"
+    argv = bwrap_argv([true], writable=None, cwd=Path("/"), binary=binary)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                              env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Probe(False, f"bwrap cannot start: {exc}", binary, version)
+    if done.returncode != 0:
+        why = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return Probe(False, f"bwrap cannot make the jail (user namespaces disabled?): "
+                     f"{why[0]}", binary, version)
+    return Probe(True, "bubblewrap jail available", binary, version)
+
+
+def _interpreter_paths() -> list[Path]:
+    """What the interpreter needs read-only: its executable, stdlib and shared library."""
+    paths = {Path(os.path.realpath(sys.executable))}
+    # The base interpreter's standard library (with lib-dynload), never a virtual
+    # environment's site-packages.
+    stdlib = sysconfig.get_paths(vars={"installed_base": sys.base_prefix,
+                                       "base": sys.base_prefix}).get("stdlib")
+    if stdlib:
+        paths.add(Path(os.path.realpath(stdlib)))
+    libdir, library = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY")
+    if libdir and library and (Path(libdir) / library).exists():
+        shared = Path(libdir) / library
+        paths.add(Path(os.path.realpath(shared)))
+        for sibling in Path(libdir).glob(str(library) + "*"):
+            paths.add(Path(os.path.realpath(sibling)))
+    usr = Path("/usr")
+    return sorted(p for p in paths if p.exists() and usr not in p.parents and p != usr)
+
+
+def interpreter() -> str:
+    """The interpreter the jail runs (the real file, not a virtual environment's link)."""
+    return os.path.realpath(sys.executable)
+
+
+def system_binds(interpreter: bool = True) -> list[str]:
+    """Read-only system pieces: /usr (the loader, libc, git), the top-level links into it,
+    the loader's cache, and the interpreter's own files when it lives outside /usr."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = Path("/") / top
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), str(host)]
+    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    for path in _interpreter_paths() if interpreter else ():
+        args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def world_bind(root: Path) -> list[str]:
+    """The one bind of this case's world into the jail: ``root`` read-write, at its own
+    path, and nothing else of the world (nor the shared template) is visible.
+
+    A copy-on-write world would change only this function.
+    """
+    real = os.path.realpath(root)
+    return ["--bind", real, real]
+
+
+def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
+               binary: str | None = None,
+               read_only: Sequence[tuple[Path, str]] = (),
+               interpreter: bool = True) -> list[str]:
+    """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write."""
+    command = [
+        binary or shutil.which("bwrap") or "bwrap",
+        "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup-try", "--disable-userns", "--cap-drop", "ALL",
+        "--die-with-parent", "--new-session", "--hostname", "tooleval-jail",
+        *system_binds(interpreter),
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+    ]
+    if writable is not None:
+        command += world_bind(writable)
+    for source, target in read_only:
+        command += ["--ro-bind", str(source), target]
+    command += ["--chdir", str(cwd), "--", *argv]
+    return command
+
+
+@dataclass
+class Outcome:
+    returncode: int
+    timed_out: bool = False
+    over_quota: bool = False
+
+
+def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
+    """Bytes allocated under ``root`` (not following links); ``-1`` past ``limit_entries``."""
+    total, seen = 0, 0
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > limit_entries:
+                        return -1
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += st.st_blocks * 512
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return total
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    writable: Path,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdout: IO[bytes] | int,
+    stderr: IO[bytes] | int,
+    jailed: bool = True,
+    preexec: Callable[[], None] | None = None,
+    write_quota: int | None = None,
+    read_only: Sequence[tuple[Path, str]] = (),
+    interpreter: bool = True,
+) -> Outcome:
+    """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
+    whole PID namespace at ``timeout`` seconds or when ``writable`` grows by more than
+    ``write_quota`` bytes. ``read_only``: (host file, path in the jail) pairs;
+    ``interpreter``: whether the Python interpreter is needed inside. Raises ``OSError``
+    when it cannot start or the jail cannot be set up."""
+    command = (bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only,
+                          interpreter=interpreter) if jailed else list(argv))
+    status_read, status_write = os.pipe() if jailed else (-1, -1)
+    if jailed:
+        # bwrap reports {"exit-code": N} here only when the command really ran: without
+        # it (and without our own kill) the jail itself failed, which is not the model's.
+        command[1:1] = ["--json-status-fd", str(status_write)]
+    before = disk_usage(writable) if write_quota is not None else 0
+    try:
+        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                stdout=stdout, stderr=stderr, start_new_session=True,
+                                preexec_fn=preexec, close_fds=True,
+                                pass_fds=(status_write,) if jailed else ())
+    except BaseException:
+        if jailed:
+            os.close(status_read)
+        raise
+    finally:
+        if jailed:
+            os.close(status_write)
+    outcome = Outcome(returncode=0)
+    stop = threading.Event()
+
+    def kill() -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    def watch() -> None:
+        assert write_quota is not None
+        while not stop.wait(0.05):
+            used = disk_usage(writable)
+            if used < 0 or used - before > write_quota:
+                outcome.over_quota = True
+                kill()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True) if write_quota is not None else None
+    if watcher is not None:
+        watcher.start()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        outcome.timed_out = True
+    finally:
+        stop.set()
+        kill()
+        proc.wait()
+        if watcher is not None:
+            watcher.join()
+    if write_quota is not None and not outcome.over_quota:
+        used = disk_usage(writable)
+        outcome.over_quota = used < 0 or used - before > write_quota
+    outcome.returncode = proc.returncode
+    if jailed:
+        status = _read_all(status_read)
+        if b'"exit-code"' not in status and not (outcome.timed_out or outcome.over_quota):
+            raise JailBroken(f"bwrap could not make the jail (exit status {proc.returncode}); "
+                             "check this machine with `tooleval doctor`")
+        if 128 < proc.returncode < 128 + 65:
+            # bwrap reports a child killed by signal N as 128 + N; give it the usual -N.
+            outcome.returncode = 128 - proc.returncode
+    return outcome
+
+
+class JailBroken(OSError):
+    """bwrap started but could not set the jail up (a machine failure, never the model's)."""
+
+
+def _read_all(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    chunks = []
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def describe(unsafe: bool) -> dict[str, object]:
+    """What the report records about isolation."""
+    found = probe()
+    mode = "jail" if found.available else UNSAFE_MODE if unsafe else "none"
+    return {"mode": mode, "bwrap": found.version, "detail": found.detail,
+            "namespaces": list(NAMESPACES) if found.available else []}
+
+
+
+class JailUnavailable(Exception):
+    """A jailed tool was called where the jail cannot be made (infrastructure)."""
+
+
+def use_jail(unsafe: bool) -> bool:
+    """True to jail the call; False only in the opted-into unsafe mode; otherwise raise."""
+    found = probe()
+    if found.available:
+        return True
+    if unsafe:
+        return False
+    raise JailUnavailable(f"{found.detail}; {INSTALL_HINT}")
