@@ -20,16 +20,44 @@ CANARY = Rule("three fruits", [answer(json.dumps({"canary": "canary-7f3e"}))])
 
 
 def test_a_grammar_error_is_an_error_not_a_traceback(project, fake_model) -> None:
+    """A recursive schema cannot come from a case file any more (refused at load), but a
+    user's Python tool can have one: a pydantic model that nests itself."""
     server = fake_model([CANARY])
     project.profile(server)
-    project.write("scenarios/demo.yaml", scenario([THANKS_CASE], tools=[RECURSIVE_TOOL]))
+    project.pytester.makeconftest('''
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from pytest_tooleval import tool
+
+
+class Node(BaseModel):
+    name: str
+    children: list[Node] = []
+
+
+@tool
+def store_tree(root: Node) -> str:
+    """Store a tree of named nodes."""
+    return "stored"
+''')
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE], tools=[]))
     result = project.run("--grammar", "on")
     outcomes = result.parseoutcomes()
-    assert outcomes.get("errors") == 1 and "failed" not in outcomes
+    assert outcomes.get("errors") == 1 and "failed" not in outcomes, result.stdout.str()
     assert "Traceback" not in result.stdout.str()
     error = project.cases()["thanks"].error
     assert error is not None and error.kind == "backend" and error.detail == "grammar"
     assert "recursive $ref" in error.message
+
+
+def test_a_recursive_inline_schema_is_refused_when_the_file_loads(project, fake_model) -> None:
+    project.profile(fake_model([CANARY]))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE], tools=[RECURSIVE_TOOL]))
+    result = project.run("--grammar", "on")
+    assert result.ret == 2 and "Traceback" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*field 'tools.tree.parameters*$ref': a recursive $ref*"])
 
 
 def test_malformed_bodies_stop_the_run_after_three_errors(project, fake_model) -> None:
