@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from pathlib import Path
@@ -83,7 +84,7 @@ class McpServerConfig(BaseModel):
 
 
 def load_mcp_configs(
-    table: dict[str, Any], base_dir: str | Path | None = None
+    table: dict[str, Any], base_dir: str | Path | None = None, section: str = "tool.tooleval.mcp"
 ) -> dict[str, McpServerConfig]:
     """Turn the ``[tool.tooleval.mcp]`` table into configs, keyed by server name.
 
@@ -93,11 +94,11 @@ def load_mcp_configs(
     """
     if not isinstance(table, dict):
         raise McpConfigError(
-            "[tool.tooleval.mcp] must be a table of servers, such as [tool.tooleval.mcp.github]"
+            f"[{section}] must be a table of servers, such as [{section}.github]"
         )
     configs: dict[str, McpServerConfig] = {}
     for name, body in table.items():
-        where = f"[tool.tooleval.mcp.{name}]"
+        where = f"[{section}.{name}]"
         if not _SERVER_NAME.match(name):
             raise McpConfigError(
                 f"{where}: a server name may only contain letters, digits, '_', '-' and '.'"
@@ -122,8 +123,10 @@ def _describe(where: str, exc: ValidationError) -> str:
         field = ".".join(str(part) for part in error["loc"])
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            known = ", ".join(McpServerConfig.model_fields)
-            message = f"unknown field (known fields: {known})"
+            names = list(McpServerConfig.model_fields)
+            close = difflib.get_close_matches(field, names, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            message = f"unknown field{hint} (known fields: {', '.join(names)})"
         lines.append(f"{where}: field {field!r}: {message}" if field else f"{where}: {message}")
     return "\n".join(lines)
 
