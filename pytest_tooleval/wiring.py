@@ -98,7 +98,7 @@ def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> 
 
         # Validated with the configuration; started on first use. A server that fails to
         # start is recorded by the session and its tools count as missing for `requires`.
-        providers.extend(mcp_providers(settings.mcp_servers))
+        providers.extend(mcp_providers(settings.mcp_servers, settings.config_dir))
     return providers
 
 

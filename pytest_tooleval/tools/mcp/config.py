@@ -6,7 +6,7 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -37,6 +37,16 @@ class McpServerConfig(BaseModel):
     startup_timeout: float = Field(default=30.0, gt=0)
     call_timeout: float = Field(default=60.0, gt=0)
     enabled: bool = True
+    #: "per-case": a server one case called is restarted before the next case, so every
+    #: case starts from the server's initial state; "per-run": one process for the run.
+    isolation: Literal["per-case", "per-run"] = "per-case"
+    #: A command run (in ``cwd``, with ``env``) before a case whose predecessor called this
+    #: server: for state the server keeps outside itself (a repository, a database).
+    reset: list[str] = Field(default_factory=list)
+    reset_timeout: float = Field(default=60.0, gt=0)
+    #: The built-in tools this server's tools stand for are not offered (see
+    #: docs/your-tools.md, "Prefixes and the router").
+    shadow_builtins: bool = False
 
     @field_validator("prefix")
     @classmethod
