@@ -221,9 +221,11 @@ class Runtime:
         if self._check_report is None:
             from pytest_tooleval.check.static import run_check
 
-            offered = self.offered_tools()
+            self.offered_tools()  # a configuration mistake: one message
+            session = self.session()
             self._check_report = run_check(sorted(set(self._case_files)), k=self.settings.k,
-                                           offered_tools=offered)
+                                           catalogue=session.catalogue.specs,
+                                           catalogue_sources=[session.describe_providers()])
         return self._check_report
 
     @property
