@@ -97,6 +97,9 @@ class Recorder:
             "router": routers[0] if routers else {},
             "tools_offered": tools,
             "providers": providers,
+            # Each provider's describe(): MCP servers with the name and version they gave.
+            "tool_providers": next((w["tool_providers"] for w in self.worker_info
+                                    if w.get("tool_providers")), []),
             "started": self.started.isoformat(timespec="seconds"),
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "interrupted": interrupted,

@@ -237,7 +237,7 @@ class Runtime:
         session = self._session
         if session is None or self._configuration_error is not None:
             return {}
-        from pytest_tooleval.tools.base import ConfigurationError
+        from pytest_tooleval.tools.base import ConfigurationError, describe_providers
 
         try:
             session.offered_tools()
@@ -247,6 +247,8 @@ class Runtime:
             "backend": session.describe_backend(),
             "tools": sorted(session.offered_tools()),
             "providers": session.describe_providers(),
+            "tool_providers": describe_providers(session.catalogue.providers,
+                                                 session.failed_providers),
             "router": session.describe_router(),
             "session": self.session_source,
         }
