@@ -58,12 +58,19 @@ class Recorder:
         self.comparison_text = ""
         self.write_error: str | None = None
         self.baseline_error: str | None = None
+        #: Cases skipped before they ran (``--tooleval-skip-missing``), with the reason.
+        self.skipped: dict[str, str] = {}
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
         data = getattr(report, "tooleval", None)
         if data is not None and report.when == "call":
             self.results[report.nodeid] = CaseResult.from_json(data)
+            return
+        if is_case_nodeid(report.nodeid) and report.skipped and report.when == "setup":
+            longrepr = report.longrepr
+            self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
+                                              else longrepr)
             return
         if not is_case_nodeid(report.nodeid) or not report.failed:
             return
@@ -105,8 +112,13 @@ class Recorder:
             "interrupted": interrupted,
         }
 
+    @property
+    def nothing_scored(self) -> bool:
+        """Every case was skipped before it ran: the run measured nothing."""
+        return not self.results and bool(self.skipped)
+
     def finish(self, interrupted: str | None, config: Any = None) -> dict[str, Any] | None:
-        if not self.results:
+        if not self.results and not self.skipped:
             return None
         results = list(self.results.values())
         thresholds = Thresholds(
@@ -120,6 +132,9 @@ class Recorder:
         summary = summarize(results, thresholds, interrupted, baselines)
         metadata = self._run_metadata(interrupted)
         metadata["selection"] = selection(results, config, self.settings.sample)
+        if self.skipped:
+            metadata["skipped"] = [{"nodeid": nodeid, "reason": reason}
+                                   for nodeid, reason in sorted(self.skipped.items())]
         if config is not None:
             config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
         self.report = build_report(metadata, results, summary)

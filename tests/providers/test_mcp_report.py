@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from pytest_tooleval.report.compare import compare, mcp_servers
 from tests.support.fake_openai import Rule, answer, call
 from tests.test_compare_gap import BASE, report
@@ -49,3 +51,20 @@ def test_compare_refuses_a_different_mcp_server_version() -> None:
     assert "MCP server differs: mcp:git is mcp-git 1.1 here, mcp-git 1.0 in the baseline" in \
         result.refused
     assert compare(_with_server("1.0"), _with_server("1.0")).compared
+
+
+def test_skip_missing_with_the_only_servers_broken_is_no_silent_pass(project, fake_model) -> None:
+    server = fake_model([Rule("", [answer("?")])])
+    project.profile(server)
+    config = project.path / "tooleval.toml"
+    config.write_text(config.read_text() + '\n[mcp.gone]\ncommand = "no-such-mcp-server-cmd"\n')
+    project.write("benchmarks/gone.json", SEED)
+    result = project.run("--tooleval-skip-missing")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["*NOTHING WAS SCORED: all 2 case(s) were skipped (exit 5)*"
+                                 "requires tools that no provider*toy_remember*"
+                                 "mcp:gone (failed: *command not found*"])
+    report = project.report()
+    assert report["cases"] == [] and len(report["run"]["skipped"]) == 2
+    assert "mcp:gone" in report["run"]["skipped"][0]["reason"]
+    assert server.requests == []
