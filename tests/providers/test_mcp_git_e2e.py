@@ -87,3 +87,20 @@ def test_mcp_server_git_end_to_end(project, fake_model, tmp_path: Path) -> None:
     # The branch made by the first case is gone from the repository itself.
     listed = subprocess.run(["git", "branch"], cwd=repo, capture_output=True, text=True).stdout
     assert "feature-x" not in listed
+
+
+def test_shadowed_builtins_give_way_to_the_git_server(tmp_path: Path, monkeypatch, capsys) -> None:
+    from pytest_tooleval.cli import main
+
+    repo = _repository(tmp_path / "repo")
+    (tmp_path / "tooleval.toml").write_text("\n".join([
+        "[mcp.repo]", f"command = {json.dumps(sys.executable)}",
+        f'args = ["-m", "mcp_server_git", "--repository", {json.dumps(str(repo))}]',
+        'prefix = "repo_"', "shadow_builtins = true", "startup_timeout = 60", ""]))
+    monkeypatch.chdir(tmp_path)
+    assert main(["route", "show me the last commits in the repository", "--k", "3"]) == 0
+    out = capsys.readouterr().out
+    shown = [line.split()[1] for line in out.splitlines()[1:4]]
+    assert "repo_git_log" in shown and "git_log" not in shown
+    assert "stands for the built-in git_log" in out
+    assert "built-ins shadowed: git_commit (by mcp:repo), git_diff (by mcp:repo)" in out
