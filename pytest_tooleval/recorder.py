@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.write import write_atomic, write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
-from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+from pytest_tooleval.scoring.aggregate import summarize
 
-CASE_SUFFIXES = (".json", ".yaml", ".yml")
 log = logging.getLogger(__name__)
 
 
@@ -39,11 +39,6 @@ def selection(results: list[CaseResult], config: Any, sample: int) -> dict[str, 
         "case_set_hash": digest,
         "command_line": [str(a) for a in invocation.args] if invocation else [],
     }
-
-
-def is_case_nodeid(nodeid: str) -> bool:
-    path, _, name = nodeid.partition("::")
-    return bool(name) and path.endswith(CASE_SUFFIXES)
 
 
 class Recorder:
@@ -121,13 +116,7 @@ class Recorder:
         if not self.results and not self.skipped:
             return None
         results = list(self.results.values())
-        thresholds = Thresholds(
-            gate=self.settings.gate,
-            min_score=self.settings.min_score,
-            max_malformed=self.settings.max_malformed,
-            latency_p95=self.settings.latency_p95,
-            min_cases=self.settings.min_cases,
-        )
+        thresholds = self.settings.thresholds()
         baselines = self._baselines(results)
         summary = summarize(results, thresholds, interrupted, baselines)
         metadata = self._run_metadata(interrupted)

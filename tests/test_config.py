@@ -222,3 +222,12 @@ def test_a_misspelt_file_key_stops_the_run(project) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*tooleval.toml: min_scor: unknown key (did you mean "
                                  "'min_score'?)*"])
+
+
+def test_is_a_case_file_is_decided_in_one_place() -> None:
+    from pytest_tooleval.cases.files import is_case_nodeid, is_case_path
+
+    assert is_case_path("benchmarks/a.json") and is_case_path(Path("s/b.yml"))
+    assert not is_case_path("conftest.py") and not is_case_path("notes.txt")
+    assert is_case_nodeid("scenarios/x.yaml::case-1")
+    assert not is_case_nodeid("tests/test_x.py::test_y") and not is_case_nodeid("a.json")

@@ -18,11 +18,10 @@ from pydantic import ValidationError
 
 from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
+from pytest_tooleval.cases.files import is_scenario_path
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.yamlio import YamlLimitError, safe_load
-
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 class DuplicateKey(ValueError):
@@ -42,7 +41,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_text(text: str, path: Path) -> Any:
     """Parse JSON or YAML by suffix; syntax errors carry line and column."""
-    if path.suffix in SCENARIO_SUFFIXES:
+    if is_scenario_path(path):
         try:
             return safe_load(text)
         except yaml.YAMLError as exc:

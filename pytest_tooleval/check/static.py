@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
 from pytest_tooleval.cases.errors import CaseFileError, Problem
-from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
+from pytest_tooleval.cases.files import is_case_path
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.check.report import (
     GUARD,
@@ -46,7 +47,6 @@ from pytest_tooleval.tools.base import ToolSpec
 if TYPE_CHECKING:
     from pytest_tooleval.check.catalogue import ConfiguredCatalogue
 
-CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
 _TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
 
 
@@ -59,7 +59,7 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES)
+            found += sorted(p for p in path.rglob("*") if p.is_file() and is_case_path(p))
         elif path.is_file():
             found.append(path)
         else:

@@ -168,7 +168,7 @@ class TriggerRouter(Router):
                    for spec in catalogue]
         scores, reasons = self._score(message, language, renamed)
         back = {role: name for name, role in stand_ins.items()}
-        for role, name in back.items():
+        for role in back:
             if role in reasons:
                 reasons[role] = [*reasons[role], f"stands for the built-in {role}"]
         return ({back.get(n, n): v for n, v in scores.items()},
