@@ -175,7 +175,7 @@ def load_case_file(
         from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 
         try:
-            validate_overrides(case_file.world.model_dump(exclude_none=True))
+            validate_overrides(case_file.world)
         except WorldOverrideError as exc:
             problems.append(Problem(str(exc), "see docs/format.md (world overrides)",
                                     field="world"))
