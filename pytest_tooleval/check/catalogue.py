@@ -88,8 +88,8 @@ def configured_catalogue(
             provider.close()
     for provider in catalogue.providers:
         count = sum(1 for name in catalogue.names if catalogue.source_of(name) == provider.source)
-        note = notes.get(provider.source)
-        result.sources.append(f"{provider.source}: {count} tools" + (f" ({note})" if note else ""))
+        how = notes.get(provider.source)
+        result.sources.append(f"{provider.source}: {count} tools" + (f" ({how})" if how else ""))
     if catalogue.shadowed:
         shadowed = ", ".join(f"{name} (by {by})" for name, by in sorted(catalogue.shadowed.items()))
         result.sources.append(f"built-ins shadowed: {shadowed}")
