@@ -53,7 +53,7 @@ class RunSettings(BaseModel):
     min_score: float = Field(_THRESHOLDS.min_score, ge=0, le=100)
     max_malformed: float = Field(_THRESHOLDS.max_malformed, ge=0, le=1)
     latency_p95: float | None = Field(_THRESHOLDS.latency_p95, gt=0)
-    min_cases: int = Field(_THRESHOLDS.min_cases, ge=1)
+    min_cases: int = Field(_THRESHOLDS.min_cases, ge=0)
     partial: Literal["fail", "pass"] = "fail"
     max_errors: int = Field(3, ge=1)
     skip_missing: bool = False
