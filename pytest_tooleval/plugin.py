@@ -49,7 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     settings = Settings.from_pytest(config)
     try:
-        profile = resolve_profile(settings.model, settings.project.get("models", {}),
+        profile = resolve_profile(settings.model, settings.profiles,
                                   settings.rootdir)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
