@@ -117,11 +117,7 @@ def _mcp_providers(
             except CacheMiss as exc:
                 result.problems.append(f"{source}: {exc}")
                 continue
-            shadows = ({spec.stands_for or spec.name for spec in cached.specs}
-                       if config.shadow_builtins else set())
-            from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
-
-            found.append((_Listed(source, cached.specs, shadows & BUILTIN_TOOL_NAMES),
+            found.append((_Listed(source, cached.specs, cached.shadows),
                           f"cached tool list of {cached.listed_at}"
                           + (f", {cached.server_info}" if cached.server_info else "")))
             continue

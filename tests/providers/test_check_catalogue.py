@@ -116,3 +116,22 @@ def test_the_plugin_check_routes_over_the_run_catalogue(project) -> None:
     result = project.run("--tooleval-check", "--tooleval-k", "1")
     assert result.ret == 0, result.stdout.str()[-2000:]
     result.stdout.fnmatch_lines(["*router recall: 100.0% (1/1)*"])
+
+
+def test_a_cached_list_shadows_builtins_as_the_live_server_would(tmp_path: Path) -> None:
+    from pytest_tooleval.check.catalogue import configured_catalogue
+    from pytest_tooleval.config import Settings
+    from pytest_tooleval.tools.base import ToolSpec
+    from pytest_tooleval.tools.mcp.cache import write_cache
+
+    (tmp_path / "tooleval.toml").write_text(
+        '[mcp.repo]\ncommand = "never-started"\nprefix = "repo_"\nshadow_builtins = true\n')
+    settings = Settings.from_directory(tmp_path)
+    spec = ToolSpec("repo_git_log", "Shows the commit logs", {}, "mcp:repo", stands_for="git_log")
+    write_cache(tmp_path, "repo", settings.mcp_servers["repo"], [spec], "mcp-git 1.0")
+    catalogue = configured_catalogue(settings, mcp="cached")
+    assert "repo_git_log" in catalogue.names and "git_log" not in catalogue.names
+    assert "git_status" in catalogue.names  # not offered by the server: not shadowed
+    assert any(line.startswith("mcp:repo: 1 tools (cached tool list of") for line in
+               catalogue.sources)
+    assert "built-ins shadowed: git_log (by mcp:repo)" in catalogue.sources

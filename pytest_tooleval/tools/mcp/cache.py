@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.tools.base import ToolSpec
-from pytest_tooleval.tools.mcp.config import McpServerConfig
+from pytest_tooleval.tools.mcp.config import McpServerConfig, shadowed_by, stands_for
 
 CACHE_DIR = Path(".tooleval-cache") / "mcp"
 _VERSION = 1
@@ -32,6 +32,8 @@ class CachedTools:
     specs: list[ToolSpec]
     server_info: str | None
     listed_at: str
+    #: The built-ins this server replaces (``shadow_builtins``), as the live server would.
+    shadows: set[str]
 
 
 def cache_path(base_dir: Path, name: str) -> Path:
@@ -44,7 +46,7 @@ def _key(config: McpServerConfig) -> dict[str, Any]:
 
 def write_cache(
     base_dir: Path, name: str, config: McpServerConfig, specs: list[ToolSpec],
-    server_info: str | None,
+    server_info: str | None, server_names: dict[str, str] | None = None,
 ) -> Path:
     """Atomically replace the cached list; errors are the caller's to ignore."""
     path = cache_path(base_dir, name)
@@ -58,7 +60,10 @@ def write_cache(
         **_key(config),
         "server_info": server_info,
         "listed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "tools": [{"name": s.name, "description": s.description, "parameters": s.parameters}
+        "tools": [{"name": s.name,
+                   "server_name": (server_names or {}).get(s.name,
+                                                           s.name.removeprefix(config.prefix)),
+                   "description": s.description, "parameters": s.parameters}
                   for s in specs],
     }
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name}-", suffix=".tmp")
@@ -86,6 +91,11 @@ def read_cache(base_dir: Path, name: str, config: McpServerConfig) -> CachedTool
         raise CacheMiss(f"the cached tool list {path} was listed for another set-up: "
                         + ", ".join(stale) + f"; {how}")
     source = f"mcp:{name}"
+    tools = [t for t in data.get("tools", []) if isinstance(t, dict) and "name" in t]
+    own = [str(t.get("server_name") or str(t["name"]).removeprefix(config.prefix))
+           for t in tools]
     specs = [ToolSpec(str(t["name"]), str(t.get("description", "")),
-                      dict(t.get("parameters") or {}), source) for t in data.get("tools", [])]
-    return CachedTools(specs, data.get("server_info"), str(data.get("listed_at", "?")))
+                      dict(t.get("parameters") or {}), source, stands_for=stands_for(n, config))
+             for t, n in zip(tools, own, strict=True)]
+    return CachedTools(specs, data.get("server_info"), str(data.get("listed_at", "?")),
+                       shadowed_by(own, config))

@@ -141,6 +141,21 @@ def _describe(where: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
+def stands_for(server_name: str, config: McpServerConfig) -> str | None:
+    """The built-in a server tool does the job of: its own name is a built-in's, and the
+    server's prefix renames it (unprefixed, it already is that name)."""
+    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+    return server_name if config.prefix and server_name in BUILTIN_TOOL_NAMES else None
+
+
+def shadowed_by(server_names: list[str], config: McpServerConfig) -> set[str]:
+    """The built-ins a server with ``shadow_builtins = true`` replaces."""
+    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+    return set(server_names) & BUILTIN_TOOL_NAMES if config.shadow_builtins else set()
+
+
 def server_environment(config: McpServerConfig) -> dict[str, str]:
     """What a stdio server gets beyond the SDK's minimal environment; ``env`` wins."""
     inherited = {key: os.environ[key] for key in EXTRA_INHERITED_ENV if key in os.environ}

@@ -16,9 +16,13 @@ from pytest_tooleval.tools.base import (
     ToolResult,
     ToolSpec,
 )
-from pytest_tooleval.tools.mcp.config import McpServerConfig, server_environment
+from pytest_tooleval.tools.mcp.config import (
+    McpServerConfig,
+    server_environment,
+    shadowed_by,
+    stands_for,
+)
 from pytest_tooleval.tools.mcp.render import render_result
-from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
 if TYPE_CHECKING:
     from pytest_tooleval.tools.mcp.connection import McpConnection
@@ -76,15 +80,13 @@ class McpToolProvider(ToolProvider):
         for tool in tools:
             exposed = f"{self.config.prefix}{tool.name}"
             self._server_names[exposed] = tool.name
-            stands_for = tool.name if tool.name in BUILTIN_TOOL_NAMES and self.config.prefix \
-                else None
             self._specs.append(
                 ToolSpec(
                     name=exposed,
                     description=(tool.description or tool.title or tool.name or "").strip(),
                     parameters=dict(tool.input_schema or _EMPTY_SCHEMA),
                     source=self.source,
-                    stands_for=stands_for,
+                    stands_for=stands_for(tool.name, self.config),
                 )
             )
         self._write_cache()
@@ -108,7 +110,8 @@ class McpToolProvider(ToolProvider):
         from pytest_tooleval.tools.mcp.cache import write_cache
 
         try:
-            write_cache(self.base_dir, self.name, self.config, self._specs, self.server_info)
+            write_cache(self.base_dir, self.name, self.config, self._specs, self.server_info,
+                        self._server_names)
         except OSError as exc:  # a read-only checkout: the run goes on without a cache
             log.warning("cannot cache the tool list of %s: %s", self.source, exc)
 
@@ -124,7 +127,7 @@ class McpToolProvider(ToolProvider):
         if not self.config.shadow_builtins:
             return set()
         self.start()
-        return {name for name in self._server_names.values() if name in BUILTIN_TOOL_NAMES}
+        return shadowed_by(list(self._server_names.values()), self.config)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         self.start()
