@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
+from pytest_tooleval.cases.files import SCENARIO_SUFFIXES as SCENARIO_SUFFIXES  # re-export
 from pytest_tooleval.cases.files import is_scenario_path
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import CaseFile
