@@ -72,7 +72,7 @@ def configured_catalogue(
     if not settings.no_builtin:
         from pytest_tooleval.router.catalogue import listed_builtin_specs
 
-        providers.append(_Listed("builtin", listed_builtin_specs(), set()))
+        providers.append(_Listed("builtin", listed_builtin_specs(settings.unsafe_no_jail), set()))
     providers += _python_providers(settings, paths, result)
     opened: list[ToolProvider] = []
     try:
