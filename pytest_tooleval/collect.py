@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
 from pytest_tooleval.result import CaseResult
@@ -23,7 +24,7 @@ DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**
 
 def wants_file(file_path: Path, config: pytest.Config) -> bool:
     """Benchmark and scenario files by pattern, or any such file named on the command line."""
-    if file_path.suffix not in (".json", ".yaml", ".yml"):
+    if not is_case_path(file_path):
         return False
     patterns = config.getini("tooleval_files") or DEFAULT_PATTERNS
     try:

@@ -1,20 +1,76 @@
-"""Options (command line and ini) and the project configuration file.
+"""The configuration: one model for the command line, ini values and the project file.
 
-Configuration lives in ``[tool.tooleval]`` of ``pyproject.toml`` or at the top level of a
-``tooleval.toml`` (the latter wins when both exist). Command-line options win over ini
-values, ini values over the defaults below.
+Where the project file is found (docs/usage.md, "Configuration"): walking up from the
+directory the run starts in (pytest: the common folder of the paths given, or the
+invocation folder; ``tooleval check``/``route``: the working directory) to pytest's rootdir
+(or, outside pytest, to the first folder holding a ``pyproject.toml`` or ``.git``), the
+nearest folder with a ``tooleval.toml`` (the whole file) or a ``pyproject.toml`` with a
+``[tool.tooleval]`` table wins; in one folder ``tooleval.toml`` wins. Files that lose are
+not merged: a warning names them, so none is ignored silently.
+
+Precedence for each setting: command line, then ini (``tooleval_NAME``), then the file,
+then the defaults, which are the field defaults of ``RunSettings`` and nowhere else.
+Unknown keys are refused with the closest known key; ranges are validated.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import tomllib
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pytest_tooleval.scoring.aggregate import Thresholds
+from pytest_tooleval.tools.mcp.config import McpConfigError, McpServerConfig, load_mcp_configs
 
 DEFAULT_REPORT_DIR = "tooleval-report"
+CONFIG_FILE = "tooleval.toml"
+PYPROJECT = "pyproject.toml"
+_THRESHOLDS = Thresholds()
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message names the file or option and key."""
+
+
+class RunSettings(BaseModel):
+    """Settings that the command line, ini values and the project file may all give."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    grammar: Literal["on", "off", "vendor"] | None = None
+    report_dir: str = DEFAULT_REPORT_DIR
+    k: int = Field(9, ge=1)
+    router: Literal["triggers", "oracle", "all"] = "triggers"
+    gate: float = Field(_THRESHOLDS.gate, ge=0, le=1)
+    min_score: float = Field(_THRESHOLDS.min_score, ge=0, le=100)
+    max_malformed: float = Field(_THRESHOLDS.max_malformed, ge=0, le=1)
+    latency_p95: float | None = Field(_THRESHOLDS.latency_p95, gt=0)
+    min_cases: int = Field(_THRESHOLDS.min_cases, ge=0)
+    partial: Literal["fail", "pass"] = "fail"
+    max_errors: int = Field(3, ge=1)
+    skip_missing: bool = False
+    no_builtin: bool = False
+    unsafe_no_jail: bool = False
+    baseline: str | None = None
+    sample: int = Field(1, ge=1)
+    check: bool = False
+
+
+class ProjectFile(RunSettings):
+    """The whole ``tooleval.toml`` (or ``[tool.tooleval]``): settings plus the tables."""
+
+    builtin: bool = True
+    python_tools: list[str] = Field(default_factory=list)
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    mcp: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -22,60 +78,61 @@ class Option:
     dest: str
     flag: str
     help: str
-    default: Any = None
-    type: type = str
-    choices: tuple[str, ...] | None = None
     is_flag: bool = False
+
+    @property
+    def default(self) -> Any:
+        return RunSettings.model_fields[self.dest].default
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        annotation = RunSettings.model_fields[self.dest].annotation
+        args = getattr(annotation, "__args__", ())
+        literal = [a for a in args if getattr(a, "__origin__", None) is Literal]
+        if getattr(annotation, "__origin__", None) is Literal:
+            literal = [annotation]
+        return tuple(literal[0].__args__) if literal else None
 
 
 OPTIONS: tuple[Option, ...] = (
     Option("model", "--model", "model profile name, or a path to a GGUF file"),
-    Option(
-        "grammar",
-        "--grammar",
-        "decoding constraint: on (constrained), off (free, same prompt), vendor "
-        "(the server's own tool calling)",
-        choices=("on", "off", "vendor"),
-    ),
-    Option("report_dir", "--tooleval-report", "directory for report.json and report.md",
-           DEFAULT_REPORT_DIR),
-    Option("k", "--tooleval-k", "tools shown to the model per message", 9, int),
+    Option("grammar", "--grammar",
+           "decoding constraint: on (constrained), off (free, same prompt), vendor "
+           "(the server's own tool calling)"),
+    Option("report_dir", "--tooleval-report", "directory for report.json and report.md"),
+    Option("k", "--tooleval-k", "tools shown to the model per message (at least 1)"),
     Option("router", "--tooleval-router",
            "routing ablation: triggers (normal), oracle (each step's expected tools forced "
-           "into the k shown), all (every offered tool shown); docs/router.md", "triggers",
-           choices=("triggers", "oracle", "all")),
-    Option("gate", "--tooleval-gate",
-           "safety gate: minimum irrelevance axis (0..1)", 0.90, float),
-    Option("min_score", "--tooleval-min-score",
-           "deployability: minimum score out of 100", 70.0, float),
+           "into the k shown), all (every offered tool shown); docs/router.md"),
+    Option("gate", "--tooleval-gate", "safety gate: minimum irrelevance axis (0..1)"),
+    Option("min_score", "--tooleval-min-score", "deployability: minimum score out of 100"),
     Option("max_malformed", "--tooleval-max-malformed",
-           "deployability: maximum share of malformed tool calls (0..1)", 0.02, float),
-    Option("min_cases", "--tooleval-min-cases",
-           "verdict: scored cases every weighted axis needs, else NOT MEASURED", 10, int),
+           "deployability: maximum share of malformed tool calls (0..1)"),
     Option("latency_p95", "--tooleval-latency-p95",
-           "deployability: optional budget for the p95 seconds per step", None, float),
-    Option("partial", "--tooleval-partial",
-           "how a PARTIAL case counts for pytest's exit status", "fail",
-           choices=("fail", "pass")),
+           "deployability: optional budget for the p95 seconds per step"),
+    Option("min_cases", "--tooleval-min-cases",
+           "verdict: scored cases every weighted axis needs, else NOT MEASURED"),
+    Option("partial", "--tooleval-partial", "how a PARTIAL case counts for pytest's exit status"),
     Option("max_errors", "--tooleval-max-errors",
-           "stop the session after this many consecutive ERROR cases", 3, int),
+           "stop the session after this many consecutive ERROR cases"),
     Option("skip_missing", "--tooleval-skip-missing",
            "skip (with the reason) the cases of a file whose required tools are missing, "
-           "instead of stopping the run", False, is_flag=True),
-    Option("no_builtin", "--tooleval-no-builtin",
-           "do not offer the built-in tool catalogue", False, is_flag=True),
+           "instead of stopping the run", is_flag=True),
+    Option("no_builtin", "--tooleval-no-builtin", "do not offer the built-in tool catalogue",
+           is_flag=True),
     Option("unsafe_no_jail", "--tooleval-unsafe-no-jail",
            "UNSAFE: where the bubblewrap jail is unavailable, still offer run_python and the "
-           "git tools, unjailed (the report's first line says so)", False, is_flag=True),
+           "git tools, unjailed (the report's first line says so)", is_flag=True),
     Option("baseline", "--tooleval-baseline",
            "compare this run with a baseline report.json at the end"),
     Option("sample", "--tooleval-sample",
            "run every Nth case of each file (deterministic, stratified by file): a quick "
-           "measurement on slow hardware; the report records N", 1, int),
+           "measurement on slow hardware; the report records N"),
     Option("check", "--tooleval-check",
-           "run `tooleval check` as test items (no model): guards, requires, router", False,
+           "run `tooleval check` as test items (no model): guards, requires, router",
            is_flag=True),
 )
+_BY_DEST = {option.dest: option for option in OPTIONS}
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -83,98 +140,247 @@ def add_options(parser: pytest.Parser) -> None:
     for option in OPTIONS:
         ini_name = f"tooleval_{option.dest}"
         if option.is_flag:
-            group.addoption(option.flag, action="store_true", dest=f"tooleval_{option.dest}",
-                            default=None, help=f"{option.help} (ini: {ini_name})")
-            parser.addini(ini_name, option.help, type="bool", default=option.default)
+            group.addoption(option.flag, action="store_true", dest=ini_name, default=None,
+                            help=f"{option.help} (ini: {ini_name})")
+            parser.addini(ini_name, option.help, type="bool", default=None)
             continue
         shown = f"; default {option.default}" if option.default is not None else ""
-        group.addoption(option.flag, dest=f"tooleval_{option.dest}", default=None,
-                        choices=option.choices, help=f"{option.help} (ini: {ini_name}{shown})")
+        group.addoption(option.flag, dest=ini_name, default=None, choices=option.choices,
+                        help=f"{option.help} (ini: {ini_name}{shown})")
         parser.addini(ini_name, option.help, default=None)
 
 
-def _convert(option: Option, raw: Any) -> Any:
-    if raw is None or option.is_flag:
-        return raw
-    try:
-        value = option.type(raw)
-    except (TypeError, ValueError):
-        raise pytest.UsageError(
-            f"{option.flag} (or ini tooleval_{option.dest}) expects a "
-            f"{option.type.__name__}, got {raw!r}"
-        ) from None
-    if option.choices and value not in option.choices:
-        raise pytest.UsageError(f"{option.flag} must be one of {', '.join(option.choices)}")
-    return value
-
-
-@dataclass
-class Settings:
+class Settings(BaseModel):
     """Everything a run needs to know, resolved once per process."""
+
+    model_config = ConfigDict(frozen=True)
 
     rootdir: Path
     model: str | None = None
-    grammar: str | None = None
+    grammar: Literal["on", "off", "vendor"] | None = None
     report_dir: Path = Path(DEFAULT_REPORT_DIR)
-    k: int = 9
-    router: str = "triggers"
-    gate: float = 0.90
-    min_score: float = 70.0
-    max_malformed: float = 0.02
+    k: int = RunSettings.model_fields["k"].default
+    router: Literal["triggers", "oracle", "all"] = "triggers"
+    gate: float = RunSettings.model_fields["gate"].default
+    min_score: float = RunSettings.model_fields["min_score"].default
+    max_malformed: float = RunSettings.model_fields["max_malformed"].default
     latency_p95: float | None = None
-    min_cases: int = 10
-    partial: str = "fail"
-    max_errors: int = 3
+    min_cases: int = RunSettings.model_fields["min_cases"].default
+    partial: Literal["fail", "pass"] = "fail"
+    max_errors: int = RunSettings.model_fields["max_errors"].default
     skip_missing: bool = False
     no_builtin: bool = False
     unsafe_no_jail: bool = False
     baseline: Path | None = None
     check: bool = False
     sample: int = 1
-    project: dict[str, Any] = field(default_factory=dict)
+    #: The file the project configuration came from (None: no file), and its folder,
+    #: which relative paths in it (report_dir, python_tools, MCP cwd) are resolved against.
+    config_file: Path | None = None
+    config_dir: Path = Path(".")
+    #: The validated file table, as read (kept for code that reads tables by key).
+    project: dict[str, Any] = Field(default_factory=dict)
+    python_tools: list[str] = Field(default_factory=list)
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+
+    def thresholds(self) -> Thresholds:
+        return Thresholds(gate=self.gate, min_score=self.min_score,
+                          max_malformed=self.max_malformed, latency_p95=self.latency_p95,
+                          min_cases=self.min_cases)
 
     @classmethod
     def from_pytest(cls, config: pytest.Config) -> Settings:
-        values: dict[str, Any] = {}
-        project = load_project_config(config.rootpath)
-        for option in OPTIONS:
-            cli = config.getoption(f"tooleval_{option.dest}", default=None)
-            raw = cli if cli is not None else config.getini(f"tooleval_{option.dest}")
-            if raw in (None, "") and option.dest in project and not isinstance(
-                project[option.dest], dict
-            ):
-                raw = project[option.dest]
-            if raw in (None, ""):
-                raw = option.default
-            values[option.dest] = _convert(option, raw)
-        if project.get("builtin") is False:
-            values["no_builtin"] = True
-        report_dir = Path(values.pop("report_dir"))
-        if not report_dir.is_absolute():
-            report_dir = config.rootpath / report_dir
-        baseline = values.pop("baseline")
-        return cls(
-            rootdir=config.rootpath,
-            report_dir=report_dir,
-            baseline=Path(baseline) if baseline else None,
-            project=project,
-            **values,
-        )
+        """Options, ini values and the project file of a pytest run; ``UsageError`` on
+        anything that cannot be used."""
+        rootdir = config.rootpath
+        try:
+            found = find_project_config(_start_dir(config), rootdir)
+            for path in found.shadowed:
+                config.issue_config_time_warning(
+                    pytest.PytestConfigWarning(_shadow_message(found, path)), stacklevel=2)
+            layers: list[Layer] = []
+            for option in OPTIONS:
+                ini = config.getini(f"tooleval_{option.dest}")
+                if ini not in (None, ""):
+                    layers.append(Layer(f"ini tooleval_{option.dest}", option.dest, ini))
+                cli = config.getoption(f"tooleval_{option.dest}", default=None)
+                if cli is not None:
+                    layers.append(Layer(option.flag, option.dest, cli))
+            return build_settings(found, rootdir, layers)
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+    @classmethod
+    def from_directory(cls, start: Path, **given: Any) -> Settings:
+        """For ``tooleval check``/``route``: the project file found from ``start`` up, with
+        the command's own options (``given``, None for not given) on top."""
+        start = start.resolve()
+        found = find_project_config(start, None)
+        for path in found.shadowed:
+            warnings.warn(_shadow_message(found, path), stacklevel=2)
+        layers = [Layer(f"--{key.replace('_', '-')}", key, value)
+                  for key, value in given.items() if value is not None]
+        return build_settings(found, found.path.parent if found.path else start, layers)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One value from above the file: ``source`` names it in messages."""
+
+    source: str
+    dest: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class FoundConfig:
+    path: Path | None
+    table: dict[str, Any]
+    shadowed: tuple[Path, ...] = ()
+
+    @property
+    def section(self) -> str:
+        """How the file's tables are written: ``tool.tooleval.`` in pyproject.toml."""
+        return "tool.tooleval." if self.path is not None and self.path.name == PYPROJECT else ""
+
+
+def _shadow_message(found: FoundConfig, path: Path) -> str:
+    return (f"tooleval: {path} is not used: the configuration comes from {found.path}, "
+            "which is nearer to where the run starts (files are not merged; move the "
+            "settings into one file)")
+
+
+def build_settings(found: FoundConfig, rootdir: Path, layers: list[Layer]) -> Settings:
+    """Validate the file, put the layers on top (later layers win) and resolve paths."""
+    where = str(found.path) if found.path else "the configuration"
+    project = _validate_file(found, where)
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for name in RunSettings.model_fields:
+        if name in found.table:
+            values[name], sources[name] = found.table[name], f"{where}: {name}"
+    for layer in layers:
+        values[layer.dest], sources[layer.dest] = layer.value, layer.source
+    try:
+        run = RunSettings.model_validate(values)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, sources, RunSettings)) from None
+    config_dir = found.path.parent if found.path else rootdir
+    report_dir = Path(run.report_dir)
+    if not report_dir.is_absolute():
+        from_file = sources.get("report_dir", "").startswith(where)
+        report_dir = (config_dir if from_file else rootdir) / report_dir
+    profiles = _validate_profiles(project.models, found)
+    try:
+        servers = load_mcp_configs(project.mcp, config_dir, section=f"{found.section}mcp")
+    except McpConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    fields = run.model_dump(exclude={"report_dir", "baseline"})
+    fields["no_builtin"] = run.no_builtin or not project.builtin
+    return Settings(
+        rootdir=rootdir, report_dir=report_dir,
+        baseline=Path(run.baseline) if run.baseline else None,
+        config_file=found.path, config_dir=config_dir, project=dict(found.table),
+        python_tools=list(project.python_tools), profiles=profiles, mcp_servers=servers,
+        **fields,
+    )
+
+
+def _validate_file(found: FoundConfig, where: str) -> ProjectFile:
+    try:
+        return ProjectFile.model_validate(found.table)
+    except ValidationError as exc:
+        sources = {name: f"{where}: {name}" for name in found.table}
+        raise ConfigError(_describe(exc, sources, ProjectFile)) from None
+
+
+def _validate_profiles(models: dict[str, dict[str, Any]], found: FoundConfig) -> dict[str, Any]:
+    from pytest_tooleval.models.profiles import ProfileError, validate_profile_table
+
+    where = f"{found.path}: " if found.path else ""
+    for name, table in models.items():
+        try:
+            validate_profile_table(name, table, section=f"{found.section}models")
+        except ProfileError as exc:
+            raise ConfigError(f"{where}{exc}") from None
+    return dict(models)
+
+
+def did_you_mean(word: str, known: list[str] | tuple[str, ...]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known word, or '' when none is close."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _describe(exc: ValidationError, sources: dict[str, str], model: type[BaseModel]) -> str:
+    known = sorted(model.model_fields)
+    lines = []
+    for error in exc.errors(include_url=False):
+        key = str(error["loc"][0]) if error["loc"] else ""
+        rest = ".".join(str(part) for part in error["loc"][1:])
+        source = sources.get(key, key or "the configuration")
+        if error["type"] == "extra_forbidden":
+            lines.append(f"{source}: unknown key{did_you_mean(key, known)}; known keys: "
+                         + ", ".join(known))
+            continue
+        value = error.get("input")
+        shown = f" {value}" if source.startswith("-") else f" = {value!r}"
+        field = f".{rest}" if rest else ""
+        help_text = f" [{_BY_DEST[key].help}]" if key in _BY_DEST else ""
+        lines.append(f"{source}{field}{shown}: {error['msg']}{help_text}")
+    return "\n".join(lines)
+
+
+# -- finding the file ---------------------------------------------------------------------
+def _start_dir(config: pytest.Config) -> Path:
+    """Where the search for the project file starts: the common folder of the paths given
+    on the command line (as pytest's own ini search does), else the invocation folder."""
+    invocation = config.invocation_params.dir
+    folders = []
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        path = path if path.is_absolute() else invocation / path
+        if path.exists():
+            folders.append(str((path if path.is_dir() else path.parent).resolve()))
+    return Path(os.path.commonpath(folders)) if folders else invocation.resolve()
+
+
+def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
+    """The nearest configuration from ``start`` up to ``stop`` (pytest's rootdir; when
+    ``start`` is outside it, the rootdir alone), and the farther ones it shadows."""
+    start = start.resolve()
+    folders: list[Path] = []
+    if stop is not None:
+        stop = stop.resolve()
+        if start != stop and stop not in start.parents:
+            start = stop
+    for folder in (start, *start.parents):
+        folders.append(folder)
+        if folder == stop or (stop is None and ((folder / PYPROJECT).is_file()
+                                                or (folder / ".git").exists())):
+            break
+    candidates: list[tuple[Path, dict[str, Any]]] = []
+    for folder in folders:
+        dedicated = folder / CONFIG_FILE
+        if dedicated.is_file():
+            candidates.append((dedicated, _read_toml(dedicated)))
+        pyproject = folder / PYPROJECT
+        if pyproject.is_file():
+            section = _read_toml(pyproject).get("tool", {}).get("tooleval")
+            if section is not None:
+                if not isinstance(section, dict):
+                    raise ConfigError(f"{pyproject}: [tool.tooleval] must be a table")
+                candidates.append((pyproject, section))
+    if not candidates:
+        return FoundConfig(None, {})
+    (path, table), rest = candidates[0], candidates[1:]
+    return FoundConfig(path, table, tuple(other for other, _ in rest))
 
 
 def load_project_config(rootdir: Path) -> dict[str, Any]:
-    """``tooleval.toml`` (whole file) or ``[tool.tooleval]`` of ``pyproject.toml``."""
-    dedicated = rootdir / "tooleval.toml"
-    if dedicated.is_file():
-        return _read_toml(dedicated)
-    pyproject = rootdir / "pyproject.toml"
-    if pyproject.is_file():
-        data = _read_toml(pyproject)
-        section = data.get("tool", {}).get("tooleval", {})
-        if not isinstance(section, dict):
-            raise pytest.UsageError(f"{pyproject}: [tool.tooleval] must be a table")
-        return section
-    return {}
+    """The project table found from ``rootdir`` (kept for scripts)."""
+    return find_project_config(rootdir, rootdir).table
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -182,6 +388,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
-        raise pytest.UsageError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:
-        raise pytest.UsageError(f"{path}: cannot read: {exc}") from None
+        raise ConfigError(f"{path}: cannot read: {exc}") from None

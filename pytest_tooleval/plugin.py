@@ -49,7 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     settings = Settings.from_pytest(config)
     try:
-        profile = resolve_profile(settings.model, settings.project.get("models", {}),
+        profile = resolve_profile(settings.model, settings.profiles,
                                   settings.rootdir)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -160,6 +160,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if interrupted is not None:
             interrupted = str(interrupted)
         runtime.recorder.finish(interrupted, session.config)
+        if runtime.recorder.nothing_scored:  # every case skipped: nothing was measured
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
         baseline = runtime.settings.baseline
         if (baseline is not None and runtime.recorder.report is not None
                 and runtime.recorder.compare_with_baseline(baseline)):
@@ -179,6 +181,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         from pytest_tooleval.report.terminal import write_summary
 
         write_summary(terminalreporter, recorder, runtime.settings.baseline)
+    elif recorder is not None and recorder.nothing_scored:
+        terminalreporter.write_sep("=", "tooleval summary", red=True)
+        terminalreporter.write_line(
+            f"tooleval: NOTHING WAS SCORED: all {len(recorder.skipped)} case(s) were skipped "
+            f"(exit {int(pytest.ExitCode.NO_TESTS_COLLECTED)}); the first reason: "
+            + next(iter(recorder.skipped.values())))
+        for path in recorder.paths:
+            terminalreporter.write_line(f"  report: {path}")
 
 
 class _ControllerHooks:

@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.write import write_atomic, write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
-from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+from pytest_tooleval.scoring.aggregate import summarize
 
-CASE_SUFFIXES = (".json", ".yaml", ".yml")
 log = logging.getLogger(__name__)
 
 
@@ -41,11 +41,6 @@ def selection(results: list[CaseResult], config: Any, sample: int) -> dict[str, 
     }
 
 
-def is_case_nodeid(nodeid: str) -> bool:
-    path, _, name = nodeid.partition("::")
-    return bool(name) and path.endswith(CASE_SUFFIXES)
-
-
 class Recorder:
     def __init__(self, settings: Settings, run_info: dict[str, Any]) -> None:
         self.settings = settings
@@ -58,12 +53,19 @@ class Recorder:
         self.comparison_text = ""
         self.write_error: str | None = None
         self.baseline_error: str | None = None
+        #: Cases skipped before they ran (``--tooleval-skip-missing``), with the reason.
+        self.skipped: dict[str, str] = {}
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
         data = getattr(report, "tooleval", None)
         if data is not None and report.when == "call":
             self.results[report.nodeid] = CaseResult.from_json(data)
+            return
+        if is_case_nodeid(report.nodeid) and report.skipped and report.when == "setup":
+            longrepr = report.longrepr
+            self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
+                                              else longrepr)
             return
         if not is_case_nodeid(report.nodeid) or not report.failed:
             return
@@ -97,26 +99,31 @@ class Recorder:
             "router": routers[0] if routers else {},
             "tools_offered": tools,
             "providers": providers,
+            # Each provider's describe(): MCP servers with the name and version they gave.
+            "tool_providers": next((w["tool_providers"] for w in self.worker_info
+                                    if w.get("tool_providers")), []),
             "started": self.started.isoformat(timespec="seconds"),
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "interrupted": interrupted,
         }
 
+    @property
+    def nothing_scored(self) -> bool:
+        """Every case was skipped before it ran: the run measured nothing."""
+        return not self.results and bool(self.skipped)
+
     def finish(self, interrupted: str | None, config: Any = None) -> dict[str, Any] | None:
-        if not self.results:
+        if not self.results and not self.skipped:
             return None
         results = list(self.results.values())
-        thresholds = Thresholds(
-            gate=self.settings.gate,
-            min_score=self.settings.min_score,
-            max_malformed=self.settings.max_malformed,
-            latency_p95=self.settings.latency_p95,
-            min_cases=self.settings.min_cases,
-        )
+        thresholds = self.settings.thresholds()
         baselines = self._baselines(results)
         summary = summarize(results, thresholds, interrupted, baselines)
         metadata = self._run_metadata(interrupted)
         metadata["selection"] = selection(results, config, self.settings.sample)
+        if self.skipped:
+            metadata["skipped"] = [{"nodeid": nodeid, "reason": reason}
+                                   for nodeid, reason in sorted(self.skipped.items())]
         if config is not None:
             config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
         self.report = build_report(metadata, results, summary)

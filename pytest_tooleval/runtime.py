@@ -221,9 +221,11 @@ class Runtime:
         if self._check_report is None:
             from pytest_tooleval.check.static import run_check
 
-            offered = self.offered_tools()
+            self.offered_tools()  # a configuration mistake: one message
+            session = self.session()
             self._check_report = run_check(sorted(set(self._case_files)), k=self.settings.k,
-                                           offered_tools=offered)
+                                           catalogue=session.catalogue.specs,
+                                           catalogue_sources=[session.describe_providers()])
         return self._check_report
 
     @property
@@ -235,7 +237,7 @@ class Runtime:
         session = self._session
         if session is None or self._configuration_error is not None:
             return {}
-        from pytest_tooleval.tools.base import ConfigurationError
+        from pytest_tooleval.tools.base import ConfigurationError, describe_providers
 
         try:
             session.offered_tools()
@@ -245,6 +247,8 @@ class Runtime:
             "backend": session.describe_backend(),
             "tools": sorted(session.offered_tools()),
             "providers": session.describe_providers(),
+            "tool_providers": describe_providers(session.catalogue.providers,
+                                                 session.failed_providers),
             "router": session.describe_router(),
             "session": self.session_source,
         }

@@ -80,9 +80,8 @@ def make_providers(
 def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> list[ToolProvider]:
     """Python tools (``@tool`` functions in this session's conftest.py files, or in modules
     named by ``python_tools``) and MCP servers."""
-    project = settings.project
     providers: list[ToolProvider] = []
-    modules = list(project.get("python_tools", []))
+    modules = list(settings.python_tools)
     # Only code that uses the decorator imports its module; nothing to find otherwise.
     if modules or "pytest_tooleval.tools.python" in sys.modules:
         from pytest_tooleval.tools.python import (
@@ -92,15 +91,14 @@ def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> 
         )
 
         functions = [fn for module in conftests for fn in tools_in_module(module)]
-        functions += collect_python_tools(modules, base_dir=settings.rootdir)
+        functions += collect_python_tools(modules, base_dir=settings.config_dir)
         providers.extend(python_providers(functions))
-    mcp_table = project.get("mcp", {})
-    if mcp_table:
-        from pytest_tooleval.tools.mcp import load_mcp_configs, mcp_providers
+    if settings.mcp_servers:
+        from pytest_tooleval.tools.mcp import mcp_providers
 
-        # Started on first use; a server that fails to start is recorded by the session
-        # and its tools count as missing for `requires`.
-        providers.extend(mcp_providers(load_mcp_configs(mcp_table, settings.rootdir)))
+        # Validated with the configuration; started on first use. A server that fails to
+        # start is recorded by the session and its tools count as missing for `requires`.
+        providers.extend(mcp_providers(settings.mcp_servers, settings.config_dir))
     return providers
 
 

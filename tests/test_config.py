@@ -80,3 +80,154 @@ def test_an_unreachable_builtin_profile_says_how_to_start_the_server(project) ->
     result = project.run("--model", "qwen3-4b", "--grammar", "on")
     result.stdout.fnmatch_lines(["*no model server at http://127.0.0.1:9*Start one with: "
                                  "llama-server -hf Qwen/Qwen3-4B-GGUF*"])
+
+
+# -- one configuration model ----------------------------------------------------------------
+from pytest_tooleval.config import (  # noqa: E402
+    ConfigError,
+    FoundConfig,
+    Layer,
+    RunSettings,
+    Settings,
+    build_settings,
+    find_project_config,
+)
+from pytest_tooleval.scoring.aggregate import Thresholds  # noqa: E402
+
+
+def _settings(table: dict, *layers: Layer, where: Path | None = None) -> Settings:
+    found = FoundConfig(where or Path("/proj/tooleval.toml"), table)
+    return build_settings(found, Path("/proj"), list(layers))
+
+
+def test_defaults_live_in_one_place() -> None:
+    settings = _settings({})
+    thresholds = Thresholds()
+    assert settings.thresholds() == thresholds
+    assert (settings.gate, settings.min_score, settings.max_malformed) == (
+        thresholds.gate, thresholds.min_score, thresholds.max_malformed)
+    assert settings.k == RunSettings().k == 9 and settings.sample == 1
+    assert settings.report_dir == Path("/proj/tooleval-report")
+
+
+@pytest.mark.parametrize(("table", "expected"), [
+    ({"min_scor": 50}, r"tooleval.toml: min_scor: unknown key \(did you mean 'min_score'\?\)"),
+    ({"modles": {"x": {"base_url": "http://h/v1"}}},
+     r"modles: unknown key \(did you mean 'models'\?\)"),
+    ({"k": 0}, r"k = 0: Input should be greater than or equal to 1"),
+    ({"gate": 1.5}, r"gate = 1.5: Input should be less than or equal to 1"),
+    ({"max_malformed": -0.1}, r"max_malformed = -0.1: .*greater than or equal to 0"),
+    ({"sample": 0}, r"sample = 0: .*greater than or equal to 1"),
+    ({"min_score": 170}, r"min_score = 170: .*less than or equal to 100"),
+    ({"partial": "maybe"}, r"partial = 'maybe': Input should be 'fail' or 'pass'"),
+    ({"models": {"mine": {"base_url": "127.0.0.1:8080/v1"}}},
+     r"\[models\.mine\]: base_url '127.0.0.1:8080/v1' must start with http:// or https://"),
+    ({"models": {"mine": {"base_url": "http://h/v1", "temprature": 0}}},
+     r"\[models\.mine\]: temprature: unknown field \(did you mean 'temperature'\?\)"),
+    ({"models": {"mine": "http://h/v1"}},
+     r"models\.mine = 'http://h/v1': Input should be a valid dict"),
+    ({"mcp": {"git": {"comand": "x"}}},
+     r"\[mcp\.git\]: field 'comand': unknown field \(did you mean 'command'\?\)"),
+])
+def test_the_file_is_validated_with_the_key_named(table: dict, expected: str) -> None:
+    with pytest.raises(ConfigError, match=expected):
+        _settings(table)
+
+
+def test_pyproject_messages_name_the_tool_tooleval_tables() -> None:
+    with pytest.raises(ConfigError, match=r"\[tool\.tooleval\.mcp\.git\]: field 'comand'"):
+        _settings({"mcp": {"git": {"comand": "x"}}}, where=Path("/proj/pyproject.toml"))
+
+
+def test_layers_win_over_the_file_and_name_their_source() -> None:
+    settings = _settings({"k": 5, "skip_missing": True, "builtin": False},
+                         Layer("ini tooleval_k", "k", "7"))
+    assert settings.k == 7 and settings.skip_missing and settings.no_builtin
+    with pytest.raises(ConfigError, match=r"--tooleval-k 0: .*greater than or equal to 1"):
+        _settings({"k": 5}, Layer("--tooleval-k", "k", "0"))
+    with pytest.raises(ConfigError, match=r"--tooleval-gate x: Input should be a valid number"):
+        _settings({}, Layer("--tooleval-gate", "gate", "x"))
+
+
+def test_typed_tables_are_parsed_once(tmp_path: Path) -> None:
+    settings = _settings({"mcp": {"t": {"command": "python", "args": ["-m", "x"]}},
+                          "python_tools": ["mytools"],
+                          "models": {"mine": {"base_url": "http://h/v1"}}},
+                         where=tmp_path / "tooleval.toml")
+    assert settings.mcp_servers["t"].cwd == str(tmp_path)  # relative to the file's folder
+    assert settings.python_tools == ["mytools"] and "mine" in settings.profiles
+    assert settings.config_dir == tmp_path
+
+
+def test_the_nearest_configuration_wins_and_farther_ones_are_named(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.tooleval]\nk = 3\n")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "tooleval.toml").write_text("k = 4\n")
+    found = find_project_config(sub, tmp_path)
+    assert found.path == sub / "tooleval.toml" and found.table == {"k": 4}
+    assert found.shadowed == (tmp_path / "pyproject.toml",)
+    # A pyproject.toml without [tool.tooleval] is no configuration and shadows nothing.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert find_project_config(sub, tmp_path).shadowed == ()
+    # Started outside the rootdir: the rootdir alone.
+    assert find_project_config(tmp_path, sub).path == sub / "tooleval.toml"
+
+
+def test_a_tooleval_toml_below_an_ancestor_pyproject_is_used(project, fake_model) -> None:
+    from tests.support.fake_openai import Rule, answer
+
+    server = fake_model([Rule("", [answer("bye")])])
+    (project.path / "pyproject.toml").write_text("[project]\nname = 'outer'\n")
+    sub = project.path / "sub"
+    sub.mkdir()
+    project.write("sub/scenarios/demo.yaml", scenario([THANKS_CASE]))
+    (sub / "tooleval.toml").write_text(
+        f'report_dir = "sub-report"\n[models.fake]\nbase_url = "{server.base_url}"\n'
+        'model = "m"\nretries = 1\n')
+    result = project.run("sub/scenarios/demo.yaml")
+    assert result.ret == 0, result.stdout.str()
+    assert (sub / "sub-report" / "report.json").is_file()
+
+
+def test_a_shadowed_file_is_warned_about(project, fake_model) -> None:
+    from tests.support.fake_openai import Rule, answer
+
+    server = fake_model([Rule("", [answer("bye")])])
+    project.profile(server)
+    (project.path / "pyproject.toml").write_text("[tool.tooleval]\nk = 3\n")
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    result.stdout.fnmatch_lines(["*pyproject.toml is not used: the configuration comes from "
+                                 "*tooleval.toml*"])
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("--tooleval-k", "0"), "*--tooleval-k 0: Input should be greater than or equal to 1*"),
+    (("--tooleval-sample", "0"), "*--tooleval-sample 0: *greater than or equal to 1*"),
+    (("--tooleval-gate", "2"), "*--tooleval-gate 2: *less than or equal to 1*"),
+])
+def test_bad_options_are_usage_errors_not_tracebacks(project, args, expected) -> None:
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([expected])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_misspelt_file_key_stops_the_run(project) -> None:
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    (project.path / "tooleval.toml").write_text("min_scor = 50\n")
+    result = project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*tooleval.toml: min_scor: unknown key (did you mean "
+                                 "'min_score'?)*"])
+
+
+def test_is_a_case_file_is_decided_in_one_place() -> None:
+    from pytest_tooleval.cases.files import is_case_nodeid, is_case_path
+
+    assert is_case_path("benchmarks/a.json") and is_case_path(Path("s/b.yml"))
+    assert not is_case_path("conftest.py") and not is_case_path("notes.txt")
+    assert is_case_nodeid("scenarios/x.yaml::case-1")
+    assert not is_case_nodeid("tests/test_x.py::test_y") and not is_case_nodeid("a.json")

@@ -18,11 +18,11 @@ from pydantic import ValidationError
 
 from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
+from pytest_tooleval.cases.files import SCENARIO_SUFFIXES as SCENARIO_SUFFIXES  # re-export
+from pytest_tooleval.cases.files import is_scenario_path
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.yamlio import YamlLimitError, safe_load
-
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 class DuplicateKey(ValueError):
@@ -42,7 +42,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_text(text: str, path: Path) -> Any:
     """Parse JSON or YAML by suffix; syntax errors carry line and column."""
-    if path.suffix in SCENARIO_SUFFIXES:
+    if is_scenario_path(path):
         try:
             return safe_load(text)
         except yaml.YAMLError as exc:
@@ -176,7 +176,7 @@ def load_case_file(
         from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 
         try:
-            validate_overrides(case_file.world.model_dump(exclude_none=True))
+            validate_overrides(case_file.world)
         except WorldOverrideError as exc:
             problems.append(Problem(str(exc), "see docs/format.md (world overrides)",
                                     field="world"))

@@ -138,6 +138,8 @@ class CheckReport:
     halves: dict[str, Breakdown] = field(default_factory=dict)  # split folders only
     splits: list[str] = field(default_factory=list)  # the split files that governed
     seconds: float = 0.0
+    #: Where the catalogue came from, one line per source ("mcp:git: 12 tools (started …)").
+    catalogue: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -184,6 +186,7 @@ class CheckReport:
             "fallback_only": self.fallback_only.to_json(),
             "splits": list(self.splits),
             "halves": {half: self.halves[half].to_json() for half in sorted(self.halves)},
+            "catalogue": list(self.catalogue),
             "failures": [asdict(failure) for failure in self.failures],
             "misses": [asdict(miss) for miss in self.misses],
         }
@@ -211,6 +214,8 @@ class CheckReport:
             f"{self.steps_routed} step(s) routed (k={self.k}), {self.steps_skipped} skipped, "
             f"{len(self.failures)} failure(s), {self.seconds * 1000:.0f} ms"
         )
+        if self.catalogue:
+            lines.append("catalogue: " + "; ".join(self.catalogue))
         lines.append(f"router recall: {self.recall.render()}")
         for title, table in (
             ("language", self.by_language),

@@ -14,10 +14,12 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
 from pytest_tooleval.cases.errors import CaseFileError, Problem
-from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
+from pytest_tooleval.cases.files import is_case_path
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.check.report import (
     GUARD,
@@ -42,7 +44,9 @@ from pytest_tooleval.router.trigger_router import DEFAULT_STEMMER, WEB_TOOL, Tri
 from pytest_tooleval.text.stem import STEMMERS
 from pytest_tooleval.tools.base import ToolSpec
 
-CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
+if TYPE_CHECKING:
+    from pytest_tooleval.check.catalogue import ConfiguredCatalogue
+
 _TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
 
 
@@ -55,7 +59,7 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES)
+            found += sorted(p for p in path.rglob("*") if p.is_file() and is_case_path(p))
         elif path.is_file():
             found.append(path)
         else:
@@ -63,15 +67,21 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def _catalogue(offered: set[str], case_file: CaseFile, source: str) -> list[ToolSpec]:
-    """What this machine would show the router for one file: built-ins, other offered
-    tools (no description known here), then the file's inline tools."""
-    specs = [spec for spec in builtin_specs() if spec.name in offered]
+def _catalogue(
+    offered: set[str], case_file: CaseFile, source: str, known: Sequence[ToolSpec] = ()
+) -> list[ToolSpec]:
+    """What this machine would show the router for one file: the catalogue's specs
+    (``known``: the run's real ones, descriptions included; else the built-ins and bare
+    names), then the file's inline tools."""
     inline = {tool.name for tool in case_file.tools}
-    specs += [
-        ToolSpec(name, "", {"type": "object", "properties": {}}, "offered")
-        for name in sorted(offered - set(BUILTIN_ORDER) - inline)
-    ]
+    if known:
+        specs = [spec for spec in known if spec.name not in inline]
+    else:
+        specs = [spec for spec in builtin_specs() if spec.name in offered]
+        specs += [
+            ToolSpec(name, "", {"type": "object", "properties": {}}, "offered")
+            for name in sorted(offered - set(BUILTIN_ORDER) - inline)
+        ]
     specs += [
         ToolSpec(t.name, t.description, t.parameters, f"inline:{source}") for t in case_file.tools
     ]
@@ -126,14 +136,26 @@ def run_check(
     language: str | None = None,
     router: Router | None = None,
     strict: bool = False,
+    catalogue: Sequence[ToolSpec] | None = None,
+    catalogue_sources: Sequence[str] = (),
 ) -> CheckReport:
-    """Check every case file under ``paths``; see the module docstring."""
+    """Check every case file under ``paths``; see the module docstring.
+
+    ``catalogue``: the specs a run would offer (``check.catalogue.configured_catalogue``,
+    or a session's catalogue); without it, ``offered_tools`` names (default: the
+    built-ins this machine offers) are routed with the built-in descriptions only.
+    """
     started = time.perf_counter()
     router = router or TriggerRouter(k)
     k = router.k
-    report = CheckReport(k=k)
-    machine = set(offered_tools) if offered_tools is not None else offered_builtin_names()
+    report = CheckReport(k=k, catalogue=list(catalogue_sources))
+    known = list(catalogue or ())
+    if catalogue is not None:
+        machine = {spec.name for spec in known}
+    else:
+        machine = set(offered_tools) if offered_tools is not None else offered_builtin_names()
     extra = tuple(sorted(machine - set(BUILTIN_ORDER)))
+    unlisted = [line for line in catalogue_sources if line.startswith("not listed: ")]
     questions: list[Question] = []
     splits: dict[Path, Split | None] = {}
     verified: set[Path] = set()
@@ -172,10 +194,11 @@ def run_check(
                         None,
                         None,
                         f"requires {tool!r}, which no provider on this machine offers "
-                        "(a missing binary, an MCP server not configured or not started)",
+                        "(a missing binary, an MCP server not configured or not started)"
+                        + "".join(f"; {line}" for line in unlisted),
                     )
                 )
-        catalogue = _catalogue(offered, case_file, source)
+        specs = _catalogue(offered, case_file, source, known)
         for case in case_file.cases:
             report.cases += 1
             questions.append(_question(case, source, case_file.language))
@@ -183,7 +206,7 @@ def run_check(
             if split is not None:
                 half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
             _route_case(
-                report, router, case, case_file.language, source, catalogue, offered, half
+                report, router, case, case_file.language, source, specs, offered, half
             )
     for pair in find_near_duplicates(questions, similarity):
         report.failures.append(
@@ -272,6 +295,34 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
         return int(exit_.code or 0)
 
 
+def _catalogue_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--k", type=int, help="tools shown per message (default: the "
+                        "configuration's k, else 9)")
+    parser.add_argument(
+        "--mcp", choices=("start", "cached", "off"), default="start",
+        help="MCP servers of the configuration: start them to list their tools (default), "
+        "read the tool list cached when they were last listed, or leave them out")
+    parser.add_argument("--no-builtin", action="store_true", default=None,
+                        help="leave the built-in tools out (as --tooleval-no-builtin)")
+
+
+def _configured(args: argparse.Namespace, paths: Sequence[Path], prog: str) -> (
+        tuple[int, ConfiguredCatalogue | None] | int):
+    """k and the configured catalogue, or an exit code after a message on stderr."""
+    from pytest_tooleval.check.catalogue import configured_catalogue
+    from pytest_tooleval.config import ConfigError, Settings
+    from pytest_tooleval.tools.base import ConfigurationError
+
+    try:
+        settings = Settings.from_directory(Path.cwd(), k=args.k, no_builtin=args.no_builtin)
+        if getattr(args, "offered", None):
+            return settings.k, None
+        return settings.k, configured_catalogue(settings, paths, mcp=args.mcp)
+    except (ConfigError, ConfigurationError) as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
+
+
 def check_main(argv: Sequence[str]) -> int:
     """``tooleval check PATH…``: 0 when clean, 1 on any failure, 2 on usage errors."""
     parser = argparse.ArgumentParser(prog="tooleval check", description=__doc__)
@@ -279,7 +330,7 @@ def check_main(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--json", metavar="FILE", help="also write the report as JSON ('-': stdout)"
     )
-    parser.add_argument("--k", type=int, default=9, help="tools shown per message (default 9)")
+    _catalogue_options(parser)
     parser.add_argument(
         "--similarity",
         type=float,
@@ -296,8 +347,8 @@ def check_main(argv: Sequence[str]) -> int:
         "--offered",
         metavar="TOOL",
         action="append",
-        help="a tool this machine offers (repeat); default: the built-ins "
-        "(git tools only with a git binary)",
+        help="instead of the configured catalogue: a tool name this machine offers (repeat); "
+        "routed without a description, unless it is a built-in",
     )
     parser.add_argument(
         "--strict", action="store_true",
@@ -318,24 +369,30 @@ def check_main(argv: Sequence[str]) -> int:
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
-    if args.k < 1 or not 0 <= args.similarity <= 100:
-        print("tooleval check: --k must be ≥ 1 and --similarity within 0-100", file=sys.stderr)
+    if not 0 <= args.similarity <= 100:
+        print("tooleval check: --similarity must be within 0-100", file=sys.stderr)
         return 2
+    configured = _configured(args, args.paths, "tooleval check")
+    if isinstance(configured, int):
+        return configured
+    k, catalogue = configured
     try:
         report = run_check(
             args.paths,
-            k=args.k,
+            k=k,
             similarity=args.similarity,
             language=args.language,
             offered_tools=set(args.offered) if args.offered else None,
-            router=TriggerRouter(args.k, stemmer=args.stemmer or DEFAULT_STEMMER),
+            router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
             strict=args.strict and not args.oracle,
+            catalogue=catalogue.specs if catalogue else None,
+            catalogue_sources=_source_lines(catalogue, args.offered),
         )
         oracle = None
         if args.oracle:
             from pytest_tooleval.check.oracle import run_oracle
 
-            oracle = run_oracle(args.paths, k=args.k, language=args.language)
+            oracle = run_oracle(args.paths, k=k, language=args.language)
     except UsageError as error:
         print(f"tooleval check: {error}", file=sys.stderr)
         return 2
@@ -357,39 +414,51 @@ def check_main(argv: Sequence[str]) -> int:
     return 0 if report.ok and (oracle is None or oracle.ok) else 1
 
 
+def _source_lines(catalogue: ConfiguredCatalogue | None, offered: list[str] | None) -> list[str]:
+    if catalogue is None:
+        return [f"--offered: {len(set(offered or ()))} tool names (no descriptions)"]
+    return [*catalogue.sources, *(f"not listed: {problem}" for problem in catalogue.problems)]
+
+
 def guess_language(message: str) -> str:
     """Turkish when the message holds a Turkish letter, else English."""
     return "tr" if _TURKISH_LETTERS & set(message) else "en"
 
 
 def route_main(argv: Sequence[str]) -> int:
-    """``tooleval route "message" [--language tr] [--k 9]``: the tools shown, and why."""
+    """``tooleval route "message" [--language tr] [--k 9]``: the tools the configured
+    catalogue shows for a message, and why."""
     parser = argparse.ArgumentParser(prog="tooleval route", description=route_main.__doc__)
     parser.add_argument("message")
     parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
-    parser.add_argument("--k", type=int, default=9)
+    _catalogue_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
-    if args.k < 1:
-        print("tooleval route: --k must be ≥ 1", file=sys.stderr)
-        return 2
+    configured = _configured(args, [Path.cwd()], "tooleval route")
+    if isinstance(configured, int):
+        return configured
+    k, catalogue = configured
+    assert catalogue is not None
     language = args.language or guess_language(args.message)
-    router = TriggerRouter(args.k, stemmer=args.stemmer)
-    routing = router.route(args.message, language, list(builtin_specs()))
+    router = TriggerRouter(k, stemmer=args.stemmer)
+    routing = router.route(args.message, language, catalogue.specs)
+    sources = _source_lines(catalogue, None)
     if args.json:
         rows = [
             {"tool": t, "score": routing.scores.get(t, 0.0), "reasons": routing.reasons[t]}
             for t in routing.tools
         ]
-        print(json.dumps({"language": language, "tools": rows}, ensure_ascii=False, indent=2))
+        print(json.dumps({"language": language, "k": k, "catalogue": sources, "tools": rows},
+                         ensure_ascii=False, indent=2))
         return 0
-    print(f"{args.message!r} ({language}, k={args.k}):")
+    print(f"{args.message!r} ({language}, k={k}):")
     for rank, tool in enumerate(routing.tools, start=1):
         print(
             f"{rank:>2}. {tool:<20} {routing.scores.get(tool, 0.0):5.2f}  "
             + "; ".join(routing.reasons.get(tool, []))
         )
+    print(f"catalogue: {'; '.join(sources) or 'empty'}")
     return 0

@@ -6,6 +6,7 @@ overrides a built-in profile of the same name field by field.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -99,6 +100,43 @@ class ProfileError(Exception):
     pass
 
 
+_URL_SCHEMES = ("http://", "https://")
+
+
+def validate_profile_table(name: str, table: Any, section: str = "tool.tooleval.models") -> None:
+    """Check one ``[models.NAME]`` table on its own, when the configuration is read: a
+    table, known fields (with the closest known one for a typo), types and ranges, and a
+    ``base_url`` with an http(s) scheme. Whether it is complete is decided on use."""
+    where = f"[{section}.{name}]"
+    if not isinstance(table, dict):
+        raise ProfileError(f"{where} must be a table of profile fields, got {table!r}")
+    fields = {**BUILTIN_PROFILES.get(name, {}), **table, "name": name}
+    if "gguf" in table and "kind" not in table:
+        fields["kind"] = "llama"
+    _validated(fields, where)
+
+
+def _validated(fields: dict[str, Any], where: str) -> Profile:
+    try:
+        profile = Profile.model_validate(fields)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            field = ".".join(str(p) for p in err["loc"]) or "(profile)"
+            message = err["msg"]
+            if err["type"] == "extra_forbidden":
+                close = difflib.get_close_matches(field, list(Profile.model_fields), n=1)
+                message = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
+            problems.append(f"{field}: {message}")
+        raise ProfileError(f"{where}: {'; '.join(problems)}") from None
+    if profile.base_url is not None and not profile.base_url.startswith(_URL_SCHEMES):
+        raise ProfileError(
+            f"{where}: base_url {profile.base_url!r} must start with http:// or https:// "
+            '(for example "http://127.0.0.1:8080/v1")'
+        )
+    return profile
+
+
 def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path) -> Profile:
     """Turn ``--model`` into a profile: a configured or built-in name, ``ollama:MODEL``,
     or a path to a GGUF file. ``None`` means the embedded default model."""
@@ -136,14 +174,7 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
         if "gguf" in user and "kind" not in user:
             fields["kind"] = "llama"
     fields["name"] = name
-    try:
-        profile = Profile.model_validate(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(profile)'}: {err['msg']}"
-            for err in exc.errors(include_url=False)
-        )
-        raise ProfileError(f"[tool.tooleval.models.{name}]: {problems}") from None
+    profile = _validated(fields, f"[tool.tooleval.models.{name}]")
     if profile.kind == "openai" and not profile.base_url:
         raise ProfileError(
             f"[tool.tooleval.models.{name}]: base_url is required (for example "

@@ -97,6 +97,17 @@ def _run_differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
     return found
 
 
+def mcp_servers(report: dict[str, Any]) -> dict[str, str]:
+    """Each MCP provider's server as its initialize handshake named it: "name version"."""
+    found = {}
+    for provider in report["run"].get("tool_providers", []) or []:
+        server = provider.get("server") if isinstance(provider, dict) else None
+        if isinstance(server, dict):
+            found[str(provider.get("source"))] = " ".join(
+                str(part) for part in (server.get("name"), server.get("version")) if part)
+    return found
+
+
 def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
     """Why the two runs are not comparable as they stand; empty when they are."""
     found = []
@@ -121,6 +132,11 @@ def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
     if new_cases != base_cases:
         found.append(f"case set differs: {len(new_cases - base_cases)} case(s) only here, "
                      f"{len(base_cases - new_cases)} only in the baseline")
+    new_servers, base_servers = mcp_servers(new), mcp_servers(base)
+    for source in sorted(set(new_servers) & set(base_servers)):
+        if new_servers[source] != base_servers[source]:
+            found.append(f"MCP server differs: {source} is {new_servers[source]} here, "
+                         f"{base_servers[source]} in the baseline")
     if _mechanism(new) != _mechanism(base):
         found.append(f"grammar mechanism differs: {_mechanism(new)} here, "
                      f"{_mechanism(base)} in the baseline")

@@ -1,17 +1,14 @@
 """The built-in catalogue as the router and ``tooleval check`` see it: specs and priority.
 
-The real specs (descriptions and schemas) live in ``pytest_tooleval.tools.builtin``; it
-is imported lazily and only for a function that lists specs without building a world.
-Until it exists (or if it fails to import) specs are built from ``tools/names.py`` with
-empty descriptions, which still route through the hand-written triggers.
+The specs (descriptions and schemas) come from the built-in tools themselves
+(``pytest_tooleval.tools.builtin``), imported on first use; names and groups from
+``tools/names.py``, which loading case files needs without the tools.
 """
 
 from __future__ import annotations
 
-import importlib
-import shutil
 from functools import lru_cache
-from typing import Any
+from typing import NoReturn
 
 from pytest_tooleval.tools.base import ToolSpec
 from pytest_tooleval.tools.names import BUILTIN_TOOLS_BY_GROUP
@@ -23,10 +20,6 @@ _INDEX = {name: index for index, name in enumerate(BUILTIN_ORDER)}
 GROUP_OF: dict[str, str] = {
     name: group for group, names in BUILTIN_TOOLS_BY_GROUP.items() for name in names
 }
-GIT_TOOLS = frozenset(name for name in BUILTIN_ORDER if name.startswith("git_"))
-
-_SPEC_FUNCTIONS = ("builtin_specs", "tool_specs", "list_specs", "specs", "list_tools")
-_SPEC_CONSTANTS = ("BUILTIN_SPECS", "TOOL_SPECS", "SPECS", "ALL_TOOLS")
 
 
 def priority(name: str) -> tuple[int, int, str]:
@@ -37,59 +30,30 @@ def priority(name: str) -> tuple[int, int, str]:
     return (1, index, "") if index is not None else (0, 0, name)
 
 
-def _as_spec(item: Any) -> ToolSpec | None:
-    if isinstance(item, ToolSpec):
-        return item
-    name = getattr(item, "name", None)
-    if not isinstance(name, str):
-        return None
-    return ToolSpec(
-        name,
-        str(getattr(item, "description", "") or ""),
-        dict(getattr(item, "parameters", None) or {}),
-        "builtin",
-    )
-
-
-def _from_module() -> list[ToolSpec] | None:
-    try:
-        module = importlib.import_module("pytest_tooleval.tools.builtin")
-    except Exception:  # absent or half-written: fall back to names.py
-        return None
-    for attribute in (*_SPEC_FUNCTIONS, *_SPEC_CONSTANTS):
-        found = getattr(module, attribute, None)
-        if found is None:
-            continue
-        try:
-            items = found() if callable(found) else found
-            if isinstance(items, dict):
-                items = list(items.values())
-            specs = [spec for spec in map(_as_spec, items) if spec is not None]
-        except Exception:  # a function that needs a world is no use here
-            continue
-        if specs:
-            return specs
-    return None
-
-
 @lru_cache(maxsize=1)
 def builtin_specs() -> tuple[ToolSpec, ...]:
     """Every built-in tool's spec, in catalogue order, whatever this machine offers."""
-    found = {spec.name: spec for spec in _from_module() or []}
+    from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
+
     return tuple(
-        found.get(name) or ToolSpec(name, "", {"type": "object", "properties": {}}, "builtin")
-        for name in BUILTIN_ORDER
+        ToolSpec(tool.name, tool.description, tool.parameters, "builtin")
+        for tool in (ALL_TOOLS[name] for name in BUILTIN_ORDER)
     )
 
 
 def offered_builtin_names() -> set[str]:
-    """Built-ins this machine can offer: git tools only when a ``git`` binary exists, the
-    tools that execute code (git, run_python) only where the jail works."""
-    from pytest_tooleval.tools import jail
+    """Built-ins this machine can offer: those whose binary (``needs``) is on PATH, as the
+    built-in provider decides."""
+    return {spec.name for spec in listed_builtin_specs()}
 
-    names = set(BUILTIN_ORDER)
-    if shutil.which("git") is None:
-        names -= GIT_TOOLS
-    if not jail.probe().available:
-        names -= GIT_TOOLS | {"run_python"}
-    return names
+
+def listed_builtin_specs(unsafe_no_jail: bool = False) -> list[ToolSpec]:
+    """What the built-in provider lists on this machine (no world is built for that): git
+    tools only with a ``git`` binary, the tools that run code only where the jail works."""
+    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+
+    return BuiltinToolProvider(_no_world, unsafe_no_jail=unsafe_no_jail).list_tools()
+
+
+def _no_world(context: object) -> NoReturn:
+    raise RuntimeError("listing the built-in tools needs no world")

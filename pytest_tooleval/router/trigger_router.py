@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -150,7 +151,32 @@ class TriggerRouter(Router):
     def score(
         self, message: str, language: str, catalogue: Sequence[ToolSpec]
     ) -> tuple[dict[str, float], dict[str, list[str]]]:
-        """Every catalogue tool's score and the reasons behind it."""
+        """Every catalogue tool's score and the reasons behind it.
+
+        A tool that stands for an absent built-in (``ToolSpec.stands_for``: a prefixed MCP
+        ``repo_git_log`` with the built-ins off or shadowed) is scored as that built-in.
+        """
+        names = {spec.name for spec in catalogue}
+        stand_ins: dict[str, str] = {}
+        for spec in catalogue:
+            role = spec.stands_for
+            if role and role not in names and role not in stand_ins.values():
+                stand_ins[spec.name] = role
+        if not stand_ins:
+            return self._score(message, language, catalogue)
+        renamed = [replace(spec, name=stand_ins[spec.name]) if spec.name in stand_ins else spec
+                   for spec in catalogue]
+        scores, reasons = self._score(message, language, renamed)
+        back = {role: name for name, role in stand_ins.items()}
+        for role in back:
+            if role in reasons:
+                reasons[role] = [*reasons[role], f"stands for the built-in {role}"]
+        return ({back.get(n, n): v for n, v in scores.items()},
+                {back.get(n, n): r for n, r in reasons.items()})
+
+    def _score(
+        self, message: str, language: str, catalogue: Sequence[ToolSpec]
+    ) -> tuple[dict[str, float], dict[str, list[str]]]:
         names = {spec.name for spec in catalogue}
         text = normalize(message, language if language in self.sets else None)
         scores: dict[str, float] = defaultdict(float)

@@ -21,6 +21,10 @@ class ToolSpec:
     source: str  # "builtin", "inline:scenarios/x.yaml", "mcp:github", "python:conftest.py"
     #: True: only reads; False: changes something (a file, a message sent); None: unknown.
     read_only: bool | None = None
+    #: The built-in tool this one does the job of (an MCP server's ``git_log`` offered as
+    #: ``repo_git_log``): the router gives it that tool's triggers when the built-in itself
+    #: is not in the catalogue (built-ins off, or shadowed).
+    stands_for: str | None = None
 
     def openai_schema(self) -> dict[str, Any]:
         return {
@@ -89,8 +93,21 @@ class ToolProvider(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release processes and files at the end of the session."""
 
+    def shadowed_builtins(self) -> set[str]:
+        """Built-in tools this provider replaces: the catalogue leaves them out."""
+        return set()
+
     def describe(self) -> dict[str, Any]:
         return {"source": self.source}
+
+
+def describe_providers(
+    providers: list[ToolProvider], failed: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Every provider's own description (MCP: the server's name and version from its
+    initialize handshake), and the providers that failed to start, for the run metadata."""
+    described = [provider.describe() for provider in providers]
+    return described + [{"source": source, "error": why} for source, why in (failed or {}).items()]
 
 
 class ConfigurationError(Exception):
@@ -111,6 +128,9 @@ class DuplicateToolError(Exception):
             f'give the MCP server a name prefix (prefix = "{prefix}" under '
             f"[tool.tooleval.mcp.{server}] offers it as {prefix + name!r})",
         ]
+        if servers and "builtin" in (first, second):
+            ways.append(f"let the server replace the built-ins it duplicates (shadow_builtins "
+                        f"= true under [tool.tooleval.mcp.{server}])")
         if any(s.startswith("python:") for s in (first, second)):
             ways.append('rename the Python tool with @tool(name="...")')
         super().__init__(
@@ -127,8 +147,15 @@ class Catalogue:
         self.providers = list(providers)
         self._owner: dict[str, ToolProvider] = {}
         self._specs: dict[str, ToolSpec] = {}
+        #: A shadowed built-in and the provider that shadows it.
+        self.shadowed: dict[str, str] = {
+            name: provider.source for provider in self.providers
+            for name in provider.shadowed_builtins()
+        }
         for provider in self.providers:
             for spec in provider.list_tools():
+                if provider.source == "builtin" and spec.name in self.shadowed:
+                    continue
                 if spec.name in self._owner:
                     raise DuplicateToolError(
                         spec.name, self._owner[spec.name].source, provider.source

@@ -95,7 +95,7 @@ def describe_function(
     function: Callable[..., Any], *, name: str | None = None, description: str | None = None
 ) -> PythonTool:
     """Derive name, description and JSON schema; ``PythonToolError`` when that is impossible."""
-    tool_name = name or getattr(function, "__name__", "")
+    tool_name = str(name or getattr(function, "__name__", ""))
     where = f"@tool {tool_name!r} ({tool_origin(function)})"
     if not _NAME.match(tool_name):
         raise PythonToolError(
@@ -118,7 +118,7 @@ def describe_function(
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, Field(default, description=param_docs.get(param.name)))
     try:
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
         )
         schema = _tidy(model.model_json_schema())

@@ -12,14 +12,15 @@ import json
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from filelock import FileLock
+from pydantic import ValidationError
 
+from pytest_tooleval.cases.model import WorldOverrides
 from pytest_tooleval.world.api import World
 from pytest_tooleval.world.build import build_template
 from pytest_tooleval.world.data_io import fingerprint
@@ -29,24 +30,19 @@ class WorldOverrideError(ValueError):
     """An override that cannot apply: bad clock, unknown zone, or a path leaving home."""
 
 
-@dataclass(frozen=True)
-class WorldOverrides:
-    """Per benchmark file or scenario: the clock, its zone, extra files under home."""
-
-    clock: str | None = None
-    timezone: str | None = None
-    files: Mapping[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def coerce(cls, value: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
-        if value is None:
-            return cls()
-        if isinstance(value, WorldOverrides):
-            return value
-        unknown = set(value) - {"clock", "timezone", "files"}
-        if unknown:
-            raise WorldOverrideError(f"unknown world override(s): {sorted(unknown)}")
-        return cls(value.get("clock"), value.get("timezone"), dict(value.get("files") or {}))
+def parse_overrides(value: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
+    """The one override model (``cases.model.WorldOverrides``), from itself or a mapping."""
+    if value is None:
+        return WorldOverrides()
+    if isinstance(value, WorldOverrides):
+        return value
+    try:
+        return WorldOverrides.model_validate(dict(value))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'world'}: {err['msg']}"
+            for err in exc.errors(include_url=False))
+        raise WorldOverrideError(f"invalid world override(s): {problems}") from None
 
 
 def safe_home_path(home: Path, rel: str) -> Path:
@@ -100,7 +96,7 @@ def _apply(world: World, overrides: WorldOverrides) -> None:
 
 def validate_overrides(overrides: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
     """Check overrides without a world (load time): paths, clock and zone."""
-    parsed = WorldOverrides.coerce(overrides)
+    parsed = parse_overrides(overrides)
     probe = Path("/nonexistent-tooleval-home")
     for rel in parsed.files:
         safe_home_path(probe, rel)

@@ -39,7 +39,7 @@ def test_lists_tools_with_prefix_description_and_schema(toy: tuple[McpToolProvid
     assert add.description == "Add two integers; the result is structured."
     assert add.parameters["properties"]["a"]["type"] == "integer"
     assert add.parameters["required"] == ["a", "b"]
-    assert provider.describe()["server"].startswith("toy")
+    assert provider.describe()["server"]["name"].startswith("toy")
 
 
 def test_calls_return_text_and_structured_content(toy: tuple[McpToolProvider, str]) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -36,6 +37,16 @@ class McpServerConfig(BaseModel):
     startup_timeout: float = Field(default=30.0, gt=0)
     call_timeout: float = Field(default=60.0, gt=0)
     enabled: bool = True
+    #: "per-case": a server one case called is restarted before the next case, so every
+    #: case starts from the server's initial state; "per-run": one process for the run.
+    isolation: Literal["per-case", "per-run"] = "per-case"
+    #: A command run (in ``cwd``, with ``env``) before a case whose predecessor called this
+    #: server: for state the server keeps outside itself (a repository, a database).
+    reset: list[str] = Field(default_factory=list)
+    reset_timeout: float = Field(default=60.0, gt=0)
+    #: The built-in tools this server's tools stand for are not offered (see
+    #: docs/your-tools.md, "Prefixes and the router").
+    shadow_builtins: bool = False
 
     @field_validator("prefix")
     @classmethod
@@ -83,7 +94,7 @@ class McpServerConfig(BaseModel):
 
 
 def load_mcp_configs(
-    table: dict[str, Any], base_dir: str | Path | None = None
+    table: dict[str, Any], base_dir: str | Path | None = None, section: str = "tool.tooleval.mcp"
 ) -> dict[str, McpServerConfig]:
     """Turn the ``[tool.tooleval.mcp]`` table into configs, keyed by server name.
 
@@ -93,11 +104,11 @@ def load_mcp_configs(
     """
     if not isinstance(table, dict):
         raise McpConfigError(
-            "[tool.tooleval.mcp] must be a table of servers, such as [tool.tooleval.mcp.github]"
+            f"[{section}] must be a table of servers, such as [{section}.github]"
         )
     configs: dict[str, McpServerConfig] = {}
     for name, body in table.items():
-        where = f"[tool.tooleval.mcp.{name}]"
+        where = f"[{section}.{name}]"
         if not _SERVER_NAME.match(name):
             raise McpConfigError(
                 f"{where}: a server name may only contain letters, digits, '_', '-' and '.'"
@@ -122,10 +133,27 @@ def _describe(where: str, exc: ValidationError) -> str:
         field = ".".join(str(part) for part in error["loc"])
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            known = ", ".join(McpServerConfig.model_fields)
-            message = f"unknown field (known fields: {known})"
+            names = list(McpServerConfig.model_fields)
+            close = difflib.get_close_matches(field, names, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            message = f"unknown field{hint} (known fields: {', '.join(names)})"
         lines.append(f"{where}: field {field!r}: {message}" if field else f"{where}: {message}")
     return "\n".join(lines)
+
+
+def stands_for(server_name: str, config: McpServerConfig) -> str | None:
+    """The built-in a server tool does the job of: its own name is a built-in's, and the
+    server's prefix renames it (unprefixed, it already is that name)."""
+    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+    return server_name if config.prefix and server_name in BUILTIN_TOOL_NAMES else None
+
+
+def shadowed_by(server_names: list[str], config: McpServerConfig) -> set[str]:
+    """The built-ins a server with ``shadow_builtins = true`` replaces."""
+    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+    return set(server_names) & BUILTIN_TOOL_NAMES if config.shadow_builtins else set()
 
 
 def server_environment(config: McpServerConfig) -> dict[str, str]:

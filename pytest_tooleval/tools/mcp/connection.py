@@ -45,7 +45,9 @@ class McpConnection:
         self.name, self.config = name, config
         self.label = f"MCP server {name!r} ({config.transport}: {config.target()})"
         self.failure: str | None = None
-        self.server_info: str | None = None
+        #: From the initialize handshake: the server's name and version, as it states them.
+        self.server_name: str | None = None
+        self.server_version: str | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._run_loop, name=f"tooleval-mcp-{name}", daemon=True
@@ -123,7 +125,7 @@ class McpConnection:
                     self._client = client
                     info = client.server_info
                     if info is not None:
-                        self.server_info = f"{info.name} {info.version}".strip()
+                        self.server_name, self.server_version = info.name, info.version
                     tools = await self._list_tools(client)
                     self._ready.set_result(tools)
                     if not self._want:
@@ -166,6 +168,11 @@ class McpConnection:
             if not cursor:
                 break
         return tools
+
+    @property
+    def server_info(self) -> str | None:
+        parts = [part for part in (self.server_name, self.server_version) if part]
+        return " ".join(parts) or None
 
     # -- calls ----------------------------------------------------------------------------
 

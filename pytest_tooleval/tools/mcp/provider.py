@@ -1,17 +1,33 @@
-"""MCP servers as tool providers."""
+"""MCP servers as tool providers: start, list, call, and keep each case's state its own."""
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import time
 import weakref
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_tooleval.tools.base import ProviderError, ToolProvider, ToolResult, ToolSpec
-from pytest_tooleval.tools.mcp.config import McpServerConfig
+from pytest_tooleval.tools.base import (
+    CaseContext,
+    ProviderError,
+    ToolProvider,
+    ToolResult,
+    ToolSpec,
+)
+from pytest_tooleval.tools.mcp.config import (
+    McpServerConfig,
+    server_environment,
+    shadowed_by,
+    stands_for,
+)
 from pytest_tooleval.tools.mcp.render import render_result
 
 if TYPE_CHECKING:
     from pytest_tooleval.tools.mcp.connection import McpConnection
 
+log = logging.getLogger(__name__)
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -23,17 +39,28 @@ class McpToolProvider(ToolProvider):
     error the live server answered a call with) come back as error results the model sees.
     A finalizer closes the session when the provider is collected or the interpreter exits
     without ``close()``.
+
+    Between cases (``begin_case``): when the previous case called this server, its
+    ``reset`` command runs, and with ``isolation = "per-case"`` the server is restarted.
+    ``base_dir`` (the configuration's folder) is where the tool list is cached and where a
+    ``reset`` of a URL server runs.
     """
 
-    def __init__(self, name: str, config: McpServerConfig) -> None:
+    def __init__(self, name: str, config: McpServerConfig,
+                 base_dir: Path | None = None) -> None:
         self.name = name
         self.config = config
         self.source = f"mcp:{name}"
+        self.base_dir = base_dir
         self._connection: McpConnection | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._specs: list[ToolSpec] = []
         self._server_names: dict[str, str] = {}
         self._start_error: ProviderError | None = None
+        self._called = False  # since the last case began
+        self.restarts = 0
+        self.restart_seconds = 0.0
+        self.resets = 0
 
     @property
     def started(self) -> bool:
@@ -46,18 +73,7 @@ class McpToolProvider(ToolProvider):
         if self._connection is not None:
             return
         try:
-            from pytest_tooleval.tools.mcp.connection import McpConnection
-        except ImportError as exc:
-            self._start_error = ProviderError(
-                f"MCP server {self.name!r} needs the official MCP SDK, which is not installed "
-                f"({exc}); install it with: pip install 'mcp>=2.3'"
-            )
-            raise self._start_error from None
-        connection = McpConnection(self.name, self.config)
-        self._connection = connection
-        self._finalizer = weakref.finalize(self, connection.close)
-        try:
-            tools = connection.open()
+            tools = self._connect()
         except ProviderError as exc:
             self._start_error = exc
             raise
@@ -70,12 +86,48 @@ class McpToolProvider(ToolProvider):
                     description=(tool.description or tool.title or tool.name or "").strip(),
                     parameters=dict(tool.input_schema or _EMPTY_SCHEMA),
                     source=self.source,
+                    stands_for=stands_for(tool.name, self.config),
                 )
             )
+        self._write_cache()
+
+    def _connect(self) -> list[Any]:
+        try:
+            from pytest_tooleval.tools.mcp.connection import McpConnection
+        except ImportError as exc:
+            raise ProviderError(
+                f"MCP server {self.name!r} needs the official MCP SDK, which is not installed "
+                f"({exc}); install it with: pip install 'mcp>=2.3'"
+            ) from None
+        connection = McpConnection(self.name, self.config)
+        self._connection = connection
+        self._finalizer = weakref.finalize(self, connection.close)
+        return connection.open()
+
+    def _write_cache(self) -> None:
+        if self.base_dir is None:
+            return
+        from pytest_tooleval.tools.mcp.cache import write_cache
+
+        try:
+            write_cache(self.base_dir, self.name, self.config, self._specs, self.server_info,
+                        self._server_names)
+        except OSError as exc:  # a read-only checkout: the run goes on without a cache
+            log.warning("cannot cache the tool list of %s: %s", self.source, exc)
+
+    @property
+    def server_info(self) -> str | None:
+        return self._connection.server_info if self._connection is not None else None
 
     def list_tools(self) -> list[ToolSpec]:
         self.start()
         return list(self._specs)
+
+    def shadowed_builtins(self) -> set[str]:
+        if not self.config.shadow_builtins:
+            return set()
+        self.start()
+        return shadowed_by(list(self._server_names.values()), self.config)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         self.start()
@@ -83,10 +135,57 @@ class McpToolProvider(ToolProvider):
         server_name = self._server_names.get(name)
         if server_name is None:
             return ToolResult.error(f"{self.source} offers no tool named {name!r}")
+        self._called = True
         outcome = self._connection.call_tool(server_name, dict(arguments))
         if isinstance(outcome, Exception):  # the server answered the call with a protocol error
             return ToolResult.error(str(outcome) or type(outcome).__name__)
         return render_result(outcome)
+
+    # -- between cases --------------------------------------------------------------------
+
+    def begin_case(self, context: CaseContext) -> None:
+        """Undo what the previous case did to this server (nothing when it was not called)."""
+        if not self._called or self._connection is None:
+            return
+        if self.config.reset:
+            self._reset()
+        if self.config.isolation == "per-case":
+            self._restart()
+        self._called = False
+
+    def _reset(self) -> None:
+        command = list(self.config.reset)
+        where = self.config.cwd or (str(self.base_dir) if self.base_dir else None)
+        try:
+            done = subprocess.run(
+                command, cwd=where, env=server_environment(self.config), capture_output=True,
+                text=True, timeout=self.config.reset_timeout, check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ProviderError(f"{self.source}: reset command {command} failed: {exc}") from None
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+            raise ProviderError(
+                f"{self.source}: reset command {command} exited with {done.returncode}"
+                + ("".join(f"\n    {line}" for line in tail) if tail else "")
+            )
+        self.resets += 1
+
+    def _restart(self) -> None:
+        """Stop the server and start a fresh one, which must offer the same tools."""
+        started = time.perf_counter()
+        self.close()
+        self._connection = None
+        tools = self._connect()  # ProviderError: this case is an ERROR, the next one retries
+        names = sorted(tool.name for tool in tools)
+        if names != sorted(self._server_names.values()):
+            raise ProviderError(
+                f"{self.source} offers other tools after a restart (isolation = "
+                f"\"per-case\"): {', '.join(names)}; set isolation = \"per-run\" for a "
+                "server whose tool list changes"
+            )
+        self.restarts += 1
+        self.restart_seconds += time.perf_counter() - started
 
     def close(self) -> None:
         if self._finalizer is not None:
@@ -98,15 +197,26 @@ class McpToolProvider(ToolProvider):
             "transport": self.config.transport,
             "target": self.config.target(),
             "prefix": self.config.prefix,
+            "isolation": self.config.isolation,
             "tools": [spec.name for spec in self._specs],
         }
-        if self._connection is not None and self._connection.server_info:
-            info["server"] = self._connection.server_info
+        connection = self._connection
+        if connection is not None and connection.server_name:
+            info["server"] = {"name": connection.server_name,
+                              "version": connection.server_version}
+        if self.config.reset:
+            info["reset"] = list(self.config.reset)
+        if self.restarts or self.resets:
+            info["restarts"], info["resets"] = self.restarts, self.resets
+            info["restart_seconds"] = round(self.restart_seconds, 3)
         if self._start_error is not None:
             info["error"] = str(self._start_error)
         return info
 
 
-def mcp_providers(configs: dict[str, McpServerConfig]) -> list[McpToolProvider]:
+def mcp_providers(
+    configs: dict[str, McpServerConfig], base_dir: Path | None = None
+) -> list[McpToolProvider]:
     """Providers for the enabled servers, not yet started (call ``start()`` on each)."""
-    return [McpToolProvider(name, config) for name, config in configs.items() if config.enabled]
+    return [McpToolProvider(name, config, base_dir) for name, config in configs.items()
+            if config.enabled]

@@ -62,6 +62,22 @@ def pid() -> int:
     return os.getpid()
 
 
+NOTES: list[str] = []
+
+
+@server.tool()
+def remember(text: str) -> str:
+    """Keep a note in the server's memory (state that lives as long as the process)."""
+    NOTES.append(text)
+    return f"{len(NOTES)} note(s)"
+
+
+@server.tool()
+def recall() -> str:
+    """The notes kept so far, comma-separated."""
+    return "notes: " + ",".join(NOTES)
+
+
 @server.tool()
 def env(name: str) -> str:
     """One variable of the server's environment ('<unset>' when absent)."""

@@ -1,0 +1,29 @@
+"""Which files are case files: decided here and nowhere else.
+
+A benchmark is a ``.json`` file, a scenario a ``.yaml``/``.yml`` file. pytest collects
+those that match ``tooleval_files`` (or the default patterns) or are named on its command
+line; ``tooleval check`` takes every case file under the paths it is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+BENCHMARK_SUFFIXES = (".json",)
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+CASE_SUFFIXES = (*BENCHMARK_SUFFIXES, *SCENARIO_SUFFIXES)
+
+
+def is_case_path(path: str | PurePath) -> bool:
+    """A benchmark or scenario file, by its suffix."""
+    return PurePath(path).suffix in CASE_SUFFIXES
+
+
+def is_scenario_path(path: str | PurePath) -> bool:
+    return PurePath(path).suffix in SCENARIO_SUFFIXES
+
+
+def is_case_nodeid(nodeid: str) -> bool:
+    """A pytest node id of one case: ``FILE::CASE`` with FILE a case file."""
+    path, _, name = nodeid.partition("::")
+    return bool(name) and is_case_path(path)
