@@ -8,21 +8,34 @@ import json
 from tests.conftest import THANKS_CASE, scenario
 from tests.support.fake_openai import Rule, answer, body
 
-RECURSIVE_TOOL = {
-    "name": "tree",
-    "description": "Store a tree.",
-    "parameters": {"type": "object", "properties": {"node": {"$ref": "#/$defs/node"}},
-                   "$defs": {"node": {"type": "object", "properties": {
-                       "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}},
-    "result": "ok",
-}
+# A user's Python tool taking a tree: pydantic's schema for it has a recursive $ref, which
+# the grammar-on envelope cannot inline (inline case-file tools are refused at collection).
+RECURSIVE_CONFTEST = """
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from pytest_tooleval.tools.python import tool
+
+
+class Node(BaseModel):
+    name: str
+    children: list[Node] = []
+
+
+@tool
+def store_tree(root: Node) -> str:
+    \"\"\"Store a tree of named nodes.\"\"\"
+    return "stored"
+"""
 CANARY = Rule("three fruits", [answer(json.dumps({"canary": "canary-7f3e"}))])
 
 
 def test_a_grammar_error_is_an_error_not_a_traceback(project, fake_model) -> None:
     server = fake_model([CANARY])
     project.profile(server)
-    project.write("scenarios/demo.yaml", scenario([THANKS_CASE], tools=[RECURSIVE_TOOL]))
+    project.pytester.makeconftest(RECURSIVE_CONFTEST)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE], tools=[]))
     result = project.run("--grammar", "on")
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors") == 1 and "failed" not in outcomes
