@@ -117,6 +117,10 @@ class RawCompletionBackend(Backend):
         self.template_origin = "server /apply-template"
         render: Callable[[list[Message], list[dict[str, Any]] | None, dict[str, Any]], str]
         if template is not None:
+            if _is_path(template) and not Path(template).is_file():
+                raise TemplateMissing(
+                    f"template = {str(template)!r}: no such file (from {Path.cwd()}); give the "
+                    "chat template's path, or its Jinja text")
             source = Path(template).read_text() if _is_path(template) else str(template)
             self._template = ChatTemplate(source, bos_token=bos_token, eos_token=eos_token)
             self.template_origin = "template file" if _is_path(template) else "template text"
@@ -348,7 +352,7 @@ def _int_or_none(value: Any) -> int | None:
 def _is_path(template: str | os.PathLike[str]) -> bool:
     if isinstance(template, os.PathLike):
         return True
-    return "{%" not in template and "{{" not in template and Path(template).is_file()
+    return "{%" not in template and "{{" not in template  # no Jinja: a file name
 
 
 def _is_canary(text: str) -> bool:

@@ -197,3 +197,13 @@ def test_every_field_refused_or_ignored_is_named_in_the_refusal() -> None:
 class _NoGbnf(dict):  # type: ignore[type-arg]
     def __contains__(self, key: object) -> bool:
         raise ImportError("no llama_cpp here")
+
+
+def test_a_template_file_that_does_not_exist_is_named(tmp_path) -> None:
+    with pytest.raises(TemplateMissing, match=r"chat\.jinja': no such file"):
+        RawCompletionBackend("http://127.0.0.1:9/v1", grammar="off",
+                             template=str(tmp_path / "chat.jinja"))
+    path = tmp_path / "real.jinja"
+    path.write_text(SMOLLM2)
+    assert RawCompletionBackend("http://127.0.0.1:9/v1", grammar="off",
+                                template=str(path)).template_origin == "template file"
