@@ -220,7 +220,7 @@ def dump(split: Split) -> str:
             "[[changes]]",
             f"when = {_q(str(change['when']))}",
             f"reason = {_q(str(change['reason']))}",
-            "cases = [" + ", ".join(_q(str(c)) for c in change["cases"]) + "]",  # type: ignore[union-attr]
+            "cases = [" + ", ".join(_q(str(c)) for c in _listed(change["cases"])) + "]",
             "",
         ]
     lines.append("[cases]")
@@ -308,3 +308,7 @@ def split_main(argv: Sequence[str]) -> int:
     count = {h: sum(e.half == h for e in split.entries.values()) for h in HALVES}
     print(f"{split.path}: {message}; {count[TUNING]} tuning, {count[FROZEN]} frozen case(s)")
     return 0
+
+
+def _listed(value: object) -> list[object]:
+    return list(value) if isinstance(value, list | tuple) else [value]

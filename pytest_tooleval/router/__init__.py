@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_tooleval.router.base import RequiresRouter, Router, Routing
+from pytest_tooleval.router.base import Router, Routing
 
 if TYPE_CHECKING:
     from pytest_tooleval.router.trigger_router import TriggerRouter
 
-__all__ = ["RequiresRouter", "Router", "Routing", "TriggerRouter", "default_router"]
+__all__ = ["Router", "Routing", "TriggerRouter", "default_router"]
 
 
 def default_router(k: int = 9, **options: Any) -> TriggerRouter:

@@ -46,26 +46,3 @@ class Router(ABC):
         """The router for one case (the tool loop asks before its first step). Routers that
         need the case itself, as the oracle ablation does, return a bound copy."""
         return self
-
-
-class RequiresRouter(Router):
-    """Shows the file's required and inline tools: the fallback before triggers exist."""
-
-    name = "requires"
-
-    def __init__(self, wanted: list[str], k: int = 9) -> None:
-        self.wanted = wanted
-        self.k = k
-
-    def route(self, message, language, catalogue, keep=()):  # type: ignore[override]
-        names = [spec.name for spec in catalogue]
-        chosen = [name for name in self.wanted if name in names]
-        for name in keep:
-            if name not in chosen and name in names:
-                chosen.append(name)
-        for name in names:
-            if len(chosen) >= self.k:
-                break
-            if name not in chosen:
-                chosen.append(name)
-        return Routing(chosen[: max(self.k, len(self.wanted))], {})

@@ -44,7 +44,8 @@ def _snowball(algorithm: str) -> Callable[[str], str]:
     try:
         import Stemmer  # PyStemmer
 
-        return Stemmer.Stemmer(algorithm).stemWord  # type: ignore[no-any-return]
+        stem: Callable[[str], str] = Stemmer.Stemmer(algorithm).stemWord
+        return stem
     except ImportError:
         pass
     try:
@@ -54,7 +55,8 @@ def _snowball(algorithm: str) -> Callable[[str], str]:
             "the snowball stemmer needs PyStemmer or snowballstemmer: "
             "pip install 'PyStemmer>=2.2' (or 'snowballstemmer>=2.2')"
         ) from None
-    return snowballstemmer.stemmer(algorithm).stemWord  # type: ignore[no-any-return]
+    stem = snowballstemmer.stemmer(algorithm).stemWord
+    return stem
 
 
 @lru_cache(maxsize=1)

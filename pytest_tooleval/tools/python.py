@@ -30,7 +30,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _TOOL_ATTR = "__tooleval_tool__"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
 class PythonToolError(Exception):
@@ -70,19 +69,9 @@ def tool(
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         setattr(fn, _TOOL_ATTR, describe_function(fn, name=name, description=description))
-        _REGISTRY[(fn.__module__, fn.__qualname__)] = fn
         return fn
 
     return register(function) if function is not None else register
-
-
-def registered_tools() -> list[Callable[..., Any]]:
-    """Every function decorated with ``@tool`` so far, in registration order."""
-    return list(_REGISTRY.values())
-
-
-def clear_registry() -> None:
-    _REGISTRY.clear()
 
 
 def python_tool(function: Callable[..., Any]) -> PythonTool:

@@ -19,8 +19,8 @@ from pytest_tooleval.tools.python import (
     parse_docstring,
     python_providers,
     python_tool,
-    registered_tools,
     tool,
+    tools_in_module,
 )
 
 
@@ -146,8 +146,13 @@ def test_decorator_arguments_override_name_and_description() -> None:
     assert convert.__name__ == "convert"  # the function is returned unchanged
 
 
-def test_registry_holds_decorated_functions() -> None:
-    assert {book_table, convert, explode} <= set(registered_tools())
+def test_the_decorator_marks_the_function_and_keeps_no_global_registry() -> None:
+    import pytest_tooleval.tools.python as module
+
+    # a process-global registry leaked tools between sessions: tools are found per module
+    assert not any(name.endswith("REGISTRY") for name in vars(module))
+    assert {t.__name__ for t in tools_in_module(sys.modules[__name__])} >= {
+        "book_table", "convert", "explode"}
 
 
 def test_calls_validate_and_render() -> None:

@@ -251,7 +251,7 @@ def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
                     members = list(tar)
                     for (_member, kind, target), tm in zip(targets, members, strict=True):
                         _place(kind, target, created, budget,
-                               lambda m=tm: tar.extractfile(m))  # type: ignore[arg-type,return-value]
+                               lambda m=tm: tar.extractfile(m))
     except BaseException:
         for path in reversed(created):
             if path.is_dir() and not path.is_symlink():
