@@ -80,9 +80,10 @@ def test_native_output_on_stdout_does_not_corrupt_the_frames(process: ModelProce
 
 
 def test_a_hung_process_is_killed_after_the_timeout() -> None:
-    proc = ModelProcess(FAKE, {"op": "load"}, timeout_s=0.5)
+    # 2 s: a fresh process must start and load within it on a loaded 2-core machine
+    proc = ModelProcess(FAKE, {"op": "load"}, timeout_s=2.0)
     try:
-        with pytest.raises(ModelProcessDied, match=r"no reply within 0 s|no reply within 1 s"):
+        with pytest.raises(ModelProcessDied, match=r"no reply within 2 s"):
             proc.request({"op": "hang"})
         assert proc.request({"op": "complete"})["text"]
     finally:
