@@ -245,6 +245,8 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
         "doctor": ("the isolation for run_python and git here, and a short escape battery",
                    _lazy("pytest_tooleval.tools.doctor", "doctor_main")),
+        "power": ("cases or repeats needed to detect a change; what a selection can detect",
+                  _lazy("pytest_tooleval.report.power", "power_main")),
     }
     return commands
 
