@@ -205,7 +205,7 @@ def _binary(pairs: list[tuple[CaseTries, CaseTries]], axis: str) -> bool:
 
 def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, float], *,
                 level: float = DEFAULT_LEVEL, resamples: int = DEFAULT_RESAMPLES,
-                seed: int = DEFAULT_SEED) -> list[Row]:
+                seed: int = DEFAULT_SEED, score_only: bool = False) -> list[Row]:
     """Score, pass rate and each axis: paired difference, interval, test and flips."""
     if not pairs:
         return []
@@ -225,6 +225,8 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
         rows.append(Row("score", new_score, new_score - score.delta, score, "sign-flip",
                         randomisation_p=sign_flip_p(_score_terms(new_rows, base_rows,
                                                                  weights), seed=seed)))
+    if score_only:
+        return rows
     single = _single_try(pairs)
     overall = flips(pairs, passed_overall)
     rates_new = [{"pass": new.passes / new.n} for new, _ in pairs]
@@ -287,7 +289,8 @@ def group_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, floa
     rows = []
     for label in labels:
         members = [(n, b) for n, b in pairs if n.label(key) == label]
-        found = paired_rows(members, weights, level=level, seed=seed, resamples=1000)
+        found = paired_rows(members, weights, level=level, seed=seed, resamples=1000,
+                            score_only=True)
         score = next((r for r in found if r.name == "score"), None)
         if score is None:
             continue
