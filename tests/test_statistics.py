@@ -24,6 +24,7 @@ from pytest_tooleval.scoring.statistics import (
     pass_at_k,
     pass_hat_k,
     stratified_indices,
+    usable_strata,
     wilson,
     z_value,
 )
@@ -210,3 +211,12 @@ def test_repeats_are_clusters_not_extra_cases() -> None:
     assert [row["case"] for row in repeats["flaky"]] == ["f.json::t3"]
     assert summary["groups"]["tool"]["cases"] == 6 and summary["groups"]["tool"]["tries"] == 18
     assert summary["score"] == pytest.approx(100 * (3 + 2 / 3) / 6)
+
+
+def test_tiny_strata_are_resampled_together() -> None:
+    assert usable_strata(["a"] * 5 + ["b"] * 5) == ["a"] * 5 + ["b"] * 5
+    assert usable_strata(["a"] * 9 + ["b"]) == ["all"] * 10
+    # one case per category: stratified, every resample would be the run itself
+    rows = [{"irrelevance": 1.0}, {"tool": 0.0}, {"step": 0.5}, {"tool": 1.0}]
+    result = bootstrap(rows, ["irrelevance", "tool", "chain", "tool"], WEIGHTS)
+    assert result.score is not None and result.score.width > 10

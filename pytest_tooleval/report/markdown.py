@@ -160,7 +160,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         if not table:
             continue
         rows = [[name, _fmt(data["score"]), _interval(data.get("interval")).strip() or "n/a",
-                 str(data["cases"]),
+                 str(data["cases"]) + (f" ({data['tries']} tries)" if "tries" in data else ""),
                  " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v),
                  _routed(data.get("routing"))]
                 for name, data in table.items()]

@@ -63,10 +63,13 @@ def render_paired(result: Comparison) -> list[str]:
         shown = "n/a (few cases)" if interval is None else (
             f"[{interval.low * row._scale:+.1f}, {interval.high * row._scale:+.1f}]")
         flipped = f"{len(row.flips.hurt)}/{len(row.flips.helped)}" if row.flips else ""
-        note = "" if row.decides else " (shown, not deciding)"
+        status = row.status
+        if not row.decides and status != "no detectable change":
+            status = ("drop" if row.delta < 0 else "rise") + " at p < α, uncorrected"
+        note = "" if row.decides else " (not deciding)"
         lines.append(f"  {row.name:<18} {row.base:8.1f} → {row.new:6.1f}  {row.delta:+6.1f}  "
                      f"{shown:>15}  {row.test:>9}  {row.p_value:7.3g}  {flipped:>19}  "
-                     f"{row.status}{note}")
+                     f"{status}{note}")
     for title, keys in (("only in this run", pairing.only_new),
                         ("only in the baseline", pairing.only_base),
                         ("ERROR in one run (not compared)", pairing.unscored)):

@@ -11,7 +11,6 @@ reported with the smallest difference this many cases could have detected.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -32,8 +31,8 @@ from pytest_tooleval.scoring.statistics import (
 )
 
 POWER = 0.8
-#: Fewer paired cases than this in a category: no bootstrap interval (it would not vary).
-MIN_STRATUM = 5
+#: Fewer paired cases than this: no bootstrap interval (it would not vary).
+MIN_PAIRS = 5
 
 
 @dataclass
@@ -214,9 +213,9 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
     base_rows = [base.axes() for _, base in pairs]
     found = paired_bootstrap(new_rows, base_rows, strata, weights, level=level,
                              resamples=resamples, seed=seed)
-    if min(Counter(strata).values()) < MIN_STRATUM:
-        # A category this small barely varies when resampled: the interval would look
-        # certain. The tests (sign-flip, McNemar) stay valid at any size.
+    if len(pairs) < MIN_PAIRS:
+        # So few cases barely vary when resampled: the interval would look certain. The
+        # tests (sign-flip, McNemar) stay valid at any size.
         found = {k: None if v is None else replace(v, interval=None) for k, v in found.items()}
     rows: list[Row] = []
     score = found["score"]

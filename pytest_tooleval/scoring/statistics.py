@@ -104,6 +104,21 @@ def _check_tries(n: int, c: int, k: int) -> None:
 
 # -------------------------------------------------------------------------- bootstrap
 
+#: A stratum smaller than this barely varies when resampled within itself: below it the
+#: bootstrap resamples all cases together instead (see ``usable_strata``).
+MIN_STRATUM = 5
+
+
+def usable_strata(strata: Sequence[str]) -> list[str]:
+    """The strata, or one stratum for all when any is too small to vary."""
+    labels = list(strata)
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    if counts and min(counts.values()) < MIN_STRATUM:
+        return ["all"] * len(labels)
+    return labels
+
 
 def stratified_indices(strata: Sequence[str], resamples: int,
                        rng: np.random.Generator) -> np.ndarray:
@@ -173,6 +188,7 @@ def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
     values = case_matrix(rows, axes)
     w = np.array([weights[a] for a in axes])
     rng = np.random.default_rng(seed)
+    strata = usable_strata(strata)
     means_parts, score_parts = [], []
     for start in range(0, resamples, _CHUNK):
         indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)
@@ -218,6 +234,7 @@ def paired_bootstrap(
     full = np.arange(len(new_rows))[None, :]
     new_means, new_score = _figures(new_values, w, full)
     base_means, base_score = _figures(base_values, w, full)
+    strata = usable_strata(strata)
     observed = {"score": float(new_score[0] - base_score[0])}
     observed |= {a: float(new_means[0, j] - base_means[0, j]) for j, a in enumerate(axes)}
     rng = np.random.default_rng(seed)
