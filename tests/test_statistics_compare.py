@@ -107,3 +107,31 @@ def test_gap_flip_matrix_interval_and_validity(runs: dict[str, Path]) -> None:
     assert "| axis tool | 40 | 0 | 210 | 0 |" in text
     assert "parse rate" in text and "right tool rate" in text
     assert "significant" in text
+
+
+def partial_rules(flipped: int) -> list[Rule]:
+    """The first ``flipped`` tool cases call the tool but miss the fact: PARTIAL."""
+    weak = [Rule(f"question {i:03d}:", [call("get_weather", {"city": "Izmir"}),
+                                        answer("no idea")]) for i in range(flipped)]
+    return [*weak, *rules(0)]
+
+
+def test_baseline_option_exit_status_follows_the_verdict(project, fake_model) -> None:
+    server = fake_model(rules(0))
+    project.profile(server)
+    project.write("scenarios/big.yaml", corpus())
+    project.run("--tooleval-partial", "pass")
+    baseline = project.path / "baseline.json"
+    shutil.copy(project.path / "tooleval-report" / "report.json", baseline)
+    # PARTIAL counts as passed for pytest here, so the exit status is the comparison's
+    server.set_rules(partial_rules(1))
+    result = project.run("--tooleval-baseline", str(baseline), "--tooleval-partial", "pass")
+    result.stdout.fnmatch_lines(["*Verdict: no detectable change. With 300 paired case(s)*"])
+    assert result.ret == 0
+    server.set_rules(partial_rules(40))
+    result = project.run("--tooleval-baseline", str(baseline), "--tooleval-partial", "pass")
+    result.stdout.fnmatch_lines(["*Verdict: regression in*pass rate*axis answer*"])
+    assert result.ret == 1
+    comparison = json.loads((project.path / "tooleval-report" / "comparison.json").read_text())
+    assert comparison["paired"]["verdict"]["status"] == "regression"
+    assert comparison["paired"]["figures"]["axis tool"]["status"] == "no detectable change"
