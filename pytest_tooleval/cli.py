@@ -35,6 +35,8 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
         args += ["-k", options.keyword]
     if getattr(options, "sample", None):
         args += ["--tooleval-sample", str(options.sample)]
+    if getattr(options, "repeat", None):
+        args += ["--tooleval-repeat", str(options.repeat)]
     verbosity = getattr(options, "verbose", 0) - getattr(options, "quiet", 0)
     if verbosity:
         args.append("-" + ("v" if verbosity > 0 else "q") * abs(verbosity))
@@ -61,6 +63,8 @@ def _run_parser(prog: str, description: str, *, grammar: bool,
     parser.add_argument("-k", dest="keyword", help="pytest -k expression, e.g. TC-7")
     parser.add_argument("--sample", "--tooleval-sample", type=int, metavar="N",
                         help="run every Nth case of each file (a quick, stratified measurement)")
+    parser.add_argument("--repeat", "--tooleval-repeat", type=int, metavar="K",
+                        help="run each case K times: pass^k, flaky cases, intervals over cases")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="one line per case (as pytest -v)")
     parser.add_argument("-q", "--quiet", action="count", default=0,

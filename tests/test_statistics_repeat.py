@@ -97,3 +97,12 @@ def test_repeats_under_xdist_give_the_serial_report(project, fake_model) -> None
         parallel["run"]["selection"].pop("command_line")
     assert parallel == serial
     assert parallel["summary"]["repeats"]["flaky_count"] == 1
+
+
+def test_tooleval_run_and_gap_pass_repeat_to_pytest() -> None:
+    from pytest_tooleval.cli import _run_parser, pytest_args_for_run
+
+    options = _run_parser("tooleval run", "", grammar=True,
+                          report_default=None).parse_args(["x.json", "--repeat", "3"])
+    args = pytest_args_for_run(options, [])
+    assert args[args.index("--tooleval-repeat") + 1] == "3"
