@@ -106,3 +106,13 @@ def test_tooleval_run_and_gap_pass_repeat_to_pytest() -> None:
                           report_default=None).parse_args(["x.json", "--repeat", "3"])
     args = pytest_args_for_run(options, [])
     assert args[args.index("--tooleval-repeat") + 1] == "3"
+
+
+def test_out_of_range_statistics_options_are_one_usage_error(project, fake_model) -> None:
+    project.profile(fake_model([]))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    for option, value in (("--tooleval-level", "1.5"), ("--tooleval-repeat", "0"),
+                          ("--tooleval-max-width", "-1")):
+        result = project.run(option, value)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert f"{option} {value}:" in result.stderr.str()
