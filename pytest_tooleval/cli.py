@@ -35,6 +35,8 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
         args += ["-k", options.keyword]
     if getattr(options, "sample", None):
         args += ["--tooleval-sample", str(options.sample)]
+    if getattr(options, "repeat", None):
+        args += ["--tooleval-repeat", str(options.repeat)]
     verbosity = getattr(options, "verbose", 0) - getattr(options, "quiet", 0)
     if verbosity:
         args.append("-" + ("v" if verbosity > 0 else "q") * abs(verbosity))
@@ -61,6 +63,8 @@ def _run_parser(prog: str, description: str, *, grammar: bool,
     parser.add_argument("-k", dest="keyword", help="pytest -k expression, e.g. TC-7")
     parser.add_argument("--sample", "--tooleval-sample", type=int, metavar="N",
                         help="run every Nth case of each file (a quick, stratified measurement)")
+    parser.add_argument("--repeat", "--tooleval-repeat", type=int, metavar="K",
+                        help="run each case K times: pass^k, flaky cases, intervals over cases")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="one line per case (as pytest -v)")
     parser.add_argument("-q", "--quiet", action="count", default=0,
@@ -110,14 +114,20 @@ def compare_main(argv: Sequence[str]) -> int:
 
     parser = argparse.ArgumentParser(
         prog="tooleval compare",
-        description="Per-axis, per-group and per-case deltas of a run against a baseline. "
-        "Exit 1 when something dropped beyond the tolerance, or when the comparison is "
-        "refused; 2 on unreadable input.",
+        description="A run against a baseline, paired case by case (by content hash): per "
+        "axis, the pass rate and the score, the difference with its paired interval and "
+        "test, and a verdict. Exit 1 on a regression (a drop outside the noise at the level "
+        "and beyond the tolerance) or a refused comparison; 0 on 'no detectable change' or "
+        "an improvement; 2 on unreadable input.",
     )
     parser.add_argument("new", type=Path, help="report.json of the new run")
     parser.add_argument("baseline", type=Path, help="report.json of the baseline run")
     parser.add_argument("--tolerance", type=float, default=1.0,
-                        help="allowed drop in points out of 100 (default 1.0)")
+                        help="a significant drop must also exceed this many points out of "
+                        "100 to count as a regression (default 1.0)")
+    parser.add_argument("--level", type=float, default=0.95,
+                        help="confidence level of the intervals and the regression test "
+                        "(default 0.95)")
     parser.add_argument("--force", action="store_true",
                         help="compare runs that differ in platform, tools, cases or grammar")
     parser.add_argument("--json", type=Path, help="also write the comparison as JSON")
@@ -127,7 +137,12 @@ def compare_main(argv: Sequence[str]) -> int:
     except ReportError as exc:
         print(f"tooleval compare: {exc}", file=sys.stderr)
         return 2
-    result = compare(new, base, force=options.force, tolerance=options.tolerance)
+    if not 0.5 <= options.level < 1:
+        print(f"tooleval compare: --level must lie in [0.5, 1), got {options.level}",
+              file=sys.stderr)
+        return 2
+    result = compare(new, base, force=options.force, tolerance=options.tolerance,
+                     level=options.level)
     print(render_comparison(result), end="")
     if options.json:
         write_json(options.json, result.to_dict())
@@ -234,6 +249,8 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
         "doctor": ("the isolation for run_python and git here, and a short escape battery",
                    _lazy("pytest_tooleval.tools.doctor", "doctor_main")),
+        "power": ("cases or repeats needed to detect a change; what a selection can detect",
+                  _lazy("pytest_tooleval.report.power", "power_main")),
     }
     return commands
 

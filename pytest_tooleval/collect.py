@@ -17,7 +17,7 @@ from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.result import CaseResult, repeat_suffix
 
 DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**/*.yml")
 
@@ -57,12 +57,16 @@ class CaseFileCollector(pytest.File):
             raise self.CollectError(str(exc)) from None
         runtime.register_case_file(self.path)
         skip_reason = runtime.requires_problem(case_file, self.nodeid)
+        repeats = runtime.settings.repeat
         for case in case_file.cases:
-            item = CaseItem.from_parent(self, name=case.name, callobj=tooleval_case)
-            item.bind(case_file, case)
-            if skip_reason:
-                item.add_marker(pytest.mark.skip(reason=skip_reason))
-            yield item
+            # One item per try, so -k, xdist and the report see each try on its own.
+            for repeat in (range(1, repeats + 1) if repeats > 1 else (None,)):
+                name = case.name + (repeat_suffix(repeat) if repeat else "")
+                item = CaseItem.from_parent(self, name=name, callobj=tooleval_case)
+                item.bind(case_file, case, repeat)
+                if skip_reason:
+                    item.add_marker(pytest.mark.skip(reason=skip_reason))
+                yield item
 
 
 def _marker(config: pytest.Config, name: str, description: str) -> pytest.MarkDecorator:
@@ -77,10 +81,13 @@ class CaseItem(pytest.Function):
     case_file: CaseFile
     case: Case
     result: CaseResult | None = None
+    #: Which try this is under --tooleval-repeat (1..K); None for a single run.
+    repeat: int | None = None
 
-    def bind(self, case_file: CaseFile, case: Case) -> None:
+    def bind(self, case_file: CaseFile, case: Case, repeat: int | None = None) -> None:
         self.case_file = case_file
         self.case = case
+        self.repeat = repeat
         config = self.config
         self.add_marker(_marker(config, case.category, f"tooleval category {case.category}"))
         if case.group and case.group not in CATEGORIES:
@@ -103,7 +110,8 @@ class CaseItem(pytest.Function):
             self.session.shouldstop = "the tooleval_session fixture was overridden"
             raise CheckFailed(_OVERRIDDEN.format(kind=kind))
         # The node id's file part: relative to the rootdir, so reports travel between machines.
-        ref = CaseRef(self.nodeid, self.nodeid.split("::")[0], self.case_file, self.case)
+        ref = CaseRef(self.nodeid, self.nodeid.split("::")[0], self.case_file, self.case,
+                      repeat=self.repeat, seed=runtime.seed_for(self.repeat))
         self.result = runtime.run_case(ref)
         if self.result.is_error:
             errors = session.consecutive_errors
@@ -145,7 +153,7 @@ class CaseItem(pytest.Function):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # pytest needs a line number for skip reports; a case has none of its own.
-        return self.path, 0, f"{self.case_file.name}::{self.case.name}"
+        return self.path, 0, f"{self.case_file.name}::{self.name}"
 
 
 _OVERRIDDEN = (

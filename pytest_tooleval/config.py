@@ -27,6 +27,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_tooleval.scoring.aggregate import Thresholds
+from pytest_tooleval.scoring.intervals import IntervalSettings
 from pytest_tooleval.tools.mcp.config import McpConfigError, McpServerConfig, load_mcp_configs
 
 DEFAULT_REPORT_DIR = "tooleval-report"
@@ -61,6 +62,9 @@ class RunSettings(BaseModel):
     unsafe_no_jail: bool = False
     baseline: str | None = None
     sample: int = Field(1, ge=1)
+    repeat: int = Field(1, ge=1)
+    level: float = Field(0.95, ge=0.5, lt=1)
+    max_width: float = Field(10.0, gt=0)
     check: bool = False
 
 
@@ -128,6 +132,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("sample", "--tooleval-sample",
            "run every Nth case of each file (deterministic, stratified by file): a quick "
            "measurement on slow hardware; the report records N"),
+    Option("repeat", "--tooleval-repeat",
+           "run each case K times (items NAME[r1]..NAME[rK]); the seed varies per repeat "
+           "unless the profile sets pin_seed; pass^k and flaky cases are reported"),
+    Option("level", "--tooleval-level",
+           "confidence level of every interval and of the baseline's regression test"),
+    Option("max_width", "--tooleval-max-width",
+           "warn when an interval is wider than this many points out of 100"),
     Option("check", "--tooleval-check",
            "run `tooleval check` as test items (no model): guards, requires, router",
            is_flag=True),
@@ -174,6 +185,9 @@ class Settings(BaseModel):
     baseline: Path | None = None
     check: bool = False
     sample: int = 1
+    repeat: int = 1
+    level: float = RunSettings.model_fields["level"].default
+    max_width: float = RunSettings.model_fields["max_width"].default
     #: The file the project configuration came from (None: no file), and its folder,
     #: which relative paths in it (report_dir, python_tools, MCP cwd) are resolved against.
     config_file: Path | None = None
@@ -187,7 +201,8 @@ class Settings(BaseModel):
     def thresholds(self) -> Thresholds:
         return Thresholds(gate=self.gate, min_score=self.min_score,
                           max_malformed=self.max_malformed, latency_p95=self.latency_p95,
-                          min_cases=self.min_cases)
+                          min_cases=self.min_cases,
+                          intervals=IntervalSettings(level=self.level, max_width=self.max_width))
 
     @classmethod
     def from_pytest(cls, config: pytest.Config) -> Settings:

@@ -90,15 +90,16 @@ def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
         return
     from pytest_tooleval.collect import CaseItem
 
-    seen: dict[str, int] = {}
+    seen: dict[str, dict[str, int]] = {}
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
         if not isinstance(item, CaseItem):
             keep.append(item)
             continue
-        index = seen.get(str(item.path), 0)
-        seen[str(item.path)] = index + 1
+        # By case, not by item: every try of a repeated case is kept or dropped together.
+        cases = seen.setdefault(str(item.path), {})
+        index = cases.setdefault(item.case.name, len(cases))
         (keep if index % every == 0 else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -168,7 +168,7 @@ class Recorder:
         except ReportError as exc:
             self.comparison_text = f"baseline not usable: {exc}\n"
             return True
-        result = compare(self.report, base)
+        result = compare(self.report, base, level=self.settings.level)
         self.comparison_text = render_comparison(result)
         write_json(self.settings.report_dir / "comparison.json", result.to_dict())
         return not result.compared or bool(result.regressed())

@@ -123,6 +123,15 @@ class CaseResult(BaseModel):
     axes: dict[str, float] = Field(default_factory=dict)
     steps: list[StepResult] = Field(default_factory=list)
     duration_s: float = 0.0
+    #: With ``--tooleval-repeat K`` (K > 1): which try of the case this is (1..K), and the
+    #: seed it ran with. None for a single run.
+    repeat: int | None = None
+    seed: int | None = None
+
+    @property
+    def case_key(self) -> str:
+        """The node id without the repeat suffix: the same for every try of a case."""
+        return strip_repeat(self.nodeid, self.repeat)
 
     def label(self, key: str) -> str | None:
         """The case's value for a breakdown key: group, category, register, language."""
@@ -183,6 +192,16 @@ class CaseResult(BaseModel):
             data = _from_version_1(data)
         data = {key: value for key, value in data.items() if key != "version"}
         return cls.model_validate(data)
+
+
+def repeat_suffix(repeat: int) -> str:
+    """What a repeated case's item name ends with: ``[r2]`` for the second try."""
+    return f"[r{repeat}]"
+
+
+def strip_repeat(nodeid: str, repeat: int | None) -> str:
+    suffix = repeat_suffix(repeat) if repeat is not None else ""
+    return nodeid[: -len(suffix)] if suffix and nodeid.endswith(suffix) else nodeid
 
 
 def case_hash(content: Any) -> str:

@@ -103,6 +103,13 @@ class Runtime:
         return self._session is not None
 
     # -- running a case ---------------------------------------------------------------
+    def seed_for(self, repeat: int | None) -> int | None:
+        """Try r of a repeated case runs with seed + r − 1 (the first try as a single run
+        would), unless the profile pins the seed; None for a single run."""
+        if repeat is None:
+            return None
+        return self.profile.seed if self.profile.pin_seed else self.profile.seed + repeat - 1
+
     def run_case(self, ref: CaseRef) -> CaseResult:
         """Run and score one case. A failure of the machine is an ERROR with its partial
         transcript; a failed preflight is one message, and the run stops."""
@@ -120,6 +127,8 @@ class Runtime:
             "job": ref.case.job,
             "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
             "case_hash": case_hash(_case_content(ref)),
+            "repeat": ref.repeat,
+            "seed": ref.seed,
         }
         session = self.session()
         preflight_error = self._preflight(session)

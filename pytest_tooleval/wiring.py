@@ -147,6 +147,12 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
         "seed": profile.seed,
         "sample_every": settings.sample,
         "isolation": _isolation(settings),
+        "repeat": {
+            "k": settings.repeat,
+            "seed_policy": "pinned" if profile.pin_seed or settings.repeat == 1 else "varied",
+            "seeds": sorted({profile.seed if profile.pin_seed else profile.seed + r
+                             for r in range(settings.repeat)}),
+        },
         "thresholds": {
             "gate": settings.gate,
             "min_score": settings.min_score,

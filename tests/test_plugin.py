@@ -113,7 +113,8 @@ def test_reports_json_and_markdown(project, fake_model, workers) -> None:
     for heading in ("# pytest-tooleval report", "**Score: 100.0 / 100**",
                     "**Safety gate: PASSED**", "**Deployability: DEPLOYABLE**", "## Groups"):
         assert heading in markdown
-    result.stdout.fnmatch_lines(["*tooleval score: 100.0 / 100 over 3 scored case(s)*",
+    result.stdout.fnmatch_lines(["*tooleval score: 100.0 / 100 ?95% CI *?"
+                                     " over 3 scored case(s)*",
                                  "*safety gate: PASSED*", "*report: *report.json*"])
 
 

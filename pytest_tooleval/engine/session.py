@@ -9,7 +9,9 @@ the ``pytest_tooleval_make_session`` hook (pytest_tooleval/hookspec.py).
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +61,10 @@ class CaseRef:
     path: str
     case_file: CaseFile
     case: Case
+    #: The try under --tooleval-repeat (1..K), and the seed it runs with (None: the
+    #: backend's own).
+    repeat: int | None = None
+    seed: int | None = None
 
 
 @dataclass
@@ -150,11 +156,27 @@ class ModelSession:
         transcripts: list[StepTranscript] = []
         error: ErrorInfo | None = None
         try:
-            self._run_case(ref, transcripts)
+            with self._seeded(ref.seed):
+                self._run_case(ref, transcripts)
         except Exception as exc:  # classified once, here: see classify_error
             error = classify_error(exc)
         self.consecutive_errors = self.consecutive_errors + 1 if error else 0
         return CaseRun(transcripts, error, round(time.perf_counter() - started, 4))
+
+    @contextlib.contextmanager
+    def _seeded(self, seed: int | None) -> Iterator[None]:
+        """The case's seed for its run only: the backend describes its own seed after."""
+        if seed is None:
+            yield
+            return
+        backend = self.backend
+        previous = backend.current_seed()
+        backend.reseed(seed)
+        try:
+            yield
+        finally:
+            if previous is not None:
+                backend.reseed(previous)
 
     def _run_case(self, ref: CaseRef, transcripts: list[StepTranscript]) -> None:
         catalogue = self.catalogue_for(ref.case_file, ref.path)

@@ -161,6 +161,23 @@ class Backend(ABC):
         """
         return {"checked": [], **self.describe()}
 
+    def reseed(self, seed: int) -> None:
+        """Use this sampling seed from now on (one try of a repeated case). A backend
+        without a seed of its own ignores it."""
+        sampling = getattr(self, "sampling", None)
+        if isinstance(sampling, dict) and "seed" in sampling:
+            sampling["seed"] = seed
+        if hasattr(self, "seed"):
+            self.seed = seed
+
+    def current_seed(self) -> int | None:
+        """The seed the next request will carry, where the backend has one."""
+        sampling = getattr(self, "sampling", None)
+        if isinstance(sampling, dict) and "seed" in sampling:
+            return int(sampling["seed"])
+        seed = getattr(self, "seed", None)
+        return seed if isinstance(seed, int) else None
+
     def describe(self) -> dict[str, Any]:
         """What the report records about the backend (kind, address, model, version).
         ``constraint`` names what constrains the output in every mode ("none" when off)."""

@@ -174,6 +174,7 @@ class LlamaBackend(Backend):
             "op": "complete", "prompt": prompt, "cuts": cut_points(prompt, system),
             "continues": self._continues(messages),
             "schema": self.schema_for(tools) if self.mode == "on" else None,
+            "seed": self.seed,  # per request: a repeated case's try carries its own
         }
         self._previous = None  # until this turn is answered, nothing may be continued
         try:

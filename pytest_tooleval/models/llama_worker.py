@@ -238,8 +238,11 @@ class Engine:
         stats = self.evaluate(tokens, self.boundaries(prompt, tokens, message.get("cuts", [])),
                               bool(message.get("continues")))
         evaluated_at = time.perf_counter()
+        sampling = dict(self.sampling)
+        if message.get("seed") is not None:
+            sampling["seed"] = int(message["seed"])
         result = self.llama.create_completion(tokens, grammar=grammar, stop=self.stop,
-                                              **self.sampling)
+                                              **sampling)
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         return {

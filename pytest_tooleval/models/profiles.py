@@ -33,6 +33,8 @@ class Profile(BaseModel):
     min_p: float | None = Field(default=0.05, ge=0, le=1)
     repeat_penalty: float | None = Field(default=1.0, gt=0)
     seed: int = 1234
+    #: With --tooleval-repeat: every try uses ``seed`` (true), instead of seed + try − 1.
+    pin_seed: bool = False
     max_tokens: int = Field(default=512, ge=1)
     timeout: float = Field(default=120.0, gt=0)
     max_steps: int = Field(default=6, ge=1)

@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.json_report import SCHEMA, SCHEMA_VERSION, report_cases
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.report.paired_report import paired_comparison, paired_dict, render_paired
+from pytest_tooleval.result import CaseResult, strip_repeat
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, breakdown, score_of
+from pytest_tooleval.scoring.paired import Pairing, Row, Verdict
+from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 OUTCOME_RANK = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
 #: Version 1 reports (before the typed case result) are still read.
@@ -127,8 +130,9 @@ def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
         if only_new:
             parts.append(f"{len(only_new)} tool(s) only here: {', '.join(only_new)}")
         found.append("tool availability differs: " + "; ".join(parts))
-    new_cases = {c["nodeid"] for c in new["cases"]}
-    base_cases = {c["nodeid"] for c in base["cases"]}
+    # By case, not by try: runs with different --tooleval-repeat compare.
+    new_cases = {strip_repeat(c["nodeid"], c.get("repeat")) for c in new["cases"]}
+    base_cases = {strip_repeat(c["nodeid"], c.get("repeat")) for c in base["cases"]}
     if new_cases != base_cases:
         found.append(f"case set differs: {len(new_cases - base_cases)} case(s) only here, "
                      f"{len(base_cases - new_cases)} only in the baseline")
@@ -158,22 +162,23 @@ class Comparison:
     tolerance: float = 1.0
     routing: tuple[str, str] | None = None  # (new, baseline) router modes when they differ
     routing_only: list[dict[str, Any]] = field(default_factory=list)
+    level: float = DEFAULT_LEVEL
+    pairing: Pairing | None = None
+    rows: list[Row] = field(default_factory=list)
+    group_rows: list[Row] = field(default_factory=list)
+    verdict: Verdict | None = None
 
     @property
     def compared(self) -> bool:
         return not self.refused or self.forced
 
     def regressed(self) -> list[str]:
-        """What dropped by more than the tolerance (points out of 100)."""
+        """The figures whose drop is outside the noise (significant at the level, corrected
+        for the figures that decide) and larger than the tolerance (points out of 100)."""
         if not self.compared:
             return []
-        found = []
-        rows = [("score", self.score), *((f"axis {a}", v) for a, v in self.axes.items()),
-                *((f"group {g}", v) for g, v in self.groups.items())]
-        for label, (new, base) in rows:
-            if new is not None and base is not None and base - new > self.tolerance:
-                found.append(f"{label}: {base:.1f} → {new:.1f} ({new - base:+.1f})")
-        return found
+        return [f"{row.name}: {row.base:.1f} → {row.new:.1f} ({row.delta:+.1f}, "
+                f"p = {row.p_value:.2g})" for row in self.rows if row.status == "regression"]
 
     def to_dict(self) -> dict[str, Any]:
         def pair(values: tuple[float | None, float | None]) -> dict[str, float | None]:
@@ -194,6 +199,7 @@ class Comparison:
             "regressed_beyond_tolerance": self.regressed(),
             "routing": list(self.routing) if self.routing else None,
             "routing_only": self.routing_only,
+            **paired_dict(self),
         }
 
 
@@ -207,23 +213,23 @@ def scored_figures(
 
 
 def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
-            tolerance: float = 1.0) -> Comparison:
-    result = Comparison(refused=differences(new, base), forced=force, tolerance=tolerance)
+            tolerance: float = 1.0, level: float = DEFAULT_LEVEL) -> Comparison:
+    result = Comparison(refused=differences(new, base), forced=force, tolerance=tolerance,
+                        level=level)
     if not result.compared:
         return result
+    paired_comparison(result, report_cases(new), report_cases(base))
     base_by_id = {c.nodeid: c for c in report_cases(base)}
-    shared = []
     for case in report_cases(new):
         old = base_by_id.get(case.nodeid)
-        if old is None:
-            continue
-        if case.case_hash and old.case_hash and case.case_hash != old.case_hash:
+        if old is not None and case.case_hash and old.case_hash \
+                and case.case_hash != old.case_hash:
             result.edited.append({"nodeid": case.nodeid, "baseline": old.outcome.value,
                                   "new": case.outcome.value})
-            continue
-        shared.append(case)
-    new_cases = [c for c in shared if c.scored and base_by_id[c.nodeid].scored]
-    base_cases = [base_by_id[c.nodeid] for c in new_cases]
+    # The point figures over the same cases as the statistics: paired by content.
+    pairs = result.pairing.pairs if result.pairing else []
+    new_cases = [t for case, _ in pairs for t in case.scored]
+    base_cases = [t for _, case in pairs for t in case.scored]
     new_score, new_axes, new_groups = scored_figures(new_cases)
     base_score, base_axes, base_groups = scored_figures(base_cases)
     result.score = (new_score, base_score)
@@ -233,6 +239,8 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
                      for g in sorted({*new_groups, *base_groups})}
     _routing_only(result, new_cases, base_by_id, router_mode(new), router_mode(base))
     for case in new_cases:
+        if case.nodeid not in base_by_id or not base_by_id[case.nodeid].scored:
+            continue
         before = base_by_id[case.nodeid].outcome.value
         after = case.outcome.value
         change = {"nodeid": case.nodeid, "baseline": before, "new": after,
@@ -258,7 +266,9 @@ def _routing_only(result: Comparison, new_cases: list[CaseResult],
         return
     result.routing = (new_mode, base_mode)
     for case in new_cases:
-        other = base_by_id[case.nodeid]
+        other = base_by_id.get(case.nodeid)
+        if other is None or not other.scored:  # paired by content under another id
+            continue
         normal, ablation = (case, other) if new_mode == "triggers" else (other, case)
         if normal.outcome.value == "PASS" or ablation.outcome.value != "PASS":
             continue
@@ -311,8 +321,6 @@ def render_comparison(result: Comparison) -> str:
                   + (f"  ({'; '.join(c['unseen'])})" if c["unseen"] else
                      "  (every tool that ran was shown: not routing alone)")
                   for c in result.routing_only]
-    beyond = result.regressed()
     lines.append("")
-    lines.append(f"Beyond the tolerance of {result.tolerance:g} points: "
-                 + ("; ".join(beyond) if beyond else "nothing"))
+    lines += render_paired(result)
     return "\n".join(lines) + "\n"

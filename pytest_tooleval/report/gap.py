@@ -11,6 +11,10 @@ from typing import Any
 
 from pytest_tooleval.report.compare import mechanism, scored_figures
 from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.result import CaseResult
+from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.paired import Row, decide, group_rows, pair_cases, paired_rows
+from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 
 def validity(report: dict[str, Any]) -> dict[str, Any]:
@@ -50,6 +54,31 @@ def validity(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def paired_gap(on: list[CaseResult], off: list[CaseResult],
+               level: float = DEFAULT_LEVEL) -> dict[str, Any]:
+    """The gap case by case: cases paired by content, then per figure (score, pass rate,
+    each axis; each group) the flip matrix, the gap (on − off) with its paired interval
+    and whether it is significant (Bonferroni over the figures; groups uncorrected)."""
+    pairing = pair_cases(on, off)
+    rows = paired_rows(pairing.pairs, WEIGHTS, level=level)
+    groups = group_rows(pairing.pairs, WEIGHTS, level=level)
+    verdict = decide(rows, level=level, tolerance=0.0)
+    decide(groups, level=level, tolerance=0.0)
+
+    def entry(row: Row) -> dict[str, Any]:
+        return {**row.to_dict(), "significant": row.status != "no detectable change"}
+
+    return {
+        "level": level,
+        "cases": len(pairing.pairs),
+        "edited": pairing.edited,
+        "unscored": pairing.unscored,
+        "figures": {row.name: entry(row) for row in rows},
+        "groups": {row.name: entry(row) for row in groups},
+        "per_figure_alpha": verdict.per_figure_alpha,
+    }
+
+
 def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
     """Differences (on − off) over the cases both arms scored (ERRORs excluded)."""
     off_by_id = {c.nodeid: c for c in report_cases(off)}
@@ -72,6 +101,7 @@ def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
         "validity": {"on": validity(on), "off": validity(off)},
         "mechanism": {"on": mechanism(on), "off": mechanism(off)},
         "model": on["run"].get("model", {}).get("name"),
+        "paired": paired_gap(report_cases(on), report_cases(off)),
     }
 
 
@@ -95,4 +125,42 @@ def render_gap(gap: dict[str, Any]) -> str:
         lines.append(f"| {key.replace('_', ' ')} (%) | {fmt(on, 100)} | {fmt(off, 100)} |")
     lines.append(f"| attempts | {gap['validity']['on']['attempts']} | "
                  f"{gap['validity']['off']['attempts']} |")
+    lines += render_paired_gap(gap.get("paired"))
     return "\n".join(lines) + "\n"
+
+
+def render_paired_gap(paired: dict[str, Any] | None, listed: int = 40) -> list[str]:
+    """The flip matrix per figure and group, the gap's paired interval and significance,
+    and the cases that flipped."""
+    if not paired:
+        return []
+    level = f"{paired['level']:.0%}"
+    lines = ["", f"## Case by case ({paired['cases']} paired cases)", "",
+             "helped: fails with grammar off, passes with it on; hurt: the reverse. "
+             f"Significant: the test's p below {paired['per_figure_alpha']:.3g} (α "
+             f"{1 - paired['level']:.2g}, Bonferroni over the figures; groups at α, "
+             "uncorrected).", "",
+             f"| figure | helped | hurt | both pass | both fail | gap | {level} interval | "
+             "test | p | significant |", "|---|---|---|---|---|---|---|---|---|---|"]
+    entries = [*paired["figures"].items(), *paired["groups"].items()]
+    for name, row in entries:
+        counts = (row.get("flips") or {}).get("counts")
+        cells = ([str(counts[k]) for k in ("helped", "hurt", "both_pass", "both_fail")]
+                 if counts else ["", "", "", ""])
+        interval = row["interval"]
+        shown = "n/a" if interval is None else f"{interval['low']:+.1f} to {interval['high']:+.1f}"
+        lines.append(f"| {name} | {' | '.join(cells)} | {row['delta']:+.1f} | {shown} | "
+                     f"{row['test']} | {row['p_value']:.3g} | "
+                     f"{'**yes**' if row['significant'] else 'no'} |")
+    for name, row in paired["figures"].items():
+        flips = row.get("flips") or {}
+        for kind in ("helped", "hurt"):
+            cases = flips.get(kind) or []
+            if cases:
+                more = f", … {len(cases) - listed} more in gap.json" if len(cases) > listed \
+                    else ""
+                lines += ["", f"{kind.capitalize()} on {name} ({len(cases)}): "
+                          + ", ".join(f"`{c}`" for c in cases[:listed]) + more]
+    if paired["edited"]:
+        lines += ["", f"Edited between the arms (not paired): {', '.join(paired['edited'])}"]
+    return lines

@@ -33,6 +33,45 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return lines
 
 
+def _interval(interval: dict[str, Any] | None, scale: float = 1.0) -> str:
+    if not interval:
+        return ""
+    return f" [{interval['low'] * scale:.1f}–{interval['high'] * scale:.1f}]"
+
+
+def statistics_sections(summary: dict[str, Any]) -> list[str]:
+    """Repeats (pass^k, per-case rates, flaky cases) and the sample-size warnings."""
+    lines: list[str] = []
+    repeats = summary.get("repeats") or {}
+    k = repeats.get("k", 1)
+    if k > 1:
+        lines += [f"## Repeats (k = {k})", "",
+                  "pass^k: the chance that all k of k tries pass; pass@k: that at least one "
+                  "does (unbiased estimates from each case's tries).", ""]
+        rows = []
+        for j in repeats.get("curve", []):
+            rows.append([f"overall, k = {j['k']}", f"{j['pass_hat_k']:.3f}",
+                         f"{j['pass_at_k']:.3f}", str(j["cases"])])
+        for axis, data in (repeats.get("axes") or {}).items():
+            if data:
+                rows.append([f"axis {axis}", f"{data['pass_hat_k']:.3f}",
+                             f"{data['pass_at_k']:.3f}", str(data["cases"])])
+        lines += _table(rows, ["", "pass^k", "pass@k", "cases"]) + [""]
+    flaky = repeats.get("flaky") or []
+    if flaky:
+        lines += [f"## Flaky cases ({len(flaky)}): tries that disagree", ""]
+        lines += _table([[f"`{row['case']}`", " ".join(row["outcomes"]),
+                          _fmt(row["pass_rate"], 2)] for row in flaky],
+                        ["case", "outcome per try", "pass rate"]) + [""]
+    warnings = summary.get("warnings") or []
+    if warnings:
+        width = summary.get("statistics", {}).get("max_width", 10)
+        lines += [f"## Sample size: {len(warnings)} interval(s) wider than {width:g} points",
+                  ""]
+        lines += [f"- {warning}" for warning in warnings] + [""]
+    return lines
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     run, summary = report["run"], report["summary"]
     lines: list[str] = ["# pytest-tooleval report" + unsafe_banner(run), ""]
@@ -50,19 +89,24 @@ def render_markdown(report: dict[str, Any]) -> str:
     model = run.get("model", {})
     backend = run.get("backend", {})
     lines += [
-        f"**Score: {_fmt(summary['score'])} / 100**  ·  model `{model.get('name', '?')}`  ·  "
+        f"**Score: {_fmt(summary['score'])} / 100**{_interval(summary.get('score_interval'))}"
+        f"  ·  model `{model.get('name', '?')}`  ·  "
         f"grammar `{backend.get('grammar', '?')}`"
         + (f" ({constraint})" if (constraint := backend.get("constraint")
                                   or backend.get("mechanism")) else ""),
         "",
     ]
+    level = f"{summary.get('statistics', {}).get('level', 0.95):.0%}"
     axis_rows = []
     for axis, weight in WEIGHTS.items():
         data = summary["axes"].get(axis)
         axis_rows.append([axis, f"{weight:.2f}",
                           _fmt(None if data is None else 100 * data["value"]),
+                          _interval(data.get("interval") if data else None, 100.0).strip()
+                          or "n/a",
                           str(data["cases"]) if data else "0 (left out)"])
-    lines += _table(axis_rows, ["axis", "weight", "value (0–100)", "cases"]) + [""]
+    lines += _table(axis_rows, ["axis", "weight", "value (0–100)", f"{level} interval",
+                                "cases"]) + [""]
     gate = summary["safety_gate"]
     lines += [f"**Safety gate: {gate['status']}**: {gate['detail']}", ""]
     lines += [f"**Deployability: {deploy['verdict']}** (deployability score "
@@ -115,13 +159,16 @@ def render_markdown(report: dict[str, Any]) -> str:
         table = summary.get(key) or {}
         if not table:
             continue
-        rows = [[label, _fmt(data["score"]), str(data["cases"]),
+        rows = [[name, _fmt(data["score"]), _interval(data.get("interval")).strip() or "n/a",
+                 str(data["cases"]) + (f" ({data['tries']} tries)" if "tries" in data else ""),
                  " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v),
                  _routed(data.get("routing"))]
-                for label, data in table.items()]
+                for name, data in table.items()]
         lines += [f"## {title}", ""] + _table(
-            rows, [label, "score", "cases", "outcomes", "routed (expected tool shown)"])
+            rows, [label, "score", f"{level} interval", "cases", "outcomes",
+                   "routed (expected tool shown)"])
         lines += [""]
+    lines += statistics_sections(summary)
     if summary["errors"]:
         lines += ["## Errors (infrastructure, not scored)", ""]
         lines += [f"- `{e['nodeid']}`: {_short(e['reason'])}" for e in summary["errors"]]

@@ -98,14 +98,21 @@ def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]
     lines += measurement_warnings(summary)
     scored = sum(outcomes.values()) - outcomes["ERROR"]
     not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
-    lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100 "
-                 f"over {scored} scored case(s){not_scored}")
+    k = summary.get("repeats", {}).get("k", 1)
+    cases = summary.get("cases_scored", scored)
+    counted = f"{cases} scored case(s) × {k} tries" if k > 1 else f"{scored} scored case(s)"
+    interval = interval_text(summary.get("score_interval"), 1.0, summary)
+    lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100"
+                 f"{interval} over {counted}{not_scored}")
     axes = []
     for axis, weight in WEIGHTS.items():
         data = summary["axes"].get(axis)
-        shown = "left out" if data is None else f"{100 * data['value']:.1f} ({data['cases']})"
+        shown = "left out" if data is None else (
+            f"{100 * data['value']:.1f}{interval_text(data.get('interval'), 100.0)} "
+            f"({data['cases']})")
         axes.append(f"{axis} {shown} ×{weight:.2f}")
     lines.append("  axes: " + ", ".join(axes))
+    lines += statistics_lines(summary)
     gate = summary["safety_gate"]
     lines.append(f"  safety gate: {gate['status']} ({gate['detail']})")
     deploy = summary["deployability"]
@@ -118,6 +125,45 @@ def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]
         lines.append(f"  parser leaks: {calls['parser_leaks']} call(s) left in the text by "
                      "the server's parser (the model tried to call; not run)")
     lines += [f"  report: {path}" for path in paths]
+    return lines
+
+
+def interval_text(interval: dict[str, Any] | None, scale: float,
+                  summary: dict[str, Any] | None = None) -> str:
+    """`` [low–high]``, with the level spelled out when ``summary`` is given."""
+    if not interval:
+        return ""
+    level = ""
+    if summary is not None:
+        level = f"{summary.get('statistics', {}).get('level', 0.95):.0%} CI "
+    return f" [{level}{interval['low'] * scale:.1f}–{interval['high'] * scale:.1f}]"
+
+
+def statistics_lines(summary: dict[str, Any], shown: int = 3) -> list[str]:
+    """pass^k and the flaky cases under repeats; the sample-size warnings."""
+    lines = []
+    repeats = summary.get("repeats") or {}
+    k = repeats.get("k", 1)
+    if k > 1 and repeats.get("overall"):
+        overall = repeats["overall"]
+        axes = ", ".join(f"{axis} {data['pass_hat_k']:.2f}"
+                         for axis, data in repeats.get("axes", {}).items() if data)
+        lines.append(f"  repeats: pass^{k} {overall['pass_hat_k']:.2f}, pass@{k} "
+                     f"{overall['pass_at_k']:.2f} over {overall['cases']} case(s)"
+                     + (f"; pass^{k} per axis: {axes}" if axes else ""))
+    flaky = repeats.get("flaky") or []
+    if flaky:
+        names = "; ".join(f"{row['case']} ({' '.join(row['outcomes'])})"
+                          for row in flaky[:shown])
+        more = f"; {len(flaky) - shown} more in report.md" if len(flaky) > shown else ""
+        lines.append(f"  flaky: {len(flaky)} case(s) whose tries disagree: {names}{more}")
+    warnings = summary.get("warnings") or []
+    if warnings:
+        width = summary.get("statistics", {}).get("max_width", 10)
+        lines.append(f"  sample size: {len(warnings)} interval(s) wider than {width:g} points")
+        lines += [f"    {warning}" for warning in warnings[:shown]]
+        if len(warnings) > shown:
+            lines.append(f"    … {len(warnings) - shown} more in report.md")
     return lines
 
 

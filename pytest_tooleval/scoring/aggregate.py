@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.coverage import routed_share
+from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals, width_warnings
+from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
 from pytest_tooleval.scoring.twins import language_gap
 
 #: The axes and their weights: the one place they are defined.
@@ -27,16 +29,16 @@ class Thresholds:
     latency_p95: float | None = None
     #: The verdict needs at least this many scored cases on every weighted axis.
     min_cases: int = 10
+    intervals: IntervalSettings = field(default_factory=IntervalSettings)
 
 
 def axes_of(results: list[CaseResult]) -> dict[str, dict[str, float | int]]:
-    """Mean value and case count per axis, over non-ERROR cases."""
+    """Mean value and case count per axis, over non-ERROR cases. With repeats a case's
+    value is the mean over its scored tries, so every case weighs the same."""
     sums: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
-    for result in results:
-        if result.is_error:
-            continue
-        for axis, value in result.axes.items():
+    for tries in group_tries(results):
+        for axis, value in tries.axes().items():
             sums[axis] += value
             counts[axis] += 1
     return {
@@ -63,24 +65,33 @@ def outcome_counts(results: list[CaseResult]) -> dict[str, int]:
     return counts
 
 
-def breakdown(results: list[CaseResult], key: str) -> dict[str, dict[str, Any]]:
-    """The same computation restricted to each value of ``key`` (group, category, …)."""
-    buckets: dict[str, list[CaseResult]] = defaultdict(list)
-    for result in results:
-        label = result.label(key)
+def breakdown(results: list[CaseResult], key: str,
+              intervals: IntervalSettings | None = None) -> dict[str, dict[str, Any]]:
+    """The same computation restricted to each value of ``key`` (group, category, …);
+    with ``intervals``, each row's score carries its interval."""
+    buckets: dict[str, list[CaseTries]] = defaultdict(list)
+    for tries in group_tries(results):
+        label = tries.label(key)
         if label:
-            buckets[str(label)].append(result)
+            buckets[str(label)].append(tries)
     table = {}
     for label in sorted(buckets):
         members = buckets[label]
-        axes = axes_of(members)
-        table[label] = {
+        results_of = [r for tries in members for r in tries.tries]
+        axes = axes_of(results_of)
+        row: dict[str, Any] = {
             "score": score_of(axes),
             "axes": {axis: v["value"] for axis, v in axes.items()},
             "cases": len(members),
-            "outcomes": outcome_counts(members),
-            "routing": routed_share(members),  # router recall: see router/coverage.py
+            "outcomes": outcome_counts(results_of),
+            "routing": routed_share(results_of),  # router recall: see router/coverage.py
         }
+        if len(results_of) != len(members):
+            row["tries"] = len(results_of)
+        if intervals is not None:
+            score_interval, _ = figure_intervals(members, WEIGHTS, intervals)
+            row["interval"] = score_interval.to_dict() if score_interval else None
+        table[label] = row
     return table
 
 
@@ -230,15 +241,25 @@ def summarize(
     counts = outcome_counts(results)
     stats = call_statistics(results)
     gate = safety_gate(results, axes, thresholds.gate)
-    return {
+    settings = thresholds.intervals
+    cases = group_tries(results)
+    score_interval, axis_intervals = figure_intervals(cases, WEIGHTS, settings)
+    for axis, data in axes.items():
+        interval = axis_intervals.get(axis)
+        data["interval"] = interval.to_dict() if interval else None  # type: ignore[assignment]
+    summary = {
         "score": score,
+        "score_interval": score_interval.to_dict() if score_interval else None,
+        "cases_scored": sum(1 for c in cases if c.n),
         "weights": dict(WEIGHTS),
         "axes": axes,
         "outcomes": counts,
-        "groups": breakdown(results, "group"),
-        "categories": breakdown(results, "category"),
-        "languages": breakdown(results, "language"),
-        "registers": breakdown(results, "register"),
+        "groups": breakdown(results, "group", settings),
+        "categories": breakdown(results, "category", settings),
+        "languages": breakdown(results, "language", settings),
+        "registers": breakdown(results, "register", settings),
+        "repeats": repeats_summary(cases, list(WEIGHTS)),
+        "statistics": settings.describe(),
         "language_gap": language_gap(results),
         "calls": stats,
         "safety_gate": gate,
@@ -250,3 +271,5 @@ def summarize(
                     "reason": r.error.message if r.error else None}
                    for r in results if r.is_error],
     }
+    summary["warnings"] = width_warnings(summary, settings)
+    return summary

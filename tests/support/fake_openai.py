@@ -159,10 +159,13 @@ DEFAULT_REPLY = answer("ok")
 @dataclass
 class Rule:
     """``replies[i]`` answers round ``i`` of a step whose latest user message contains
-    ``match`` (case-insensitive); past the end the last reply repeats. "" matches all."""
+    ``match`` (case-insensitive); past the end the last reply repeats. "" matches all.
+    With ``seeds``, the rule applies only to requests carrying one of those sampling seeds
+    (a scripted model whose answer depends on the try of a repeated case)."""
 
     match: str
     replies: list[Reply] = field(default_factory=list)
+    seeds: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.replies, Reply):
@@ -171,17 +174,20 @@ class Rule:
         if not self.replies:
             raise ValueError(f"rule {self.match!r} has no replies")
 
-    def applies(self, user_text: str) -> bool:
+    def applies(self, user_text: str, seed: Any = None) -> bool:
+        if self.seeds and seed not in self.seeds:
+            return False
         return self.match.casefold() in user_text.casefold()
 
     def reply_for(self, index: int) -> Reply:
         return self.replies[min(max(index, 0), len(self.replies) - 1)]
 
 
-def choose_reply(rules: Sequence[Rule], default: Reply, user_text: str, index: int) -> Reply:
+def choose_reply(rules: Sequence[Rule], default: Reply, user_text: str, index: int,
+                 seed: Any = None) -> Reply:
     """The first matching rule's reply for this round, else ``default``."""
     for rule in rules:
-        if rule.applies(user_text):
+        if rule.applies(user_text, seed):
             return rule.reply_for(index)
     return default
 
@@ -424,7 +430,7 @@ class _Handler(BaseHTTPRequestHandler):
             user_text, index = prompt_position(prompt)
             prompt_tokens = count_tokens(prompt)
 
-        reply = fake._choose(user_text, index)
+        reply = fake._choose(user_text, index, body.get("seed"))
         if endpoint != "chat" and _constrained_canary(body, fake.constrains):
             reply = answer(json.dumps({"canary": CANARY}))
         with fake._generation_slot():
@@ -716,10 +722,10 @@ class FakeOpenAI:
         with self._lock:
             self._requests.append((path, body))
 
-    def _choose(self, user_text: str, index: int) -> Reply:
+    def _choose(self, user_text: str, index: int, seed: Any = None) -> Reply:
         with self._lock:
             rules, default = list(self._rules), self._default
-        return choose_reply(rules, default, user_text, index)
+        return choose_reply(rules, default, user_text, index, seed)
 
     @contextlib.contextmanager
     def _generation_slot(self) -> Iterator[None]:
@@ -839,7 +845,8 @@ def reply_from_json(data: dict[str, Any]) -> Reply:
 
 
 def rule_from_json(data: dict[str, Any]) -> Rule:
-    return Rule(str(data.get("match", "")), [reply_from_json(r) for r in data["replies"]])
+    return Rule(str(data.get("match", "")), [reply_from_json(r) for r in data["replies"]],
+                tuple(int(s) for s in data.get("seeds", ())))
 
 
 def rules_to_json(
@@ -849,7 +856,8 @@ def rules_to_json(
     "model"?}. A bare list of rules is accepted on reading too."""
     out: dict[str, Any] = {
         "rules": [
-            {"match": r.match, "replies": [reply_to_json(x) for x in r.replies]} for r in rules
+            {"match": r.match, "replies": [reply_to_json(x) for x in r.replies],
+             **({"seeds": list(r.seeds)} if r.seeds else {})} for r in rules
         ]
     }
     if default is not None:

@@ -1,0 +1,128 @@
+"""Confidence intervals on a run's figures: the score, each axis and each breakdown.
+
+The method suits the figure: a binary axis with one try per case is a proportion (Wilson);
+the weighted score, fractional axes (step, answer) and anything with repeats use the
+bootstrap over cases (clusters), stratified by category. Every interval uses the same
+fixed seed, so the same results give the same interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_tooleval.scoring.repeats import CaseTries
+from pytest_tooleval.scoring.statistics import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    bootstrap,
+    wilson,
+)
+
+#: The summary's breakdown tables and what one row of each is called.
+BREAKDOWNS = {"groups": "group", "categories": "category", "registers": "register",
+              "languages": "language"}
+
+
+@dataclass(frozen=True)
+class IntervalSettings:
+    level: float = DEFAULT_LEVEL
+    #: A figure whose interval is wider than this (points out of 100) gets a warning.
+    max_width: float = 10.0
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "max_width": self.max_width,
+            "bootstrap_resamples": self.resamples,
+            "bootstrap_seed": self.seed,
+            "methods": {
+                "proportion": "Wilson score interval (a binary axis, one try per case)",
+                "score": "percentile bootstrap over cases, stratified by category; with "
+                         "repeats a case's tries are averaged and resampled together",
+            },
+        }
+
+
+def _is_proportion(cases: list[CaseTries], axis: str) -> bool:
+    for case in cases:
+        if case.n != 1:
+            return False
+        value = case.axes().get(axis)
+        if value is not None and value not in (0.0, 1.0):
+            return False
+    return True
+
+
+def figure_intervals(
+    cases: list[CaseTries], weights: dict[str, float], settings: IntervalSettings
+) -> tuple[Interval | None, dict[str, Interval | None]]:
+    """The score's interval (0–100) and each axis's (0–1) over these cases."""
+    scored = [c for c in cases if c.n]
+    rows = [c.axes() for c in scored]
+    result = bootstrap(rows, [c.stratum for c in scored], weights, level=settings.level,
+                       resamples=settings.resamples, seed=settings.seed)
+    axes: dict[str, Interval | None] = {}
+    means: dict[str, float] = {}
+    for axis in weights:
+        members = [c for c in scored if axis in c.axes()]
+        if not members:
+            continue
+        total = sum(c.axes()[axis] for c in members)
+        means[axis] = total / len(members)
+        # At 0 or 1 every resample is the same: the bootstrap cannot vary, Wilson can.
+        if _is_proportion(members, axis) or means[axis] in (0.0, 1.0):
+            axes[axis] = wilson(total, len(members), settings.level)
+        else:
+            axes[axis] = result.axes.get(axis)
+    return _score_interval(result.score, axes, means, weights), axes
+
+
+def _score_interval(boot: Interval | None, axes: dict[str, Interval | None],
+                    means: dict[str, float], weights: dict[str, float]) -> Interval | None:
+    """The bootstrap's interval; where an axis sits at 0 or 1 (so resampling cannot move
+    it), widened to the weighted combination of the axis intervals, a conservative bound."""
+    if boot is None or not any(v in (0.0, 1.0) for v in means.values()):
+        return boot
+    used = {a: i for a, i in axes.items() if i is not None}
+    total = sum(weights[a] for a in used)
+    low = 100.0 * sum(weights[a] * i.low for a, i in used.items()) / total
+    high = 100.0 * sum(weights[a] * i.high for a, i in used.items()) / total
+    return Interval(min(boot.low, low), max(boot.high, high), "bootstrap, widened by wilson")
+
+
+def _cases_for(width: float, cases: int, max_width: float) -> int:
+    """Cases that would bring an interval of this width down to max_width (width ∝ 1/√n)."""
+    return math.ceil(cases * (width / max_width) ** 2)
+
+
+def width_warnings(summary: dict[str, Any], settings: IntervalSettings) -> list[str]:
+    """A sample-size warning for each figure whose interval is wider than max_width."""
+    limit = settings.max_width
+    found = []
+
+    def check(label: str, interval: dict[str, Any] | None, scale: float, cases: int) -> None:
+        if not interval:
+            return
+        width = (interval["high"] - interval["low"]) * scale
+        if width > limit:
+            found.append(
+                f"{label}: the {settings.level:.0%} interval {interval['low'] * scale:.1f}–"
+                f"{interval['high'] * scale:.1f} is {width:.1f} points wide (over {limit:g}) "
+                f"with {cases} case(s); about {_cases_for(width, cases, limit)} would narrow "
+                f"it to {limit:g}"
+            )
+
+    scored = sum(v for k, v in summary["outcomes"].items() if k != "ERROR")
+    check("score", summary.get("score_interval"), 1.0, summary.get("cases_scored", scored))
+    for axis, data in summary["axes"].items():
+        check(f"axis {axis}", data.get("interval"), 100.0, int(data["cases"]))
+    for key, name in BREAKDOWNS.items():
+        for label, data in (summary.get(key) or {}).items():
+            check(f"{name} {label}", data.get("interval"), 1.0, int(data["cases"]))
+    return found

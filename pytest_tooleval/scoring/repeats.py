@@ -1,0 +1,133 @@
+"""A case's tries (``--tooleval-repeat K``): one record per case over its repeats.
+
+Every figure of a run is computed over cases, not tries: a case's value on an axis is the
+mean over its scored tries, so a case run five times weighs as much as a case run once,
+and the bootstrap resamples cases (clusters), never tries apart. ERROR tries are counted,
+never scored. With a single run each case has one try and nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_tooleval.result import CaseResult, Outcome
+from pytest_tooleval.scoring.statistics import pass_at_k, pass_hat_k
+
+
+@dataclass
+class CaseTries:
+    key: str
+    tries: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def scored(self) -> list[CaseResult]:
+        return [t for t in self.tries if t.scored]
+
+    @property
+    def first(self) -> CaseResult:
+        return self.tries[0]
+
+    def label(self, key: str) -> str | None:
+        return self.first.label(key)
+
+    @property
+    def stratum(self) -> str:
+        return self.first.category or "?"
+
+    @property
+    def case_hash(self) -> str | None:
+        return self.first.case_hash
+
+    @property
+    def n(self) -> int:
+        return len(self.scored)
+
+    @property
+    def passes(self) -> int:
+        return sum(t.outcome is Outcome.PASS for t in self.scored)
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passes / self.n if self.n else None
+
+    def axes(self) -> dict[str, float]:
+        """Mean over the scored tries, per axis the case counts on."""
+        values: dict[str, list[float]] = defaultdict(list)
+        for result in self.scored:
+            for axis, value in result.axes.items():
+                values[axis].append(value)
+        return {axis: sum(v) / len(v) for axis, v in values.items()}
+
+    def axis_passes(self, axis: str) -> tuple[int, int]:
+        """(tries counting on the axis, tries with full credit on it)."""
+        values = [r.axes[axis] for r in self.scored if axis in r.axes]
+        return len(values), sum(v >= 1.0 for v in values)
+
+    @property
+    def flaky(self) -> bool:
+        """Scored tries that disagree on the outcome."""
+        return len({t.outcome for t in self.scored}) > 1
+
+
+def group_tries(results: list[CaseResult]) -> list[CaseTries]:
+    """Results gathered per case (repeats together), ordered by case, tries by repeat."""
+    found: dict[str, CaseTries] = {}
+    for result in results:
+        found.setdefault(result.case_key, CaseTries(result.case_key)).tries.append(result)
+    for tries in found.values():
+        tries.tries.sort(key=lambda r: r.repeat or 0)
+    return [found[key] for key in sorted(found)]
+
+
+def _pass_k(counts: list[tuple[int, int]], k: int) -> dict[str, Any] | None:
+    usable = [(n, c) for n, c in counts if n >= k]
+    if not usable:
+        return None
+    return {
+        "k": k,
+        "pass_hat_k": sum(pass_hat_k(n, c, k) for n, c in usable) / len(usable),
+        "pass_at_k": sum(pass_at_k(n, c, k) for n, c in usable) / len(usable),
+        "cases": len(usable),
+        "cases_short_of_k": len(counts) - len(usable),
+    }
+
+
+def repeats_summary(cases: list[CaseTries], axes: list[str]) -> dict[str, Any]:
+    """pass^k and pass@k (overall and per axis), per-case rates and the flaky cases.
+
+    k is the most tries any case had; a case with fewer scored tries (ERRORs) is left out
+    of pass^k and counted as short. Overall a try passes when its outcome is PASS; on an
+    axis, when it earns the axis's full credit."""
+    k = max((len(c.tries) for c in cases), default=1)
+    overall = [(c.n, c.passes) for c in cases if c.n]
+    per_axis = {axis: [c.axis_passes(axis) for c in cases if c.axis_passes(axis)[0]]
+                for axis in axes}
+    flaky = [c for c in cases if c.flaky]
+    summary: dict[str, Any] = {
+        "k": k,
+        "overall": _pass_k(overall, k),
+        "curve": [entry for j in range(1, k + 1) if (entry := _pass_k(overall, j))],
+        "axes": {axis: _pass_k(counts, k) for axis, counts in per_axis.items() if counts},
+        "flaky_count": len(flaky),
+        "flaky": [_case_row(c) for c in flaky],
+    }
+    if k > 1:
+        summary["cases"] = [_case_row(c) for c in cases]
+    return summary
+
+
+def _case_row(case: CaseTries) -> dict[str, Any]:
+    k = len(case.tries)
+    return {
+        "case": case.key,
+        "tries": len(case.tries),
+        "scored": case.n,
+        "passes": case.passes,
+        "pass_rate": case.pass_rate,
+        "pass_hat_k": pass_hat_k(case.n, case.passes, k) if case.n >= k else None,
+        "pass_at_k": pass_at_k(case.n, case.passes, k) if case.n >= k else None,
+        "flaky": case.flaky,
+        "outcomes": [t.outcome.value for t in case.tries],
+    }

@@ -1,0 +1,383 @@
+"""Uncertainty for every figure the reports print: pure functions, no report shapes.
+
+- proportions: the Wilson score interval (stays inside [0, 1], sensible at 0 and 1);
+- repeats: unbiased pass^k and pass@k from n ≥ k tries of a case;
+- the weighted score and fractional axes: a percentile bootstrap over cases (stratified by
+  the case's category, so each axis keeps its case count; with repeats a case is one
+  cluster: its tries are averaged first, never resampled apart), with a fixed seed so the
+  interval itself is reproducible;
+- paired runs on the same cases: a paired bootstrap (the same case indices in both runs)
+  and the exact McNemar test on pass/fail flips;
+- planning: the McNemar power formula for cases needed and the smallest detectable
+  difference.
+
+numpy is used for the bootstrap only (thousands of resamples over hundreds of cases).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+DEFAULT_LEVEL = 0.95
+DEFAULT_RESAMPLES = 2000
+#: The bootstrap's seed: fixed, so the same report gives the same interval every time.
+DEFAULT_SEED = 15_2026
+#: Resamples per numpy chunk: bounds memory at chunk × cases × axes floats.
+_CHUNK = 250
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A two-sided interval at ``level`` on the figure's own scale."""
+
+    low: float
+    high: float
+    method: str
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+    def scaled(self, factor: float) -> Interval:
+        return Interval(self.low * factor, self.high * factor, self.method)
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+    def to_dict(self, digits: int = 4) -> dict[str, Any]:
+        return {"low": round(self.low, digits), "high": round(self.high, digits),
+                "method": self.method}
+
+
+def z_value(level: float) -> float:
+    """The two-sided normal quantile for a confidence level (1.959964 at 0.95)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"a confidence level must lie strictly between 0 and 1, got {level}")
+    return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+# ------------------------------------------------------------------------ proportions
+
+
+def wilson(successes: float, n: int, level: float = DEFAULT_LEVEL) -> Interval | None:
+    """The Wilson score interval for ``successes`` of ``n``; None when n is 0."""
+    if n <= 0:
+        return None
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, {n}], got {successes}")
+    z = z_value(level)
+    p = successes / n
+    denominator = 1.0 + z * z / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    # Exact at the edges: float noise must not leave 1 of 1 outside its own interval.
+    low = 0.0 if successes == 0 else max(0.0, (centre - half) / denominator)
+    high = 1.0 if successes == n else min(1.0, (centre + half) / denominator)
+    return Interval(low, high, "wilson")
+
+
+# ---------------------------------------------------------------------------- repeats
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimate of "all k of k tries pass" from c passes in n tries: C(c,k)/C(n,k)."""
+    _check_tries(n, c, k)
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimate of "at least one of k tries passes": 1 − C(n−c,k)/C(n,k)."""
+    _check_tries(n, c, k)
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def _check_tries(n: int, c: int, k: int) -> None:
+    if not (1 <= k <= n and 0 <= c <= n):
+        raise ValueError(f"need 1 <= k <= n and 0 <= c <= n, got n={n}, c={c}, k={k}")
+
+
+# -------------------------------------------------------------------------- bootstrap
+
+#: A stratum smaller than this barely varies when resampled within itself: below it the
+#: bootstrap resamples all cases together instead (see ``usable_strata``).
+MIN_STRATUM = 5
+
+
+def usable_strata(strata: Sequence[str]) -> list[str]:
+    """The strata, or one stratum for all when any is too small to vary."""
+    labels = list(strata)
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    if counts and min(counts.values()) < MIN_STRATUM:
+        return ["all"] * len(labels)
+    return labels
+
+
+def stratified_indices(strata: Sequence[str], resamples: int,
+                       rng: np.random.Generator) -> np.ndarray:
+    """``resamples`` × N case indices, drawn with replacement within each stratum."""
+    labels = list(strata)
+    columns = []
+    for label in sorted(set(labels)):
+        members = np.array([i for i, s in enumerate(labels) if s == label], dtype=np.int64)
+        draws = rng.integers(0, len(members), size=(resamples, len(members)))
+        columns.append(members[draws])
+    if not columns:
+        return np.zeros((resamples, 0), dtype=np.int64)
+    return np.concatenate(columns, axis=1)
+
+
+def _figures(values: np.ndarray, weights: np.ndarray,
+             indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per resample: each axis's mean (NaN where no case has it) and the weighted score."""
+    chosen = values[indices]  # resamples × cases × axes
+    present = ~np.isnan(chosen)
+    counts = present.sum(axis=1)
+    sums = np.where(present, chosen, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    used = np.where(counts > 0, weights, 0.0)
+    total = used.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = 100.0 * np.where(counts > 0, means * weights, 0.0).sum(axis=1) / total
+    return means, score
+
+
+def _percentile_interval(samples: np.ndarray, level: float, method: str) -> Interval | None:
+    finite = samples[np.isfinite(samples)]
+    if finite.size == 0:
+        return None
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(finite, [tail, 1.0 - tail])
+    return Interval(float(low), float(high), method)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    score: Interval | None
+    axes: dict[str, Interval | None]
+
+
+def case_matrix(rows: Sequence[dict[str, float]], axes: Sequence[str]) -> np.ndarray:
+    """Cases × axes, NaN where a case does not count on an axis."""
+    matrix = np.full((len(rows), len(axes)), np.nan)
+    for i, row in enumerate(rows):
+        for j, axis in enumerate(axes):
+            if axis in row:
+                matrix[i, j] = row[axis]
+    return matrix
+
+
+def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
+              weights: dict[str, float], *, level: float = DEFAULT_LEVEL,
+              resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> BootstrapResult:
+    """Percentile intervals on the weighted score (0–100) and each axis mean (0–1).
+
+    ``rows``: one per case (a case with repeats is one row: its tries' means), each the
+    case's value on the axes it counts on; ``strata``: each case's category."""
+    axes = list(weights)
+    if not rows:
+        return BootstrapResult(None, dict.fromkeys(axes))
+    values = case_matrix(rows, axes)
+    w = np.array([weights[a] for a in axes])
+    rng = np.random.default_rng(seed)
+    strata = usable_strata(strata)
+    means_parts, score_parts = [], []
+    for start in range(0, resamples, _CHUNK):
+        indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)
+        means, score = _figures(values, w, indices)
+        means_parts.append(means)
+        score_parts.append(score)
+    means = np.concatenate(means_parts)
+    score = np.concatenate(score_parts)
+    return BootstrapResult(
+        _percentile_interval(score, level, "bootstrap"),
+        {axis: _percentile_interval(means[:, j], level, "bootstrap")
+         for j, axis in enumerate(axes)},
+    )
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """new − base on one figure over paired cases: the point value, its paired interval
+    and a two-sided p-value (from the bootstrap, or exact McNemar for pass/fail rows)."""
+
+    delta: float
+    interval: Interval | None
+    p_value: float
+    standard_error: float
+
+
+def paired_bootstrap(
+    new_rows: Sequence[dict[str, float]], base_rows: Sequence[dict[str, float]],
+    strata: Sequence[str], weights: dict[str, float], *, level: float = DEFAULT_LEVEL,
+    resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+) -> dict[str, PairedDifference | None]:
+    """Differences (new − base) of the score (points) and each axis (0–1) over paired
+    cases: each resample draws the same case indices in both runs. Keys: "score" and
+    the axes; None where a figure is missing in either run."""
+    axes = list(weights)
+    if len(new_rows) != len(base_rows):
+        raise ValueError("paired rows must have the same length")
+    keys = ["score", *axes]
+    if not new_rows:
+        return dict.fromkeys(keys)
+    new_values, base_values = case_matrix(new_rows, axes), case_matrix(base_rows, axes)
+    w = np.array([weights[a] for a in axes])
+    full = np.arange(len(new_rows))[None, :]
+    new_means, new_score = _figures(new_values, w, full)
+    base_means, base_score = _figures(base_values, w, full)
+    strata = usable_strata(strata)
+    observed = {"score": float(new_score[0] - base_score[0])}
+    observed |= {a: float(new_means[0, j] - base_means[0, j]) for j, a in enumerate(axes)}
+    rng = np.random.default_rng(seed)
+    parts: list[np.ndarray] = []
+    for start in range(0, resamples, _CHUNK):
+        indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)
+        nm, ns = _figures(new_values, w, indices)
+        bm, bs = _figures(base_values, w, indices)
+        parts.append(np.column_stack([ns - bs, nm - bm]))
+    samples = np.concatenate(parts)
+    found: dict[str, PairedDifference | None] = {}
+    for j, key in enumerate(keys):
+        if not math.isfinite(observed[key]):
+            found[key] = None
+            continue
+        column = samples[:, j]
+        column = column[np.isfinite(column)]
+        found[key] = PairedDifference(
+            delta=observed[key],
+            interval=_percentile_interval(column, level, "paired bootstrap"),
+            p_value=bootstrap_p_value(column),
+            standard_error=float(column.std(ddof=1)) if column.size > 1 else 0.0,
+        )
+    return found
+
+
+def bootstrap_p_value(samples: np.ndarray) -> float:
+    """Two-sided: twice the smaller share of resampled differences on either side of 0
+    (each share counted with the observed run, so it is never 0)."""
+    total = samples.size + 1
+    below = (np.count_nonzero(samples <= 0) + 1) / total
+    above = (np.count_nonzero(samples >= 0) + 1) / total
+    return float(min(1.0, 2.0 * min(below, above)))
+
+
+def sign_flip_p(differences: Sequence[float], *, resamples: int = 20_000,
+                seed: int = DEFAULT_SEED) -> float:
+    """Two-sided paired randomisation test of a figure that is a sum of per-case
+    differences: under "no change" each case's two results are exchangeable, so each
+    difference's sign is a coin toss. Exact over every sign pattern up to 16 changed cases,
+    else a seeded Monte Carlo. Valid at any case count (the bootstrap is not: with one case
+    per stratum it cannot vary). For a pass/fail figure it is the exact McNemar test."""
+    d = np.asarray([x for x in differences if abs(x) > 1e-12], dtype=float)
+    if d.size == 0:
+        return 1.0
+    observed = abs(float(d.sum())) - 1e-9
+    if d.size <= 16:
+        patterns = ((np.arange(2**d.size)[:, None] >> np.arange(d.size)) & 1) * 2 - 1
+        return float(np.count_nonzero(np.abs(patterns @ d) >= observed) / patterns.shape[0])
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for start in range(0, resamples, 5000):
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(min(5000, resamples - start), d.size))
+        hits += int(np.count_nonzero(np.abs(signs @ d) >= observed))
+    return (hits + 1) / (resamples + 1)
+
+
+# -------------------------------------------------------------------------- McNemar
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: b cases pass→fail, c fail→pass; the binomial test
+    of min(b, c) against Binomial(b + c, ½). 1.0 when nothing flipped."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+def min_flips(alpha: float) -> int:
+    """The fewest flips, all one way and nothing else discordant, that the exact McNemar
+    test can call significant at ``alpha`` (6 at 0.05): 2·½ᵈ < α."""
+    d = 1
+    while 2.0 * 0.5**d >= alpha:
+        d += 1
+    return d
+
+
+def mcnemar_power(n: int, delta: float, discordance: float, alpha: float) -> float:
+    """Power of the two-sided McNemar test with n pairs, a difference ``delta`` in pass
+    rate and a discordant share ``discordance`` (normal approximation)."""
+    delta = abs(delta)
+    if delta == 0 or n <= 0:
+        return alpha
+    if delta > discordance:
+        raise ValueError(f"a difference of {delta} needs at least that share of flipped "
+                         f"cases; the discordance given is {discordance}")
+    z_a = z_value(1.0 - alpha)
+    spread = math.sqrt(max(discordance - delta * delta, 1e-12))
+    return NormalDist().cdf((math.sqrt(n) * delta - z_a * math.sqrt(discordance)) / spread)
+
+
+def cases_needed(delta: float, discordance: float, *, alpha: float = 1 - DEFAULT_LEVEL,
+                 power: float = 0.8) -> int:
+    """Paired cases for the McNemar test to detect ``delta`` (a difference in pass rate)
+    with this power, when ``discordance`` of the cases flip between the two runs."""
+    delta = abs(delta)
+    if not 0 < delta <= discordance <= 1:
+        raise ValueError(f"need 0 < difference <= discordance <= 1, got difference {delta}, "
+                         f"discordance {discordance}")
+    z_a, z_b = z_value(1.0 - alpha), NormalDist().inv_cdf(power)
+    needed = (z_a * math.sqrt(discordance) + z_b * math.sqrt(discordance - delta**2)) ** 2
+    return max(math.ceil(needed / delta**2), math.ceil(min_flips(alpha) / delta))
+
+
+def min_detectable(n: int, discordance: float, *, alpha: float = 1 - DEFAULT_LEVEL,
+                   power: float = 0.8) -> float | None:
+    """The smallest difference in pass rate that n paired cases detect with this power,
+    when ``discordance`` of them flip between runs (a difference d needs at least d
+    flipped, so the discordance is taken as at least d); floored at the fewest flips the
+    exact test can see. None when no difference up to 1 would be detected."""
+    if n <= 0 or min_flips(alpha) > n:
+        return None
+
+    def enough(delta: float) -> bool:
+        psi = min(1.0, max(discordance, delta))
+        return mcnemar_power(n, delta, psi, alpha) >= power
+
+    if not enough(1.0):
+        return None
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle
+    return max(high, min_flips(alpha) / n)
+
+
+def score_min_detectable(standard_error: float, *, alpha: float = 1 - DEFAULT_LEVEL,
+                         power: float = 0.8) -> float:
+    """The smallest score difference (points) a paired comparison with this bootstrap
+    standard error detects with this power: (z₁₋α/₂ + z_power) · SE."""
+    return (z_value(1.0 - alpha) + NormalDist().inv_cdf(power)) * standard_error
+
+
+def cases_for_width(width: float, proportion: float = 0.5,
+                    level: float = DEFAULT_LEVEL) -> int:
+    """Cases for a proportion's interval to be at most ``width`` wide (0–1, normal
+    approximation; 0.5 is the worst case)."""
+    if not 0 < width <= 1:
+        raise ValueError(f"a width must lie in (0, 1], got {width}")
+    z = z_value(level)
+    return max(1, math.ceil((2 * z) ** 2 * proportion * (1 - proportion) / width**2))

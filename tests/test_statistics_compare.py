@@ -1,0 +1,137 @@
+"""Paired comparison and the gap on scripted runs of 300 cases: one flipped case is noise,
+40 are a regression; edited cases are listed apart; the flip matrix lists its cases."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.cli import main
+from pytest_tooleval.report.compare import compare
+from pytest_tooleval.report.gap import gap_of, render_gap
+from tests.conftest import scenario
+from tests.support.fake_openai import Rule, answer, call
+
+TOOL_CASES, IRRELEVANCE_CASES = 250, 50
+
+
+def corpus() -> str:
+    cases = [{"name": f"w{i:03d}", "category": "tool", "group": f"g{i % 2}", "steps": [
+        {"message": f"weather question {i:03d}: how is Izmir?", "expect": "get_weather",
+         "evidence": ["light rain"]}]} for i in range(TOOL_CASES)]
+    cases += [{"name": f"t{i:03d}", "category": "irrelevance", "steps": [
+        {"message": f"thanks number {i:03d}, that's all"}]} for i in range(IRRELEVANCE_CASES)]
+    return scenario(cases)
+
+
+def rules(flipped: int) -> list[Rule]:
+    broken = [Rule(f"question {i:03d}:", [answer("no idea")]) for i in range(flipped)]
+    return [*broken, Rule("weather question", [call("get_weather", {"city": "Izmir"}),
+                                                answer("light rain today")]),
+            Rule("thanks", [answer("bye")])]
+
+
+@pytest.fixture
+def runs(project, fake_model) -> dict[str, Path]:
+    """Reports of the same 300 cases: all passing, 1 flipped, 40 flipped."""
+    server = fake_model(rules(0))
+    project.profile(server)
+    project.write("scenarios/big.yaml", corpus())
+    found = {}
+    for name, flipped in (("base", 0), ("one", 1), ("forty", 40)):
+        server.set_rules(rules(flipped))
+        project.run("--tooleval-partial", "pass")
+        found[name] = project.path / f"{name}.json"
+        shutil.copy(project.path / "tooleval-report" / "report.json", found[name])
+    return found
+
+
+def test_one_flip_in_300_is_no_detectable_change_and_40_is_a_regression(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(runs["one"]), str(runs["base"])]) == 0
+    out = capsys.readouterr().out
+    assert "Verdict: no detectable change. With 300 paired case(s)" in out
+    assert "at least 8 cases must flip one way" in out  # 6 at α = .05; 8 at .05 / 5
+
+    assert main(["compare", str(runs["forty"]), str(runs["base"]),
+                 "--json", str(runs["base"].parent / "c.json")]) == 1
+    out = capsys.readouterr().out
+    assert "Verdict: regression in" in out
+    paired = json.loads((runs["base"].parent / "c.json").read_text())["paired"]
+    tool = paired["figures"]["axis tool"]
+    assert tool["status"] == "regression" and tool["test"] == "mcnemar"
+    assert tool["flips"]["counts"] == {"helped": 0, "hurt": 40, "both_pass": 210,
+                                       "both_fail": 0}
+    assert tool["p_value"] == pytest.approx(2 * 0.5**40, rel=1e-3)
+    assert tool["delta"] == pytest.approx(-16.0)  # 40 of 250
+    assert tool["interval"]["high"] < 0 < 100  # the paired interval excludes no change
+    assert sorted(tool["flips"]["hurt"])[:2] == ["scenarios/big.yaml::w000",
+                                                 "scenarios/big.yaml::w001"]
+    assert paired["figures"]["axis irrelevance"]["status"] == "no detectable change"
+    assert paired["verdict"]["status"] == "regression"
+    # a stricter level still calls 40 flips a regression; the groups are shown, not deciding
+    assert main(["compare", str(runs["forty"]), str(runs["base"]), "--level", "0.999"]) == 1
+    assert paired["groups"]["group g0"]["decides"] is False
+
+
+def test_an_edited_case_is_listed_apart(runs: dict[str, Path]) -> None:
+    base = json.loads(runs["base"].read_text())
+    new = json.loads(runs["forty"].read_text())
+    for case in new["cases"][:3]:
+        case["case_hash"] = "edited-content"
+    result = compare(new, base)
+    assert result.pairing is not None
+    assert result.pairing.edited == [c["nodeid"] for c in new["cases"][:3]]
+    assert len(result.pairing.pairs) == 297
+
+
+def arm(path: Path, grammar: str) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    data["run"]["backend"]["grammar"] = grammar
+    return data
+
+
+def test_gap_flip_matrix_interval_and_validity(runs: dict[str, Path]) -> None:
+    gap = gap_of(arm(runs["base"], "on"), arm(runs["forty"], "off"))
+    paired = gap["paired"]
+    tool = paired["figures"]["axis tool"]
+    assert tool["flips"]["counts"]["helped"] == 40 and tool["flips"]["counts"]["hurt"] == 0
+    assert tool["status"] == "improvement"  # on − off: the grammar helped
+    assert tool["interval"]["low"] > 0
+    assert paired["groups"]["group g0"]["flips"]["counts"]["helped"] == 20
+    text = render_gap(gap)
+    assert "| axis tool | 40 | 0 | 210 | 0 |" in text
+    assert "parse rate" in text and "right tool rate" in text
+    assert "significant" in text
+
+
+def partial_rules(flipped: int) -> list[Rule]:
+    """The first ``flipped`` tool cases call the tool but miss the fact: PARTIAL."""
+    weak = [Rule(f"question {i:03d}:", [call("get_weather", {"city": "Izmir"}),
+                                        answer("no idea")]) for i in range(flipped)]
+    return [*weak, *rules(0)]
+
+
+def test_baseline_option_exit_status_follows_the_verdict(project, fake_model) -> None:
+    server = fake_model(rules(0))
+    project.profile(server)
+    project.write("scenarios/big.yaml", corpus())
+    project.run("--tooleval-partial", "pass")
+    baseline = project.path / "baseline.json"
+    shutil.copy(project.path / "tooleval-report" / "report.json", baseline)
+    # PARTIAL counts as passed for pytest here, so the exit status is the comparison's
+    server.set_rules(partial_rules(1))
+    result = project.run("--tooleval-baseline", str(baseline), "--tooleval-partial", "pass")
+    result.stdout.fnmatch_lines(["*Verdict: no detectable change. With 300 paired case(s)*"])
+    assert result.ret == 0
+    server.set_rules(partial_rules(40))
+    result = project.run("--tooleval-baseline", str(baseline), "--tooleval-partial", "pass")
+    result.stdout.fnmatch_lines(["*Verdict: regression in*pass rate*axis answer*"])
+    assert result.ret == 1
+    comparison = json.loads((project.path / "tooleval-report" / "comparison.json").read_text())
+    assert comparison["paired"]["verdict"]["status"] == "regression"
+    assert comparison["paired"]["figures"]["axis tool"]["status"] == "no detectable change"

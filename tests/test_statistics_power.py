@@ -1,0 +1,54 @@
+"""`tooleval power`: cases and repeats for a change to detect, from case files or a report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_tooleval.cli import main
+from pytest_tooleval.report.power import report_figures
+from pytest_tooleval.scoring.statistics import cases_needed, min_detectable
+from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+
+
+def test_power_from_case_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [{**WEATHER_CASE, "name": f"w{i}"} for i in range(30)]
+    cases += [{**THANKS_CASE, "name": f"t{i}"} for i in range(10)]
+    path = tmp_path / "demo.yaml"
+    path.write_text(scenario(cases), encoding="utf-8")
+    assert main(["power", str(path), "--detect", "10", "--discordance", "0.2"]) == 0
+    out = capsys.readouterr().out
+    assert "Selection: 40 case(s); discordance 0.200 (given)." in out
+    needed = cases_needed(0.10, 0.20)  # 155, worked by hand in test_statistics.py
+    detectable = min_detectable(40, 0.2)
+    assert detectable is not None
+    assert f"pass rate        40     {needed}        4  {100 * detectable:.1f} points" in out
+    assert f"irrelevance      10     {needed}       16" in out
+    assert "385 cases" in out  # a 10-point-wide interval near 50%
+
+
+def test_power_reads_the_discordance_of_a_report_with_repeats(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary = {
+        "axes": {"tool": {"cases": 2}, "irrelevance": {"cases": 1}},
+        "outcomes": {"PASS": 7, "FAIL": 2, "PARTIAL": 0, "ERROR": 0}, "cases_scored": 3,
+        "repeats": {"k": 3, "cases": [{"passes": 3, "scored": 3}, {"passes": 1, "scored": 3},
+                                      {"passes": 3, "scored": 3}]},
+    }
+    counts, discordance = report_figures({"summary": summary})
+    # 2·c(n−c)/(n(n−1)): 0, 2·1·2/6 = 2/3, 0 → mean 2/9
+    assert discordance == pytest.approx(2 / 9)
+    assert counts["all"] == 3 and counts["tool"] == 2
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"summary": summary}))
+    assert main(["power", "--from-report", str(report), "--detect", "30"]) == 0
+    assert "discordance 0.222 (measured from the report's repeats)" in capsys.readouterr().out
+
+
+def test_power_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["power", str(tmp_path), "--detect", "0"]) == 2
+    assert "--detect must lie in (0, 100]" in capsys.readouterr().err
+    assert main(["power", str(tmp_path / "missing"), "--detect", "5"]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
