@@ -326,7 +326,10 @@ class TriggerRouter(Router):
             others = [name for name in chosen if name not in kept]
             stay = others[: self.k - len(kept)]
             chosen = [name for name in chosen if name in stay or name in kept] + missing
+        chosen, companions = _with_companions(chosen, kept, names, scores, families)
         why = {name: list(reasons.get(name, [])) for name in chosen}
+        for name, source in companions.items():
+            why[name].append(f"companion of {source}: what it finds is read with {name}")
         for name in kept:
             why[name].append("kept: ran in the previous step")
         for name in chosen:
@@ -340,6 +343,43 @@ class TriggerRouter(Router):
                     else "filler: fixed priority"
                 )
         return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})
+
+
+#: A tool whose results are only useful through another: a document search returns paths
+#: and snippets, and the fact is read with read_document. Showing one without the other
+#: makes the natural route (search, then read) impossible for the model.
+#: Likewise an extracted archive's files are read with read_file.
+COMPANIONS: dict[str, str] = {"search_documents": "read_document",
+                              "extract_archive": "read_file"}
+
+
+def _with_companions(
+    chosen: list[str], kept: list[str], names: set[str], scores: dict[str, float],
+    families: dict[str, float],
+) -> tuple[list[str], dict[str, str]]:
+    """``chosen`` with the companion of each shown tool added. It takes the place of the
+    least useful tool shown: a fixed-priority filler first, then a look-up filler, then a
+    sibling filler, then the lowest-ranked tool; never a kept tool or a companion pair."""
+    added: dict[str, str] = {}
+    protected = {*kept, *COMPANIONS, *COMPANIONS.values()}
+
+    def usefulness(name: str) -> int:
+        if scores.get(name, 0.0) > 0.0:
+            return 3
+        if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
+            return 2  # a sibling of a family that scored
+        return 1 if name in _FALLBACK_RANK else 0
+
+    for source, companion in COMPANIONS.items():
+        if source not in chosen or companion in chosen or companion not in names:
+            continue
+        candidates = [name for name in reversed(chosen) if name not in protected]
+        if not candidates:
+            continue
+        victim = min(candidates, key=usefulness)  # the first (lowest-ranked) of the least
+        chosen = [companion if name == victim else name for name in chosen]
+        added[companion] = source
+    return chosen, added
 
 
 def _question_form(
