@@ -142,6 +142,8 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
     return {
         "model": profile.describe(),
         "grammar_requested": grammar_mode(settings, profile),
+        # Which configuration file the run used (docs/usage.md, "Which configuration file").
+        "config_file": str(settings.config_file) if settings.config_file else None,
         "k": settings.k,
         "router_mode": settings.router,
         "seed": profile.seed,

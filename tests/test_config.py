@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -187,7 +188,8 @@ def test_a_tooleval_toml_below_an_ancestor_pyproject_is_used(project, fake_model
         'model = "m"\nretries = 1\n')
     result = project.run("sub/scenarios/demo.yaml")
     assert result.ret == 0, result.stdout.str()
-    assert (sub / "sub-report" / "report.json").is_file()
+    report = json.loads((sub / "sub-report" / "report.json").read_text("utf-8"))
+    assert report["run"]["config_file"] == str(sub / "tooleval.toml")
 
 
 def test_a_shadowed_file_is_warned_about(project, fake_model) -> None:
