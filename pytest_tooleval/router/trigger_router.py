@@ -364,8 +364,8 @@ def _with_companions(
     protected = {*kept, *COMPANIONS, *COMPANIONS.values()}
 
     def usefulness(name: str) -> int:
-        if scores.get(name, 0.0) > 0.0:
-            return 3
+        if scores.get(name, 0.0) > 0.0 or name not in FAMILY_OF:
+            return 3  # it scored, or it is the user's own tool (which keeps its place)
         if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
             return 2  # a sibling of a family that scored
         return 1 if name in _FALLBACK_RANK else 0
