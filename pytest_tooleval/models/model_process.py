@@ -196,6 +196,11 @@ class ModelProcess:
             reply = self._read_reply(proc, doing)
         except (BrokenPipeError, ConnectionResetError, EOFError):
             reply = None
+        except BaseException:
+            # Interrupted mid-exchange (Ctrl-C, a timeout in the caller): the reply still
+            # owed would answer the next request, so this process cannot be used again.
+            self._abandon()
+            raise
         if reply is None:
             raise self._died(doing)
         if not reply.get("ok"):
@@ -247,6 +252,13 @@ class ModelProcess:
             message += f" Its last output: {tail}"
         self._discard()
         return ModelProcessDied(message, code)
+
+    def _abandon(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        self._discard()
 
     def _discard(self) -> None:
         proc, self._proc = self._proc, None

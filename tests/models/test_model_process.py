@@ -98,3 +98,28 @@ def test_close_ends_the_process(process: ModelProcess) -> None:
     assert process.pid is None
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_an_exchange_interrupted_midway_never_answers_the_next_request(
+    process: ModelProcess,
+) -> None:
+    import signal
+
+    def interrupt(signum, frame):
+        raise Interrupted
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        first = process.request({"op": "complete"})["pid"]
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Interrupted):
+            process.request({"op": "hang"})  # the reply it owes must not reach anyone
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    reply = process.request({"op": "noise", "text": "mine"})
+    assert reply["echo"] == "mine" and process.pid != first

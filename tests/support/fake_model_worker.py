@@ -55,3 +55,30 @@ def handle(message: dict[str, Any]) -> dict[str, Any]:
 
 if __name__ == "__main__":
     serve(handle)
+
+
+class FakeProcessBackend:
+    """A backend whose model runs in the stand-in worker: what ``LlamaBackend`` does with
+    its process, without llama.cpp (for plugin-level crash tests on any machine)."""
+
+    mode = "on"
+
+    def __init__(self) -> None:
+        from pytest_tooleval.models.model_process import ModelProcess
+
+        self.process = ModelProcess("tests.support.fake_model_worker", {"op": "load"},
+                                    label="fake model process")
+
+    def complete(self, messages: list[Any], tools: list[Any]) -> Any:
+        from pytest_tooleval.models.base import ModelTurn
+
+        if os.environ.get("TOOLEVAL_FAKE_CRASH_ALWAYS"):
+            self.process.request({"op": "segfault"}, "answering a model call")
+        reply = self.process.request({"op": "complete"}, "answering a model call")
+        return ModelTurn(content=reply["text"], finish_reason="stop")
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "fake model process", "grammar": self.mode}
+
+    def close(self) -> None:
+        self.process.close()

@@ -1,0 +1,55 @@
+"""The plugin as users run it when the model library crashes natively (a stand-in model
+process that really segfaults, so this runs on every machine): one ERROR naming the signal,
+the next case on a fresh process, the report written and marked not valid; a model that
+crashes on every call stops the run after the consecutive-error limit."""
+
+from __future__ import annotations
+
+from tests.conftest import THANKS_CASE, scenario
+
+CONFTEST = """
+from pathlib import Path
+
+from pytest_tooleval.wiring import build_session
+from tests.support.fake_model_worker import FakeProcessBackend
+
+
+def pytest_tooleval_make_session(config, settings, profile):
+    session = build_session(settings, profile, lambda: Path("."))
+    session.backend_factory = FakeProcessBackend
+    return session
+"""
+
+
+def _project(project, count: int):
+    project.profile("http://127.0.0.1:9/v1")  # never contacted: the conftest's backend runs
+    project.write("conftest.py", CONFTEST)
+    project.write("scenarios/demo.yaml", scenario(
+        [dict(THANKS_CASE, name=f"t{i}") for i in range(count)]))
+
+
+def test_one_native_crash_is_one_error_and_the_run_goes_on(project, monkeypatch) -> None:
+    _project(project, 4)
+    crash = project.path / "crash-once"
+    crash.write_text("")
+    monkeypatch.setenv("TOOLEVAL_FAKE_CRASH_FILE", str(crash))
+    result = project.run("--tooleval-order", "collection")
+    report = project.report()
+    outcomes = {case["case"]: case["outcome"] for case in report["cases"]}
+    assert outcomes == {"t0": "ERROR", "t1": "PASS", "t2": "PASS", "t3": "PASS"}
+    error = next(case for case in report["cases"] if case["case"] == "t0")["error"]
+    assert "was killed by SIGSEGV (signal 11)" in error["message"]
+    assert "the next case starts a fresh process" in error["message"]
+    assert report["summary"]["deployability"]["valid"] is False
+    result.stdout.fnmatch_lines(["*THIS RUN IS NOT VALID*"])
+    assert not crash.exists()
+
+
+def test_crashing_on_every_call_stops_after_the_error_limit(project, monkeypatch) -> None:
+    _project(project, 6)
+    monkeypatch.setenv("TOOLEVAL_FAKE_CRASH_ALWAYS", "1")
+    result = project.run()
+    assert result.parseoutcomes().get("errors") == 3 and "failed" not in result.parseoutcomes()
+    result.stdout.fnmatch_lines(["*SIGSEGV*", "*THIS RUN IS NOT VALID*",
+                                 "*Stopped after 3 consecutive infrastructure errors*"])
+    assert project.report()["summary"]["outcomes"]["ERROR"] == 3
