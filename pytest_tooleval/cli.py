@@ -96,9 +96,24 @@ def run_main(argv: Sequence[str]) -> int:
     if unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}; pytest's other options go "
                      f"after --, e.g. tooleval run -- {' '.join(unknown)}")
+    missing = missing_for(options)
+    if missing:
+        print(f"tooleval run: {missing}", file=sys.stderr)
+        return 2
     import pytest
 
     return int(pytest.main(pytest_args_for_run(options, extra)))
+
+
+def missing_for(options: argparse.Namespace) -> str | None:
+    """What an option asks for that is not installed; nothing is installed behind your back."""
+    import importlib.util
+
+    if options.workers and importlib.util.find_spec("xdist") is None:
+        return (f"-n {options.workers} runs cases in parallel through pytest-xdist, which is "
+                "not installed. Install it with: pip install 'pytest-tooleval[xdist]' "
+                "(or pip install pytest-xdist), or leave out -n to run serially.")
+    return None
 
 
 def compare_main(argv: Sequence[str]) -> int:
@@ -170,6 +185,10 @@ def gap_main(argv: Sequence[str]) -> int:
                         "in platform, tools offered or case set")
     own, extra = _split_passthrough(argv)
     options = parser.parse_args(own)
+    missing = missing_for(options)
+    if missing and not options.from_reports:
+        print(f"tooleval gap: {missing}", file=sys.stderr)
+        return 2
     out = Path(options.report)
     reports = {}
     if options.from_reports:

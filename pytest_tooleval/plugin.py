@@ -40,9 +40,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     progress.add_option(parser)
     parser.addini("tooleval_files", "glob patterns (from the rootdir) of case files to collect",
                   type="linelist", default=[])
+    parser.addini("tooleval_paths", "case paths collected instead of testpaths when --model "
+                  "(or --tooleval-check) is given without a path; default: benchmarks "
+                  "scenarios", type="linelist", default=[])
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from pytest_tooleval.casepaths import case_paths_instead_of_testpaths
+
+    paths = case_paths_instead_of_testpaths(config)
+    if paths is not None:
+        config.args = paths
     config.addinivalue_line("markers", "hardmode: a hard case (chains, negations, indirect "
                                        "phrasing, registers)")
     from pytest_tooleval.models.profiles import ProfileError, resolve_profile
