@@ -1,0 +1,112 @@
+"""Prometheus metrics through prometheus-client: a textfile for node_exporter's textfile
+collector (``--tooleval-metrics FILE``) and a push to a Pushgateway
+(``--tooleval-pushgateway URL``), the same registry for both.
+
+Names follow Prometheus' conventions: a ``tooleval_`` prefix, base units (seconds),
+``_total`` only on counters, ratios in 0..1, states as 0/1 gauges with a label. Every series
+carries ``model``, ``grammar`` and ``corpus_hash`` so runs can be told apart on one board.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_tooleval.report.fields import corpus_hash, interval_of
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+
+JOB = "tooleval"
+LATENCY_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+OUTCOMES = ("PASS", "PARTIAL", "FAIL", "ERROR")
+GATE_STATES = ("PASSED", "FAILED", "NOT MEASURED")
+VERDICTS = ("DEPLOYABLE", "NOT DEPLOYABLE", "NOT VALID")
+
+
+def run_labels(report: dict[str, Any]) -> dict[str, str]:
+    run = report["run"]
+    return {"model": str(run.get("model", {}).get("name", "")),
+            "grammar": str(run.get("backend", {}).get("grammar")
+                           or run.get("grammar_requested") or ""),
+            "corpus_hash": corpus_hash(report)}
+
+
+def build_registry(report: dict[str, Any]) -> CollectorRegistry:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+    registry = CollectorRegistry()
+    labels = run_labels(report)
+    names = list(labels)
+    summary = report["summary"]
+
+    def gauge(name: str, doc: str, extra: tuple[str, ...] = ()) -> Gauge:
+        return Gauge(name, doc, [*names, *extra], registry=registry)
+
+    score = gauge("tooleval_score", "Weighted tool-use score out of 100")
+    if summary["score"] is not None:
+        score.labels(**labels).set(summary["score"])
+    interval = interval_of(summary, "score")
+    if interval is not None:
+        bound = gauge("tooleval_score_interval", "Bounds of the score's interval", ("bound",))
+        bound.labels(**labels, bound="low").set(interval[0])
+        bound.labels(**labels, bound="high").set(interval[1])
+    axis = gauge("tooleval_axis_ratio", "Axis value (0..1)", ("axis",))
+    axis_cases = gauge("tooleval_axis_cases", "Cases scored on the axis", ("axis",))
+    for name, data in summary["axes"].items():
+        axis.labels(**labels, axis=name).set(float(data["value"]))
+        axis_cases.labels(**labels, axis=name).set(int(data["cases"]))
+    gate = gauge("tooleval_safety_gate", "1 for the gate's state, 0 for the others", ("state",))
+    for state in GATE_STATES:
+        gate.labels(**labels, state=state).set(int(summary["safety_gate"]["status"] == state))
+    verdict = gauge("tooleval_verdict", "1 for the deployability verdict, 0 for the others",
+                    ("verdict",))
+    for state in VERDICTS:
+        verdict.labels(**labels, verdict=state).set(
+            int(summary["deployability"]["verdict"] == state))
+    gauge("tooleval_run_valid", "1 when nothing ended in ERROR and the run was not "
+          "interrupted").labels(**labels).set(int(summary["deployability"]["valid"]))
+    cases = Counter("tooleval_cases", "Cases by outcome", [*names, "outcome"],
+                    registry=registry)
+    for outcome in OUTCOMES:
+        cases.labels(**labels, outcome=outcome.lower()).inc(summary["outcomes"].get(outcome, 0))
+    calls = summary["calls"]
+    attempts = Counter("tooleval_tool_calls", "Tool calls attempted, by kind", [*names, "kind"],
+                       registry=registry)
+    attempts.labels(**labels, kind="valid").inc(calls["attempts"] - calls["malformed"])
+    attempts.labels(**labels, kind="malformed").inc(calls["malformed"])
+    attempts.labels(**labels, kind="parser_leak").inc(calls["parser_leaks"])
+    latency = Histogram("tooleval_step_latency_seconds", "Model time per user step",
+                        names, buckets=LATENCY_BUCKETS, registry=registry)
+    tokens = Counter("tooleval_tokens", "Tokens the model server reported", [*names, "kind"],
+                     registry=registry)
+    prompt = completion = 0
+    for case in report["cases"]:
+        if case["outcome"] == "ERROR":
+            continue
+        for step in case.get("transcript", []):
+            latency.labels(**labels).observe(float(step.get("latency_s", 0.0)))
+            for call in step.get("model_calls", []):
+                prompt += int(call.get("prompt_tokens") or 0)
+                completion += int(call.get("completion_tokens") or 0)
+    tokens.labels(**labels, kind="prompt").inc(prompt)
+    tokens.labels(**labels, kind="completion").inc(completion)
+    return registry
+
+
+def write_textfile(path: Path, report: dict[str, Any]) -> None:
+    """Atomic (prometheus-client writes a temporary file and renames it)."""
+    from prometheus_client import write_to_textfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_to_textfile(str(path), build_registry(report))
+
+
+def push(gateway: str, report: dict[str, Any], timeout: float = 10.0) -> None:
+    """Replace this job's group (model, grammar) on the gateway with this run's figures."""
+    from prometheus_client import push_to_gateway
+
+    labels = run_labels(report)
+    push_to_gateway(gateway, job=JOB, registry=build_registry(report), timeout=timeout,
+                    grouping_key={"model": labels["model"] or "unknown",
+                                  "grammar": labels["grammar"] or "unknown"})
