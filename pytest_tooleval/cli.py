@@ -239,8 +239,11 @@ def gap_main(argv: Sequence[str]) -> int:
     text = render_gap(gap)
     write_json(out / "gap.json", gap)
     write_atomic(out / "gap.md", text)
+    from pytest_tooleval.report.html import write_gap_html
+
+    write_gap_html(out / "gap.html", gap, reports["on"], reports["off"])
     print(text, end="")
-    print(f"written: {out / 'gap.json'}, {out / 'gap.md'}")
+    print(f"written: {out / 'gap.json'}, {out / 'gap.md'}, {out / 'gap.html'}")
     return 0
 
 
