@@ -273,6 +273,12 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
                    _lazy("pytest_tooleval.tools.doctor", "doctor_main")),
         "power": ("cases or repeats needed to detect a change; what a selection can detect",
                   _lazy("pytest_tooleval.report.power", "power_main")),
+        "html": ("write report.html (or gap.html) from report.json files",
+                 _lazy("pytest_tooleval.report.html_cli", "html_main")),
+        "export": ("the corpus and a run's results as a Hugging Face dataset (Parquet)",
+                   _lazy("pytest_tooleval.report.dataset", "export_main")),
+        "import": ("convert BFCL files into benchmark files",
+                   _lazy("pytest_tooleval.cases.bfcl", "import_main")),
     }
     return commands
 
