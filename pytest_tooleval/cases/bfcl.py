@@ -77,10 +77,15 @@ def read_rows(path: Path) -> tuple[list[dict[str, Any]], str]:
     if not path.is_file():
         raise BfclError(f"{path}: no such file")
     datasets.disable_progress_bars()
+    import tempfile
+
     try:
-        loaded = datasets.load_dataset("json", data_files=str(path), split="train",
-                                       cache_dir=str(_cache_dir()))
-        return [_without_nulls(row) for row in loaded], "datasets"
+        # A fresh cache each time: datasets' offline cache can hand back an earlier
+        # version of a file with the same name.
+        with tempfile.TemporaryDirectory(prefix="tooleval-datasets-") as cache:
+            loaded = datasets.load_dataset("json", data_files=str(path), split="train",
+                                           cache_dir=cache, keep_in_memory=True)
+            return [_without_nulls(row) for row in loaded], "datasets"
     except Exception as exc:  # Arrow's and datasets' own errors alike: mixed nested types
         reason = type(exc).__name__
     rows = []
@@ -93,12 +98,6 @@ def read_rows(path: Path) -> tuple[list[dict[str, Any]], str]:
             except json.JSONDecodeError as err:
                 raise BfclError(f"{path}: line {number} is not JSON: {err}") from None
     return rows, f"json module (datasets: {reason}, nested types differ between rows)"
-
-
-def _cache_dir() -> Path:
-    import tempfile
-
-    return Path(tempfile.gettempdir()) / "tooleval-datasets-cache"
 
 
 def to_json_schema(schema: Any) -> Any:

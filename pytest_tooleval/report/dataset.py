@@ -3,7 +3,7 @@
 Written as Parquet through ``datasets`` with a dataset card (README.md) whose ``configs``
 name the two tables, so ``datasets.load_dataset(FOLDER, "corpus")`` and
 ``load_dataset(FOLDER, "results")`` read them back, locally or once pushed to a hub.
-Nested, irregular fields (a step's ``args``, a transcript) are JSON text columns: Arrow
+Nested, irregular fields (a step's ``args``, its transcript) are JSON text columns: Arrow
 wants one type per column, and a JSON column keeps every value exactly.
 """
 
@@ -24,6 +24,9 @@ AXES = ("irrelevance", "tool", "step", "answer")
 def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.check.static import collect_files
+    from pytest_tooleval.engine.session import CaseRef
+    from pytest_tooleval.result import case_hash
+    from pytest_tooleval.runtime import _case_content  # the hash a run's results carry
 
     rows = []
     for path in collect_files(paths):
@@ -33,8 +36,11 @@ def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
         except ValueError:
             relative = path.as_posix()
         for case in case_file.cases:
+            nodeid = f"{relative}::{case.name}"
             rows.append({
-                "nodeid": f"{relative}::{case.name}",
+                "nodeid": nodeid,
+                "case_hash": case_hash(_case_content(CaseRef(nodeid, relative, case_file,
+                                                             case))),
                 "file": relative,
                 "file_name": case_file.name,
                 "case": case.name,
@@ -57,32 +63,31 @@ def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
 
 
 def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    from pytest_tooleval.report.json_report import report_cases
+
     run = report["run"]
     model = run.get("model", {}).get("name")
     grammar = run.get("backend", {}).get("grammar") or run.get("grammar_requested")
     rows = []
-    for case in report["cases"]:
-        transcript = case.get("transcript", [])
-        axes = case.get("axes") or {}
+    for case in report_cases(report):
+        transcripts = case.transcripts
         rows.append({
-            "nodeid": case["nodeid"],
+            "nodeid": case.nodeid,
+            "case_hash": case.case_hash,
             "model": model,
             "grammar": grammar,
-            "outcome": case["outcome"],
-            "category": case.get("category"),
-            "group": case.get("group"),
-            "register": case.get("register"),
-            "language": case.get("language"),
-            **{f"axis_{axis}": (None if axes.get(axis) is None else float(axes[axis]))
-               for axis in AXES},
-            "reasons": list(case.get("reasons") or []),
-            "error": case.get("error"),
-            "tools_ran": [a["name"] for s in transcript for a in s.get("attempts", [])
-                          if a.get("valid") and a.get("name")],
-            "answers": [s.get("answer") for s in transcript],
-            "latency_s": round(sum(float(s.get("latency_s", 0.0)) for s in transcript), 4),
-            "duration_s": case.get("duration_s"),
-            "transcript_json": json.dumps(transcript, ensure_ascii=False, default=str),
+            "outcome": case.outcome.value,
+            **{key: case.label(key) for key in ("category", "group", "register", "language")},
+            **{f"axis_{axis}": case.axes.get(axis) for axis in AXES},
+            "reasons": list(case.reasons),
+            "error_kind": None if case.error is None else case.error.kind,
+            "error": None if case.error is None else case.error.message,
+            "tools_ran": [name for step in transcripts for name in step.ran],
+            "answers": [step.answer for step in transcripts],
+            "latency_s": round(sum(step.latency_s for step in transcripts), 4),
+            "duration_s": case.duration_s,
+            "steps_json": json.dumps([step.model_dump(mode="json") for step in case.steps],
+                                     ensure_ascii=False),
         })
     return rows
 
@@ -115,8 +120,8 @@ def dataset_card(corpus: list[dict[str, Any]], report: dict[str, Any] | None,
                   f"One row per case of a run: model `{run.get('model', {}).get('name')}`, "
                   f"grammar `{run.get('backend', {}).get('grammar')}`, started "
                   f"{run.get('started')}. Outcome, the case's axis values, the tools that "
-                  "ran, the answers and the full transcript (`transcript_json`). An ERROR "
-                  "row is an infrastructure failure, never a model failure.", "",
+                  "ran, the answers and every step's transcript and checks (`steps_json`). An "
+                  "ERROR row is an infrastructure failure, never a model failure.", "",
                   f"- score {'n/a' if score is None else f'{score:.1f}'} / 100; safety gate "
                   f"{summary['safety_gate']['status']}; verdict "
                   f"{summary['deployability']['verdict']}",
@@ -154,8 +159,7 @@ def export(paths: list[Path], out: Path, report: dict[str, Any] | None,
         results = result_rows(report)
         datasets.Dataset.from_list(results).to_parquet(str(out / "results.parquet"))
         written["results"] = len(results)
-    digest = corpus_hash({"cases": [{"nodeid": r["nodeid"], "category": r["category"],
-                                     "messages": r["messages"]} for r in corpus]})
+    digest = corpus_hash({"cases": corpus})
     write_atomic(out / "README.md", dataset_card(corpus, report, digest))
     return written
 

@@ -6,13 +6,15 @@ Each exporter is imported only when asked for, so a plain run loads nothing heav
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
     from pytest_tooleval.recorder import Recorder
+    from pytest_tooleval.result import CaseResult
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -52,7 +54,7 @@ def check_options(config: pytest.Config) -> None:
                 "pip install 'pytest-tooleval[metrics]'")
 
 
-def case_user_properties(config: pytest.Config, result: dict[str, Any]) -> list[tuple[str, str]]:
+def case_user_properties(config: pytest.Config, result: CaseResult) -> list[tuple[str, str]]:
     if not config.getini("tooleval_junit_properties"):
         return []
     from pytest_tooleval.report.junit import case_properties
@@ -61,36 +63,37 @@ def case_user_properties(config: pytest.Config, result: dict[str, Any]) -> list[
 
 
 def after_reports(config: pytest.Config, recorder: Recorder) -> list[str]:
-    """Called on the controller once report.json is written; returns lines to print."""
+    """Called on the controller once report.json is written; returns lines to print.
+
+    Each exporter is on its own: one that cannot write says so, and the others still run.
+    """
     notes: list[str] = []
     report = recorder.report
     xmlpath = getattr(config.option, "xmlpath", None)
     if xmlpath and Path(xmlpath).is_file():
-        from pytest_tooleval.report.junit import junit_names, rewrite
-
-        outcomes = {junit_names(nodeid): r["outcome"] for nodeid, r in recorder.results.items()}
-        rewrite(Path(xmlpath), report, outcomes)
+        _guarded(notes, "JUnit XML", lambda: _junit(Path(xmlpath), recorder))
     if report is None:
         return notes
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file:
         from pytest_tooleval.report.github import append_step_summary
 
-        append_step_summary(Path(summary_file), report, recorder.comparison)
-        notes.append(f"job summary: appended to {summary_file}")
-    if (_setting(config, "html") or "on") == "on":
+        if _guarded(notes, "job summary", lambda: append_step_summary(
+                Path(summary_file), report, recorder.comparison)):
+            notes.append(f"job summary: appended to {summary_file}")
+    if (_setting(config, "html") or "on") == "on" and not recorder.write_error:
         from pytest_tooleval.report.html import write_html
 
         path = recorder.settings.report_dir / "report.html"
-        write_html(path, report)
-        recorder.paths.append(path)
+        if _guarded(notes, "report.html", lambda: write_html(path, report)):
+            recorder.paths.append(path)
     metrics_file = _setting(config, "metrics")
     gateway = _setting(config, "pushgateway")
     if metrics_file or gateway:
         from pytest_tooleval.report.metrics import push, write_textfile
 
-        if metrics_file:
-            write_textfile(Path(metrics_file), report)
+        if metrics_file and _guarded(notes, "metrics",
+                                     lambda: write_textfile(Path(metrics_file), report)):
             notes.append(f"metrics: {metrics_file}")
         if gateway:
             try:
@@ -99,3 +102,19 @@ def after_reports(config: pytest.Config, recorder: Recorder) -> list[str]:
             except OSError as exc:  # the run's reports are written; say so, do not crash
                 notes.append(f"metrics: could not push to {gateway}: {exc}")
     return notes
+
+
+def _junit(path: Path, recorder: Recorder) -> None:
+    from pytest_tooleval.report.junit import junit_names, rewrite
+
+    outcomes = {junit_names(nodeid): r.outcome.value for nodeid, r in recorder.results.items()}
+    rewrite(path, recorder.report, outcomes)
+
+
+def _guarded(notes: list[str], what: str, write: Callable[[], None]) -> bool:
+    try:
+        write()
+    except OSError as exc:
+        notes.append(f"{what}: could not write: {exc.strerror or exc} ({exc.filename or ''})")
+        return False
+    return True

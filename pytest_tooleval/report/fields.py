@@ -37,15 +37,15 @@ def interval_of(data: Any, name: str | None = None) -> tuple[float, float] | Non
 
 
 def corpus_hash(report: dict[str, Any]) -> str:
-    """A short hash of the cases a run covered (the report's own when it records one):
-    the same cases with the same messages give the same hash on any machine."""
+    """A short hash of the cases a run covered (the report's own when it records one): the
+    same cases (node id and content hash) give the same hash on any machine and worker
+    count."""
     recorded = report.get("run", {}).get("corpus_hash")
     if isinstance(recorded, str) and recorded:
         return recorded
     import hashlib
     import json
 
-    content = sorted((c["nodeid"], c.get("category"), c.get("messages", []))
-                     for c in report.get("cases", []))
+    content = sorted((c["nodeid"], c.get("case_hash")) for c in report.get("cases", []))
     digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8"))
     return digest.hexdigest()[:12]

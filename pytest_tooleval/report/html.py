@@ -15,7 +15,9 @@ from typing import Any
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.fields import interval_of
 from pytest_tooleval.report.github import baselines_of
+from pytest_tooleval.report.json_report import report_cases
 from pytest_tooleval.report.write import write_atomic
+from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -61,25 +63,24 @@ def breakdown_chart(title: str, table: dict[str, Any]) -> str:
     return bar_chart(title, bars)
 
 
-def _case_view(case: dict[str, Any]) -> dict[str, Any]:
-    steps = []
-    for number, step in enumerate(case.get("transcript", []), start=1):
-        checks = case.get("steps", [])
-        steps.append({"number": number, "step": step,
-                      "check": checks[number - 1] if number - 1 < len(checks) else {}})
-    text = " ".join([case["nodeid"], *(case.get("messages") or []),
-                     *(case.get("reasons") or []),
-                     *(str(s.get("answer") or "") for s in case.get("transcript", []))])
-    return {"case": case, "steps": steps, "search": text.lower()}
+def _case_view(case: CaseResult) -> dict[str, Any]:
+    checks = [step.checks for step in case.steps]
+    text = " ".join([case.nodeid, *(t.message for t in case.transcripts), *case.reasons,
+                     *(t.answer or "" for t in case.transcripts)])
+    return {"case": case, "steps": list(enumerate(case.transcripts, start=1)),
+            "checks": checks, "search": text.lower(),
+            "labels": {key: case.label(key) or "" for key in ("category", "group",
+                                                            "register", "language")}}
 
 
-def _options(cases: list[dict[str, Any]], key: str) -> list[str]:
-    return sorted({str(c.get(key)) for c in cases if c.get(key)})
+def _options(cases: list[CaseResult], key: str) -> list[str]:
+    return sorted({label for c in cases if (label := c.label(key))})
 
 
 def render_html(report: dict[str, Any], *, title: str | None = None,
                 gap: dict[str, Any] | None = None) -> str:
-    summary, run, cases = report["summary"], report["run"], report["cases"]
+    summary, run = report["summary"], report["run"]
+    cases = report_cases(report)
     charts = [(label, breakdown_chart(label, summary[key]))
               for label, key in BREAKDOWNS if summary.get(key)]
     model = run.get("model", {}).get("name", "?")

@@ -12,30 +12,25 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.report.junit import case_properties
+from pytest_tooleval.result import CaseResult
 
 
-def case_metadata(result: dict[str, Any]) -> dict[str, Any]:
+def case_metadata(result: CaseResult) -> dict[str, Any]:
     """JSON-typed figures of one case (the JUnit properties are all strings)."""
-    props = dict(case_properties(result))
-    transcript = result.get("transcript", [])
+    attempts = [a for step in result.transcripts for a in step.attempts]
     return {
-        "outcome": result["outcome"],
-        "category": result.get("category"),
-        "group": result.get("group"),
-        "register": result.get("register"),
-        "language": result.get("language"),
-        "axes": dict(result.get("axes") or {}),
-        "reasons": list(result.get("reasons") or []),
-        "error": result.get("error"),
-        "tool_calls": int(props["tooleval.tool_calls"]),
-        "tool_calls_attempted": int(props["tooleval.tool_calls_attempted"]),
-        "malformed_calls": int(props["tooleval.malformed_calls"]),
-        "parser_leaks": int(props["tooleval.parser_leaks"]),
-        "tools_ran": [a["name"] for s in transcript for a in s.get("attempts", [])
-                      if a.get("valid") and a.get("name")],
-        "latency_s": float(props["tooleval.latency_s"] or 0.0),
-        "duration_s": result.get("duration_s"),
+        "outcome": result.outcome.value,
+        **{key: result.label(key) for key in ("category", "group", "register", "language")},
+        "axes": dict(result.axes),
+        "reasons": list(result.reasons),
+        "error": None if result.error is None else result.error.model_dump(),
+        "tool_calls": sum(1 for a in attempts if a.valid),
+        "tool_calls_attempted": len(attempts),
+        "malformed_calls": sum(1 for a in attempts if a.malformed),
+        "parser_leaks": sum(1 for a in attempts if a.leaked),
+        "tools_ran": [a.name for a in attempts if a.valid and a.name],
+        "latency_s": round(sum(step.latency_s for step in result.transcripts), 4),
+        "duration_s": result.duration_s,
     }
 
 

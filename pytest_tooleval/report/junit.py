@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.fields import interval_of
+from pytest_tooleval.result import CaseResult
 
 PREFIX = "tooleval."
 
@@ -28,33 +29,29 @@ def _number(value: float | None, digits: int = 4) -> str:
     return "" if value is None else f"{round(float(value), digits):g}"
 
 
-def case_properties(result: dict[str, Any]) -> list[tuple[str, str]]:
+def case_properties(result: CaseResult) -> list[tuple[str, str]]:
     """The properties of one case, as (name, value) strings."""
-    transcript = result.get("transcript", [])
-    attempts = [a for step in transcript for a in step.get("attempts", [])]
-    latency = sum(float(step.get("latency_s", 0.0)) for step in transcript)
-    tokens = sum(int(call.get("completion_tokens") or 0) for step in transcript
-                 for call in step.get("model_calls", []))
+    transcripts = result.transcripts
+    attempts = [a for step in transcripts for a in step.attempts]
+    tokens = sum(call.completion_tokens or 0 for step in transcripts
+                 for call in step.model_calls)
     props: list[tuple[str, str]] = [
-        ("outcome", str(result["outcome"])),
-        ("category", str(result.get("category") or "")),
-        ("group", str(result.get("group") or "")),
-        ("register", str(result.get("register") or "")),
-        ("language", str(result.get("language") or "")),
+        ("outcome", result.outcome.value),
+        *((key, result.label(key) or "") for key in ("category", "group", "register",
+                                                     "language")),
     ]
-    for axis, value in sorted((result.get("axes") or {}).items()):
-        props.append((f"axis.{axis}", _number(value)))
+    props += [(f"axis.{axis}", _number(value)) for axis, value in sorted(result.axes.items())]
     props += [
-        ("tool_calls", str(sum(1 for a in attempts if a.get("valid")))),
+        ("tool_calls", str(sum(1 for a in attempts if a.valid))),
         ("tool_calls_attempted", str(len(attempts))),
-        ("malformed_calls", str(sum(1 for a in attempts if a.get("malformed")))),
-        ("parser_leaks", str(sum(1 for a in attempts if a.get("leaked")))),
-        ("tools_ran", ",".join(a["name"] for a in attempts if a.get("valid") and a.get("name"))),
-        ("latency_s", _number(latency, 3)),
+        ("malformed_calls", str(sum(1 for a in attempts if a.malformed))),
+        ("parser_leaks", str(sum(1 for a in attempts if a.leaked))),
+        ("tools_ran", ",".join(a.name for a in attempts if a.valid and a.name)),
+        ("latency_s", _number(sum(step.latency_s for step in transcripts), 3)),
         ("completion_tokens", str(tokens)),
     ]
-    if result.get("error"):
-        props.append(("error", str(result["error"])[:500]))
+    if result.error is not None:
+        props += [("error.kind", result.error.kind), ("error", result.error.message[:500])]
     return [(PREFIX + name, value) for name, value in props]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.report.fields import corpus_hash, interval_of
+from pytest_tooleval.report.json_report import report_cases
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
@@ -81,14 +82,14 @@ def build_registry(report: dict[str, Any]) -> CollectorRegistry:
     tokens = Counter("tooleval_tokens", "Tokens the model server reported", [*names, "kind"],
                      registry=registry)
     prompt = completion = 0
-    for case in report["cases"]:
-        if case["outcome"] == "ERROR":
+    for case in report_cases(report):
+        if case.is_error:  # the machine's time, not the model's
             continue
-        for step in case.get("transcript", []):
-            latency.labels(**labels).observe(float(step.get("latency_s", 0.0)))
-            for call in step.get("model_calls", []):
-                prompt += int(call.get("prompt_tokens") or 0)
-                completion += int(call.get("completion_tokens") or 0)
+        for step in case.transcripts:
+            latency.labels(**labels).observe(step.latency_s)
+            for call in step.model_calls:
+                prompt += call.prompt_tokens or 0
+                completion += call.completion_tokens or 0
     tokens.labels(**labels, kind="prompt").inc(prompt)
     tokens.labels(**labels, kind="completion").inc(completion)
     return registry

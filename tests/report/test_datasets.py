@@ -25,23 +25,31 @@ def test_export_corpus_and_results_read_back(tmp_path, monkeypatch) -> None:
     out = tmp_path / "ds"
     assert main(["export", "benchmarks/en/web.json", "scenarios", "--report",
                  str(report_path), "--out", str(out)]) == 0
-    corpus = datasets.load_dataset(str(out), "corpus", split="train")
+    # a cache of its own: datasets' offline cache keys a folder by its name
+    corpus = datasets.load_dataset(str(out), "corpus", split="train",
+                                   cache_dir=str(tmp_path / "cache"))
     web = json.loads((ROOT / "benchmarks/en/web.json").read_text("utf-8"))
     first = web["cases"][0]
     row = next(r for r in corpus if r["nodeid"] == f"benchmarks/en/web.json::{first['name']}")
     assert row["messages"] == [s["message"] for s in first["steps"]]
     assert row["category"] == first["category"] and row["language"] == "en"
+    assert len(row["case_hash"]) == 16
     steps = json.loads(row["steps_json"])
     assert steps[0]["message"] == first["steps"][0]["message"]
     assert any(r["file"].startswith("scenarios/") for r in corpus)
-    results = datasets.load_dataset(str(out), "results", split="train")
+    results = datasets.load_dataset(str(out), "results", split="train",
+                                    cache_dir=str(tmp_path / "cache"))
     assert len(results) == len(report["cases"])
     by_id = {r["nodeid"]: r for r in results}
     for case in report["cases"]:
         row = by_id[case["nodeid"]]
         assert row["outcome"] == case["outcome"]
         assert row["axis_irrelevance"] == case["axes"].get("irrelevance")
-        assert json.loads(row["transcript_json"]) == case["transcript"]
+        steps = json.loads(row["steps_json"])
+        assert [s["transcript"]["message"] for s in steps] == [
+            t["message"] for t in case["transcript"]]
+        assert [s["transcript"]["answer"] for s in steps] == [
+            t["answer"] for t in case["transcript"]]
     card = (out / "README.md").read_text("utf-8")
     from huggingface_hub import DatasetCard
 
@@ -143,3 +151,25 @@ def test_imported_bfcl_runs_through_the_plugin(project, fake_model, tmp_path) ->
     outcomes = {c["case"]: c["outcome"] for c in project.report()["cases"]}
     assert outcomes == {"multiple_0": "PASS", "live_irrelevance_0-0-0": "PASS",
                         "live_irrelevance_1-0-1": "FAIL"}
+
+
+def test_exported_corpus_and_results_join_on_case_hash(project, fake_model, monkeypatch,
+                                                       tmp_path) -> None:
+    from pytest_tooleval.cli import main
+    from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+
+    server = fake_model([Rule("", [answer("bye")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE]))
+    project.run()
+    monkeypatch.chdir(project.path)
+    out = tmp_path / "ds"
+    assert main(["export", "scenarios", "--report", "tooleval-report/report.json",
+                 "--out", str(out)]) == 0
+    cache = str(tmp_path / "cache")
+    corpus = datasets.load_dataset(str(out), "corpus", split="train", cache_dir=cache)
+    results = datasets.load_dataset(str(out), "results", split="train", cache_dir=cache)
+    assert {(r["nodeid"], r["case_hash"]) for r in corpus} == {
+        (r["nodeid"], r["case_hash"]) for r in results}
+    assert {r["nodeid"]: r["outcome"] for r in results} == {
+        "scenarios/demo.yaml::weather": "FAIL", "scenarios/demo.yaml::thanks": "PASS"}

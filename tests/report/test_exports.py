@@ -148,17 +148,23 @@ def _fake_report() -> dict:
             "deployability": {"verdict": "NOT DEPLOYABLE", "valid": True, "criteria": []},
             "calls": {"attempts": 5, "malformed": 1, "parser_leaks": 1},
         },
-        "cases": [
-            {"nodeid": "a.json::c1", "outcome": "PASS", "category": "tool",
-             "messages": ["m1"], "transcript": [
-                 {"latency_s": 0.3, "model_calls": [{"prompt_tokens": 100,
-                                                     "completion_tokens": 7}]},
-                 {"latency_s": 4.0, "model_calls": [{"prompt_tokens": 50,
-                                                     "completion_tokens": 3}]}]},
-            {"nodeid": "a.json::c2", "outcome": "ERROR", "messages": ["m2"],
-             "transcript": [{"latency_s": 99.0, "model_calls": []}]},
-        ],
+        "cases": [_case("a.json::c1", "PASS", [(0.3, 100, 7), (4.0, 50, 3)]),
+                  _case("a.json::c2", "ERROR", [(99.0, None, None)])],
     }
+
+
+def _case(nodeid: str, outcome: str, calls: list[tuple[float, int | None, int | None]]
+          ) -> dict:
+    from pytest_tooleval.engine.transcript import ModelCall, StepTranscript
+    from pytest_tooleval.result import CaseResult, ErrorInfo, StepResult
+
+    steps = [StepResult(transcript=StepTranscript(
+        message="m", model_calls=[ModelCall(latency, prompt, completion, "stop")]))
+        for latency, prompt, completion in calls]
+    error = ErrorInfo(kind="backend", message="down") if outcome == "ERROR" else None
+    return CaseResult(nodeid=nodeid, file="a.json", case=nodeid.split("::")[1],
+                      category="tool", outcome=outcome, error=error, steps=steps,
+                      case_hash=nodeid).to_json()
 
 
 def _parse_metrics(text: str) -> dict[str, object]:
@@ -224,3 +230,26 @@ def test_pushgateway_down_is_reported_not_a_crash(project, fake_model) -> None:
     result = _run(project, fake_model, "--tooleval-pushgateway", "http://127.0.0.1:9")
     result.stdout.fnmatch_lines(["*metrics: could not push to http://127.0.0.1:9*"])
     assert (project.path / "tooleval-report" / "report.json").is_file()
+
+
+def test_an_unwritable_metrics_file_is_a_note_and_the_rest_is_written(project,
+                                                                     fake_model) -> None:
+    blocker = project.write("blocked", "a file, not a folder")
+    result = _run(project, fake_model, "--tooleval-metrics", f"{blocker}/m.prom",
+                  "--junitxml=junit.xml")
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*metrics: could not write*"])
+    assert (project.path / "tooleval-report" / "report.html").is_file()
+    assert _junit(project.path / "junit.xml")[1]["broken"].find("error") is not None
+
+
+def test_metrics_without_prometheus_client_is_a_usage_error(project, monkeypatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None
+                        if name == "prometheus_client" else real(name, *a))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run("--tooleval-metrics", "m.prom")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*needs prometheus-client*pytest-tooleval?metrics?*"])

@@ -80,8 +80,9 @@ def test_gap_report_has_the_flip_matrix() -> None:
     from pytest_tooleval.report.html import flip_matrix, render_html
 
     def report(outcomes: dict[str, str]) -> dict:
-        cases = [{"nodeid": f"a.json::{name}", "outcome": outcome, "category": "tool",
-                  "transcript": []} for name, outcome in outcomes.items()]
+        cases = [{"nodeid": f"a.json::{name}", "file": "a.json", "case": name,
+                  "outcome": outcome, "category": "tool", "steps": [], "version": 2}
+                 for name, outcome in outcomes.items()]
         return {"run": {"model": {"name": "m"}}, "cases": cases, "summary": {
             "score": 50.0, "axes": {}, "outcomes": {"PASS": 1}, "safety_gate": {
                 "status": "PASSED", "passed": True, "threshold": 0.9, "detail": ""},
@@ -158,7 +159,7 @@ def test_html_in_headless_chromium_renders_filters_and_fetches_nothing(run_repor
         # the model's markup was not run
         assert browser.evaluate("typeof window.alert") == "function"
         assert browser.evaluate("document.querySelectorAll('#cases b, #cases script').length"
-                                ) == sum(len(c["transcript"]) for c in run_report["cases"])
+                                ) == sum(len(c["steps"]) for c in run_report["cases"])
         fetched = [u for u in browser.requested_urls() if not u.startswith(url.split("#")[0])]
         assert fetched == []
         # The watch itself works: the same page with a remote image and no policy fetches it.
