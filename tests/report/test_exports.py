@@ -253,3 +253,36 @@ def test_metrics_without_prometheus_client_is_a_usage_error(project, monkeypatch
     result = project.run("--tooleval-metrics", "m.prom")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*needs prometheus-client*pytest-tooleval?metrics?*"])
+
+
+VOLATILE = ("latency_s", "duration_s", "time", "timestamp", "hostname", "score.low",
+            "score.high")
+
+
+def _stable_junit(path) -> dict:
+    suite, cases = _junit(path)
+    keep = lambda props: {k: v for k, v in props.items()  # noqa: E731
+                          if not k.endswith(VOLATILE)}
+    return {"suite": keep(_props(suite)),
+            "counts": {k: suite.get(k) for k in ("tests", "errors", "failures", "skipped")},
+            "cases": {name: (keep(_props(c)), sorted(child.tag for child in c))
+                      for name, c in cases.items()}}
+
+
+def test_serial_and_xdist_artefacts_match(project, fake_model) -> None:
+    """JUnit XML, pytest-json-report metadata and metrics: the same apart from timings."""
+    artefacts = []
+    for workers in (0, 2):
+        _run(project, fake_model, "--junitxml=junit.xml", "-p", "pytest_jsonreport",
+             "--json-report", "--json-report-file=jr.json", "--tooleval-metrics", "m.prom",
+             workers=workers)
+        tests = json.loads((project.path / "jr.json").read_text())["tests"]
+        metadata = {t["nodeid"]: {k: v for k, v in t["metadata"]["tooleval"].items()
+                                  if k not in VOLATILE} for t in tests}
+        metrics = _parse_metrics((project.path / "m.prom").read_text())
+        stable_metrics = {(s.name, tuple(sorted(s.labels.items())), s.value)
+                          for f in metrics.values() for s in f.samples
+                          if "latency" not in s.name}
+        artefacts.append((_stable_junit(project.path / "junit.xml"), metadata,
+                          stable_metrics))
+    assert artefacts[0] == artefacts[1]
