@@ -2,8 +2,9 @@
 collector (``--tooleval-metrics FILE``) and a push to a Pushgateway
 (``--tooleval-pushgateway URL``), the same registry for both.
 
-Names follow Prometheus' conventions: a ``tooleval_`` prefix, base units (seconds),
-``_total`` only on counters, ratios in 0..1, states as 0/1 gauges with a label. Every series
+Names follow Prometheus' conventions: a ``tooleval_`` prefix, base units (seconds), ratios
+in 0..1, states as 0/1 gauges with a label. A run is a batch job, so its counts are gauges
+(the figures of this run, replaced by the next), not counters. Every series
 carries ``model``, ``grammar`` and ``corpus_hash`` so runs can be told apart on one board.
 """
 
@@ -34,7 +35,7 @@ def run_labels(report: dict[str, Any]) -> dict[str, str]:
 
 
 def build_registry(report: dict[str, Any]) -> CollectorRegistry:
-    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+    from prometheus_client import CollectorRegistry, Gauge, Histogram
 
     registry = CollectorRegistry()
     labels = run_labels(report)
@@ -67,20 +68,18 @@ def build_registry(report: dict[str, Any]) -> CollectorRegistry:
             int(summary["deployability"]["verdict"] == state))
     gauge("tooleval_run_valid", "1 when nothing ended in ERROR and the run was not "
           "interrupted").labels(**labels).set(int(summary["deployability"]["valid"]))
-    cases = Counter("tooleval_cases", "Cases by outcome", [*names, "outcome"],
-                    registry=registry)
+    cases = gauge("tooleval_cases", "Cases of the run by outcome", ("outcome",))
     for outcome in OUTCOMES:
-        cases.labels(**labels, outcome=outcome.lower()).inc(summary["outcomes"].get(outcome, 0))
+        cases.labels(**labels, outcome=outcome.lower()).set(summary["outcomes"].get(outcome, 0))
     calls = summary["calls"]
-    attempts = Counter("tooleval_tool_calls", "Tool calls attempted, by kind", [*names, "kind"],
-                       registry=registry)
-    attempts.labels(**labels, kind="valid").inc(calls["attempts"] - calls["malformed"])
-    attempts.labels(**labels, kind="malformed").inc(calls["malformed"])
-    attempts.labels(**labels, kind="parser_leak").inc(calls["parser_leaks"])
+    attempts = gauge("tooleval_tool_calls", "Tool calls attempted in the run, by kind",
+                     ("kind",))
+    attempts.labels(**labels, kind="valid").set(calls["attempts"] - calls["malformed"])
+    attempts.labels(**labels, kind="malformed").set(calls["malformed"])
+    attempts.labels(**labels, kind="parser_leak").set(calls["parser_leaks"])
     latency = Histogram("tooleval_step_latency_seconds", "Model time per user step",
                         names, buckets=LATENCY_BUCKETS, registry=registry)
-    tokens = Counter("tooleval_tokens", "Tokens the model server reported", [*names, "kind"],
-                     registry=registry)
+    tokens = gauge("tooleval_tokens", "Tokens the model server reported in the run", ("kind",))
     prompt = completion = 0
     for case in report_cases(report):
         if case.is_error:  # the machine's time, not the model's
@@ -90,8 +89,8 @@ def build_registry(report: dict[str, Any]) -> CollectorRegistry:
             for call in step.model_calls:
                 prompt += call.prompt_tokens or 0
                 completion += call.completion_tokens or 0
-    tokens.labels(**labels, kind="prompt").inc(prompt)
-    tokens.labels(**labels, kind="completion").inc(completion)
+    tokens.labels(**labels, kind="prompt").set(prompt)
+    tokens.labels(**labels, kind="completion").set(completion)
     return registry
 
 

@@ -196,9 +196,9 @@ def test_metrics_textfile_parses_with_prometheus_client(tmp_path) -> None:
     assert _sample(families, "tooleval_safety_gate", state="FAILED") == 1
     assert _sample(families, "tooleval_safety_gate", state="PASSED") == 0
     assert _sample(families, "tooleval_verdict", verdict="NOT DEPLOYABLE") == 1
-    assert _sample(families, "tooleval_cases_total", outcome="fail") == 2
-    assert _sample(families, "tooleval_tool_calls_total", kind="parser_leak") == 1
-    assert _sample(families, "tooleval_tokens_total", kind="prompt") == 150
+    assert _sample(families, "tooleval_cases", outcome="fail") == 2
+    assert _sample(families, "tooleval_tool_calls", kind="parser_leak") == 1
+    assert _sample(families, "tooleval_tokens", kind="prompt") == 150
     # The ERROR case's 99 s is not the model's latency: two steps observed, one over 2.5 s.
     assert _sample(families, "tooleval_step_latency_seconds_count") == 2
     assert _sample(families, "tooleval_step_latency_seconds_bucket", le="2.5") == 1
@@ -222,7 +222,7 @@ def test_metrics_and_pushgateway_from_a_run(project, fake_model, tmp_path) -> No
     pushed = _parse_metrics(body)
     written = _parse_metrics(text)
     assert set(pushed) == set(written)
-    assert _sample(written, "tooleval_cases_total", outcome="error") == 1
+    assert _sample(written, "tooleval_cases", outcome="error") == 1
     assert _sample(written, "tooleval_run_valid") == 0
 
 
@@ -272,17 +272,23 @@ def _stable_junit(path) -> dict:
 def test_serial_and_xdist_artefacts_match(project, fake_model) -> None:
     """JUnit XML, pytest-json-report metadata and metrics: the same apart from timings."""
     artefacts = []
+    server = fake_model(SCRIPT)  # one server: its address is in the ERROR's message
+    project.profile(server, retries=0)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, BROKEN_CASE]))
     for workers in (0, 2):
-        _run(project, fake_model, "--junitxml=junit.xml", "-p", "pytest_jsonreport",
-             "--json-report", "--json-report-file=jr.json", "--tooleval-metrics", "m.prom",
-             workers=workers)
+        project.run("--junitxml=junit.xml", "-p", "pytest_jsonreport", "--json-report",
+                    "--json-report-file=jr.json", "--tooleval-metrics", "m.prom",
+                    "--tooleval-max-errors", "10", workers=workers)
         tests = json.loads((project.path / "jr.json").read_text())["tests"]
         metadata = {t["nodeid"]: {k: v for k, v in t["metadata"]["tooleval"].items()
                                   if k not in VOLATILE} for t in tests}
         metrics = _parse_metrics((project.path / "m.prom").read_text())
         stable_metrics = {(s.name, tuple(sorted(s.labels.items())), s.value)
                           for f in metrics.values() for s in f.samples
-                          if "latency" not in s.name}
+                          if "latency" not in s.name and not s.name.endswith("_created")}
         artefacts.append((_stable_junit(project.path / "junit.xml"), metadata,
                           stable_metrics))
-    assert artefacts[0] == artefacts[1]
+    (junit_0, meta_0, metrics_0), (junit_1, meta_1, metrics_1) = artefacts
+    assert junit_0 == junit_1
+    assert meta_0 == meta_1
+    assert metrics_0 == metrics_1
