@@ -119,5 +119,10 @@ def flip_matrix(on: dict[str, Any], off: dict[str, Any]) -> dict[str, list[str]]
 def write_gap_html(path: Path, gap: dict[str, Any], on: dict[str, Any],
                    off: dict[str, Any]) -> None:
     """The grammar-on report with the gap on top: figures per arm and the flip matrix."""
-    view = {**gap, "flips": gap.get("flips") or flip_matrix(on, off)}
+    figures = (gap.get("paired") or {}).get("figures") or {}
+    engine = (figures.get("pass rate") or {}).get("flips")  # the statistics' own pairing
+    per_figure = [(name, row["flips"]["counts"], row.get("status"), row.get("p_value"))
+                  for name, row in figures.items() if row.get("flips")]
+    view = {**gap, "flips": engine or gap.get("flips") or flip_matrix(on, off),
+            "figure_flips": per_figure}
     write_html(path, on, title=f"tooleval gap: {gap.get('model')}", gap=view)

@@ -65,6 +65,9 @@ def test_junit_error_partial_and_properties(project, fake_model, workers) -> Non
     assert run["tooleval.cases.error"] == "1" and run["tooleval.cases.partial"] == "1"
     assert float(run["tooleval.score"]) == pytest.approx(project.report()["summary"]["score"],
                                                          abs=0.01)
+    interval = project.report()["summary"]["score_interval"]
+    assert float(run["tooleval.score.low"]) == pytest.approx(interval["low"], abs=0.01)
+    assert float(run["tooleval.score.high"]) == pytest.approx(interval["high"], abs=0.01)
     assert "record_property is incompatible" not in result.stdout.str()
 
 
@@ -108,8 +111,11 @@ def test_github_step_summary_is_appended(project, fake_model, monkeypatch) -> No
     _run(project, fake_model)
     text = summary.read_text()
     assert text.startswith("earlier step\n")
-    score = project.report()["summary"]["score"]
-    assert f"**Score {score:.1f} / 100**" in text
+    summary = project.report()["summary"]
+    interval = summary["score_interval"]
+    assert (f"**Score {summary['score']:.1f} [{interval['low']:.1f}, {interval['high']:.1f}]"
+            " / 100**") in text
+    assert "Baselines: never-call" in text
     assert "**NOT VALID**" in text and "1 error" in text
     assert "| irrelevance | tool | step | answer |" in text
 

@@ -64,8 +64,14 @@ def test_optional_intervals_and_baselines_are_shown_when_present(run_report) -> 
     from pytest_tooleval.report.html import render_html
 
     report = copy.deepcopy(run_report)
-    assert "never-call" in render_html(report)  # the scripted baselines the run scored
+    real = render_html(report)
+    assert "never-call" in real  # the scripted baselines the run scored
+    low = report["summary"]["score_interval"]["low"]  # the statistics' interval
+    assert f"[{low:.1f}, " in real
     report["summary"].pop("baselines", None)
+    report["summary"].pop("score_interval", None)
+    for data in report["summary"]["axes"].values():
+        data.pop("interval", None)
     plain = render_html(report)
     assert 'id="baselines"' not in plain and "[12.3," not in plain
     report["summary"]["score_interval"] = [12.3, 45.6]
@@ -185,3 +191,7 @@ def test_tooleval_gap_writes_gap_html_with_flips(tmp_path: Path) -> None:
     html = (out / "gap.html").read_text("utf-8")
     counts = [int(n) for n in re.findall(r"(?:both pass|helped|hurt|both fail): (\d+)", html)]
     assert len(counts) == 4 and sum(counts) == gap["cases"]
+    # the matrix is the statistics' pass-rate pairing, and every figure's flips are listed
+    engine = gap["paired"]["figures"]["pass rate"]["flips"]["counts"]
+    assert counts == [engine["both_pass"], engine["helped"], engine["hurt"], engine["both_fail"]]
+    assert 'id="figure-flips"' in html and "axis tool" in html
