@@ -96,9 +96,24 @@ def run_main(argv: Sequence[str]) -> int:
     if unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}; pytest's other options go "
                      f"after --, e.g. tooleval run -- {' '.join(unknown)}")
+    missing = missing_for(options)
+    if missing:
+        print(f"tooleval run: {missing}", file=sys.stderr)
+        return 2
     import pytest
 
     return int(pytest.main(pytest_args_for_run(options, extra)))
+
+
+def missing_for(options: argparse.Namespace) -> str | None:
+    """What an option asks for that is not installed; nothing is installed behind your back."""
+    import importlib.util
+
+    if options.workers and importlib.util.find_spec("xdist") is None:
+        return (f"-n {options.workers} runs cases in parallel through pytest-xdist, which is "
+                "not installed. Install it with: pip install 'pytest-tooleval[xdist]' "
+                "(or pip install pytest-xdist), or leave out -n to run serially.")
+    return None
 
 
 def compare_main(argv: Sequence[str]) -> int:
@@ -170,6 +185,10 @@ def gap_main(argv: Sequence[str]) -> int:
                         "in platform, tools offered or case set")
     own, extra = _split_passthrough(argv)
     options = parser.parse_args(own)
+    missing = missing_for(options)
+    if missing and not options.from_reports:
+        print(f"tooleval gap: {missing}", file=sys.stderr)
+        return 2
     out = Path(options.report)
     reports = {}
     if options.from_reports:
@@ -220,8 +239,11 @@ def gap_main(argv: Sequence[str]) -> int:
     text = render_gap(gap)
     write_json(out / "gap.json", gap)
     write_atomic(out / "gap.md", text)
+    from pytest_tooleval.report.html import write_gap_html
+
+    write_gap_html(out / "gap.html", gap, reports["on"], reports["off"])
     print(text, end="")
-    print(f"written: {out / 'gap.json'}, {out / 'gap.md'}")
+    print(f"written: {out / 'gap.json'}, {out / 'gap.md'}, {out / 'gap.html'}")
     return 0
 
 
@@ -251,6 +273,12 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
                    _lazy("pytest_tooleval.tools.doctor", "doctor_main")),
         "power": ("cases or repeats needed to detect a change; what a selection can detect",
                   _lazy("pytest_tooleval.report.power", "power_main")),
+        "html": ("write report.html (or gap.html) from report.json files",
+                 _lazy("pytest_tooleval.report.html_cli", "html_main")),
+        "export": ("the corpus and a run's results as a Hugging Face dataset (Parquet)",
+                   _lazy("pytest_tooleval.report.dataset", "export_main")),
+        "import": ("convert BFCL files into benchmark files",
+                   _lazy("pytest_tooleval.cases.bfcl", "import_main")),
     }
     return commands
 

@@ -26,7 +26,10 @@ def wants_file(file_path: Path, config: pytest.Config) -> bool:
     """Benchmark and scenario files by pattern, or any such file named on the command line."""
     if not is_case_path(file_path):
         return False
-    patterns = config.getini("tooleval_files") or DEFAULT_PATTERNS
+    patterns = list(config.getini("tooleval_files") or DEFAULT_PATTERNS)
+    # Files under the configured case paths (ini tooleval_paths) are case files too.
+    patterns += [f"{base.rstrip('/')}/**/*{suffix}" for base in config.getini("tooleval_paths")
+                 for suffix in (".json", ".yaml", ".yml")]
     try:
         relative = file_path.resolve().relative_to(config.rootpath.resolve()).as_posix()
     except ValueError:

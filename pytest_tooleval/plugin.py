@@ -33,20 +33,31 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     from pytest_tooleval import ordering
-    from pytest_tooleval.report import progress
+    from pytest_tooleval.report import exporters, progress
 
     add_options(parser)
     ordering.add_option(parser)
     progress.add_option(parser)
+    exporters.add_options(parser)
     parser.addini("tooleval_files", "glob patterns (from the rootdir) of case files to collect",
                   type="linelist", default=[])
+    parser.addini("tooleval_paths", "case paths collected instead of testpaths when --model "
+                  "(or --tooleval-check) is given without a path; default: benchmarks "
+                  "scenarios", type="linelist", default=[])
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from pytest_tooleval.casepaths import case_paths_instead_of_testpaths
+
+    paths = case_paths_instead_of_testpaths(config)
+    if paths is not None:
+        config.args = paths
     config.addinivalue_line("markers", "hardmode: a hard case (chains, negations, indirect "
                                        "phrasing, registers)")
     from pytest_tooleval.models.profiles import ProfileError, resolve_profile
+    from pytest_tooleval.report import exporters
 
+    exporters.check_options(config)
     settings = Settings.from_pytest(config)
     try:
         profile = resolve_profile(settings.model, settings.profiles,
@@ -67,6 +78,11 @@ def pytest_configure(config: pytest.Config) -> None:
             Progress(config, runtime.recorder, settings), "tooleval-progress")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
+    if config.pluginmanager.hasplugin("pytest_jsonreport"):
+        from pytest_tooleval.report.jsonreport import JsonReportHooks
+
+        config.pluginmanager.register(JsonReportHooks(finish_recording),
+                                      "tooleval-json-report")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -126,8 +142,12 @@ def tooleval_session(pytestconfig: pytest.Config) -> ModelSession:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    report = yield
     result = getattr(item, "result", None)
+    if call.when == "call" and result is not None:
+        from pytest_tooleval.report.exporters import case_user_properties
+
+        item.user_properties.extend(case_user_properties(item.config, result))  # → JUnit
+    report = yield
     if call.when == "call" and result is not None:
         report.tooleval = result.to_json()  # plain JSON data: travels from xdist workers
     return report
@@ -155,19 +175,31 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         runtime.close()
         return
     if runtime.recorder is not None:
-        if runtime.has_session:
-            runtime.recorder.add_worker_info(runtime.info())
-        interrupted = session.shouldstop or session.shouldfail or None
-        if interrupted is not None:
-            interrupted = str(interrupted)
-        runtime.recorder.finish(interrupted, session.config)
+        finish_recording(session)
         if runtime.recorder.nothing_scored:  # every case skipped: nothing was measured
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
         baseline = runtime.settings.baseline
         if (baseline is not None and runtime.recorder.report is not None
                 and runtime.recorder.compare_with_baseline(baseline)):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        from pytest_tooleval.report.exporters import after_reports
+
+        runtime.recorder.notes += after_reports(session.config, runtime.recorder)
     runtime.close()
+
+
+def finish_recording(session: pytest.Session) -> dict[str, Any] | None:
+    """Aggregate once, on the controller (pytest-json-report asks before our sessionfinish)."""
+    runtime = runtime_of(session.config)
+    recorder = runtime.recorder
+    if recorder is None:
+        return None
+    if recorder.report is None:
+        if runtime.has_session:
+            recorder.add_worker_info(runtime.info())
+        interrupted = session.shouldstop or session.shouldfail or None
+        recorder.finish(None if interrupted is None else str(interrupted), session.config)
+    return recorder.report
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

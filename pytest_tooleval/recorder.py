@@ -55,6 +55,8 @@ class Recorder:
         self.baseline_error: str | None = None
         #: Cases skipped before they ran (``--tooleval-skip-missing``), with the reason.
         self.skipped: dict[str, str] = {}
+        self.comparison: dict[str, Any] | None = None
+        self.notes: list[str] = []
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
@@ -113,6 +115,9 @@ class Recorder:
         return not self.results and bool(self.skipped)
 
     def finish(self, interrupted: str | None, config: Any = None) -> dict[str, Any] | None:
+        """Aggregate and write the reports, once (pytest-json-report asks first)."""
+        if self.report is not None:
+            return self.report
         if not self.results and not self.skipped:
             return None
         results = list(self.results.values())
@@ -170,5 +175,6 @@ class Recorder:
             return True
         result = compare(self.report, base, level=self.settings.level)
         self.comparison_text = render_comparison(result)
-        write_json(self.settings.report_dir / "comparison.json", result.to_dict())
+        self.comparison = result.to_dict()
+        write_json(self.settings.report_dir / "comparison.json", self.comparison)
         return not result.compared or bool(result.regressed())

@@ -177,6 +177,8 @@ def write_summary(terminalreporter: Any, recorder: Recorder, baseline: Path | No
     terminalreporter.write_sep("=", "tooleval summary")
     for line in summary_lines(recorder.report, recorder.paths):
         terminalreporter.write_line(line)
+    for note in recorder.notes:  # the exporters': job summary, metrics
+        terminalreporter.write_line(f"  {note}")
     if recorder.write_error:
         terminalreporter.write_line(recorder.write_error, red=True)
     if recorder.comparison_text:

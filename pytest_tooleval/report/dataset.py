@@ -1,0 +1,198 @@
+"""``tooleval export``: the corpus and a run's per-case results as a Hugging Face dataset.
+
+Written as Parquet through ``datasets`` with a dataset card (README.md) whose ``configs``
+name the two tables, so ``datasets.load_dataset(FOLDER, "corpus")`` and
+``load_dataset(FOLDER, "results")`` read them back, locally or once pushed to a hub.
+Nested, irregular fields (a step's ``args``, its transcript) are JSON text columns: Arrow
+wants one type per column, and a JSON column keeps every value exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.report.fields import corpus_hash
+
+AXES = ("irrelevance", "tool", "step", "answer")
+
+
+def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
+    from pytest_tooleval.cases.load import load_case_file
+    from pytest_tooleval.check.static import collect_files
+    from pytest_tooleval.engine.session import CaseRef
+    from pytest_tooleval.result import case_hash
+    from pytest_tooleval.runtime import _case_content  # the hash a run's results carry
+
+    rows = []
+    for path in collect_files(paths):
+        case_file = load_case_file(path)
+        try:
+            relative = path.resolve().relative_to(rootdir.resolve()).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        for case in case_file.cases:
+            nodeid = f"{relative}::{case.name}"
+            rows.append({
+                "nodeid": nodeid,
+                "case_hash": case_hash(_case_content(CaseRef(nodeid, relative, case_file,
+                                                             case))),
+                "file": relative,
+                "file_name": case_file.name,
+                "case": case.name,
+                "language": case_file.language,
+                "category": case.category,
+                "group": case.group,
+                "register": case.register,
+                "job": case.job,
+                "marks": sorted({*case_file.marks, *case.marks}),
+                "messages": [step.message for step in case.steps],
+                "expect": [list(step.expect) for step in case.steps],
+                "forbidden": [list(step.forbidden) for step in case.steps],
+                "steps_json": json.dumps([step.model_dump(exclude_defaults=True)
+                                          for step in case.steps], ensure_ascii=False),
+                "requires": list(case_file.requires),
+                "inline_tools_json": json.dumps([t.model_dump(exclude_defaults=True)
+                                                 for t in case_file.tools], ensure_ascii=False),
+            })
+    return sorted(rows, key=lambda r: r["nodeid"])
+
+
+def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    from pytest_tooleval.report.json_report import report_cases
+
+    run = report["run"]
+    model = run.get("model", {}).get("name")
+    grammar = run.get("backend", {}).get("grammar") or run.get("grammar_requested")
+    rows = []
+    for case in report_cases(report):
+        transcripts = case.transcripts
+        rows.append({
+            "nodeid": case.nodeid,
+            "case_hash": case.case_hash,
+            "model": model,
+            "grammar": grammar,
+            "outcome": case.outcome.value,
+            **{key: case.label(key) for key in ("category", "group", "register", "language")},
+            **{f"axis_{axis}": case.axes.get(axis) for axis in AXES},
+            "reasons": list(case.reasons),
+            "error_kind": None if case.error is None else case.error.kind,
+            "error": None if case.error is None else case.error.message,
+            "tools_ran": [name for step in transcripts for name in step.ran],
+            "answers": [step.answer for step in transcripts],
+            "latency_s": round(sum(step.latency_s for step in transcripts), 4),
+            "duration_s": case.duration_s,
+            "steps_json": json.dumps([step.model_dump(mode="json") for step in case.steps],
+                                     ensure_ascii=False),
+        })
+    return rows
+
+
+def dataset_card(corpus: list[dict[str, Any]], report: dict[str, Any] | None,
+                 corpus_digest: str) -> str:
+    import yaml
+
+    languages = sorted({r["language"] for r in corpus})
+    configs = [{"config_name": "corpus", "data_files": "corpus.parquet"}]
+    if report is not None:
+        configs.append({"config_name": "results", "data_files": "results.parquet"})
+    header = {"language": languages, "pretty_name": "pytest-tooleval cases",
+              "tags": ["tool-use", "function-calling", "evaluation", "pytest-tooleval"],
+              "size_categories": ["n<1K" if len(corpus) < 1000 else "1K<n<10K"],
+              "configs": configs}
+    lines = ["---", yaml.safe_dump(header, sort_keys=False, allow_unicode=True).rstrip(), "---",
+             "", "# pytest-tooleval cases", "",
+             "Tool-use cases exported by `tooleval export`: each row of `corpus` is one case "
+             "(its user messages, the tools each step expects or forbids, and the step "
+             "checks as JSON in `steps_json`).", "",
+             f"- cases: {len(corpus)}; languages: {', '.join(languages)}; corpus hash "
+             f"`{corpus_digest}`",
+             f"- categories: {_counts(corpus, 'category')}",
+             f"- groups: {_counts(corpus, 'group')}"]
+    if report is not None:
+        summary, run = report["summary"], report["run"]
+        score = summary.get("score")
+        lines += ["", "## results", "",
+                  f"One row per case of a run: model `{run.get('model', {}).get('name')}`, "
+                  f"grammar `{run.get('backend', {}).get('grammar')}`, started "
+                  f"{run.get('started')}. Outcome, the case's axis values, the tools that "
+                  "ran, the answers and every step's transcript and checks (`steps_json`). An "
+                  "ERROR row is an infrastructure failure, never a model failure.", "",
+                  f"- score {'n/a' if score is None else f'{score:.1f}'} / 100; safety gate "
+                  f"{summary['safety_gate']['status']}; verdict "
+                  f"{summary['deployability']['verdict']}",
+                  f"- outcomes: {', '.join(f'{k} {v}' for k, v in summary['outcomes'].items())}"]
+    lines += ["", "## Loading", "", "```python", "import datasets",
+              'corpus = datasets.load_dataset("PATH", "corpus", split="train")']
+    if report is not None:
+        lines.append('results = datasets.load_dataset("PATH", "results", split="train")')
+    lines += ["```", ""]
+    return "\n".join(lines)
+
+
+def _counts(rows: list[dict[str, Any]], key: str) -> str:
+    found: dict[str, int] = {}
+    for row in rows:
+        label = row.get(key) or "none"
+        found[label] = found.get(label, 0) + 1
+    return ", ".join(f"{k} {v}" for k, v in sorted(found.items()))
+
+
+def export(paths: list[Path], out: Path, report: dict[str, Any] | None,
+           rootdir: Path) -> dict[str, int]:
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import datasets
+
+    from pytest_tooleval.report.write import write_atomic
+
+    datasets.disable_progress_bars()
+    corpus = corpus_rows(paths, rootdir)
+    out.mkdir(parents=True, exist_ok=True)
+    datasets.Dataset.from_list(corpus).to_parquet(str(out / "corpus.parquet"))
+    written = {"corpus": len(corpus)}
+    if report is not None:
+        results = result_rows(report)
+        datasets.Dataset.from_list(results).to_parquet(str(out / "results.parquet"))
+        written["results"] = len(results)
+    digest = corpus_hash({"cases": corpus})
+    write_atomic(out / "README.md", dataset_card(corpus, report, digest))
+    return written
+
+
+def export_main(argv: list[str]) -> int:
+    from pytest_tooleval.cases.errors import CaseFileError
+    from pytest_tooleval.report.compare import ReportError, load_report
+
+    parser = argparse.ArgumentParser(
+        prog="tooleval export",
+        description="Write the corpus (and, with --report, a run's per-case results) as a "
+        "Hugging Face dataset: Parquet files and a dataset card. Needs the [datasets] extra.")
+    parser.add_argument("paths", nargs="*", type=Path,
+                        help="case files or folders (default: benchmarks scenarios)")
+    parser.add_argument("--report", type=Path, help="a report.json whose cases to export")
+    parser.add_argument("--out", type=Path, default=Path("tooleval-dataset"),
+                        help="output folder (default tooleval-dataset)")
+    options = parser.parse_args(argv)
+    paths = options.paths or [p for p in (Path("benchmarks"), Path("scenarios")) if p.is_dir()]
+    if not paths:
+        parser.error("no case paths given and no benchmarks/ or scenarios/ here")
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        print("tooleval export: needs the datasets package: "
+              "pip install 'pytest-tooleval[datasets]'", file=sys.stderr)
+        return 2
+    try:
+        report = load_report(options.report) if options.report else None
+        written = export(paths, options.out, report, Path.cwd())
+    except (ReportError, CaseFileError) as exc:
+        print(f"tooleval export: {exc}", file=sys.stderr)
+        return 2
+    parts = ", ".join(f"{name} {count} rows" for name, count in written.items())
+    print(f"written {options.out}: {parts}, README.md (dataset card)")
+    return 0

@@ -1,0 +1,38 @@
+"""``tooleval html``: the HTML report from report.json files written before (or elsewhere)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def html_main(argv: list[str]) -> int:
+    from pytest_tooleval.report.compare import ReportError, load_report
+    from pytest_tooleval.report.gap import gap_of
+    from pytest_tooleval.report.html import write_gap_html, write_html
+
+    parser = argparse.ArgumentParser(
+        prog="tooleval html",
+        description="Write a self-contained HTML report. One report.json gives report.html "
+        "beside it; --gap ON.json OFF.json gives gap.html with the flip matrix.")
+    parser.add_argument("report", nargs="?", type=Path, help="a report.json")
+    parser.add_argument("--gap", nargs=2, type=Path, metavar=("ON.json", "OFF.json"))
+    parser.add_argument("--out", type=Path, help="where to write (default: beside the input)")
+    options = parser.parse_args(argv)
+    if (options.report is None) == (options.gap is None):
+        parser.error("give one report.json, or --gap ON.json OFF.json")
+    try:
+        if options.gap:
+            on, off = (load_report(p) for p in options.gap)
+            out = options.out or options.gap[0].parent.parent / "gap.html"
+            write_gap_html(out, gap_of(on, off), on, off)
+        else:
+            report = load_report(options.report)
+            out = options.out or options.report.with_name("report.html")
+            write_html(out, report)
+    except ReportError as exc:
+        print(f"tooleval html: {exc}", file=sys.stderr)
+        return 2
+    print(f"written: {out}")
+    return 0

@@ -1,0 +1,76 @@
+"""pytest-json-report: per-case figures in each test's ``metadata`` and the run's summary in
+the report's top-level ``tooleval`` key, through that plugin's own hooks.
+
+Registered only when pytest-json-report is loaded; ``optionalhook`` keeps pluggy quiet when
+``--json-report`` is not given (its hook specifications are then never added).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.result import CaseResult
+
+
+def case_metadata(result: CaseResult) -> dict[str, Any]:
+    """JSON-typed figures of one case (the JUnit properties are all strings)."""
+    attempts = [a for step in result.transcripts for a in step.attempts]
+    return {
+        "outcome": result.outcome.value,
+        **{key: result.label(key) for key in ("category", "group", "register", "language")},
+        "axes": dict(result.axes),
+        "reasons": list(result.reasons),
+        "error": None if result.error is None else result.error.model_dump(),
+        "tool_calls": sum(1 for a in attempts if a.valid),
+        "tool_calls_attempted": len(attempts),
+        "malformed_calls": sum(1 for a in attempts if a.malformed),
+        "parser_leaks": sum(1 for a in attempts if a.leaked),
+        "tools_ran": [a.name for a in attempts if a.valid and a.name],
+        "latency_s": round(sum(step.latency_s for step in result.transcripts), 4),
+        "duration_s": result.duration_s,
+    }
+
+
+def run_summary(report: dict[str, Any]) -> dict[str, Any]:
+    summary = report["summary"]
+    return {
+        "schema": report["schema"],
+        "schema_version": report["schema_version"],
+        "model": report["run"].get("model", {}).get("name"),
+        "grammar": report["run"].get("backend", {}).get("grammar"),
+        "score": summary["score"],
+        "axes": summary["axes"],
+        "outcomes": summary["outcomes"],
+        "safety_gate": summary["safety_gate"]["status"],
+        "verdict": summary["deployability"]["verdict"],
+        "valid": summary["deployability"]["valid"],
+        "calls": summary["calls"],
+    }
+
+
+class JsonReportHooks:
+    def __init__(self, finish: Callable[[pytest.Session], dict[str, Any] | None]) -> None:
+        self.finish = finish
+        self.session: pytest.Session | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo[None]
+                                     ) -> dict[str, Any] | None:
+        result = getattr(item, "result", None)
+        if call.when != "call" or result is None:
+            return None
+        return {"tooleval": case_metadata(result)}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        if self.session is None:
+            return
+        report = self.finish(self.session)
+        if report is not None:
+            json_report["tooleval"] = run_summary(report)

@@ -1,0 +1,300 @@
+"""CI artefacts as CI reads them: JUnit XML, pytest-json-report, the GitHub job summary and
+Prometheus metrics, each parsed back; serial and xdist give the same artefacts."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.support.fake_openai import Rule, answer, call, drop
+
+SCRIPT = [
+    Rule("broken", [drop()]),
+    Rule("weather in izmir", [call("get_weather", {"city": "Izmir"}), answer("rainy")]),
+    Rule("thanks", [answer("bye")]),
+]
+BROKEN_CASE = {"name": "broken", "category": "irrelevance",
+               "steps": [{"message": "this one is broken, thanks"}]}
+
+
+def _run(project, fake_model, *args: str, workers: int = 0):
+    server = fake_model(SCRIPT)
+    project.profile(server, retries=0)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, BROKEN_CASE]))
+    return project.run(*args, "--tooleval-max-errors", "10", workers=workers)
+
+
+def _junit(path) -> tuple[ET.Element, dict[str, ET.Element]]:
+    suite = ET.parse(path).getroot().find("testsuite")
+    assert suite is not None
+    return suite, {c.get("name"): c for c in suite.iter("testcase")}
+
+
+def _props(element: ET.Element) -> dict[str, str]:
+    node = element.find("properties")
+    assert node is not None
+    return {p.get("name"): p.get("value") for p in node.iter("property")}
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_junit_error_partial_and_properties(project, fake_model, workers) -> None:
+    result = _run(project, fake_model, "--junitxml=junit.xml", workers=workers)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("partial") == 1 and outcomes.get("passed") == 1
+    suite, cases = _junit(project.path / "junit.xml")
+    broken = cases["broken"]
+    assert broken.find("failure") is None
+    error = broken.find("error")
+    assert error is not None and error.get("message").startswith("tooleval ERROR")
+    assert (suite.get("errors"), suite.get("failures"), suite.get("tests")) == ("1", "1", "3")
+    weather = _props(cases["weather"])
+    assert weather["tooleval.outcome"] == "PARTIAL"
+    assert cases["weather"].find("failure").get("message").startswith("PARTIAL:")
+    assert weather["tooleval.tool_calls"] == "1"
+    assert weather["tooleval.tools_ran"] == "get_weather"
+    assert weather["tooleval.axis.tool"] == "1" and weather["tooleval.axis.answer"] == "0"
+    assert float(weather["tooleval.latency_s"]) >= 0
+    assert _props(cases["thanks"])["tooleval.outcome"] == "PASS"
+    assert _props(broken)["tooleval.outcome"] == "ERROR"
+    run = _props(suite)
+    assert run["tooleval.verdict"] == "NOT VALID"
+    assert run["tooleval.safety_gate"] in ("PASSED", "FAILED")
+    assert run["tooleval.cases.error"] == "1" and run["tooleval.cases.partial"] == "1"
+    assert float(run["tooleval.score"]) == pytest.approx(project.report()["summary"]["score"],
+                                                         abs=0.01)
+    interval = project.report()["summary"]["score_interval"]
+    assert float(run["tooleval.score.low"]) == pytest.approx(interval["low"], abs=0.01)
+    assert float(run["tooleval.score.high"]) == pytest.approx(interval["high"], abs=0.01)
+    assert "record_property is incompatible" not in result.stdout.str()
+
+
+def test_partial_as_pass_stays_distinguishable(project, fake_model) -> None:
+    _run(project, fake_model, "--junitxml=junit.xml", "--tooleval-partial", "pass")
+    _, cases = _junit(project.path / "junit.xml")
+    assert cases["weather"].find("failure") is None
+    assert _props(cases["weather"])["tooleval.outcome"] == "PARTIAL"
+
+
+def test_junit_properties_can_be_switched_off(project, fake_model) -> None:
+    project.write("pytest.ini", "[pytest]\ntooleval_junit_properties = false\n")
+    _run(project, fake_model, "--junitxml=junit.xml")
+    suite, cases = _junit(project.path / "junit.xml")
+    assert cases["weather"].find("properties") is None
+    assert cases["broken"].find("error") is not None  # found without the properties
+    assert suite.get("errors") == "1"
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_json_report_metadata_and_summary(project, fake_model, workers) -> None:
+    _run(project, fake_model, "-p", "pytest_jsonreport", "--json-report",
+         "--json-report-file=jr.json", workers=workers)
+    data = json.loads((project.path / "jr.json").read_text())
+    tests = {t["nodeid"]: t for t in data["tests"]}
+    weather = tests["scenarios/demo.yaml::weather"]["metadata"]["tooleval"]
+    assert weather["outcome"] == "PARTIAL"
+    assert weather["axes"] == {"tool": 1.0, "answer": 0.0}
+    assert weather["tools_ran"] == ["get_weather"] and weather["tool_calls"] == 1
+    assert tests["scenarios/demo.yaml::broken"]["metadata"]["tooleval"]["outcome"] == "ERROR"
+    run = data["tooleval"]
+    assert run["outcomes"] == {"PASS": 1, "PARTIAL": 1, "FAIL": 0, "ERROR": 1}
+    assert run["verdict"] == "NOT VALID"
+    assert run["score"] == pytest.approx(project.report()["summary"]["score"])
+
+
+def test_github_step_summary_is_appended(project, fake_model, monkeypatch) -> None:
+    summary = project.path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    _run(project, fake_model)
+    text = summary.read_text()
+    assert text.startswith("earlier step\n")
+    summary = project.report()["summary"]
+    interval = summary["score_interval"]
+    assert (f"**Score {summary['score']:.1f} [{interval['low']:.1f}, {interval['high']:.1f}]"
+            " / 100**") in text
+    assert "Baselines: never-call" in text
+    assert "**NOT VALID**" in text and "1 error" in text
+    assert "| irrelevance | tool | step | answer |" in text
+
+
+def test_step_summary_lists_regressions_and_intervals() -> None:
+    from pytest_tooleval.report.github import render_step_summary
+
+    report = _fake_report()
+    report["summary"]["score_interval"] = [40.0, 70.0]
+    report["summary"]["axes"]["tool"]["interval"] = {"low": 0.5, "high": 0.9}
+    report["summary"]["baselines"] = {"never call a tool": {"score": 40.0}}
+    comparison = {"refused": [], "forced": False, "score": {"new": 55.0, "baseline": 70.0,
+                                                          "delta": -15.0},
+                  "regressions": [{"nodeid": f"a.json::c{i}", "baseline": "PASS",
+                                   "new": "FAIL"} for i in range(12)],
+                  "regressed_beyond_tolerance": ["score: 70.0 → 55.0 (-15.0)"]}
+    text = render_step_summary(report, comparison)
+    assert "**Score 55.0 [40.0, 70.0] / 100**" in text
+    assert "70.0 [50.0, 90.0]" in text
+    assert "never call a tool 40.0" in text
+    assert "Top regressions (12):" in text and "`a.json::c9`" in text
+    assert "`a.json::c10`" not in text and "and 2 more" in text
+
+
+def _fake_report() -> dict:
+    return {
+        "schema": "pytest-tooleval/report", "schema_version": 1,
+        "run": {"model": {"name": "m"}, "backend": {"grammar": "on"}},
+        "summary": {
+            "score": 55.0,
+            "axes": {"irrelevance": {"value": 0.5, "cases": 2},
+                     "tool": {"value": 0.7, "cases": 3}},
+            "outcomes": {"PASS": 2, "PARTIAL": 1, "FAIL": 2, "ERROR": 0},
+            "safety_gate": {"status": "FAILED", "passed": False, "threshold": 0.9,
+                            "detail": "irrelevance 0.50"},
+            "deployability": {"verdict": "NOT DEPLOYABLE", "valid": True, "criteria": []},
+            "calls": {"attempts": 5, "malformed": 1, "parser_leaks": 1},
+        },
+        "cases": [_case("a.json::c1", "PASS", [(0.3, 100, 7), (4.0, 50, 3)]),
+                  _case("a.json::c2", "ERROR", [(99.0, None, None)])],
+    }
+
+
+def _case(nodeid: str, outcome: str, calls: list[tuple[float, int | None, int | None]]
+          ) -> dict:
+    from pytest_tooleval.engine.transcript import ModelCall, StepTranscript
+    from pytest_tooleval.result import CaseResult, ErrorInfo, StepResult
+
+    steps = [StepResult(transcript=StepTranscript(
+        message="m", model_calls=[ModelCall(latency, prompt, completion, "stop")]))
+        for latency, prompt, completion in calls]
+    error = ErrorInfo(kind="backend", message="down") if outcome == "ERROR" else None
+    return CaseResult(nodeid=nodeid, file="a.json", case=nodeid.split("::")[1],
+                      category="tool", outcome=outcome, error=error, steps=steps,
+                      case_hash=nodeid).to_json()
+
+
+def _parse_metrics(text: str) -> dict[str, object]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {family.name: family for family in text_string_to_metric_families(text)}
+
+
+def _sample(families, name: str, **labels: str) -> float:
+    for family in families.values():
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    raise AssertionError(f"no sample {name} {labels}")
+
+
+def test_metrics_textfile_parses_with_prometheus_client(tmp_path) -> None:
+    from pytest_tooleval.report.metrics import write_textfile
+
+    report = _fake_report()
+    report["summary"]["score_interval"] = [40.0, 70.0]
+    path = tmp_path / "metrics" / "tooleval.prom"
+    write_textfile(path, report)
+    families = _parse_metrics(path.read_text())
+    labels = {"model": "m", "grammar": "on"}
+    assert _sample(families, "tooleval_score", **labels) == 55.0
+    assert _sample(families, "tooleval_score_interval", bound="high") == 70.0
+    assert _sample(families, "tooleval_axis_ratio", axis="tool") == 0.7
+    assert _sample(families, "tooleval_safety_gate", state="FAILED") == 1
+    assert _sample(families, "tooleval_safety_gate", state="PASSED") == 0
+    assert _sample(families, "tooleval_verdict", verdict="NOT DEPLOYABLE") == 1
+    assert _sample(families, "tooleval_cases", outcome="fail") == 2
+    assert _sample(families, "tooleval_tool_calls", kind="parser_leak") == 1
+    assert _sample(families, "tooleval_tokens", kind="prompt") == 150
+    # The ERROR case's 99 s is not the model's latency: two steps observed, one over 2.5 s.
+    assert _sample(families, "tooleval_step_latency_seconds_count") == 2
+    assert _sample(families, "tooleval_step_latency_seconds_bucket", le="2.5") == 1
+    corpus = {s.labels["corpus_hash"] for f in families.values() for s in f.samples}
+    assert len(corpus) == 1 and len(corpus.pop()) == 12
+    for name in families:
+        assert name.startswith("tooleval_") and name == name.lower()
+
+
+def test_metrics_and_pushgateway_from_a_run(project, fake_model, tmp_path) -> None:
+    from tests.report.pushgateway import Pushgateway
+
+    with Pushgateway() as gateway:
+        _run(project, fake_model, "--tooleval-metrics", "out/tooleval.prom",
+             "--tooleval-pushgateway", gateway.url)
+    assert len(gateway.pushes) == 1
+    method, path, body = gateway.pushes[0]
+    assert method == "PUT"  # push_to_gateway replaces the group
+    assert path == "/metrics/job/tooleval/grammar/vendor/model/fake"
+    text = (project.path / "out" / "tooleval.prom").read_text()
+    pushed = _parse_metrics(body)
+    written = _parse_metrics(text)
+    assert set(pushed) == set(written)
+    assert _sample(written, "tooleval_cases", outcome="error") == 1
+    assert _sample(written, "tooleval_run_valid") == 0
+
+
+def test_pushgateway_down_is_reported_not_a_crash(project, fake_model) -> None:
+    result = _run(project, fake_model, "--tooleval-pushgateway", "http://127.0.0.1:9")
+    result.stdout.fnmatch_lines(["*metrics: could not push to http://127.0.0.1:9*"])
+    assert (project.path / "tooleval-report" / "report.json").is_file()
+
+
+def test_an_unwritable_metrics_file_is_a_note_and_the_rest_is_written(project,
+                                                                     fake_model) -> None:
+    blocker = project.write("blocked", "a file, not a folder")
+    result = _run(project, fake_model, "--tooleval-metrics", f"{blocker}/m.prom",
+                  "--junitxml=junit.xml")
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*metrics: could not write*"])
+    assert (project.path / "tooleval-report" / "report.html").is_file()
+    assert _junit(project.path / "junit.xml")[1]["broken"].find("error") is not None
+
+
+def test_metrics_without_prometheus_client_is_a_usage_error(project, monkeypatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None
+                        if name == "prometheus_client" else real(name, *a))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run("--tooleval-metrics", "m.prom")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*needs prometheus-client*pytest-tooleval?metrics?*"])
+
+
+VOLATILE = ("latency_s", "duration_s", "time", "timestamp", "hostname", "score.low",
+            "score.high")
+
+
+def _stable_junit(path) -> dict:
+    suite, cases = _junit(path)
+    keep = lambda props: {k: v for k, v in props.items()  # noqa: E731
+                          if not k.endswith(VOLATILE)}
+    return {"suite": keep(_props(suite)),
+            "counts": {k: suite.get(k) for k in ("tests", "errors", "failures", "skipped")},
+            "cases": {name: (keep(_props(c)), sorted(child.tag for child in c))
+                      for name, c in cases.items()}}
+
+
+def test_serial_and_xdist_artefacts_match(project, fake_model) -> None:
+    """JUnit XML, pytest-json-report metadata and metrics: the same apart from timings."""
+    artefacts = []
+    server = fake_model(SCRIPT)  # one server: its address is in the ERROR's message
+    project.profile(server, retries=0)
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, BROKEN_CASE]))
+    for workers in (0, 2):
+        project.run("--junitxml=junit.xml", "-p", "pytest_jsonreport", "--json-report",
+                    "--json-report-file=jr.json", "--tooleval-metrics", "m.prom",
+                    "--tooleval-max-errors", "10", workers=workers)
+        tests = json.loads((project.path / "jr.json").read_text())["tests"]
+        metadata = {t["nodeid"]: {k: v for k, v in t["metadata"]["tooleval"].items()
+                                  if k not in VOLATILE} for t in tests}
+        metrics = _parse_metrics((project.path / "m.prom").read_text())
+        stable_metrics = {(s.name, tuple(sorted(s.labels.items())), s.value)
+                          for f in metrics.values() for s in f.samples
+                          if "latency" not in s.name and not s.name.endswith("_created")}
+        artefacts.append((_stable_junit(project.path / "junit.xml"), metadata,
+                          stable_metrics))
+    (junit_0, meta_0, metrics_0), (junit_1, meta_1, metrics_1) = artefacts
+    assert junit_0 == junit_1
+    assert meta_0 == meta_1
+    assert metrics_0 == metrics_1
