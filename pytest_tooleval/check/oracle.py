@@ -126,13 +126,16 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
         fail(None, f"the run failed ({run.error.kind}, not the case's fault): "
                    f"{run.error.message}")
         return failures
+    # An inline tool declared `error: true` answers with an error by design: the case
+    # measures whether the model reports it instead of claiming success.
+    designed_errors = {tool.name for tool in case_file.tools if tool.error}
     outputs: list[str] = []
     for number, (step, transcript) in enumerate(zip(case.steps, run.transcripts, strict=True),
                                                 1):
         for attempt in transcript.attempts:
             if not attempt.valid:
                 fail(number, f"gold call {attempt.name} was not run: {attempt.reason}")
-            elif attempt.result_is_error:
+            elif attempt.result_is_error and attempt.name not in designed_errors:
                 fail(number, f"gold call {attempt.name}({attempt.arguments}) returned "
                              f"a tool error: {(attempt.result or '')[:200]}")
         outputs.append(transcript.answer or "")

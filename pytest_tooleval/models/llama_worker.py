@@ -38,7 +38,7 @@ class LlamaLog:
         self.recent: deque[str] = deque(maxlen=200)
         self.loading = True
 
-        @llama_cpp.llama_log_callback  # type: ignore[misc]
+        @llama_cpp.llama_log_callback
         def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
             line = text.decode("utf-8", errors="replace")
             (self.load_lines if self.loading else self.recent).append(line)
@@ -241,8 +241,8 @@ class Engine:
         sampling = dict(self.sampling)
         if message.get("seed") is not None:
             sampling["seed"] = int(message["seed"])
-        result = self.llama.create_completion(tokens, grammar=grammar, stop=self.stop,
-                                              **sampling)
+        result: dict[str, Any] = self.llama.create_completion(  # type: ignore[assignment]
+            tokens, grammar=grammar, stop=self.stop, **sampling)  # not streamed: one dict
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         return {

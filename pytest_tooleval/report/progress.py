@@ -82,22 +82,19 @@ class Progress:
         self._write(self.line(now - self.started))
 
     def line(self, elapsed: float) -> str:
-        from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+        # The running score only: no intervals or baselines (summarize would bootstrap on
+        # every progress line).
+        from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
 
-        settings = self.settings
-        thresholds = Thresholds(gate=settings.gate, min_score=settings.min_score,
-                                max_malformed=settings.max_malformed,
-                                latency_p95=settings.latency_p95)
         results = list(self.recorder.results.values())
-        outcomes = {name: 0 for name in ("PASS", "PARTIAL", "FAIL", "ERROR")}
-        for result in results:
-            name = result.outcome.value
-            outcomes[name] = outcomes.get(name, 0) + 1
-        score = summarize(results, thresholds)["score"] if results else None
+        outcomes = outcome_counts(results)
+        score = score_of(axes_of(results)) if results else None
         return progress_line(self.done, len(self.cases), elapsed, score, outcomes)
 
     def _write(self, text: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:  # -p no:terminal
+            return
         reporter.ensure_newline()
         reporter.write(text, flush=True)
         # pytest then ends this line itself and names the file again before the next result

@@ -247,7 +247,7 @@ def summarize(
     for axis, data in axes.items():
         interval = axis_intervals.get(axis)
         data["interval"] = interval.to_dict() if interval else None  # type: ignore[assignment]
-    summary = {
+    summary: dict[str, Any] = {
         "score": score,
         "score_interval": score_interval.to_dict() if score_interval else None,
         "cases_scored": sum(1 for c in cases if c.n),

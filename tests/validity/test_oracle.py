@@ -171,6 +171,24 @@ def test_inline_scenario_tools_are_replayed(tmp_path: Path, world_base: Path) ->
     assert report.ok and report.proven == 1, report.render()
 
 
+def test_an_error_by_design_proves_a_case(tmp_path: Path, world_base: Path) -> None:
+    """`error: true` makes an inline tool's result a tool error on purpose: the case
+    measures whether the model reports it. (A built-in tool's error still fails a gold
+    path: test_a_gold_call_that_errors_fails.)"""
+    path = tmp_path / "ops.yaml"
+    tool = {"name": "restart_service", "description": "Restart a service.",
+            "parameters": {"type": "object", "properties": {"service": {"type": "string"}}},
+            "result": "PermissionDenied: ask the on-call engineer, Dana Okafor", "error": True}
+    case = {"name": "restart", "category": "tool", "steps": [{
+        "message": "Restart checkout-api, please.", "expect": "restart_service",
+        "evidence": ["Dana Okafor"],
+        "gold": [{"tool": "restart_service", "args": {"service": "checkout-api"}}]}]}
+    path.write_text(json.dumps({"name": "ops", "language": "en", "requires": [],
+                                "tools": [tool], "cases": [case]}), encoding="utf-8")
+    report = run_oracle([path], world_base=world_base)
+    assert report.ok and report.proven == 1, report.render()
+
+
 def test_a_chain_answers_from_earlier_steps_outputs() -> None:
     backend = OracleBackend()
     from pytest_tooleval.cases.model import Case
