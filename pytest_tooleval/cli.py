@@ -260,11 +260,11 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
     commands: dict[str, tuple[str, Callable[[Sequence[str]], int]]] = {
         "run": ("run cases against a model (a front over pytest)", run_main),
         "check": ("no model: guards, requires, router coverage, near-duplicates",
-                  _lazy("pytest_tooleval.check.static", "check_main")),
+                  _lazy("pytest_tooleval.check.cli", "check_main")),
         "split": ("a router evaluation folder's tuning and frozen halves (make, record)",
                   _lazy("pytest_tooleval.check.split", "split_main")),
         "route": ("show the tools the router picks for a message, and why",
-                  _lazy("pytest_tooleval.check.static", "route_main")),
+                  _lazy("pytest_tooleval.check.cli", "route_main")),
         "call": ("no model: one built-in tool call on a fresh world (for gold paths)",
                  _lazy("pytest_tooleval.check.oracle", "call_main")),
         "gap": ("grammar on against off: the difference per axis and group", gap_main),

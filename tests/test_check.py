@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.check.cli import check_main, route_main
 from pytest_tooleval.check.report import DOC_END, DOC_START
-from pytest_tooleval.check.static import check_main, route_main, run_check
+from pytest_tooleval.check.static import run_check
 
 ALL_BUILTINS = None  # run_check's default: this machine's built-ins
 

@@ -8,9 +8,6 @@ across the whole corpus. No model, no world, no network: it costs nothing.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -30,7 +27,6 @@ from pytest_tooleval.check.report import (
     CheckReport,
     Failure,
     Miss,
-    write_router_doc,
 )
 from pytest_tooleval.check.split import Split, case_key, find_split, verify
 from pytest_tooleval.router.base import Router, Routing
@@ -40,12 +36,11 @@ from pytest_tooleval.router.catalogue import (
     builtin_specs,
     offered_builtin_names,
 )
-from pytest_tooleval.router.trigger_router import DEFAULT_STEMMER, WEB_TOOL, TriggerRouter
-from pytest_tooleval.text.stem import STEMMERS
+from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
 
 if TYPE_CHECKING:
-    from pytest_tooleval.check.catalogue import ConfiguredCatalogue
+    pass
 
 _TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
 
@@ -288,177 +283,3 @@ def _route_case(
 
 
 # -- command lines ------------------------------------------------------------------------
-def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
-    try:
-        return parser.parse_args(list(argv))
-    except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help
-        return int(exit_.code or 0)
-
-
-def _catalogue_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--k", type=int, help="tools shown per message (default: the "
-                        "configuration's k, else 9)")
-    parser.add_argument(
-        "--mcp", choices=("start", "cached", "off"), default="start",
-        help="MCP servers of the configuration: start them to list their tools (default), "
-        "read the tool list cached when they were last listed, or leave them out")
-    parser.add_argument("--no-builtin", action="store_true", default=None,
-                        help="leave the built-in tools out (as --tooleval-no-builtin)")
-
-
-def _configured(args: argparse.Namespace, paths: Sequence[Path], prog: str) -> (
-        tuple[int, ConfiguredCatalogue | None] | int):
-    """k and the configured catalogue, or an exit code after a message on stderr."""
-    from pytest_tooleval.check.catalogue import configured_catalogue
-    from pytest_tooleval.config import ConfigError, Settings
-    from pytest_tooleval.tools.base import ConfigurationError
-
-    try:
-        settings = Settings.from_directory(Path.cwd(), k=args.k, no_builtin=args.no_builtin)
-        if getattr(args, "offered", None):
-            return settings.k, None
-        return settings.k, configured_catalogue(settings, paths, mcp=args.mcp)
-    except (ConfigError, ConfigurationError) as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        return 2
-
-
-def check_main(argv: Sequence[str]) -> int:
-    """``tooleval check PATH…``: 0 when clean, 1 on any failure, 2 on usage errors."""
-    parser = argparse.ArgumentParser(prog="tooleval check", description=__doc__)
-    parser.add_argument("paths", nargs="+", type=Path, help="case files or directories")
-    parser.add_argument(
-        "--json", metavar="FILE", help="also write the report as JSON ('-': stdout)"
-    )
-    _catalogue_options(parser)
-    parser.add_argument(
-        "--similarity",
-        type=float,
-        default=DEFAULT_SIMILARITY,
-        help="near-duplicate threshold, 0-100 (default %(default)s)",
-    )
-    parser.add_argument("--language", help="check only files of this language (en, tr, …)")
-    parser.add_argument(
-        "--stemmer",
-        choices=STEMMERS,
-        help=f"the router's morphology for triggers and cues (default {DEFAULT_STEMMER})",
-    )
-    parser.add_argument(
-        "--offered",
-        metavar="TOOL",
-        action="append",
-        help="instead of the configured catalogue: a tool name this machine offers (repeat); "
-        "routed without a description, unless it is a built-in",
-    )
-    parser.add_argument(
-        "--strict", action="store_true",
-        help="also the measuring guards: a write step needs 'args' or a state check; a "
-        "read-only built-in is forbidden only with 'forbidden_why'",
-    )
-    parser.add_argument(
-        "--oracle", action="store_true",
-        help="also replay every case's gold path through the real tools, loop and scorer "
-        "(no model; implies --strict)",
-    )
-    parser.add_argument(
-        "--write-router-doc",
-        metavar="MD",
-        type=Path,
-        help="rewrite the router-misses section of this Markdown file",
-    )
-    args = _parse(parser, argv)
-    if isinstance(args, int):
-        return args
-    if not 0 <= args.similarity <= 100:
-        print("tooleval check: --similarity must be within 0-100", file=sys.stderr)
-        return 2
-    configured = _configured(args, args.paths, "tooleval check")
-    if isinstance(configured, int):
-        return configured
-    k, catalogue = configured
-    try:
-        report = run_check(
-            args.paths,
-            k=k,
-            similarity=args.similarity,
-            language=args.language,
-            offered_tools=set(args.offered) if args.offered else None,
-            router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
-            strict=args.strict and not args.oracle,
-            catalogue=catalogue.specs if catalogue else None,
-            catalogue_sources=_source_lines(catalogue, args.offered),
-        )
-        oracle = None
-        if args.oracle:
-            from pytest_tooleval.check.oracle import run_oracle
-
-            oracle = run_oracle(args.paths, k=k, language=args.language)
-    except UsageError as error:
-        print(f"tooleval check: {error}", file=sys.stderr)
-        return 2
-    data = report.to_json()
-    if oracle is not None:
-        data["oracle"] = oracle.to_json()
-    if args.json == "-":
-        print(json.dumps(data, ensure_ascii=False, indent=2))
-    else:
-        print(report.render_table())
-        if oracle is not None:
-            print(oracle.render())
-        if args.json:
-            Path(args.json).write_text(
-                json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8"
-            )
-    if args.write_router_doc:
-        write_router_doc(report, args.write_router_doc)
-    return 0 if report.ok and (oracle is None or oracle.ok) else 1
-
-
-def _source_lines(catalogue: ConfiguredCatalogue | None, offered: list[str] | None) -> list[str]:
-    if catalogue is None:
-        return [f"--offered: {len(set(offered or ()))} tool names (no descriptions)"]
-    return [*catalogue.sources, *(f"not listed: {problem}" for problem in catalogue.problems)]
-
-
-def guess_language(message: str) -> str:
-    """Turkish when the message holds a Turkish letter, else English."""
-    return "tr" if _TURKISH_LETTERS & set(message) else "en"
-
-
-def route_main(argv: Sequence[str]) -> int:
-    """``tooleval route "message" [--language tr] [--k 9]``: the tools the configured
-    catalogue shows for a message, and why."""
-    parser = argparse.ArgumentParser(prog="tooleval route", description=route_main.__doc__)
-    parser.add_argument("message")
-    parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
-    _catalogue_options(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
-    args = _parse(parser, argv)
-    if isinstance(args, int):
-        return args
-    configured = _configured(args, [Path.cwd()], "tooleval route")
-    if isinstance(configured, int):
-        return configured
-    k, catalogue = configured
-    assert catalogue is not None
-    language = args.language or guess_language(args.message)
-    router = TriggerRouter(k, stemmer=args.stemmer)
-    routing = router.route(args.message, language, catalogue.specs)
-    sources = _source_lines(catalogue, None)
-    if args.json:
-        rows = [
-            {"tool": t, "score": routing.scores.get(t, 0.0), "reasons": routing.reasons[t]}
-            for t in routing.tools
-        ]
-        print(json.dumps({"language": language, "k": k, "catalogue": sources, "tools": rows},
-                         ensure_ascii=False, indent=2))
-        return 0
-    print(f"{args.message!r} ({language}, k={k}):")
-    for rank, tool in enumerate(routing.tools, start=1):
-        print(
-            f"{rank:>2}. {tool:<20} {routing.scores.get(tool, 0.0):5.2f}  "
-            + "; ".join(routing.reasons.get(tool, []))
-        )
-    print(f"catalogue: {'; '.join(sources) or 'empty'}")
-    return 0

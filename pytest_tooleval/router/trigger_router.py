@@ -20,13 +20,14 @@ for go first to the broad look-up tools (``LOOKUP_FALLBACK``). Exactly k tools.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import priority
+from pytest_tooleval.router.companions import with_companions
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
@@ -326,7 +327,8 @@ class TriggerRouter(Router):
             others = [name for name in chosen if name not in kept]
             stay = others[: self.k - len(kept)]
             chosen = [name for name in chosen if name in stay or name in kept] + missing
-        chosen, companions = _with_companions(chosen, kept, names, scores, families)
+        usefulness = _usefulness(scores, families)
+        chosen, companions = with_companions(chosen, kept, names, usefulness)
         why = {name: list(reasons.get(name, [])) for name in chosen}
         for name, source in companions.items():
             why[name].append(f"companion of {source}: what it finds is read with {name}")
@@ -345,41 +347,17 @@ class TriggerRouter(Router):
         return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})
 
 
-#: A tool whose results are only useful through another: a document search returns paths
-#: and snippets, and the fact is read with read_document. Showing one without the other
-#: makes the natural route (search, then read) impossible for the model.
-#: Likewise an extracted archive's files are read with read_file.
-COMPANIONS: dict[str, str] = {"search_documents": "read_document",
-                              "extract_archive": "read_file"}
-
-
-def _with_companions(
-    chosen: list[str], kept: list[str], names: set[str], scores: dict[str, float],
-    families: dict[str, float],
-) -> tuple[list[str], dict[str, str]]:
-    """``chosen`` with the companion of each shown tool added. It takes the place of the
-    least useful tool shown: a fixed-priority filler first, then a look-up filler, then a
-    sibling filler, then the lowest-ranked tool; never a kept tool or a companion pair."""
-    added: dict[str, str] = {}
-    protected = {*kept, *COMPANIONS, *COMPANIONS.values()}
+def _usefulness(scores: dict[str, float], families: dict[str, float]) -> Callable[[str], int]:
+    """How much a shown tool is worth keeping when a companion needs its place."""
 
     def usefulness(name: str) -> int:
         if scores.get(name, 0.0) > 0.0 or name not in FAMILY_OF:
             return 3  # it scored, or it is the user's own tool (which keeps its place)
         if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
             return 2  # a sibling of a family that scored
-        return 1 if name in _FALLBACK_RANK else 0
+        return 1 if name in _FALLBACK_RANK else 0  # a look-up filler, or fixed priority
 
-    for source, companion in COMPANIONS.items():
-        if source not in chosen or companion in chosen or companion not in names:
-            continue
-        candidates = [name for name in reversed(chosen) if name not in protected]
-        if not candidates:
-            continue
-        victim = min(candidates, key=usefulness)  # the first (lowest-ranked) of the least
-        chosen = [companion if name == victim else name for name in chosen]
-        added[companion] = source
-    return chosen, added
+    return usefulness
 
 
 def _question_form(

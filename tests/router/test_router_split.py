@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.report import SPLIT
 from pytest_tooleval.check.split import (
     FROZEN,
@@ -17,7 +18,7 @@ from pytest_tooleval.check.split import (
     split_main,
     verify,
 )
-from pytest_tooleval.check.static import check_main, run_check
+from pytest_tooleval.check.static import run_check
 
 REPO = Path(__file__).resolve().parents[2]
 REGISTERS = ("formal", "whatsapp", "caps", "ascii", "emoji", "elderly", "anatolian")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.check.static import check_main, route_main
+from pytest_tooleval.check.cli import check_main, route_main
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.normalize import normalize

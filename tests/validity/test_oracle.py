@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.oracle import (
     GUARD,
     NO_GOLD,
@@ -16,7 +17,6 @@ from pytest_tooleval.check.oracle import (
     OracleFailure,
     run_oracle,
 )
-from pytest_tooleval.check.static import check_main
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRES = ["calculator", "calendar_add", "calendar_list", "search_documents", "find_files",
