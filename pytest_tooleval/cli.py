@@ -297,15 +297,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tooleval: unknown command {name!r}; try one of: {', '.join(commands)}",
               file=sys.stderr)
         return 2
+    code: int | None = None
     try:
         code = commands[name][1](rest)
         sys.stdout.flush()  # inside the try: a reader that left shows here
         return code
     except BrokenPipeError:
-        # `tooleval gap … | head`: the reader left. Quietly stop writing, as cat does.
+        # `tooleval gap … | head`: the reader left. Stop writing quietly, as cat does, and
+        # keep the command's own verdict when it had one (a regression must still fail a
+        # `set -o pipefail` job); otherwise 141, the shell's code for a closed pipe.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return code if code is not None else 141
 
 
 if __name__ == "__main__":  # pragma: no cover

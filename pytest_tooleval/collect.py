@@ -1,7 +1,7 @@
 """pytest File and Item classes: each case of a benchmark or scenario file is a test item.
 
 Items are ``pytest.Function`` subclasses so that fixtures work through public API: a user
-can override ``tooleval_session`` in a conftest.py.
+brings their own session through the ``pytest_tooleval_make_session`` hook (hookspec.py).
 """
 
 from __future__ import annotations
@@ -110,8 +110,15 @@ class CaseItem(pytest.Function):
         if session is not runtime.session():
             kind = ("a second ModelSession" if isinstance(session, ModelSession)
                     else type(session).__name__)
+            from pytest_tooleval.result import CaseResult, ErrorInfo
+
+            message = _OVERRIDDEN.format(kind=kind)
             self.session.shouldstop = "the tooleval_session fixture was overridden"
-            raise CheckFailed(_OVERRIDDEN.format(kind=kind))
+            self.result = CaseResult.infrastructure_error(
+                self.nodeid, ErrorInfo(kind="configuration", message=message),
+                file=self.nodeid.split("::")[0], case=self.case.name,
+                category=self.case.category, group=self.case.group)
+            raise CaseNotPassed(self.result)
         # The node id's file part: relative to the rootdir, so reports travel between machines.
         ref = CaseRef(self.nodeid, self.nodeid.split("::")[0], self.case_file, self.case,
                       repeat=self.repeat, seed=runtime.seed_for(self.repeat))

@@ -136,7 +136,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.fixture(scope="session")
 def tooleval_session(pytestconfig: pytest.Config) -> ModelSession:
-    """The model session that runs cases; override it in a conftest.py to bring your own."""
+    """The run's one model session. Bring your own through the
+    ``pytest_tooleval_make_session`` hook, not by overriding this fixture."""
     return runtime_of(pytestconfig).session()
 
 
@@ -148,6 +149,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         item.user_properties.extend(case_user_properties(item.config, result))  # → JUnit
     report = yield
+    if hasattr(item, "case_file"):  # a CaseItem: the recorder reads only these reports
+        report.tooleval_case = True
     if call.when == "call" and result is not None:
         report.tooleval = result.to_json()  # plain JSON data: travels from xdist workers
     return report

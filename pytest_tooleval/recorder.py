@@ -41,6 +41,16 @@ def selection(results: list[CaseResult], config: Any, sample: int) -> dict[str, 
     }
 
 
+def _is_case_report(report: Any) -> bool:
+    """A report of a tooleval case: marked by the plugin, or the one pytest-xdist makes on
+    the controller for a case whose worker crashed (it carries no mark of ours)."""
+    if getattr(report, "tooleval_case", False):
+        return True
+    text = str(report.longrepr or "")
+    return (is_case_nodeid(report.nodeid) and text.startswith("worker ")
+            and "crashed while running" in text)
+
+
 class Recorder:
     def __init__(self, settings: Settings, run_info: dict[str, Any]) -> None:
         self.settings = settings
@@ -64,12 +74,14 @@ class Recorder:
         if data is not None and report.when == "call":
             self.results[report.nodeid] = CaseResult.from_json(data)
             return
-        if is_case_nodeid(report.nodeid) and report.skipped and report.when == "setup":
+        if not _is_case_report(report):
+            return  # another plugin's item (a failing YAML test is not a tooleval ERROR)
+        if report.skipped and report.when == "setup":
             longrepr = report.longrepr
             self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
                                               else longrepr)
             return
-        if not is_case_nodeid(report.nodeid) or not report.failed:
+        if not report.failed:
             return
         if report.nodeid in self.results:
             return
@@ -176,5 +188,10 @@ class Recorder:
         result = compare(self.report, base, level=self.settings.level)
         self.comparison_text = render_comparison(result)
         self.comparison = result.to_dict()
-        write_json(self.settings.report_dir / "comparison.json", self.comparison)
+        if self.write_error is None:  # the folder could not be written: said once already
+            try:
+                write_json(self.settings.report_dir / "comparison.json", self.comparison)
+            except OSError as exc:
+                self.write_error = (f"could not write comparison.json to "
+                                    f"{self.settings.report_dir}: {exc.strerror or exc}")
         return not result.compared or bool(result.regressed())

@@ -52,4 +52,4 @@ def test_a_closed_pipe_is_not_a_traceback() -> None:
     done = subprocess.run([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True,
                           timeout=120)
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
-    assert done.returncode == 0
+    assert done.returncode == 141  # the command never finished its output: not a success

@@ -114,8 +114,11 @@ def tooleval_session():
     project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
     result = project.run()
     assert result.ret != 0
+    assert result.parseoutcomes().get("errors") == 1  # an ERROR (configuration), not a FAIL
     result.stdout.fnmatch_lines(["*tooleval_session fixture was overridden*made by the hook "
                                  "pytest_tooleval_make_session*"])
+    error = project.cases()["thanks"].error
+    assert error is not None and error.kind == "configuration"
 
 
 def test_run_metadata_hook_changes_the_report(project, fake_model) -> None:
@@ -191,3 +194,32 @@ def test_a_stop_with_nothing_failed_is_not_called_an_infrastructure_failure(
     assert "infrastructure failed" not in text
     result.stdout.fnmatch_lines(["*THIS RUN IS NOT VALID: it was interrupted*"])
     assert "safety gate passed" not in text
+
+
+def test_another_plugins_failing_yaml_test_is_not_a_tooleval_error(project, fake_model) -> None:
+    """The plugin loads in every pytest run: a YAML test of some other plugin that fails is
+    that plugin's failure, never an ERROR of ours (nor a reason to write a report)."""
+    server = fake_model([Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.pytester.makeconftest("""
+import pytest
+
+def pytest_collect_file(parent, file_path):
+    if file_path.name.startswith("test_") and file_path.suffix == ".yaml":
+        return SpecFile.from_parent(parent, path=file_path)
+
+class SpecFile(pytest.File):
+    def collect(self):
+        yield SpecItem.from_parent(self, name="spec_one")
+
+class SpecItem(pytest.Item):
+    def runtest(self):
+        raise AssertionError("spec failed")
+""")
+    project.write("test_api.yaml", "key: value\n")
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    assert result.parseoutcomes().get("failed") == 1
+    cases = project.cases()
+    assert set(cases) == {"thanks"} and cases["thanks"].outcome == "PASS"
+    assert project.report()["summary"]["outcomes"]["ERROR"] == 0

@@ -31,7 +31,7 @@ from pytest_tooleval.tools.base import (
 from pytest_tooleval.tools.inline import InlineToolProvider
 
 
-def classify_error(exc: Exception) -> ErrorInfo:
+def classify_error(exc: BaseException) -> ErrorInfo:
     """Every failure of a case's run, classified in one place. None of them is the
     model's fault: each becomes an ERROR, never a FAIL."""
     if isinstance(exc, BackendError):  # its ``kind`` names the class (ErrorInfo.detail)
@@ -69,7 +69,8 @@ class CaseRef:
 
 @dataclass
 class ModelSession:
-    """Runs cases. Build it with ``build_session`` (or your own, in a conftest fixture)."""
+    """Runs cases. The built-in wiring builds one (``wiring.build_session``); bring your
+    own from the ``pytest_tooleval_make_session`` hook."""
 
     backend_factory: Any  # Callable[[], Backend]
     providers: list[ToolProvider]
@@ -158,7 +159,11 @@ class ModelSession:
         try:
             with self._seeded(ref.seed):
                 self._run_case(ref, transcripts)
-        except Exception as exc:  # classified once, here: see classify_error
+        except (KeyboardInterrupt, GeneratorExit):
+            raise  # the user stops the run: pytest marks it interrupted
+        except BaseException as exc:  # classified once, here: see classify_error
+            if type(exc).__module__.startswith("_pytest"):
+                raise  # pytest.exit() and its kin are pytest's, not a case's failure
             error = classify_error(exc)
         self.consecutive_errors = self.consecutive_errors + 1 if error else 0
         return CaseRun(transcripts, error, round(time.perf_counter() - started, 4))

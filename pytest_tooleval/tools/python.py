@@ -247,7 +247,7 @@ class PythonToolProvider(ToolProvider):
             value = spec.function(**kwargs)
             if inspect.isawaitable(value):
                 value = self._await(value)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # argparse and sys.exit raise SystemExit
             return ToolResult.error(f"{type(exc).__name__}: {exc}")
         return render_value(value)
 

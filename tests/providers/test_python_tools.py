@@ -262,3 +262,21 @@ def test_collect_python_tools_names_the_failing_module(
     (tmp_path / "tooleval_empty_tools.py").write_text("X = 1\n")
     with pytest.raises(PythonToolError, match="defines no @tool functions"):
         collect_python_tools(["tooleval_empty_tools"], base_dir=tmp_path)
+
+
+@tool
+def parse_flags(flags: str) -> str:
+    """Parse command-line style flags, as a tool built on argparse does."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="parse_flags", exit_on_error=False)
+    parser.add_argument("--count", type=int, required=True)
+    return str(parser.parse_args(flags.split()).count)
+
+
+def test_a_tool_that_exits_is_a_tool_error_the_model_sees() -> None:
+    """argparse (and sys.exit) raise SystemExit: a tool error, not the end of the case."""
+    tools = PythonToolProvider([parse_flags], source="python:test")
+    result = tools.call("parse_flags", {"flags": "--verbose"})
+    assert result.is_error and "SystemExit" in result.text
+    assert tools.call("parse_flags", {"flags": "--count 3"}).text == "3"
