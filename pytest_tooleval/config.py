@@ -393,11 +393,6 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
     return FoundConfig(path, table, tuple(other for other, _ in rest))
 
 
-def load_project_config(rootdir: Path) -> dict[str, Any]:
-    """The project table found from ``rootdir`` (kept for scripts)."""
-    return find_project_config(rootdir, rootdir).table
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:

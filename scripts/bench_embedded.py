@@ -250,7 +250,8 @@ def run_sample(args: argparse.Namespace, order: str, states: int, out: Path) -> 
 def _transcript(case: dict[str, Any]) -> str:
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("latency_s",)}
+            return {k: strip(v) for k, v in value.items()
+                    if k not in ("latency_s", "duration_s")}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value

@@ -226,9 +226,3 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en") -
     return any(occurs(keyed(alt), answer_key) for alt in alternatives if alt.strip())
 
 
-def evidence_fraction(items: list[list[str]], answer: str, language: str = "en") -> float:
-    """Share of evidence items (each a list of alternatives) found in the answer."""
-    if not items:
-        return 1.0
-    found = sum(1 for alternatives in items if evidence_found(alternatives, answer, language))
-    return found / len(items)

@@ -135,11 +135,6 @@ def usage_of(body: dict[str, Any]) -> tuple[int | None, int | None]:
             completion if isinstance(completion, int) else None)
 
 
-def finish_reason_of(choice: dict[str, Any]) -> str | None:
-    reason = choice.get("finish_reason")
-    return reason if isinstance(reason, str) else None
-
-
 def chat_message(body: Any, url: str) -> tuple[str, list[RawCall], dict[str, Any]]:
     """(content, calls, choice) of a chat completion reply, or ``MalformedReply``."""
     choice = first_choice(body, url)

@@ -32,11 +32,6 @@ def cue_of(word: str) -> str:
     return light_stem(word)[:CUE_PREFIX]
 
 
-def name_parts(name: str) -> list[str]:
-    """``gh_searchIssues`` → ["gh", "search", "issues"]."""
-    return list(normalize(_CAMEL.sub(" ", name).replace("_", " ")).words)
-
-
 def _lower_parts(text: str) -> list[tuple[str, str]]:
     """(folded word, lowercase word with its letters) pairs of a name or description."""
     normalized = normalize(_CAMEL.sub(" ", text).replace("_", " "))

@@ -154,6 +154,3 @@ def words(text: str, language: str | None = None) -> tuple[str, ...]:
     return normalize(text, language).words
 
 
-def normalized_text(text: str, language: str | None = None) -> str:
-    """The words of ``normalize`` joined by spaces."""
-    return normalize(text, language).text

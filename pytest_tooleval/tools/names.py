@@ -72,8 +72,3 @@ READ_ONLY_BUILTINS: frozenset[str] = BUILTIN_TOOL_NAMES - SIDE_EFFECTING_BUILTIN
 WRITE_BUILTINS: frozenset[str] = SIDE_EFFECTING_BUILTINS - {"run_python"}
 
 
-def is_side_effecting(name: str) -> bool | None:
-    """True or False for a built-in; None for a tool this catalogue does not describe."""
-    if name not in BUILTIN_TOOL_NAMES:
-        return None
-    return name in SIDE_EFFECTING_BUILTINS

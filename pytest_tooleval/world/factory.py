@@ -8,7 +8,6 @@ data and builder code, so a changed world never reuses a stale template.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Mapping
@@ -159,7 +158,3 @@ class WorldFactory:
         """A fresh world for one case: writes there never reach the template or other cases."""
         return copy_world(self.template(), dest, overrides)
 
-    def build_info(self) -> dict[str, Any]:
-        """The template's build record: fingerprint and repository commits."""
-        path = self.template().root / "meta" / "build.json"
-        return json.loads(path.read_text(encoding="utf-8"))
