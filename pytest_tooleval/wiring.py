@@ -160,6 +160,7 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
             "min_score": settings.min_score,
             "max_malformed": settings.max_malformed,
             "latency_p95": settings.latency_p95,
+            "min_cases": settings.min_cases,
             "partial": settings.partial,
         },
     }
