@@ -68,6 +68,8 @@ class RunSettings(BaseModel):
     check: bool = False
     resume: bool = False
     shard: str | None = None
+    cache: str | None = None
+    cache_mode: Literal["record", "replay", "off"] = "record"
 
 
 class ProjectFile(RunSettings):
@@ -148,6 +150,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("shard", "--tooleval-shard",
            "run shard I of N (I/N): a deterministic, balanced share of the selected cases; "
            "join the shards with `tooleval merge`"),
+    Option("cache", "--tooleval-cache",
+           "response cache folder: replies stored by what decides them (model, sampling, "
+           "grammar, messages, tools)"),
+    Option("cache_mode", "--tooleval-cache-mode",
+           "with --tooleval-cache: record (ask the model, store), replay (no model: "
+           "answer from the cache; a miss is an ERROR), off"),
     Option("check", "--tooleval-check",
            "run `tooleval check` as test items (no model): guards, requires, router",
            is_flag=True),
@@ -199,6 +207,8 @@ class Settings(BaseModel):
     max_width: float = RunSettings.model_fields["max_width"].default
     resume: bool = False
     shard: str | None = None
+    cache: Path | None = None
+    cache_mode: Literal["record", "replay", "off"] = "record"
     #: The file the project configuration came from (None: no file), and its folder,
     #: which relative paths in it (report_dir, python_tools, MCP cwd) are resolved against.
     config_file: Path | None = None

@@ -130,12 +130,26 @@ def build_session(
 ) -> ModelSession:
     grammar = grammar_mode(settings, profile)
     return ModelSession(
-        backend_factory=lambda: make_backend(profile, grammar, workers),
+        backend_factory=_cached(settings, profile, grammar,
+                                lambda: make_backend(profile, grammar, workers)),
         providers=_providers_or_explain(settings, world_base, conftests),
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,
         system_prompt=profile.system_prompt or DEFAULT_SYSTEM_PROMPT,
     )
+
+
+def _cached(settings: Settings, profile: Profile, grammar: str,
+            factory: Callable[[], Backend]) -> Callable[[], Backend]:
+    """The backend factory, behind the response cache when one is asked for."""
+    if settings.cache is None or settings.cache_mode == "off":
+        return factory
+    from pytest_tooleval.cache import CachingBackend, model_identity
+
+    directory = settings.cache if settings.cache.is_absolute() else \
+        settings.rootdir / settings.cache
+    mode = settings.cache_mode
+    return lambda: CachingBackend(factory, directory, mode, model_identity(profile, grammar))
 
 
 def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:

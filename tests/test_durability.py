@@ -300,3 +300,46 @@ def test_merge_refuses_parts_with_different_configurations(project, fake_model, 
     monkeypatch.chdir(project.path)
     assert tooleval_main(["merge", "a", "b", "--report", "m"]) == 2
     assert "different configurations" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------- response cache
+
+
+def _without_cache_marks(value):
+    if isinstance(value, dict):
+        return {k: _without_cache_marks(v) for k, v in value.items()
+                if k not in ("cached", "cache")}
+    if isinstance(value, list):
+        return [_without_cache_marks(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_cache_replay_reruns_a_recorded_run_with_no_model(project, fake_model, workers) -> None:
+    server = fake_model(_script(fail={1}))
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies", workers=workers)
+    recorded = project.report()
+    asked = len(server.requests)
+    assert asked > 0
+    server.stop()  # no model at all from here on
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                         "--tooleval-cache-mode", "replay", workers=workers)
+    assert result.ret == 1  # c01 fails again, from the cache
+    replayed = project.report()
+    calls = [m for c in replayed["cases"] for s in c["steps"]
+             for m in s["transcript"]["model_calls"]]
+    assert calls and all(m["cached"] for m in calls)
+    assert not any(m["cached"] for c in recorded["cases"] for s in c["steps"]
+                   for m in s["transcript"]["model_calls"])
+    assert replayed["run"]["backend"]["cache"]["mode"] == "replay"
+    assert _strip(_without_cache_marks(replayed)) == _strip(_without_cache_marks(recorded))
+    # A request never recorded is a machine failure, not the model's.
+    cases = _cases(4)
+    cases[2]["steps"][0]["message"] = "weather number 02 in Ankara, please"
+    project.write("scenarios/demo.yaml", scenario(cases))
+    project.run("--tooleval-cache", "replies", "--tooleval-cache-mode", "replay")
+    missed = project.cases()["c02"]
+    assert missed.outcome == "ERROR" and missed.error is not None
+    assert missed.error.detail == "cache_miss" and "no recorded reply" in missed.error.message

@@ -124,7 +124,7 @@ class ToolLoop:
             turn = self.backend.complete(messages, specs)
             transcript.model_calls.append(
                 ModelCall(turn.latency_s, turn.prompt_tokens, turn.completion_tokens,
-                          turn.finish_reason)
+                          turn.finish_reason, cached=turn.cached)
             )
             if not turn.calls:
                 for leaked in turn.leaked_calls:
