@@ -311,6 +311,8 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
                  _lazy("pytest_tooleval.check.oracle", "call_main")),
         "gap": ("grammar on against off: the difference per axis and group", gap_main),
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
+        "rescore": ("no model: the current case files applied to a stored run's transcripts",
+                    _lazy("pytest_tooleval.rescore", "rescore_main")),
         "merge": ("join the shards of a run (journals or reports) into one report",
                   merge_main),
         "doctor": ("the isolation for run_python and git here, and a short escape battery",

@@ -343,3 +343,60 @@ def test_cache_replay_reruns_a_recorded_run_with_no_model(project, fake_model, w
     missed = project.cases()["c02"]
     assert missed.outcome == "ERROR" and missed.error is not None
     assert missed.error.detail == "cache_miss" and "no recorded reply" in missed.error.message
+
+
+# ------------------------------------------------------------------------- rescore
+
+
+@pytest.mark.parametrize("source", ["tooleval-report/report.json",
+                                    "tooleval-report/journal.jsonl"])
+def test_rescore_applies_edited_checks_and_lists_changed_steps(project, fake_model, monkeypatch,
+                                                              capsys, source) -> None:
+    server = fake_model(_script(fail={1}))
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(5)))
+    project.run("--tooleval-min-cases", "1")
+    asked = len(server.requests)
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["rescore", source]) == 0  # nothing edited: nothing changes
+    assert "0 changed outcome, 0 need a rerun, 5 unchanged" in capsys.readouterr().out
+    cases = _cases(5)
+    cases[0]["steps"][0]["evidence"] = ["18.9"]  # PASS -> PARTIAL: the answer lacks it
+    del cases[1]["steps"][0]["expect"]  # c01 answered without a call...
+    cases[1]["category"] = "irrelevance"  # ...which is now what it asks for: FAIL -> PASS
+    del cases[1]["steps"][0]["evidence"]
+    cases[2]["steps"][0]["message"] = "weather number 02 in Izmir, quickly"
+    project.write("scenarios/demo.yaml", scenario(cases))
+    assert tooleval_main(["rescore", source, "scenarios", "--json", "out.json"]) == 1
+    text = capsys.readouterr().out
+    assert "2 changed outcome, 1 need a rerun, 2 unchanged" in text, text
+    assert "scenarios/demo.yaml::c00: PASS -> PARTIAL" in text
+    assert "now: evidence missing from the answer: 18.9" in text
+    assert "scenarios/demo.yaml::c01: FAIL -> PASS" in text
+    assert "scenarios/demo.yaml::c02: step 1's message changed" in text
+    data = json.loads((project.path / "out.json").read_text())
+    assert [row["nodeid"] for row in data["needs_rerun"]] == ["scenarios/demo.yaml::c02"]
+    assert len(server.requests) == asked  # no model was asked
+
+
+def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_model,
+                                                              monkeypatch, capsys) -> None:
+    from tests.conftest import NOTES_TOOL, WEATHER_TOOL
+
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    project.run("--tooleval-min-cases", "1")
+    changed = dict(WEATHER_TOOL, result="Izmir: 30 C")
+    project.write("scenarios/demo.yaml", scenario(_cases(2), tools=[changed, NOTES_TOOL]))
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["rescore", "tooleval-report"]) == 1
+    text = capsys.readouterr().out
+    assert "step 1: inline tool get_weather now returns something else" in text
+    extra = {"name": "get_time", "description": "The time in a city.",
+             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+             "result": "12:00"}
+    project.write("scenarios/demo.yaml",
+                  scenario(_cases(2), tools=[WEATHER_TOOL, NOTES_TOOL, extra]))
+    assert tooleval_main(["rescore", "tooleval-report"]) == 1
+    text = capsys.readouterr().out
+    assert "step 1 would now be shown ['get_time', 'get_weather', 'save_note']" in text, text
