@@ -58,6 +58,17 @@ class CaseWorlds:
         destination = Path(tempfile.mkdtemp(prefix="case-", dir=cases))
         return self._factory.new_case_world(destination / "world", context.world or None)
 
+    def shared(self, context: CaseContext) -> Any:
+        """The template itself, for reading, when the case changes nothing in its world
+        (no overrides); None otherwise."""
+        from pytest_tooleval.world import WorldFactory
+
+        if context.world:
+            return None
+        if self._factory is None:
+            self._factory = WorldFactory(self._base())
+        return self._factory.template()
+
     @staticmethod
     def discard(world: Any) -> None:
         shutil.rmtree(Path(world.root).parent, ignore_errors=True)
@@ -72,7 +83,8 @@ def make_providers(
 
         worlds = CaseWorlds(world_base)
         providers.append(BuiltinToolProvider(worlds.world_for_case, worlds.discard,
-                                             unsafe_no_jail=settings.unsafe_no_jail))
+                                             unsafe_no_jail=settings.unsafe_no_jail,
+                                             shared_world=worlds.shared))
     providers.extend(user_providers(settings, conftests))
     return providers
 
