@@ -72,6 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tooleval.wiring import describe_settings
 
         runtime.recorder = Recorder(settings, describe_settings(settings, profile))
+        runtime.recorder.world_base = runtime.world_base
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
         runtime.control = RunControl(runtime, runtime.recorder)
         config.pluginmanager.register(runtime.control, "tooleval-control")

@@ -73,6 +73,8 @@ class Recorder:
         self.journal: Journal | None = None
         self.selected: int | None = None
         self.extra_run: dict[str, Any] = {}
+        #: The run's world base (runtime.world_base): the baselines reuse its template.
+        self.world_base: Any = None
 
     @property
     def done(self) -> int:
@@ -190,7 +192,8 @@ class Recorder:
         try:
             refs = refs_for_results(results, self.settings.rootdir)
             return score_policies(refs, k=self.settings.k,
-                                  builtin=not self.settings.no_builtin)
+                                  builtin=not self.settings.no_builtin,
+                                  world_base=self.world_base() if self.world_base else None)
         except Exception as exc:  # the baselines are a measurement aid; never lose a run
             log.warning("the baselines could not be scored", exc_info=True)
             self.baseline_error = f"the baselines could not be scored: {exc}"

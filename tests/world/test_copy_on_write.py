@@ -25,6 +25,12 @@ def test_reading_cases_never_copy_and_writers_get_their_own(tmp_path: Path) -> N
     worlds = CaseWorlds(lambda: tmp_path)
     provider = BuiltinToolProvider(worlds.world_for_case, worlds.discard,
                                    shared_world=worlds.shared)
+    provider.begin_case(_context("pure"))  # a pure tool builds no world, not even the template
+    assert provider.call("calculator", {"expression": "6*7"}).text == "42"
+    assert provider.call("convert_units", {"value": 1, "from_unit": "km",
+                                           "to_unit": "m"}).is_error is False
+    assert provider.materialised == 0 and list(tmp_path.iterdir()) == []
+    provider.end_case()
     template_root = Path(worlds.shared(_context("probe")).root)
     before = snapshot(template_root)
 

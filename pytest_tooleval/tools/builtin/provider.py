@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.base import (
@@ -122,6 +122,8 @@ class BuiltinToolProvider(ToolProvider):
     def _context_for(self, tool: Tool) -> Context:
         if self._ctx is not None:
             return self._ctx
+        if not tool.uses_world and self._shared_world is not None:
+            return _NO_WORLD
         reads_only = (tool.name not in SIDE_EFFECTING_BUILTINS and not tool.jailed
                       and tool.needs is None)
         shared = self._reading_context() if reads_only else None
@@ -189,6 +191,10 @@ class BuiltinToolProvider(ToolProvider):
             log.warning("built-in tool %s failed on hostile input", name, exc_info=True)
             return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
         return ToolResult.of(value)
+
+
+#: What a tool that never touches the world runs with before any world exists.
+_NO_WORLD = Context(world=cast(World, None), home=cast(Sandbox, None))
 
 
 def unavailable_tools(unsafe_no_jail: bool = False) -> dict[str, str]:
