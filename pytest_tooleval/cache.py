@@ -101,6 +101,7 @@ class CachingBackend(Backend):
         self.identity_hash = _digest(identity)[:16]
         self.hits = 0
         self.stored = 0
+        self._seed: int | None = None  # a repeat's seed (reseed), part of the key
 
     @property
     def inner(self) -> Backend:
@@ -112,7 +113,21 @@ class CachingBackend(Backend):
         shown = [{"name": t.name, "description": t.description, "parameters": t.parameters}
                  for t in tools]
         return _digest({"version": CACHE_VERSION, "model": self.identity,
-                        "messages": messages, "tools": shown})
+                        "seed": self.current_seed(), "messages": messages, "tools": shown})
+
+    def reseed(self, seed: int) -> None:
+        """A repeat's seed (--tooleval-repeat): part of the key, and passed to the model."""
+        self._seed = seed
+        if self.cache_mode != "replay":
+            self.inner.reseed(seed)
+
+    def current_seed(self) -> int | None:
+        if self._seed is not None:
+            return self._seed
+        if self.cache_mode == "replay":
+            seed = self.identity.get("sampling", {}).get("seed")
+            return None if seed is None else int(seed)
+        return self.inner.current_seed()
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"

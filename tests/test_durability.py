@@ -400,3 +400,23 @@ def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_mod
     assert tooleval_main(["rescore", "tooleval-report"]) == 1
     text = capsys.readouterr().out
     assert "step 1 would now be shown ['get_time', 'get_weather', 'save_note']" in text, text
+
+
+def test_cache_keys_carry_each_repeats_seed(project, fake_model) -> None:
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies")
+    single = len(list((project.path / "replies").rglob("*/*.json")))
+    assert single == 4  # 2 cases x 2 model calls
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                "--tooleval-repeat", "2")
+    seeds = {c["seed"] for c in project.report()["cases"]}
+    assert len(seeds) == 2, seeds  # each repeat asks with its own seed...
+    stored = len(list((project.path / "replies").rglob("*/*.json")))
+    assert stored > single  # ...so its replies are stored apart
+    server.stop()
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                "--tooleval-cache-mode", "replay", "--tooleval-repeat", "2")
+    cases = project.report()["cases"]
+    assert len(cases) == 4 and all(c["outcome"] == "PASS" for c in cases)
