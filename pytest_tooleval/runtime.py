@@ -285,17 +285,25 @@ class Runtime:
             shutil.rmtree(self._world_base, ignore_errors=True)
 
 
-def content_hash(case_file: CaseFile, case: Any) -> str:
-    """The case's ``case_hash``: of what decides its outcome, the case itself and its
-    file's shared parts."""
-    from pytest_tooleval.result import case_hash
-
-    return case_hash({
+def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:
+    """What decides a case's outcome: the case itself and its file's shared parts."""
+    return {
         "case": case.model_dump(mode="json"),
         "language": case_file.language,
         "tools": [tool.model_dump(mode="json") for tool in case_file.tools],
         "world": case_file.world.model_dump(mode="json") if case_file.world else None,
-    })
+    }
+
+
+def _case_content(ref: CaseRef) -> dict[str, Any]:
+    return case_content(ref.case_file, ref.case)
+
+
+def content_hash(case_file: CaseFile, case: Any) -> str:
+    """The case's ``case_hash`` (the same for a run, a journal and an export)."""
+    from pytest_tooleval.result import case_hash
+
+    return case_hash(case_content(case_file, case))
 
 
 RUNTIME_KEY = pytest.StashKey[Runtime]()
