@@ -69,11 +69,6 @@ class RunControl:
         except JournalError as exc:
             raise pytest.UsageError(f"--tooleval-resume: {exc}; nothing to resume (run "
                                     "without --tooleval-resume to start afresh)") from None
-        if stored.end is not None and stored.end.get("complete"):
-            raise pytest.UsageError(
-                f"--tooleval-resume: the run journalled in {path} finished with every "
-                f"selected case ({len(stored.cases)}); there is nothing to resume. Run "
-                "without --tooleval-resume to measure again.")
         if stored.identity_hash != self.identity_hash:
             changed = differences(stored.start.get("identity", {}), self.identity)
             raise pytest.UsageError(
@@ -136,6 +131,11 @@ class RunControl:
             self.recorder.write_error = (f"could not write the journal in {report_dir}: "
                                          f"{exc.strerror or exc}")
         if self.resumed is not None:
+            stored_run = (self.resumed.end or {}).get("run") or {}
+            self.recorder.carried_run = {
+                key: stored_run[key] for key in ("backend", "backend_variants", "router",
+                                                 "tools_offered", "providers")
+                if key in stored_run}
             self.recorder.extra_run["resumed"] = {
                 "from_started": self.resumed.start.get("started"),
                 "cases_carried": len(carried),
@@ -204,6 +204,18 @@ class RunControl:
             "cases_selected": self.recorder.selected,
             "run": report["run"] if report else None,
         })
+
+    def resumed_exit_status(self, exitstatus: int) -> int:
+        """A resumed run's exit status counts the carried cases too; with every case
+        carried (the journalled run had finished) nothing runs, and the status is the
+        carried cases' rather than pytest's 'no tests ran'."""
+        if self.resumed is None or not self.resumed.cases:
+            return exitstatus
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            exitstatus = pytest.ExitCode.OK
+        if exitstatus == pytest.ExitCode.OK and self.carried_not_passed():
+            return pytest.ExitCode.TESTS_FAILED
+        return exitstatus
 
     def carried_not_passed(self) -> bool:
         """A resumed run's exit status counts the carried cases too."""

@@ -213,10 +213,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if runtime.recorder is not None:
         finish_recording(session)
-        control = runtime.control
-        if control is not None and control.carried_not_passed() \
-                and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if runtime.control is not None:
+            session.exitstatus = runtime.control.resumed_exit_status(int(session.exitstatus))
         if runtime.recorder.nothing_scored:  # every case skipped: nothing was measured
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
         baseline = runtime.settings.baseline

@@ -73,6 +73,9 @@ class Recorder:
         self.journal: Journal | None = None
         self.selected: int | None = None
         self.extra_run: dict[str, Any] = {}
+        #: From a resumed journal: what its run's session described, used when no case
+        #: runs here (every case carried), so the report still names the backend.
+        self.carried_run: dict[str, Any] = {}
         #: The run's world base (runtime.world_base): the baselines reuse its template.
         self.world_base: Any = None
 
@@ -137,6 +140,7 @@ class Recorder:
             "started": self.started.isoformat(timespec="seconds"),
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "interrupted": interrupted,
+            **(self.carried_run if not backends else {}),
             "cases_done": self.done,
             "cases_selected": self.selected,
             **self.extra_run,
