@@ -45,6 +45,10 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
             args.append({"lf": "--lf", "ff": "--ff", "exitfirst": "-x"}[flag])
     if getattr(options, "maxfail", None):
         args += ["--maxfail", str(options.maxfail)]
+    if getattr(options, "resume", False):
+        args.append("--tooleval-resume")
+    if getattr(options, "shard", None):
+        args += ["--tooleval-shard", options.shard]
     return [*args, *extra]
 
 
@@ -91,6 +95,11 @@ def run_main(argv: Sequence[str]) -> int:
     parser = _run_parser("tooleval run", "Run benchmark and scenario files against a model "
                          "(a front over pytest). Arguments after -- go to pytest unchanged.",
                          grammar=True, report_default=None)
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run journalled in the report folder "
+                        "(as --tooleval-resume)")
+    parser.add_argument("--shard", metavar="I/N",
+                        help="run shard I of N of the selection (as --tooleval-shard)")
     own, extra = _split_passthrough(argv)
     options, unknown = parser.parse_known_args(own)
     if unknown:
@@ -247,6 +256,39 @@ def gap_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def merge_main(argv: Sequence[str]) -> int:
+    from pathlib import Path
+
+    from pytest_tooleval.merge import MergeError, merge
+
+    parser = argparse.ArgumentParser(
+        prog="tooleval merge",
+        description="Join the shards of a run (--tooleval-shard I/N), given as report "
+        "folders, journals or report.json files, into one report. Refused (exit 2) when the "
+        "parts differ in configuration, a shard is missing or given twice, or a part did "
+        "not finish.")
+    parser.add_argument("parts", nargs="+", type=Path,
+                        help="report folders, journal.jsonl or report.json files")
+    parser.add_argument("--report", type=Path, default=Path("tooleval-report"),
+                        help="folder for the merged report (default tooleval-report)")
+    options = parser.parse_args(list(argv))
+    try:
+        report, recorder = merge(list(options.parts), options.report, Path.cwd())
+    except MergeError as exc:
+        print(f"tooleval merge: {exc}", file=sys.stderr)
+        return 2
+    if recorder.write_error:
+        print(f"tooleval merge: {recorder.write_error}", file=sys.stderr)
+        return 2
+    summary = report["summary"]
+    score = summary["score"]
+    print(f"tooleval merge: {len(report['cases'])} cases from {len(options.parts)} part(s); "
+          f"score {'n/a' if score is None else f'{score:.1f}'}, "
+          f"{summary['deployability']['verdict']}")
+    print(f"written: {', '.join(str(p) for p in recorder.paths)}")
+    return 0
+
+
 def _lazy(module: str, name: str) -> Callable[[Sequence[str]], int]:
     def command(argv: Sequence[str]) -> int:
         import importlib
@@ -269,6 +311,10 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
                  _lazy("pytest_tooleval.check.oracle", "call_main")),
         "gap": ("grammar on against off: the difference per axis and group", gap_main),
         "compare": ("a run against a baseline report: deltas, regressions first", compare_main),
+        "rescore": ("no model: the current case files applied to a stored run's transcripts",
+                    _lazy("pytest_tooleval.rescore", "rescore_main")),
+        "merge": ("join the shards of a run (journals or reports) into one report",
+                  merge_main),
         "doctor": ("the isolation for run_python and git here, and a short escape battery",
                    _lazy("pytest_tooleval.tools.doctor", "doctor_main")),
         "power": ("cases or repeats needed to detect a change; what a selection can detect",

@@ -66,6 +66,10 @@ class RunSettings(BaseModel):
     level: float = Field(0.95, ge=0.5, lt=1)
     max_width: float = Field(10.0, gt=0)
     check: bool = False
+    resume: bool = False
+    shard: str | None = None
+    cache: str | None = None
+    cache_mode: Literal["record", "replay", "off"] = "record"
 
 
 class ProjectFile(RunSettings):
@@ -139,6 +143,19 @@ OPTIONS: tuple[Option, ...] = (
            "confidence level of every interval and of the baseline's regression test"),
     Option("max_width", "--tooleval-max-width",
            "warn when an interval is wider than this many points out of 100"),
+    Option("resume", "--tooleval-resume",
+           "continue the run journalled in the report folder (journal.jsonl): its cases are "
+           "not rerun; refused when the configuration or the selection differs",
+           is_flag=True),
+    Option("shard", "--tooleval-shard",
+           "run shard I of N (I/N): a deterministic, balanced share of the selected cases; "
+           "join the shards with `tooleval merge`"),
+    Option("cache", "--tooleval-cache",
+           "response cache folder: replies stored by what decides them (model, sampling, "
+           "grammar, messages, tools)"),
+    Option("cache_mode", "--tooleval-cache-mode",
+           "with --tooleval-cache: record (ask the model, store), replay (no model: "
+           "answer from the cache; a miss is an ERROR), off"),
     Option("check", "--tooleval-check",
            "run `tooleval check` as test items (no model): guards, requires, router",
            is_flag=True),
@@ -188,6 +205,10 @@ class Settings(BaseModel):
     repeat: int = 1
     level: float = RunSettings.model_fields["level"].default
     max_width: float = RunSettings.model_fields["max_width"].default
+    resume: bool = False
+    shard: str | None = None
+    cache: Path | None = None
+    cache_mode: Literal["record", "replay", "off"] = "record"
     #: The file the project configuration came from (None: no file), and its folder,
     #: which relative paths in it (report_dir, python_tools, MCP cwd) are resolved against.
     config_file: Path | None = None

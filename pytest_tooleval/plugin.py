@@ -67,11 +67,16 @@ def pytest_configure(config: pytest.Config) -> None:
     runtime = Runtime(config, settings, profile)
     config.stash[RUNTIME_KEY] = runtime
     if not runtime.is_worker and not settings.check:  # a check run scores nothing
+        from pytest_tooleval.control import RunControl
         from pytest_tooleval.recorder import Recorder
         from pytest_tooleval.wiring import describe_settings
 
         runtime.recorder = Recorder(settings, describe_settings(settings, profile))
+        runtime.recorder.world_base = runtime.world_base
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
+        runtime.control = RunControl(runtime, runtime.recorder)
+        config.pluginmanager.register(runtime.control, "tooleval-control")
+        runtime.control.install_signal_handler()
         from pytest_tooleval.report.progress import Progress
 
         config.pluginmanager.register(
@@ -85,8 +90,15 @@ def pytest_configure(config: pytest.Config) -> None:
                                       "tooleval-json-report")
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    runtime = config.stash.get(RUNTIME_KEY, None)
+    if runtime is not None and runtime.control is not None:
+        runtime.control.restore_signal_handler()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _sample(config, items)
+    _shard_and_resume(config, items)
     runtime = runtime_of(config)
     from pytest_tooleval import ordering
 
@@ -120,6 +132,28 @@ def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+def _shard_and_resume(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--tooleval-shard`` keeps this shard's cases; a resumed run drops the journalled."""
+    runtime = runtime_of(config)
+    if runtime.settings.check:
+        return
+    from pytest_tooleval.collect import CaseItem
+
+    dropped: list[pytest.Item] = []
+    if runtime.shard is not None:
+        from pytest_tooleval.shard import shard_items
+
+        kept, dropped = shard_items(items, runtime.shard,
+                                    lambda item: isinstance(item, CaseItem),
+                                    lambda item: item.nodeid)
+        items[:] = kept
+    if runtime.resumed:
+        dropped += [item for item in items if item.nodeid in runtime.resumed]
+        items[:] = [item for item in items if item.nodeid not in runtime.resumed]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -179,6 +213,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if runtime.recorder is not None:
         finish_recording(session)
+        if runtime.control is not None:
+            session.exitstatus = runtime.control.resumed_exit_status(int(session.exitstatus))
         if runtime.recorder.nothing_scored:  # every case skipped: nothing was measured
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
         baseline = runtime.settings.baseline
@@ -200,8 +236,11 @@ def finish_recording(session: pytest.Session) -> dict[str, Any] | None:
     if recorder.report is None:
         if runtime.has_session:
             recorder.add_worker_info(runtime.info())
-        interrupted = session.shouldstop or session.shouldfail or None
-        recorder.finish(None if interrupted is None else str(interrupted), session.config)
+        control = runtime.control
+        assert control is not None
+        interrupted = control.interruption(session, int(session.exitstatus))
+        recorder.finish(interrupted, session.config)
+        control.end(interrupted)
     return recorder.report
 
 
@@ -244,6 +283,11 @@ class _XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         # One world template for the whole run: every worker gets the controller's folder.
         node.workerinput[WORLD_BASE_KEY] = self.runtime.world_base_for_workers()
+        node.workerinput["tooleval_resumed"] = sorted(self.runtime.resumed)
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if self.runtime.control is not None:
+            self.runtime.control.on_worker_collection(list(ids))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {}) or {}

@@ -11,6 +11,7 @@ from typing import Any
 
 from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
+from pytest_tooleval.journal import Journal
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.write import write_atomic, write_json
@@ -67,12 +68,32 @@ class Recorder:
         self.skipped: dict[str, str] = {}
         self.comparison: dict[str, Any] | None = None
         self.notes: list[str] = []
+        #: Set by the run control (pytest_tooleval/control.py): the journal every result
+        #: is appended to as it arrives, the count of selected cases, extra run metadata.
+        self.journal: Journal | None = None
+        self.selected: int | None = None
+        self.extra_run: dict[str, Any] = {}
+        #: From a resumed journal: what its run's session described, used when no case
+        #: runs here (every case carried), so the report still names the backend.
+        self.carried_run: dict[str, Any] = {}
+        #: The run's world base (runtime.world_base): the baselines reuse its template.
+        self.world_base: Any = None
+
+    @property
+    def done(self) -> int:
+        """Cases that finished: with a result, or skipped (a skip is a finished case)."""
+        return len(self.results) + len(set(self.skipped) - set(self.results))
+
+    def _keep(self, nodeid: str, result: CaseResult, data: dict[str, Any] | None = None) -> None:
+        self.results[nodeid] = result
+        if self.journal is not None:
+            self.journal.append(data if data is not None else result.to_json())
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
         data = getattr(report, "tooleval", None)
         if data is not None and report.when == "call":
-            self.results[report.nodeid] = CaseResult.from_json(data)
+            self._keep(report.nodeid, CaseResult.from_json(data), data)
             return
         if not _is_case_report(report):
             return  # another plugin's item (a failing YAML test is not a tooleval ERROR)
@@ -89,7 +110,7 @@ class Recorder:
         reason = str(report.longrepr)[-600:] if report.longrepr else "no result was recorded"
         error = ErrorInfo(kind="crash",
                           message=f"the case did not run to the end ({report.when}): {reason}")
-        self.results[report.nodeid] = CaseResult.infrastructure_error(report.nodeid, error)
+        self._keep(report.nodeid, CaseResult.infrastructure_error(report.nodeid, error))
 
     def add_worker_info(self, info: dict[str, Any] | None) -> None:
         if info:
@@ -119,6 +140,10 @@ class Recorder:
             "started": self.started.isoformat(timespec="seconds"),
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "interrupted": interrupted,
+            **(self.carried_run if not backends else {}),
+            "cases_done": self.done,
+            "cases_selected": self.selected,
+            **self.extra_run,
         }
 
     @property
@@ -132,17 +157,24 @@ class Recorder:
             return self.report
         if not self.results and not self.skipped:
             return None
-        results = list(self.results.values())
-        thresholds = self.settings.thresholds()
-        baselines = self._baselines(results)
-        summary = summarize(results, thresholds, interrupted, baselines)
         metadata = self._run_metadata(interrupted)
-        metadata["selection"] = selection(results, config, self.settings.sample)
+        metadata["selection"] = selection(list(self.results.values()), config,
+                                          self.settings.sample)
         if self.skipped:
             metadata["skipped"] = [{"nodeid": nodeid, "reason": reason}
                                    for nodeid, reason in sorted(self.skipped.items())]
         if config is not None:
             config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
+        return self.build_and_write(interrupted, metadata)
+
+    def build_and_write(self, interrupted: str | None,
+                        metadata: dict[str, Any]) -> dict[str, Any]:
+        """Summarise what the recorder holds, build the report and write it (also used by
+        ``tooleval merge``, with the shards' metadata)."""
+        results = list(self.results.values())
+        thresholds = self.settings.thresholds()
+        baselines = self._baselines(results)
+        summary = summarize(results, thresholds, interrupted, baselines)
         self.report = build_report(metadata, results, summary)
         directory = self.settings.report_dir
         json_path, md_path = directory / "report.json", directory / "report.md"
@@ -164,7 +196,8 @@ class Recorder:
         try:
             refs = refs_for_results(results, self.settings.rootdir)
             return score_policies(refs, k=self.settings.k,
-                                  builtin=not self.settings.no_builtin)
+                                  builtin=not self.settings.no_builtin,
+                                  world_base=self.world_base() if self.world_base else None)
         except Exception as exc:  # the baselines are a measurement aid; never lose a run
             log.warning("the baselines could not be scored", exc_info=True)
             self.baseline_error = f"the baselines could not be scored: {exc}"

@@ -25,6 +25,7 @@ WORLD_BASE_KEY = "tooleval_world_base"
 if TYPE_CHECKING:
     from pytest_tooleval.cases.model import CaseFile
     from pytest_tooleval.check.report import CheckReport
+    from pytest_tooleval.control import RunControl
     from pytest_tooleval.engine.session import CaseRef, ModelSession
     from pytest_tooleval.models.profiles import Profile
     from pytest_tooleval.recorder import Recorder
@@ -47,7 +48,19 @@ class Runtime:
         self.stop_reason: str | None = None
         self._preflight_error: Any = None
         self.recorder: Recorder | None = None
+        self.control: RunControl | None = None
+        self.shard: tuple[int, int] | None = None
+        if settings.shard:
+            from pytest_tooleval.shard import ShardError, parse_shard
+
+            try:
+                self.shard = parse_shard(settings.shard)
+            except ShardError as exc:
+                raise pytest.UsageError(str(exc)) from None
         self.session_source: str | None = None
+        #: Node ids a resumed run takes from the journal instead of running them.
+        self.resumed: set[str] = set(getattr(config, "workerinput", {}).get(
+            "tooleval_resumed", []))
 
     # -- the world's base folder ------------------------------------------------------
     def world_base(self) -> Path:
@@ -113,7 +126,7 @@ class Runtime:
     def run_case(self, ref: CaseRef) -> CaseResult:
         """Run and score one case. A failure of the machine is an ERROR with its partial
         transcript; a failed preflight is one message, and the run stops."""
-        from pytest_tooleval.result import CaseResult, StepResult, case_hash
+        from pytest_tooleval.result import CaseResult, StepResult
         from pytest_tooleval.scoring.outcome import score_case
 
         identity: dict[str, Any] = {
@@ -126,7 +139,7 @@ class Runtime:
             "language": ref.case_file.language,
             "job": ref.case.job,
             "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
-            "case_hash": case_hash(_case_content(ref)),
+            "case_hash": content_hash(ref.case_file, ref.case),
             "repeat": ref.repeat,
             "seed": ref.seed,
         }
@@ -272,15 +285,25 @@ class Runtime:
             shutil.rmtree(self._world_base, ignore_errors=True)
 
 
-def _case_content(ref: CaseRef) -> dict[str, Any]:
+def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:
     """What decides a case's outcome: the case itself and its file's shared parts."""
-    case_file = ref.case_file
     return {
-        "case": ref.case.model_dump(mode="json"),
+        "case": case.model_dump(mode="json"),
         "language": case_file.language,
         "tools": [tool.model_dump(mode="json") for tool in case_file.tools],
         "world": case_file.world.model_dump(mode="json") if case_file.world else None,
     }
+
+
+def _case_content(ref: CaseRef) -> dict[str, Any]:
+    return case_content(ref.case_file, ref.case)
+
+
+def content_hash(case_file: CaseFile, case: Any) -> str:
+    """The case's ``case_hash`` (the same for a run, a journal and an export)."""
+    from pytest_tooleval.result import case_hash
+
+    return case_hash(case_content(case_file, case))
 
 
 RUNTIME_KEY = pytest.StashKey[Runtime]()

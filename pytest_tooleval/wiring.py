@@ -58,6 +58,17 @@ class CaseWorlds:
         destination = Path(tempfile.mkdtemp(prefix="case-", dir=cases))
         return self._factory.new_case_world(destination / "world", context.world or None)
 
+    def shared(self, context: CaseContext) -> Any:
+        """The template itself, for reading, when the case changes nothing in its world
+        (no overrides); None otherwise."""
+        from pytest_tooleval.world import WorldFactory
+
+        if context.world:
+            return None
+        if self._factory is None:
+            self._factory = WorldFactory(self._base())
+        return self._factory.template()
+
     @staticmethod
     def discard(world: Any) -> None:
         shutil.rmtree(Path(world.root).parent, ignore_errors=True)
@@ -72,7 +83,8 @@ def make_providers(
 
         worlds = CaseWorlds(world_base)
         providers.append(BuiltinToolProvider(worlds.world_for_case, worlds.discard,
-                                             unsafe_no_jail=settings.unsafe_no_jail))
+                                             unsafe_no_jail=settings.unsafe_no_jail,
+                                             shared_world=worlds.shared))
     providers.extend(user_providers(settings, conftests))
     return providers
 
@@ -130,12 +142,26 @@ def build_session(
 ) -> ModelSession:
     grammar = grammar_mode(settings, profile)
     return ModelSession(
-        backend_factory=lambda: make_backend(profile, grammar, workers),
+        backend_factory=_cached(settings, profile, grammar,
+                                lambda: make_backend(profile, grammar, workers)),
         providers=_providers_or_explain(settings, world_base, conftests),
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,
         system_prompt=profile.system_prompt or DEFAULT_SYSTEM_PROMPT,
     )
+
+
+def _cached(settings: Settings, profile: Profile, grammar: str,
+            factory: Callable[[], Backend]) -> Callable[[], Backend]:
+    """The backend factory, behind the response cache when one is asked for."""
+    if settings.cache is None or settings.cache_mode == "off":
+        return factory
+    from pytest_tooleval.cache import CachingBackend, model_identity
+
+    directory = settings.cache if settings.cache.is_absolute() else \
+        settings.rootdir / settings.cache
+    mode = settings.cache_mode
+    return lambda: CachingBackend(factory, directory, mode, model_identity(profile, grammar))
 
 
 def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
@@ -160,6 +186,7 @@ def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
             "min_score": settings.min_score,
             "max_malformed": settings.max_malformed,
             "latency_p95": settings.latency_p95,
+            "min_cases": settings.min_cases,
             "partial": settings.partial,
         },
     }

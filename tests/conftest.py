@@ -67,7 +67,8 @@ class Project:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def run(self, *args: str, workers: int = 0, builtin: bool = False) -> pytest.RunResult:
+    def run(self, *args: str, workers: int = 0, builtin: bool = False,
+            subprocess: bool = False) -> pytest.RunResult:
         base = ["-p", "pytest_tooleval.plugin", "-p", "no:cacheprovider"]
         if workers:
             base += ["-p", "xdist", "-n", str(workers)]
@@ -77,7 +78,7 @@ class Project:
             base += ["--model", "fake"]
         if not any(a.startswith("--grammar") for a in args):
             base += ["--grammar", "vendor"]
-        return self.pytester.runpytest_subprocess(*base, *args) if workers else \
+        return self.pytester.runpytest_subprocess(*base, *args) if workers or subprocess else \
             self.pytester.runpytest(*base, *args)
 
     def report(self) -> dict[str, Any]:

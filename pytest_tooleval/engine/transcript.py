@@ -33,6 +33,8 @@ class ModelCall:
     prompt_tokens: int | None
     completion_tokens: int | None
     finish_reason: str | None
+    #: Replayed from the response cache (``--tooleval-cache-mode replay``), not generated.
+    cached: bool = False
 
 
 @dataclass

@@ -126,6 +126,8 @@ class ModelTurn:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
+    #: Answered from the response cache (pytest_tooleval/cache.py), not by the model.
+    cached: bool = False
 
     @property
     def truncated(self) -> bool:

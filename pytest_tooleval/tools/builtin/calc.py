@@ -324,5 +324,6 @@ TOOLS = [
                             "'100.000 * 1,035' is Turkish: 100000 * 1.035.")},
         ("expression",),
         _calculator,
+        uses_world=False,
     )
 ]

@@ -33,6 +33,9 @@ class Tool:
     run: Callable[[Context, dict[str, Any]], Any]
     needs: str | None = None  # a binary that must be on PATH
     jailed: bool = False  # executes code: offered only where the jail works (tools/jail.py)
+    #: False for a pure function of its arguments (calculator, units): no world is built
+    #: or read for it (copy on write; tools/builtin/provider.py).
+    uses_world: bool = True
 
     @property
     def parameters(self) -> dict[str, Any]:

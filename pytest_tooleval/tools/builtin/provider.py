@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.base import (
@@ -48,6 +48,12 @@ class BuiltinToolProvider(ToolProvider):
 
     Tools that execute code (``Tool.jailed``) are offered only where the jail works, or
     when ``unsafe_no_jail`` opts into running them without it.
+
+    Copy on write: with ``shared_world`` (the run's immutable template, for a case without
+    world overrides), a case's world is made only when the case needs its own: the first
+    call of a tool that writes, runs code or runs a binary (git may touch its index; the
+    jail binds the case's real folder), or a state check on a case with overrides. Pure
+    reading tools read the template. A case that calls no built-in never copies.
     """
 
     source = "builtin"
@@ -58,11 +64,17 @@ class BuiltinToolProvider(ToolProvider):
         cleanup: Callable[[World], None] | None = None,
         *,
         unsafe_no_jail: bool = False,
+        shared_world: Callable[[CaseContext], World | None] | None = None,
     ) -> None:
         self._world_for_case = world_for_case
         self._cleanup = cleanup
-        self._ctx: Context | None = None
+        self._shared_world = shared_world
+        self._ctx: Context | None = None  # the case's own world, once made
+        self._shared: Context | None = None  # the template, read by reading tools
+        self._case: CaseContext | None = None
         self.unsafe_no_jail = unsafe_no_jail
+        #: Worlds copied for cases (a measure of what copy on write saves).
+        self.materialised = 0
 
     def list_tools(self) -> list[ToolSpec]:
         missing = unavailable_tools(self.unsafe_no_jail)
@@ -75,15 +87,51 @@ class BuiltinToolProvider(ToolProvider):
 
     def begin_case(self, context: CaseContext) -> None:
         self.end_case()
-        try:
-            world = self._world_for_case(context)
-            self._ctx = self._context(world)
-        except SandboxBroken as exc:
-            raise ProviderError(str(exc)) from exc
-        except Exception as exc:
-            raise ProviderError(f"cannot build the world for this case: {exc}") from exc
+        self._case = context
+        if self._shared_world is None:
+            self._materialise()
+
+    def _materialise(self) -> Context:
+        """The case's own world (copied from the template, overrides applied)."""
+        if self._ctx is None:
+            if self._case is None:
+                raise ProviderError("the built-in tools were called before begin_case()")
+            try:
+                world = self._world_for_case(self._case)
+                self._ctx = self._context(world)
+            except SandboxBroken as exc:
+                raise ProviderError(str(exc)) from exc
+            except ProviderError:
+                raise
+            except Exception as exc:
+                raise ProviderError(f"cannot build the world for this case: {exc}") from exc
+            self.materialised += 1
+        return self._ctx
+
+    def _reading_context(self) -> Context | None:
+        """The shared template for a case without overrides (None: it needs its own)."""
+        if self._shared_world is None or self._case is None:
+            return None
+        if self._shared is None:
+            template = self._shared_world(self._case)
+            if template is None:
+                return None
+            self._shared = self._context(template)
+        return self._shared
+
+    def _context_for(self, tool: Tool) -> Context:
+        if self._ctx is not None:
+            return self._ctx
+        if not tool.uses_world and self._shared_world is not None:
+            return _NO_WORLD
+        reads_only = (tool.name not in SIDE_EFFECTING_BUILTINS and not tool.jailed
+                      and tool.needs is None)
+        shared = self._reading_context() if reads_only else None
+        return shared if shared is not None else self._materialise()
 
     def end_case(self) -> None:
+        self._case = None
+        self._shared = None
         ctx, self._ctx = self._ctx, None
         if ctx is not None and self._cleanup is not None:
             try:
@@ -96,7 +144,14 @@ class BuiltinToolProvider(ToolProvider):
 
     @property
     def world(self) -> World | None:
-        return self._ctx.world if self._ctx else None
+        """The case's world as its state checks see it: its own copy if it has one, else
+        the template (identical to a fresh copy for a case without overrides)."""
+        if self._ctx is not None:
+            return self._ctx.world
+        if self._case is None:
+            return None
+        shared = self._reading_context()
+        return (shared or self._materialise()).world
 
     def use_world(self, world: World) -> None:
         """Act on ``world`` directly (tests, interactive use) without a case context."""
@@ -113,12 +168,13 @@ class BuiltinToolProvider(ToolProvider):
         tool = ALL_TOOLS.get(name)
         if tool is None:
             return ToolResult.error(f"unknown tool {name!r}")
-        if self._ctx is None:
+        if self._ctx is None and self._case is None:
             raise ProviderError("the built-in tools were called before begin_case()")
         if not isinstance(arguments, dict):
             return ToolResult.error("arguments must be a JSON object")
+        context = self._context_for(tool)
         try:
-            value = tool.run(self._ctx, arguments)
+            value = tool.run(context, arguments)
         except ToolError as exc:
             return ToolResult.error(str(exc))
         except (SandboxBroken, jail.JailUnavailable) as exc:
@@ -135,6 +191,10 @@ class BuiltinToolProvider(ToolProvider):
             log.warning("built-in tool %s failed on hostile input", name, exc_info=True)
             return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
         return ToolResult.of(value)
+
+
+#: What a tool that never touches the world runs with before any world exists.
+_NO_WORLD = Context(world=cast(World, None), home=cast(Sandbox, None))
 
 
 def unavailable_tools(unsafe_no_jail: bool = False) -> dict[str, str]:

@@ -164,5 +164,6 @@ TOOLS = [
         },
         ("value", "from_unit", "to_unit"),
         _convert_units,
+        uses_world=False,
     )
 ]

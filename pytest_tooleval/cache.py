@@ -1,0 +1,189 @@
+"""The response cache: ``--tooleval-cache DIR`` with ``--tooleval-cache-mode``.
+
+``record`` asks the model and stores every reply; ``replay`` never builds the model (no
+GGUF loaded, no server contacted) and answers from the store, so CI can re-run a recorded
+run with no model at all; a request that was never recorded is an ERROR (``cache_miss``),
+never a FAIL. ``off`` ignores the folder.
+
+A reply is stored under a key of everything that decides it: the model's identity (the
+server's model id, or the GGUF's size and a hash of its first and last MiB; never the
+address, so replicas share a cache), the pinned sampling and seed, the grammar mode, the
+exact messages and the tools shown (name, description, parameters). A replayed call is
+marked ``cached`` in its transcript (``ModelCall.cached``).
+
+Layout: ``DIR/<key[:2]>/<key>.json`` per reply; ``DIR/backend-<identity hash>.json`` holds
+what the recording backend described, so a replayed report names the same backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_tooleval.models.base import Backend, BackendError, Message, ModelTurn, RawCall
+from pytest_tooleval.report.write import write_atomic
+from pytest_tooleval.tools.base import ToolSpec
+
+if TYPE_CHECKING:
+    from pytest_tooleval.models.profiles import Profile
+
+CACHE_VERSION = 1
+_MIB = 1 << 20
+
+
+class CacheMiss(BackendError):
+    """Replay was asked for a reply that was never recorded."""
+
+    kind = "cache_miss"
+
+
+def gguf_identity(path: Path) -> dict[str, Any]:
+    """A GGUF named by its size and a hash of its first and last MiB (hashing gigabytes
+    at every start would cost more than the cache saves)."""
+    size = path.stat().st_size
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        digest.update(handle.read(_MIB))
+        if size > 2 * _MIB:
+            handle.seek(size - _MIB)
+            digest.update(handle.read(_MIB))
+    return {"size": size, "sha256_head_tail": digest.hexdigest()}
+
+
+def model_identity(profile: Profile, grammar: str) -> dict[str, Any]:
+    described = profile.describe()
+    identity: dict[str, Any] = {
+        "kind": described.get("kind"),
+        "model": described.get("model"),
+        "sampling": profile.sampling(),
+        "grammar": grammar,
+        "max_steps": described.get("max_steps"),
+    }
+    gguf = described.get("gguf")
+    if gguf:
+        path = Path(str(gguf)).expanduser()
+        identity["gguf"] = gguf_identity(path) if path.is_file() else str(gguf)
+    return identity
+
+
+def _digest(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def turn_to_json(turn: ModelTurn) -> dict[str, Any]:
+    return asdict(turn)
+
+
+def turn_from_json(data: dict[str, Any]) -> ModelTurn:
+    fields = dict(data)
+    fields["calls"] = [RawCall(**c) for c in fields.get("calls", [])]
+    fields["leaked_calls"] = [RawCall(**c) for c in fields.get("leaked_calls", [])]
+    return ModelTurn(**fields)
+
+
+class CachingBackend(Backend):
+    """Wraps the real backend (built only when a request has to reach the model)."""
+
+    def __init__(self, factory: Callable[[], Backend], directory: Path, mode: str,
+                 identity: dict[str, Any]) -> None:
+        self._factory = factory
+        self._inner: Backend | None = None
+        self.directory = directory
+        self.cache_mode = mode
+        self.identity = identity
+        self.mode = str(identity.get("grammar", "vendor"))
+        self.identity_hash = _digest(identity)[:16]
+        self.hits = 0
+        self.stored = 0
+        self._seed: int | None = None  # a repeat's seed (reseed), part of the key
+
+    @property
+    def inner(self) -> Backend:
+        if self._inner is None:
+            self._inner = self._factory()
+        return self._inner
+
+    def key(self, messages: list[Message], tools: list[ToolSpec]) -> str:
+        shown = [{"name": t.name, "description": t.description, "parameters": t.parameters}
+                 for t in tools]
+        return _digest({"version": CACHE_VERSION, "model": self.identity,
+                        "seed": self.current_seed(), "messages": messages, "tools": shown})
+
+    def reseed(self, seed: int) -> None:
+        """A repeat's seed (--tooleval-repeat): part of the key, and passed to the model."""
+        self._seed = seed
+        if self.cache_mode != "replay":
+            self.inner.reseed(seed)
+
+    def current_seed(self) -> int | None:
+        if self._seed is not None:
+            return self._seed
+        if self.cache_mode == "replay":
+            seed = self.identity.get("sampling", {}).get("seed")
+            return None if seed is None else int(seed)
+        return self.inner.current_seed()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        key = self.key(messages, tools)
+        path = self._path(key)
+        if self.cache_mode == "replay":
+            try:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise CacheMiss(
+                    f"--tooleval-cache-mode replay: no recorded reply for this request in "
+                    f"{self.directory} (key {key[:16]}); the messages, tools or model "
+                    "settings differ from the recorded run. Record it again with "
+                    "--tooleval-cache-mode record.") from None
+            except (OSError, json.JSONDecodeError) as exc:
+                raise CacheMiss(f"the cache entry {path} is unreadable: {exc}") from None
+            turn = turn_from_json(entry["turn"])
+            turn.cached = True
+            self.hits += 1
+            return turn
+        turn = self.inner.complete(messages, tools)
+        write_atomic(path, json.dumps({"version": CACHE_VERSION, "turn": turn_to_json(turn)},
+                                      ensure_ascii=False) + "\n")
+        self.stored += 1
+        return turn
+
+    def _backend_file(self) -> Path:
+        return self.directory / f"backend-{self.identity_hash}.json"
+
+    def describe(self) -> dict[str, Any]:
+        if self.cache_mode == "replay":
+            try:
+                described = json.loads(self._backend_file().read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                described = {"backend": "cache replay", "grammar": self.mode}
+        else:
+            described = self.inner.describe()
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                write_atomic(self._backend_file(), json.dumps(described, default=str))
+            except OSError:
+                pass  # describing never fails a run; replay then names the cache only
+        return {**described, "cache": {"mode": self.cache_mode,
+                                       "directory": os.fspath(self.directory)}}
+
+    def preflight(self) -> dict[str, Any]:
+        if self.cache_mode == "replay":
+            if not self.directory.is_dir():
+                raise CacheMiss(f"--tooleval-cache-mode replay: {self.directory} does not "
+                                "exist; record a run into it first")
+            return {"checked": ["cache"], **self.describe()}
+        check = getattr(self.inner, "preflight", None)
+        return check() if callable(check) else {"checked": []}
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()

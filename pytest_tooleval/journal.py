@@ -1,0 +1,199 @@
+"""The run journal: ``journal.jsonl`` in the report folder, written by the controller.
+
+One JSON object a line: a ``start`` record (the run's identity and its hash, the selected
+cases with their content hashes), one ``case`` record per finished case as it arrives
+(``CaseResult.to_json``, transcript included; flushed, so a SIGKILL loses at most the case
+in flight), and an ``end`` record when the run finished (complete, or interrupted and why).
+A journal without an ``end`` record is a run that was killed: ``--tooleval-resume`` picks
+it up, ``tooleval merge`` refuses it.
+
+The identity is what makes two runs' results interchangeable: the model profile, the
+grammar mode, the router, k, the seed, the sampling, the tool set-up, the package version
+and the platform. The case set is checked apart (``cases``: node id to case hash), so a
+shard of a run has its parent's identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_tooleval.config import Settings
+    from pytest_tooleval.models.profiles import Profile
+
+JOURNAL_NAME = "journal.jsonl"
+JOURNAL_VERSION = 1
+#: What an earlier run left in a report folder; moved to ``previous/`` by the next run.
+REPORT_FILES = ("report.json", "report.md", "comparison.json", JOURNAL_NAME)
+
+
+class JournalError(Exception):
+    """A journal that cannot be used (missing, unreadable, for another configuration)."""
+
+
+def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
+    """What must be equal for results of two runs to be joined (resume, merge)."""
+    from pytest_tooleval.report.json_report import package_version, platform_info
+    from pytest_tooleval.wiring import grammar_mode
+
+    project = settings.project
+    return {
+        "model": profile.describe(),
+        "grammar": grammar_mode(settings, profile),
+        "router": settings.router,
+        "k": settings.k,
+        "sample_every": settings.sample,
+        "tools": {
+            "builtin": not settings.no_builtin,
+            "unsafe_no_jail": settings.unsafe_no_jail,
+            "python_tools": project.get("python_tools", []),
+            "mcp": project.get("mcp", {}),
+        },
+        "package_version": package_version(),
+        "platform": platform_info(),
+    }
+
+
+def identity_hash(identity: dict[str, Any]) -> str:
+    text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def case_set_hash(cases: dict[str, str | None]) -> str:
+    """The same hash as the report's ``selection.case_set_hash`` (recorder.selection)."""
+    pairs = sorted((nodeid, digest or "") for nodeid, digest in cases.items())
+    return hashlib.sha256(json.dumps(pairs).encode("utf-8")).hexdigest()[:16]
+
+
+def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    """The keys whose values differ, as dotted paths (for a refusal's message)."""
+    found: list[str] = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            found += differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            found.append(f"{prefix}{key}: {a!r} then, {b!r} now")
+    return found
+
+
+@dataclass
+class Stored:
+    """A journal as read back."""
+
+    path: Path
+    start: dict[str, Any]
+    cases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    end: dict[str, Any] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.end is not None
+
+    @property
+    def identity_hash(self) -> str:
+        return str(self.start.get("identity_hash"))
+
+
+def read_journal(path: Path) -> Stored:
+    """Read a journal; a torn last line (the process died mid-write) is ignored."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise JournalError(f"no journal at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JournalError(f"{path}: cannot read the journal: {exc}") from None
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break  # the write the kill interrupted
+            raise JournalError(f"{path}:{number}: not a JSON line; the journal is damaged") \
+                from None
+        if not isinstance(record, dict):
+            raise JournalError(f"{path}:{number}: not a journal record")
+        records.append(record)
+    if not records or records[0].get("type") != "start":
+        raise JournalError(f"{path}: not a tooleval journal (no start record)")
+    stored = Stored(path, records[0])
+    for record in records[1:]:
+        kind = record.get("type")
+        if kind == "case" and isinstance(record.get("result"), dict):
+            stored.cases[str(record["result"].get("nodeid"))] = record["result"]
+        elif kind == "end":
+            stored.end = record
+    return stored
+
+
+def set_aside(report_dir: Path) -> Path | None:
+    """Move what an earlier run left in the report folder to ``previous/`` (replacing an
+    older ``previous/``), so a run that is killed never leaves an older report looking
+    like its own. Returns the folder moved to, or None when there was nothing."""
+    present = [report_dir / name for name in REPORT_FILES if (report_dir / name).exists()]
+    if not present:
+        return None
+    previous = report_dir / "previous"
+    shutil.rmtree(previous, ignore_errors=True)
+    previous.mkdir(parents=True, exist_ok=True)
+    for path in present:
+        os.replace(path, previous / path.name)
+    return previous
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Journal:
+    """The controller's open journal; every record is one line, flushed at once."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stream: IO[str] | None = None
+        self.written = 0
+
+    def open(self, start: dict[str, Any], carried: Iterable[dict[str, Any]] = ()) -> None:
+        """Start the journal: a new file holding the start record and the results carried
+        over from a resumed journal, swapped in whole, then kept open for appending."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        staging = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        with staging.open("w", encoding="utf-8") as stream:
+            stream.write(_line({"type": "start", "version": JOURNAL_VERSION, **start}))
+            for data in carried:
+                stream.write(_line({"type": "case", "result": data}))
+        os.replace(staging, self.path)
+        self._stream = self.path.open("a", encoding="utf-8")
+
+    @property
+    def is_open(self) -> bool:
+        return self._stream is not None
+
+    def append(self, data: dict[str, Any]) -> None:
+        if self._stream is None:
+            return
+        self._stream.write(_line({"type": "case", "result": data}))
+        self._stream.flush()  # in the kernel's hands: survives the process being killed
+        self.written += 1
+
+    def close(self, end: dict[str, Any]) -> None:
+        if self._stream is None:
+            return
+        self._stream.write(_line({"type": "end", "finished": now(), **end}))
+        self._stream.close()
+        self._stream = None
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"

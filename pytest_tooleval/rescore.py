@@ -1,0 +1,249 @@
+"""``tooleval rescore REPORT_OR_JOURNAL [paths]``: the current case files applied to stored
+transcripts, with no model.
+
+Scoring reads only a case and its transcripts (``scoring.score_case``), so an edit to what
+is checked (evidence, forbidden tools, state checks' expectations, gold, weights) can be
+re-applied to a stored run. An edit to what the model saw cannot: a case whose steps'
+messages changed, whose shown tools the router would now pick differently, or whose
+inline tools now return something else is listed as needing a rerun and keeps its stored
+outcome; so is a stored ERROR (nothing was scored) and a case no longer in its file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.result import CaseResult
+
+
+@dataclass
+class Rescored:
+    changed: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
+    rerun: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    #: Cases whose shown tools could not be re-checked (the run had MCP or Python tools).
+    routing_unchecked: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "changed": [{"nodeid": old.nodeid, "was": old.outcome.value,
+                         "now": new.outcome.value, "reasons_before": old.reasons,
+                         "reasons_now": new.reasons} for old, new in self.changed],
+            "needs_rerun": [{"nodeid": n, "why": why} for n, why in self.rerun],
+            "unchanged": self.unchanged,
+            "routing_unchecked": self.routing_unchecked,
+        }
+
+
+def load_stored(path: Path) -> tuple[list[CaseResult], dict[str, Any]]:
+    """The typed cases and the run metadata of a report.json or journal.jsonl (or a
+    report folder holding one)."""
+    from pytest_tooleval.journal import JOURNAL_NAME, read_journal
+
+    if path.is_dir():
+        path = path / "report.json" if (path / "report.json").exists() else path / JOURNAL_NAME
+    if path.name.endswith(".jsonl"):
+        stored = read_journal(path)
+        run = dict((stored.end or {}).get("run") or {})
+        identity = stored.start.get("identity", {})
+        run.setdefault("k", identity.get("k"))
+        run.setdefault("router_mode", identity.get("router"))
+        return [CaseResult.from_json(c) for c in stored.cases.values()], run
+    report = json.loads(path.read_text(encoding="utf-8"))
+    return [CaseResult.from_json(c) for c in report.get("cases", [])], report.get("run", {})
+
+
+def rescore(results: list[CaseResult], run: dict[str, Any], rootdir: Path,
+            only: Sequence[Path] = ()) -> Rescored:
+    from pytest_tooleval.cases.errors import CaseFileError
+    from pytest_tooleval.cases.load import load_case_file
+    from pytest_tooleval.runtime import content_hash
+
+    chosen = [p.resolve() for p in only]
+    outcome = Rescored()
+    files: dict[str, Any] = {}
+    router = _router(run)
+    for old in sorted(results, key=lambda r: r.nodeid):
+        relative, _, name = old.nodeid.partition("::")
+        path = (rootdir / relative).resolve()
+        if chosen and not any(path == c or c in path.parents for c in chosen):
+            continue
+        if relative not in files:
+            try:
+                files[relative] = load_case_file(path)
+            except (CaseFileError, OSError) as exc:
+                files[relative] = exc
+        case_file = files[relative]
+        if isinstance(case_file, Exception):
+            outcome.rerun.append((old.nodeid, f"its file cannot be loaded now: {case_file}"))
+            continue
+        case = next((c for c in case_file.cases if c.name == name), None)
+        if case is None:
+            outcome.rerun.append((old.nodeid, "the case is no longer in its file"))
+            continue
+        if old.is_error:
+            outcome.rerun.append((old.nodeid, "it ended in ERROR: nothing was scored"))
+            continue
+        why = _steps_changed(case_file, case, old, router, run, outcome)
+        if why:
+            outcome.rerun.append((old.nodeid, why))
+            continue
+        new = _score(case_file, case, old, content_hash(case_file, case))
+        if new.outcome != old.outcome or new.reasons != old.reasons:
+            outcome.changed.append((old, new))
+        else:
+            outcome.unchanged += 1
+    return outcome
+
+
+def _router(run: dict[str, Any]) -> Any:
+    from pytest_tooleval.router.ablation import make_router
+
+    return make_router(str(run.get("router_mode") or "triggers"), int(run.get("k") or 9))
+
+
+def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
+                   run: dict[str, Any], outcome: Rescored) -> str | None:
+    """Why the stored transcripts no longer answer this case (None: they still do)."""
+    transcripts = old.transcripts
+    if len(case.steps) != len(transcripts):
+        return f"it has {len(case.steps)} step(s) now, {len(transcripts)} when it ran"
+    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=True), 1):
+        if step.message != transcript.message:
+            return f"step {number}'s message changed"
+    try:
+        why = _shown_changed(case_file, case, old, router, run)
+    except Unrouted:
+        outcome.routing_unchecked += 1
+        why = None
+    if why:
+        return why
+    return _inline_results_changed(case_file, old)
+
+
+def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
+                   run: dict[str, Any]) -> str | None:
+    """The router run again on the run's catalogue as it is now (the built-ins the run
+    offered, then the file's inline tools): a different set shown means the model saw
+    something else. Raises ``Unrouted`` when the run's catalogue cannot be rebuilt here
+    (it had MCP or Python tools)."""
+    from pytest_tooleval.check.catalogue import _Listed
+    from pytest_tooleval.router.catalogue import listed_builtin_specs
+    from pytest_tooleval.tools.base import Catalogue, ToolProvider
+    from pytest_tooleval.tools.inline import InlineToolProvider
+
+    offered = set(run.get("tools_offered") or [])
+    providers: list[ToolProvider] = []
+    if offered:
+        builtin = listed_builtin_specs(bool(run.get("unsafe_no_jail")))
+        if not offered <= {spec.name for spec in builtin}:
+            raise Unrouted
+        providers.append(_Listed("builtin", [s for s in builtin if s.name in offered], set()))
+    if case_file.tools:
+        providers.append(InlineToolProvider(list(case_file.tools), old.file))
+    specs = Catalogue(providers).specs
+    names = {spec.name for spec in specs}
+    routing_for = router.for_case(case)
+    previous: tuple[str, ...] = ()
+    for number, (step, transcript) in enumerate(zip(case.steps, old.transcripts,
+                                                    strict=True), 1):
+        gone = sorted(set(transcript.shown) - names)
+        if gone:
+            return f"step {number} was shown {', '.join(gone)}, no longer in the catalogue"
+        routing = routing_for.route(step.message, case_file.language, specs, keep=previous)
+        if set(routing.tools) != set(transcript.shown):
+            return (f"step {number} would now be shown {sorted(routing.tools)} "
+                    f"(was {sorted(transcript.shown)})")
+        previous = tuple(dict.fromkeys(transcript.ran))
+    return None
+
+
+class Unrouted(Exception):
+    """The stored run's catalogue cannot be rebuilt without its providers."""
+
+
+def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
+    """Each inline call the stored run made, made again: a different result means the
+    model's answer was based on output that no longer exists."""
+    from pytest_tooleval.engine.transcript import shorten
+    from pytest_tooleval.tools.base import CaseContext
+    from pytest_tooleval.tools.inline import InlineToolProvider
+
+    if not case_file.tools:
+        return None
+    provider = InlineToolProvider(list(case_file.tools), old.file)
+    names = {spec.name for spec in provider.list_tools()}
+    provider.begin_case(CaseContext(file_path=old.file, file_name=case_file.name,
+                                    case_name=old.case, language=case_file.language, world={}))
+    for number, transcript in enumerate(old.transcripts, 1):
+        for attempt in transcript.attempts:
+            if not attempt.valid or attempt.name not in names:
+                continue
+            arguments = attempt.arguments if isinstance(attempt.arguments, dict) else {}
+            now = shorten(provider.call(attempt.name, arguments).text)
+            if now != attempt.result:
+                return f"step {number}: inline tool {attempt.name} now returns something else"
+    return None
+
+
+def _score(case_file: Any, case: Any, old: CaseResult, digest: str) -> CaseResult:
+    from pytest_tooleval.result import StepResult
+    from pytest_tooleval.scoring.outcome import score_case
+
+    scored = score_case(case, old.transcripts, case_file.language)
+    return old.model_copy(update={
+        "outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,
+        "steps": [StepResult(transcript=t, checks=c)
+                  for t, c in zip(old.transcripts, scored.checks, strict=True)],
+        "case_hash": digest,
+    })
+
+
+def render(result: Rescored) -> str:
+    lines = [f"tooleval rescore: {len(result.changed)} changed outcome, "
+             f"{len(result.rerun)} need a rerun, {result.unchanged} unchanged"]
+    for old, new in result.changed:
+        lines.append(f"  {old.nodeid}: {old.outcome.value} -> {new.outcome.value}")
+        lines += [f"      now: {reason}" for reason in new.reasons if reason not in old.reasons]
+        lines += [f"      no longer: {reason}" for reason in old.reasons
+                  if reason not in new.reasons]
+    if result.routing_unchecked:
+        lines.append(f"note: for {result.routing_unchecked} case(s) the tools shown were not "
+                     "re-checked: the run's catalogue had MCP or Python tools")
+    if result.rerun:
+        lines.append("needs a rerun (not re-scored; the stored outcome stands):")
+        lines += [f"  {nodeid}: {why}" for nodeid, why in result.rerun]
+    return "\n".join(lines) + "\n"
+
+
+def rescore_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tooleval rescore",
+        description="Apply the current case files to the transcripts of a stored run (a "
+        "report.json, a journal.jsonl or a report folder) without a model. Exit 0 when "
+        "nothing changed, 1 when an outcome changed or a case needs a rerun, 2 on bad input.")
+    parser.add_argument("stored", type=Path, help="report.json, journal.jsonl or a folder")
+    parser.add_argument("paths", nargs="*", type=Path,
+                        help="only the cases under these files or folders")
+    parser.add_argument("--json", type=Path, help="also write the result as JSON")
+    options = parser.parse_args(list(argv))
+    from pytest_tooleval.journal import JournalError
+
+    try:
+        results, run = load_stored(options.stored)
+    except (OSError, json.JSONDecodeError, JournalError) as exc:
+        print(f"tooleval rescore: {options.stored}: {exc}", file=sys.stderr)
+        return 2
+    result = rescore(results, run, Path.cwd(), options.paths)
+    print(render(result), end="")
+    if options.json:
+        from pytest_tooleval.report.write import write_json
+
+        write_json(options.json, result.to_dict())
+    return 1 if (result.changed or result.rerun) else 0

@@ -1,0 +1,130 @@
+"""The harness's own cost per case, against a scripted loopback server that answers at once.
+
+    PYTHONPATH=$PWD python scripts/bench_harness.py [--cases 600] [--small 50] [--workers 0]
+    BENCH_PACKAGE_ROOT=/other/checkout python scripts/bench_harness.py   # another version
+
+Each case is one step that takes 2 model calls (a calculator call, then the answer) and 1
+built-in tool call. Prints, for a pytest run of the plugin in a child process:
+- wall time for ``--small`` and ``--cases`` cases, and the marginal cost per case
+  (the difference over the difference in cases: start-up cancels out);
+- start-up to the first case (process start to the first case in the journal);
+- the controller's peak RSS (``ru_maxrss`` of the child; serial runs only);
+- ``tooleval check`` on ``benchmarks scenarios`` (wall time of the command).
+inspect_ai is not measured here (not installed in this environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+#: The checkout whose package the runs import (default this one): compare two versions.
+PACKAGE = Path(os.environ.get("BENCH_PACKAGE_ROOT", ROOT))
+
+from tests.support.fake_openai import FakeOpenAI, Rule, answer, call  # noqa: E402
+
+
+def _word(number: int) -> str:
+    """A case's number in letters, so that no message contains the evidence "42"."""
+    return "".join("abcdefghij"[int(d)] for d in str(number))
+
+
+def write_project(folder: Path, cases: int, base_url: str) -> None:
+    (folder / "scenarios").mkdir(parents=True, exist_ok=True)
+    per_file = 50
+    for start in range(0, cases, per_file):
+        data = {
+            "name": f"bench{start}", "language": "en", "requires": ["calculator"],
+            "cases": [{"name": f"c{i:04d}", "category": "tool", "steps": [
+                {"message": f"what is 6 * 7? (question {_word(i)})", "expect": "calculator",
+                 "evidence": ["42"]}]} for i in range(start, min(cases, start + per_file))],
+        }
+        (folder / "scenarios" / f"bench{start:04d}.yaml").write_text(
+            yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    (folder / "tooleval.toml").write_text(
+        f'[models.bench]\nbase_url = "{base_url}"\nmodel = "bench"\nretries = 1\n',
+        encoding="utf-8")
+
+
+def run_once(cases: int, base_url: str, workers: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
+        folder = Path(tmp)
+        write_project(folder, cases, base_url)
+        args = [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin",
+                "-p", "no:cacheprovider", "-q", "--model", "bench", "--grammar", "vendor",
+                "--tooleval-progress", "-1", "scenarios"]
+        if workers:
+            args += ["-p", "xdist", "-n", str(workers)]
+        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+               "PYTHONPATH": os.pathsep.join([str(PACKAGE), str(ROOT)])}
+        journal = folder / "tooleval-report" / "journal.jsonl"
+        started = time.perf_counter()
+        process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT)
+        first = None
+        while process.poll() is None:
+            if first is None and journal.exists() and '"type":"case"' in journal.read_text():
+                first = time.perf_counter() - started
+            time.sleep(0.005)
+        wall = time.perf_counter() - started
+        stderr = process.stdout.read().decode() if process.stdout else ""
+        path = folder / "tooleval-report" / "report.json"
+        if not path.exists():
+            raise SystemExit(f"bench run wrote no report:\n{stderr[-3000:]}")
+        report = json.loads(path.read_text())
+        outcomes = report["summary"]["outcomes"]
+        if outcomes["PASS"] != cases:
+            raise SystemExit(f"bench run did not pass every case: {outcomes}\n{stderr[-2000:]}")
+        rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        return {"wall_s": wall, "first_case_s": first or wall, "rss_mb": rss_mb}
+
+
+def check_time() -> float:
+    paths = [p for p in ("benchmarks", "scenarios") if (ROOT / p).is_dir()]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE), str(ROOT)])}
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest_tooleval.cli", "check", *paths], cwd=ROOT,
+                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cases", type=int, default=600)
+    parser.add_argument("--small", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=0)
+    options = parser.parse_args()
+    server = FakeOpenAI([Rule("what is 6 * 7", [call("calculator", {"expression": "6*7"}),
+                                                answer("6 * 7 is 42.")])]).start()
+    try:
+        run_once(options.small, server.base_url, options.workers)  # warm the file caches
+        small = run_once(options.small, server.base_url, options.workers)
+        large = run_once(options.cases, server.base_url, options.workers)
+    finally:
+        server.stop()
+    marginal = (large["wall_s"] - small["wall_s"]) / (options.cases - options.small) * 1000
+    print(f"workers: {options.workers or 'serial'}")
+    print(f"{options.small} cases: {small['wall_s']:.2f} s; {options.cases} cases: "
+          f"{large['wall_s']:.2f} s")
+    print(f"marginal harness cost per case: {marginal:.1f} ms (2 model calls, 1 tool)")
+    print(f"start-up to the first case: {small['first_case_s']:.2f} s")
+    if not options.workers:
+        print(f"peak RSS of the controller ({options.cases} cases): {large['rss_mb']:.0f} MB")
+    print(f"tooleval check benchmarks scenarios: {check_time():.2f} s (whole command)")
+    print("inspect_ai: not installed here, not measured")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,425 @@
+"""Runs that survive: honest interruption, the journal, resume after a kill, shards merged.
+
+Kill tests start pytest as a child process (serial, and ``-n 2`` in its own process group),
+wait until the journal holds a random number of cases, kill it, resume with
+``--tooleval-resume`` and compare the final report with an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_tooleval.cli import main as tooleval_main
+from pytest_tooleval.journal import read_journal
+from pytest_tooleval.shard import ShardError, parse_shard, shard_items
+from tests.conftest import scenario
+from tests.support.fake_openai import Rule, answer, call, status
+
+CASES = 10
+
+
+def _cases(count: int = CASES) -> list[dict]:
+    return [{"name": f"c{i:02d}", "category": "tool", "steps": [
+        {"message": f"weather number {i:02d} in izmir", "expect": "get_weather",
+         "evidence": ["17.4"]}]} for i in range(count)]
+
+
+def _script(fail: set[int] = frozenset()) -> list[Rule]:
+    rules = [Rule(f"number {i:02d}", [answer("no idea")]) for i in sorted(fail)]
+    return [*rules, Rule("weather number", [call("get_weather", {"city": "Izmir"}),
+                                            answer("It is 17.4 °C.")])]
+
+
+VOLATILE = {"latency_s", "duration_s", "started", "finished", "latency_p50_s", "latency_p95_s",
+            "base_url", "command_line", "resumed", "merged_from", "shard"}
+
+
+def _strip(value):
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def _journal_path(project) -> Path:
+    return project.path / "tooleval-report" / "journal.jsonl"
+
+
+# ----------------------------------------------------------------------- interruption
+
+
+def _stop_after(project, count: int) -> None:
+    """A conftest that raises KeyboardInterrupt (Ctrl-C) after ``count`` cases, on
+    whichever process runs them."""
+    project.write("conftest.py", f"""
+done = []
+def pytest_runtest_teardown(item):
+    done.append(item.nodeid)
+    if len(done) == {count}:
+        raise KeyboardInterrupt
+""")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_ctrl_c_marks_the_report_interrupted_and_not_valid(project, fake_model, workers) -> None:
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases()))
+    _stop_after(project, 3)
+    # In a child process: pytester re-raises an inner run's Ctrl-C in the outer run.
+    result = project.run("--tooleval-min-cases", "1", workers=workers, subprocess=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    report = project.report()
+    run, deploy = report["run"], report["summary"]["deployability"]
+    done = len(report["cases"])
+    assert 3 <= done < CASES
+    assert run["cases_selected"] == CASES and run["cases_done"] == done
+    assert run["interrupted"].endswith(f"{done} of {CASES} cases ran"), run["interrupted"]
+    assert deploy["valid"] is False and deploy["verdict"] == "NOT VALID"
+    if workers == 0:
+        assert "Ctrl-C" in run["interrupted"]
+    journal = read_journal(_journal_path(project))
+    assert len(journal.cases) == done
+    assert journal.end is not None and journal.end["complete"] is False
+    assert "NOT VALID" in project.markdown() or "not valid" in project.markdown()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("stop", [["-x"], ["--maxfail", "2"]])
+def test_x_and_maxfail_mark_the_report_interrupted(project, fake_model, workers, stop) -> None:
+    server = fake_model(_script(fail={0, 1}), latency=0.05)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(16)))
+    result = project.run("--tooleval-min-cases", "1", "-p", "no:randomly", *stop,
+                         workers=workers)
+    assert result.ret == pytest.ExitCode.INTERRUPTED if workers else result.ret == 1
+    run = project.report()["run"]
+    done = len(project.report()["cases"])
+    assert done < 16 and run["cases_done"] == done and run["cases_selected"] == 16
+    assert run["interrupted"] and run["interrupted"].endswith(f"{done} of 16 cases ran")
+    assert "stopping after" in run["interrupted"]
+    assert project.report()["summary"]["deployability"]["verdict"] == "NOT VALID"
+
+
+def test_consecutive_error_stop_says_how_many_ran(project, fake_model) -> None:
+    server = fake_model([Rule("weather number", [status(500)])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases()))
+    project.run("--tooleval-max-errors", "2")
+    run = project.report()["run"]
+    assert run["interrupted"].endswith(f"2 of {CASES} cases ran"), run["interrupted"]
+    assert "consecutive infrastructure errors" in run["interrupted"]
+
+
+def test_a_complete_run_is_not_interrupted_and_its_journal_says_complete(
+        project, fake_model) -> None:
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    assert project.run("--tooleval-min-cases", "1").ret == 0
+    report = project.report()
+    assert report["run"]["interrupted"] is None and report["run"]["cases_done"] == 4
+    journal = read_journal(_journal_path(project))
+    assert journal.start["identity_hash"] == report["run"]["identity_hash"]
+    assert journal.start["case_set_hash"] == report["run"]["selection"]["case_set_hash"]
+    assert sorted(journal.cases) == sorted(c["nodeid"] for c in report["cases"])
+    # Each line is the full typed result, transcript included.
+    chain = journal.cases["scenarios/demo.yaml::c01"]
+    assert chain["steps"][0]["transcript"]["attempts"][0]["name"] == "get_weather"
+    assert journal.end is not None and journal.end["complete"] is True
+    # The next run in the same folder moves this one aside first.
+    assert project.run("--tooleval-min-cases", "1").ret == 0
+    previous = project.path / "tooleval-report" / "previous"
+    assert json.loads((previous / "report.json").read_text())["run"]["started"] == \
+        report["run"]["started"]
+    assert (previous / "journal.jsonl").is_file()
+
+
+# ------------------------------------------------------------------ kill and resume
+
+
+def _spawn(project, workers: int, *extra: str) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin",
+            "-p", "no:cacheprovider", "--tooleval-no-builtin", "--model", "fake",
+            "--grammar", "vendor", "--tooleval-min-cases", "1", "-q", *extra]
+    if workers:
+        args += ["-p", "xdist", "-n", str(workers)]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]),
+                                          os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen(args, cwd=project.path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _wait_for_cases(path: Path, count: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().count('"type":"case"') >= count:
+            return
+        if process.poll() is not None:
+            pytest.fail(f"the run ended (exit {process.returncode}) before {count} cases")
+        time.sleep(0.02)
+    pytest.fail(f"fewer than {count} cases journalled within 120 s")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_killed_run_resumes_to_the_uninterrupted_report(project, fake_model, workers,
+                                                        how) -> None:
+    server = fake_model(_script(fail={3}), latency=0.1)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases()))
+    project.run("--tooleval-min-cases", "1", "--tooleval-report", "whole")
+    whole = _strip(json.loads((project.path / "whole" / "report.json").read_text()))
+    assert whole["run"]["interrupted"] is None
+
+    at = random.Random().randint(1, CASES - 3)
+    process = _spawn(project, workers)
+    _wait_for_cases(_journal_path(project), at, process)
+    if how == signal.SIGKILL:
+        os.killpg(process.pid, signal.SIGKILL)  # the controller and any workers, unwarned
+    else:
+        os.kill(process.pid, signal.SIGTERM)  # the controller only, as a scheduler does
+    process.wait(timeout=60)
+    if workers == 0 or how == signal.SIGTERM:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(process.pid, 0)  # nothing left behind
+    journal = read_journal(_journal_path(project))
+    assert at <= len(journal.cases) < CASES
+    report_path = project.path / "tooleval-report" / "report.json"
+    if how == signal.SIGKILL:
+        assert journal.end is None  # the journal says the run did not finish
+        assert not report_path.exists()
+    else:
+        assert journal.end is not None and journal.end["complete"] is False
+        partial = json.loads(report_path.read_text())
+        assert partial["run"]["interrupted"].startswith("the run received SIGTERM")
+        assert partial["summary"]["deployability"]["verdict"] == "NOT VALID"
+
+    before = len(server.requests)
+    done = set(journal.cases)
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-resume", workers=workers)
+    asked = {json.dumps(r) for r in server.requests[before:]}
+    for nodeid in done:  # no journalled case is asked for again
+        number = nodeid.rsplit("c", 1)[1]
+        assert f"weather number {number} in izmir" not in " ".join(asked)
+    assert result.ret == 1  # case c03 fails, journalled or not
+    resumed = project.report()
+    assert resumed["run"]["resumed"]["cases_carried"] == len(done)
+    assert _strip(resumed) == whole
+    assert read_journal(_journal_path(project)).end["complete"] is True
+
+
+def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_model) -> None:
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(6)))
+    _stop_after(project, 2)
+    project.run("--tooleval-min-cases", "1", subprocess=True)
+    (project.path / "conftest.py").unlink()
+    result = project.run("--tooleval-resume", "--tooleval-k", "5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*another configuration*k: 9 then, 5 now*"])
+    cases = _cases(6)
+    cases[0]["steps"][0]["evidence"] = ["18.0"]  # c00 was journalled
+    project.write("scenarios/demo.yaml", scenario(cases))
+    result = project.run("--tooleval-resume")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*c00 changed since it was journalled*"])
+    project.write("scenarios/demo.yaml", scenario(_cases(6)))
+    assert project.run("--tooleval-resume", "--tooleval-min-cases", "1").ret == 0
+    whole = _strip(project.report())
+    # Resuming a finished run runs nothing and rebuilds the same report from the journal.
+    before = len(server.requests)
+    result = project.run("--tooleval-resume", "--tooleval-min-cases", "1")
+    assert result.ret == 0 and len(server.requests) == before
+    assert _strip(project.report()) == whole
+
+
+def test_resume_without_a_journal_is_a_clear_refusal(project, fake_model) -> None:
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    result = project.run("--tooleval-resume")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no journal at*nothing to resume*"])
+
+
+# ------------------------------------------------------------------- shards and merge
+
+
+def test_shards_are_balanced_disjoint_and_deterministic() -> None:
+    names = [f"f{i % 3}.yaml::c{i}" for i in range(23)]
+    shares = [shard_items(names, (i, 4), lambda n: True, lambda n: n)[0] for i in (1, 2, 3, 4)]
+    assert sorted(n for share in shares for n in share) == sorted(names)
+    assert {len(share) for share in shares} <= {5, 6}
+    assert shard_items(list(reversed(names)), (2, 4), lambda n: True, lambda n: n)[0] == \
+        list(reversed(shares[1]))
+    for bad in ("0/3", "4/3", "x", "1/0", "2"):
+        with pytest.raises(ShardError, match="I/N"):
+            parse_shard(bad)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_shards_merged_equal_a_single_run(project, fake_model, workers, monkeypatch,
+                                          capsys) -> None:
+    server = fake_model(_script(fail={2, 5}))
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(7)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-report", "single")
+    for index in (1, 2, 3):
+        project.run("--tooleval-min-cases", "1", "--tooleval-shard", f"{index}/3",
+                    "--tooleval-report", f"shard{index}", workers=workers)
+        shard = json.loads((project.path / f"shard{index}" / "report.json").read_text())
+        assert shard["run"]["shard"] == f"{index}/3" and len(shard["cases"]) in (2, 3)
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["merge", "shard1", "shard2/journal.jsonl", "shard3/report.json",
+                          "--report", "merged"]) == 0
+    merged = json.loads((project.path / "merged" / "report.json").read_text())
+    single = json.loads((project.path / "single" / "report.json").read_text())
+    assert _strip(merged) == _strip(single)
+    capsys.readouterr()
+    assert tooleval_main(["merge", "shard1", "shard2", "--report", "m2"]) == 2
+    assert "shard(s) 3/3 missing" in capsys.readouterr().err
+    assert tooleval_main(["merge", "shard1", "shard1", "shard3", "--report", "m2"]) == 2
+    assert "given twice" in capsys.readouterr().err
+
+
+def test_merge_refuses_parts_with_different_configurations(project, fake_model, monkeypatch,
+                                                           capsys) -> None:
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.run("--tooleval-shard", "1/2", "--tooleval-report", "a")
+    project.run("--tooleval-shard", "2/2", "--tooleval-report", "b", "--tooleval-k", "4")
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["merge", "a", "b", "--report", "m"]) == 2
+    assert "different configurations" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------- response cache
+
+
+def _without_cache_marks(value):
+    if isinstance(value, dict):
+        return {k: _without_cache_marks(v) for k, v in value.items()
+                if k not in ("cached", "cache")}
+    if isinstance(value, list):
+        return [_without_cache_marks(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_cache_replay_reruns_a_recorded_run_with_no_model(project, fake_model, workers) -> None:
+    server = fake_model(_script(fail={1}))
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies", workers=workers)
+    recorded = project.report()
+    asked = len(server.requests)
+    assert asked > 0
+    server.stop()  # no model at all from here on
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                         "--tooleval-cache-mode", "replay", workers=workers)
+    assert result.ret == 1  # c01 fails again, from the cache
+    replayed = project.report()
+    calls = [m for c in replayed["cases"] for s in c["steps"]
+             for m in s["transcript"]["model_calls"]]
+    assert calls and all(m["cached"] for m in calls)
+    assert not any(m["cached"] for c in recorded["cases"] for s in c["steps"]
+                   for m in s["transcript"]["model_calls"])
+    assert replayed["run"]["backend"]["cache"]["mode"] == "replay"
+    assert _strip(_without_cache_marks(replayed)) == _strip(_without_cache_marks(recorded))
+    # A request never recorded is a machine failure, not the model's.
+    cases = _cases(4)
+    cases[2]["steps"][0]["message"] = "weather number 02 in Ankara, please"
+    project.write("scenarios/demo.yaml", scenario(cases))
+    project.run("--tooleval-cache", "replies", "--tooleval-cache-mode", "replay")
+    missed = project.cases()["c02"]
+    assert missed.outcome == "ERROR" and missed.error is not None
+    assert missed.error.detail == "cache_miss" and "no recorded reply" in missed.error.message
+
+
+# ------------------------------------------------------------------------- rescore
+
+
+@pytest.mark.parametrize("source", ["tooleval-report/report.json",
+                                    "tooleval-report/journal.jsonl"])
+def test_rescore_applies_edited_checks_and_lists_changed_steps(project, fake_model, monkeypatch,
+                                                              capsys, source) -> None:
+    server = fake_model(_script(fail={1}))
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(5)))
+    project.run("--tooleval-min-cases", "1")
+    asked = len(server.requests)
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["rescore", source]) == 0  # nothing edited: nothing changes
+    assert "0 changed outcome, 0 need a rerun, 5 unchanged" in capsys.readouterr().out
+    cases = _cases(5)
+    cases[0]["steps"][0]["evidence"] = ["18.9"]  # PASS -> PARTIAL: the answer lacks it
+    del cases[1]["steps"][0]["expect"]  # c01 answered without a call...
+    cases[1]["category"] = "irrelevance"  # ...which is now what it asks for: FAIL -> PASS
+    del cases[1]["steps"][0]["evidence"]
+    cases[2]["steps"][0]["message"] = "weather number 02 in Izmir, quickly"
+    project.write("scenarios/demo.yaml", scenario(cases))
+    assert tooleval_main(["rescore", source, "scenarios", "--json", "out.json"]) == 1
+    text = capsys.readouterr().out
+    assert "2 changed outcome, 1 need a rerun, 2 unchanged" in text, text
+    assert "scenarios/demo.yaml::c00: PASS -> PARTIAL" in text
+    assert "now: evidence missing from the answer: 18.9" in text
+    assert "scenarios/demo.yaml::c01: FAIL -> PASS" in text
+    assert "scenarios/demo.yaml::c02: step 1's message changed" in text
+    data = json.loads((project.path / "out.json").read_text())
+    assert [row["nodeid"] for row in data["needs_rerun"]] == ["scenarios/demo.yaml::c02"]
+    assert len(server.requests) == asked  # no model was asked
+
+
+def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_model,
+                                                              monkeypatch, capsys) -> None:
+    from tests.conftest import NOTES_TOOL, WEATHER_TOOL
+
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    project.run("--tooleval-min-cases", "1")
+    changed = dict(WEATHER_TOOL, result="Izmir: 30 C")
+    project.write("scenarios/demo.yaml", scenario(_cases(2), tools=[changed, NOTES_TOOL]))
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["rescore", "tooleval-report"]) == 1
+    text = capsys.readouterr().out
+    assert "step 1: inline tool get_weather now returns something else" in text
+    extra = {"name": "get_time", "description": "The time in a city.",
+             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+             "result": "12:00"}
+    project.write("scenarios/demo.yaml",
+                  scenario(_cases(2), tools=[WEATHER_TOOL, NOTES_TOOL, extra]))
+    assert tooleval_main(["rescore", "tooleval-report"]) == 1
+    text = capsys.readouterr().out
+    assert "step 1 would now be shown ['get_time', 'get_weather', 'save_note']" in text, text
+
+
+def test_cache_keys_carry_each_repeats_seed(project, fake_model) -> None:
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies")
+    single = len(list((project.path / "replies").rglob("*/*.json")))
+    assert single == 4  # 2 cases x 2 model calls
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                "--tooleval-repeat", "2")
+    seeds = {c["seed"] for c in project.report()["cases"]}
+    assert len(seeds) == 2, seeds  # each repeat asks with its own seed...
+    stored = len(list((project.path / "replies").rglob("*/*.json")))
+    assert stored > single  # ...so its replies are stored apart
+    server.stop()
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                "--tooleval-cache-mode", "replay", "--tooleval-repeat", "2")
+    cases = project.report()["cases"]
+    assert len(cases) == 4 and all(c["outcome"] == "PASS" for c in cases)
