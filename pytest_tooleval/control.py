@@ -87,8 +87,9 @@ class RunControl:
         from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.runtime import content_hash
 
-        cases = {item.nodeid: content_hash(item.case_file, item.case)
-                 for item in session.items if isinstance(item, CaseItem)}
+        cases: dict[str, str | None] = {
+            item.nodeid: content_hash(item.case_file, item.case)
+            for item in session.items if isinstance(item, CaseItem)}
         self.begin(cases)
 
     def on_worker_collection(self, ids: list[str]) -> None:

@@ -78,13 +78,14 @@ def check_parts(parts: list[Part]) -> None:
         if not all(shards):
             raise MergeError("some parts are shards and some are not: "
                              + ", ".join(f"{p.source} ({p.shard or 'no shard'})" for p in parts))
-        counts = {s.split("/")[1] for s in shards if s}
+        given = [s for s in shards if s]
+        counts = {s.split("/")[1] for s in given}
         if len(counts) > 1:
-            raise MergeError(f"the parts split the run differently: {sorted(set(shards))}")
+            raise MergeError(f"the parts split the run differently: {sorted(set(given))}")
         total = int(next(iter(counts)))
-        seen = sorted(int(s.split("/")[0]) for s in shards if s)
+        seen = sorted(int(s.split("/")[0]) for s in given)
         if len(set(seen)) != len(seen):
-            raise MergeError(f"a shard is given twice: {sorted(shards)}")
+            raise MergeError(f"a shard is given twice: {sorted(given)}")
         absent = sorted(set(range(1, total + 1)) - set(seen))
         if absent:
             raise MergeError(f"shard(s) {', '.join(f'{i}/{total}' for i in absent)} missing;"
@@ -123,8 +124,8 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[dict[str, An
     metadata = dict(first)
     for key in ("package_version", "platform"):
         metadata.pop(key, None)  # build_report adds them; the parts' are equal (identity)
-    started = [p.run.get("started") for p in parts if p.run.get("started")]
-    finished = [p.run.get("finished") for p in parts if p.run.get("finished")]
+    started = [str(p.run["started"]) for p in parts if p.run.get("started")]
+    finished = [str(p.run["finished"]) for p in parts if p.run.get("finished")]
     metadata.update({
         "started": min(started) if started else None,
         "finished": max(finished) if finished else None,
