@@ -295,10 +295,6 @@ def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:
     }
 
 
-def _case_content(ref: CaseRef) -> dict[str, Any]:
-    return case_content(ref.case_file, ref.case)
-
-
 def content_hash(case_file: CaseFile, case: Any) -> str:
     """The case's ``case_hash`` (the same for a run, a journal and an export)."""
     from pytest_tooleval.result import case_hash

@@ -24,9 +24,7 @@ AXES = ("irrelevance", "tool", "step", "answer")
 def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.check.static import collect_files
-    from pytest_tooleval.engine.session import CaseRef
-    from pytest_tooleval.result import case_hash
-    from pytest_tooleval.runtime import _case_content  # the hash a run's results carry
+    from pytest_tooleval.runtime import content_hash  # the hash a run's results carry
 
     rows = []
     for path in collect_files(paths):
@@ -39,8 +37,7 @@ def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
             nodeid = f"{relative}::{case.name}"
             rows.append({
                 "nodeid": nodeid,
-                "case_hash": case_hash(_case_content(CaseRef(nodeid, relative, case_file,
-                                                             case))),
+                "case_hash": content_hash(case_file, case),
                 "file": relative,
                 "file_name": case_file.name,
                 "case": case.name,
