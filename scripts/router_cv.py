@@ -4,6 +4,7 @@
     python scripts/router_cv.py --by-source          # train on the other sources, test on one
     python scripts/router_cv.py --test /work/tmp/fresh-tuning   # a folder never trained on
     python scripts/router_cv.py --by-source --triggers DIR     # older trigger files
+    python scripts/router_cv.py --typos                 # typo tolerance, on misspelt messages
 
 The training set is ``lexical_train.SOURCES`` (the corpus and the router evaluation sets'
 tuning halves; frozen halves are never read). A fold holds whole jobs (a job's register
@@ -96,9 +97,14 @@ def _rows(report: CheckReport) -> dict[str, Tally]:
     return rows
 
 
-def _print(title: str, before: Figures, after: Figures) -> None:
+def _print(
+    title: str,
+    before: Figures,
+    after: Figures,
+    heads: tuple[str, str] = ("without the lexical cue", "with it"),
+) -> None:
     print(f"\n### {title}\n")
-    print("| scope | without the lexical cue | with it |")
+    print(f"| scope | {heads[0]} | {heads[1]} |")
     print("|---|---|---|")
     sections = [("", before.report, after.report)] + [
         (f"{source}: ", before.by_source[source], after.by_source[source])
@@ -120,9 +126,9 @@ def _print(title: str, before: Figures, after: Figures) -> None:
             f"on {after.alone_right} ({after.alone_right / after.alone_steps:.1%}; "
             f"{after.alone_right / max(after.alone_voted, 1):.1%} of its votes)"
         )
-    for label, figures in (("without", before), ("with", after)):
+    for label, figures in ((heads[0], before), (heads[1], after)):
         print(
-            f"\nirrelevance steps {label} it: {figures.irrelevance_steps}; a learned vote on "
+            f"\nirrelevance steps, {label}: {figures.irrelevance_steps}; a learned vote on "
             f"{figures.irrelevance_learned}; side-effecting tools shown "
             f"{figures.irrelevance_side_effecting} "
             f"({figures.irrelevance_side_effecting / max(figures.irrelevance_steps, 1):.2f} a step)"
@@ -166,6 +172,53 @@ def by_source(offered: set[str]) -> tuple[Figures, Figures]:
     return before, after
 
 
+def typo(message: str) -> str:
+    """One deterministic edit (a swap, a drop, a doubling or a neighbour key) in the
+    message's longest word of six letters or more; the message itself when it has none."""
+    words = [w for w in message.split() if sum(c.isalpha() for c in w) >= 6]
+    if not words:
+        return message
+    word = max(words, key=len)
+    digest = int(hashlib.sha256(message.encode()).hexdigest(), 16)
+    at = 1 + digest % (len(word) - 3)  # never the first letter
+    kind = (digest // 997) % 4
+    if kind == 0:
+        edited = word[:at] + word[at + 1] + word[at] + word[at + 2:]
+    elif kind == 1:
+        edited = word[:at] + word[at + 1:]
+    elif kind == 2:
+        edited = word[:at] + word[at] + word[at:]
+    else:
+        edited = word[:at] + "e" if word[at] != "e" else word[:at] + "a"
+        edited += word[at + 1:]
+    return message.replace(word, edited, 1)
+
+
+def _misspelt(found: SourceCase) -> SourceCase:
+    steps = [step.model_copy(update={"message": typo(step.message)}) for step in found.case.steps]
+    case = found.case.model_copy(update={"steps": steps})
+    return SourceCase(found.path, found.case_file, case, found.unit, found.source)
+
+
+def typos(offered: set[str], misspell: bool, folds: int) -> tuple[Figures, Figures]:
+    """Fuzzy trigger matching off and on, by fold: the lexical cue (on in both) and the
+    known words that fuzzy matching never respells come from the other folds, so the
+    held-out messages' words are as new to it as a user's."""
+    cases = list(iter_cases())
+    samples = gather()
+    out = (Figures(), Figures())
+    for fold in range(folds):
+        model = build(samples=[s for s in samples if fold_of(s.unit, folds) != fold])
+        held = [c for c in cases if fold_of(c.unit, folds) == fold]
+        if misspell:
+            held = [_misspelt(found) for found in held]
+        for figures, fuzzy in zip(out, (False, True), strict=True):
+            router = TriggerRouter(9, lexical=model, fuzzy=fuzzy)
+            for found in held:
+                _route(figures, router, found, offered)
+    return out
+
+
 def held_out_folder(folder: Path, offered: set[str]) -> tuple[Figures, Figures]:
     cases = list(iter_cases(folder.parent, (folder.name,)))
     model = build(samples=gather())
@@ -176,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folds", type=int, default=FOLDS)
     parser.add_argument("--by-source", action="store_true")
+    parser.add_argument("--typos", action="store_true")
     parser.add_argument("--test", type=Path, action="append", default=[],
                         help="a folder never trained on: model from the whole training set")
     parser.add_argument("--triggers", type=Path, metavar="DIR",
@@ -193,6 +247,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for folder in args.test:
             before, after = held_out_folder(folder, offered)
             _print(f"held-out folder {folder}", before, after)
+        return 0
+    if args.typos:
+        for misspell in (False, True):
+            before, after = typos(offered, misspell, args.folds)
+            label = "one typo in each message's longest word" if misspell else "as written"
+            _print(f"typo tolerance off / on, {label}", before, after,
+                   ("fuzzy off", "fuzzy on"))
         return 0
     if args.by_source:
         before, after = by_source(offered)

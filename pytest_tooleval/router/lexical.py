@@ -32,7 +32,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import pairwise
 from pathlib import Path
 
@@ -91,6 +91,9 @@ class LexicalModel:
     alpha: float = ALPHA
     threshold: float = THRESHOLD
     sources: list[str] = field(default_factory=list)
+    # Words of training messages that teach no class (a step expecting only a user's own
+    # tool): known words all the same, for the fuzzy matching.
+    vocabulary: tuple[str, ...] = ()
     _base: tuple[float, ...] = field(default=(), repr=False)
     _gains: list[float] = field(default_factory=list, repr=False)
 
@@ -99,6 +102,11 @@ class LexicalModel:
         # log P(an unseen feature | class). A flat prior: the corpus's tool frequencies say
         # what its authors wrote most, not what users ask most.
         self._base = tuple(math.log(self.alpha / (t + self.alpha * size)) for t in self.totals)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word of the training messages (the fuzzy matching's known words)."""
+        return frozenset(f[2:] for f in self.counts if f.startswith("w:")) | set(self.vocabulary)
 
     def _gain(self, count: int) -> float:
         """log((count + alpha) / alpha): what a feature seen ``count`` times adds."""
@@ -151,6 +159,7 @@ class LexicalModel:
             "class_counts": list(self.class_counts),
             "totals": list(self.totals),
             "features": {f: self.counts[f] for f in sorted(self.counts)},
+            "vocabulary": list(self.vocabulary),
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
@@ -167,6 +176,7 @@ class LexicalModel:
             float(data["alpha"]),
             float(data["threshold"]),
             list(data.get("sources", [])),
+            tuple(data.get("vocabulary", ())),
         )
 
 
@@ -180,8 +190,11 @@ def train(
     """Count features per class; the same examples in any order give the same model."""
     by_feature: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     per_class: dict[str, int] = defaultdict(int)
+    loose: set[str] = set()
     for example in examples:
         feats = features(example.message, example.language)
+        if not example.classes:
+            loose.update(f[2:] for f in feats if f.startswith("w:"))
         for name in example.classes:
             per_class[name] += 1
             for feature in feats:
@@ -204,6 +217,7 @@ def train(
         alpha,
         threshold,
         list(sources),
+        tuple(sorted(word for word in loose if f"w:{word}" not in counts)),
     )
 
 

@@ -5,7 +5,8 @@ folder governed by a ``split.toml`` (the router evaluation sets), the *tuning* h
 a frozen-half case is never read into an example. Each step counts for the built-in tools
 it expects (a step expecting only a user's own tool teaches nothing about built-ins), a
 step expecting no tool counts for ``none``, and each built-in's name and description is
-one more example of its own class.
+one more example of its own class; a step expecting only a user's own tool adds its words
+to the known vocabulary and nothing else.
 """
 
 from __future__ import annotations
@@ -78,11 +79,15 @@ def gather(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> list[Sample]:
         for step in case.steps:
             expected = step.expected_tools
             tools = tuple(sorted({t for t in expected if t in BUILTIN_TOOL_NAMES}))
-            if expected and not tools:
-                continue
+            # A step expecting only a user's own tool teaches no class, but its words are
+            # known words (never respelt as typos) all the same: no classes.
             samples.append(
                 Sample(
-                    Example(step.message, case_file.language, tools or (NONE,)),
+                    Example(
+                        step.message,
+                        case_file.language,
+                        tools if tools or expected else (NONE,),
+                    ),
                     unit,
                     source,
                     case.register or "unspecified",

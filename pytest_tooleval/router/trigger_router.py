@@ -79,6 +79,7 @@ FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
 # Which morphology the trigger and cue matching use (text/stem.py; docs/router.md has the
 # measurement that chose it).
 DEFAULT_STEMMER = "light"
+FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (patterns.FUZZY_MIN_WORD) counts half
 
 
 def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
@@ -108,11 +109,13 @@ class TriggerRouter(Router):
         use_cues: bool = True,
         stemmer: str = DEFAULT_STEMMER,
         lexical: bool | LexicalModel = True,
+        fuzzy: bool = True,
     ) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         check_stemmer(stemmer)
         self.stemmer = stemmer
+        self.fuzzy = fuzzy  # typo tolerance for long words (patterns.FUZZY_MIN_WORD)
         self.k = k
         self.cross_language_weight = cross_language_weight
         self.use_cues = use_cues
@@ -130,6 +133,8 @@ class TriggerRouter(Router):
         self.lexical: LexicalModel | None = (
             default_model() if lexical is True else lexical or None
         )
+        # Words the corpus uses are real words, never typos to correct (fuzzy matching).
+        self._known = self.lexical.words if self.lexical is not None else frozenset()
 
     def describe(self) -> dict[str, object]:
         return {
@@ -139,6 +144,7 @@ class TriggerRouter(Router):
             "cross_language_weight": self.cross_language_weight,
             "stemmer": self.stemmer,
             "lexical": self.lexical is not None,
+            "fuzzy": self.fuzzy,
             "trigger_files": [str(p) for p in self.trigger_files],
         }
 
@@ -208,14 +214,20 @@ class TriggerRouter(Router):
             variants = None
             if set_language == "tr" and language == "tr":
                 variants = tuple(voiceless(word) for word in text.words)
-            candidates = trigger_set.candidates(text.words, stems, variants)
+            candidates = trigger_set.candidates(
+                text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
+            )
             # A currency word counts even inside a longer phrase ("dolar kuru").
             classes["currency"] += [
                 m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
             ]
             for match in longest_matches(candidates, len(text.words)):
+                # A typo-tolerant match (one edit) counts less than an exact one.
+                weight = FUZZY_WEIGHT if match.typo else 1.0
                 for target in match.pattern.targets:
                     label = f"{target.label!r} ({set_language}) ← {match.text!r}"
+                    if match.typo:
+                        label += f" (typo of {match.typo!r})"
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
                         if kind == "currency":
@@ -230,9 +242,9 @@ class TriggerRouter(Router):
                         continue
                     seen.add((target.tool, target.label))
                     if target.needs_cue:
-                        deferred.append((target.tool, target.weight * factor, label))
+                        deferred.append((target.tool, target.weight * factor * weight, label))
                     else:
-                        scores[target.tool] += target.weight * factor
+                        scores[target.tool] += target.weight * factor * weight
                         reasons[target.tool].append(f"trigger {label}")
 
             if primary:
