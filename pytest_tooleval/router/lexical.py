@@ -96,6 +96,7 @@ class LexicalModel:
     vocabulary: tuple[str, ...] = ()
     _base: tuple[float, ...] = field(default=(), repr=False)
     _gains: list[float] = field(default_factory=list, repr=False)
+    _pairs: dict[str, tuple[tuple[int, float], ...]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         size = len(self.counts)
@@ -108,6 +109,13 @@ class LexicalModel:
         """Every word of the training messages (the fuzzy matching's known words)."""
         return frozenset(f[2:] for f in self.counts if f.startswith("w:")) | set(self.vocabulary)
 
+    def _pairs_of(self, feature: str) -> tuple[tuple[int, float], ...]:
+        """(class index, gain) of a feature, computed on its first use."""
+        flat = self.counts[feature]
+        found = tuple((flat[i], self._gain(flat[i + 1])) for i in range(0, len(flat), 2))
+        self._pairs[feature] = found
+        return found
+
     def _gain(self, count: int) -> float:
         """log((count + alpha) / alpha): what a feature seen ``count`` times adds."""
         gains = self._gains
@@ -117,14 +125,15 @@ class LexicalModel:
 
     def posterior(self, message: str, language: str | None) -> dict[str, float]:
         """Each class's posterior for the message; empty when no feature is known."""
-        known = [self.counts[f] for f in features(message, language) if f in self.counts]
+        pairs = self._pairs
+        known = [pairs.get(f) or self._pairs_of(f) for f in features(message, language)
+                 if f in self.counts]
         if not known:
             return {}
         logs = [base * len(known) for base in self._base]
-        gain = self._gain
-        for flat in known:
-            for i in range(0, len(flat), 2):
-                logs[flat[i]] += gain(flat[i + 1])
+        for found in known:
+            for i, gain in found:
+                logs[i] += gain
         scale = len(known) ** -SCALE_EXPONENT
         top = max(logs)
         weights = [math.exp((value - top) * scale) for value in logs]

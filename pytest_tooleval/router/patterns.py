@@ -17,7 +17,7 @@ over ``durum*``); patterns of equal length all fire.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,8 @@ MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word tri
 FUZZY_MIN_WORD = 6
 FUZZY_SAME_START = 2
 FUZZY_MIN_TRIGGER = 6
+# (whole trigger words, stems): first letters → length → words
+FuzzyIndex = tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, list[str]]]]
 
 
 @dataclass(frozen=True)
@@ -173,8 +175,8 @@ class TriggerSet:
         self._stem_sizes: tuple[int, ...] = ()
         self._by_stem: dict[str, list[Pattern]] = {}  # whole-word first elements, by stem
         self._by_stem_ready = False
-        # Trigger words and stems by length, for typo tolerance (built on first use).
-        self._fuzzy_index: tuple[dict[int, list[str]], dict[int, list[str]]] | None = None
+        # Trigger words and stems for typo tolerance (built on first use).
+        self._fuzzy_index: FuzzyIndex | None = None
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
@@ -338,18 +340,25 @@ class TriggerSet:
                 ]
         return found
 
-    def _index_fuzzy(self) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
-        """Trigger words and stems of FUZZY_MIN_TRIGGER letters or more, by length."""
-        words: dict[int, set[str]] = {}
-        stems: dict[int, set[str]] = {}
+    def _index_fuzzy(self) -> FuzzyIndex:
+        """Trigger words and stems of FUZZY_MIN_TRIGGER letters or more, by their first
+        letters and their length (stems longest first)."""
+        words: dict[str, dict[int, set[str]]] = {}
+        stems: dict[str, dict[int, set[str]]] = {}
         for elements, _ in self._patterns:
             for word, is_stem in elements:
                 if len(word) >= FUZZY_MIN_TRIGGER:
-                    (stems if is_stem else words).setdefault(len(word), set()).add(word)
-        self._fuzzy_index = (
-            {size: sorted(found) for size, found in words.items()},
-            {size: sorted(found) for size, found in sorted(stems.items(), reverse=True)},
-        )
+                    table = (stems if is_stem else words).setdefault(word[:FUZZY_SAME_START], {})
+                    table.setdefault(len(word), set()).add(word)
+
+        def frozen(table: dict[str, dict[int, set[str]]]) -> dict[str, dict[int, list[str]]]:
+            return {
+                start: {size: sorted(found) for size, found in sorted(by_size.items(),
+                                                                       reverse=True)}
+                for start, by_size in table.items()
+            }
+
+        self._fuzzy_index = (frozen(words), frozen(stems))
         return self._fuzzy_index
 
     def fuzzy_variants(
@@ -404,22 +413,22 @@ class TriggerSet:
         return found
 
 
-def _respell(word: str, whole: dict[int, list[str]], stems: dict[int, list[str]]) -> str:
+def _respell(
+    word: str, whole: dict[str, dict[int, list[str]]], stems: dict[str, dict[int, list[str]]]
+) -> str:
     """The trigger word or stem one edit from ``word`` (its start, for a stem), or ""."""
     start = word[:FUZZY_SAME_START]
 
-    def best(query: str, choices: Iterable[str]) -> str:
-        hit = process.extractOne(
-            query, [c for c in choices if c.startswith(start)], scorer=OSA.distance,
-            score_cutoff=1,
-        )
+    def best(query: str, choices: Sequence[str]) -> str:
+        hit = process.extractOne(query, choices, scorer=OSA.distance, score_cutoff=1)
         return str(hit[0]) if hit and hit[0] != query else ""
 
+    by_size = whole.get(start, {})
     for size in (len(word), len(word) - 1, len(word) + 1):
-        found = best(word, whole.get(size, ()))
+        found = best(word, by_size.get(size, ()))
         if found:
             return found
-    for size, choices in stems.items():  # longest stems first
+    for size, choices in stems.get(start, {}).items():  # longest stems first
         for cut in (size, size - 1, size + 1):
             if cut > len(word):
                 continue
