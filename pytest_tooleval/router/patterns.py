@@ -169,6 +169,7 @@ class TriggerSet:
         self.stop_words: set[str] = set()
         self.description_stop_words: set[str] = set()
         self.endings: dict[str, tuple[str, ...]] = {}
+        self.how_to_words: set[str] = set()
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -227,6 +228,12 @@ class TriggerSet:
         for key in ENDING_KEYS:
             found = (*self.endings.get(key, ()), *(norm(e) for e in _flatten(current.get(key))))
             self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
+        # A how-to question: a question word and a passive form ("nasıl pişirilir").
+        how_to = data.get("how_to") or {}
+        self.how_to_words.update(norm(w) for w in _flatten(how_to.get("words")))
+        passive = (*self.endings.get("how_to", ()),
+                   *(norm(e) for e in _flatten(how_to.get("endings"))))
+        self.endings["how_to"] = tuple(dict.fromkeys(e for e in passive if e))
 
     def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
         if not has_snowball(self.language):
@@ -296,6 +303,13 @@ class TriggerSet:
                 if hits:
                     found[key[5:]] = hits[0]
         return found
+
+    def how_to_matches(self, words: tuple[str, ...]) -> list[str]:
+        """The passive forms of a how-to question ("nasıl pişirilir"): none without one of
+        the section's question words."""
+        if not self.how_to_words.intersection(words):
+            return []
+        return self.ending_matches("how_to", words)
 
     def ending_matches(self, key: str, words: tuple[str, ...]) -> list[str]:
         """Words of the message that end with one of the class's endings."""

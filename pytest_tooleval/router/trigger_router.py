@@ -47,6 +47,7 @@ FORM_KINDS = ("personal", "question")
 PERSONAL_TOOLS = ("search_documents", "memory_search", "calendar_list")
 QUESTION_WEIGHT = 0.25
 IDENTIFIER_WEIGHT = 2.0
+HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
 VERSION_TOOLS = ("git_show", "git_branches", "git_log", "git_diff")
@@ -252,6 +253,10 @@ class TriggerRouter(Router):
                 classes["weak_topics"] += trigger_set.ending_matches(
                     "weak_topic_endings", text.words
                 )
+                how_to = trigger_set.how_to_matches(text.words)
+                if how_to and WEB_TOOL in names:
+                    scores[WEB_TOOL] += HOW_TO_WEIGHT
+                    reasons[WEB_TOOL].append(f"how-to question ({set_language}) ← {how_to[0]!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
