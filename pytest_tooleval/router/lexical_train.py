@@ -25,7 +25,7 @@ from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders the committed model is built from, relative to the repository root.
-SOURCES: tuple[str, ...] = ("benchmarks", "scenarios", "router-eval")
+SOURCES: tuple[str, ...] = ("benchmarks", "scenarios", "router-eval", "router-eval-2")
 
 
 @dataclass(frozen=True)
