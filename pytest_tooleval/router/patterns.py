@@ -17,10 +17,13 @@ over ``durum*``); patterns of equal length all fire.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
@@ -36,6 +39,16 @@ SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue 
 NOT_SOMEONE_ELSE = frozenset({"me", "us", "myself", "ourselves", "beni", "bizi"})
 MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
 MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
+# Typo tolerance: a message word of at least FUZZY_MIN_WORD letters that starts no match and
+# is no word the corpus knows is respelt as the trigger word (or stem, FUZZY_MIN_TRIGGER
+# letters or more) one edit away (a letter added, dropped, changed, or two neighbours
+# swapped: "hatrılat" → hatırlat*), the first two letters kept (people rarely mistype
+# them, and real words a letter apart mostly differ there: please/lease, levent/event).
+FUZZY_MIN_WORD = 6
+FUZZY_SAME_START = 2
+FUZZY_MIN_TRIGGER = 6
+# (whole trigger words, stems): first letters → length → words
+FuzzyIndex = tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, list[str]]]]
 
 
 @dataclass(frozen=True)
@@ -97,6 +110,7 @@ class Match:
     start: int
     end: int
     text: str  # the message words that matched
+    typo: str = ""  # the message word a fuzzy match respelt ("" for an exact match)
 
 
 def _flatten(items: Any) -> list[str]:
@@ -155,12 +169,15 @@ class TriggerSet:
         self.stop_words: set[str] = set()
         self.description_stop_words: set[str] = set()
         self.endings: dict[str, tuple[str, ...]] = {}
+        self.how_to_words: set[str] = set()
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
         self._stem_sizes: tuple[int, ...] = ()
         self._by_stem: dict[str, list[Pattern]] = {}  # whole-word first elements, by stem
         self._by_stem_ready = False
+        # Trigger words and stems for typo tolerance (built on first use).
+        self._fuzzy_index: FuzzyIndex | None = None
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
@@ -211,6 +228,12 @@ class TriggerSet:
         for key in ENDING_KEYS:
             found = (*self.endings.get(key, ()), *(norm(e) for e in _flatten(current.get(key))))
             self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
+        # A how-to question: a question word and a passive form ("nasıl pişirilir").
+        how_to = data.get("how_to") or {}
+        self.how_to_words.update(norm(w) for w in _flatten(how_to.get("words")))
+        passive = (*self.endings.get("how_to", ()),
+                   *(norm(e) for e in _flatten(how_to.get("endings"))))
+        self.endings["how_to"] = tuple(dict.fromkeys(e for e in passive if e))
 
     def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
         if not has_snowball(self.language):
@@ -251,6 +274,7 @@ class TriggerSet:
                 first, is_stem = variant[0]
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
                 self._by_stem_ready = False
+                self._fuzzy_index = None
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
             if target not in pattern.targets:
@@ -280,6 +304,13 @@ class TriggerSet:
                     found[key[5:]] = hits[0]
         return found
 
+    def how_to_matches(self, words: tuple[str, ...]) -> list[str]:
+        """The passive forms of a how-to question ("nasıl pişirilir"): none without one of
+        the section's question words."""
+        if not self.how_to_words.intersection(words):
+            return []
+        return self.ending_matches("how_to", words)
+
     def ending_matches(self, key: str, words: tuple[str, ...]) -> list[str]:
         """Words of the message that end with one of the class's endings."""
         endings = self.endings.get(key, ())
@@ -292,11 +323,23 @@ class TriggerSet:
         words: tuple[str, ...],
         stems: tuple[str, ...] | None = None,
         variants: tuple[str, ...] | None = None,
+        fuzzy: bool = False,
+        known: frozenset[str] | set[str] = frozenset(),
     ) -> list[Match]:
         """Every pattern matching somewhere; ``stems`` (aligned with ``words``) adds the
         matches by Snowball stem; ``variants`` (aligned, "" for none) are other spellings
-        of a word, tried where the word itself starts no match (Anatolian gadar → kadar)."""
+        of a word, tried where the word itself starts no match (Anatolian gadar → kadar);
+        ``fuzzy`` adds, for a long word still in no match and not in ``known``, the trigger
+        one edit away."""
         found = self._candidates(words, stems)
+        typos: set[int] = set()
+        if fuzzy:
+            covered = {i for match in found for i in range(match.start, match.end)}
+            respelt = self.fuzzy_variants(words, covered, known)
+            base = variants or ("",) * len(words)
+            typos = {i for i, (v, r) in enumerate(zip(base, respelt, strict=True)) if r and not v}
+            if typos:
+                variants = tuple(v or r for v, r in zip(base, respelt, strict=True))
         if variants and any(variants):
             covered = {i for match in found for i in range(match.start, match.end)}
             for index, variant in enumerate(variants):
@@ -305,11 +348,52 @@ class TriggerSet:
                 respelt = (*words[:index], variant, *words[index + 1 :])
                 starts = range(max(0, index - MAX_PHRASE + 1), index + 1)
                 found += [
-                    m
+                    replace(m, typo=words[index]) if index in typos else m
                     for m in self._candidates(respelt, None, starts)
                     if m.start <= index < m.end
                 ]
         return found
+
+    def _index_fuzzy(self) -> FuzzyIndex:
+        """Trigger words and stems of FUZZY_MIN_TRIGGER letters or more, by their first
+        letters and their length (stems longest first)."""
+        words: dict[str, dict[int, set[str]]] = {}
+        stems: dict[str, dict[int, set[str]]] = {}
+        for elements, _ in self._patterns:
+            for word, is_stem in elements:
+                if len(word) >= FUZZY_MIN_TRIGGER:
+                    table = (stems if is_stem else words).setdefault(word[:FUZZY_SAME_START], {})
+                    table.setdefault(len(word), set()).add(word)
+
+        def frozen(table: dict[str, dict[int, set[str]]]) -> dict[str, dict[int, list[str]]]:
+            return {
+                start: {size: sorted(found) for size, found in sorted(by_size.items(),
+                                                                       reverse=True)}
+                for start, by_size in table.items()
+            }
+
+        self._fuzzy_index = (frozen(words), frozen(stems))
+        return self._fuzzy_index
+
+    def fuzzy_variants(
+        self,
+        words: tuple[str, ...],
+        skip: Iterable[int] = (),
+        known: frozenset[str] | set[str] = frozenset(),
+    ) -> tuple[str, ...]:
+        """Aligned with ``words``: the respelling of a long word one edit from a trigger word
+        or stem ("" for none, and for the indices in ``skip``). A whole trigger word is
+        compared with the whole word; a stem with the word's start (one letter shorter, as
+        long, or one longer), and the rest of the word is kept (faturmı → fatura + mı).
+        ``known``: real words (the corpus's vocabulary), never respelt."""
+        index = self._fuzzy_index if self._fuzzy_index is not None else self._index_fuzzy()
+        skipped = set(skip)
+        return tuple(
+            _respell(word, *index)
+            if position not in skipped and len(word) >= FUZZY_MIN_WORD and word not in known
+            else ""
+            for position, word in enumerate(words)
+        )
 
     def _candidates(
         self,
@@ -341,6 +425,31 @@ class TriggerSet:
                 if end:
                     found.append(Match(pattern, start, end, " ".join(words[start:end])))
         return found
+
+
+def _respell(
+    word: str, whole: dict[str, dict[int, list[str]]], stems: dict[str, dict[int, list[str]]]
+) -> str:
+    """The trigger word or stem one edit from ``word`` (its start, for a stem), or ""."""
+    start = word[:FUZZY_SAME_START]
+
+    def best(query: str, choices: Sequence[str]) -> str:
+        hit = process.extractOne(query, choices, scorer=OSA.distance, score_cutoff=1)
+        return str(hit[0]) if hit and hit[0] != query else ""
+
+    by_size = whole.get(start, {})
+    for size in (len(word), len(word) - 1, len(word) + 1):
+        found = best(word, by_size.get(size, ()))
+        if found:
+            return found
+    for size, choices in stems.get(start, {}).items():  # longest stems first
+        for cut in (size, size - 1, size + 1):
+            if cut > len(word):
+                continue
+            found = best(word[:cut], choices)
+            if found:
+                return found + word[cut:]
+    return ""
 
 
 def longest_matches(candidates: list[Match], size: int) -> list[Match]:

@@ -14,7 +14,8 @@ Scoring, per tool, summed:
   price word); a web address without a scheme → ``web_fetch``; a release tag (v0.4.0) →
   the git tools.
 Ranking: score, then the fixed priority of ``catalogue.priority``; places nobody scored
-for go first to the broad look-up tools (``LOOKUP_FALLBACK``). Exactly k tools.
+for go first to the tools the learned lexical cue (``router/lexical.py``) is confident of,
+then to the broad look-up tools (``LOOKUP_FALLBACK``). Exactly k tools.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.companions import with_companions
 from pytest_tooleval.router.cues import CueIndex
+from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import Normalized, normalize
@@ -45,6 +47,7 @@ FORM_KINDS = ("personal", "question")
 PERSONAL_TOOLS = ("search_documents", "memory_search", "calendar_list")
 QUESTION_WEIGHT = 0.25
 IDENTIFIER_WEIGHT = 2.0
+HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
 VERSION_TOOLS = ("git_show", "git_branches", "git_log", "git_diff")
@@ -77,6 +80,7 @@ FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
 # Which morphology the trigger and cue matching use (text/stem.py; docs/router.md has the
 # measurement that chose it).
 DEFAULT_STEMMER = "light"
+FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (patterns.FUZZY_MIN_WORD) counts half
 
 
 def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
@@ -105,11 +109,14 @@ class TriggerRouter(Router):
         cross_language_weight: float = 0.3,
         use_cues: bool = True,
         stemmer: str = DEFAULT_STEMMER,
+        lexical: bool | LexicalModel = True,
+        fuzzy: bool = True,
     ) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         check_stemmer(stemmer)
         self.stemmer = stemmer
+        self.fuzzy = fuzzy  # typo tolerance for long words (patterns.FUZZY_MIN_WORD)
         self.k = k
         self.cross_language_weight = cross_language_weight
         self.use_cues = use_cues
@@ -123,6 +130,12 @@ class TriggerRouter(Router):
             sorted({e for s in self.sets.values() for excs in s.exceptions.values() for e in excs})
         )
         self._cues: dict[tuple[tuple[str, str], ...], CueIndex] = {}
+        # The learned lexical cue: votes only for tools no trigger, cue or class scored.
+        self.lexical: LexicalModel | None = (
+            default_model() if lexical is True else lexical or None
+        )
+        # Words the corpus uses are real words, never typos to correct (fuzzy matching).
+        self._known = self.lexical.words if self.lexical is not None else frozenset()
 
     def describe(self) -> dict[str, object]:
         return {
@@ -131,6 +144,8 @@ class TriggerRouter(Router):
             "languages": sorted(self.sets),
             "cross_language_weight": self.cross_language_weight,
             "stemmer": self.stemmer,
+            "lexical": self.lexical is not None,
+            "fuzzy": self.fuzzy,
             "trigger_files": [str(p) for p in self.trigger_files],
         }
 
@@ -200,14 +215,20 @@ class TriggerRouter(Router):
             variants = None
             if set_language == "tr" and language == "tr":
                 variants = tuple(voiceless(word) for word in text.words)
-            candidates = trigger_set.candidates(text.words, stems, variants)
+            candidates = trigger_set.candidates(
+                text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
+            )
             # A currency word counts even inside a longer phrase ("dolar kuru").
             classes["currency"] += [
                 m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
             ]
             for match in longest_matches(candidates, len(text.words)):
+                # A typo-tolerant match (one edit) counts less than an exact one.
+                weight = FUZZY_WEIGHT if match.typo else 1.0
                 for target in match.pattern.targets:
                     label = f"{target.label!r} ({set_language}) ← {match.text!r}"
+                    if match.typo:
+                        label += f" (typo of {match.typo!r})"
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
                         if kind == "currency":
@@ -222,9 +243,9 @@ class TriggerRouter(Router):
                         continue
                     seen.add((target.tool, target.label))
                     if target.needs_cue:
-                        deferred.append((target.tool, target.weight * factor, label))
+                        deferred.append((target.tool, target.weight * factor * weight, label))
                     else:
-                        scores[target.tool] += target.weight * factor
+                        scores[target.tool] += target.weight * factor * weight
                         reasons[target.tool].append(f"trigger {label}")
 
             if primary:
@@ -232,6 +253,10 @@ class TriggerRouter(Router):
                 classes["weak_topics"] += trigger_set.ending_matches(
                     "weak_topic_endings", text.words
                 )
+                how_to = trigger_set.how_to_matches(text.words)
+                if how_to and WEB_TOOL in names:
+                    scores[WEB_TOOL] += HOW_TO_WEIGHT
+                    reasons[WEB_TOOL].append(f"how-to question ({set_language}) ← {how_to[0]!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
@@ -315,8 +340,10 @@ class TriggerRouter(Router):
         unique = list({spec.name: spec for spec in catalogue}.values())
         scores, reasons = self.score(message, language, unique)
         families = _family_best(scores)
+        learned = self.learned(message, language, unique, scores)
         ranked = sorted(
-            (spec.name for spec in unique), key=lambda name: _rank(name, scores, families)
+            (spec.name for spec in unique),
+            key=lambda name: _rank(name, scores, families, learned),
         )
         chosen = ranked[: self.k]
         names = set(ranked)
@@ -327,9 +354,12 @@ class TriggerRouter(Router):
             others = [name for name in chosen if name not in kept]
             stay = others[: self.k - len(kept)]
             chosen = [name for name in chosen if name in stay or name in kept] + missing
-        usefulness = _usefulness(scores, families)
+        usefulness = _usefulness(scores, families, learned)
         chosen, companions = with_companions(chosen, kept, names, usefulness)
         why = {name: list(reasons.get(name, [])) for name in chosen}
+        for name in chosen:
+            if name in learned:
+                why[name].append(f"learned cue: p={learned[name]:.2f} (lexical model)")
         for name, source in companions.items():
             why[name].append(f"companion of {source}: what it finds is read with {name}")
         for name in kept:
@@ -346,12 +376,28 @@ class TriggerRouter(Router):
                 )
         return Routing(chosen, why, {name: round(scores.get(name, 0.0), 3) for name in chosen})
 
+    def learned(
+        self,
+        message: str,
+        language: str,
+        catalogue: Sequence[ToolSpec],
+        scores: dict[str, float],
+    ) -> dict[str, float]:
+        """The lexical model's confident votes (posterior at or above its threshold) for
+        tools nothing else scored; empty when the model is off or thinks no tool fits."""
+        if self.lexical is None:
+            return {}
+        open_places = [spec.name for spec in catalogue if scores.get(spec.name, 0.0) <= 0.0]
+        return dict(self.lexical.votes(message, language, open_places))
 
-def _usefulness(scores: dict[str, float], families: dict[str, float]) -> Callable[[str], int]:
+
+def _usefulness(
+    scores: dict[str, float], families: dict[str, float], learned: dict[str, float]
+) -> Callable[[str], int]:
     """How much a shown tool is worth keeping when a companion needs its place."""
 
     def usefulness(name: str) -> int:
-        if scores.get(name, 0.0) > 0.0 or name not in FAMILY_OF:
+        if scores.get(name, 0.0) > 0.0 or name not in FAMILY_OF or name in learned:
             return 3  # it scored, or it is the user's own tool (which keeps its place)
         if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
             return 2  # a sibling of a family that scored
@@ -392,20 +438,26 @@ def _family_best(scores: dict[str, float]) -> dict[str, float]:
 
 
 def _rank(
-    name: str, scores: dict[str, float], families: dict[str, float] | None = None
+    name: str,
+    scores: dict[str, float],
+    families: dict[str, float] | None = None,
+    learned: dict[str, float] | None = None,
 ) -> tuple[float, int, float, tuple[int, int, str], int]:
-    """Score first; among tools nobody scored for, the user's tools, then the look-up
-    tools of ``LOOKUP_FALLBACK``, then the siblings of a family that scored (git_status
-    beside git_diff, list_archive beside extract_archive), then the rest in the fixed
-    priority."""
+    """Score first; among tools nobody scored for, the user's tools, then the lexical
+    model's confident votes, then the look-up tools of ``LOOKUP_FALLBACK``, then the
+    siblings of a family that scored (git_status beside git_diff, list_archive beside
+    extract_archive), then the rest in the fixed priority."""
     score = round(scores.get(name, 0.0), 6)
     order = priority(name)
     if score > 0 or order[0] == 0:
         return (-score, 0, 0.0, order, 0)
+    vote = (learned or {}).get(name)
+    if vote is not None:
+        return (0.0, 1, -vote, order, 0)
     fallback = _FALLBACK_RANK.get(name)
     if fallback is not None:
-        return (0.0, 1, float(fallback), order, 0)
+        return (0.0, 2, float(fallback), order, 0)
     family = (families or {}).get(FAMILY_OF.get(name, ""), 0.0)
     if family >= FAMILY_MIN_SCORE:
-        return (0.0, 2, -family, order, 0)
-    return (0.0, 3, 0.0, order, 0)
+        return (0.0, 3, -family, order, 0)
+    return (0.0, 4, 0.0, order, 0)

@@ -50,6 +50,41 @@ _IDENTIFIER = re.compile(
     r"(?<![\w./\\-])(?:_*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|_+[A-Za-z][A-Za-z0-9]+"
     r"|[a-z]{3,}[A-Z][a-z]+[A-Za-z0-9]*)(?![\w./\\-])|\b[A-Za-z_]\w*\(\)"
 )
+# English contractions typed without the apostrophe ("dont", "whats", "im"), split the way
+# the apostrophe would split them, so "dont let me forget" reads as "don t let me forget".
+# Only forms that are no other word: not "its", "well", "were", "ill", "id", "lets", "wont".
+_CONTRACTIONS: dict[str, tuple[str, ...]] = {
+    word: tuple(expanded.split())
+    for word, expanded in {
+        "dont": "don t", "doesnt": "doesn t", "didnt": "didn t", "cant": "can t",
+        "couldnt": "couldn t", "wouldnt": "wouldn t", "shouldnt": "shouldn t",
+        "isnt": "isn t", "arent": "aren t", "wasnt": "wasn t", "werent": "weren t",
+        "havent": "haven t", "hasnt": "hasn t", "hadnt": "hadn t", "im": "i m", "ive": "i ve",
+        "youre": "you re", "youve": "you ve", "theyre": "they re", "weve": "we ve",
+        "whats": "what s", "wheres": "where s", "whos": "who s", "hows": "how s",
+        "thats": "that s", "theres": "there s", "whens": "when s",
+    }.items()
+}
+
+
+def _expand_contractions(
+    words: list[str], lower: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The folded words and their lowercase forms with the contractions split (a split
+    word's lowercase parts are its folded parts: contractions are ASCII)."""
+    if not any(word in _CONTRACTIONS for word in words):
+        return tuple(words), lower
+    if len(lower) != len(words):
+        lower = tuple(words)
+    out: list[str] = []
+    out_lower: list[str] = []
+    for word, lower_word in zip(words, lower, strict=True):
+        parts = _CONTRACTIONS.get(word)
+        out += parts or (word,)
+        out_lower += parts or (lower_word,)
+    return tuple(out), tuple(out_lower)
+
+
 # A release tag: v0.4.0, v2.1 (a "v" and dotted numbers), which only repositories have.
 _VERSION = re.compile(r"(?<![\w.])v\d+(?:\.\d+)+(?![\w])", re.IGNORECASE)
 
@@ -140,7 +175,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         lower = standardize(lower)
         words = tuple(_fold_word(word) for word in lower)
     else:
-        words = tuple(_WORDS.findall(squeeze(fold(text))))
+        words, lower = _expand_contractions(_WORDS.findall(squeeze(fold(text))), lower)
     if len(lower) != len(words):
         lower = ()
     return Normalized(

@@ -131,7 +131,9 @@ def test_release_tag_votes_for_git() -> None:
 
 
 def test_lookup_fallback_fills_places_nobody_scored_for() -> None:
-    tools = shown("Roughly how tall is the Galata tower?", "en")
+    # The fallback alone: the learned cue may take an unscored place first (lexical=False).
+    message = "Roughly how tall is the Galata tower?"
+    tools = TriggerRouter(9, lexical=False).route(message, "en", CATALOGUE).tools
     assert tools[: len(LOOKUP_FALLBACK)] == list(LOOKUP_FALLBACK)
     # a user's own tools still come first among the unscored
     mine = ToolSpec("zz_custom", "", {"type": "object", "properties": {}}, "inline")

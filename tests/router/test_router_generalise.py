@@ -64,7 +64,8 @@ def test_a_code_identifier_votes_for_grep_code(message: str, hit: bool) -> None:
 
 def test_fillers_go_to_the_siblings_of_a_family_that_scored() -> None:
     message = "iki sürüm arasındaki farkları göster"  # git_diff and git_show fired
-    routing = TriggerRouter(9).route(message, "tr", CATALOGUE)
+    # The family rule alone: the learned cue would take a filler place first (git_log).
+    routing = TriggerRouter(9, lexical=False).route(message, "tr", CATALOGUE)
     fillers = [t for t in routing.tools if routing.reasons[t][0].startswith("filler: a sibling")]
     assert fillers == ["git_status"]  # the first sibling, after the four look-up tools
     assert "git_status" not in TriggerRouter(9).route("merhaba", "tr", CATALOGUE).tools

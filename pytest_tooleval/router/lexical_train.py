@@ -1,0 +1,116 @@
+"""The lexical model's training set, read from the repository's case files.
+
+Only what the router may learn from: the corpus (``benchmarks``, ``scenarios``) and, in a
+folder governed by a ``split.toml`` (the router evaluation sets), the *tuning* half only;
+a frozen-half case is never read into an example. Each step counts for the built-in tools
+it expects (a step expecting only a user's own tool teaches nothing about built-ins), a
+step expecting no tool counts for ``none``, and each built-in's name and description is
+one more example of its own class; a step expecting only a user's own tool adds its words
+to the known vocabulary and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_tooleval.cases.files import is_case_path
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.cases.model import Case, CaseFile
+from pytest_tooleval.check.split import TUNING, Split, case_key, find_split
+from pytest_tooleval.router.catalogue import builtin_specs
+from pytest_tooleval.router.lexical import NONE, Example, LexicalModel, train
+from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The folders the committed model is built from, relative to the repository root.
+SOURCES: tuple[str, ...] = ("benchmarks", "scenarios", "router-eval", "router-eval-2")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A training example with where it came from (for cross-validation by job)."""
+
+    example: Example
+    unit: str  # "tr:job-id" or "file::case": a job's register variants share a unit
+    source: str  # the SOURCES folder
+    register: str
+    has_expect: bool
+
+
+def _case_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and is_case_path(p))
+
+
+@dataclass(frozen=True)
+class SourceCase:
+    path: Path
+    case_file: CaseFile
+    case: Case
+    unit: str
+    source: str
+
+
+def iter_cases(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> Iterator[SourceCase]:
+    """The sources' cases in a fixed order; under a ``split.toml``, the tuning half only."""
+    splits: dict[Path, Split | None] = {}
+    for source in sources:
+        for path in _case_files(root / source):
+            split = find_split(path, splits)
+            case_file = load_case_file(path)
+            relative = path.relative_to(root).as_posix()
+            for case in case_file.cases:
+                if split is not None and split.half_of(
+                    case_key(split.folder, path, case)
+                ) != TUNING:
+                    continue
+                unit = (
+                    f"{case_file.language}:{case.job}" if case.job else f"{relative}::{case.name}"
+                )
+                yield SourceCase(path, case_file, case, unit, source)
+
+
+def gather(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> list[Sample]:
+    """Every usable step of the sources, in a fixed order (tuning halves only)."""
+    samples: list[Sample] = []
+    for found in iter_cases(root, sources):
+        case_file, case, unit, source = found.case_file, found.case, found.unit, found.source
+        for step in case.steps:
+            expected = step.expected_tools
+            tools = tuple(sorted({t for t in expected if t in BUILTIN_TOOL_NAMES}))
+            # A step expecting only a user's own tool teaches no class, but its words are
+            # known words (never respelt as typos) all the same: no classes.
+            samples.append(
+                Sample(
+                    Example(
+                        step.message,
+                        case_file.language,
+                        tools if tools or expected else (NONE,),
+                    ),
+                    unit,
+                    source,
+                    case.register or "unspecified",
+                    bool(expected),
+                )
+            )
+    return samples
+
+
+def tool_examples() -> list[Example]:
+    """Each built-in's name and description, as one example of its own class."""
+    return [
+        Example(f"{spec.name.replace('_', ' ')}. {spec.description}", "en", (spec.name,))
+        for spec in builtin_specs()
+    ]
+
+
+def build(
+    root: Path = ROOT,
+    sources: Sequence[str] = SOURCES,
+    samples: Iterable[Sample] | None = None,
+) -> LexicalModel:
+    """The model from the sources (or the given samples) and the tools' descriptions."""
+    chosen = list(samples) if samples is not None else gather(root, sources)
+    examples = [*tool_examples(), *(s.example for s in chosen)]
+    return train(examples, sources=list(sources))

@@ -1,0 +1,190 @@
+"""The learned lexical cue (router/lexical.py): held-out ranking, deferral, determinism,
+the committed model's regeneration, and how the router and ``tooleval check`` count it."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from pytest_tooleval.check.split import dump, make_split
+from pytest_tooleval.check.static import _fallback_only, run_check
+from pytest_tooleval.router.catalogue import builtin_specs
+from pytest_tooleval.router.lexical import (
+    MODEL_FILE,
+    NONE,
+    Example,
+    LexicalModel,
+    default_model,
+    features,
+    train,
+)
+from pytest_tooleval.router.lexical_train import build, gather
+from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.text.normalize import normalize
+
+CATALOGUE = list(builtin_specs())
+NAMES = [spec.name for spec in CATALOGUE]
+
+# Written for this test, in no training file (checked below): past-tense recollections with
+# no calendar word, a remembered fact, a current-information question, an archive.
+HELD_OUT = [
+    ("Bora ile tenise hangi gün gitmiştik", "tr", "calendar_list"),
+    ("dişçi randevum hangi gündü", "tr", "calendar_list"),
+    ("geçen yaz kamp için hangi hafta sonu gitmiştik", "tr", "calendar_list"),
+    ("the wifi password for the cabin, what was it", "en", "memory_search"),
+    ("kaç derece olacak yarın İzmirde", "tr", "web_search"),
+    ("unzip the photos archive", "en", "extract_archive"),
+]
+CHIT_CHAT = [
+    ("thank you, that was helpful", "en"),
+    ("sağ ol, bu kadar", "tr"),
+    ("thanks, that's all", "en"),
+]
+
+
+@pytest.fixture(scope="module")
+def training_texts() -> set[str]:
+    return {normalize(s.example.message, s.example.language).text for s in gather()}
+
+
+def test_the_committed_model_is_what_the_script_builds() -> None:
+    assert MODEL_FILE.read_text(encoding="utf-8") == build().to_json(), (
+        "router/lexical_model.json is stale: run python scripts/build_lexical_model.py"
+    )
+
+
+@pytest.mark.parametrize(("message", "language", "tool"), HELD_OUT)
+def test_ranks_the_right_tool_for_messages_it_never_saw(
+    message: str, language: str, tool: str, training_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in training_texts
+    model = default_model()
+    assert model is not None
+    votes = model.votes(message, language, NAMES)
+    assert votes and votes[0][0] == tool
+
+
+def test_a_toy_model_generalises_to_an_unseen_phrasing() -> None:
+    model = train([
+        Example("what is the weather today", "en", ("web_search",)),
+        Example("is it going to rain tomorrow", "en", ("web_search",)),
+        Example("remind me to call mum", "en", ("reminder_add",)),
+        Example("set a reminder for the dentist", "en", ("reminder_add",)),
+        Example("thanks a lot", "en", (NONE,)),
+    ])
+    post = model.posterior("will it rain today", "en")
+    assert max(post, key=post.__getitem__) == "web_search"
+    post = model.posterior("please remind me about the dentist", "en")
+    assert max(post, key=post.__getitem__) == "reminder_add"
+
+
+@pytest.mark.parametrize(("message", "language"), CHIT_CHAT)
+def test_chit_chat_gets_no_vote_and_routes_as_without_the_model(
+    message: str, language: str
+) -> None:
+    model = default_model()
+    assert model is not None
+    assert model.votes(message, language, NAMES) == []
+    with_model = TriggerRouter(9).route(message, language, CATALOGUE)
+    without = TriggerRouter(9, lexical=False).route(message, language, CATALOGUE)
+    assert with_model == without
+
+
+def test_below_the_threshold_it_defers_to_the_fallback() -> None:
+    model = default_model()
+    assert model is not None
+    message = "what was the name of that wine we liked in Porto"  # no confident class
+    post = model.posterior(message, "en")
+    assert max(post.values()) < model.threshold
+    assert model.votes(message, "en", NAMES) == []
+    strict = LexicalModel.from_json(model.to_json())
+    strict.threshold = 1.01  # nothing can reach it
+    assert strict.votes("Bora ile tenise hangi gün gitmiştik", "tr", NAMES) == []
+    assert model.posterior("xyzzy plugh qwv", "en") == {}  # no known feature
+
+
+def test_training_is_deterministic_whatever_the_order() -> None:
+    samples = gather()
+    examples = [s.example for s in samples]
+    shuffled = examples[:]
+    random.Random(7).shuffle(shuffled)
+    assert train(examples).to_json() == train(shuffled).to_json()
+    model = LexicalModel.from_json(train(examples).to_json())
+    again = LexicalModel.from_json(model.to_json())
+    message = "Bora ile tenise hangi gün gitmiştik"
+    assert model.posterior(message, "tr") == again.posterior(message, "tr")
+
+
+def test_features_cover_words_stems_endings_and_pairs() -> None:
+    found = features("Decathlon'a ne zaman gitmiştik", "tr")
+    assert {"w:gitmistik", "p:gitmi", "s:tik", "b:ne_zaman", "w:decathlon"} <= set(found)
+    assert not any(f.endswith(":12") for f in features("saat 12", "tr"))  # numbers skipped
+
+
+# A vocabulary no trigger or cue knows, so only the model can route it.
+TOY = train([
+    Example("zorblat the frobnicator", "en", ("git_status",)),
+    Example("is the frobnicator zorblatted", "en", ("git_status",)),
+    Example("quuxify my wibble", "en", ("convert_units",)),
+    Example("hello there", "en", (NONE,)),
+])
+TOY_MESSAGE = "please zorblat that frobnicator"
+
+
+def test_a_learned_vote_takes_a_filler_place_never_a_scored_one() -> None:
+    router = TriggerRouter(9, lexical=TOY)
+    assert router.score(TOY_MESSAGE, "en", CATALOGUE)[0].get("git_status", 0.0) == 0.0
+    routing = router.route(TOY_MESSAGE, "en", CATALOGUE)
+    assert routing.tools[0] == "git_status"  # before the look-up fallback
+    assert routing.reasons["git_status"][0].startswith("learned cue: p=")
+    assert not _fallback_only(routing, ["git_status"])  # a signal, not a filler
+    plain = TriggerRouter(9, lexical=False).route(TOY_MESSAGE, "en", CATALOGUE)
+    assert routing.tools[1:5] == plain.tools[:4] == [
+        "web_search", "search_documents", "memory_search", "calendar_list"]
+    # A tool a trigger scored keeps its place ahead of every learned vote.
+    message = "what is 18*1000, and zorblat the frobnicator"
+    scores, _ = router.score(message, "en", CATALOGUE)
+    ranked = router.route(message, "en", CATALOGUE).tools
+    scored = [t for t in ranked if scores.get(t, 0.0) > 0]
+    assert scored and ranked[: len(scored)] == scored
+    assert ranked[len(scored)] == "git_status"
+
+
+def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
+    folder = tmp_path / "router-eval"
+    (folder / "en").mkdir(parents=True)
+    cases = [
+        {"name": f"c{i}", "category": "tool", "group": "web",
+         "steps": [{"message": f"unique question number {i} about the weather",
+                    "expect": ["web_search"]}]}
+        for i in range(8)
+    ]
+    (folder / "en" / "web.json").write_text(
+        json.dumps({"name": "t", "language": "en", "requires": ["web_search"], "cases": cases}),
+        encoding="utf-8",
+    )
+    split = make_split(folder)
+    (folder / "split.toml").write_text(dump(split), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    tuning = {k.split("::")[1] for k, e in split.entries.items() if e.half == "tuning"}
+    assert 0 < len(tuning) < 8
+    got = {s.unit.split("::")[1] for s in gather(tmp_path, ("router-eval",))}
+    assert got == tuning
+
+
+def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:
+    path = tmp_path / "toy.json"
+    path.write_text(json.dumps({
+        "name": "toy", "language": "en", "requires": ["git_status"],
+        "cases": [{"name": "c1", "category": "tool", "steps": [
+            {"message": TOY_MESSAGE, "expect": ["git_status"]}]}],
+    }), encoding="utf-8")
+    with_model = run_check([path], router=TriggerRouter(9, lexical=TOY))
+    without = run_check([path], router=TriggerRouter(9, lexical=False))
+    assert with_model.ok, with_model.failures
+    assert with_model.recall.hits == 1 and with_model.fallback_only.hits == 0
+    assert without.recall.hits == 0  # without it, nothing brings git_status into the nine
+    assert TriggerRouter(9).describe()["lexical"] is True
