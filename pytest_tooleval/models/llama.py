@@ -23,6 +23,7 @@ from time import perf_counter
 from typing import Any
 
 from pytest_tooleval.models import grammar as envelope
+from pytest_tooleval.models import llama_cpu
 from pytest_tooleval.models.base import Backend, BackendUnavailable, Message, ModelTurn
 from pytest_tooleval.models.model_process import ModelProcess, ModelRequestFailed
 from pytest_tooleval.models.parsing import split_output
@@ -117,7 +118,7 @@ class LlamaBackend(Backend):
         self.sampling = {"top_p": top_p, "top_k": top_k, "min_p": min_p, "repeat_penalty": 1.0}
         self.n_ctx = n_ctx
         self.prefix_cache = prefix_cache
-        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.n_threads = n_threads or llama_cpu.default_threads()
         hello = {
             "op": "load", "model_path": str(self.model_path), "n_ctx": n_ctx,
             "n_batch": n_batch, "n_threads": self.n_threads, "seed": seed,

@@ -78,3 +78,23 @@ def decide_extra_buffers(
 
 def choose(requested: bool | None, system_info: str) -> BufferChoice:
     return decide_extra_buffers(requested, cpu_flags(), system_info, os.environ.get(ENV_OVERRIDE))
+
+
+def default_threads(workers: int | None = None) -> int:
+    """Threads for one embedded model: the CPUs this process may use, shared among the
+    xdist workers of the run (``workers``, or pytest-xdist's ``PYTEST_XDIST_WORKER_COUNT``).
+
+    llama.cpp's threads wait for each other at every operation; two models of two threads
+    each on two cores leave each thread waiting for a descheduled partner, and generation
+    then runs several times slower than with one thread per model (measured in
+    docs/grammar.md), so the cores are split rather than shared."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cpus = os.cpu_count() or 1
+    if workers is None:
+        try:
+            workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+        except ValueError:
+            workers = 1
+    return max(1, cpus // max(1, workers))

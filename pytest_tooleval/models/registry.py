@@ -9,7 +9,6 @@ imported only when their backend is built, so listing llama.cpp here loads nothi
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any, Protocol
 
 from pytest_tooleval.models.base import Backend, BackendConfigError
@@ -65,13 +64,14 @@ def embedded_from_profile(profile: Profile, grammar: str, *, workers: int = 1,
                           **options: Any) -> Backend:
     """The embedded llama.cpp backend. ``workers``: xdist workers on this machine, so that
     embedded models share the cores instead of each taking all of them."""
+    from pytest_tooleval.models import llama_cpu
     from pytest_tooleval.models.llama import LlamaBackend
 
     factory = getattr(LlamaBackend, "from_profile", None)
     if factory is not None:
         built: Backend = factory(profile, grammar, workers=workers, **options)
         return built
-    threads = profile.n_threads or max(1, (os.cpu_count() or 1) // max(1, workers))
+    threads = profile.n_threads or llama_cpu.default_threads(workers)
     if profile.repeat_penalty not in (None, 1.0):
         # LlamaBackend samples with repeat_penalty 1.0 and takes no keyword for it: refuse
         # rather than record a value that did not run.

@@ -107,3 +107,35 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path) -> None:
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 amx_tile amx_int8\n\n")
     assert {"amx_tile", "amx_int8"} <= llama_cpu.cpu_flags(cpuinfo)
     assert llama_cpu.cpu_flags(tmp_path / "missing") == set()
+
+
+def test_default_threads_split_the_usable_cpus_among_xdist_workers(monkeypatch):
+    monkeypatch.setattr(llama_cpu.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    assert llama_cpu.default_threads() == 4
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    assert llama_cpu.default_threads() == 2
+    assert llama_cpu.default_threads(workers=3) == 1  # never below one
+    assert llama_cpu.default_threads(workers=8) == 1
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "junk")
+    assert llama_cpu.default_threads() == 4
+
+
+def test_the_embedded_profile_threads_are_the_usable_cpus_per_worker(monkeypatch):
+    from pytest_tooleval.models import registry
+    from pytest_tooleval.models.profiles import Profile
+
+    monkeypatch.setattr(llama_cpu.os, "sched_getaffinity", lambda pid: set(range(6)), raising=False)
+    import pytest_tooleval.models.llama as llama_module
+    monkeypatch.delattr(llama_module.LlamaBackend, "from_profile", raising=False)
+    captured = {}
+
+    def fake_init(self, *args, **kwargs):
+        captured.update(kwargs)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(llama_module.LlamaBackend, "__init__", fake_init)
+    profile = Profile(name="smollm2-135m", kind="llama", gguf="default")
+    with pytest.raises(RuntimeError, match="stop here"):
+        registry.embedded_from_profile(profile, "on", workers=2)
+    assert captured["n_threads"] == 3  # six usable CPUs, two workers
