@@ -232,6 +232,10 @@ class LlamaBackend(Backend):
             "prefix_reuse": "canonical boundaries (order-independent)" if self.prefix_cache
             else "none",
             "state_cache": self.info.get("state_cache", 0),
+            "grammar_sampling": (
+                "greedy, the grammar asked about the best token first (same tokens)"
+                if self.info.get("greedy_grammar") and self.temperature == 0.0
+                else "llama-cpp-python's sampler chain"),
             "weight_buffers": self.info["weight_buffers"],
             "use_extra_bufts": self.info["use_extra_bufts"],
             "cpu_features": self.info["system_info"].strip(),

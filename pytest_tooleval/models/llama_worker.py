@@ -18,11 +18,14 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_tooleval.models import kv_reuse, llama_cpu
+from pytest_tooleval.models import greedy_grammar, kv_reuse, llama_cpu
 from pytest_tooleval.models.model_process import WorkerRefusal, serve
 
 #: Saved head states kept per model process (0 turns the state cache off).
 STATE_CACHE_ENV = "TOOLEVAL_LLAMA_STATE_CACHE"
+#: "off": greedy grammar-constrained decoding through llama-cpp-python's own sampler chain
+#: (the whole vocabulary checked at every token) instead of ``greedy_grammar`` (same tokens).
+GREEDY_GRAMMAR_ENV = "TOOLEVAL_GREEDY_GRAMMAR"
 DEFAULT_STATE_CACHE = 4
 #: Canonical segments shorter than this many tokens join the previous one.
 MIN_SEGMENT = 32
@@ -116,6 +119,9 @@ class Engine:
         self._prefixes: dict[str, list[int]] = {}
         self._grammars: dict[str, Any] = {}
         self.totals = {"prompt_tokens": 0, "evaluated": 0, "restored": 0}
+        self.greedy: dict[str, int] | None = None
+        if os.environ.get(GREEDY_GRAMMAR_ENV, "on") != "off":
+            self.greedy = greedy_grammar.install(self.llama, self.lib)
 
     def _token_text(self, token: int) -> str:
         if token < 0:
@@ -136,6 +142,7 @@ class Engine:
             "weight_buffers": self.buffers.describe(),
             "buffer_log": self.log.buffer_lines(),
             "state_cache": self.states.max_states,
+            "greedy_grammar": self.greedy is not None,
         }
 
     # -- tokens -------------------------------------------------------------------------------
@@ -263,6 +270,7 @@ class Engine:
             return {"tokens": self.tokenize(message["text"])}
         if op == "stats":
             return {"totals": dict(self.totals), "state_cache": self.states.describe(),
+                    "greedy_grammar": dict(self.greedy) if self.greedy is not None else None,
                     "max_rss_kib": _max_rss_kib()}
         raise WorkerRefusal(f"unknown request {op!r}", "internal")
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from typing import Any
 
 import jsonschema
 import pytest
@@ -247,3 +248,34 @@ def test_new_grammar_shapes_run_in_a_subprocess() -> None:
     if result["finish"] == "stop":
         value = json.loads(result["raw"])
         assert value.get("tool") in {"search", "now", "tag"} or "answer" in value
+
+
+@pytest.mark.realmodel
+def test_greedy_grammar_sampling_gives_the_library_chains_tokens(monkeypatch) -> None:
+    """The faster greedy grammar sampler (grammar asked about the best token first) must
+    pick exactly the tokens of llama-cpp-python's chain, which applies the grammar to the
+    whole vocabulary at every step; the counters prove the fast path ran and that the
+    grammar really rejected some best tokens (so the fallback path ran too)."""
+    from tests.models.conftest import ADD, WEATHER
+
+    questions = ["What is the weather in Paris?", "Use the add tool to add 2 and 3.",
+                 "Write a haiku about the sea.", "hello there"]
+    outputs: dict[str, list[str]] = {}
+    stats: dict[str, Any] = {}
+    for mode in ("off", "on"):
+        monkeypatch.setenv("TOOLEVAL_GREEDY_GRAMMAR", mode)
+        backend = LlamaBackend(grammar="on", max_tokens=64, n_ctx=2048, seed=1234)
+        try:
+            outputs[mode] = []
+            for question in questions:
+                backend.complete([{"role": "user", "content": question}], [WEATHER, ADD])
+                outputs[mode].append(backend.last_output)
+            stats[mode] = backend.stats()["greedy_grammar"]
+            if mode == "on":
+                assert backend.describe()["grammar_sampling"].startswith("greedy")
+        finally:
+            backend.close()
+    assert outputs["on"] == outputs["off"]
+    assert stats["off"] is None
+    assert stats["on"]["generations"] == len(questions)
+    assert stats["on"]["steps"] > stats["on"]["full_applies"] > 0

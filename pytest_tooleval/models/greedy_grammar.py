@@ -1,0 +1,106 @@
+"""Greedy decoding under a grammar, checking the grammar against one token first.
+
+llama-cpp-python's sampler chain applies the grammar to the whole vocabulary (49,152
+tokens for SmolLM2) before every greedy pick: each step matches every token's text against
+the grammar's stacks, which more than doubled the cost of a generated token on two cores
+(docs/grammar.md). Under greedy decoding the token chosen with the grammar applied first is
+the highest-scoring token the grammar allows, so it is enough to take the highest-scoring
+token of all, ask the grammar about that one token, and only when the grammar rejects it
+apply the grammar to the whole vocabulary and take the best allowed token. The result is
+the same token at every step (ties included: both take the lowest token id among equal
+logits), which a real-model test checks; the grammar's state advances by the same token.
+
+Only for temperature 0 with neutral penalties and no logits processor: with sampling, a
+rejected-then-resampled draw is not the distribution of the grammar-first draw, so those
+keep llama-cpp-python's own chain. This module runs inside the model process (it imports
+``llama_cpp`` and numpy there only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import math
+from typing import Any
+
+
+class GreedyGrammarSampler:
+    """Stands in for ``llama_cpp._internals.LlamaSampler`` in ``Llama.generate`` (which calls
+    only ``sample(ctx, idx)``), for greedy decoding under ``grammar``."""
+
+    def __init__(self, lib: Any, model: Any, grammar: Any, n_vocab: int,
+                 counters: dict[str, int] | None = None) -> None:
+        import numpy as np
+
+        self.lib, self.np, self.n_vocab = lib, np, n_vocab
+        self.greedy = lib.llama_sampler_init_greedy()
+        self.grammar = lib.llama_sampler_init_grammar(
+            model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        if not self.grammar:
+            self.close()
+            raise ValueError("llama.cpp could not build the grammar sampler")
+        self._one = (lib.llama_token_data * 1)()
+        self._one_array = lib.llama_token_data_array(
+            data=self._one, size=1, selected=-1, sorted=False)
+        self._all = (lib.llama_token_data * n_vocab)()
+        self._all_view = np.ctypeslib.as_array(self._all)  # a structured view, no copy
+        self._ids = np.arange(n_vocab, dtype=np.int32)
+        self.counters = counters if counters is not None else {}
+
+    def sample(self, ctx: Any, idx: int = -1) -> int:
+        lib = self.lib
+        token = int(lib.llama_sampler_sample(self.greedy, ctx.ctx, idx))
+        self.counters["steps"] = self.counters.get("steps", 0) + 1
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
+        self._one_array.size, self._one_array.selected = 1, -1
+        lib.llama_sampler_apply(self.grammar, ctypes.byref(self._one_array))
+        if not math.isfinite(self._one[0].logit):  # rejected: the whole vocabulary
+            self.counters["full_applies"] = self.counters.get("full_applies", 0) + 1
+            token = self._best_allowed(ctx, idx)
+        lib.llama_sampler_accept(self.grammar, token)
+        return token
+
+    def _best_allowed(self, ctx: Any, idx: int) -> int:
+        np, lib = self.np, self.lib
+        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx.ctx, idx),
+                                       shape=(self.n_vocab,))
+        view = self._all_view
+        view["id"], view["logit"], view["p"] = self._ids, logits, 0.0
+        array = lib.llama_token_data_array(data=self._all, size=self.n_vocab, selected=-1,
+                                           sorted=False)
+        lib.llama_sampler_apply(self.grammar, ctypes.byref(array))
+        return int(np.argmax(view["logit"]))  # the first of equal maxima, as greedy picks
+
+    def close(self) -> None:
+        for name in ("greedy", "grammar"):
+            sampler = getattr(self, name, None)
+            if sampler:
+                self.lib.llama_sampler_free(sampler)
+                setattr(self, name, None)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at shutdown the library may be gone
+            self.close()
+
+
+def install(llama: Any, lib: Any) -> dict[str, int]:
+    """Route ``llama``'s greedy grammar-constrained generations through
+    :class:`GreedyGrammarSampler`; everything else keeps the library's own chain. Returns
+    live counters: generations served, tokens sampled, whole-vocabulary applies."""
+    original = llama._init_sampler
+    counters = {"generations": 0, "steps": 0, "full_applies": 0}
+
+    def init_sampler(**options: Any) -> Any:
+        neutral = (options.get("temp") == 0.0 and options.get("logits_processor") is None
+                   and options.get("repeat_penalty", 1.0) == 1.0
+                   and options.get("frequency_penalty", 0.0) == 0.0
+                   and options.get("presence_penalty", 0.0) == 0.0
+                   and options.get("mirostat_mode", 0) == 0)
+        if not (neutral and options.get("grammar") is not None):
+            return original(**options)
+        counters["generations"] += 1
+        return GreedyGrammarSampler(lib, llama._model, options["grammar"], llama._n_vocab,
+                                    counters)
+
+    llama._init_sampler = init_sampler
+    return counters
