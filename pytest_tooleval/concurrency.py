@@ -38,15 +38,14 @@ class _Pending:
 
 
 class Lanes:
-    """Runs submitted cases on ``len(sessions)`` threads, at most ``window`` ahead of the
-    item that waits."""
+    """Runs submitted cases on ``len(sessions)`` threads. ``window``: how many cases after
+    the waiting item's are submitted (``upcoming``), so lanes run at most that far ahead."""
 
     def __init__(self, sessions: list[ModelSession], window: int | None = None) -> None:
         self.size = len(sessions)
         self.window = window or 2 * self.size
         self._queue: deque[_Pending] = deque()
         self._pending: dict[str, _Pending] = {}
-        self._unclaimed = 0  # submitted, not yet waited for
         self._cond = threading.Condition()
         self._stopped = False
         self._threads = [
@@ -59,23 +58,19 @@ class Lanes:
 
     # -- the main thread --------------------------------------------------------------------
     def submit(self, refs: Iterable[CaseRef]) -> None:
-        """Queue cases in the order given, skipping any already queued, while the window
-        allows; nothing once stopped."""
+        """Queue cases in the order given, skipping any already queued; nothing once
+        stopped. A case queued but never waited for (xdist moved it to another worker) is
+        run and dropped."""
         with self._cond:
             for ref in refs:
-                if self._stopped or self._unclaimed >= self.window:
+                if self._stopped:
                     return
                 if ref.nodeid in self._pending:
                     continue
                 pending = _Pending(ref)
                 self._pending[ref.nodeid] = pending
                 self._queue.append(pending)
-                self._unclaimed += 1
                 self._cond.notify()
-
-    def submitted(self, nodeid: str) -> bool:
-        with self._cond:
-            return nodeid in self._pending
 
     def wait(self, ref: CaseRef) -> tuple[CaseRun, ModelSession | None]:
         """This case's run (submitting it first if it is not queued yet). Waits in short
@@ -86,13 +81,11 @@ class Lanes:
                 pending = _Pending(ref)
                 self._pending[ref.nodeid] = pending
                 self._queue.appendleft(pending)  # the item waiting for it goes first
-                self._unclaimed += 1
                 self._cond.notify()
         while not pending.done.wait(0.1):
             pass
         with self._cond:
             self._pending.pop(ref.nodeid, None)
-            self._unclaimed -= 1
         assert pending.run is not None
         return pending.run, pending.session
 

@@ -250,6 +250,44 @@ def get_weather(city: str) -> str:
 # ------------------------------------------------------------------ interruption
 
 
+class _SlowSession:
+    """Stands in for a forked ModelSession: each case takes ``seconds``."""
+
+    def __init__(self, seconds: float, ran: list[str]) -> None:
+        self.seconds, self.ran, self.closed = seconds, ran, False
+
+    def run(self, ref: Any) -> Any:
+        from pytest_tooleval.engine.session import CaseRun
+
+        self.ran.append(ref.nodeid)
+        time.sleep(self.seconds)
+        return CaseRun([], None, self.seconds)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_lanes_run_in_order_and_start_nothing_after_a_stop() -> None:
+    from pytest_tooleval.concurrency import Lanes
+    from pytest_tooleval.engine.session import CaseRef
+
+    ran: list[str] = []
+    sessions = [_SlowSession(0.2, ran) for _ in range(3)]
+    lanes = Lanes(sessions)  # type: ignore[arg-type]
+    refs = [CaseRef(f"f::c{i}", "f", None, None) for i in range(12)]  # type: ignore[arg-type]
+    started = time.perf_counter()
+    lanes.submit(refs)
+    for ref in refs[:3]:
+        lanes.wait(ref)
+    assert time.perf_counter() - started < 0.5  # three at once, not 0.6 s one by one
+    assert ran[:3] == ["f::c0", "f::c1", "f::c2"]
+    lanes.stop()
+    lanes.submit([CaseRef("f::late", "f", None, None)])  # type: ignore[arg-type]
+    assert lanes.join(timeout=2.0)
+    assert "f::late" not in ran and len(ran) <= 6  # only the cases already in hand ran
+    assert all(session.closed for session in sessions)
+
+
 def _stop_after(project, count: int) -> None:
     project.write("conftest.py", f"""
 done = []
