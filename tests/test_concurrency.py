@@ -343,3 +343,51 @@ def test_concurrency_under_xdist_keeps_several_loops_per_worker(project, fake_mo
     assert len(project.report()["cases"]) == 24
     # Two workers one case at a time never have more than 2 generations in flight.
     assert server.peak_in_flight > 2, server.peak_in_flight
+
+
+# ------------------------------------------------------- cache and resume across it
+
+
+def _uncached(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _uncached(v) for k, v in value.items() if k not in ("cached", "cache")}
+    if isinstance(value, list):
+        return [_uncached(v) for v in value]
+    return value
+
+
+def test_a_cache_recorded_at_one_replays_at_four_with_no_model(project, fake_model) -> None:
+    server = fake_model([Rule("number 01", [answer("no idea")]), *WEATHER_SCRIPT],
+                        latency=0.02)
+    _profile(project, server.base_url, concurrency=1)
+    project.write("scenarios/demo.yaml", scenario(_weather_cases(8)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies")
+    recorded = project.report()
+    server.stop()
+    _profile(project, server.base_url, concurrency=4)
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache", "replies",
+                "--tooleval-cache-mode", "replay")
+    replayed = project.report()
+    assert replayed["run"]["concurrency"]["used"] == 4
+    calls = [m for c in replayed["cases"] for s in c["steps"]
+             for m in s["transcript"]["model_calls"]]
+    assert len(calls) == 15 and all(m["cached"] for m in calls)
+    assert _strip(_uncached(replayed["cases"])) == _strip(_uncached(recorded["cases"]))
+
+
+def test_a_run_interrupted_at_one_resumes_at_four(project, fake_model) -> None:
+    server = fake_model(WEATHER_SCRIPT, latency=0.02)
+    _profile(project, server.base_url, concurrency=1)
+    project.write("scenarios/demo.yaml", scenario(_weather_cases(10)))
+    project.run("--tooleval-min-cases", "1")
+    whole = _strip(project.report()["cases"])
+    _stop_after(project, 3)
+    project.run("--tooleval-min-cases", "1", subprocess=True)
+    assert len(project.report()["cases"]) < 10
+    (project.path / "conftest.py").unlink()
+    _profile(project, server.base_url, concurrency=4)
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-resume")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    report = project.report()
+    assert report["run"]["interrupted"] is None and report["run"]["cases_done"] == 10
+    assert _strip(report["cases"]) == whole
