@@ -391,3 +391,72 @@ def test_a_run_interrupted_at_one_resumes_at_four(project, fake_model) -> None:
     report = project.report()
     assert report["run"]["interrupted"] is None and report["run"]["cases_done"] == 10
     assert _strip(report["cases"]) == whole
+
+
+# ---------------------------------------------------------- a session of one's own
+
+OWN_SESSION = '''
+import copy
+from pytest_tooleval.engine.session import ModelSession
+from pytest_tooleval.models.base import ModelTurn, RawCall
+from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.tools.base import ToolProvider, ToolResult, ToolSpec
+
+
+class Plain:  # duck-typed: not a Backend subclass, so no fork() and no case_scope()
+    def complete(self, messages, tools):
+        if messages[-1]["role"] == "tool":
+            return ModelTurn(content="It is " + messages[-1]["content"])
+        return ModelTurn(content="", calls=[RawCall("get_weather", '{"city": "Izmir"}', "c1")])
+
+    def describe(self):
+        return {"backend": "plain (conftest)", "grammar": "off"}
+
+    def close(self):
+        pass
+
+
+class Forking(Plain):
+    def fork(self):
+        return copy.copy(self)
+
+
+class Weather(ToolProvider):
+    source = "weather"
+
+    def list_tools(self):
+        return [ToolSpec("get_weather", "Current weather for a city.",
+                         {"type": "object", "properties": {"city": {"type": "string"}}},
+                         self.source)]
+
+    def call(self, name, arguments):
+        return ToolResult("17.4 C")
+
+    def fork(self):
+        return Weather()
+
+
+class All(Router):
+    def route(self, message, language, catalogue, keep=()):
+        return Routing(tools=[spec.name for spec in catalogue])
+
+
+def pytest_tooleval_make_session(config, settings, profile):
+    return ModelSession(backend_factory=BACKEND, providers=[Weather()],
+                        router_factory=lambda case_file: All())
+'''
+
+
+@pytest.mark.parametrize(("backend", "used"), [("Plain", 1), ("Forking", 3)])
+def test_a_session_of_ones_own_runs_concurrently_only_where_it_can_fork(
+        project, fake_model, backend, used) -> None:
+    _profile(project, fake_model().base_url, concurrency=3)
+    project.write("conftest.py", OWN_SESSION.replace("BACKEND", backend))
+    project.write("scenarios/demo.yaml",
+                  scenario(_weather_cases(4), tools=[], requires=["get_weather"]))
+    result = project.run("--tooleval-min-cases", "1")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    concurrency = project.report()["run"]["concurrency"]
+    assert concurrency["used"] == used, concurrency
+    if used == 1:
+        assert "the backend Plain serves one case at a time" in concurrency["why"]

@@ -216,7 +216,9 @@ class ModelSession:
                 LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt),
             )
             observe = _state_observer(ref, catalogue)
-            with self.backend.case_scope():
+            # Optional: a backend of one's own need not subclass Backend.
+            scope = getattr(self.backend, "case_scope", None)
+            with scope() if callable(scope) else contextlib.nullcontext():
                 loop.run_case(ref.case_file, ref.case, transcripts, observe)
         finally:
             for provider in started:
@@ -233,13 +235,15 @@ class ModelSession:
         """A session for one more concurrent tool loop: its own backend handle (its own
         seed), its own providers' case state (each case its own world, as now), the same
         router behind a lock, the preflight already proven. ``CannotFork`` says why not."""
-        backend = self.backend.fork()
+        fork = getattr(self.backend, "fork", None)
+        backend = fork() if callable(fork) else None
         if backend is None:
             raise CannotFork(f"the backend {type(self.backend).__name__} serves one case at "
                              "a time (its fork() gives no second handle)")
         providers = []
         for provider in self.catalogue.providers:
-            forked = provider.fork()
+            fork_provider = getattr(provider, "fork", None)
+            forked = fork_provider() if callable(fork_provider) else None
             if forked is None:
                 raise CannotFork(
                     f"the tool provider {provider.source} serves one case at a time (its "
