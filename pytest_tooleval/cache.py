@@ -184,6 +184,23 @@ class CachingBackend(Backend):
         check = getattr(self.inner, "preflight", None)
         return check() if callable(check) else {"checked": []}
 
+    def fork(self) -> CachingBackend | None:
+        """A handle for a concurrent tool loop: replay needs no model; record forks the
+        model's backend (None when it cannot be shared). Entries are written atomically,
+        so lanes that store the same key write the same bytes."""
+        inner = None
+        if self.cache_mode != "replay":
+            inner = self.inner.fork()
+            if inner is None:
+                return None
+        forked = CachingBackend(self._factory, self.directory, self.cache_mode, self.identity)
+        forked._inner = inner
+        forked._seed = self._seed
+        return forked
+
+    def case_scope(self) -> Any:
+        return self.inner.case_scope() if self.cache_mode != "replay" else super().case_scope()
+
     def close(self) -> None:
         if self._inner is not None:
             self._inner.close()

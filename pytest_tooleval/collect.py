@@ -99,7 +99,7 @@ class CaseItem(pytest.Function):
             self.add_marker(_marker(config, mark, "a mark from a tooleval case file"))
 
     def runtest(self) -> None:
-        from pytest_tooleval.engine.session import CaseRef, ModelSession
+        from pytest_tooleval.engine.session import ModelSession
         from pytest_tooleval.runtime import runtime_of
 
         runtime = runtime_of(self.config)
@@ -119,10 +119,7 @@ class CaseItem(pytest.Function):
                 file=self.nodeid.split("::")[0], case=self.case.name,
                 category=self.case.category, group=self.case.group)
             raise CaseNotPassed(self.result)
-        # The node id's file part: relative to the rootdir, so reports travel between machines.
-        ref = CaseRef(self.nodeid, self.nodeid.split("::")[0], self.case_file, self.case,
-                      repeat=self.repeat, seed=runtime.seed_for(self.repeat))
-        self.result = runtime.run_case(ref)
+        self.result = runtime.case_result(self)
         if self.result.is_error:
             errors = session.consecutive_errors
             if runtime.stop_reason is not None:

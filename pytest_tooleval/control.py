@@ -135,7 +135,7 @@ class RunControl:
             stored_run = (self.resumed.end or {}).get("run") or {}
             self.recorder.carried_run = {
                 key: stored_run[key] for key in ("backend", "backend_variants", "router",
-                                                 "tools_offered", "providers")
+                                                 "tools_offered", "providers", "concurrency")
                 if key in stored_run}
             self.recorder.extra_run["resumed"] = {
                 "from_started": self.resumed.start.get("started"),

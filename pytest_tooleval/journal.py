@@ -46,7 +46,8 @@ def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
 
     project = settings.project
     return {
-        "model": profile.describe(),
+        # Concurrency changes how fast, not what: a run resumed at another one joins.
+        "model": {k: v for k, v in profile.describe().items() if k != "concurrency"},
         "grammar": grammar_mode(settings, profile),
         "router": settings.router,
         "k": settings.k,

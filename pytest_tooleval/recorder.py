@@ -140,6 +140,10 @@ class Recorder:
             "started": self.started.isoformat(timespec="seconds"),
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "interrupted": interrupted,
+            # Concurrent tool loops per process: asked for, used, and why not (a profile's
+            # concurrency; docs/usage.md).
+            "concurrency": next((w["concurrency"] for w in self.worker_info
+                                 if w.get("concurrency")), None),
             **(self.carried_run if not backends else {}),
             "cases_done": self.done,
             "cases_selected": self.selected,

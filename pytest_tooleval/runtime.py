@@ -25,8 +25,9 @@ WORLD_BASE_KEY = "tooleval_world_base"
 if TYPE_CHECKING:
     from pytest_tooleval.cases.model import CaseFile
     from pytest_tooleval.check.report import CheckReport
+    from pytest_tooleval.concurrency import Lanes
     from pytest_tooleval.control import RunControl
-    from pytest_tooleval.engine.session import CaseRef, ModelSession
+    from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
     from pytest_tooleval.models.profiles import Profile
     from pytest_tooleval.recorder import Recorder
     from pytest_tooleval.result import CaseResult
@@ -61,6 +62,9 @@ class Runtime:
         #: Node ids a resumed run takes from the journal instead of running them.
         self.resumed: set[str] = set(getattr(config, "workerinput", {}).get(
             "tooleval_resumed", []))
+        #: Concurrent tool loops (pytest_tooleval/concurrency.py), decided at the first case.
+        self._lanes: Lanes | None = None
+        self.concurrency: dict[str, Any] | None = None
 
     # -- the world's base folder ------------------------------------------------------
     def world_base(self) -> Path:
@@ -123,13 +127,66 @@ class Runtime:
             return None
         return self.profile.seed if self.profile.pin_seed else self.profile.seed + repeat - 1
 
+    def case_ref(self, item: Any) -> CaseRef:
+        """The case a ``CaseItem`` runs; the file part is relative to the rootdir, so
+        reports travel between machines."""
+        from pytest_tooleval.engine.session import CaseRef
+
+        return CaseRef(item.nodeid, item.nodeid.split("::")[0], item.case_file, item.case,
+                       repeat=item.repeat, seed=self.seed_for(item.repeat))
+
+    def case_result(self, item: Any) -> CaseResult:
+        """The item's case, run here or, with a profile's ``concurrency`` above 1, by the
+        lanes that run the following cases meanwhile; scored here, in item order."""
+        ref = self.case_ref(item)
+        lanes = self._lanes_for_run()
+        if lanes is None:
+            return self.run_case(ref)
+        from pytest_tooleval.collect import CaseItem
+        from pytest_tooleval.concurrency import upcoming
+
+        stopping = bool(item.session.shouldstop or item.session.shouldfail)
+        if not stopping and self.stop_reason is None:
+            lanes.submit([ref, *(self.case_ref(other) for other in upcoming(
+                item, lambda other: isinstance(other, CaseItem), lanes.window))])
+        run, lane = lanes.wait(ref)
+        session = self.session()
+        if lane is not None:
+            session._router_info = lane.describe_router()
+        session.consecutive_errors = session.consecutive_errors + 1 if run.error else 0
+        return self.score_run(ref, run)
+
+    def _lanes_for_run(self) -> Lanes | None:
+        if self.concurrency is None:
+            requested = self.profile.concurrency
+            self.concurrency = {"requested": requested, "used": 1}
+            if requested > 1 and self._preflight(self.session()) is None:
+                from pytest_tooleval.concurrency import start_lanes
+
+                self._lanes, self.concurrency = start_lanes(
+                    self.session(), requested, self.profile.kind)
+                if self._lanes is None:
+                    import warnings
+
+                    warnings.warn(pytest.PytestWarning(
+                        f"tooleval: concurrency {requested} asked for, running one case at "
+                        f"a time: {self.concurrency.get('why')}"), stacklevel=1)
+        return self._lanes
+
     def run_case(self, ref: CaseRef) -> CaseResult:
         """Run and score one case. A failure of the machine is an ERROR with its partial
         transcript; a failed preflight is one message, and the run stops."""
-        from pytest_tooleval.result import CaseResult, StepResult
-        from pytest_tooleval.scoring.outcome import score_case
+        from pytest_tooleval.result import CaseResult
 
-        identity: dict[str, Any] = {
+        session = self.session()
+        preflight_error = self._preflight(session)
+        if preflight_error is not None:
+            return CaseResult.infrastructure_error(ref.nodeid, preflight_error,
+                                                   **self._identity(ref))
+        return self.score_run(ref, session.run(ref))
+
+    def _identity(self, ref: CaseRef) -> dict[str, Any]:
+        return {
             "file": ref.path,
             "file_name": ref.case_file.name,
             "case": ref.case.name,
@@ -143,11 +200,14 @@ class Runtime:
             "repeat": ref.repeat,
             "seed": ref.seed,
         }
-        session = self.session()
-        preflight_error = self._preflight(session)
-        if preflight_error is not None:
-            return CaseResult.infrastructure_error(ref.nodeid, preflight_error, **identity)
-        run = session.run(ref)
+
+    def score_run(self, ref: CaseRef, run: CaseRun) -> CaseResult:
+        """The typed result of a case's run: an ERROR for a failure of the machine (with its
+        partial transcript), else ``scoring.score_case``'s verdict."""
+        from pytest_tooleval.result import CaseResult, StepResult
+        from pytest_tooleval.scoring.outcome import score_case
+
+        identity = self._identity(ref)
         if run.error is not None:
             return CaseResult.infrastructure_error(
                 ref.nodeid, run.error, transcripts=run.transcripts,
@@ -276,11 +336,19 @@ class Runtime:
         }
         if self._preflight_error is not None:
             info["preflight_error"] = self._preflight_error.message
+        if self.concurrency is not None:
+            info["concurrency"] = self.concurrency
         return info
 
     def close(self) -> None:
+        lanes, self._lanes = self._lanes, None
+        if lanes is not None:
+            lanes.stop()  # nothing more is started; a case in hand finishes or is cut off
+            lanes.join(timeout=1.0)
         if self._session is not None:
-            self._session.close()
+            self._session.close()  # closes the shared HTTP client: stuck requests end
+        if lanes is not None:
+            lanes.join()
         if self._owns_world_base and self._world_base is not None:
             shutil.rmtree(self._world_base, ignore_errors=True)
 

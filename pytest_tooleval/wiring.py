@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -47,27 +48,31 @@ class CaseWorlds:
     def __init__(self, base: Callable[[], Path]) -> None:
         self._base = base
         self._factory: Any = None
+        self._lock = threading.Lock()  # concurrent tool loops ask for worlds at once
 
-    def world_for_case(self, context: CaseContext) -> Any:
+    def _world_factory(self) -> Any:
+        """The one factory (its template built on first use, once, under the lock)."""
         from pytest_tooleval.world import WorldFactory
 
-        if self._factory is None:
-            self._factory = WorldFactory(self._base())
+        with self._lock:
+            if self._factory is None:
+                self._factory = WorldFactory(self._base())
+            self._factory.template()
+            return self._factory
+
+    def world_for_case(self, context: CaseContext) -> Any:
+        factory = self._world_factory()
         cases = self._base() / "case-worlds"
         cases.mkdir(parents=True, exist_ok=True)
         destination = Path(tempfile.mkdtemp(prefix="case-", dir=cases))
-        return self._factory.new_case_world(destination / "world", context.world or None)
+        return factory.new_case_world(destination / "world", context.world or None)
 
     def shared(self, context: CaseContext) -> Any:
         """The template itself, for reading, when the case changes nothing in its world
         (no overrides); None otherwise."""
-        from pytest_tooleval.world import WorldFactory
-
         if context.world:
             return None
-        if self._factory is None:
-            self._factory = WorldFactory(self._base())
-        return self._factory.template()
+        return self._world_factory().template()
 
     @staticmethod
     def discard(world: Any) -> None:

@@ -10,6 +10,7 @@ the ``pytest_tooleval_make_session`` hook (pytest_tooleval/hookspec.py).
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT, LoopSettings, Too
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, BackendError
 from pytest_tooleval.result import ErrorInfo
+from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.tools.base import (
     CaseContext,
     Catalogue,
@@ -27,6 +29,7 @@ from pytest_tooleval.tools.base import (
     DuplicateToolError,
     ProviderError,
     ToolProvider,
+    ToolSpec,
 )
 from pytest_tooleval.tools.inline import InlineToolProvider
 
@@ -41,6 +44,10 @@ def classify_error(exc: BaseException) -> ErrorInfo:
     if isinstance(exc, ConfigurationError | DuplicateToolError):
         return ErrorInfo.from_exception(exc, "configuration")
     return ErrorInfo.from_exception(exc, "harness")
+
+
+class CannotFork(Exception):
+    """This session's backend or a provider cannot serve concurrent tool loops."""
 
 
 @dataclass
@@ -84,6 +91,8 @@ class ModelSession:
     failed_providers: dict[str, str] = field(default_factory=dict)
     _router_info: dict[str, Any] = field(default_factory=dict)
     _preflight_done: bool = False
+    #: Held around routing when concurrent tool loops share this session's router.
+    _router_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def backend(self) -> Backend:
@@ -207,7 +216,10 @@ class ModelSession:
                 LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt),
             )
             observe = _state_observer(ref, catalogue)
-            loop.run_case(ref.case_file, ref.case, transcripts, observe)
+            # Optional: a backend of one's own need not subclass Backend.
+            scope = getattr(self.backend, "case_scope", None)
+            with scope() if callable(scope) else contextlib.nullcontext():
+                loop.run_case(ref.case_file, ref.case, transcripts, observe)
         finally:
             for provider in started:
                 provider.end_case()
@@ -217,6 +229,70 @@ class ModelSession:
             provider.close()
         if self._backend is not None:
             self._backend.close()
+
+    # -- concurrent tool loops ---------------------------------------------------------------
+    def fork(self) -> ModelSession:
+        """A session for one more concurrent tool loop: its own backend handle (its own
+        seed), its own providers' case state (each case its own world, as now), the same
+        router behind a lock, the preflight already proven. ``CannotFork`` says why not."""
+        fork = getattr(self.backend, "fork", None)
+        backend = fork() if callable(fork) else None
+        if backend is None:
+            raise CannotFork(f"the backend {type(self.backend).__name__} serves one case at "
+                             "a time (its fork() gives no second handle)")
+        providers = []
+        for provider in self.catalogue.providers:
+            fork_provider = getattr(provider, "fork", None)
+            forked = fork_provider() if callable(fork_provider) else None
+            if forked is None:
+                raise CannotFork(
+                    f"the tool provider {provider.source} serves one case at a time (its "
+                    "state between cases, or its functions, are not known to be safe to "
+                    "share between threads)")
+            providers.append(forked)
+        router_factory = _locked_router_factory(self)
+        return ModelSession(
+            backend_factory=lambda: backend,
+            providers=providers,
+            router_factory=router_factory,
+            max_steps=self.max_steps,
+            system_prompt=self.system_prompt,
+            failed_providers=dict(self.failed_providers),
+            _preflight_done=True,
+        )
+
+
+def _locked_router_factory(session: ModelSession) -> Any:
+    """The session's router factory, its routers used under one lock: a router may build
+    its indexes lazily, which is not safe from several threads (routing costs little)."""
+    lock = session._router_lock
+    factory = session.router_factory
+
+    def make(case_file: CaseFile) -> Router:
+        with lock:
+            return _LockedRouter(factory(case_file), lock)
+
+    return make
+
+
+class _LockedRouter(Router):
+    def __init__(self, inner: Router, lock: threading.Lock) -> None:
+        self.inner, self.lock = inner, lock
+        self.name, self.k = inner.name, inner.k
+
+    def route(self, message: str, language: str, catalogue: list[ToolSpec],
+              keep: tuple[str, ...] = ()) -> Routing:
+        with self.lock:
+            return self.inner.route(message, language, catalogue, keep)
+
+    def describe(self) -> dict[str, object]:
+        with self.lock:
+            return self.inner.describe()
+
+    def for_case(self, case: Any) -> Router:
+        with self.lock:
+            bound = self.inner.for_case(case)
+        return self if bound is self.inner else _LockedRouter(bound, self.lock)
 
 
 def _state_observer(ref: CaseRef, catalogue: Catalogue) -> Any:

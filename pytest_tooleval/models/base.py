@@ -8,7 +8,10 @@ which the report records beside the message.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,5 +188,25 @@ class Backend(ABC):
         ``constraint`` names what constrains the output in every mode ("none" when off)."""
         return {"backend": type(self).__name__, "grammar": self.mode}
 
+    def fork(self) -> Backend | None:
+        """Another handle on the same model for a concurrent tool loop (a profile's
+        ``concurrency``): its own seed and per-turn state, shared connections; used from
+        another thread while this one serves other cases. None (the default): this backend
+        serves one case at a time, and the run's concurrency stays 1."""
+        return None
+
+    def case_scope(self) -> AbstractContextManager[Any]:
+        """Entered around each case's run (an HTTP backend keeps a case on one replica)."""
+        return contextlib.nullcontext()
+
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
+
+
+def fork_http_backend(backend: Any) -> Any:
+    """``fork`` for the HTTP backends: a shallow copy with its own sampling (reseeded per
+    case) sharing the thread-safe HTTP client, which only the original closes."""
+    clone = copy.copy(backend)
+    clone.sampling = dict(backend.sampling)
+    clone.owns_http = False
+    return clone

@@ -7,14 +7,23 @@ with one slot, llama-cpp-python's server) a retry would queue behind the generat
 client just abandoned and time out in turn, so a slow server would pass for a dead one.
 Connection failures, 408/409/425/429 and 5xx are retried with exponential backoff (or the
 server's ``Retry-After``) while the clock allows. The server's full error text is kept.
+
+Replicas: given several base URLs (a profile's ``base_url`` list), each case's requests
+go to one replica, the least loaded when the case began (ties in turn), so a server's
+prompt cache keeps the conversation; a request outside a case picks its own. A replica
+that fails is that case's ``BackendError``, never retried on another (the failure stays
+visible). One ``httpx.Client``, safe to share between threads, holds a pool sized for the
+run's concurrency.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -80,12 +89,13 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 class HttpClient:
-    """JSON over HTTP to one server. ``timeout``: the wall clock of one request, all its
-    attempts included; ``retries``: extra attempts after a retryable failure."""
+    """JSON over HTTP to one server, or to replicas of it. ``timeout``: the wall clock of
+    one request, all its attempts included; ``retries``: extra attempts after a retryable
+    failure; ``connections``: requests in flight at once (the pool's size)."""
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Sequence[str],
         *,
         timeout: float = 120.0,
         retries: int = 2,
@@ -96,8 +106,13 @@ class HttpClient:
         connect_timeout: float = 10.0,
         max_wait: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
+        connections: int = 1,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        urls = [base_url] if isinstance(base_url, str) else list(base_url)
+        if not urls:
+            raise ValueError("HttpClient needs at least one base URL")
+        self.base_urls = [url.rstrip("/") for url in urls]
+        self.base_url = self.base_urls[0]
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.start_hint = start_hint
         self.connect_timeout, self.max_wait = connect_timeout, max_wait
@@ -105,7 +120,68 @@ class HttpClient:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._client = client or httpx.Client(headers=headers)
+        size = max(1, connections)
+        self._client = client or httpx.Client(
+            headers=headers,
+            limits=httpx.Limits(max_connections=size + 4, max_keepalive_connections=size))
+        self._lock = threading.Lock()
+        self._load = [0] * len(self.base_urls)
+        self._next = 0
+        self._local = threading.local()
+        #: Requests sent to each replica (index as in ``base_urls``).
+        self.sent = [0] * len(self.base_urls)
+
+    # -- replicas ---------------------------------------------------------------------------
+    def _acquire(self) -> int:
+        with self._lock:
+            count = len(self.base_urls)
+            order = [(self._next + i) % count for i in range(count)]
+            chosen = min(order, key=lambda index: self._load[index])
+            self._next = (chosen + 1) % count
+            self._load[chosen] += 1
+            return chosen
+
+    def _release(self, index: int) -> None:
+        with self._lock:
+            self._load[index] -= 1
+
+    @contextlib.contextmanager
+    def case_replica(self) -> Iterator[int]:
+        """Send this thread's requests to one replica (the least loaded now) until the
+        block ends: one case's conversation stays on one server."""
+        previous = getattr(self._local, "replica", None)
+        if previous is not None or len(self.base_urls) == 1:
+            yield previous or 0
+            return
+        index = self._acquire()
+        self._local.replica = index
+        try:
+            yield index
+        finally:
+            self._local.replica = None
+            self._release(index)
+
+    @contextlib.contextmanager
+    def primary(self) -> Iterator[None]:
+        """This thread's requests go to the first replica (the preflight proves that one)."""
+        previous = getattr(self._local, "replica", None)
+        self._local.replica = 0
+        try:
+            yield
+        finally:
+            self._local.replica = previous
+
+    def _replica_url(self, url: str, index: int) -> str:
+        """``url`` (written against the first replica) on replica ``index``."""
+        if index == 0:
+            return url
+        first, other = self.base_urls[0], self.base_urls[index]
+        if url.startswith(first):
+            return other + url[len(first):]
+        first_root, other_root = first.removesuffix("/v1"), other.removesuffix("/v1")
+        if url.startswith(first_root):
+            return other_root + url[len(first_root):]
+        return url
 
     def url(self, path: str) -> str:
         return path if "://" in path else f"{self.base_url}{path}"
@@ -120,7 +196,20 @@ class HttpClient:
 
     def request(self, method: str, path: str, body: dict[str, Any] | None, *,
                 timeout: float | None = None, retries: int | None = None) -> Any:
-        url = self.url(path)
+        bound = getattr(self._local, "replica", None)
+        replica = bound if bound is not None else self._acquire()
+        try:
+            return self._request(replica, method, path, body, timeout, retries)
+        finally:
+            if bound is None:
+                self._release(replica)
+
+    def _request(self, replica: int, method: str, path: str, body: dict[str, Any] | None,
+                 timeout: float | None, retries: int | None) -> Any:
+        url = self._replica_url(self.url(path), replica)
+        server = self.base_urls[replica]
+        with self._lock:
+            self.sent[replica] += 1
         budget = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         attempts = (self.retries if retries is None else retries) + 1
@@ -135,7 +224,7 @@ class HttpClient:
                     break  # no time left for another attempt
                 self._sleep(wait)
             try:
-                return self._attempt(method, url, body, deadline, budget)
+                return self._attempt(server, method, url, body, deadline, budget)
             except _Retryable as retryable:
                 last, hinted = retryable.error, retryable.retry_after
         assert last is not None
@@ -144,8 +233,8 @@ class HttpClient:
             raise ServerUnreachable(f"{last} (after {attempts} attempts).{hint}") from None
         raise last
 
-    def _attempt(self, method: str, url: str, body: dict[str, Any] | None, deadline: float,
-                 budget: float) -> Any:
+    def _attempt(self, server: str, method: str, url: str, body: dict[str, Any] | None,
+                 deadline: float, budget: float) -> Any:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ServerTimeout(f"no reply from {url} within {budget:g} s")
@@ -161,21 +250,21 @@ class HttpClient:
                 headers = response.headers
         except httpx.ConnectTimeout:
             raise _Retryable(ServerUnreachable(
-                f"no model server at {self.base_url} (connecting timed out)")) from None
+                f"no model server at {server} (connecting timed out)")) from None
         except httpx.TimeoutException:
             raise ServerTimeout(
-                f"the model server at {self.base_url} did not answer {url} within {budget:g} s "
+                f"the model server at {server} did not answer {url} within {budget:g} s "
                 "(a slow server, or a generation that does not stop: lower max_tokens or "
                 "raise the profile's timeout). Not retried: on a serial server a retry "
                 "would wait behind the abandoned generation."
             ) from None
         except httpx.ConnectError as error:
             raise _Retryable(ServerUnreachable(
-                f"no model server at {self.base_url} ({type(error).__name__}: {error})"
+                f"no model server at {server} ({type(error).__name__}: {error})"
             )) from None
         except httpx.TransportError as error:  # reached, then the connection broke
             raise _Retryable(ServerError(
-                f"the model server at {self.base_url} broke the connection during {url} "
+                f"the model server at {server} broke the connection during {url} "
                 f"({type(error).__name__}: {error})"
             )) from None
         response = httpx.Response(status, headers=headers, content=b"".join(chunks))

@@ -21,6 +21,7 @@ from pytest_tooleval.models.base import (
     ModelTurn,
     ServerUnreachable,
     ToolsNotShown,
+    fork_http_backend,
     mark_truncated,
 )
 from pytest_tooleval.models.http import HttpClient
@@ -97,12 +98,14 @@ class OpenAIChatBackend(Backend):
         if not profile.base_url:
             raise ValueError("an OpenAI-compatible profile needs base_url")
         self.profile = profile
-        self.base_url = profile.base_url.rstrip("/")
+        self.base_url = profile.base_urls[0].rstrip("/")
         self.root_url = self.base_url.removesuffix("/v1")
         self.http = http or HttpClient(
-            self.base_url, timeout=profile.timeout, retries=profile.retries, backoff=backoff,
-            api_key=api_key_of(profile), start_hint=profile.start_hint,
+            profile.base_urls, timeout=profile.timeout, retries=profile.retries,
+            backoff=backoff, api_key=api_key_of(profile), start_hint=profile.start_hint,
+            connections=profile.concurrency,
         )
+        self.owns_http = True
         self.sampling = profile.sampling()
         self._preflight: dict[str, Any] | None = None
 
@@ -114,6 +117,7 @@ class OpenAIChatBackend(Backend):
         info: dict[str, Any] = {
             "backend": "openai-compatible",
             "base_url": self.base_url,
+            **({"replicas": self.http.base_urls} if len(self.http.base_urls) > 1 else {}),
             "model": self.profile.model,
             "grammar": "vendor",
             "constraint": "server tool calling (/v1/chat/completions with tools)",
@@ -191,7 +195,11 @@ class OpenAIChatBackend(Backend):
     def preflight(self) -> dict[str, Any]:
         """Reachable, the model list, the sampling, the tools sentinel; recorded in the
         report under ``backend.preflight``. Raises ``BackendError`` on a set-up that cannot
-        give a valid run."""
+        give a valid run. Against replicas, the first one is proven."""
+        with self.http.primary():
+            return self._preflight_checks()
+
+    def _preflight_checks(self) -> dict[str, Any]:
         models = list_models(self.http)
         info: dict[str, Any] = {"models": models}
         if isinstance(models, list) and self.profile.model not in (None, "default"):
@@ -205,5 +213,13 @@ class OpenAIChatBackend(Backend):
         return {**self.describe(), "checked": ["reachable", "models", "sampling",
                                                "tools_reach_prompt"]}
 
+    def fork(self) -> OpenAIChatBackend:
+        forked: OpenAIChatBackend = fork_http_backend(self)
+        return forked
+
+    def case_scope(self) -> Any:
+        return self.http.case_replica()
+
     def close(self) -> None:
-        self.http.close()
+        if self.owns_http:
+            self.http.close()

@@ -13,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DEFAULT_PROFILE = "smollm2-135m"
+#: More threads than this in one process gain nothing over a few xdist workers.
+MAX_CONCURRENCY = 256
 
 
 class Profile(BaseModel):
@@ -20,7 +22,9 @@ class Profile(BaseModel):
 
     name: str = ""
     kind: Literal["openai", "llama"] = "openai"
-    base_url: str | None = None
+    #: One server, or a list of replicas serving the same model (each case goes to the
+    #: least-loaded replica; ties in turn).
+    base_url: str | list[str] | None = None
     model: str | None = None
     api_key_env: str | None = None
     gguf: str | None = None
@@ -39,6 +43,8 @@ class Profile(BaseModel):
     timeout: float = Field(default=120.0, gt=0)
     max_steps: int = Field(default=6, ge=1)
     retries: int = Field(default=3, ge=0)
+    #: Case tool loops kept in flight at once by one process (docs/usage.md, "Concurrency").
+    concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
     grammar: Literal["on", "off", "vendor"] | None = None
     thinking: bool = False
     n_threads: int | None = None
@@ -51,6 +57,13 @@ class Profile(BaseModel):
     @classmethod
     def _server_default(cls, value: Any) -> Any:
         return None if value == "server" else value
+
+    @property
+    def base_urls(self) -> list[str]:
+        """Every replica's base URL (one for a plain ``base_url``)."""
+        if self.base_url is None:
+            return []
+        return [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)
 
     def describe(self) -> dict[str, Any]:
         data = self.model_dump(exclude_none=True)
@@ -131,11 +144,18 @@ def _validated(fields: dict[str, Any], where: str) -> Profile:
                 message = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
             problems.append(f"{field}: {message}")
         raise ProfileError(f"{where}: {'; '.join(problems)}") from None
-    if profile.base_url is not None and not profile.base_url.startswith(_URL_SCHEMES):
-        raise ProfileError(
-            f"{where}: base_url {profile.base_url!r} must start with http:// or https:// "
-            '(for example "http://127.0.0.1:8080/v1")'
-        )
+    if isinstance(profile.base_url, list) and not profile.base_url:
+        raise ProfileError(f"{where}: base_url is an empty list; give one URL or a list of "
+                           'replicas (for example ["http://10.0.0.1:8000/v1", '
+                           '"http://10.0.0.2:8000/v1"])')
+    for url in profile.base_urls:
+        if not url.startswith(_URL_SCHEMES):
+            raise ProfileError(
+                f"{where}: base_url {url!r} must start with http:// or https:// "
+                '(for example "http://127.0.0.1:8080/v1")'
+            )
+    if len(set(profile.base_urls)) != len(profile.base_urls):
+        raise ProfileError(f"{where}: base_url lists a replica twice: {profile.base_url!r}")
     return profile
 
 

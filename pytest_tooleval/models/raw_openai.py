@@ -37,6 +37,7 @@ from pytest_tooleval.models.base import (
     ServerTimeout,
     ServerUnreachable,
     TemplateMissing,
+    fork_http_backend,
     mark_truncated,
 )
 from pytest_tooleval.models.http import HttpClient
@@ -71,7 +72,7 @@ class RawCompletionBackend(Backend):
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | list[str],
         *,
         grammar: str = "on",
         flavor: str = "auto",
@@ -92,6 +93,7 @@ class RawCompletionBackend(Backend):
         api_key: str | None = None,
         http: HttpClient | None = None,
         start_hint: str | None = None,
+        connections: int = 1,
     ) -> None:
         """``sampling``: every pinned sampling field (``Profile.sampling()``); without it,
         ``seed``, ``temperature`` and ``max_tokens``."""
@@ -102,7 +104,8 @@ class RawCompletionBackend(Backend):
             raise BackendConfigError(
                 f"flavor must be auto, llama-server or openai: {flavor!r}")
         self.mode = grammar
-        self.base_url = base_url.rstrip("/")
+        replicas = [base_url] if isinstance(base_url, str) else list(base_url)
+        self.base_url = replicas[0].rstrip("/")
         self.root_url = self.base_url.removesuffix("/v1")
         self.model = model
         self.sampling = dict(sampling) if sampling is not None else {
@@ -110,9 +113,10 @@ class RawCompletionBackend(Backend):
         self.max_tokens = int(self.sampling.get("max_tokens", max_tokens))
         # llama-server's prompt cache is fast but may make repeats differ in the last bits
         self.cache_prompt = cache_prompt
-        self.http = http or HttpClient(self.base_url, timeout=timeout, retries=retries,
+        self.http = http or HttpClient(replicas, timeout=timeout, retries=retries,
                                        backoff=backoff, api_key=api_key,
-                                       start_hint=start_hint)
+                                       start_hint=start_hint, connections=connections)
+        self.owns_http = True
         self._flavor = None if flavor == "auto" else flavor
         self.template_origin = "server /apply-template"
         render: Callable[[list[Message], list[dict[str, Any]] | None, dict[str, Any]], str]
@@ -144,7 +148,7 @@ class RawCompletionBackend(Backend):
             profile.base_url, grammar=grammar, model=profile.model, template=profile.template,
             sampling=profile.sampling(), thinking=profile.thinking, timeout=profile.timeout,
             retries=profile.retries, api_key=api_key_of(profile),
-            start_hint=profile.start_hint, **options,
+            start_hint=profile.start_hint, connections=profile.concurrency, **options,
         )
 
     # -- transport -------------------------------------------------------------------------
@@ -269,7 +273,12 @@ class RawCompletionBackend(Backend):
 
     def preflight(self) -> dict[str, Any]:
         """Reachable, the model list, the chat template, the sampling, and the canary for
-        "on"; raises ``BackendError`` (``TemplateMissing``, ``ConstraintIgnored``, …)."""
+        "on"; raises ``BackendError`` (``TemplateMissing``, ``ConstraintIgnored``, …).
+        Against replicas, the first one is proven."""
+        with self.http.primary():
+            return self._preflight_checks()
+
+    def _preflight_checks(self) -> dict[str, Any]:
         models = list_models(self.http)
         info: dict[str, Any] = {"models": models, "server": self.flavor,
                                 "chat_template": self.template_origin,
@@ -341,8 +350,16 @@ class RawCompletionBackend(Backend):
             info.update(self.prompt.describe())
         return info
 
+    def fork(self) -> RawCompletionBackend:
+        forked: RawCompletionBackend = fork_http_backend(self)
+        return forked
+
+    def case_scope(self) -> Any:
+        return self.http.case_replica()
+
     def close(self) -> None:
-        self.http.close()
+        if self.owns_http:
+            self.http.close()
 
 
 def _int_or_none(value: Any) -> int | None:

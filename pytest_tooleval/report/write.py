@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -9,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 
+@functools.cache
 def _file_mode() -> int:
     """What a plain ``open(path, "w")`` would give (0644 under the usual umask);
-    ``mkstemp`` alone makes 0600, which hides reports from a CI job's other users."""
+    ``mkstemp`` alone makes 0600, which hides reports from a CI job's other users.
+    Read once: reading the umask sets it, process-wide, racing threads that create files."""
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask

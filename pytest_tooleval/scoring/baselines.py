@@ -111,6 +111,10 @@ class _SharedWorlds:
         self.factory = WorldFactory(base)
         self.worlds: dict[str, Any] = {}
 
+    def shared(self, context: CaseContext) -> Any:
+        """The template for a case without overrides (None: it has its own world)."""
+        return None if context.world else self.world_for_case(context)
+
     def world_for_case(self, context: CaseContext) -> Any:
         key = json.dumps(context.world or {}, sort_keys=True)
         if key not in self.worlds:
@@ -150,7 +154,10 @@ def score_policies(
             from pytest_tooleval.tools.builtin import BuiltinToolProvider
 
             worlds = _SharedWorlds(base)
-            providers.append(_ReadOnly(BuiltinToolProvider(worlds.world_for_case)))
+            # Copy on write as in a run: a case whose tools never touch the world (the
+            # calculator) builds none, and reading tools read the shared template.
+            providers.append(_ReadOnly(BuiltinToolProvider(
+                worlds.world_for_case, shared_world=worlds.shared)))
         for policy in policies:
             backend = PolicyBackend(policy, rank)
             session = ModelSession(backend_factory=lambda b=backend: b, providers=providers,

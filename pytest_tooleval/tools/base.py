@@ -93,6 +93,13 @@ class ToolProvider(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release processes and files at the end of the session."""
 
+    def fork(self) -> ToolProvider | None:
+        """A provider with its own per-case state for a concurrent tool loop (a profile's
+        ``concurrency``), run from another thread. None (the default): this provider serves
+        one case at a time (a server with state between cases, functions not known to be
+        thread-safe), and the run's concurrency stays 1."""
+        return None
+
     def shadowed_builtins(self) -> set[str]:
         """Built-in tools this provider replaces: the catalogue leaves them out."""
         return set()

@@ -11,8 +11,10 @@ Endpoints: ``POST /v1/chat/completions``, ``GET /v1/models``, and llama-server's
 Options that make it behave like a particular real server: ``drops_tools`` (a chat
 template without tool support: the tools never reach the prompt or the prompt-token
 count), ``strict_content`` (llama.cpp servers' HTTP 500 on a null or missing content),
-``serial`` (one generation at a time, as llama-cpp-python's server), ``latency`` (seconds
-added to every generation), ``props`` (llama-server's ``GET /props``), ``constrains``
+``serial`` (one generation at a time, as llama-cpp-python's server; otherwise every
+request is served on its own thread, so parallel clients overlap, and ``peak_in_flight``
+says how many generations were in progress at once), ``latency`` (seconds added to every
+generation), ``props`` (llama-server's ``GET /props``), ``constrains``
 (request fields it applies as constraints: the canary then gets its one valid reply),
 ``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama), and
 ``body(...)`` replies for malformed 200 bodies.
@@ -433,7 +435,7 @@ class _Handler(BaseHTTPRequestHandler):
         reply = fake._choose(user_text, index, body.get("seed"))
         if endpoint != "chat" and _constrained_canary(body, fake.constrains):
             reply = answer(json.dumps({"canary": CANARY}))
-        with fake._generation_slot():
+        with fake._generation_slot(), fake._in_flight():
             self._reply(endpoint, body, reply, index, prompt_tokens)
 
     def _reply(self, endpoint: str, body: dict[str, Any], reply: Reply, index: int,
@@ -584,6 +586,8 @@ class FakeOpenAI:
         self._default = default or DEFAULT_REPLY
         self._requests: list[tuple[str, Any]] = []
         self._model_calls = 0
+        self._busy = 0
+        self._peak = 0
         self._kill_at: int | None = None
         self._stopping = threading.Event()
         self._listener_lock = threading.Lock()
@@ -709,6 +713,12 @@ class FakeOpenAI:
         with self._lock:
             return self._model_calls
 
+    @property
+    def peak_in_flight(self) -> int:
+        """The most generations this server had in progress at one moment."""
+        with self._lock:
+            return self._peak
+
     def set_rules(self, rules: Sequence[Rule], default: Reply | None = None) -> None:
         """Replace the script while running."""
         with self._lock:
@@ -736,6 +746,17 @@ class FakeOpenAI:
             return
         with self._serial:
             yield
+
+    @contextlib.contextmanager
+    def _in_flight(self) -> Iterator[None]:
+        with self._lock:
+            self._busy += 1
+            self._peak = max(self._peak, self._busy)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._busy -= 1
 
     def _count_model_call(self) -> bool:
         """Count one model call; True when it is the last before kill_after fires."""
@@ -880,10 +901,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", help="the model name /v1/models reports")
     parser.add_argument("--kill-after", type=int, help="exit after this many model calls")
     parser.add_argument("--verbose", action="store_true", help="log requests to stderr")
+    parser.add_argument("--latency", type=float, default=0.0,
+                        help="seconds added to every generation (parallel requests overlap)")
+    parser.add_argument("--serial", action="store_true",
+                        help="one generation at a time, as a server with one slot")
     args = parser.parse_args(argv)
 
     data: Any = json.loads(args.rules.read_text()) if args.rules else {"rules": []}
-    kwargs: dict[str, Any] = {"port": args.port, "verbose": args.verbose}
+    kwargs: dict[str, Any] = {"port": args.port, "verbose": args.verbose,
+                              "latency": args.latency, "serial": args.serial}
     if args.model:
         kwargs["model"] = args.model
     server = FakeOpenAI.from_json(data, **kwargs)

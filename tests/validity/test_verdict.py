@@ -39,6 +39,21 @@ def test_policies_through_the_real_loop_and_scorer(world_base: Path) -> None:
     assert never["score"] == pytest.approx(100 * (0.4 * 1.0 + 0.2 * (1 / 3)) / 1.0)
 
 
+def test_policies_build_no_world_for_cases_whose_tools_never_touch_one(tmp_path: Path) -> None:
+    import yaml
+
+    path = tmp_path / "calc.yaml"
+    path.write_text(yaml.safe_dump({"name": "calc", "language": "en", "requires": ["calculator"],
+                                    "cases": [{"name": f"c{i}", "category": "tool", "steps": [
+                                        {"message": f"what is 6 * {i}?",
+                                         "expect": "calculator"}]} for i in range(3)]}))
+    base = tmp_path / "worlds"
+    base.mkdir()
+    table = score_policies(refs(path), world_base=base, policies=["top-routed"])
+    assert table["top-routed"]["outcomes"]["ERROR"] == 0
+    assert not any(p.name.startswith("tooleval-world-") for p in base.iterdir())
+
+
 def test_the_top_routed_policy_calls_the_first_ranked_tool_with_empty_arguments() -> None:
     backend = PolicyBackend("top-routed", lambda message, language, tools: ["calculator", "x"])
     turn = backend.complete([{"role": "user", "content": "18 * 4?"}], [object()])  # type: ignore[list-item]

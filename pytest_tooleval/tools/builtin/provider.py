@@ -142,6 +142,12 @@ class BuiltinToolProvider(ToolProvider):
     def close(self) -> None:
         self.end_case()
 
+    def fork(self) -> BuiltinToolProvider:
+        """Its own case state over the same worlds (each case still gets its own copy)."""
+        return BuiltinToolProvider(self._world_for_case, self._cleanup,
+                                   unsafe_no_jail=self.unsafe_no_jail,
+                                   shared_world=self._shared_world)
+
     @property
     def world(self) -> World | None:
         """The case's world as its state checks see it: its own copy if it has one, else

@@ -1,0 +1,186 @@
+"""Concurrent tool loops in one process (a profile's ``concurrency: N``).
+
+N daemon threads ("lanes") each own a fork of the process's model session (its own backend
+handle and seed, its own providers' case state, so a world per case as before) and run
+the selected cases ahead of pytest's items, in collection order. Each pytest item then
+waits for its own case's transcripts and is scored and reported in the main thread, so
+items report in collection order and everything downstream (journal, resume, cache,
+shards, the error stop, interruption) sees what a serial run sees.
+
+Stopping (Ctrl-C, ``-x``, ``--maxfail``, the error stop) submits nothing more; a case a
+lane started but no item reported is never counted as run: its result is dropped.
+Lanes are daemon threads so that a stuck request cannot hold the process at exit.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
+
+#: How long ``close`` waits for lanes busy with a case before giving up on them.
+CLOSE_GRACE_S = 5.0
+
+
+@dataclass
+class _Pending:
+    ref: CaseRef
+    done: threading.Event = field(default_factory=threading.Event)
+    run: CaseRun | None = None
+    #: The lane's session, whose per-run descriptions (the router) the report reads.
+    session: ModelSession | None = None
+
+
+class Lanes:
+    """Runs submitted cases on ``len(sessions)`` threads. ``window``: how many cases after
+    the waiting item's are submitted (``upcoming``), so lanes run at most that far ahead."""
+
+    def __init__(self, sessions: list[ModelSession], window: int | None = None) -> None:
+        self.size = len(sessions)
+        self.window = window or 2 * self.size
+        self._queue: deque[_Pending] = deque()
+        self._pending: dict[str, _Pending] = {}
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._threads = [
+            threading.Thread(target=self._serve, args=(session,), daemon=True,
+                             name=f"tooleval-lane-{index}")
+            for index, session in enumerate(sessions)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    # -- the main thread --------------------------------------------------------------------
+    def submit(self, refs: Iterable[CaseRef]) -> None:
+        """Queue cases in the order given, skipping any already queued; nothing once
+        stopped. A case queued but never waited for (xdist moved it to another worker) is
+        run and dropped."""
+        with self._cond:
+            for ref in refs:
+                if self._stopped:
+                    return
+                if ref.nodeid in self._pending:
+                    continue
+                pending = _Pending(ref)
+                self._pending[ref.nodeid] = pending
+                self._queue.append(pending)
+                self._cond.notify()
+
+    def wait(self, ref: CaseRef) -> tuple[CaseRun, ModelSession | None]:
+        """This case's run (submitting it first if it is not queued yet). Waits in short
+        slices so that Ctrl-C reaches the main thread at once."""
+        with self._cond:
+            pending = self._pending.get(ref.nodeid)
+            if pending is None:
+                pending = _Pending(ref)
+                self._pending[ref.nodeid] = pending
+                self._queue.appendleft(pending)  # the item waiting for it goes first
+                self._cond.notify()
+        while not pending.done.wait(0.1):
+            pass
+        with self._cond:
+            self._pending.pop(ref.nodeid, None)
+        assert pending.run is not None
+        return pending.run, pending.session
+
+    def stop(self) -> None:
+        """Submit nothing more; queued cases that no lane started are dropped."""
+        with self._cond:
+            self._stopped = True
+            self._queue.clear()
+            self._cond.notify_all()
+
+    def join(self, timeout: float = CLOSE_GRACE_S) -> bool:
+        """Wait for the lanes to finish the case in hand; False if some did not in time."""
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(thread.is_alive() for thread in self._threads)
+
+    # -- the lanes ----------------------------------------------------------------------------
+    def _serve(self, session: ModelSession) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while not self._queue and not self._stopped:
+                        self._cond.wait()
+                    if self._stopped:
+                        return
+                    pending = self._queue.popleft()
+                pending.run = _run(session, pending.ref)
+                pending.session = session
+                pending.done.set()
+        finally:
+            session.close()  # its providers' case state (a world), never the shared client
+
+
+def _run(session: ModelSession, ref: CaseRef) -> CaseRun:
+    """``session.run``, which classifies every failure of the machine; anything that still
+    escapes (pytest.exit inside a tool, say) is this case's harness ERROR, never a lost
+    item waiting forever."""
+    from pytest_tooleval.engine.session import CaseRun, classify_error
+
+    try:
+        return session.run(ref)
+    except BaseException as exc:  # in a lane, nothing may escape: the item would hang
+        return CaseRun([], classify_error(exc), 0.0)
+
+
+# -- the process's side: starting lanes, and which cases come next ---------------------------
+def start_lanes(session: ModelSession, requested: int, kind: str
+                ) -> tuple[Lanes | None, dict[str, object]]:
+    """Lanes for ``requested`` concurrent tool loops, or None with why the run stays at 1
+    (the embedded model, a backend or provider that cannot be shared); and what the
+    report records under ``run.concurrency``."""
+    from pytest_tooleval.engine.session import CannotFork
+
+    info: dict[str, object] = {"requested": requested, "used": 1}
+    if requested <= 1:
+        return None, info
+    if kind == "llama":
+        info["why"] = ("the embedded model (llama.cpp in its own process) runs one case at "
+                       "a time; use -n N, or a server")
+        return None, info
+    try:
+        sessions = [session.fork() for _ in range(requested)]
+    except CannotFork as exc:
+        info["why"] = str(exc)
+        return None, info
+    info["used"] = requested
+    return Lanes(sessions), info
+
+
+def upcoming(item: Any, is_case: Callable[[Any], bool], limit: int) -> list[Any]:
+    """The items this process will run after ``item``, in order: the rest of
+    ``session.items`` serially; under xdist, what the controller has queued on this worker
+    (a worker knows no more; the scheduler sends more as items finish)."""
+    session = getattr(item, "session", None)
+    items = list(getattr(session, "items", []))
+    config = getattr(item, "config", None)
+    if config is not None and hasattr(config, "workerinput"):
+        interactor = next((plugin for plugin in config.pluginmanager.get_plugins()
+                           if type(plugin).__name__ == "WorkerInteractor"), None)
+        queue = getattr(interactor, "torun", None)
+        if queue is None:
+            return []
+        with queue.lock() as queued:
+            indices = [getattr(interactor, "nextitem_index", None), *queued]
+        chosen = [items[i] for i in indices if isinstance(i, int) and 0 <= i < len(items)]
+    else:
+        positions = getattr(session, "_tooleval_positions", None)
+        if positions is None or len(positions) != len(items):
+            positions = {id(other): index for index, other in enumerate(items)}
+            session._tooleval_positions = positions  # type: ignore[union-attr]
+        where = positions.get(id(item))
+        if where is None:
+            return []
+        chosen = items[where + 1:where + 1 + 4 * limit]
+    wanted = [other for other in chosen
+              if is_case(other) and other.get_closest_marker("skip") is None]
+    return wanted[:limit]
