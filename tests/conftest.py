@@ -24,6 +24,13 @@ from tests.support.fake_openai import FakeOpenAI, Rule
 pytest_plugins = ["pytester"]
 
 
+@pytest.fixture(autouse=True)
+def _check_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's own ``tooleval check`` cache (check/cache.py), never the user's, and
+    never one another test filled."""
+    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("check-cache")))
+
+
 @pytest.fixture
 def fake_model() -> Iterator[Callable[..., FakeOpenAI]]:
     """Start a scripted server: ``fake_model(rules, default=...)``; stopped afterwards.
