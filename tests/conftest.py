@@ -14,9 +14,12 @@ import pytest
 # pytester's in-process runs restore sys.modules afterwards; a module first imported inside
 # one would be imported again later, and httpx would no longer recognise httpcore's
 # exception classes. Importing them here keeps one copy for the whole session.
+# numpy (which scoring imports, at a run's end, not at plugin load) cannot load its C
+# extension twice in one process, so it is imported here too.
 import pytest_tooleval.engine.session
 import pytest_tooleval.models.openai
-import pytest_tooleval.plugin  # noqa: F401
+import pytest_tooleval.plugin
+import pytest_tooleval.scoring.aggregate  # noqa: F401
 from pytest_tooleval.report.json_report import report_cases
 from pytest_tooleval.result import CaseResult
 from tests.support.fake_openai import FakeOpenAI, Rule
