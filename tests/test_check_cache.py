@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval import localcache
 from pytest_tooleval.check import cache
 from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.report import CheckReport
@@ -49,7 +50,9 @@ def _check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[st
 
 
 def _entries() -> list[Path]:
-    return sorted(cache.cache_dir().glob("*.json"))
+    folder = cache.cache_dir()
+    assert folder is not None
+    return sorted(folder.glob("*.json"))
 
 
 def _same(first: dict[str, Any], second: dict[str, Any]) -> None:
@@ -140,15 +143,32 @@ def test_the_code_fingerprint_follows_the_package_files(
     package = tmp_path / "pkg"
     _write(package / "data.json", {"a": 1})
     (package / "module.py").write_text("X = 1\n", encoding="utf-8")
-    monkeypatch.setattr(cache, "PACKAGE", package)
-    cache.code_fingerprint.cache_clear()
+    monkeypatch.setattr(localcache, "PACKAGE", package)
+
+    def fresh() -> str:
+        localcache.package_fingerprint.cache_clear()
+        cache.code_fingerprint.cache_clear()
+        return cache.code_fingerprint()
+
     try:
-        first = cache.code_fingerprint()
+        first = fresh()
         (package / "module.py").write_text("X = 2\n", encoding="utf-8")
-        cache.code_fingerprint.cache_clear()
-        assert cache.code_fingerprint() != first
+        assert fresh() != first
+        (package / "module.py").write_text("X = 1\n", encoding="utf-8")
+        assert fresh() == first
+        _write(package / "data.json", {"a": 2})
+        assert fresh() != first
     finally:
-        cache.code_fingerprint.cache_clear()
+        monkeypatch.undo()
+        fresh()
+
+
+def test_the_cache_can_be_switched_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", "off")
+    corpus = _corpus(tmp_path / "corpus")
+    assert [_check(capsys, str(corpus))[1]["cached"] for _ in range(2)] == [False, False]
 
 
 def test_a_split_file_edit_is_checked_afresh(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ expires by time. A hit reads one JSON file instead of loading, guarding and rout
 case (and imports none of that code). ``tooleval check --no-cache`` computes afresh and
 stores nothing.
 
-Where: ``$TOOLEVAL_CACHE_DIR/check``, else ``$XDG_CACHE_HOME/pytest-tooleval/check``,
-else ``~/.cache/pytest-tooleval/check``; the newest ``MAX_ENTRIES`` are kept.
+Where: ``check/`` in the local cache folder (localcache.py: ``$TOOLEVAL_CACHE_DIR``, else
+``$XDG_CACHE_HOME/pytest-tooleval``, else ``~/.cache/pytest-tooleval``; ``off`` for
+none); the newest ``MAX_ENTRIES`` are kept.
 """
 
 from __future__ import annotations
@@ -20,9 +21,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +29,7 @@ from typing import Any
 from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.check.files import SPLIT_FILE, collect_files, split_folder
 from pytest_tooleval.check.report import CheckReport
+from pytest_tooleval.localcache import cache_root, package_fingerprint, write_entry
 from pytest_tooleval.tools.base import ToolSpec
 
 #: Bump when the stored format changes.
@@ -38,35 +37,26 @@ FORMAT = 1
 MAX_ENTRIES = 32
 #: Libraries whose behaviour the check's result depends on (parsing, validation, matching).
 LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "jsonschema", "rapidfuzz", "regex")
-PACKAGE = Path(__file__).resolve().parents[1]
 
 
-def cache_dir() -> Path:
-    explicit = os.environ.get("TOOLEVAL_CACHE_DIR")
-    if explicit:
-        return Path(explicit) / "check"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pytest-tooleval" / "check"
+def cache_dir() -> Path | None:
+    root = cache_root()
+    return None if root is None else root / "check"
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Every file of the package (code, trigger lists, data), Python and library versions."""
+    """The package's files and Python (``package_fingerprint``), and the versions of the
+    libraries the check's result depends on."""
     from importlib import metadata
 
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*")):
-        if "__pycache__" in path.parts or not path.is_file():
-            continue
-        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    digest.update(sys.version.encode() + b"\0")
+    digest = hashlib.sha256(package_fingerprint().encode())
     for name in LIBRARIES:
         try:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:
             version = "-"
-        digest.update(f"{name}={version}\0".encode())
+        digest.update(f"\0{name}={version}".encode())
     return digest.hexdigest()
 
 
@@ -110,9 +100,11 @@ def check_key(
 
 def load(key: str) -> CheckReport | None:
     """The stored report for ``key``, or None (absent, unreadable or of another format)."""
-    path = cache_dir() / f"{key}.json"
+    folder = cache_dir()
+    if folder is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
         if data.get("format") != FORMAT or data.get("key") != key:
             return None
         report = CheckReport.from_json(data["report"])
@@ -123,21 +115,9 @@ def load(key: str) -> CheckReport | None:
 
 
 def store(key: str, report: CheckReport) -> None:
-    """Write the entry atomically (a reader never sees half a file); a cache that cannot be
-    written is skipped silently, as the check's result does not depend on it."""
     folder = cache_dir()
-    data = {"format": FORMAT, "key": key, "report": report.to_json()}
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(data, stream, ensure_ascii=False)
-            os.replace(temp, folder / f"{key}.json")
-        finally:
-            Path(temp).unlink(missing_ok=True)
-        entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[MAX_ENTRIES:]:
-            old.unlink(missing_ok=True)
-    except OSError:
+    if folder is None:
         return
+    data = {"format": FORMAT, "key": key, "report": report.to_json()}
+    write_entry(folder, f"{key}.json", json.dumps(data, ensure_ascii=False).encode(),
+                MAX_ENTRIES)
