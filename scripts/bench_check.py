@@ -6,8 +6,9 @@
 
 Prints the load average (before and after: rerun when it is high), then medians over
 ``--repeat`` child processes (wall time, and CPU time of the child):
-- ``tooleval check benchmarks scenarios`` cold (an empty check cache: computed, then
-  stored), computed with ``--no-cache``, and warm (served from the content-keyed cache);
+- ``tooleval check benchmarks scenarios`` cold (empty local caches: the check and the
+  router's compiled triggers computed, then stored), computed with ``--no-cache`` (the
+  compiled triggers still cached), and warm (served from the content-keyed check cache);
   Python's bytecode is cached for all three (in a temporary ``PYTHONPYCACHEPREFIX``);
 - the interpreter's bare start, and importing every module a computed check imports
   (the import share of the warm computed check);
@@ -145,48 +146,59 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def _check_modules(env: dict[str, str]) -> list[str]:
+def _check_modules(env: dict[str, str], has_cache: bool) -> list[str]:
     """The modules a computed check has imported when it ends."""
+    flags = ["--no-cache"] if has_cache else []
     script = (
         "import contextlib, io, json, sys\n"
         "from pytest_tooleval.cli import main\n"
-        f"sys.argv = ['tooleval', 'check', '--no-cache', *{CORPUS!r}]\n"
+        f"sys.argv = ['tooleval', 'check', *{flags!r}, *{CORPUS!r}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n        main()\n    except SystemExit:\n        pass\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-P", "-c", script], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=True, timeout=300)
     names = json.loads(done.stdout.strip().splitlines()[-1])
     return [n for n in names if n != "__main__" and not n.startswith("tooleval_conftest_")]
 
 
 def whole_command(repeat: int, first_case: bool) -> None:
-    print(f"package: {PACKAGE}; load average before: {_load()}")
+    where = subprocess.run(  # -P: the working folder's package must not shadow PACKAGE's
+        [sys.executable, "-P", "-c", "import pytest_tooleval; print(pytest_tooleval.__file__)"],
+        cwd=ROOT, env=_env(), capture_output=True, text=True, check=True, timeout=60)
+    print(f"package: {where.stdout.strip()}; load average before: {_load()}")
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
         warm = _env(PYTHONPYCACHEPREFIX=f"{tmp}/pyc", TOOLEVAL_CACHE_DIR=f"{tmp}/cache")
-        check = [sys.executable, "-m", "pytest_tooleval.cli", "check", *CORPUS]
-        _timed([*check, "--no-cache"], warm)  # fill the bytecode cache
+        check = [sys.executable, "-P", "-m", "pytest_tooleval.cli", "check", *CORPUS]
+        helped = subprocess.run([*check[:5], "--help"], cwd=ROOT, env=warm, timeout=120,
+                                capture_output=True, text=True, check=False).stdout
+        has_cache = "--no-cache" in helped  # an older checkout has no check cache
+        no_cache = [*check, "--no-cache"] if has_cache else check
+        _timed(no_cache, warm)  # fill the bytecode cache
         cold_runs = []
-        for index in range(repeat):  # an empty check cache each time: computed and stored
+        for index in range(repeat):  # empty local caches each time: computed and stored
             cold = {**warm, "TOOLEVAL_CACHE_DIR": f"{tmp}/cold-cache-{index}"}
             cold_runs.append(_timed(check, cold))
-        computed = [_timed([*check, "--no-cache"], warm) for _ in range(repeat)]
+        computed = [_timed(no_cache, warm) for _ in range(repeat)]
         _timed(check, warm)  # fill the check cache
-        cached = [_timed(check, warm) for _ in range(repeat)]
-        bare = [_timed([sys.executable, "-c", "pass"], warm) for _ in range(repeat)]
-        modules = _check_modules(warm)
+        cached = [_timed(check, warm) for _ in range(repeat)] if has_cache else []
+        bare = [_timed([sys.executable, "-P", "-c", "pass"], warm) for _ in range(repeat)]
+        modules = _check_modules(warm, has_cache)
         importer = ("import importlib\n"
                     f"for name in {modules!r}:\n"
                     "    try:\n        importlib.import_module(name)\n"
                     "    except Exception:\n        pass\n")
-        imports = [_timed([sys.executable, "-c", importer], warm) for _ in range(repeat)]
-        collect = [_timed([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+        imports = [_timed([sys.executable, "-P", "-c", importer], warm) for _ in range(repeat)]
+        collect = [_timed([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider",
                            "--collect-only", "-q", *CORPUS], warm) for _ in range(repeat)]
     print(f"tooleval check {' '.join(CORPUS)} (median of {repeat}):")
-    print(f"  cold (empty check cache, stored):   {_median(cold_runs)}")
+    print(f"  cold (empty local caches, stored):  {_median(cold_runs)}")
     print(f"  warm, computed (--no-cache):        {_median(computed)}")
-    print(f"  warm, from the check cache:         {_median(cached)}")
+    if cached:
+        print(f"  warm, from the check cache:         {_median(cached)}")
+    else:
+        print("  (this checkout has no check cache: computed every time)")
     print(f"  bare interpreter start:             {_median(bare)}")
     print(f"  importing the {len(modules)} modules a computed check imports: "
           f"{_median(imports)}")
