@@ -44,7 +44,7 @@ def cached_build(paths: Sequence[Path], build: Callable[[Sequence[Path]], T],
     try:
         value = pickle.loads(entry.read_bytes())
         if valid(value):
-            return value  # type: ignore[no-any-return]
+            return value
     except Exception:  # absent, damaged or foreign: rebuild it (and replace the entry)
         pass
     value = build(paths)
