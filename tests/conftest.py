@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,11 +30,19 @@ from tests.support.fake_openai import FakeOpenAI, Rule
 pytest_plugins = ["pytester"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The session's local cache folder (localcache.py), never the user's: test modules
+    build routers at collection, before any fixture runs."""
+    folder = tempfile.mkdtemp(prefix="tooleval-test-cache-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["TOOLEVAL_CACHE_DIR"] = folder
+
+
 @pytest.fixture(autouse=True)
 def _check_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's own ``tooleval check`` cache (check/cache.py), never the user's, and
-    never one another test filled."""
-    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("check-cache")))
+    """Each test's own local cache folder (the ``tooleval check`` results, the compiled
+    triggers), never one another test filled."""
+    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("local-cache")))
 
 
 @pytest.fixture
