@@ -21,14 +21,15 @@ import tomllib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pytest_tooleval.scoring.aggregate import Thresholds
-from pytest_tooleval.scoring.intervals import IntervalSettings
+from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
 from pytest_tooleval.tools.mcp.config import McpConfigError, McpServerConfig, load_mcp_configs
+
+if TYPE_CHECKING:  # pytest itself is imported only where a pytest run needs it
+    import pytest
 
 DEFAULT_REPORT_DIR = "tooleval-report"
 CONFIG_FILE = "tooleval.toml"
@@ -229,6 +230,8 @@ class Settings(BaseModel):
     def from_pytest(cls, config: pytest.Config) -> Settings:
         """Options, ini values and the project file of a pytest run; ``UsageError`` on
         anything that cannot be used."""
+        import pytest
+
         rootdir = config.rootpath
         try:
             found = find_project_config(_start_dir(config), rootdir)

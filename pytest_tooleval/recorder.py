@@ -13,10 +13,8 @@ from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
 from pytest_tooleval.journal import Journal
 from pytest_tooleval.report.json_report import build_report
-from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.write import write_atomic, write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
-from pytest_tooleval.scoring.aggregate import summarize
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +173,11 @@ class Recorder:
                         metadata: dict[str, Any]) -> dict[str, Any]:
         """Summarise what the recorder holds, build the report and write it (also used by
         ``tooleval merge``, with the shards' metadata)."""
+        # Imported here, at the end of a run: scoring needs numpy, which neither
+        # --collect-only nor the start of a run should pay for.
+        from pytest_tooleval.report.markdown import render_markdown
+        from pytest_tooleval.scoring.aggregate import summarize
+
         results = list(self.results.values())
         thresholds = self.settings.thresholds()
         baselines = self._baselines(results)

@@ -1,26 +1,39 @@
-"""Time ``tooleval check`` on a synthetic corpus of 650 cases (English and Turkish), or on
-real folders.
+"""How long ``tooleval check`` takes: the whole command, as a user runs it.
 
-    python scripts/bench_check.py [--cases 650] [--repeat 5]
-    python scripts/bench_check.py --paths benchmarks scenarios [--stemmer snowball]
+    PYTHONPATH=$PWD python scripts/bench_check.py [--repeat 5] [--no-first-case]
+    BENCH_PACKAGE_ROOT=/work/main python scripts/bench_check.py   # another checkout
+    python scripts/bench_check.py --in-process [--paths benchmarks scenarios] [--stemmer S]
 
-Prints the median and the fastest wall time of ``run_check`` over the corpus (loading,
-guards, routing, near-duplicates), excluding interpreter start-up, and the first (cold)
-run separately, and the process's CPU time (steadier than wall time on a shared machine).
+Prints the load average (before and after: rerun when it is high), then medians over
+``--repeat`` child processes (wall time, and CPU time of the child):
+- ``tooleval check benchmarks scenarios`` cold (empty local caches: the check and the
+  router's compiled triggers computed, then stored), computed with ``--no-cache`` (the
+  compiled triggers still cached), and warm (served from the content-keyed check cache);
+  Python's bytecode is cached for all three (in a temporary ``PYTHONPYCACHEPREFIX``);
+- the interpreter's bare start, and importing every module a computed check imports
+  (the import share of the warm computed check);
+- ``pytest --collect-only -q benchmarks scenarios`` (the plugin loaded, no check cache
+  involved);
+- start-up to the first case of a run (``scripts/bench_harness.py``'s measure: 10 cases
+  against a scripted loopback server), unless ``--no-first-case``.
+
+``--in-process`` times ``run_check`` inside this process instead (no start-up): over a
+synthetic corpus of ``--cases`` cases (English and Turkish), or over ``--paths``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
-
-from pytest_tooleval.check.static import run_check
-from pytest_tooleval.router.trigger_router import TriggerRouter
 
 TEMPLATES = {
     "en": [
@@ -97,13 +110,122 @@ def build_corpus(root: Path, total: int, seed: int = 7) -> None:
         path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--cases", type=int, default=650)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--paths", nargs="+", type=Path, help="time these folders instead")
-    parser.add_argument("--stemmer", default="light", choices=("light", "snowball"))
-    args = parser.parse_args()
+ROOT = Path(__file__).resolve().parents[1]
+#: The checkout whose package the commands import (default this one): compare versions.
+PACKAGE = Path(os.environ.get("BENCH_PACKAGE_ROOT", ROOT))
+CORPUS = [p for p in ("benchmarks", "scenarios") if (ROOT / p).is_dir()]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE), str(ROOT)]), **extra}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(args, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, check=False, timeout=300)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} failed:\n{done.stdout.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def _median(runs: list[tuple[float, float]]) -> str:
+    wall = statistics.median(run[0] for run in runs)
+    cpu = statistics.median(run[1] for run in runs)
+    return f"{wall * 1000:6.0f} ms wall, {cpu * 1000:5.0f} ms CPU"
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def _check_modules(env: dict[str, str], has_cache: bool) -> list[str]:
+    """The modules a computed check has imported when it ends."""
+    flags = ["--no-cache"] if has_cache else []
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from pytest_tooleval.cli import main\n"
+        f"sys.argv = ['tooleval', 'check', *{flags!r}, *{CORPUS!r}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        main()\n    except SystemExit:\n        pass\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-P", "-c", script], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=True, timeout=300)
+    names = json.loads(done.stdout.strip().splitlines()[-1])
+    return [n for n in names if n != "__main__" and not n.startswith("tooleval_conftest_")]
+
+
+def whole_command(repeat: int, first_case: bool) -> None:
+    where = subprocess.run(  # -P: the working folder's package must not shadow PACKAGE's
+        [sys.executable, "-P", "-c", "import pytest_tooleval; print(pytest_tooleval.__file__)"],
+        cwd=ROOT, env=_env(), capture_output=True, text=True, check=True, timeout=60)
+    print(f"package: {where.stdout.strip()}; load average before: {_load()}")
+    with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
+        warm = _env(PYTHONPYCACHEPREFIX=f"{tmp}/pyc", TOOLEVAL_CACHE_DIR=f"{tmp}/cache")
+        check = [sys.executable, "-P", "-m", "pytest_tooleval.cli", "check", *CORPUS]
+        helped = subprocess.run([*check[:5], "--help"], cwd=ROOT, env=warm, timeout=120,
+                                capture_output=True, text=True, check=False).stdout
+        has_cache = "--no-cache" in helped  # an older checkout has no check cache
+        no_cache = [*check, "--no-cache"] if has_cache else check
+        _timed(no_cache, warm)  # fill the bytecode cache
+        cold_runs = []
+        for index in range(repeat):  # empty local caches each time: computed and stored
+            cold = {**warm, "TOOLEVAL_CACHE_DIR": f"{tmp}/cold-cache-{index}"}
+            cold_runs.append(_timed(check, cold))
+        computed = [_timed(no_cache, warm) for _ in range(repeat)]
+        _timed(check, warm)  # fill the check cache
+        cached = [_timed(check, warm) for _ in range(repeat)] if has_cache else []
+        bare = [_timed([sys.executable, "-P", "-c", "pass"], warm) for _ in range(repeat)]
+        modules = _check_modules(warm, has_cache)
+        importer = ("import importlib\n"
+                    f"for name in {modules!r}:\n"
+                    "    try:\n        importlib.import_module(name)\n"
+                    "    except Exception:\n        pass\n")
+        imports = [_timed([sys.executable, "-P", "-c", importer], warm) for _ in range(repeat)]
+        collect = [_timed([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider",
+                           "--collect-only", "-q", *CORPUS], warm) for _ in range(repeat)]
+    print(f"tooleval check {' '.join(CORPUS)} (median of {repeat}):")
+    print(f"  cold (empty local caches, stored):  {_median(cold_runs)}")
+    print(f"  warm, computed (--no-cache):        {_median(computed)}")
+    if cached:
+        print(f"  warm, from the check cache:         {_median(cached)}")
+    else:
+        print("  (this checkout has no check cache: computed every time)")
+    print(f"  bare interpreter start:             {_median(bare)}")
+    print(f"  importing the {len(modules)} modules a computed check imports: "
+          f"{_median(imports)}")
+    share = (statistics.median(r[0] for r in imports) - statistics.median(r[0] for r in bare)) \
+        / statistics.median(r[0] for r in computed)
+    print(f"  import share of the warm computed check (imports less bare start): "
+          f"{100 * share:.0f} %")
+    print(f"pytest --collect-only -q {' '.join(CORPUS)}: {_median(collect)}")
+    if first_case:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from bench_harness import FakeOpenAI, Rule, answer, call, run_once
+
+        server = FakeOpenAI([Rule("what is 6 * 7", [call("calculator", {"expression": "6*7"}),
+                                                    answer("6 * 7 is 42.")])]).start()
+        try:
+            firsts = [run_once(10, server.base_url, 0)["first_case_s"] for _ in range(3)]
+        finally:
+            server.stop()
+        print(f"start-up to the first case (10-case run, median of 3): "
+              f"{statistics.median(firsts):.2f} s")
+    print(f"load average after: {_load()}")
+
+
+def in_process(args: argparse.Namespace) -> None:
+    from pytest_tooleval.check.static import run_check
+    from pytest_tooleval.router.trigger_router import TriggerRouter
+
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         paths = args.paths or [root]
@@ -130,6 +252,25 @@ def main() -> None:
             f"CPU time cold {cpu[0] * 1000:.0f} ms, "
             f"median {statistics.median(cpu[1:] or cpu) * 1000:.0f} ms warm"
         )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-first-case", action="store_true",
+                        help="skip the start-up to the first case of a run")
+    parser.add_argument("--in-process", action="store_true",
+                        help="time run_check in this process (synthetic corpus or --paths)")
+    parser.add_argument("--cases", type=int, default=650, help="--in-process: synthetic size")
+    parser.add_argument("--paths", nargs="+", type=Path,
+                        help="--in-process: time these folders instead (implies it)")
+    parser.add_argument("--stemmer", default="light", choices=("light", "snowball"))
+    args = parser.parse_args()
+    if args.in_process or args.paths:
+        in_process(args)
+    else:
+        whole_command(args.repeat, not args.no_first_case)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,14 +17,32 @@ import pytest
 # pytester's in-process runs restore sys.modules afterwards; a module first imported inside
 # one would be imported again later, and httpx would no longer recognise httpcore's
 # exception classes. Importing them here keeps one copy for the whole session.
+# numpy (which scoring imports, at a run's end, not at plugin load) cannot load its C
+# extension twice in one process, so it is imported here too.
 import pytest_tooleval.engine.session
 import pytest_tooleval.models.openai
-import pytest_tooleval.plugin  # noqa: F401
+import pytest_tooleval.plugin
+import pytest_tooleval.scoring.aggregate  # noqa: F401
 from pytest_tooleval.report.json_report import report_cases
 from pytest_tooleval.result import CaseResult
 from tests.support.fake_openai import FakeOpenAI, Rule
 
 pytest_plugins = ["pytester"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The session's local cache folder (localcache.py), never the user's: test modules
+    build routers at collection, before any fixture runs."""
+    folder = tempfile.mkdtemp(prefix="tooleval-test-cache-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["TOOLEVAL_CACHE_DIR"] = folder
+
+
+@pytest.fixture(autouse=True)
+def _check_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's own local cache folder (the ``tooleval check`` results, the compiled
+    triggers), never one another test filled."""
+    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("local-cache")))
 
 
 @pytest.fixture

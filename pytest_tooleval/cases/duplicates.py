@@ -18,9 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
-from pytest_tooleval.text.normalize import normalize
+# rapidfuzz and the normaliser are imported where they are used: the CLI reads
+# DEFAULT_SIMILARITY without them (a cached ``tooleval check`` needs neither).
 
 DEFAULT_SIMILARITY = 92.0
 MIN_FUZZY_LENGTH = 16
@@ -37,6 +36,8 @@ class Question:
 
     @property
     def key(self) -> str:
+        from pytest_tooleval.text.normalize import normalize
+
         key = normalize(self.text, self.language).text
         return key or " ".join(self.text.split())  # all-emoji text: compare as typed
 
@@ -60,6 +61,8 @@ def find_near_duplicates(
     min_fuzzy_length: int = MIN_FUZZY_LENGTH,
 ) -> list[DuplicatePair]:
     """Every pair at or above ``threshold`` (0-100), each pair named once, in corpus order."""
+    from rapidfuzz import fuzz, process
+
     by_language: dict[str, list[tuple[Question, str]]] = defaultdict(list)
     for question in questions:
         by_language[question.language].append((question, question.key))

@@ -62,6 +62,30 @@ def _strip_marks(ch: str) -> str:
     )
 
 
+@lru_cache(maxsize=8192)
+def _char_pieces(original: str) -> tuple[tuple[tuple[str, str] | None, ...], bool]:
+    """One character's contribution to ``keyed``: its lowered pieces as (loose, strict)
+    pairs (None for whitespace), and whether it shows the text is Turkish. A pure function
+    of the character, so computed once per distinct character, not once per occurrence."""
+    pieces: list[tuple[str, str] | None] = []
+    turkish = original in "ıİ"
+    for ch in turkish_lower(original):
+        if ch.isspace():
+            pieces.append(None)
+            continue
+        if ch == "ı":  # also an English capital I, lowered the Turkish way
+            ch_loose = ch_strict = "i"
+        elif ch in TURKISH_LETTERS:
+            ch_loose, ch_strict = _strip_marks(ch), ch
+            turkish = True
+        else:
+            ch_loose = ch_strict = _strip_marks(ch)
+        if len(ch_loose) != len(ch_strict):  # never for the letters above; be safe
+            ch_strict = ch_loose
+        pieces.append((ch_loose, ch_strict))
+    return tuple(pieces), turkish
+
+
 @lru_cache(maxsize=4096)
 def keyed(text: str) -> Keyed:
     """NFKC; Turkish lowercasing; marks dropped (Turkish letters kept in ``strict``);
@@ -70,24 +94,16 @@ def keyed(text: str) -> Keyed:
     strict: list[str] = []
     turkish = False
     for original in unicodedata.normalize("NFKC", text):
-        turkish = turkish or original in "ıİ"
-        for ch in turkish_lower(original):
-            if ch.isspace():
+        pieces, marks_turkish = _char_pieces(original)
+        turkish = turkish or marks_turkish
+        for piece in pieces:
+            if piece is None:  # whitespace
                 if loose and loose[-1] != " ":
                     loose.append(" ")
                     strict.append(" ")
                 continue
-            if ch == "ı":  # also an English capital I, lowered the Turkish way
-                ch_loose = ch_strict = "i"
-            elif ch in TURKISH_LETTERS:
-                ch_loose, ch_strict = _strip_marks(ch), ch
-                turkish = True
-            else:
-                ch_loose = ch_strict = _strip_marks(ch)
-            if len(ch_loose) != len(ch_strict):  # never for the letters above; be safe
-                ch_strict = ch_loose
-            loose.extend(ch_loose)
-            strict.extend(ch_strict)
+            loose.extend(piece[0])
+            strict.extend(piece[1])
     while loose and loose[-1] == " ":
         loose.pop()
         strict.pop()

@@ -11,19 +11,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY
-from pytest_tooleval.check.report import write_router_doc
-from pytest_tooleval.check.static import (
-    _TURKISH_LETTERS,
-    UsageError,
-    run_check,
-)
-from pytest_tooleval.router.trigger_router import DEFAULT_STEMMER, TriggerRouter
-from pytest_tooleval.text.stem import STEMMERS
+from pytest_tooleval.check.files import UsageError
+from pytest_tooleval.check.report import CheckReport, write_router_doc
+from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
 
 if TYPE_CHECKING:
     from pytest_tooleval.check.catalogue import ConfiguredCatalogue
 
-
+# The case model, the guards and the router (check.static) are imported only when the
+# check runs: a result served from the cache (check/cache.py) needs none of them.
+_TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
@@ -104,6 +101,12 @@ def check_main(argv: Sequence[str]) -> int:
         type=Path,
         help="rewrite the router-misses section of this Markdown file",
     )
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="check afresh and store nothing (by default a result is reused when every "
+        "case file, the catalogue, the options and the code are byte-identical to a "
+        "previous check's)",
+    )
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
@@ -115,17 +118,7 @@ def check_main(argv: Sequence[str]) -> int:
         return configured
     k, catalogue = configured
     try:
-        report = run_check(
-            args.paths,
-            k=k,
-            similarity=args.similarity,
-            language=args.language,
-            offered_tools=set(args.offered) if args.offered else None,
-            router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
-            strict=args.strict and not args.oracle,
-            catalogue=catalogue.specs if catalogue else None,
-            catalogue_sources=_source_lines(catalogue, args.offered),
-        )
+        report = _static_check(args, k, catalogue)
         oracle = None
         if args.oracle:
             from pytest_tooleval.check.oracle import run_oracle
@@ -150,6 +143,48 @@ def check_main(argv: Sequence[str]) -> int:
     if args.write_router_doc:
         write_router_doc(report, args.write_router_doc)
     return 0 if report.ok and (oracle is None or oracle.ok) else 1
+
+
+def _static_check(
+    args: argparse.Namespace, k: int, catalogue: ConfiguredCatalogue | None
+) -> CheckReport:
+    """The static check, from the cache when the same input was checked before."""
+    import time
+
+    started = time.perf_counter()
+    sources = _source_lines(catalogue, args.offered)
+    specs = catalogue.specs if catalogue else None
+    offered = sorted(set(args.offered)) if args.offered else None
+    key = None
+    if not args.no_cache:
+        from pytest_tooleval.check import cache
+
+        options = {"k": k, "similarity": args.similarity, "language": args.language,
+                   "offered": offered, "stemmer": args.stemmer,
+                   "strict": args.strict and not args.oracle}
+        key = cache.check_key(args.paths, options, specs, sources)
+        hit = cache.load(key)
+        if hit is not None:
+            hit.seconds = time.perf_counter() - started
+            return hit
+    from pytest_tooleval.check.static import run_check
+    from pytest_tooleval.router.trigger_router import TriggerRouter
+
+    report = run_check(
+        args.paths,
+        k=k,
+        similarity=args.similarity,
+        language=args.language,
+        offered_tools=set(offered) if offered else None,
+        router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
+        strict=args.strict and not args.oracle,
+        catalogue=specs,
+        catalogue_sources=sources,
+    )
+    if key is not None:
+        cache.store(key, report)
+    report.seconds = time.perf_counter() - started
+    return report
 
 
 def _source_lines(catalogue: ConfiguredCatalogue | None, offered: list[str] | None) -> list[str]:
@@ -180,6 +215,8 @@ def route_main(argv: Sequence[str]) -> int:
         return configured
     k, catalogue = configured
     assert catalogue is not None
+    from pytest_tooleval.router.trigger_router import TriggerRouter
+
     language = args.language or guess_language(args.message)
     router = TriggerRouter(k, stemmer=args.stemmer)
     routing = router.route(args.message, language, catalogue.specs)

@@ -67,6 +67,10 @@ class Tally:
     def to_json(self) -> dict[str, Any]:
         return {"hits": self.hits, "total": self.total, "recall": self.recall}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        return cls(int(data["hits"]), int(data["total"]))
+
     def render(self) -> str:
         if not self.total:
             return "n/a"
@@ -75,6 +79,10 @@ class Tally:
 
 def _tallies(table: dict[str, Tally]) -> dict[str, Any]:
     return {key: table[key].to_json() for key in sorted(table)}
+
+
+def _read_tallies(data: dict[str, Any]) -> dict[str, Tally]:
+    return {key: Tally.from_json(value) for key, value in data.items()}
 
 
 @dataclass
@@ -119,6 +127,16 @@ class Breakdown:
             "fallback_only": self.fallback_only.to_json(),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Breakdown:
+        return cls(
+            Tally.from_json(data["recall"]),
+            _read_tallies(data["by_language"]),
+            _read_tallies(data["by_group"]),
+            _read_tallies(data["by_register"]),
+            Tally.from_json(data["fallback_only"]),
+        )
+
 
 @dataclass
 class CheckReport:
@@ -140,6 +158,8 @@ class CheckReport:
     seconds: float = 0.0
     #: Where the catalogue came from, one line per source ("mcp:git: 12 tools (started …)").
     catalogue: list[str] = field(default_factory=list)
+    #: Read from the content-keyed cache (check/cache.py) instead of computed.
+    cached: bool = False
 
     @property
     def ok(self) -> bool:
@@ -189,7 +209,32 @@ class CheckReport:
             "catalogue": list(self.catalogue),
             "failures": [asdict(failure) for failure in self.failures],
             "misses": [asdict(miss) for miss in self.misses],
+            "cached": self.cached,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckReport:
+        """The report ``to_json`` wrote (``ok`` and the recalls are derived again)."""
+        return cls(
+            k=int(data["k"]),
+            failures=[Failure(**failure) for failure in data["failures"]],
+            misses=[Miss(**miss) for miss in data["misses"]],
+            files=int(data["files"]),
+            cases=int(data["cases"]),
+            steps_routed=int(data["steps_routed"]),
+            steps_skipped=int(data["steps_skipped"]),
+            recall=Tally.from_json(data["recall"]),
+            by_language=_read_tallies(data["by_language"]),
+            by_group=_read_tallies(data["by_group"]),
+            by_register=_read_tallies(data["by_register"]),
+            by_miss_class={key: int(n) for key, n in data["by_miss_class"].items()},
+            fallback_only=Tally.from_json(data["fallback_only"]),
+            halves={half: Breakdown.from_json(b) for half, b in data["halves"].items()},
+            splits=list(data["splits"]),
+            seconds=float(data["seconds"]),
+            catalogue=list(data["catalogue"]),
+            cached=bool(data.get("cached", False)),
+        )
 
     def render_table(self, width: int = 120) -> str:
         lines: list[str] = []
@@ -213,6 +258,8 @@ class CheckReport:
             f"tooleval check: {self.files} file(s), {self.cases} case(s), "
             f"{self.steps_routed} step(s) routed (k={self.k}), {self.steps_skipped} skipped, "
             f"{len(self.failures)} failure(s), {self.seconds * 1000:.0f} ms"
+            + (" (cached: these files, tools and options were checked before)"
+               if self.cached else "")
         )
         if self.catalogue:
             lines.append("catalogue: " + "; ".join(self.catalogue))

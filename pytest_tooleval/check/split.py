@@ -30,9 +30,9 @@ from pathlib import Path
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
+from pytest_tooleval.check.files import SPLIT_FILE as SPLIT_FILE
 from pytest_tooleval.router.catalogue import GROUP_OF
 
-SPLIT_FILE = "split.toml"
 TUNING = "tuning"
 FROZEN = "frozen"
 HALVES = (TUNING, FROZEN)

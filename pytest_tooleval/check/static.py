@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
 from pytest_tooleval.cases.errors import CaseFileError, Problem
-from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
+from pytest_tooleval.check.files import UsageError as UsageError
+from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.check.report import (
     GUARD,
     NEAR_DUPLICATE,
@@ -38,28 +38,6 @@ from pytest_tooleval.router.catalogue import (
 )
 from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
-
-if TYPE_CHECKING:
-    pass
-
-_TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
-
-
-class UsageError(Exception):
-    """A path that does not exist or holds no case file: exit code 2."""
-
-
-def collect_files(paths: Iterable[Path]) -> list[Path]:
-    """Case files under ``paths``: files as given, directories walked recursively, sorted."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and is_case_path(p))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise UsageError(f"no such file or directory: {path}")
-    return list(dict.fromkeys(found))
 
 
 def _catalogue(

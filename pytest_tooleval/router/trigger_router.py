@@ -34,6 +34,7 @@ from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import Normalized, normalize
+from pytest_tooleval.text.stem import DEFAULT_STEMMER as DEFAULT_STEMMER
 from pytest_tooleval.text.stem import check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
 
@@ -77,9 +78,6 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 FAMILY_OF = {tool: family for family, tools in FAMILIES.items() for tool in tools}
 FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
-# Which morphology the trigger and cue matching use (text/stem.py; docs/router.md has the
-# measurement that chose it).
-DEFAULT_STEMMER = "light"
 FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (patterns.FUZZY_MIN_WORD) counts half
 
 
@@ -93,7 +91,13 @@ def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
 
 @lru_cache(maxsize=8)
 def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
-    return _load_sets([*sorted(TRIGGER_DIR.glob("*.yaml")), *extra])
+    from pytest_tooleval.router.compiled import cached_build  # kept between processes
+
+    return cached_build([*sorted(TRIGGER_DIR.glob("*.yaml")), *extra], _load_sets, _are_sets)
+
+
+def _are_sets(value: object) -> bool:
+    return isinstance(value, dict) and all(isinstance(s, TriggerSet) for s in value.values())
 
 
 class TriggerRouter(Router):

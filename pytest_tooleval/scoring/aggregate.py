@@ -8,28 +8,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.coverage import routed_share
 from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals, width_warnings
 from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
+from pytest_tooleval.scoring.settings import Thresholds as Thresholds
 from pytest_tooleval.scoring.twins import language_gap
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    gate: float = 0.90
-    min_score: float = 70.0
-    max_malformed: float = 0.02
-    latency_p95: float | None = None
-    #: The verdict needs at least this many scored cases on every weighted axis.
-    min_cases: int = 10
-    intervals: IntervalSettings = field(default_factory=IntervalSettings)
 
 
 def axes_of(results: list[CaseResult]) -> dict[str, dict[str, float | int]]:

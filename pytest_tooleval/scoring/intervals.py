@@ -9,14 +9,11 @@ fixed seed, so the same results give the same interval.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_tooleval.scoring.repeats import CaseTries
+from pytest_tooleval.scoring.settings import IntervalSettings as IntervalSettings
 from pytest_tooleval.scoring.statistics import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     Interval,
     bootstrap,
     wilson,
@@ -25,28 +22,6 @@ from pytest_tooleval.scoring.statistics import (
 #: The summary's breakdown tables and what one row of each is called.
 BREAKDOWNS = {"groups": "group", "categories": "category", "registers": "register",
               "languages": "language"}
-
-
-@dataclass(frozen=True)
-class IntervalSettings:
-    level: float = DEFAULT_LEVEL
-    #: A figure whose interval is wider than this (points out of 100) gets a warning.
-    max_width: float = 10.0
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "max_width": self.max_width,
-            "bootstrap_resamples": self.resamples,
-            "bootstrap_seed": self.seed,
-            "methods": {
-                "proportion": "Wilson score interval (a binary axis, one try per case)",
-                "score": "percentile bootstrap over cases, stratified by category; with "
-                         "repeats a case's tries are averaged and resampled together",
-            },
-        }
 
 
 def _is_proportion(cases: list[CaseTries], axis: str) -> bool:

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-DEFAULT_LEVEL = 0.95
-DEFAULT_RESAMPLES = 2000
-#: The bootstrap's seed: fixed, so the same report gives the same interval every time.
-DEFAULT_SEED = 15_2026
+from pytest_tooleval.scoring.settings import DEFAULT_LEVEL as DEFAULT_LEVEL
+from pytest_tooleval.scoring.settings import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
+from pytest_tooleval.scoring.settings import DEFAULT_SEED as DEFAULT_SEED
+
 #: Resamples per numpy chunk: bounds memory at chunk × cases × axes floats.
 _CHUNK = 250
 

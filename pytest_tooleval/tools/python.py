@@ -8,8 +8,6 @@ whatever goes wrong inside the function becomes a tool error the model sees.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import importlib
 import inspect
 import re
@@ -19,12 +17,15 @@ import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import to_jsonable_python
 
 from pytest_tooleval.tools.base import DuplicateToolError, ToolProvider, ToolResult, ToolSpec
+
+if TYPE_CHECKING:  # asyncio is imported only when an async tool runs
+    import asyncio
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -253,6 +254,9 @@ class PythonToolProvider(ToolProvider):
 
     def _await(self, awaitable: Any) -> Any:
         """Run a coroutine on this provider's own loop (kept, so loop-bound state survives)."""
+        import asyncio
+        import concurrent.futures
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:

@@ -16,12 +16,10 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from filelock import FileLock
 from pydantic import ValidationError
 
 from pytest_tooleval.cases.model import WorldOverrides
 from pytest_tooleval.world.api import World
-from pytest_tooleval.world.build import build_template
 from pytest_tooleval.world.data_io import fingerprint
 
 
@@ -141,6 +139,12 @@ class WorldFactory:
         """The shared template, building it if no process has yet."""
         if self._template is not None:
             return self._template
+        # Imported here: loading case files validates overrides through this module and
+        # must not import the builder or the lock.
+        from filelock import FileLock
+
+        from pytest_tooleval.world.build import build_template
+
         self.base_dir.mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.lock_path)):
             if not (self.template_dir / "meta" / "build.json").exists():

@@ -1,0 +1,42 @@
+"""The case files ``tooleval check`` reads: light (no case model, no router), so a cached
+check can find and hash them without importing what checking them needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from pytest_tooleval.cases.files import is_case_path
+
+#: The file recording a folder's tuning/frozen split (check/split.py).
+SPLIT_FILE = "split.toml"
+
+
+class UsageError(Exception):
+    """A path that does not exist or holds no case file: exit code 2."""
+
+
+def collect_files(paths: Iterable[Path]) -> list[Path]:
+    """Case files under ``paths``: files as given, directories walked recursively, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*") if p.is_file() and is_case_path(p))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UsageError(f"no such file or directory: {path}")
+    return list(dict.fromkeys(found))
+
+
+def split_folder(path: Path, cache: dict[Path, Path | None]) -> Path | None:
+    """The folder whose ``split.toml`` governs ``path``: the nearest one up to the project
+    root (a folder with ``pyproject.toml`` or ``.git``), as ``split.find_split`` looks."""
+    for folder in path.resolve().parents:
+        if folder not in cache:
+            cache[folder] = folder if (folder / SPLIT_FILE).is_file() else None
+        if cache[folder] is not None:
+            return folder
+        if (folder / "pyproject.toml").exists() or (folder / ".git").exists():
+            break
+    return None

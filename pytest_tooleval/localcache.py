@@ -1,0 +1,67 @@
+"""The user's local cache folder, and the fingerprint that keys what is kept there.
+
+Two things are kept (never model replies, which ``cache.py`` handles): ``tooleval check``
+results (check/cache.py) and the router's compiled trigger sets (router/compiled.py).
+Both are keyed on content, including ``package_fingerprint()``, a hash of every file of
+this package and the Python version, so a changed line of code or data is a new key,
+never a stale entry.
+
+Where: ``$TOOLEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-tooleval``, else
+``~/.cache/pytest-tooleval``. ``TOOLEVAL_CACHE_DIR=off`` keeps nothing on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def cache_root() -> Path | None:
+    """The cache folder, or None when switched off (``TOOLEVAL_CACHE_DIR=off``)."""
+    explicit = os.environ.get("TOOLEVAL_CACHE_DIR")
+    if explicit:
+        return None if explicit == "off" else Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pytest-tooleval"
+
+
+@lru_cache(maxsize=1)
+def package_fingerprint() -> str:
+    """Every file of the package (code, trigger lists, data) and the Python version."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0")
+        data = path.read_bytes()
+        digest.update(len(data).to_bytes(8, "big") + data)
+    digest.update(sys.version.encode())
+    return digest.hexdigest()
+
+
+def write_entry(folder: Path, name: str, data: bytes, keep: int) -> None:
+    """Write ``folder/name`` atomically (a reader never sees half a file) and keep the
+    newest ``keep`` entries with its suffix. A cache that cannot be written is skipped:
+    nothing depends on it."""
+    suffix = Path(name).suffix
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.replace(temp, folder / name)
+        finally:
+            Path(temp).unlink(missing_ok=True)
+        entries = sorted(folder.glob(f"*{suffix}"), key=lambda p: p.stat().st_mtime,
+                         reverse=True)
+        for old in entries[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return

@@ -1,0 +1,53 @@
+"""The compiled trigger sets, kept between processes in the local cache folder.
+
+Parsing the trigger files and building their pattern indexes is most of a router's
+start (tens of milliseconds, paid by every ``tooleval check`` and every run); unpickling
+the built sets is a few. The entry is keyed on the trigger files' resolved paths and bytes
+and on ``package_fingerprint()`` (every file of the package, so the builder's code, and
+Python's version), so an edit to a trigger, to the code that compiles them, or to any
+data they use is a new key; a missing, damaged or unreadable entry is rebuilt. Like
+``__pycache__``, the folder is the user's own: it is trusted as their files are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from pytest_tooleval.localcache import cache_root, package_fingerprint, write_entry
+
+T = TypeVar("T")
+MAX_ENTRIES = 8
+
+
+def sets_key(paths: Sequence[Path]) -> str:
+    digest = hashlib.sha256(package_fingerprint().encode())
+    for path in paths:
+        data = path.read_bytes()
+        digest.update(f"\0{path.resolve()}\0".encode() + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def cached_build(paths: Sequence[Path], build: Callable[[Sequence[Path]], T],
+                 valid: Callable[[object], bool]) -> T:
+    """``build(paths)``, or the result of an earlier build of the same input (when
+    ``valid`` accepts it, else it is rebuilt)."""
+    root = cache_root()
+    if root is None:
+        return build(paths)
+    folder = root / "router"
+    key = sets_key(paths)
+    entry = folder / f"{key}.pickle"
+    try:
+        value = pickle.loads(entry.read_bytes())
+        if valid(value):
+            return value
+    except Exception:  # absent, damaged or foreign: rebuild it (and replace the entry)
+        pass
+    value = build(paths)
+    write_entry(folder, entry.name, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL),
+                MAX_ENTRIES)
+    return value

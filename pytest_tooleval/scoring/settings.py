@@ -1,0 +1,45 @@
+"""The verdict's thresholds and the interval settings: plain values, importable without
+numpy, so that reading the configuration (``tooleval check``, plugin load) stays light."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_LEVEL = 0.95
+DEFAULT_RESAMPLES = 2000
+#: The bootstrap's seed: fixed, so the same report gives the same interval every time.
+DEFAULT_SEED = 15_2026
+
+
+@dataclass(frozen=True)
+class IntervalSettings:
+    level: float = DEFAULT_LEVEL
+    #: A figure whose interval is wider than this (points out of 100) gets a warning.
+    max_width: float = 10.0
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "max_width": self.max_width,
+            "bootstrap_resamples": self.resamples,
+            "bootstrap_seed": self.seed,
+            "methods": {
+                "proportion": "Wilson score interval (a binary axis, one try per case)",
+                "score": "percentile bootstrap over cases, stratified by category; with "
+                         "repeats a case's tries are averaged and resampled together",
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    gate: float = 0.90
+    min_score: float = 70.0
+    max_malformed: float = 0.02
+    latency_p95: float | None = None
+    #: The verdict needs at least this many scored cases on every weighted axis.
+    min_cases: int = 10
+    intervals: IntervalSettings = field(default_factory=IntervalSettings)
