@@ -118,7 +118,8 @@ class Engine:
         self.canonical: tuple[int, ...] = ()
         self._prefixes: dict[str, list[int]] = {}
         self._grammars: dict[str, Any] = {}
-        self.totals = {"prompt_tokens": 0, "evaluated": 0, "restored": 0}
+        self.totals: dict[str, float] = {"prompt_tokens": 0, "evaluated": 0, "restored": 0,
+                                          "generated": 0, "eval_s": 0.0, "generate_s": 0.0}
         self.greedy: dict[str, int] | None = None
         if os.environ.get(GREEDY_GRAMMAR_ENV, "on") != "off":
             self.greedy = greedy_grammar.install(self.llama, self.lib)
@@ -252,13 +253,17 @@ class Engine:
             tokens, grammar=grammar, stop=self.stop, **sampling)  # not streamed: one dict
         choice = result["choices"][0]
         usage = result.get("usage") or {}
+        finished = time.perf_counter()
+        self.totals["generated"] += int(usage.get("completion_tokens") or 0)
+        self.totals["eval_s"] += evaluated_at - started
+        self.totals["generate_s"] += finished - evaluated_at
         return {
             "text": choice.get("text") or "",
             "finish_reason": choice.get("finish_reason"),
             "prompt_tokens": usage.get("prompt_tokens"),
             "completion_tokens": usage.get("completion_tokens"),
             "eval_s": evaluated_at - started,
-            "generate_s": time.perf_counter() - evaluated_at,
+            "generate_s": finished - evaluated_at,
             **stats,
         }
 
