@@ -175,9 +175,10 @@ def test_no_split_file_means_no_halves(tmp_path: Path) -> None:
     assert run_check([root]).halves == {}
 
 
-def test_the_committed_evaluation_split_is_whole() -> None:
-    folder = REPO / "router-eval"
-    split = load_split(folder) if folder.is_dir() else None
-    if split is None:
-        pytest.skip("router-eval/ has no split.toml yet")
+@pytest.mark.parametrize("name", ["router-eval", "router-eval-2"])
+def test_the_committed_evaluation_split_is_whole(name: str) -> None:
+    """Every committed held-out folder has a split, and no frozen case changed unrecorded."""
+    split = load_split(REPO / name)
+    assert split is not None, f"{name}/ has no split.toml: run tooleval split {name}"
+    assert len(split.entries) > 0
     assert verify(split) == []
