@@ -185,3 +185,34 @@ def test_the_language_gap_on_twin_jobs() -> None:
     assert gap["scores"] == {"en": 100.0, "tr": 75.0}
     assert gap["gap"] == -25.0 and gap["gap_is"] == "tr − en"
     assert language_gap([twin("x", "en", 1.0, "a")])["jobs"] == 0
+
+
+def test_the_baselines_routing_memo_routes_like_the_router_and_hands_out_copies():
+    from pytest_tooleval.router import default_router
+    from pytest_tooleval.scoring.baselines import _RoutingMemo
+    from pytest_tooleval.tools.base import ToolSpec
+
+    def specs() -> list[ToolSpec]:  # fresh objects each time, as sessions build them
+        return [ToolSpec(name, f"{name} tool", {"type": "object"}, "builtin")
+                for name in ("calculator", "web_search", "read_file", "calendar_list")]
+
+    calls = []
+    inner = default_router(2)
+    real = inner.route
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    inner.route = counting
+    memo = _RoutingMemo(inner)
+    first = memo.route("what is 17 * 23", "en", specs())
+    again = memo.route("what is 17 * 23", "en", specs())
+    other = memo.route("what's on my calendar tomorrow", "en", specs())
+    assert calls == ["what is 17 * 23", "what's on my calendar tomorrow"]
+    assert first == again == real("what is 17 * 23", "en", specs())
+    assert other.tools == real("what's on my calendar tomorrow", "en", specs()).tools
+    first.tools.append("mutated")  # a caller's copy is its own
+    assert "mutated" not in memo.route("what is 17 * 23", "en", specs()).tools
+    assert "mutated" not in again.tools
+    assert memo.for_case(object()) is memo  # the default router has no per-case variant
