@@ -293,6 +293,18 @@ def test_kill_after_counts_from_now_and_zero_closes_at_once() -> None:
             chat(srv, [user("x")])
 
 
+def test_kill_after_containing_counts_only_the_matching_calls() -> None:
+    with FakeOpenAI() as srv:
+        srv.kill_after(2, containing="thanks")
+        for text in ("probe", "thanks a lot", "another probe"):
+            assert chat(srv, [user(text)]).status_code == 200
+        assert srv.running  # one matching call so far
+        assert chat(srv, [user("thanks again")]).status_code == 200
+        with pytest.raises(httpx.ConnectError):
+            chat(srv, [user("probe")])
+        assert srv.model_calls == 4
+
+
 # -------------------------------------------------------------- server plumbing
 
 

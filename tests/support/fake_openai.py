@@ -443,7 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         if fake.latency:
             fake._stopping.wait(fake.latency)
-        last = fake._count_model_call()
+        last = fake._count_model_call(body)
         while reply.kind == "delay":
             if fake._stopping.wait(reply.seconds):
                 reply = drop(partial=False)  # stop() during the wait
@@ -589,6 +589,8 @@ class FakeOpenAI:
         self._busy = 0
         self._peak = 0
         self._kill_at: int | None = None
+        self._kill_containing: str | None = None
+        self._matching_calls = 0
         self._stopping = threading.Event()
         self._listener_lock = threading.Lock()
         self._listener_closed = False
@@ -650,17 +652,21 @@ class FakeOpenAI:
                 return False
             time.sleep(0.01)
 
-    def kill_after(self, n: int) -> None:
+    def kill_after(self, n: int, containing: str | None = None) -> None:
         """Stop accepting connections once ``n`` more model calls have been answered.
 
         Model calls: chat completions, /completion and /v1/completions (any reply, faults
-        included). The socket closes before the n-th reply is sent, so the client's next
-        connection is refused. ``n == 0`` closes it now.
+        included); with ``containing``, only those whose request body has that text (the
+        cases' calls, not each xdist worker's preflight probes). The socket closes before
+        the n-th reply is sent, so the client's next connection is refused. ``n == 0``
+        closes it now.
         """
         if n < 0:
             raise ValueError("n must be >= 0")
         with self._lock:
-            self._kill_at = self._model_calls + n
+            self._kill_containing = containing
+            self._matching_calls = 0
+            self._kill_at = (self._model_calls if containing is None else 0) + n
         if n == 0:
             self._close_listener()
 
@@ -758,11 +764,19 @@ class FakeOpenAI:
             with self._lock:
                 self._busy -= 1
 
-    def _count_model_call(self) -> bool:
+    def _count_model_call(self, body: dict[str, Any] | None = None) -> bool:
         """Count one model call; True when it is the last before kill_after fires."""
         with self._lock:
             self._model_calls += 1
-            return self._kill_at is not None and self._model_calls >= self._kill_at
+            wanted = self._kill_containing
+            if wanted is None:
+                counted = self._model_calls
+            elif wanted in json.dumps(body or {}, ensure_ascii=False):
+                self._matching_calls += 1
+                counted = self._matching_calls
+            else:
+                return False
+            return self._kill_at is not None and counted >= self._kill_at
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:
         with self._lock:
