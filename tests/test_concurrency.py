@@ -17,6 +17,7 @@ from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.profiles import ProfileError, resolve_profile
 from tests.conftest import scenario
 from tests.support.fake_openai import FakeOpenAI, Rule, answer, call
+from tests.support.interrupt import stop_after
 
 VOLATILE = {"latency_s", "duration_s", "started", "finished", "latency_p50_s", "latency_p95_s",
             "base_url", "command_line", "concurrency", "replicas", "elapsed_s"}
@@ -288,16 +289,6 @@ def test_lanes_run_in_order_and_start_nothing_after_a_stop() -> None:
     assert all(session.closed for session in sessions)
 
 
-def _stop_after(project, count: int) -> None:
-    project.write("conftest.py", f"""
-done = []
-def pytest_runtest_teardown(item):
-    done.append(item.nodeid)
-    if len(done) == {count}:
-        raise KeyboardInterrupt
-""")
-
-
 @pytest.mark.parametrize("workers", [0, 2])
 def test_ctrl_c_with_concurrency_counts_only_reported_cases(project, fake_model, workers) -> None:
     from pytest_tooleval.journal import read_journal
@@ -305,7 +296,7 @@ def test_ctrl_c_with_concurrency_counts_only_reported_cases(project, fake_model,
     server = fake_model(WEATHER_SCRIPT, latency=0.1)
     _profile(project, server.base_url, concurrency=4)
     project.write("scenarios/demo.yaml", scenario(_weather_cases(24)))
-    _stop_after(project, 3)
+    stop_after(project, 3)
     result = project.run("--tooleval-min-cases", "1", workers=workers, subprocess=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report = project.report()
@@ -381,7 +372,7 @@ def test_a_run_interrupted_at_one_resumes_at_four(project, fake_model) -> None:
     project.write("scenarios/demo.yaml", scenario(_weather_cases(10)))
     project.run("--tooleval-min-cases", "1")
     whole = _strip(project.report()["cases"])
-    _stop_after(project, 3)
+    stop_after(project, 3)
     project.run("--tooleval-min-cases", "1", subprocess=True)
     assert len(project.report()["cases"]) < 10
     (project.path / "conftest.py").unlink()

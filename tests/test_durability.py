@@ -23,6 +23,7 @@ from pytest_tooleval.journal import read_journal
 from pytest_tooleval.shard import ShardError, parse_shard, shard_items
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call, status
+from tests.support.interrupt import stop_after
 
 CASES = 10
 
@@ -58,24 +59,12 @@ def _journal_path(project) -> Path:
 # ----------------------------------------------------------------------- interruption
 
 
-def _stop_after(project, count: int) -> None:
-    """A conftest that raises KeyboardInterrupt (Ctrl-C) after ``count`` cases, on
-    whichever process runs them."""
-    project.write("conftest.py", f"""
-done = []
-def pytest_runtest_teardown(item):
-    done.append(item.nodeid)
-    if len(done) == {count}:
-        raise KeyboardInterrupt
-""")
-
-
 @pytest.mark.parametrize("workers", [0, 2])
 def test_ctrl_c_marks_the_report_interrupted_and_not_valid(project, fake_model, workers) -> None:
     server = fake_model(_script())
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario(_cases()))
-    _stop_after(project, 3)
+    stop_after(project, 3)
     # In a child process: pytester re-raises an inner run's Ctrl-C in the outer run.
     result = project.run("--tooleval-min-cases", "1", workers=workers, subprocess=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -224,7 +213,7 @@ def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_mo
     server = fake_model(_script())
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario(_cases(6)))
-    _stop_after(project, 2)
+    stop_after(project, 2)
     project.run("--tooleval-min-cases", "1", subprocess=True)
     (project.path / "conftest.py").unlink()
     result = project.run("--tooleval-resume", "--tooleval-k", "5")
