@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_harness import write_project  # noqa: E402
+from bench_harness import passed_report, write_project  # noqa: E402
 
 from tests.support.fake_openai import FakeOpenAI, Rule, answer, call  # noqa: E402
 
@@ -85,14 +85,7 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float) -> dict[st
                     changes.append(time.perf_counter() - started)
             time.sleep(0.005)
         wall = time.perf_counter() - started
-        output = process.stdout.read().decode() if process.stdout else ""
-        path = folder / "tooleval-report" / "report.json"
-        if not path.exists():
-            raise SystemExit(f"our run wrote no report:\n{output[-3000:]}")
-        report = json.loads(path.read_text())
-        outcomes = report["summary"]["outcomes"]
-        if outcomes["PASS"] != cases:
-            raise SystemExit(f"our run did not pass every case: {outcomes}\n{output[-2000:]}")
+        report = passed_report(folder, cases, process)
         used = (report["run"].get("concurrency") or {}).get("used")
         if used != concurrency:
             raise SystemExit(f"our run used concurrency {used}, not {concurrency}")

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -57,6 +58,20 @@ def write_project(folder: Path, cases: int, base_url: str) -> None:
         encoding="utf-8")
 
 
+def passed_report(folder: Path, cases: int, process: subprocess.Popen[bytes]) -> dict[str, Any]:
+    """The finished run's report.json; exits with the run's output unless every one of
+    ``cases`` passed (a benchmark of a broken run measures nothing)."""
+    output = process.stdout.read().decode() if process.stdout else ""
+    path = folder / "tooleval-report" / "report.json"
+    if not path.exists():
+        raise SystemExit(f"the bench run wrote no report:\n{output[-3000:]}")
+    report: dict[str, Any] = json.loads(path.read_text())
+    outcomes = report["summary"]["outcomes"]
+    if outcomes["PASS"] != cases:
+        raise SystemExit(f"the bench run did not pass every case: {outcomes}\n{output[-2000:]}")
+    return report
+
+
 def run_once(cases: int, base_url: str, workers: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         folder = Path(tmp)
@@ -78,14 +93,7 @@ def run_once(cases: int, base_url: str, workers: int) -> dict[str, float]:
                 first = time.perf_counter() - started
             time.sleep(0.005)
         wall = time.perf_counter() - started
-        stderr = process.stdout.read().decode() if process.stdout else ""
-        path = folder / "tooleval-report" / "report.json"
-        if not path.exists():
-            raise SystemExit(f"bench run wrote no report:\n{stderr[-3000:]}")
-        report = json.loads(path.read_text())
-        outcomes = report["summary"]["outcomes"]
-        if outcomes["PASS"] != cases:
-            raise SystemExit(f"bench run did not pass every case: {outcomes}\n{stderr[-2000:]}")
+        passed_report(folder, cases, process)
         rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         return {"wall_s": wall, "first_case_s": first or wall, "rss_mb": rss_mb}
 

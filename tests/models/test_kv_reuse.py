@@ -127,7 +127,6 @@ def test_the_embedded_profile_threads_are_the_usable_cpus_per_worker(monkeypatch
 
     monkeypatch.setattr(llama_cpu.os, "sched_getaffinity", lambda pid: set(range(6)), raising=False)
     import pytest_tooleval.models.llama as llama_module
-    monkeypatch.delattr(llama_module.LlamaBackend, "from_profile", raising=False)
     captured = {}
 
     def fake_init(self, *args, **kwargs):
