@@ -95,7 +95,7 @@ def _make_world(base: Path) -> Path:
 
 def run_battery() -> list[Attempt]:
     """Each attempt through the real tools; ``held`` is False where something got out."""
-    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    from pytest_tooleval.tools.builtin import BuiltinToolProvider, runner
     from pytest_tooleval.world.api import World
 
     base = Path(tempfile.mkdtemp(prefix="tooleval-doctor-"))
@@ -159,7 +159,10 @@ def run_battery() -> list[Attempt]:
             out = python("chunk = b'x' * (1 << 20)\nfor n in range(6):\n"
                          "    with open(f'fill{n}', 'wb') as f:\n"
                          "        for _ in range(8):\n            f.write(chunk)\n")
-            return "MB in one call" in out, out
+            kept = sum(p.stat().st_size for p in world.home.glob("fill*"))
+            # The tmpfs is the home's files, the quota and 16 pages: nothing more fits.
+            held = kept <= runner.WRITE_QUOTA + 2**20
+            return "MB in one call" in out and held, f"{kept} bytes kept; {out}"
 
         def git_status() -> tuple[bool, str]:
             out = provider.call("git_status", {}).text

@@ -21,15 +21,19 @@ import functools
 import os
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
 import sysconfig
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from pytest_tooleval.tools import jailhome
 
 UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
 UNSAFE_MODE = "unsafe-no-jail"
@@ -120,21 +124,24 @@ def system_binds(interpreter: bool = True) -> list[str]:
     return args
 
 
-def world_bind(root: Path) -> list[str]:
-    """The one bind of this case's world into the jail: ``root`` read-write, at its own
-    path, and nothing else of the world (nor the shared template) is visible.
-
-    A copy-on-write world would change only this function.
+def world_bind(root: Path, tmpfs_bytes: int | None = None) -> list[str]:
+    """The one writable place of this case's world in the jail, at ``root``'s own path:
+    ``root`` itself bound read-write, or (``tmpfs_bytes``) an empty tmpfs of that size that
+    ``jailhome`` fills and copies back. Nothing else of the world (nor the shared template)
+    is visible.
     """
     real = os.path.realpath(root)
+    if tmpfs_bytes is not None:
+        return ["--size", str(tmpfs_bytes), "--tmpfs", real]
     return ["--bind", real, real]
 
 
 def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
                binary: str | None = None,
                read_only: Sequence[tuple[Path, str]] = (),
-               interpreter: bool = True) -> list[str]:
-    """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write."""
+               interpreter: bool = True, home_tmpfs: int | None = None) -> list[str]:
+    """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write,
+    or, with ``home_tmpfs`` bytes, a tmpfs of that size at its path (see ``jailhome``)."""
     command = [
         binary or shutil.which("bwrap") or "bwrap",
         "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
@@ -145,7 +152,7 @@ def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
     ]
     if writable is not None:
-        command += world_bind(writable)
+        command += world_bind(writable, home_tmpfs) if home_tmpfs else world_bind(writable)
     for source, target in read_only:
         command += ["--ro-bind", str(source), target]
     command += ["--chdir", str(cwd), "--", *argv]
@@ -157,6 +164,7 @@ class Outcome:
     returncode: int
     timed_out: bool = False
     over_quota: bool = False
+    applied: jailhome.Applied | None = None
 
 
 def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
@@ -199,36 +207,71 @@ def run(
     interpreter: bool = True,
 ) -> Outcome:
     """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
-    whole PID namespace at ``timeout`` seconds or when ``writable`` grows by more than
-    ``write_quota`` bytes. ``read_only``: (host file, path in the jail) pairs;
-    ``interpreter``: whether the Python interpreter is needed inside. Raises ``OSError``
-    when it cannot start or the jail cannot be set up."""
+    whole PID namespace at ``timeout`` seconds. With ``write_quota``, jailed: ``writable``
+    is staged on a tmpfs that holds at most that many bytes more (``jailhome``) and copied
+    back after; unjailed: the folder is measured and the call killed past the quota.
+    ``read_only``: (host file, path in the jail) pairs; ``interpreter``: whether the Python
+    interpreter is needed inside. Raises ``OSError`` when it cannot start or the jail cannot
+    be set up."""
+    started = time.monotonic()
+    staged = jailed and write_quota is not None
+    files: dict[str, jailhome.Entry] = {}
+    ours, theirs = socket.socketpair() if staged else (None, None)
+    if staged:
+        assert write_quota is not None and theirs is not None and interpreter
+        files = jailhome.snapshot(writable)
+        argv = jailhome.stager_argv(os.path.realpath(sys.executable), theirs.fileno(),
+                                    os.path.realpath(writable), list(argv))
     command = (bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only,
-                          interpreter=interpreter) if jailed else list(argv))
+                          interpreter=interpreter,
+                          home_tmpfs=jailhome.tmpfs_bytes(files, write_quota or 0)
+                          if staged else None) if jailed else list(argv))
     status_read, status_write = os.pipe() if jailed else (-1, -1)
     if jailed:
         # bwrap reports {"exit-code": N} here only when the command really ran: without
         # it (and without our own kill) the jail itself failed, which is not the model's.
         command[1:1] = ["--json-status-fd", str(status_write)]
-    before = disk_usage(writable) if write_quota is not None else 0
+    before = disk_usage(writable) if write_quota is not None and not staged else 0
+    passed = (status_write,) + ((theirs.fileno(),) if theirs is not None else ())
     try:
         proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=stdout, stderr=stderr, start_new_session=True,
                                 preexec_fn=preexec, close_fds=True,
-                                pass_fds=(status_write,) if jailed else ())
+                                pass_fds=passed if jailed else ())
     except BaseException:
         if jailed:
             os.close(status_read)
+        if ours is not None:
+            ours.close()
         raise
     finally:
         if jailed:
             os.close(status_write)
+        if theirs is not None:
+            theirs.close()
     outcome = Outcome(returncode=0)
     stop = threading.Event()
 
     def kill() -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+
+    tmpfs = -1
+    if ours is not None:
+        try:
+            tmpfs = jailhome.receive(ours, timeout)
+            jailhome.copy_in(writable, files, tmpfs)
+            ours.sendall(b"g")
+        except OSError as exc:
+            kill()
+            proc.wait()
+            os.close(status_read)
+            if tmpfs >= 0:
+                os.close(tmpfs)
+            raise JailBroken(f"bwrap could not make the jail ({exc}); check this machine "
+                             "with `tooleval doctor`") from exc
+        finally:
+            ours.close()
 
     def watch() -> None:
         assert write_quota is not None
@@ -239,11 +282,12 @@ def run(
                 kill()
                 return
 
-    watcher = threading.Thread(target=watch, daemon=True) if write_quota is not None else None
+    watcher = (threading.Thread(target=watch, daemon=True)
+               if write_quota is not None and not staged else None)
     if watcher is not None:
         watcher.start()
     try:
-        proc.wait(timeout=timeout)
+        proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
     finally:
@@ -252,7 +296,13 @@ def run(
         proc.wait()
         if watcher is not None:
             watcher.join()
-    if write_quota is not None and not outcome.over_quota:
+    if tmpfs >= 0:
+        try:
+            outcome.applied = jailhome.copy_out(tmpfs, writable, files)
+        finally:
+            os.close(tmpfs)
+        outcome.over_quota = outcome.applied.full
+    elif write_quota is not None and not outcome.over_quota:
         used = disk_usage(writable)
         outcome.over_quota = used < 0 or used - before > write_quota
     outcome.returncode = proc.returncode

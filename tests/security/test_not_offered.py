@@ -97,7 +97,7 @@ def test_a_jail_that_cannot_be_set_up_is_a_machine_error(monkeypatch: pytest.Mon
     provider.use_world(world)
     assert "exit code: 0" in provider.call("run_python", {"code": "print(1)"}).text
     monkeypatch.setattr(jail, "world_bind",
-                        lambda root: ["--bind", str(tmp_path / "missing"), str(root)])
+                        lambda root, *size: ["--bind", str(tmp_path / "missing"), str(root)])
     for tool, args in (("run_python", {"code": "print(1)"}), ("git_status", {})):
         with pytest.raises(ProviderError, match="could not make the jail"):
             provider.call(tool, args)

@@ -2,7 +2,8 @@
 
 The wall is the jail: its own user, PID, network, IPC and UTS namespaces, only the home
 folder of this case's world writable, no host home or /etc, a capped tmpfs /tmp, a wall
-clock that kills the whole PID namespace, and a byte quota on what one call may write.
+clock that kills the whole PID namespace, and a byte quota on what one call may write (the
+home is staged on a tmpfs of that size: ``tools/jailhome.py``).
 Inside it: rlimits (CPU, address space, file size, open files, core dumps, processes),
 a scrubbed environment, the home folder as working directory, and an audit hook that
 refuses file access outside the home folder, process creation, signals and sockets. The
@@ -24,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.tools import jail
+from pytest_tooleval.tools import jail, jailhome
 from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
 
@@ -170,14 +171,29 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any
     notes = []
     if outcome.timed_out:
         notes.append(f"killed after {WALL_SECONDS} s wall-clock time limit")
-    elif outcome.over_quota:
+    elif outcome.over_quota and outcome.applied is None:
         notes.append(f"killed: wrote more than {WRITE_QUOTA // 2**20} MB in one call")
     elif code_ == -signal.SIGXCPU or code_ == -signal.SIGKILL:
         notes.append(f"killed: CPU time limit ({CPU_SECONDS} s) exceeded")
+    if outcome.over_quota and outcome.applied is not None:
+        notes.append(f"the write quota ({WRITE_QUOTA // 2**20} MB in one call) was reached: "
+                     "writes past it failed with 'No space left on device'")
+    notes += _sync_notes(outcome.applied)
     if cut_out or cut_err:
         notes.append(f"output truncated to {OUTPUT_CHARS} characters")
     return {"exit_code": code_, "stdout": stdout, "stderr": stderr, "notes": notes,
             "jailed": jailed}
+
+
+def _sync_notes(applied: jailhome.Applied | None) -> list[str]:
+    """What of the call's files did not reach the home folder, and why."""
+    if applied is None or not applied.dropped:
+        return []
+    if applied.discarded:
+        return [f"nothing this call wrote was kept: {applied.dropped[0]}"]
+    shown = ", ".join(applied.dropped[:5]) + (", …" if len(applied.dropped) > 5 else "")
+    return [f"not kept in the home folder ({len(applied.dropped)}): {shown} (only regular "
+            "files and folders are kept; links and special files are not)"]
 
 
 def _run_python(ctx: Context, args: dict[str, Any]) -> str:
