@@ -15,7 +15,6 @@ Unknown keys are refused with the closest known key; ranges are validated.
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 import warnings
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
 from pytest_tooleval.tools.mcp.config import McpConfigError, McpServerConfig, load_mcp_configs
 
@@ -344,12 +344,6 @@ def _validate_profiles(models: dict[str, dict[str, Any]], found: FoundConfig) ->
         except ProfileError as exc:
             raise ConfigError(f"{where}{exc}") from None
     return dict(models)
-
-
-def did_you_mean(word: str, known: list[str] | tuple[str, ...]) -> str:
-    """`` (did you mean 'x'?)`` for the closest known word, or '' when none is close."""
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _describe(exc: ValidationError, sources: dict[str, str], model: type[BaseModel]) -> str:

@@ -6,11 +6,12 @@ overrides a built-in profile of the same name field by field.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pytest_tooleval.hints import did_you_mean
 
 DEFAULT_PROFILE = "smollm2-135m"
 #: More threads than this in one process gain nothing over a few xdist workers.
@@ -140,8 +141,7 @@ def _validated(fields: dict[str, Any], where: str) -> Profile:
             field = ".".join(str(p) for p in err["loc"]) or "(profile)"
             message = err["msg"]
             if err["type"] == "extra_forbidden":
-                close = difflib.get_close_matches(field, list(Profile.model_fields), n=1)
-                message = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
+                message = "unknown field" + did_you_mean(field, Profile.model_fields)
             problems.append(f"{field}: {message}")
         raise ProfileError(f"{where}: {'; '.join(problems)}") from None
     if isinstance(profile.base_url, list) and not profile.base_url:

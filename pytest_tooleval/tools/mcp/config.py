@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from pytest_tooleval.hints import did_you_mean
 
 #: Inherited by stdio servers on top of the SDK's own minimal set (HOME, LOGNAME, PATH,
 #: SHELL, TERM, USER): locale and temp dir, and an active virtual environment.
@@ -134,9 +135,8 @@ def _describe(where: str, exc: ValidationError) -> str:
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
             names = list(McpServerConfig.model_fields)
-            close = difflib.get_close_matches(field, names, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            message = f"unknown field{hint} (known fields: {', '.join(names)})"
+            message = (f"unknown field{did_you_mean(field, names)} "
+                       f"(known fields: {', '.join(names)})")
         lines.append(f"{where}: field {field!r}: {message}" if field else f"{where}: {message}")
     return "\n".join(lines)
 
