@@ -267,6 +267,11 @@ class TriggerRouter(Router):
                 if how_to and WEB_TOOL in names:
                     scores[WEB_TOOL] += HOW_TO_WEIGHT
                     reasons[WEB_TOOL].append(f"how-to question ({set_language}) ← {how_to[0]!r}")
+                saved = trigger_set.saved.match(text.words)
+                for tool, weight in trigger_set.saved.tools.items() if saved else ():
+                    if tool in names:
+                        scores[tool] += weight
+                        reasons[tool].append(f"saved thing ({set_language}) ← {saved!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
