@@ -103,7 +103,7 @@ def test_below_the_threshold_it_defers_to_the_fallback() -> None:
     strict = LexicalModel.from_json(model.to_json())
     strict.threshold = 1.01  # nothing can reach it
     assert strict.votes("Bora ile tenise hangi gün gitmiştik", "tr", NAMES) == []
-    assert model.posterior("xyzzy plugh qwv", "en") == {}  # no known feature
+    assert model.posterior("xq zv qjq", "en") == {}  # no known feature
 
 
 def test_training_is_deterministic_whatever_the_order() -> None:
@@ -122,6 +122,26 @@ def test_features_cover_words_stems_endings_and_pairs() -> None:
     found = features("Decathlon'a ne zaman gitmiştik", "tr")
     assert {"w:gitmistik", "p:gitmi", "s:tik", "b:ne_zaman", "w:decathlon"} <= set(found)
     assert not any(f.endswith(":12") for f in features("saat 12", "tr"))  # numbers skipped
+    # Letter trigrams inside the word, from its second letter; none in words of three.
+    assert {"c:itm", "c:tmi", "c:tik", "c:eca"} <= set(found)
+    assert not any(f.startswith("c:") for f in features("ne var bu", "tr"))
+
+
+def test_letter_trigrams_carry_a_spelling_the_model_never_saw_whole() -> None:
+    words_only = [
+        Example("hatırlatıcı kur yarın için", "tr", ("reminder_add",)),
+        Example("hatırlatma ekle akşama", "tr", ("reminder_add",)),
+        Example("faturayı listele", "tr", ("search_documents",)),
+        Example("faturalar nerede", "tr", ("search_documents",)),
+        Example("sağ ol", "tr", (NONE,)),
+    ]
+    model = train(words_only)
+    # "hatrlatcı" (an unseen chat spelling): no word, prefix or ending of it was trained,
+    # but its trigrams "atc", "tla", "lat" were.
+    unseen = "hatrlatcı kurar mısn"
+    assert not {f for f in features(unseen, "tr") if not f.startswith("c:")} & set(model.counts)
+    post = model.posterior(unseen, "tr")
+    assert max(post, key=post.__getitem__) == "reminder_add"
 
 
 # A vocabulary no trigger or cue knows, so only the model can route it.
