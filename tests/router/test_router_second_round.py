@@ -80,3 +80,30 @@ def test_saved_things_data_is_checked_and_deterministic() -> None:
         SavedThings().load({"nouns": ["x"], "tools": {"read_file": "high"}}, "en")
     message = "alışveriş listemi oku"
     assert PLAIN.route(message, "tr", CATALOGUE) == PLAIN.route(message, "tr", CATALOGUE)
+
+
+SHORTHAND = [
+    ("when is my dentist appt", "en", "calendar_list", "appointment"),
+    ("is ada's bday this month", "en", "calendar_list", "birthday"),
+    ("kapıcıya bi msj atıver, paket gelecek", "tr", "send_message", "mesaj at"),
+    ("dişçi rndv hangi gün", "tr", "calendar_list", "randevu"),
+]
+
+
+@pytest.mark.parametrize(("message", "language", "tool", "word"), SHORTHAND)
+def test_chat_shorthand_reads_as_the_word_it_stands_for(
+    message: str, language: str, tool: str, word: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    routing = PLAIN.route(message, language, CATALOGUE)
+    assert tool in routing.tools
+    assert any(word in reason for reason in routing.reasons[tool]), routing.reasons[tool]
+
+
+def test_shorthand_leaves_real_words_file_names_and_the_other_language_alone() -> None:
+    assert normalize("pls remind me abt the appt tmrw", "en").words == (
+        "please", "remind", "me", "about", "the", "appointment", "tomorrow")
+    assert normalize("open Notes/todo.txt", "en").words[-1] == "txt"  # a file extension
+    assert "atm" in normalize("nearest atm to the hotel", "en").words  # a cash machine
+    assert "tmr" in normalize("tmr", "tr").words  # English shorthand only in English
+    assert normalize("MSJ AT", "tr").words == ("mesaj", "at")
