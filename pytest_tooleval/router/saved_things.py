@@ -36,11 +36,13 @@ class SavedThings:
     inflected: bool = False
     window: int = DEFAULT_WINDOW
     tools: dict[str, float] = field(default_factory=dict)
+    _starts: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def load(self, data: Mapping[str, Any] | None, language: str) -> None:
         """Merge a data file's ``saved_things`` section."""
         if not data:
             return
+        self._starts = {}
 
         def words(key: str) -> list[str]:
             items = data.get(key) or []
@@ -66,11 +68,13 @@ class SavedThings:
         """The first message word that names a saved thing as a possession ("" for none)."""
         if not self.nouns or not self.tools:
             return ""
-        for index, word in enumerate(words):
-            if any(word.startswith(exc) for exc in self.exceptions):
-                continue
+        starts = self._starts
+        if not starts:  # the nouns by their first two letters, built on first use
             for noun in self.nouns:
-                if not word.startswith(noun):
+                starts.setdefault(noun[:2], []).append(noun)
+        for index, word in enumerate(words):
+            for noun in starts.get(word[:2], ()):
+                if not word.startswith(noun) or word.startswith(self.exceptions):
                     continue
                 if self.inflected:
                     if len(word) > len(noun):
