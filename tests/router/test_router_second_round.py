@@ -107,3 +107,28 @@ def test_shorthand_leaves_real_words_file_names_and_the_other_language_alone() -
     assert "atm" in normalize("nearest atm to the hotel", "en").words  # a cash machine
     assert "tmr" in normalize("tmr", "tr").words  # English shorthand only in English
     assert normalize("MSJ AT", "tr").words == ("mesaj", "at")
+
+
+def test_on_the_corpus_irrelevance_steps_the_mechanisms_show_no_more_harmful_tools() -> None:
+    """The corpus's steps that expect no tool: the learned cue (beside stray scores, with
+    trigrams) and the saved-thing class must not bring in more side-effecting tools than
+    the router without the learned cue shows."""
+    from pytest_tooleval.router.lexical_train import iter_cases
+    from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+
+    steps = [
+        (step.message, found.case_file.language)
+        for found in iter_cases(sources=("benchmarks",))
+        for step in found.case.steps
+        if not step.expected_tools
+    ]
+    assert len(steps) >= 100
+
+    def harmful(router: TriggerRouter) -> int:
+        return sum(
+            tool in SIDE_EFFECTING_BUILTINS
+            for message, language in steps
+            for tool in router.route(message, language, CATALOGUE).tools
+        )
+
+    assert harmful(ROUTER) <= harmful(PLAIN)
