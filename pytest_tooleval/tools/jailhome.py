@@ -33,8 +33,10 @@ from pytest_tooleval.tools import fdwalk
 PAGE = 4096
 FULL_BELOW = 64 * 1024
 SYNC_PREFIX = ".tooleval-sync-"
-#: The most a home may hold (file sizes, holes included) and still be staged in memory.
+#: The most a home may hold (file sizes, holes included) and still be staged in memory,
+#: and the most files and folders.
 HOME_LIMIT = 256 * 2**20
+HOME_ENTRIES = 100_000
 FILE_MODES, FOLDER_MODES = 0o777, 0o1777  # never setuid, setgid or device bits
 
 # Runs first inside the jail, before any untrusted code: passes the home (the tmpfs) out,
@@ -106,10 +108,14 @@ def snapshot(home: Path) -> dict[str, Entry]:
     try:
         found: dict[str, Entry] = {}
         unreadable: set[str] = set()
-        for rel, st in fdwalk.walk(top, limit=10**9, unreadable=unreadable):
+        for rel, st in fdwalk.walk(top, limit=HOME_ENTRIES, unreadable=unreadable):
             entry = Entry.of(st)
             if entry is not None:
                 found[rel] = entry
+    except OverflowError as exc:
+        raise HomeTooLarge(f"the home folder has {exc}; run_python works on homes of at "
+                           f"most {HOME_ENTRIES} entries {fdwalk.MAX_DEPTH} folders deep: "
+                           "delete or move files first") from None
     finally:
         os.close(top)
     for rel in unreadable:
@@ -201,13 +207,14 @@ def _same_file(tmpfs: int, rel: str, entry: Entry, path: str) -> bool:
         return False
 
 
-def _listing(tmpfs: int, applied: Applied) -> dict[str, Entry] | None:
-    """The tmpfs's files and folders (``None`` past the caps), made readable to the
-    controller first: the program may have taken its own permissions away."""
+def _listing(tmpfs: int, applied: Applied, limit: int) -> dict[str, Entry] | None:
+    """The tmpfs's files and folders (``None`` past the caps: a call may add at most
+    ``fdwalk.MAX_ENTRIES``), made readable to the controller first: the program may have
+    taken its own permissions away."""
     os.fchmod(tmpfs, 0o700)
     after: dict[str, Entry] = {}
     try:
-        for rel, st in fdwalk.walk(tmpfs, readable=True):
+        for rel, st in fdwalk.walk(tmpfs, limit, readable=True):
             entry = Entry.of(st, linked=True)
             if entry is None:
                 applied.dropped.append(rel)
@@ -233,15 +240,15 @@ def copy_out(tmpfs: int, home: Path, before: dict[str, Entry], *, budget: int) -
     applied = Applied()
     vfs = os.fstatvfs(tmpfs)
     applied.full = vfs.f_bavail * vfs.f_frsize < FULL_BELOW
-    after = _listing(tmpfs, applied)
+    after = _listing(tmpfs, applied, limit=len(before) + fdwalk.MAX_ENTRIES)
     if after is None:
         return applied
     size = held_bytes(after)
     if size > budget + 16 * PAGE:
         applied.discarded = True
         applied.dropped = [f"its files would take {size / 2**20:.0f} MB on disk (sparse "
-                           "files and hard links count in full), more than the home held "
-                           "plus the quota"]
+                           "files and hard links count in full), more than the home's room "
+                           "(what it held plus the quota)"]
         return applied
     try:
         _apply(tmpfs, os.fspath(home), before, after, applied)

@@ -93,7 +93,7 @@ class _Reaper:
         if self.pidfd is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-        else:
+        elif self.proc.poll() is None:
             self.kill_outer()
 
     def kill_outer(self) -> None:
@@ -101,14 +101,23 @@ class _Reaper:
             os.killpg(self.proc.pid, signal.SIGKILL)
 
     def finish(self) -> bool:
-        """Wait for the jail to be gone; True when its PID 1 has exited (so has everything
-        else in it), False when that is not known (no pidfd, or it outlived the grace)."""
+        """End the jail and wait for it; True when its PID 1 has exited (so has everything
+        else in it), False when that is not known (no pidfd, or it outlived the kills).
+
+        PID 1 is killed even after a normal exit: a snippet may have ptraced it and taken
+        ``--die-with-parent`` away, and a SIGKILL from outside its namespace cannot be
+        refused."""
         gone = False
         if self.pidfd is not None:
-            gone = bool(select.select([self.pidfd], [], [], GONE_WITHIN)[0])
+            for _ in range(3):
+                self.kill()
+                if select.select([self.pidfd], [], [], GONE_WITHIN / 3)[0]:
+                    gone = True
+                    break
             os.close(self.pidfd)
             self.pidfd = None
-        self.kill_outer()
+        if self.proc.poll() is None:  # never signal a reaped (reusable) pid
+            self.kill_outer()
         self.proc.wait()
         return gone
 
@@ -142,11 +151,10 @@ def run(
                              write_quota=write_quota)
     started = time.monotonic()
     staged = write_quota is not None
-    files: dict[str, jailhome.Entry] = {}
+    files = jailhome.snapshot(writable) if staged else {}
     ours, theirs = socket.socketpair() if staged else (None, None)
     if staged:
         assert write_quota is not None and theirs is not None and interpreter
-        files = jailhome.snapshot(writable)
         argv = jailhome.stager_argv(os.path.realpath(sys.executable), theirs.fileno(),
                                     os.path.realpath(writable), list(argv))
     from pytest_tooleval.tools import jail  # imports this module at its end
@@ -176,14 +184,16 @@ def run(
     status = _Status(status_read)
     outcome = Outcome(returncode=0)
     tmpfs = -1
+    reaper: _Reaper | None = None
     if ours is not None:
         try:
             tmpfs = jailhome.receive(ours, timeout)
+            # PID 1 is alive while the stager, its child, waits: open its pidfd now.
+            reaper = _Reaper(proc, status.child_pid(timeout))
             jailhome.copy_in(writable, files, tmpfs)
             ours.sendall(b"g")
         except OSError as exc:
-            reaper = _Reaper(proc, status.child_pid(0.0))
-            reaper.kill()
+            reaper = reaper or _Reaper(proc, status.child_pid(0.0))
             reaper.finish()
             status.finish()
             if tmpfs >= 0:
@@ -192,7 +202,8 @@ def run(
                              "with `tooleval doctor`") from exc
         finally:
             ours.close()
-    reaper = _Reaper(proc, status.child_pid(max(0.0, timeout - (time.monotonic() - started))))
+    if reaper is None:
+        reaper = _Reaper(proc, status.child_pid(max(0.0, timeout - (time.monotonic() - started))))
     try:
         proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
     except subprocess.TimeoutExpired:
@@ -203,9 +214,9 @@ def run(
     try:
         if tmpfs >= 0:
             if gone:
-                outcome.applied = jailhome.copy_out(tmpfs, writable, files,
-                                                    budget=jailhome.held_bytes(files)
-                                                    + (write_quota or 0))
+                outcome.applied = jailhome.copy_out(
+                    tmpfs, writable, files,
+                    budget=jailhome.tmpfs_bytes(files, write_quota or 0))
             else:
                 outcome.applied = jailhome.Applied(discarded=True, dropped=[
                     "the jail could not be shown to be gone, so nothing it wrote is trusted"])

@@ -5,6 +5,7 @@ template, reach the loopback listener and leave a process behind; the jail must 
 from __future__ import annotations
 
 import os
+import platform
 import time
 
 import pytest
@@ -321,4 +322,70 @@ while True:
     assert not any(CANARY_TEXT.strip() in p.read_text(errors="replace")
                    for p in home.rglob("*") if p.is_file() and not p.is_symlink())
     hostile.assert_contained()
+
+
+PDEATHSIG_OFF = r"""
+import os, __main__, time
+__main__.NO_IMPORT=set()
+import ctypes
+libc=ctypes.CDLL(None, use_errno=True)
+libc.ptrace.restype=ctypes.c_long
+libc.ptrace.argtypes=[ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+class R(ctypes.Structure):
+    _fields_=[(n, ctypes.c_ulonglong) for n in ("r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax "
+              "rcx rdx rsi rdi orig_rax rip cs eflags rsp ss fs_base gs_base ds es fs gs").split()]
+assert libc.ptrace(16, 1, None, None)==0
+os.waitpid(1, 0x40000000)
+regs=R(); libc.ptrace(12, 1, None, ctypes.byref(regs)); saved=R.from_buffer_copy(regs)
+word=libc.ptrace(1, 1, ctypes.c_void_p(regs.rip-2), None) & 0xffff
+print('insn', hex(word), 'rax', ctypes.c_longlong(regs.rax).value, 'orig', regs.orig_rax)
+regs.rip-=2; regs.rax=157; regs.orig_rax=2**64-1; regs.rdi=1; regs.rsi=0
+libc.ptrace(13, 1, None, ctypes.byref(regs))
+libc.ptrace(9, 1, None, None); os.waitpid(1, 0x40000000)
+libc.ptrace(12, 1, None, ctypes.byref(regs)); print('prctl ->', ctypes.c_longlong(regs.rax).value)
+saved.rip-=2; saved.rax=saved.orig_rax; saved.orig_rax=2**64-1
+libc.ptrace(13, 1, None, ctypes.byref(saved)); libc.ptrace(17, 1, None, None)
+if os.fork()==0:
+    os.setsid()
+    for i in range(120):
+        open('late.txt','w').write(str(i)); time.sleep(0.5)
+    os._exit(0)
+open('mine.txt','w').write('written before exit')
+print('main exits')
+"""
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the ptrace payload is x86-64 code")
+def test_a_pid_1_that_lost_die_with_parent_is_still_ended(hostile: Hostile) -> None:
+    """The snippet ptraces the jail's PID 1 (bwrap's init), makes it call
+    prctl(PR_SET_PDEATHSIG, 0), leaves a sleeper behind and exits. The outer bwrap's death
+    no longer reaches PID 1, so the call kills PID 1 itself, from outside its namespace:
+    nothing survives, the wall clock is not bypassed, and what was written is kept."""
+    started = time.perf_counter()
+    out = hostile.tools.ok("run_python", code=HOOK_OFF + PDEATHSIG_OFF)
+    assert "main exits" in out, out
+    assert time.perf_counter() - started < 5, "the call waited for a jail it could not end"
+    assert (hostile.world.home / "mine.txt").read_text() == "written before exit"
+    hostile.assert_contained()
+
+
+def test_a_call_that_fills_its_room_after_deleting_the_home_keeps_its_writes(
+        hostile: Hostile) -> None:
+    """The room the copy back allows is the tmpfs's (files in pages + the quota), so
+    real data up to "No space left on device" is kept, not discarded as a multiplied
+    quota."""
+    code = (
+        "import os, shutil\n"
+        "for name in os.listdir('.'):\n"
+        "    shutil.rmtree(name) if os.path.isdir(name) else os.remove(name)\n"
+        "n = 0\ntry:\n    while True:\n"
+        "        with open(f'part{n:03d}.bin', 'wb') as out:\n"
+        "            out.write(os.urandom(1 << 20))\n"
+        "        n += 1\n"
+        "except OSError as exc:\n    print('stopped', exc.errno)\n"
+    )
+    out = hostile.tools.ok("run_python", code=code)
+    assert "stopped 28" in out, out
+    assert "nothing this call wrote was kept" not in out, out
+    assert len(list(hostile.world.home.glob("part*.bin"))) >= 30
 

@@ -187,9 +187,12 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any
             "jailed": jailed}
 
 
-def _printable(name: str) -> str:
-    """A file name as text a report can hold: undecodable bytes as ``\\xNN``."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+def _printable(name: str, limit: int = 200) -> str:
+    """A file name as one line a report can hold: undecodable bytes and control characters
+    as ``\\xNN``, at most ``limit`` characters."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _sync_notes(applied: jailhome.Applied | None) -> list[str]:
