@@ -216,8 +216,10 @@ def main() -> int:
           f"router-eval/ or router-eval-2/); highest {best}")
     if options.show is not None:
         low = similar(mine, refs, options.show)
+        top = f"{low[0][0]:.3f}" if low else "none"
         print(f"{len(low)} at or above {options.show} "
-              f"({sum(1 for h in low if h[3].startswith(WITHHELD))} withheld)")
+              f"({sum(1 for h in low if h[3].startswith(WITHHELD))} withheld); "
+              f"highest {top}")
     print(f"inside part B: {len(inner)} pairs at or above {options.threshold}, "
           f"{same_job} of them register variants of one job")
     print(f"{len(dupes)} shared keys in router-eval-3, {len(exact)} shared with a reference; "
