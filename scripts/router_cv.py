@@ -6,8 +6,9 @@
     python scripts/router_cv.py --by-source --triggers DIR     # older trigger files
     python scripts/router_cv.py --typos                 # typo tolerance, on misspelt messages
 
-The training set is ``lexical_train.SOURCES`` (the corpus and the router evaluation sets'
-tuning halves; frozen halves are never read). A fold holds whole jobs (a job's register
+The training set is ``lexical_train.SOURCES`` (the corpus and the router evaluation sets:
+both halves of a spent set, ``lexical_train.SPENT``, the tuning half of any other; figures
+are printed per source and half). A fold holds whole jobs (a job's register
 variants together; a case without a job is its own unit), assigned by a hash of the unit.
 For each held-out step the router is run exactly as ``tooleval check`` runs it (same
 catalogue, a chain's previous expected tools kept), once without the lexical model and
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_tooleval.check.report import CheckReport, Tally
-from pytest_tooleval.check.static import _catalogue, _route_case
+from pytest_tooleval.check.static import _catalogue, _fallback_only, _route_case
 from pytest_tooleval.router import trigger_router
 from pytest_tooleval.router.catalogue import offered_builtin_names
 from pytest_tooleval.router.lexical import LexicalModel
@@ -62,16 +63,30 @@ class Figures:
     alone_steps: int = 0
     alone_voted: int = 0  # the model voted (best tool above the threshold)
     alone_right: int = 0  # an expected tool among its votes
+    # Held-out tool steps served only by a filler: "source | message | expected | shown".
+    no_signal: list[str] = field(default_factory=list)
 
 
 def _route(figures: Figures, router: TriggerRouter, found: SourceCase, offered: set[str]) -> None:
     case_file, case = found.case_file, found.case
     specs = _catalogue(offered | set(case_file.inline_tool_names), case_file, str(found.path))
     available = offered | set(case_file.inline_tool_names)
-    for report in (figures.report, figures.by_source.setdefault(found.source, CheckReport(k=9))):
+    label = f"{found.source} {found.half}" if found.half else found.source
+    for report in (figures.report, figures.by_source.setdefault(label, CheckReport(k=9))):
         _route_case(report, router, case, case_file.language, str(found.path), specs, available)
+    previous: tuple[str, ...] = ()
     for step in case.steps:
+        keep, previous = previous, tuple(step.expected_tools)
         if step.expected_tools:
+            routing = router.route(step.message, case_file.language, specs, keep)
+            if any(set(route) <= set(routing.tools) for route in step.routes) and all(
+                _fallback_only(routing, route) for route in step.routes
+                if set(route) <= set(routing.tools)
+            ):
+                figures.no_signal.append(
+                    f"{label} | {step.message} | {'+'.join(step.expected_tools)} | "
+                    f"{', '.join(routing.tools)}"
+                )
             if router.lexical is not None:
                 votes = [name for name, _ in router.lexical.votes(
                     step.message, case_file.language, [spec.name for spec in specs])]
@@ -91,10 +106,25 @@ def _route(figures: Figures, router: TriggerRouter, found: SourceCase, offered: 
 
 def _rows(report: CheckReport) -> dict[str, Tally]:
     rows = {"overall": report.recall}
-    for title, table in (("language", report.by_language), ("register", report.by_register)):
+    for title, table in (
+        ("language", report.by_language),
+        ("group", report.by_group),
+        ("register", report.by_register),
+    ):
         rows.update({f"{title} {key}": table[key] for key in sorted(table)})
     rows["fallback-only"] = report.fallback_only
     return rows
+
+
+def _print_steps(figures: Figures) -> None:
+    """The held-out misses and no-signal steps of a variant (what to look at next)."""
+    print(f"\nmisses ({len(figures.report.misses)}):")
+    for miss in figures.report.misses:
+        print(f"  {miss.file}::{miss.case} | {miss.message} | missing {'+'.join(miss.missing)}"
+              f" | {miss.miss_class} | shown {', '.join(miss.shown)}")
+    print(f"\nserved only by the fallback ({len(figures.no_signal)}):")
+    for line in figures.no_signal:
+        print(f"  {line}")
 
 
 def _print(
@@ -230,6 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=FOLDS)
     parser.add_argument("--by-source", action="store_true")
     parser.add_argument("--typos", action="store_true")
+    parser.add_argument("--steps", action="store_true",
+                        help="also list the second variant's misses and no-signal steps")
     parser.add_argument("--test", type=Path, action="append", default=[],
                         help="a folder never trained on: model from the whole training set")
     parser.add_argument("--triggers", type=Path, metavar="DIR",
@@ -261,6 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     before, after = cross_validate(args.folds, offered)
     _print(f"{args.folds}-fold cross-validation by job", before, after)
+    if args.steps:
+        _print_steps(after)
     return 0
 
 

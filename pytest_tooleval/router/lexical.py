@@ -11,7 +11,11 @@ for nothing.
 Features of a message, from ``text.normalize`` (folded, Turkish dialect standardised):
 each word, its first five letters (a stem for Turkish suffixes and English plurals) and,
 for words of six letters or more, its last three letters (Turkish tense endings:
-*gitmiştik* → ``tik``, *neresiydi* → ``ydi``), and each pair of neighbouring words.
+*gitmiştik* → ``tik``, *neresiydi* → ``ydi``), each pair of neighbouring words, and the
+letter trigrams inside each word of four letters or more, from its second letter
+(*listemi* → ``ist ste tem emi``): shared pieces of words the model never saw whole
+(abbreviations, dialect and ASCII spellings, other endings; docs/router.md, "Second
+round").
 The log-likelihood is divided by the square root of the number of features present (a
 temperature), so that the posterior of a long message is not pushed to 0 or 1 by word
 count alone. When the most probable class
@@ -43,6 +47,7 @@ NONE = "none"  # the class of messages that expect no tool
 PREFIX = 5
 SUFFIX = 3
 MIN_SUFFIX_WORD = 6
+NGRAM = 3  # letter n-grams inside a word, from its second letter (the prefix covers the first)
 ALPHA = 0.1  # additive smoothing
 # The log-likelihood is multiplied by n ** -SCALE_EXPONENT (n: the known features), a
 # temperature that keeps long messages from pushing every posterior to 0 or 1.
@@ -50,7 +55,7 @@ SCALE_EXPONENT = 0.5
 THRESHOLD = 0.4  # the best tool's posterior below this defers to the fallback
 FLOOR = 0.15  # once the best passes, other tools at or above this also vote
 MAX_VOTES = 3
-FORMAT = 1
+FORMAT = 2  # 2: letter trigrams
 
 
 def features(message: str, language: str | None) -> list[str]:
@@ -65,6 +70,7 @@ def features(message: str, language: str | None) -> list[str]:
             out.append(f"p:{word[:PREFIX]}")
         if len(word) >= MIN_SUFFIX_WORD:
             out.append(f"s:{word[-SUFFIX:]}")
+        out += [f"c:{word[i:i + NGRAM]}" for i in range(1, len(word) - NGRAM + 1)]
     out += [f"b:{first}_{second}" for first, second in pairwise(words)]
     return out
 

@@ -1,24 +1,25 @@
 """The lexical model's training set, read from the repository's case files.
 
-Only what the router may learn from: the corpus (``benchmarks``, ``scenarios``) and, in a
-folder governed by a ``split.toml`` (the router evaluation sets), the *tuning* half only;
-a frozen-half case is never read into an example. Each step counts for the built-in tools
-it expects (a step expecting only a user's own tool teaches nothing about built-ins), a
-step expecting no tool counts for ``none``, and each built-in's name and description is
-one more example of its own class; a step expecting only a user's own tool adds its words
-to the known vocabulary and nothing else.
+Only what the router may learn from: the corpus (``benchmarks``, ``scenarios``), the
+router evaluation sets whose frozen half has been measured and is spent (``SPENT``: both
+halves are read), and, in any other folder governed by a ``split.toml``, the *tuning* half
+only: a frozen half that is still a test is never read into an example. Each step counts
+for the built-in tools it expects, a step expecting no tool counts for ``none``, and each
+built-in's name and description is one more example of its own class; a step expecting
+only a user's own tool teaches nothing about built-ins: it adds its words to the known
+vocabulary and nothing else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.check.split import TUNING, Split, case_key, find_split
+from pytest_tooleval.check.split import FROZEN, TUNING, Split, case_key, find_split
 from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.lexical import NONE, Example, LexicalModel, train
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
@@ -26,6 +27,10 @@ from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders the committed model is built from, relative to the repository root.
 SOURCES: tuple[str, ...] = ("benchmarks", "scenarios", "router-eval", "router-eval-2")
+#: Evaluation folders whose frozen half was measured once and whose misses were then read
+#: (docs/router.md): no longer a test, so both halves are training data. A folder with a
+#: split that is not listed here gives its tuning half only.
+SPENT: frozenset[str] = frozenset({"router-eval", "router-eval-2"})
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,7 @@ class Sample:
     unit: str  # "tr:job-id" or "file::case": a job's register variants share a unit
     source: str  # the SOURCES folder
     register: str
+    half: str  # "tuning" or "frozen" under a split.toml, "" for the corpus
     has_expect: bool
 
 
@@ -50,10 +56,14 @@ class SourceCase:
     case: Case
     unit: str
     source: str
+    half: str = ""  # "tuning" or "frozen" under a split.toml
 
 
-def iter_cases(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> Iterator[SourceCase]:
-    """The sources' cases in a fixed order; under a ``split.toml``, the tuning half only."""
+def iter_cases(
+    root: Path = ROOT, sources: Sequence[str] = SOURCES, spent: Collection[str] = SPENT
+) -> Iterator[SourceCase]:
+    """The sources' cases in a fixed order; under a ``split.toml``, the tuning half only,
+    unless the source is ``spent`` (then both halves, each case labelled with its half)."""
     splits: dict[Path, Split | None] = {}
     for source in sources:
         for path in _case_files(root / source):
@@ -61,20 +71,23 @@ def iter_cases(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> Iterator[
             case_file = load_case_file(path)
             relative = path.relative_to(root).as_posix()
             for case in case_file.cases:
-                if split is not None and split.half_of(
-                    case_key(split.folder, path, case)
-                ) != TUNING:
-                    continue
+                half = ""
+                if split is not None:
+                    half = split.half_of(case_key(split.folder, path, case)) or ""
+                    if half != TUNING and (source not in spent or half != FROZEN):
+                        continue
                 unit = (
                     f"{case_file.language}:{case.job}" if case.job else f"{relative}::{case.name}"
                 )
-                yield SourceCase(path, case_file, case, unit, source)
+                yield SourceCase(path, case_file, case, unit, source, half)
 
 
-def gather(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> list[Sample]:
-    """Every usable step of the sources, in a fixed order (tuning halves only)."""
+def gather(
+    root: Path = ROOT, sources: Sequence[str] = SOURCES, spent: Collection[str] = SPENT
+) -> list[Sample]:
+    """Every usable step of the sources, in a fixed order (see ``iter_cases``)."""
     samples: list[Sample] = []
-    for found in iter_cases(root, sources):
+    for found in iter_cases(root, sources, spent):
         case_file, case, unit, source = found.case_file, found.case, found.unit, found.source
         for step in case.steps:
             expected = step.expected_tools
@@ -91,6 +104,7 @@ def gather(root: Path = ROOT, sources: Sequence[str] = SOURCES) -> list[Sample]:
                     unit,
                     source,
                     case.register or "unspecified",
+                    found.half,
                     bool(expected),
                 )
             )

@@ -25,6 +25,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from pytest_tooleval.router.saved_things import SavedThings
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
@@ -170,6 +171,7 @@ class TriggerSet:
         self.description_stop_words: set[str] = set()
         self.endings: dict[str, tuple[str, ...]] = {}
         self.how_to_words: set[str] = set()
+        self.saved = SavedThings()  # "alışveriş listemi oku": a saved thing by its name
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -234,6 +236,7 @@ class TriggerSet:
         passive = (*self.endings.get("how_to", ()),
                    *(norm(e) for e in _flatten(how_to.get("endings"))))
         self.endings["how_to"] = tuple(dict.fromkeys(e for e in passive if e))
+        self.saved.load(data.get("saved_things"), self.language)
 
     def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
         if not has_snowball(self.language):

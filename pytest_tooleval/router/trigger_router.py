@@ -79,6 +79,12 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 FAMILY_OF = {tool: family for family, tools in FAMILIES.items() for tool in tools}
 FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
 FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (patterns.FUZZY_MIN_WORD) counts half
+# The learned cue also votes for a tool whose score is below LEARNED_BESIDE (a stray cue, a
+# cross-language trigger at 0.3), and a voted tool ranks by its score plus LEARNED_WEIGHT
+# times the posterior: a confident vote (p 0.4 → 0.8) passes the stray cues but never a
+# real trigger (1 and more). With LEARNED_BESIDE 0 it votes only where nothing scored.
+LEARNED_BESIDE = 1.0
+LEARNED_WEIGHT = 2.0
 
 
 def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
@@ -261,6 +267,11 @@ class TriggerRouter(Router):
                 if how_to and WEB_TOOL in names:
                     scores[WEB_TOOL] += HOW_TO_WEIGHT
                     reasons[WEB_TOOL].append(f"how-to question ({set_language}) ← {how_to[0]!r}")
+                saved = trigger_set.saved.match(text.words)
+                for tool, weight in trigger_set.saved.tools.items() if saved else ():
+                    if tool in names:
+                        scores[tool] += weight
+                        reasons[tool].append(f"saved thing ({set_language}) ← {saved!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
@@ -345,9 +356,14 @@ class TriggerRouter(Router):
         scores, reasons = self.score(message, language, unique)
         families = _family_best(scores)
         learned = self.learned(message, language, unique, scores)
+        ranking = scores
+        if learned and LEARNED_WEIGHT > 0:
+            ranking = dict(scores)
+            for name, p in learned.items():
+                ranking[name] = scores.get(name, 0.0) + LEARNED_WEIGHT * p
         ranked = sorted(
             (spec.name for spec in unique),
-            key=lambda name: _rank(name, scores, families, learned),
+            key=lambda name: _rank(name, ranking, families, learned),
         )
         chosen = ranked[: self.k]
         names = set(ranked)
@@ -391,7 +407,11 @@ class TriggerRouter(Router):
         tools nothing else scored; empty when the model is off or thinks no tool fits."""
         if self.lexical is None:
             return {}
-        open_places = [spec.name for spec in catalogue if scores.get(spec.name, 0.0) <= 0.0]
+        beside = LEARNED_BESIDE
+        open_places = [
+            spec.name for spec in catalogue
+            if (score := scores.get(spec.name, 0.0)) <= 0.0 or score < beside
+        ]
         return dict(self.lexical.votes(message, language, open_places))
 
 

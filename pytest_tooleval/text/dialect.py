@@ -38,6 +38,9 @@ _LEXICON_SOURCE: dict[str, str] = {
     "tesekkurler": "teşekkürler", "nolur": "ne olur", "noldu": "ne oldu", "nolcak": "ne olacak",
     "nezaman": "ne zaman", "nekadar": "ne kadar", "nasi": "nasıl", "nası": "nasıl",
     "dimi": "değil mi", "deil": "değil", "diil": "değil", "dii": "değil",
+    "msj": "mesaj", "mesj": "mesaj", "msjı": "mesajı", "msja": "mesaja", "tlf": "telefon",
+    "tlfn": "telefon", "yrn": "yarın", "bgn": "bugün", "hfta": "hafta", "cmt": "cumartesi",
+    "pzt": "pazartesi", "rndv": "randevu", "şfre": "şifre",
     # colloquial spellings
     "nerde": "nerede", "nerdeydi": "neredeydi", "burda": "burada", "şurda": "şurada",
     "orda": "orada", "nerden": "nereden", "burdan": "buradan", "ordan": "oradan",

@@ -16,6 +16,7 @@ import regex
 
 from pytest_tooleval.text.dialect import standardize
 from pytest_tooleval.text.emoji import OPERATOR_EMOJI, hint_table
+from pytest_tooleval.text.shorthand import ENGLISH_SHORTHAND
 
 _TURKISH_FOLD = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
 _COMBINING_DOT = "\u0307"
@@ -72,17 +73,22 @@ def _expand_contractions(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The folded words and their lowercase forms with the contractions split (a split
     word's lowercase parts are its folded parts: contractions are ASCII)."""
-    if not any(word in _CONTRACTIONS for word in words):
+    table = _SHORT
+    if not any(word in table for word in words):
         return tuple(words), lower
     if len(lower) != len(words):
         lower = tuple(words)
     out: list[str] = []
     out_lower: list[str] = []
     for word, lower_word in zip(words, lower, strict=True):
-        parts = _CONTRACTIONS.get(word)
+        parts = table.get(word)
         out += parts or (word,)
         out_lower += parts or (lower_word,)
     return tuple(out), tuple(out_lower)
+
+
+# Contractions and chat shorthand (text/shorthand.py: tmrw → tomorrow), word by word.
+_SHORT: dict[str, tuple[str, ...]] = {**ENGLISH_SHORTHAND, **_CONTRACTIONS}
 
 
 # A release tag: v0.4.0, v2.1 (a "v" and dotted numbers), which only repositories have.

@@ -20,20 +20,12 @@ import contextlib
 import functools
 import os
 import shutil
-import signal
-import socket
-import stat
 import subprocess
 import sys
 import sysconfig
-import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
-
-from pytest_tooleval.tools import jailhome
 
 UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
 UNSAFE_MODE = "unsafe-no-jail"
@@ -159,192 +151,12 @@ def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
     return command
 
 
-@dataclass
-class Outcome:
-    returncode: int
-    timed_out: bool = False
-    over_quota: bool = False
-    applied: jailhome.Applied | None = None
-
-
-def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
-    """Bytes allocated under ``root`` (not following links); ``-1`` past ``limit_entries``."""
-    total, seen = 0, 0
-    stack = [str(root)]
-    while stack:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    seen += 1
-                    if seen > limit_entries:
-                        return -1
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    total += st.st_blocks * 512
-                    if stat.S_ISDIR(st.st_mode):
-                        stack.append(entry.path)
-        except OSError:
-            continue
-    return total
-
-
-def run(
-    argv: Sequence[str],
-    *,
-    writable: Path,
-    cwd: Path,
-    env: Mapping[str, str],
-    timeout: float,
-    stdout: IO[bytes] | int,
-    stderr: IO[bytes] | int,
-    jailed: bool = True,
-    preexec: Callable[[], None] | None = None,
-    write_quota: int | None = None,
-    read_only: Sequence[tuple[Path, str]] = (),
-    interpreter: bool = True,
-) -> Outcome:
-    """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
-    whole PID namespace at ``timeout`` seconds. With ``write_quota``, jailed: ``writable``
-    is staged on a tmpfs that holds at most that many bytes more (``jailhome``) and copied
-    back after; unjailed: the folder is measured and the call killed past the quota.
-    ``read_only``: (host file, path in the jail) pairs; ``interpreter``: whether the Python
-    interpreter is needed inside. Raises ``OSError`` when it cannot start or the jail cannot
-    be set up."""
-    started = time.monotonic()
-    staged = jailed and write_quota is not None
-    files: dict[str, jailhome.Entry] = {}
-    ours, theirs = socket.socketpair() if staged else (None, None)
-    if staged:
-        assert write_quota is not None and theirs is not None and interpreter
-        files = jailhome.snapshot(writable)
-        argv = jailhome.stager_argv(os.path.realpath(sys.executable), theirs.fileno(),
-                                    os.path.realpath(writable), list(argv))
-    command = (bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only,
-                          interpreter=interpreter,
-                          home_tmpfs=jailhome.tmpfs_bytes(files, write_quota or 0)
-                          if staged else None) if jailed else list(argv))
-    status_read, status_write = os.pipe() if jailed else (-1, -1)
-    if jailed:
-        # bwrap reports {"exit-code": N} here only when the command really ran: without
-        # it (and without our own kill) the jail itself failed, which is not the model's.
-        command[1:1] = ["--json-status-fd", str(status_write)]
-    before = disk_usage(writable) if write_quota is not None and not staged else 0
-    passed = (status_write,) + ((theirs.fileno(),) if theirs is not None else ())
-    try:
-        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                stdout=stdout, stderr=stderr, start_new_session=True,
-                                preexec_fn=preexec, close_fds=True,
-                                pass_fds=passed if jailed else ())
-    except BaseException:
-        if jailed:
-            os.close(status_read)
-        if ours is not None:
-            ours.close()
-        raise
-    finally:
-        if jailed:
-            os.close(status_write)
-        if theirs is not None:
-            theirs.close()
-    outcome = Outcome(returncode=0)
-    stop = threading.Event()
-
-    def kill() -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
-    tmpfs = -1
-    if ours is not None:
-        try:
-            tmpfs = jailhome.receive(ours, timeout)
-            jailhome.copy_in(writable, files, tmpfs)
-            ours.sendall(b"g")
-        except OSError as exc:
-            kill()
-            proc.wait()
-            os.close(status_read)
-            if tmpfs >= 0:
-                os.close(tmpfs)
-            raise JailBroken(f"bwrap could not make the jail ({exc}); check this machine "
-                             "with `tooleval doctor`") from exc
-        finally:
-            ours.close()
-
-    def watch() -> None:
-        assert write_quota is not None
-        while not stop.wait(0.05):
-            used = disk_usage(writable)
-            if used < 0 or used - before > write_quota:
-                outcome.over_quota = True
-                kill()
-                return
-
-    watcher = (threading.Thread(target=watch, daemon=True)
-               if write_quota is not None and not staged else None)
-    if watcher is not None:
-        watcher.start()
-    try:
-        proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
-    except subprocess.TimeoutExpired:
-        outcome.timed_out = True
-    finally:
-        stop.set()
-        kill()
-        proc.wait()
-        if watcher is not None:
-            watcher.join()
-    if tmpfs >= 0:
-        try:
-            outcome.applied = jailhome.copy_out(tmpfs, writable, files)
-        finally:
-            os.close(tmpfs)
-        outcome.over_quota = outcome.applied.full
-    elif write_quota is not None and not outcome.over_quota:
-        used = disk_usage(writable)
-        outcome.over_quota = used < 0 or used - before > write_quota
-    outcome.returncode = proc.returncode
-    if jailed:
-        status = _read_all(status_read)
-        if b'"exit-code"' not in status and not (outcome.timed_out or outcome.over_quota):
-            raise JailBroken(f"bwrap could not make the jail (exit status {proc.returncode}); "
-                             "check this machine with `tooleval doctor`")
-        if 128 < proc.returncode < 128 + 65:
-            # bwrap reports a child killed by signal N as 128 + N; give it the usual -N.
-            outcome.returncode = 128 - proc.returncode
-    return outcome
-
-
-class JailBroken(OSError):
-    """bwrap started but could not set the jail up (a machine failure, never the model's)."""
-
-
-def _read_all(fd: int) -> bytes:
-    os.set_blocking(fd, False)
-    chunks = []
-    try:
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
 def describe(unsafe: bool) -> dict[str, object]:
     """What the report records about isolation."""
     found = probe()
     mode = "jail" if found.available else UNSAFE_MODE if unsafe else "none"
     return {"mode": mode, "bwrap": found.version, "detail": found.detail,
             "namespaces": list(NAMESPACES) if found.available else []}
-
 
 
 class JailUnavailable(Exception):
@@ -359,3 +171,26 @@ def use_jail(unsafe: bool) -> bool:
     if unsafe:
         return False
     raise JailUnavailable(f"{found.detail}; {INSTALL_HINT}")
+
+
+# Running a command in the jail lives in jailrun (kept apart for size); its names stay
+# reachable here, where the jail's callers look for them.
+from pytest_tooleval.tools.jailrun import JailBroken, Outcome, disk_usage, run  # noqa: E402
+
+__all__ = [
+    "UNSAFE_FLAG",
+    "UNSAFE_MODE",
+    "JailBroken",
+    "JailUnavailable",
+    "Outcome",
+    "Probe",
+    "bwrap_argv",
+    "describe",
+    "disk_usage",
+    "interpreter",
+    "probe",
+    "run",
+    "system_binds",
+    "use_jail",
+    "world_bind",
+]

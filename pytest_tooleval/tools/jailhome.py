@@ -7,7 +7,10 @@ program is a trusted stager (:data:`STAGER`) that hands the controller a descrip
 tmpfs over a socket and waits. The controller copies the home in through the descriptor,
 lets the stager exec the real program, and, once the jail is gone (the descriptor keeps the
 tmpfs alive), applies what changed to the home on disk: regular files and folders only.
-Past the quota every write fails with "No space left on device" inside the jail.
+Past the quota every write fails with "No space left on device" inside the jail. What is
+copied back is capped by size too (a sparse file or a hard link would otherwise turn the
+quota's bytes into many more on disk), and read from the tmpfs by descriptor, one name at a
+time, never through a link (``fdwalk``).
 
 What the program makes besides files and folders (links, FIFOs, sockets, devices) is not
 kept; links, special files and hard-linked files already in the home are not copied in (the
@@ -21,15 +24,18 @@ import os
 import secrets
 import socket
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_tooleval.tools import fdwalk
+
 PAGE = 4096
-MAX_ENTRIES = 20_000
-MAX_DEPTH = 64
 FULL_BELOW = 64 * 1024
 SYNC_PREFIX = ".tooleval-sync-"
+#: The most a home may hold (file sizes, holes included) and still be staged in memory.
+HOME_LIMIT = 256 * 2**20
+FILE_MODES, FOLDER_MODES = 0o777, 0o1777  # never setuid, setgid or device bits
 
 # Runs first inside the jail, before any untrusted code: passes the home (the tmpfs) out,
 # waits for the controller to fill it, closes the socket and becomes the real program.
@@ -51,12 +57,17 @@ class StagingFailed(OSError):
     """The stager never handed the home over (the jail did not start as expected)."""
 
 
+class HomeTooLarge(ValueError):
+    """The home holds more than :data:`HOME_LIMIT`: the call is refused, the model told."""
+
+
 @dataclass(frozen=True)
 class Entry:
     kind: str  # "f" a regular file, "d" a folder
     mode: int
     size: int
     times: tuple[int, int]  # (atime, mtime) in nanoseconds
+    ino: int = 0
 
     @classmethod
     def of(cls, st: os.stat_result, linked: bool = False) -> Entry | None:
@@ -66,8 +77,9 @@ class Entry:
         kind = "f" if stat.S_ISREG(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else ""
         if not kind or (kind == "f" and st.st_nlink > 1 and not linked):
             return None
-        return cls(kind, stat.S_IMODE(st.st_mode), st.st_size if kind == "f" else 0,
-                   (st.st_atime_ns, st.st_mtime_ns))
+        mode = stat.S_IMODE(st.st_mode) & (FILE_MODES if kind == "f" else FOLDER_MODES)
+        return cls(kind, mode, st.st_size if kind == "f" else 0,
+                   (st.st_atime_ns, st.st_mtime_ns), st.st_ino)
 
 
 @dataclass
@@ -86,47 +98,32 @@ def stager_argv(interpreter: str, sock_fd: int, home: str, argv: list[str]) -> l
     return [interpreter, "-I", "-S", "-c", STAGER, str(sock_fd), home, *argv]
 
 
-def _walk(top: int, limit: int | None = None) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative path, lstat) of everything under the folder descriptor ``top``, parents
-    first, never following a link; raises ``OverflowError`` past ``limit`` entries or
-    :data:`MAX_DEPTH` levels. The tree must not change meanwhile (the jail is gone, or the
-    home is not in it)."""
-    seen, limit = 0, MAX_ENTRIES if limit is None else limit
-    stack: list[tuple[str, int]] = [("", 0)]
-    while stack:
-        prefix, depth = stack.pop()
-        fd = (os.dup(top) if not prefix else
-              os.open(prefix, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top))
-        try:
-            with os.scandir(fd) as entries:
-                listed = sorted(entries, key=lambda e: e.name)
-            for entry in listed:
-                seen += 1
-                if seen > limit:
-                    raise OverflowError(f"more than {limit} files and folders")
-                st = entry.stat(follow_symlinks=False)
-                rel = prefix + entry.name
-                yield rel, st
-                if stat.S_ISDIR(st.st_mode):
-                    if depth + 1 > MAX_DEPTH:
-                        raise OverflowError(f"folders nested deeper than {MAX_DEPTH}")
-                    stack.append((rel + "/", depth + 1))
-        finally:
-            os.close(fd)
-
-
 def snapshot(home: Path) -> dict[str, Entry]:
-    """The home's regular files and folders (links and special files left out)."""
+    """The home's regular files and folders; links, special files, hard-linked files and
+    folders this process cannot read are left out (and left alone). :class:`HomeTooLarge`
+    past :data:`HOME_LIMIT`."""
     top = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
     try:
         found: dict[str, Entry] = {}
-        for rel, st in _walk(top, limit=10**9):
+        unreadable: set[str] = set()
+        for rel, st in fdwalk.walk(top, limit=10**9, unreadable=unreadable):
             entry = Entry.of(st)
             if entry is not None:
                 found[rel] = entry
-        return found
     finally:
         os.close(top)
+    for rel in unreadable:
+        found.pop(rel, None)
+    if held_bytes(found) > HOME_LIMIT:
+        raise HomeTooLarge(f"the home folder holds {held_bytes(found) / 2**20:.0f} MB; "
+                           f"run_python works on homes of at most {HOME_LIMIT // 2**20} MB: "
+                           "delete or move files first")
+    return found
+
+
+def held_bytes(files: dict[str, Entry]) -> int:
+    """The files' sizes (what copying them writes)."""
+    return sum(e.size for e in files.values() if e.kind == "f")
 
 
 def tmpfs_bytes(files: dict[str, Entry], quota: int) -> int:
@@ -142,36 +139,46 @@ def receive(sock: socket.socket, timeout: float) -> int:
         _, fds, _, _ = socket.recv_fds(sock, 1, 1)
     except (OSError, TimeoutError) as exc:
         raise StagingFailed(f"the jail's home was not handed over: {exc}") from exc
-    if len(fds) != 1:
+    if len(fds) != 1 or not stat.S_ISDIR(os.fstat(fds[0]).st_mode):
         for fd in fds:
             os.close(fd)
         raise StagingFailed("the jail ended before handing its home over")
+    os.set_inheritable(fds[0], False)
     return fds[0]
 
 
 def copy_in(home: Path, files: dict[str, Entry], tmpfs: int) -> None:
     """Copy the snapshot's files and folders from ``home`` into the tmpfs, times and modes
-    kept (folders' modes are set last, so read-only folders can be filled)."""
+    kept (folders' modes are set last, so read-only folders can be filled). A file this
+    process cannot read is left out of ``files`` (and so left alone afterwards)."""
     root = os.fspath(home)
-    for rel, entry in files.items():
+    for rel, entry in list(files.items()):
         if entry.kind == "d":
             os.mkdir(rel, 0o700, dir_fd=tmpfs)
-        else:
-            _copy(None, f"{root}/{rel}", tmpfs, rel, entry)
+            continue
+        try:
+            source = os.open(f"{root}/{rel}", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except PermissionError:
+            del files[rel]
+            continue
+        _copy(source, tmpfs, rel, entry)
     for rel, entry in reversed(files.items()):
         if entry.kind == "d":
             os.chmod(rel, entry.mode, dir_fd=tmpfs)
             os.utime(rel, ns=entry.times, dir_fd=tmpfs)
 
 
-def _copy(src_dir: int | None, src: str, dst_dir: int, dst: str, entry: Entry) -> None:
-    source = os.open(src, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_dir)
+def _copy(source: int, dst_dir: int, dst: str, entry: Entry) -> None:
+    """Copy the open ``source`` (closed here) to a new file ``dst`` of ``dst_dir``, at most
+    ``entry.size`` bytes."""
     try:
         target = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
                          dir_fd=dst_dir)
         try:
-            while chunk := os.read(source, 1 << 20):
+            left = entry.size
+            while left > 0 and (chunk := os.read(source, min(left, 1 << 20))):
                 os.write(target, chunk)
+                left -= len(chunk)
             os.fchmod(target, entry.mode)
             os.utime(target, ns=entry.times)
         finally:
@@ -180,9 +187,9 @@ def _copy(src_dir: int | None, src: str, dst_dir: int, dst: str, entry: Entry) -
         os.close(source)
 
 
-def _same_file(tmpfs: int, rel: str, path: str) -> bool:
+def _same_file(tmpfs: int, rel: str, entry: Entry, path: str) -> bool:
     try:
-        with open(os.open(rel, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=tmpfs), "rb") as new, \
+        with open(fdwalk.open_file(tmpfs, rel, entry.ino), "rb") as new, \
                 open(path, "rb") as old:
             while True:
                 a, b = new.read(1 << 20), old.read(1 << 20)
@@ -200,18 +207,16 @@ def _listing(tmpfs: int, applied: Applied) -> dict[str, Entry] | None:
     os.fchmod(tmpfs, 0o700)
     after: dict[str, Entry] = {}
     try:
-        for rel, st in _walk(tmpfs):
+        for rel, st in fdwalk.walk(tmpfs, readable=True):
             entry = Entry.of(st, linked=True)
             if entry is None:
                 applied.dropped.append(rel)
-                continue
-            need = 0o400 if entry.kind == "f" else 0o500
-            if entry.mode & need != need:
-                os.chmod(rel, entry.mode | need, dir_fd=tmpfs)
-            after[rel] = entry
-    except OverflowError as exc:
+            else:
+                after[rel] = entry
+    except (OverflowError, OSError) as exc:
         applied.discarded = True
-        applied.dropped = [str(exc)]
+        applied.dropped = [str(exc) if isinstance(exc, OverflowError) else
+                           f"its files could not be listed ({exc.strerror or exc})"]
         return None
     return after
 
@@ -220,18 +225,33 @@ def _parent(rel: str) -> str:
     return rel.rsplit("/", 1)[0] if "/" in rel else ""
 
 
-def copy_out(tmpfs: int, home: Path, before: dict[str, Entry]) -> Applied:
+def copy_out(tmpfs: int, home: Path, before: dict[str, Entry], *, budget: int) -> Applied:
     """Apply the tmpfs's state to ``home`` (unchanged since :func:`snapshot`): removals,
     then new folders, then new or changed files (each written beside and renamed over),
-    then the touched folders' modes and times. What cannot be applied is in ``dropped``."""
+    then the touched folders' modes and times. Nothing is applied when the files would
+    take more than ``budget`` bytes. What cannot be applied is in ``dropped``."""
     applied = Applied()
     vfs = os.fstatvfs(tmpfs)
     applied.full = vfs.f_bavail * vfs.f_frsize < FULL_BELOW
     after = _listing(tmpfs, applied)
     if after is None:
         return applied
-    root = os.fspath(home)
+    size = held_bytes(after)
+    if size > budget + 16 * PAGE:
+        applied.discarded = True
+        applied.dropped = [f"its files would take {size / 2**20:.0f} MB on disk (sparse "
+                           "files and hard links count in full), more than the home held "
+                           "plus the quota"]
+        return applied
+    try:
+        _apply(tmpfs, os.fspath(home), before, after, applied)
+    except OSError as exc:
+        applied.dropped.append(f"the copy back stopped: {exc.strerror or exc}")
+    return applied
 
+
+def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Entry],
+           applied: Applied) -> None:
     def real(rel: str) -> str:
         return f"{root}/{rel}" if rel else root
 
@@ -263,11 +283,14 @@ def copy_out(tmpfs: int, home: Path, before: dict[str, Entry]) -> Applied:
             if old is None and _attempt(applied, rel, os.mkdir, path, 0o700):
                 folders.add(rel)
                 touched.update((rel, _parent(rel)))
-            elif old is not None and old != entry:
+            elif old is not None and (old.mode, old.times) != (entry.mode, entry.times):
                 touched.add(rel)
-        elif old is not None and old.size == entry.size and _same_file(tmpfs, rel, path):
-            if old.mode != entry.mode and _attempt(applied, rel, os.chmod, path, entry.mode):
-                touched.add(_parent(rel))
+        elif old is not None and old.size == entry.size and \
+                _same_file(tmpfs, rel, entry, path):
+            if old.mode != entry.mode:
+                _attempt(applied, rel, os.chmod, path, entry.mode)
+            if old.times != entry.times:
+                _attempt(applied, rel, os.utime, path, None, ns=entry.times)
         elif _attempt(applied, rel, _write_beside, tmpfs, rel, path, entry):
             applied.written += 1
             touched.add(_parent(rel))
@@ -277,7 +300,6 @@ def copy_out(tmpfs: int, home: Path, before: dict[str, Entry]) -> Applied:
         elif rel in after:
             _attempt(applied, rel, os.chmod, real(rel), after[rel].mode)
             _attempt(applied, rel, os.utime, real(rel), None, ns=after[rel].times)
-    return applied
 
 
 def _attempt(applied: Applied, rel: str, action: Callable[..., object], *args: object,
@@ -295,7 +317,7 @@ def _write_beside(tmpfs: int, rel: str, path: str, entry: Entry) -> None:
     spare = f"{SYNC_PREFIX}{secrets.token_hex(6)}"
     folder = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        _copy(tmpfs, rel, folder, spare, entry)
+        _copy(fdwalk.open_file(tmpfs, rel, entry.ino), folder, spare, entry)
         os.replace(spare, name, src_dir_fd=folder, dst_dir_fd=folder)
     except OSError:
         with contextlib.suppress(OSError):

@@ -22,7 +22,7 @@ from pytest_tooleval.router.lexical import (
     train,
 )
 from pytest_tooleval.router.lexical_train import build, gather
-from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.router.trigger_router import LEARNED_BESIDE, TriggerRouter
 from pytest_tooleval.text.normalize import normalize
 
 CATALOGUE = list(builtin_specs())
@@ -103,7 +103,7 @@ def test_below_the_threshold_it_defers_to_the_fallback() -> None:
     strict = LexicalModel.from_json(model.to_json())
     strict.threshold = 1.01  # nothing can reach it
     assert strict.votes("Bora ile tenise hangi gün gitmiştik", "tr", NAMES) == []
-    assert model.posterior("xyzzy plugh qwv", "en") == {}  # no known feature
+    assert model.posterior("xq zv qjq", "en") == {}  # no known feature
 
 
 def test_training_is_deterministic_whatever_the_order() -> None:
@@ -122,6 +122,26 @@ def test_features_cover_words_stems_endings_and_pairs() -> None:
     found = features("Decathlon'a ne zaman gitmiştik", "tr")
     assert {"w:gitmistik", "p:gitmi", "s:tik", "b:ne_zaman", "w:decathlon"} <= set(found)
     assert not any(f.endswith(":12") for f in features("saat 12", "tr"))  # numbers skipped
+    # Letter trigrams inside the word, from its second letter; none in words of three.
+    assert {"c:itm", "c:tmi", "c:tik", "c:eca"} <= set(found)
+    assert not any(f.startswith("c:") for f in features("ne var bu", "tr"))
+
+
+def test_letter_trigrams_carry_a_spelling_the_model_never_saw_whole() -> None:
+    words_only = [
+        Example("hatırlatıcı kur yarın için", "tr", ("reminder_add",)),
+        Example("hatırlatma ekle akşama", "tr", ("reminder_add",)),
+        Example("faturayı listele", "tr", ("search_documents",)),
+        Example("faturalar nerede", "tr", ("search_documents",)),
+        Example("sağ ol", "tr", (NONE,)),
+    ]
+    model = train(words_only)
+    # "hatrlatcı" (an unseen chat spelling): no word, prefix or ending of it was trained,
+    # but its trigrams "atc", "tla", "lat" were.
+    unseen = "hatrlatcı kurar mısn"
+    assert not {f for f in features(unseen, "tr") if not f.startswith("c:")} & set(model.counts)
+    post = model.posterior(unseen, "tr")
+    assert max(post, key=post.__getitem__) == "reminder_add"
 
 
 # A vocabulary no trigger or cue knows, so only the model can route it.
@@ -144,17 +164,41 @@ def test_a_learned_vote_takes_a_filler_place_never_a_scored_one() -> None:
     plain = TriggerRouter(9, lexical=False).route(TOY_MESSAGE, "en", CATALOGUE)
     assert routing.tools[1:5] == plain.tools[:4] == [
         "web_search", "search_documents", "memory_search", "calendar_list"]
-    # A tool a trigger scored keeps its place ahead of every learned vote.
+    # A tool a trigger scored keeps its place ahead of every learned vote; a stray cue
+    # (below LEARNED_BESIDE) does not.
     message = "what is 18*1000, and zorblat the frobnicator"
     scores, _ = router.score(message, "en", CATALOGUE)
     ranked = router.route(message, "en", CATALOGUE).tools
-    scored = [t for t in ranked if scores.get(t, 0.0) > 0]
-    assert scored and ranked[: len(scored)] == scored
-    assert ranked[len(scored)] == "git_status"
+    strong = [t for t in ranked if scores.get(t, 0.0) >= LEARNED_BESIDE]
+    assert strong == ["calculator"] and ranked[:2] == ["calculator", "git_status"]
+    assert 0 < scores["run_python"] < LEARNED_BESIDE  # a stray description cue, passed
+    assert ranked.index("run_python") > ranked.index("git_status")
+
+
+def test_a_learned_vote_passes_stray_cues_and_joins_a_weakly_scored_tool() -> None:
+    message = "please zorblat that frobnicator list"
+    router = TriggerRouter(9, lexical=TOY)
+    scores, _ = router.score(message, "en", CATALOGUE)
+    assert scores["list_directory"] >= 2 and 0 < scores["calendar_list"] < LEARNED_BESIDE
+    ranked = router.route(message, "en", CATALOGUE).tools
+    assert ranked[:2] == ["list_directory", "git_status"]  # before the stray "list" cues
+    # A vote for a tool that has only a stray cue of its own: it now counts, with the cue.
+    weak = train([
+        Example("zorblat the frobnicator list", "en", ("calendar_delete",)),
+        Example("zorblatted frobnicator listing", "en", ("calendar_delete",)),
+        Example("hello there", "en", (NONE,)),
+    ])
+    assert 0 < scores["calendar_delete"] < LEARNED_BESIDE
+    routing = TriggerRouter(9, lexical=weak).route(message, "en", CATALOGUE)
+    assert routing.tools[:2] == ["list_directory", "calendar_delete"]
+    assert routing.reasons["calendar_delete"][0].startswith("cue description:list")
+    assert routing.reasons["calendar_delete"][-1].startswith("learned cue: p=")
+    old = TriggerRouter(9, lexical=weak).route(message, "en", CATALOGUE)
+    assert old == routing  # deterministic
 
 
 def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
-    folder = tmp_path / "router-eval"
+    folder = tmp_path / "router-eval-new"
     (folder / "en").mkdir(parents=True)
     cases = [
         {"name": f"c{i}", "category": "tool", "group": "web",
@@ -171,8 +215,20 @@ def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     tuning = {k.split("::")[1] for k, e in split.entries.items() if e.half == "tuning"}
     assert 0 < len(tuning) < 8
-    got = {s.unit.split("::")[1] for s in gather(tmp_path, ("router-eval",))}
+    got = {s.unit.split("::")[1] for s in gather(tmp_path, ("router-eval-new",))}
     assert got == tuning
+    # Once its frozen half is spent (measured and its misses read), both halves train.
+    spent = gather(tmp_path, ("router-eval-new",), spent={"router-eval-new"})
+    assert {s.unit.split("::")[1] for s in spent} == {f"c{i}" for i in range(8)}
+    assert {s.half for s in spent} == {"tuning", "frozen"}
+
+
+def test_only_the_spent_evaluation_sets_are_read_whole() -> None:
+    from pytest_tooleval.router.lexical_train import SOURCES, SPENT
+
+    assert sorted(SPENT) == ["router-eval", "router-eval-2"]
+    assert set(SOURCES) >= SPENT
+    assert not any("router-eval-3" in source for source in SOURCES)
 
 
 def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:

@@ -284,3 +284,41 @@ time.sleep(30)
     time.sleep(2)
     assert not (hostile.world.home / mark).exists()
     hostile.assert_contained(settle=0)
+
+
+def test_nothing_left_running_can_reshape_the_home_while_it_is_copied_back(
+        hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 processes wait for the copy back to start (a file's mode changes) and then swap a
+    folder for a link to the canary's folder. The copy back starts only once the jail's
+    PID 1 is gone, and with it every process inside, and it opens nothing through a link:
+    the canary never lands in the home."""
+    from pytest_tooleval.tools.builtin import runner
+
+    monkeypatch.setattr(runner, "WALL_SECONDS", 3)
+    code = HOOK_OFF + f"""
+import os, time
+os.mkdir('b'); open('b/placeholder', 'w').close()
+os.close(os.open('c', os.O_WRONLY | os.O_CREAT, 0o200))
+for i in range(20):
+    os.mkdir(f'd{{i:02d}}')
+    for j in range(100):
+        open(f'd{{i:02d}}/f{{j}}', 'w').close()
+os.symlink({str(hostile.outside)!r}, 'blink')
+for i in range(30):
+    if os.fork() == 0:
+        break
+while True:
+    try:
+        if os.stat('c').st_mode & 0o400:
+            os.rename('b', 'bx'); os.rename('blink', 'b')
+    except OSError:
+        pass
+"""
+    out = hostile.tools.ok("run_python", code=code)
+    assert "wall-clock time limit" in out
+    home = hostile.world.home
+    assert not (home / "b" / "secret.txt").exists()
+    assert not any(CANARY_TEXT.strip() in p.read_text(errors="replace")
+                   for p in home.rglob("*") if p.is_file() and not p.is_symlink())
+    hostile.assert_contained()
+

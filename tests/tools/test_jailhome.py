@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.tools import jailhome
+from pytest_tooleval.tools import fdwalk, jailhome
 
 Staged = tuple[int, Path, dict[str, jailhome.Entry]]
+BUDGET = 2**20
 
 
 @pytest.fixture
@@ -59,7 +60,7 @@ def test_copy_in_keeps_contents_modes_and_times(home: Path, staged: Staged) -> N
 def test_nothing_changed_writes_nothing(home: Path, staged: Staged) -> None:
     fd, _, files = staged
     inode = (home / "notes.txt").stat().st_ino
-    applied = jailhome.copy_out(fd, home, files)
+    applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert (applied.written, applied.removed, applied.dropped) == (0, 0, [])
     assert (home / "notes.txt").stat().st_ino == inode  # not rewritten
 
@@ -72,7 +73,7 @@ def test_edits_new_files_folders_and_deletions_come_back(home: Path, staged: Sta
     (stand_in / "Reports" / "q3").mkdir(parents=True)
     (stand_in / "Reports" / "q3" / "sum.csv").write_text("a,b\n1,2\n")
     os.chmod(stand_in / "Documents" / "plan.md", 0o600)
-    applied = jailhome.copy_out(fd, home, files)
+    applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert _tree(home) == {"Documents": "/", "Documents/plan.md": "# plan\n", "Reports": "/",
                            "Reports/q3": "/", "Reports/q3/sum.csv": "a,b\n1,2\n",
                            "notes.txt": "edited\n"}
@@ -87,7 +88,7 @@ def test_an_edit_that_keeps_size_and_time_is_still_seen(home: Path, staged: Stag
     before = target.stat()
     target.write_text("KEEP ME\n")
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    jailhome.copy_out(fd, home, files)
+    jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert (home / "notes.txt").read_text() == "KEEP ME\n"
     assert (home / "notes.txt").stat().st_mtime_ns == before.st_mtime_ns
 
@@ -102,7 +103,7 @@ def test_links_fifos_and_link_collisions_are_not_kept(home: Path, staged: Staged
     os.mkfifo(stand_in / "pipe")
     (stand_in / "away").mkdir()  # a real folder where the home has a link
     (stand_in / "away" / "planted.txt").write_text("x")
-    applied = jailhome.copy_out(fd, home, files)
+    applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert not os.path.lexists(home / "passwd") and not os.path.lexists(home / "pipe")
     assert os.path.islink(home / "away") and list(outside.iterdir()) == []
     assert {"passwd", "pipe", "away", "away/planted.txt"} <= set(applied.dropped)
@@ -118,7 +119,7 @@ def test_hard_linked_files_in_the_home_are_not_copied_in(home: Path, tmp_path: P
 def test_hard_links_made_on_the_tmpfs_come_back_as_files(home: Path, staged: Staged) -> None:
     fd, stand_in, files = staged
     os.link(stand_in / "notes.txt", stand_in / "twin.txt")
-    jailhome.copy_out(fd, home, files)
+    jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert (home / "twin.txt").read_text() == "keep me\n"
     assert (home / "notes.txt").read_text() == "keep me\n"
 
@@ -126,11 +127,11 @@ def test_hard_links_made_on_the_tmpfs_come_back_as_files(home: Path, staged: Sta
 def test_too_many_entries_discards_the_whole_call(home: Path, staged: Staged,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     fd, stand_in, files = staged
-    monkeypatch.setattr(jailhome, "MAX_ENTRIES", 20)
+    monkeypatch.setattr(fdwalk, "MAX_ENTRIES", 20)
     (stand_in / "notes.txt").write_text("changed\n")
     for n in range(30):
         (stand_in / f"f{n}").write_text("x")
-    applied = jailhome.copy_out(fd, home, files)
+    applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert applied.discarded and "more than 20" in applied.dropped[0]
     assert (home / "notes.txt").read_text() == "keep me\n"
     assert not list(home.glob("f*"))
@@ -138,9 +139,9 @@ def test_too_many_entries_discards_the_whole_call(home: Path, staged: Staged,
 
 def test_folders_nested_too_deep_discard_the_call(home: Path, staged: Staged) -> None:
     fd, stand_in, files = staged
-    deep = stand_in.joinpath(*["d"] * (jailhome.MAX_DEPTH + 2))
+    deep = stand_in.joinpath(*["d"] * (fdwalk.MAX_DEPTH + 2))
     deep.mkdir(parents=True)
-    applied = jailhome.copy_out(fd, home, files)
+    applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert applied.discarded and "deeper" in applied.dropped[0]
     assert not (home / "d").exists()
 
@@ -152,7 +153,7 @@ def test_modes_taken_away_inside_do_not_stop_the_copy_back(home: Path, staged: S
     (stand_in / "locked" / "in.txt").write_text("inside")
     os.chmod(stand_in / "locked" / "in.txt", 0)
     os.chmod(stand_in / "locked", 0o100)
-    applied = jailhome.copy_out(fd, home, files)
+    applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     assert applied.dropped == []
     assert (home / "locked").stat().st_mode & 0o777 == 0o100
     assert (home / "locked" / "in.txt").stat().st_mode & 0o777 == 0
@@ -173,7 +174,7 @@ def test_a_read_only_folder_made_writable_inside_gets_the_new_file(home: Path,
         assert (stand_in / "Documents").stat().st_mode & 0o777 == 0o555
         os.chmod(stand_in / "Documents", 0o755)
         (stand_in / "Documents" / "new.txt").write_text("new")
-        applied = jailhome.copy_out(fd, home, files)
+        applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
     finally:
         os.close(fd)
     assert applied.dropped == []
@@ -194,3 +195,86 @@ def test_a_stager_that_sends_nothing_is_a_staging_failure() -> None:
     with pytest.raises(jailhome.StagingFailed, match="before handing"):
         jailhome.receive(ours, timeout=2)
     ours.close()
+
+
+def test_sparse_files_and_hard_links_cannot_multiply_the_quota(home: Path, staged: Staged
+                                                               ) -> None:
+    """A hole costs the tmpfs nothing and a link costs it once, but each name would be
+    written out whole: past the budget nothing is kept."""
+    fd, stand_in, files = staged
+    with open(stand_in / "sparse.bin", "wb") as handle:
+        handle.truncate(8 * 2**20)
+    applied = jailhome.copy_out(fd, home, files, budget=jailhome.held_bytes(files) + 2**20)
+    assert applied.discarded and "sparse files and hard links" in applied.dropped[0]
+    assert not (home / "sparse.bin").exists()
+    (stand_in / "sparse.bin").unlink()
+    (stand_in / "one.bin").write_bytes(b"x" * 300_000)
+    for n in range(5):
+        os.link(stand_in / "one.bin", stand_in / f"link{n}.bin")
+    applied = jailhome.copy_out(fd, home, files, budget=jailhome.held_bytes(files) + 2**20)
+    assert applied.discarded and not list(home.glob("*.bin"))
+
+
+def test_setuid_and_setgid_bits_never_reach_the_home(home: Path, staged: Staged) -> None:
+    fd, stand_in, files = staged
+    (stand_in / "tool").write_text("#!/bin/sh\n")
+    os.chmod(stand_in / "tool", 0o6755)
+    os.chmod(stand_in / "Documents", 0o3777)
+    jailhome.copy_out(fd, home, files, budget=BUDGET)
+    assert (home / "tool").stat().st_mode & 0o7777 == 0o755
+    assert (home / "Documents").stat().st_mode & 0o7777 == 0o1777 & 0o3777
+
+
+def test_a_touch_alone_is_carried_back(home: Path, staged: Staged) -> None:
+    fd, stand_in, files = staged
+    os.utime(stand_in / "notes.txt", ns=(10**18, 10**18))
+    jailhome.copy_out(fd, home, files, budget=BUDGET)
+    assert (home / "notes.txt").stat().st_mtime_ns == 10**18
+    assert (home / "notes.txt").read_text() == "keep me\n"
+
+
+def test_a_file_swapped_for_a_fifo_or_a_link_is_never_read(tmp_path: Path) -> None:
+    """The copy back opens by descriptor, one name at a time: a FIFO does not block it and
+    a folder swapped for a link to elsewhere is not followed."""
+    from pytest_tooleval.tools import fdwalk
+
+    root = tmp_path / "t"
+    (root / "d").mkdir(parents=True)
+    (root / "d" / "f.txt").write_text("inside")
+    ino = (root / "d" / "f.txt").stat().st_ino
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("SECRET")
+    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.close(fdwalk.open_file(top, "d/f.txt", ino))
+        (root / "d" / "f.txt").unlink()
+        os.mkfifo(root / "d" / "f.txt")
+        with pytest.raises(OSError, match="no longer the file"):
+            fdwalk.open_file(top, "d/f.txt", ino)
+        (root / "d").rename(root / "d-away")
+        os.symlink(outside, root / "d")
+        with pytest.raises(OSError):
+            fdwalk.open_file(top, "d/f.txt", (outside / "f.txt").stat().st_ino)
+        victim = outside / "f.txt"
+        os.chmod(victim, 0o600)
+        with pytest.raises(OSError):
+            fdwalk.chmod_at(top, "d", 0o777, (root / "d-away").stat().st_ino)
+        assert victim.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.close(top)
+
+
+def test_a_home_past_the_limit_is_refused(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jailhome, "HOME_LIMIT", 10)
+    with pytest.raises(jailhome.HomeTooLarge, match="delete or move files first"):
+        jailhome.snapshot(home)
+
+
+def test_names_that_are_not_utf8_are_printable_in_the_notes() -> None:
+    from pytest_tooleval.tools.builtin import runner
+
+    applied = jailhome.Applied(dropped=[os.fsdecode(b"\xff\xfe")])
+    note = runner._sync_notes(applied)[0]
+    assert "\\xff\\xfe" in note
+    note.encode("utf-8")  # a report can hold it

@@ -161,6 +161,8 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any
                     preexec=lambda: _limits(nproc=not jailed), write_quota=WRITE_QUOTA,
                     read_only=[(script, SNIPPET_IN_JAIL)],
                 )
+            except jailhome.HomeTooLarge as exc:
+                raise ToolError(str(exc)) from None
             except OSError as exc:
                 raise SandboxBroken(f"cannot start the Python sandbox: {exc}") from exc
         stdout, cut_out = _read_capped(scratch / "out")
@@ -185,13 +187,19 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any
             "jailed": jailed}
 
 
+def _printable(name: str) -> str:
+    """A file name as text a report can hold: undecodable bytes as ``\\xNN``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _sync_notes(applied: jailhome.Applied | None) -> list[str]:
     """What of the call's files did not reach the home folder, and why."""
     if applied is None or not applied.dropped:
         return []
     if applied.discarded:
-        return [f"nothing this call wrote was kept: {applied.dropped[0]}"]
-    shown = ", ".join(applied.dropped[:5]) + (", …" if len(applied.dropped) > 5 else "")
+        return [f"nothing this call wrote was kept: {_printable(applied.dropped[0])}"]
+    shown = ", ".join(_printable(name) for name in applied.dropped[:5])
+    shown += ", …" if len(applied.dropped) > 5 else ""
     return [f"not kept in the home folder ({len(applied.dropped)}): {shown} (only regular "
             "files and folders are kept; links and special files are not)"]
 
