@@ -193,7 +193,8 @@ def make_project(base: Path, server: FakeOpenAI) -> Path:
         for path in sorted((ROOT / folder).rglob("*")):
             if path.suffix in (".json", ".yaml", ".yml"):
                 _trim(path, project / path.relative_to(ROOT))
-    for extra in ("router-eval", "router-eval-2", "router-eval-3"):  # held-out sets a documented check reads
+    # The held-out sets a documented check reads.
+    for extra in ("router-eval", "router-eval-2", "router-eval-3"):
         if (ROOT / extra).is_dir():
             shutil.copytree(ROOT / extra, project / extra)
     shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
