@@ -1,0 +1,102 @@
+"""The end of a run off the critical path (issue 20, item 6): the baselines are scored in a
+background thread while the model is waited on, and what must run at the end is cheaper.
+None of it may change a figure: a fixed run's report.json, timings removed, equals the
+one committed from before the change (tests/data/end_of_run_report.json), serially, with
+concurrency and under ``-n 2``; a failing, hanging or interrupted background loses
+nothing.
+
+Regenerate the expected file (only for a deliberate change of the report) with
+``TOOLEVAL_WRITE_EXPECTED=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import scenario
+from tests.support.fake_openai import Rule, answer, call
+
+EXPECTED = Path(__file__).parent / "data" / "end_of_run_report.json"
+
+#: What differs between two runs of the same cases: timings, the server's port, where and
+#: how the run was started, and how many lanes ran it.
+VOLATILE = {"latency_s", "duration_s", "started", "finished", "latency_p50_s", "latency_p95_s",
+            "base_url", "command_line", "concurrency", "replicas", "elapsed_s", "paths",
+            "workers", "config_file", "identity_hash"}
+
+
+def normalised(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: normalised(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [normalised(v) for v in value]
+    return value
+
+
+SCRIPT = [
+    Rule("weather number 03", [answer("no idea")]),
+    Rule("weather number 07", [answer("no idea")]),
+    Rule("weather number", [call("get_weather", {"city": "Izmir"}), answer("It is 17.4 °C.")]),
+    Rule("what is", [call("calculator", {"expression": "6*7"}), answer("It is 42.")]),
+    Rule("thanks number 4", [call("get_weather", {"city": "Izmir"}), answer("You're welcome")]),
+    Rule("thanks number", [answer("You're welcome.")]),
+    Rule("chain weather 2", [call("get_weather", {"city": "Izmir"}), answer("It is 17.4 °C.")]),
+    Rule("chain weather", [call("get_weather", {"city": "Izmir"}), answer("It is 17.4 °C.")]),
+    Rule("note that down 2", [answer("I will remember.")]),
+    Rule("note that down", [call("save_note", {"text": "17.4"}), answer("Saved as N-4471.")]),
+]
+
+
+def fixed_cases() -> list[dict[str, Any]]:
+    """Three categories of five or more cases (so the bootstrap is stratified), failures
+    in each, two-step chains half done, built-in and inline tools."""
+    cases: list[dict[str, Any]] = [
+        {"name": f"w{i}", "category": "tool", "group": "weather", "steps": [
+            {"message": f"weather number {i:02d} in izmir", "expect": "get_weather",
+             "evidence": ["17.4"], "forbidden": ["save_note"]}]} for i in range(9)]
+    cases += [{"name": f"calc{i}", "category": "tool", "group": "calc", "steps": [
+        {"message": f"what is 6 * 7, question {'abcdef'[i]}?", "expect": "calculator",
+         "evidence": ["42"]}]} for i in range(6)]
+    cases += [{"name": f"thanks{i}", "category": "irrelevance", "steps": [
+        {"message": f"thanks number {i}, that's all"}]} for i in range(6)]
+    cases += [{"name": f"chain{i}", "category": "chain", "group": "notes", "steps": [
+        {"message": f"chain weather {i} in izmir", "expect": "get_weather",
+         "evidence": ["17.4"]},
+        {"message": f"note that down {i} for me", "expect": "save_note",
+         "evidence": ["N-4471"]}]} for i in range(5)]
+    return cases
+
+
+def fixed_run(project, fake_model, *args: str, concurrency: int = 1,
+              workers: int = 0) -> dict[str, Any]:
+    server = fake_model(SCRIPT)
+    project.profile(server, concurrency=concurrency)
+    project.write("scenarios/fixed.yaml", scenario(fixed_cases(), requires=["calculator"]))
+    result = project.run("--tooleval-min-cases", "1", "-p", "no:randomly", *args,
+                         builtin=True, workers=workers)
+    assert result.ret in (0, 1), result.stdout.str()[-3000:]
+    return project.report()
+
+
+@pytest.mark.parametrize(("concurrency", "workers"), [(1, 0), (4, 0), (1, 2)])
+def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, concurrency,
+                                                        workers) -> None:
+    report = normalised(fixed_run(project, fake_model, concurrency=concurrency,
+                                  workers=workers))
+    if os.environ.get("TOOLEVAL_WRITE_EXPECTED") and (concurrency, workers) == (1, 0):
+        EXPECTED.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    if os.environ.get("TOOLEVAL_DUMP"):
+        Path(os.environ["TOOLEVAL_DUMP"], f"{concurrency}-{workers}.json").write_text(
+            json.dumps(report, indent=2))
+    # The figures that matter most first, for a readable failure; then everything.
+    assert report["summary"]["baselines"] == expected["summary"]["baselines"]
+    assert report["summary"]["score_interval"] == expected["summary"]["score_interval"]
+    assert report["summary"] == expected["summary"]
+    assert report == expected
