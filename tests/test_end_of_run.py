@@ -72,14 +72,14 @@ def fixed_cases() -> list[dict[str, Any]]:
     return cases
 
 
-def fixed_run(project, fake_model, *args: str, concurrency: int = 1,
-              workers: int = 0) -> dict[str, Any]:
+def fixed_run(project, fake_model, *args: str, concurrency: int = 1, workers: int = 0,
+              subprocess: bool = False, ret: tuple[int, ...] = (0, 1)) -> dict[str, Any]:
     server = fake_model(SCRIPT)
     project.profile(server, concurrency=concurrency)
     project.write("scenarios/fixed.yaml", scenario(fixed_cases(), requires=["calculator"]))
     result = project.run("--tooleval-min-cases", "1", "-p", "no:randomly", *args,
-                         builtin=True, workers=workers)
-    assert result.ret in (0, 1), result.stdout.str()[-3000:]
+                         builtin=True, workers=workers, subprocess=subprocess)
+    assert result.ret in ret, result.stdout.str()[-3000:]
     return project.report()
 
 
@@ -100,3 +100,99 @@ def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, con
     assert report["summary"]["score_interval"] == expected["summary"]["score_interval"]
     assert report["summary"] == expected["summary"]
     assert report == expected
+
+
+# ------------------------------------------------------------ the baselines' thread
+
+
+def _on_thread(monkeypatch, behave) -> list[str]:
+    """Wrap ``BaselineScorer.score``: ``behave(event)`` runs first when called on the
+    baselines' thread. Returns the names of the threads each call ran on."""
+    import threading
+
+    from pytest_tooleval.scoring.baselines import BaselineScorer
+
+    original = BaselineScorer.score
+    threads: list[str] = []
+
+    def score(self, ref):
+        name = threading.current_thread().name
+        threads.append(name)
+        if name == "tooleval-baselines":
+            behave()
+        return original(self, ref)
+
+    monkeypatch.setattr(BaselineScorer, "score", score)
+    return threads
+
+
+def test_the_baselines_are_scored_on_their_thread_while_the_run_goes_on(
+        project, fake_model, monkeypatch) -> None:
+    threads = _on_thread(monkeypatch, lambda: None)
+    report = normalised(fixed_run(project, fake_model))
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    assert report["summary"]["baselines"] == expected["summary"]["baselines"]
+    # Each case once on the thread; the end of the run only looks them up (the thread may
+    # still have had the last few in hand when the run ended, so they are scored there).
+    on_thread = threads.count("tooleval-baselines")
+    assert on_thread >= len(fixed_cases()) - 4, threads
+    assert len(threads) - on_thread <= len(fixed_cases()) + 4
+
+
+def test_a_failing_baselines_thread_loses_nothing(project, fake_model, monkeypatch) -> None:
+    """It raises in its third case: the end of the run scores the baselines afresh, and
+    the report is the one from before."""
+    calls: list[int] = []
+
+    def fail() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("a bug in the baselines' thread")
+
+    _on_thread(monkeypatch, fail)
+    report = normalised(fixed_run(project, fake_model))
+    assert report == json.loads(EXPECTED.read_text(encoding="utf-8"))
+
+
+def test_a_stuck_baselines_thread_neither_hangs_nor_loses_the_run(
+        project, fake_model, monkeypatch) -> None:
+    import threading
+    import time
+
+    from pytest_tooleval.scoring import background
+
+    release = threading.Event()
+    monkeypatch.setattr(background, "HANDOVER_S", 0.5)
+    _on_thread(monkeypatch, lambda: release.wait(60))
+    try:
+        started = time.perf_counter()
+        report = normalised(fixed_run(project, fake_model))
+        took = time.perf_counter() - started
+    finally:
+        release.set()  # the daemon thread ends with the test
+    assert report == json.loads(EXPECTED.read_text(encoding="utf-8"))
+    assert took < 30, f"{took:.1f} s: the end of the run waited on the stuck thread"
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_ctrl_c_with_the_baselines_thread_running_keeps_the_journal_and_the_report(
+        project, fake_model, concurrency) -> None:
+    """Ctrl-C after 10 cases: the journal holds them, the report says interrupted and
+    carries the baselines of exactly those cases, as scoring them at the end would."""
+    from pytest_tooleval.journal import read_journal
+    from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
+    from tests.conftest import report_cases
+    from tests.support.interrupt import stop_after
+
+    stop_after(project, 10)
+    # In a child process: pytester re-raises an inner run's Ctrl-C in the outer run.
+    report = fixed_run(project, fake_model, concurrency=concurrency, subprocess=True,
+                       ret=(pytest.ExitCode.INTERRUPTED,))
+    assert report["run"]["interrupted"], report["run"]
+    assert report["summary"]["deployability"]["verdict"] == "NOT VALID"
+    cases = report_cases(report)
+    assert len(cases) == 10
+    journal = read_journal(project.path / "tooleval-report" / "journal.jsonl")
+    assert sorted(journal.cases) == sorted(c.nodeid for c in cases)
+    refs = refs_for_results(cases, project.path)
+    assert report["summary"]["baselines"] == score_policies(refs, world_base=None)
