@@ -38,6 +38,13 @@ MODULES = ("pytest_tooleval.scoring.aggregate", "pytest_tooleval.report.json_rep
            "pytest_tooleval.report.markdown")
 
 
+def _first_use() -> None:
+    """What numpy sets up on its first quantile and resample, on a table of no run's."""
+    from pytest_tooleval.scoring.statistics import bootstrap
+
+    bootstrap([{"tool": 0.5}, {"tool": 1.0}] * 3, ["tool"] * 6, {"tool": 1.0}, resamples=8)
+
+
 class BackgroundBaselines:
     """Feeds each scored case of a run to a ``BaselineScorer`` on a thread of its own."""
 
@@ -68,6 +75,7 @@ class BackgroundBaselines:
         try:
             for name in MODULES:
                 importlib.import_module(name)
+            _first_use()
             for warm_up in self.warm_ups:
                 warm_up()
             while not self._stop.is_set():
