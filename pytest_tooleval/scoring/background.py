@@ -32,10 +32,20 @@ log = logging.getLogger(__name__)
 #: How long the end of a run waits for the thread to finish the case in hand.
 HANDOVER_S = 10.0
 
+#: The thread's pause between two policies' runs and between cases (see ``_pause``).
+PAUSE_S = 0.0002
+
 #: Imported on the thread before its first case: the end of a run needs them (numpy for
 #: the statistics, the report builders), and importing them there costs the run nothing.
 MODULES = ("pytest_tooleval.scoring.aggregate", "pytest_tooleval.report.json_report",
            "pytest_tooleval.report.markdown")
+
+
+def _pause() -> None:
+    """Let the lanes and the main thread take the interpreter: they wait on the model, and
+    should not wait on this thread when it answers (a thread that wants the interpreter
+    may otherwise wait a whole switch interval, 5 ms, for a busy one to let go)."""
+    time.sleep(PAUSE_S)
 
 
 def _first_use() -> None:
@@ -83,10 +93,8 @@ class BackgroundBaselines:
                 if result is None or self._stop.is_set():
                     return
                 for ref in refs_for_results([result], self.rootdir, self.scorer.files):
-                    self.scorer.score(ref)
-                # Let the lanes and the main thread take the interpreter between cases:
-                # they wait on the model, and should not wait on us when it answers.
-                time.sleep(0)
+                    self.scorer.score(ref, pause=_pause)
+                _pause()
         except BaseException as exc:  # never lose a run: the end scores afresh
             self.failure = f"{type(exc).__name__}: {exc}"
             log.warning("tooleval: the baselines' thread stopped: %s", self.failure,

@@ -216,8 +216,8 @@ class BaselineScorer:
             self._sessions = sessions
         return self._sessions
 
-    def score(self, ref: Any) -> None:
-        """Run every policy on this case, once (``CaseRef``)."""
+    def score(self, ref: Any, pause: Callable[[], object] | None = None) -> None:
+        """Run every policy on this case, once (``CaseRef``); ``pause`` between them."""
         from pytest_tooleval.scoring.outcome import score_case
 
         key = (ref.nodeid, ref.path, ref.case.name)
@@ -226,6 +226,8 @@ class BaselineScorer:
                 return
             outcomes: dict[str, CaseResult | None] = {}
             for policy, backend, session in self._setup():
+                if pause is not None and outcomes:
+                    pause()
                 backend.prepare(ref.case_file)
                 run = session.run(ref)
                 if run.error is not None:
