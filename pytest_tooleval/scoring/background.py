@@ -1,5 +1,6 @@
 """The end of a run off its critical path: the baselines scored case by case on a daemon
-thread while the model is waited on, and what the reports import, imported meanwhile.
+thread while the model is waited on, and what the reports import, imported at the first
+case instead of at the end.
 
 The baselines depend on the cases alone, never on the model's replies, so each case a run
 reports can be given to the scripted policies at once; the end of the run scores only the
@@ -35,8 +36,8 @@ HANDOVER_S = 10.0
 #: The thread's pause between two policies' runs and between cases (see ``_pause``).
 PAUSE_S = 0.0002
 
-#: Imported on the thread before its first case: the end of a run needs them (numpy for
-#: the statistics, the report builders), and importing them there costs the run nothing.
+#: Imported when the first case is reported: the end of a run needs them (numpy for the
+#: statistics, the report builders); while the model is waited on they cost the run less.
 MODULES = ("pytest_tooleval.scoring.aggregate", "pytest_tooleval.report.json_report",
            "pytest_tooleval.report.markdown")
 
@@ -74,20 +75,31 @@ class BackgroundBaselines:
         if not result.scored or not result.file or self._stop.is_set():
             return
         if self._thread is None:
+            self._warm_up()
             self._thread = threading.Thread(target=self._serve, daemon=True,
                                             name="tooleval-baselines")
             self._thread.start()
         self._queue.put(result)
 
-    def _serve(self) -> None:
-        from pytest_tooleval.scoring.baselines import refs_for_results
-
+    def _warm_up(self) -> None:
+        """What the end of the run needs, done now, on the run's own thread, not on the
+        baselines': two threads importing the same modules at once is what this avoids
+        (the main thread imports the report's modules as it reports a failing case). The
+        baselines' thread then imports little the run has not (the world's builder, when
+        a baseline needs the world first). Never fatal: the end of the run imports again."""
         try:
             for name in MODULES:
                 importlib.import_module(name)
             _first_use()
             for warm_up in self.warm_ups:
                 warm_up()
+        except Exception:  # the end of the run imports them itself, and says why
+            log.warning("tooleval: preparing the end of the run failed", exc_info=True)
+
+    def _serve(self) -> None:
+        from pytest_tooleval.scoring.baselines import refs_for_results
+
+        try:
             while not self._stop.is_set():
                 result = self._queue.get()
                 if result is None or self._stop.is_set():
