@@ -73,6 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         runtime.recorder = Recorder(settings, describe_settings(settings, profile))
         runtime.recorder.world_base = runtime.world_base
+        runtime.recorder.baselines_ahead = True
+        runtime.recorder.warm_ups = exporters.warm_ups(config)
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
         runtime.control = RunControl(runtime, runtime.recorder)
         config.pluginmanager.register(runtime.control, "tooleval-control")

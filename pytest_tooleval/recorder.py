@@ -5,9 +5,10 @@ writes the reports and prints the summary. Never runs on an xdist worker.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
@@ -15,6 +16,10 @@ from pytest_tooleval.journal import Journal
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.write import write_atomic, write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
+
+if TYPE_CHECKING:
+    from pytest_tooleval.scoring.background import BackgroundBaselines
+    from pytest_tooleval.scoring.baselines import BaselineScorer
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +81,11 @@ class Recorder:
         self.carried_run: dict[str, Any] = {}
         #: The run's world base (runtime.world_base): the baselines reuse its template.
         self.world_base: Any = None
+        #: Set by the plugin for a run: score the baselines of each case on a thread as it
+        #: is reported (scoring/background.py), after what ``warm_ups`` prepare there.
+        self.baselines_ahead = False
+        self.warm_ups: tuple[Callable[[], object], ...] = ()
+        self._background: BackgroundBaselines | None = None
 
     @property
     def done(self) -> int:
@@ -86,6 +96,13 @@ class Recorder:
         self.results[nodeid] = result
         if self.journal is not None:
             self.journal.append(data if data is not None else result.to_json())
+        if self.baselines_ahead and result.scored:
+            if self._background is None:
+                from pytest_tooleval.scoring.background import BackgroundBaselines
+
+                self._background = BackgroundBaselines(
+                    self._baseline_scorer(), self.settings.rootdir, self.warm_ups)
+            self._background.add(result)
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
@@ -198,17 +215,27 @@ class Recorder:
 
     def _baselines(self, results: list[CaseResult]) -> dict[str, Any]:
         """The scripted policies' scores on the cases this run scored (never fatal)."""
-        from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
+        from pytest_tooleval.scoring.baselines import refs_for_results
 
         try:
-            refs = refs_for_results(results, self.settings.rootdir)
-            return score_policies(refs, k=self.settings.k,
-                                  builtin=not self.settings.no_builtin,
-                                  world_base=self.world_base() if self.world_base else None)
+            # What the thread scored while the run went on, or afresh if it failed.
+            scorer = self._background.handover() if self._background is not None else None
+            scorer = scorer or self._baseline_scorer()
+            try:
+                return scorer.table(refs_for_results(results, self.settings.rootdir,
+                                                     scorer.files))
+            finally:
+                scorer.close()
         except Exception as exc:  # the baselines are a measurement aid; never lose a run
             log.warning("the baselines could not be scored", exc_info=True)
             self.baseline_error = f"the baselines could not be scored: {exc}"
             return {}
+
+    def _baseline_scorer(self) -> BaselineScorer:
+        from pytest_tooleval.scoring.baselines import BaselineScorer
+
+        return BaselineScorer(k=self.settings.k, builtin=not self.settings.no_builtin,
+                              world_base=self.world_base() if self.world_base else None)
 
     def compare_with_baseline(self, baseline: Path) -> bool:
         """Compare with a baseline report; True when the comparison fails the run."""

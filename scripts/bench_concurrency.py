@@ -1,7 +1,7 @@
 """Concurrent tool loops against a slow server, and the harness's own cost, side by side
 with inspect_ai (issue 20, items 6 and 8).
 
-    PYTHONPATH=$PWD python scripts/bench_concurrency.py [--rounds 3] [--inspect PATH]
+    PYTHONPATH=$PWD python scripts/bench_concurrency.py [--rounds 3] [--inspect-python PATH]
 
 Every case is one user message taking 2 model calls (a calculator call, then the answer)
 and 1 tool call (our built-in calculator; an equivalent inspect_ai tool), against the
@@ -13,17 +13,24 @@ loopback server of tests/support/fake_openai.py in this process.
    Start-up (ours): process start to the first case's result in the journal, less that
    case's own 2 model calls; the ratio is (wall − start-up) / ideal, goal ≤ 1.5.
    inspect_ai's start-up is the wall time of a 1-sample run less its 2 model calls.
+   "after the last" is from the last case's result to the process's exit: the end of the
+   run (report, baselines, exporters, pytest's own end). ``--serial`` adds a run of the
+   same cases at concurrency 1; ``--before OTHER_CHECKOUT`` runs another version's
+   package too, interleaved, labelled "before".
 2. Harness cost: zero latency, ``--small`` (50) and ``--cases`` cases; the marginal cost
    per case is the difference in wall time over the difference in cases (start-up cancels
    out). Ours at concurrency 1 (one loop, as bench_harness.py) and at ``--concurrency``;
    inspect_ai at its ``--max-connections``. Goal: ours below a fifth of inspect_ai's.
 
 Runs interleave (ours, theirs, ours, theirs…); each prints its figures and the machine's
-load average; the summary gives medians. inspect_ai runs from its own environment
-(``--inspect``, default /work/venv-inspect/bin/inspect); it is not a dependency here:
+load average; the summary gives medians. inspect_ai runs from its own environment, never
+this project's (it is not a dependency here): ``--inspect-python`` names that
+environment's Python (or set ``TOOLEVAL_INSPECT_PYTHON``); without either, or where that
+Python cannot import inspect_ai, the comparison is skipped, saying so, and only ours runs:
 
-    python3 -m venv /work/venv-inspect
-    /work/venv-inspect/bin/pip install inspect-ai openai   # openai: its openai-api provider
+    python3 -m venv ../venv-inspect                            # anywhere outside the checkout
+    ../venv-inspect/bin/pip install inspect-ai openai          # openai: its openai-api provider
+    PYTHONPATH=$PWD python scripts/bench_concurrency.py --inspect-python ../venv-inspect/bin/python
 """
 
 from __future__ import annotations
@@ -56,8 +63,10 @@ def load() -> str:
     return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def ours(cases: int, base_url: str, concurrency: int, latency: float) -> dict[str, float]:
-    """One pytest run of the plugin in a child process; wall, start-up, outcomes checked."""
+def ours(cases: int, base_url: str, concurrency: int, latency: float,
+         package: Path = ROOT) -> dict[str, float]:
+    """One pytest run of the plugin (``package``: the checkout it imports) in a child
+    process; wall, start-up, outcomes checked."""
     with tempfile.TemporaryDirectory(prefix="bench-conc-") as tmp:
         folder = Path(tmp)
         write_project(folder, cases, base_url)
@@ -68,7 +77,7 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float) -> dict[st
                 "-p", "no:cacheprovider", "-q", "--model", "bench", "--grammar", "vendor",
                 "--tooleval-progress", "-1", "scenarios"]
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-               "PYTHONPATH": os.pathsep.join([str(ROOT)])}
+               "PYTHONPATH": os.pathsep.join([str(package)])}
         journal = folder / "tooleval-report" / "journal.jsonl"
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
@@ -96,6 +105,23 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float) -> dict[st
                 "cases_s": last - first + 2 * latency, "after_s": wall - last}
 
 
+def inspect_python(given: str | None) -> tuple[str | None, str]:
+    """The Python of inspect_ai's environment, or None and why the comparison is skipped."""
+    where = given or os.environ.get("TOOLEVAL_INSPECT_PYTHON")
+    if not where:
+        return None, ("inspect_ai: no --inspect-python (or TOOLEVAL_INSPECT_PYTHON) given; "
+                      "skipping the comparison, ours only")
+    if not Path(where).exists():
+        return None, f"inspect_ai: {where} does not exist; skipping the comparison, ours only"
+    probe = subprocess.run([where, "-c", "import inspect_ai; print(inspect_ai.__version__)"],
+                           capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        return None, (f"inspect_ai: {where} cannot import inspect_ai "
+                      f"({(probe.stderr.strip().splitlines() or ['?'])[-1]}); skipping the "
+                      "comparison, ours only")
+    return where, f"inspect_ai {probe.stdout.strip()} from {where}"
+
+
 def theirs(inspect: str, cases: int, base_url: str, connections: int) -> dict[str, float]:
     """One inspect_ai eval of the same cases in a child process; every sample checked."""
     with tempfile.TemporaryDirectory(prefix="bench-inspect-") as tmp:
@@ -104,7 +130,7 @@ def theirs(inspect: str, cases: int, base_url: str, connections: int) -> dict[st
                "INSPECT_LOG_DIR": tmp}
         env.pop("PYTHONPATH", None)
         # inspect_ai takes the task as a path relative to where it runs.
-        args = [inspect, "eval", TASK.name, "--model", "openai-api/bench/bench",
+        args = [inspect, "-m", "inspect_ai", "eval", TASK.name, "--model", "openai-api/bench/bench",
                 "--max-connections", str(connections), "--display", "none",
                 "--log-dir", tmp, "--log-format", "json", "--no-fail-on-error"]
         started = time.perf_counter()
@@ -134,13 +160,21 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--max-connections", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--inspect", default="/work/venv-inspect/bin/inspect",
-                        help="inspect_ai's command, in its own environment")
+    parser.add_argument("--inspect-python", default=None,
+                        help="the Python of an environment with inspect_ai installed "
+                             "(default: $TOOLEVAL_INSPECT_PYTHON; neither: ours only)")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout (an older version) whose package also runs "
+                             "the latency rounds, interleaved with this one's, as 'before'")
+    parser.add_argument("--serial", action="store_true",
+                        help="each latency round also runs the cases at concurrency 1")
     parser.add_argument("--skip", choices=["latency", "cost"], action="append", default=[])
     options = parser.parse_args()
-    have_inspect = Path(options.inspect).exists()
-    if not have_inspect:
-        print(f"inspect_ai: {options.inspect} not found; ours only")
+    versions = [("ours", ROOT)]
+    if options.before is not None:
+        versions.insert(0, ("before", options.before.resolve()))
+    inspect, why = inspect_python(options.inspect_python)
+    print(why, flush=True)
     slow = FakeOpenAI(SCRIPT, latency=options.latency).start()
     fast = FakeOpenAI(SCRIPT).start()
     n, c = options.cases, options.concurrency
@@ -153,21 +187,29 @@ def main() -> int:
     try:
         for round_ in range(1, options.rounds + 1):
             if "latency" not in options.skip:
-                run = ours(n, slow.base_url, c, options.latency)
-                ratio = (run["wall_s"] - run["startup_s"]) / ideal
-                keep("ours_wall", run["wall_s"])
-                keep("ours_startup", run["startup_s"])
-                keep("ours_ratio", ratio)
-                keep("ours_cases", run["cases_s"])
-                print(f"[{round_}] latency {options.latency:g} s, {n} cases, ours at "
-                      f"concurrency {c}: wall {run['wall_s']:.2f} s, start-up "
-                      f"{run['startup_s']:.2f} s, (wall - start-up) / ideal {ideal:.2f} s "
-                      f"= {ratio:.2f}; first to last case {run['cases_s']:.2f} s "
-                      f"({run['cases_s'] / ideal:.2f}x ideal), report and exit after the last "
-                      f"{run['after_s']:.2f} s  ({load()})", flush=True)
-                if have_inspect:
-                    one = theirs(options.inspect, 1, slow.base_url, options.max_connections)
-                    run = theirs(options.inspect, n, slow.base_url, options.max_connections)
+                for label, package in versions:
+                    run = ours(n, slow.base_url, c, options.latency, package)
+                    ratio = (run["wall_s"] - run["startup_s"]) / ideal
+                    keep(f"{label}_wall", run["wall_s"])
+                    keep(f"{label}_startup", run["startup_s"])
+                    keep(f"{label}_ratio", ratio)
+                    keep(f"{label}_cases", run["cases_s"])
+                    keep(f"{label}_after", run["after_s"])
+                    print(f"[{round_}] latency {options.latency:g} s, {n} cases, {label} at "
+                          f"concurrency {c}: wall {run['wall_s']:.2f} s, start-up "
+                          f"{run['startup_s']:.2f} s, (wall - start-up) / ideal {ideal:.2f} s "
+                          f"= {ratio:.2f}; first to last case {run['cases_s']:.2f} s "
+                          f"({run['cases_s'] / ideal:.2f}x ideal), report and exit after the "
+                          f"last {run['after_s']:.2f} s  ({load()})", flush=True)
+                    if options.serial:
+                        run = ours(n, slow.base_url, 1, options.latency, package)
+                        keep(f"{label}_serial", run["wall_s"])
+                        print(f"[{round_}] latency {options.latency:g} s, {n} cases, {label} "
+                              f"at concurrency 1: wall {run['wall_s']:.2f} s, report and exit "
+                              f"after the last {run['after_s']:.2f} s  ({load()})", flush=True)
+                if inspect is not None:
+                    one = theirs(inspect, 1, slow.base_url, options.max_connections)
+                    run = theirs(inspect, n, slow.base_url, options.max_connections)
                     startup = max(0.0, one["wall_s"] - 2 * options.latency)
                     keep("theirs_wall", run["wall_s"])
                     keep("theirs_startup", startup)
@@ -186,10 +228,10 @@ def main() -> int:
                           f"{options.small} cases {small['wall_s']:.2f} s, {n} cases "
                           f"{large['wall_s']:.2f} s, marginal {marginal:.1f} ms/case  "
                           f"({load()})", flush=True)
-                if have_inspect:
-                    small = theirs(options.inspect, options.small, fast.base_url,
+                if inspect is not None:
+                    small = theirs(inspect, options.small, fast.base_url,
                                    options.max_connections)
-                    large = theirs(options.inspect, n, fast.base_url, options.max_connections)
+                    large = theirs(inspect, n, fast.base_url, options.max_connections)
                     marginal = (large["wall_s"] - small["wall_s"]) / (n - options.small) * 1e3
                     keep("theirs_cost", marginal)
                     print(f"[{round_}] zero latency, inspect_ai at max_connections "
@@ -205,11 +247,17 @@ def main() -> int:
         return statistics.median(values) if values else None
 
     print(f"\nmedians over {options.rounds} round(s):")
-    if median("ours_wall") is not None:
-        print(f"  latency: ours wall {median('ours_wall'):.2f} s, start-up "
-              f"{median('ours_startup'):.2f} s, ratio {median('ours_ratio'):.2f} "
-              f"(goal <= 1.5; ideal {ideal:.2f} s); first to last case "
-              f"{median('ours_cases'):.2f} s ({median('ours_cases') / ideal:.2f}x ideal)")
+    for label, _ in versions:
+        if median(f"{label}_wall") is not None:
+            print(f"  latency: {label} wall {median(f'{label}_wall'):.2f} s, start-up "
+                  f"{median(f'{label}_startup'):.2f} s, ratio {median(f'{label}_ratio'):.2f} "
+                  f"(goal <= 1.5; ideal {ideal:.2f} s); first to last case "
+                  f"{median(f'{label}_cases'):.2f} s "
+                  f"({median(f'{label}_cases') / ideal:.2f}x ideal); after the last "
+                  f"{median(f'{label}_after'):.2f} s")
+        if median(f"{label}_serial") is not None:
+            print(f"  latency: {label} at concurrency 1: wall "
+                  f"{median(f'{label}_serial'):.2f} s")
     if median("theirs_wall") is not None:
         print(f"  latency: inspect_ai wall {median('theirs_wall'):.2f} s, start-up "
               f"{median('theirs_startup'):.2f} s")

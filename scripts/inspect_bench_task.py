@@ -1,9 +1,10 @@
 """The inspect_ai side of scripts/bench_concurrency.py: the same cases as ours, for inspect_ai.
 
-Run with inspect_ai's own environment (it is not a dependency of this project):
+Run with inspect_ai's own environment (it is not a dependency of this project), whose
+Python scripts/bench_concurrency.py takes as ``--inspect-python``:
 
     cd scripts && BENCH_CASES=300 BENCH_API_KEY=x BENCH_BASE_URL=http://127.0.0.1:PORT/v1 \
-        /work/venv-inspect/bin/inspect eval inspect_bench_task.py \
+        INSPECT_PYTHON -m inspect_ai eval inspect_bench_task.py \
         --model openai-api/bench/bench --max-connections 32 --display none
 
 Each sample is one user message that takes 2 model calls (a calculator call, then the

@@ -62,6 +62,20 @@ def case_user_properties(config: pytest.Config, result: CaseResult) -> list[tupl
     return case_properties(result)
 
 
+def warm_ups(config: pytest.Config) -> tuple[Callable[[], object], ...]:
+    """What the exporters this run writes can prepare before its end, off the critical
+    path (scoring/background.py runs them on its thread): report.html's template."""
+    if (_setting(config, "html") or "on") != "on":
+        return ()
+
+    def html_template() -> object:
+        from pytest_tooleval.report.html import template
+
+        return template()
+
+    return (html_template,)
+
+
 def after_reports(config: pytest.Config, recorder: Recorder) -> list[str]:
     """Called on the controller once report.json is written; returns lines to print.
 

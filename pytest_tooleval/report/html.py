@@ -34,6 +34,11 @@ def _environment() -> Any:
                               undefined=jinja2.StrictUndefined)
 
 
+def template() -> Any:
+    """report.html's template, compiled once (jinja2 keeps it in the environment)."""
+    return _environment().get_template("report.html.j2")
+
+
 def _scaled(interval: tuple[float, float] | None, scale: float) -> tuple[float, float] | None:
     return None if interval is None else (interval[0] * scale, interval[1] * scale)
 
@@ -84,7 +89,7 @@ def render_html(report: dict[str, Any], *, title: str | None = None,
     charts = [(label, breakdown_chart(label, summary[key]))
               for label, key in BREAKDOWNS if summary.get(key)]
     model = run.get("model", {}).get("name", "?")
-    return str(_environment().get_template("report.html.j2").render(
+    return str(template().render(
         title=title or f"tooleval: {model}",
         run=run, summary=summary, weights=WEIGHTS,
         score_interval=interval_of(summary, "score"),

@@ -20,6 +20,7 @@ import json
 import logging
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -158,73 +159,137 @@ class _SharedWorlds:
         return self.worlds[key]
 
 
-def score_policies(
-    refs: Iterable[Any], *, k: int = 9, builtin: bool = True,
-    world_base: Path | None = None, policies: Iterable[str] = POLICIES,
-) -> dict[str, dict[str, Any]]:
-    """Each policy's score, axes and outcomes over ``refs`` (``CaseRef``s)."""
-    from pytest_tooleval.engine.session import ModelSession
-    from pytest_tooleval.router import default_router
-    from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
-    from pytest_tooleval.scoring.outcome import score_case
+class BaselineScorer:
+    """The policies' results case by case, remembered, so that a run can score each case as
+    it is reported (scoring/background.py, on a thread while the model is waited on) and
+    the end of the run only sums them up over the cases it scored (``table``).
 
-    refs = list(refs)
-    router = _RoutingMemo(default_router(k))
+    Each policy has one session for the whole run and sees the cases one at a time; a
+    policy's result on a case depends on that case alone (the router is deterministic and
+    no call changes a world), so the order cases are scored in does not change a figure.
+    Not for two threads at once: ``score`` and ``table`` take a lock."""
 
-    def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
-        return list(router.route(message, language, tools).tools)
-
-    scratch = Path(tempfile.mkdtemp(prefix="tooleval-baselines-")) if world_base is None \
-        else None
-    base = world_base or scratch
-    assert base is not None
-    table: dict[str, dict[str, Any]] = {}
-    try:
-        providers: list[ToolProvider] = []
-        if builtin:
-            from pytest_tooleval.tools.builtin import BuiltinToolProvider
-
-            worlds = _SharedWorlds(base)
-            # Copy on write as in a run: a case whose tools never touch the world (the
-            # calculator) builds none, and reading tools read the shared template.
-            providers.append(_ReadOnly(BuiltinToolProvider(
-                worlds.world_for_case, shared_world=worlds.shared)))
+    def __init__(self, *, k: int = 9, builtin: bool = True, world_base: Path | None = None,
+                 policies: Iterable[str] = POLICIES) -> None:
         for policy in policies:
-            backend = PolicyBackend(policy, rank)
-            session = ModelSession(backend_factory=lambda b=backend: b, providers=providers,
-                                   router_factory=lambda case_file: router)
-            results: list[CaseResult] = []
-            errors = 0
-            for ref in refs:
+            if policy not in POLICIES:
+                raise ValueError(f"unknown baseline policy {policy!r}")
+        self.k = k
+        self.builtin = builtin
+        self.world_base = world_base
+        self.policies = list(policies)
+        self.lock = threading.RLock()
+        #: Per case (node id, file, case name): each policy's result, None for an ERROR.
+        self.done: dict[tuple[str, str, str], dict[str, CaseResult | None]] = {}
+        #: Case files re-read from disk, by the path a result names (None: unreadable).
+        self.files: dict[str, CaseFile | None] = {}
+        self._sessions: list[tuple[str, PolicyBackend, Any]] | None = None
+        self._providers: list[ToolProvider] = []
+        self._scratch: Path | None = None
+
+    def _setup(self) -> list[tuple[str, PolicyBackend, Any]]:
+        if self._sessions is None:
+            from pytest_tooleval.engine.session import ModelSession
+            from pytest_tooleval.router import default_router
+
+            router = _RoutingMemo(default_router(self.k))
+
+            def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
+                return list(router.route(message, language, tools).tools)
+
+            if self.builtin:
+                from pytest_tooleval.tools.builtin import BuiltinToolProvider
+
+                if self.world_base is None:
+                    self._scratch = Path(tempfile.mkdtemp(prefix="tooleval-baselines-"))
+                worlds = _SharedWorlds(self.world_base or self._scratch)  # type: ignore[arg-type]
+                # Copy on write as in a run: a case whose tools never touch the world (the
+                # calculator) builds none, and reading tools read the shared template.
+                self._providers.append(_ReadOnly(BuiltinToolProvider(
+                    worlds.world_for_case, shared_world=worlds.shared)))
+            sessions = []
+            for policy in self.policies:
+                backend = PolicyBackend(policy, rank)
+                sessions.append((policy, backend, ModelSession(
+                    backend_factory=lambda b=backend: b, providers=self._providers,
+                    router_factory=lambda case_file: router)))
+            self._sessions = sessions
+        return self._sessions
+
+    def score(self, ref: Any, pause: Callable[[], object] | None = None) -> None:
+        """Run every policy on this case, once (``CaseRef``); ``pause`` between them."""
+        from pytest_tooleval.scoring.outcome import score_case
+
+        key = (ref.nodeid, ref.path, ref.case.name)
+        with self.lock:
+            if key in self.done:
+                return
+            outcomes: dict[str, CaseResult | None] = {}
+            for policy, backend, session in self._setup():
+                if pause is not None and outcomes:
+                    pause()
                 backend.prepare(ref.case_file)
                 run = session.run(ref)
                 if run.error is not None:
-                    errors += 1
+                    outcomes[policy] = None
                     continue
                 scored = score_case(ref.case, run.transcripts, ref.case_file.language)
-                results.append(CaseResult(
+                outcomes[policy] = CaseResult(
                     nodeid=ref.nodeid, file=ref.path, case=ref.case.name,
                     category=ref.case.category, group=ref.case.group,
                     language=ref.case_file.language, outcome=scored.outcome,
                     reasons=scored.reasons, axes=scored.axes,
                     steps=[StepResult(transcript=t, checks=c)
                            for t, c in zip(run.transcripts, scored.checks, strict=True)],
-                ))
-            axes = axes_of(results)
-            table[policy] = {
-                "policy": POLICIES[policy],
-                "score": score_of(axes),
-                "axes": {axis: v["value"] for axis, v in axes.items()},
-                "outcomes": outcome_counts(results),
-                "cases": len(results),
-                "errors": errors,
-            }
+                )
+            self.done[key] = outcomes
+
+    def table(self, refs: Iterable[Any]) -> dict[str, dict[str, Any]]:
+        """Each policy's score, axes and outcomes over ``refs``, in their order (scoring
+        any case not scored yet)."""
+        from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
+
+        with self.lock:
+            refs = list(refs)
+            for ref in refs:
+                self.score(ref)
+            table: dict[str, dict[str, Any]] = {}
+            for policy in self.policies:
+                tried = [self.done[(ref.nodeid, ref.path, ref.case.name)][policy]
+                         for ref in refs]
+                results = [result for result in tried if result is not None]
+                axes = axes_of(results)
+                table[policy] = {
+                    "policy": POLICIES[policy],
+                    "score": score_of(axes),
+                    "axes": {axis: v["value"] for axis, v in axes.items()},
+                    "outcomes": outcome_counts(results),
+                    "cases": len(results),
+                    "errors": len(tried) - len(results),
+                }
+            return table
+
+    def close(self) -> None:
+        with self.lock:
+            for provider in self._providers:
+                provider.close()
+            self._providers = []
+            self._sessions = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
+
+
+def score_policies(
+    refs: Iterable[Any], *, k: int = 9, builtin: bool = True,
+    world_base: Path | None = None, policies: Iterable[str] = POLICIES,
+) -> dict[str, dict[str, Any]]:
+    """Each policy's score, axes and outcomes over ``refs`` (``CaseRef``s)."""
+    scorer = BaselineScorer(k=k, builtin=builtin, world_base=world_base, policies=policies)
+    try:
+        return scorer.table(refs)
     finally:
-        for provider in providers:
-            provider.close()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-    return table
+        scorer.close()
 
 
 def best_baseline(table: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
@@ -233,13 +298,15 @@ def best_baseline(table: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
     return max(scored, key=lambda item: item[1]) if scored else None
 
 
-def refs_for_results(results: Iterable[CaseResult], rootdir: Path) -> list[Any]:
-    """Case references for the scored cases of a run, re-read from their files."""
+def refs_for_results(results: Iterable[CaseResult], rootdir: Path,
+                     files: dict[str, CaseFile | None] | None = None) -> list[Any]:
+    """Case references for the scored cases of a run, re-read from their files (``files``:
+    those already read, by the path a result names; each is read once)."""
     from pytest_tooleval.cases.errors import CaseFileError
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.engine.session import CaseRef
 
-    files: dict[str, CaseFile | None] = {}
+    files = {} if files is None else files
     refs = []
     for result in results:
         if not result.scored or not result.file:

@@ -24,11 +24,13 @@ BREAKDOWNS = {"groups": "group", "categories": "category", "registers": "registe
               "languages": "language"}
 
 
-def _is_proportion(cases: list[CaseTries], axis: str) -> bool:
-    for case in cases:
+def _is_proportion(cases: list[CaseTries], axis: str,
+                   rows: list[dict[str, float]] | None = None) -> bool:
+    """Every case one try, valued 0 or 1 on ``axis`` (``rows``: their ``axes()``)."""
+    for case, row in zip(cases, rows or [case.axes() for case in cases], strict=True):
         if case.n != 1:
             return False
-        value = case.axes().get(axis)
+        value = row.get(axis)
         if value is not None and value not in (0.0, 1.0):
             return False
     return True
@@ -39,19 +41,20 @@ def figure_intervals(
 ) -> tuple[Interval | None, dict[str, Interval | None]]:
     """The score's interval (0–100) and each axis's (0–1) over these cases."""
     scored = [c for c in cases if c.n]
-    rows = [c.axes() for c in scored]
+    rows = [c.axes() for c in scored]  # each case's axes, worked out once
     result = bootstrap(rows, [c.stratum for c in scored], weights, level=settings.level,
                        resamples=settings.resamples, seed=settings.seed)
     axes: dict[str, Interval | None] = {}
     means: dict[str, float] = {}
     for axis in weights:
-        members = [c for c in scored if axis in c.axes()]
+        members = [(c, row) for c, row in zip(scored, rows, strict=True) if axis in row]
         if not members:
             continue
-        total = sum(c.axes()[axis] for c in members)
+        total = sum(row[axis] for _, row in members)
         means[axis] = total / len(members)
         # At 0 or 1 every resample is the same: the bootstrap cannot vary, Wilson can.
-        if _is_proportion(members, axis) or means[axis] in (0.0, 1.0):
+        if (_is_proportion([c for c, _ in members], axis, [row for _, row in members])
+                or means[axis] in (0.0, 1.0)):
             axes[axis] = wilson(total, len(members), settings.level)
         else:
             axes[axis] = result.axes.get(axis)

@@ -16,6 +16,7 @@ numpy is used for the bootstrap only (thousands of resamples over hundreds of ca
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -134,13 +135,15 @@ def stratified_indices(strata: Sequence[str], resamples: int,
     return np.concatenate(columns, axis=1)
 
 
-def _figures(values: np.ndarray, weights: np.ndarray,
-             indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per resample: each axis's mean (NaN where no case has it) and the weighted score."""
-    chosen = values[indices]  # resamples × cases × axes
-    present = ~np.isnan(chosen)
-    counts = present.sum(axis=1)
-    sums = np.where(present, chosen, 0.0).sum(axis=1)
+def _figures(values: np.ndarray, weights: np.ndarray, indices: np.ndarray,
+             prepared: tuple[np.ndarray, np.ndarray] | None = None,
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Per resample: each axis's mean (NaN where no case has it) and the weighted score.
+    ``prepared``: ``_prepare(values)``, made once for all of a bootstrap's chunks."""
+    filled, present_cases = prepared if prepared is not None else _prepare(values)
+    # The same arrays as masking values[indices] per resample, built by one gather each.
+    counts = present_cases[indices].sum(axis=1)  # resamples × axes
+    sums = filled[indices].sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / counts
     used = np.where(counts > 0, weights, 0.0)
@@ -148,6 +151,12 @@ def _figures(values: np.ndarray, weights: np.ndarray,
     with np.errstate(invalid="ignore", divide="ignore"):
         score = 100.0 * np.where(counts > 0, means * weights, 0.0).sum(axis=1) / total
     return means, score
+
+
+def _prepare(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cases × axes: the values with 0 where a case does not count, and where it does."""
+    present = ~np.isnan(values)
+    return np.where(present, values, 0.0), present
 
 
 def _percentile_interval(samples: np.ndarray, level: float, method: str) -> Interval | None:
@@ -181,18 +190,31 @@ def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
     """Percentile intervals on the weighted score (0–100) and each axis mean (0–1).
 
     ``rows``: one per case (a case with repeats is one row: its tries' means), each the
-    case's value on the axes it counts on; ``strata``: each case's category."""
-    axes = list(weights)
+    case's value on the axes it counts on; ``strata``: each case's category.
+
+    Remembered for the same arguments (a summary asks for the run's cases again for each
+    breakdown with one row, such as a run's one language): the same seed gives the same
+    interval, so a remembered one is the one it would compute."""
+    return _bootstrap(tuple(tuple(sorted(row.items())) for row in rows), tuple(strata),
+                      tuple(weights.items()), level, resamples, seed)
+
+
+@functools.lru_cache(maxsize=64)
+def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[str, ...],
+               weight_items: tuple[tuple[str, float], ...], level: float, resamples: int,
+               seed: int) -> BootstrapResult:
+    axes = [axis for axis, _ in weight_items]
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
-    values = case_matrix(rows, axes)
-    w = np.array([weights[a] for a in axes])
+    values = case_matrix([dict(row) for row in rows], axes)
+    prepared = _prepare(values)
+    w = np.array([weight for _, weight in weight_items])
     rng = np.random.default_rng(seed)
-    strata = usable_strata(strata)
+    usable = usable_strata(strata)
     means_parts, score_parts = [], []
     for start in range(0, resamples, _CHUNK):
-        indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)
-        means, score = _figures(values, w, indices)
+        indices = stratified_indices(usable, min(_CHUNK, resamples - start), rng)
+        means, score = _figures(values, w, indices, prepared)
         means_parts.append(means)
         score_parts.append(score)
     means = np.concatenate(means_parts)
@@ -232,8 +254,9 @@ def paired_bootstrap(
     new_values, base_values = case_matrix(new_rows, axes), case_matrix(base_rows, axes)
     w = np.array([weights[a] for a in axes])
     full = np.arange(len(new_rows))[None, :]
-    new_means, new_score = _figures(new_values, w, full)
-    base_means, base_score = _figures(base_values, w, full)
+    new_prepared, base_prepared = _prepare(new_values), _prepare(base_values)
+    new_means, new_score = _figures(new_values, w, full, new_prepared)
+    base_means, base_score = _figures(base_values, w, full, base_prepared)
     strata = usable_strata(strata)
     observed = {"score": float(new_score[0] - base_score[0])}
     observed |= {a: float(new_means[0, j] - base_means[0, j]) for j, a in enumerate(axes)}
@@ -241,8 +264,8 @@ def paired_bootstrap(
     parts: list[np.ndarray] = []
     for start in range(0, resamples, _CHUNK):
         indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)
-        nm, ns = _figures(new_values, w, indices)
-        bm, bs = _figures(base_values, w, indices)
+        nm, ns = _figures(new_values, w, indices, new_prepared)
+        bm, bs = _figures(base_values, w, indices, base_prepared)
         parts.append(np.column_stack([ns - bs, nm - bm]))
     samples = np.concatenate(parts)
     found: dict[str, PairedDifference | None] = {}
