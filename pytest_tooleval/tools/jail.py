@@ -6,8 +6,10 @@ namespaces; the interpreter, its standard library and ``/usr`` (git) read-only; 
 ``/proc`` of the jail's own PID namespace, a minimal ``/dev``, a size-capped tmpfs for
 ``/tmp``; and, read-write, only the part of this case's world the tool acts on (see
 :func:`world_bind`). No host ``/etc`` beyond the dynamic loader's cache, no host home.
-The wall clock kills the outer bwrap; ``--die-with-parent`` then takes down the jail's
-PID 1, and the kernel kills everything left in its PID namespace.
+At the end of every call, and at the wall clock, the jail's PID 1 is killed through a
+pidfd and waited for; the kernel lets it exit only once everything else in its PID
+namespace is dead (``jailrun``). ``run_python``'s home is staged on a size-capped tmpfs
+(``jailhome``).
 
 Where bubblewrap is missing or user namespaces are disabled the jailed tools are not
 offered, unless the run opts into the named unsafe mode (``--tooleval-unsafe-no-jail``),
