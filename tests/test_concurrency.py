@@ -18,17 +18,11 @@ from pytest_tooleval.models.profiles import ProfileError, resolve_profile
 from tests.conftest import scenario
 from tests.support.fake_openai import FakeOpenAI, Rule, answer, call
 from tests.support.interrupt import stop_after
-
-VOLATILE = {"latency_s", "duration_s", "started", "finished", "latency_p50_s", "latency_p95_s",
-            "base_url", "command_line", "concurrency", "replicas", "elapsed_s"}
+from tests.support.volatile import without
 
 
 def _strip(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
+    return without(value)
 
 
 def _weather_cases(count: int) -> list[dict[str, Any]]:

@@ -20,22 +20,17 @@ import pytest
 
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call
+from tests.support.volatile import TIMING_AND_LANES, without
 
 EXPECTED = Path(__file__).parent / "data" / "end_of_run_report.json"
 
 #: What differs between two runs of the same cases: timings, the server's port, where and
 #: how the run was started, and how many lanes ran it.
-VOLATILE = {"latency_s", "duration_s", "started", "finished", "latency_p50_s", "latency_p95_s",
-            "base_url", "command_line", "concurrency", "replicas", "elapsed_s", "paths",
-            "workers", "config_file", "identity_hash"}
+VOLATILE = TIMING_AND_LANES | {"paths", "workers", "config_file", "identity_hash"}
 
 
 def normalised(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: normalised(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [normalised(v) for v in value]
-    return value
+    return without(value, VOLATILE)
 
 
 SCRIPT = [
