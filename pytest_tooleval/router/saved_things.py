@@ -10,9 +10,9 @@ the look-ups that find and read a saved text (data key ``saved_things``, docs/ro
   tarifini*): the possessive of a compound (*alışveriş listesi*) or a case; the bare word
   is most often the verb's object or a request (*liste ver*), and the data's ``exceptions``
   keep the verbs and false friends out (*listele, noter, planla*);
-- in English the noun must follow a possessive or a determiner within ``window`` words
-  (*my shopping list*, *the book club list*, *our holiday plan*), so *make a note* and
-  *list the files* do not count.
+- in English the noun must follow a possessive or a determiner with at most ``window``
+  words between them (*my shopping list*, *the book club list*, *our holiday plan*), so
+  *make a note* and *list the files* do not count.
 """
 
 from __future__ import annotations
@@ -84,6 +84,6 @@ class SavedThings:
         return ""
 
     def _owned(self, words: tuple[str, ...], index: int) -> bool:
-        """A possessive or determiner within ``window`` words before the noun."""
+        """A possessive or determiner before the noun, at most ``window`` words between."""
         start = max(0, index - self.window - 1)
         return any(word in self.determiners for word in words[start:index])
