@@ -307,6 +307,8 @@ def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Ent
         elif rel in after:
             _attempt(applied, rel, os.chmod, real(rel), after[rel].mode)
             _attempt(applied, rel, os.utime, real(rel), None, ns=after[rel].times)
+        else:  # removed inside, but its removal here was refused: it keeps its own mode
+            _attempt(applied, rel, os.chmod, real(rel), before[rel].mode)
 
 
 def _attempt(applied: Applied, rel: str, action: Callable[..., object], *args: object,

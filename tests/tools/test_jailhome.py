@@ -182,6 +182,29 @@ def test_a_read_only_folder_made_writable_inside_gets_the_new_file(home: Path,
     assert (home / "Documents").stat().st_mode & 0o777 == 0o755
 
 
+def test_a_folder_whose_removal_is_refused_keeps_its_mode(home: Path, tmp_path: Path) -> None:
+    """The folder holds a link, never copied in, so removing it on the host fails: it was
+    made writable for the copy back and must get its own mode again."""
+    kept = home / "kept"
+    kept.mkdir()
+    (kept / "link").symlink_to("/nowhere")
+    os.chmod(kept, 0o500)
+    files = jailhome.snapshot(home)
+    stand_in = tmp_path / "tmpfs"
+    stand_in.mkdir()
+    fd = os.open(stand_in, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        jailhome.copy_in(home, files, fd)
+        os.chmod(stand_in / "kept", 0o700)
+        os.rmdir(stand_in / "kept")
+        applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
+    finally:
+        os.close(fd)
+    assert applied.dropped == ["kept"]
+    assert kept.is_dir() and (kept / "link").is_symlink()
+    assert kept.stat().st_mode & 0o777 == 0o500
+
+
 def test_the_tmpfs_size_is_the_files_in_pages_plus_the_quota(home: Path) -> None:
     files = jailhome.snapshot(home)
     assert jailhome.tmpfs_bytes(files, 10 * 2**20) == 3 * 4096 + 10 * 2**20 + 16 * 4096
