@@ -2,8 +2,8 @@
 table and the JSON of ``benchmarks scenarios`` and of each ``router-eval*`` folder (with
 the Snowball stemmer and ``--strict`` where those take other paths through the router and
 the guards) equal the outputs committed in ``tests/data/check_expected/``, the time taken
-and the checkout's own path aside. Speed work on the check (patterns, normalisation, the learned cue, the guards)
-must not change a single routed tool, reason, score or problem.
+and the checkout's own path aside. Speed work on the check (patterns, normalisation, the
+learned cue, the guards) must not change a single routed tool, reason, score or problem.
 
 When a change of the router's data or rules changes the outputs on purpose, regenerate
 them and review the diff:
