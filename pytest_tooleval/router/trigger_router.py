@@ -59,6 +59,7 @@ COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
 LOOKUP_FALLBACK = ("web_search", "search_documents", "memory_search", "calendar_list")
 _FALLBACK_RANK = {name: index for index, name in enumerate(LOOKUP_FALLBACK)}
 _CUE_CACHE_SIZE = 64
+_TOOL_CUES_SIZE = 4096
 # Families of tools people confuse with each other: when one scored, its unscored siblings
 # take the filler places first (a question about the repository that fired git_diff may
 # well want git_status).
@@ -140,6 +141,8 @@ class TriggerRouter(Router):
             sorted({e for s in self.sets.values() for excs in s.exceptions.values() for e in excs})
         )
         self._cues: dict[tuple[tuple[str, str], ...], CueIndex] = {}
+        # Each tool's own cues, shared by the catalogues it is in (CueIndex's tool_cues).
+        self._tool_cues: dict[tuple[str, str], dict[str, tuple[float, str]]] = {}
         # The learned lexical cue: votes only for tools no trigger, cue or class scored.
         self.lexical: LexicalModel | None = (
             default_model() if lexical is True else lexical or None
@@ -165,12 +168,15 @@ class TriggerRouter(Router):
         if index is None:
             if len(self._cues) >= _CUE_CACHE_SIZE:
                 self._cues.clear()
+            if len(self._tool_cues) >= _TOOL_CUES_SIZE:
+                self._tool_cues.clear()
             index = self._cues[key] = CueIndex(
                 catalogue,
                 self.stop_words,
                 self.false_friends,
                 self.description_stop_words,
                 self.stemmer,
+                self._tool_cues,
             )
         return index
 
