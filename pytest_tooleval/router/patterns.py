@@ -187,12 +187,13 @@ class TriggerSet:
         """Per-word look-ups, remembered: a word's patterns (exact, then stems by length)
         and its respelling depend on the patterns only, and words recur across messages."""
         self._word_memo: dict[str, tuple[Pattern, ...]] = {}
+        self._entry_memo: dict[str, tuple[tuple[Pattern, bool], ...]] = {}
         self._prefix_memo: dict[str, tuple[Pattern, ...]] = {}
         self._respell_memo: dict[str, str] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)  # the compiled sets are pickled: never the memos
-        for name in ("_word_memo", "_prefix_memo", "_respell_memo"):
+        for name in ("_word_memo", "_entry_memo", "_prefix_memo", "_respell_memo"):
             state[name] = {}
         return state
 
@@ -448,6 +449,24 @@ class TriggerSet:
             found = memo[token] = (*self._exact.get(token, ()), *self._prefixed(token))
         return found
 
+    def _word_entries(self, token: str) -> tuple[tuple[Pattern, bool], ...]:
+        """``_word_patterns`` with each one-word pattern decided for this word already:
+        (pattern, True) matches it alone, a one-word pattern that cannot (an exception)
+        is left out, (pattern, False) is a phrase still to match against the message."""
+        memo = self._entry_memo
+        found = memo.get(token)
+        if found is None:
+            entries = []
+            for pattern in self._word_patterns(token):
+                if len(pattern.elements) > 1:
+                    entries.append((pattern, False))
+                elif pattern.match_at((token,), 0):
+                    entries.append((pattern, True))
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            found = memo[token] = tuple(entries)
+        return found
+
     def _candidates(
         self,
         words: tuple[str, ...],
@@ -458,13 +477,21 @@ class TriggerSet:
         for start, token in enumerate(words):
             if starts is not None and start not in starts:
                 continue
-            patterns: Sequence[Pattern] = self._word_patterns(token)
-            if stems:
-                if not self._by_stem_ready:
-                    self._index_stems()
-                stem = stems[start]
-                patterns = [*patterns, *self._by_stem.get(stem, ()), *self._prefixed(stem)]
-                patterns = list({id(p): p for p in patterns}.values())
+            if not stems:
+                for pattern, alone in self._word_entries(token):
+                    if alone:
+                        found.append(Match(pattern, start, start + 1, token))
+                        continue
+                    end = pattern.match_at(words, start)
+                    if end:
+                        found.append(Match(pattern, start, end, " ".join(words[start:end])))
+                continue
+            if not self._by_stem_ready:
+                self._index_stems()
+            stem = stems[start]
+            patterns = [*self._word_patterns(token), *self._by_stem.get(stem, ()),
+                        *self._prefixed(stem)]
+            patterns = list({id(p): p for p in patterns}.values())
             for pattern in patterns:
                 end = pattern.match_at(words, start, stems)
                 if end:

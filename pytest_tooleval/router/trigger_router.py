@@ -467,6 +467,17 @@ def _family_best(scores: dict[str, float]) -> dict[str, float]:
     return best
 
 
+_PRIORITY: dict[str, tuple[int, int, str]] = {}
+
+
+def _priority(name: str) -> tuple[int, int, str]:
+    """``catalogue.priority``, remembered per name (every route ranks every tool)."""
+    if len(_PRIORITY) >= 4096:
+        _PRIORITY.clear()
+    order = _PRIORITY[name] = priority(name)
+    return order
+
+
 def _rank(
     name: str,
     scores: dict[str, float],
@@ -478,7 +489,7 @@ def _rank(
     siblings of a family that scored (git_status beside git_diff, list_archive beside
     extract_archive), then the rest in the fixed priority."""
     score = round(scores.get(name, 0.0), 6)
-    order = priority(name)
+    order = _PRIORITY.get(name) or _priority(name)
     if score > 0 or order[0] == 0:
         return (-score, 0, 0.0, order, 0)
     vote = (learned or {}).get(name)
