@@ -367,10 +367,9 @@ class TriggerRouter(Router):
             ranking = dict(scores)
             for name, p in learned.items():
                 ranking[name] = scores.get(name, 0.0) + LEARNED_WEIGHT * p
-        ranked = sorted(
-            (spec.name for spec in unique),
-            key=lambda name: _rank(name, ranking, families, learned),
-        )
+        names_in_order = [spec.name for spec in unique]
+        ranked = sorted(names_in_order,
+                        key=_ranks(names_in_order, ranking, families, learned).__getitem__)
         chosen = ranked[: self.k]
         names = set(ranked)
         kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
@@ -476,6 +475,32 @@ def _priority(name: str) -> tuple[int, int, str]:
         _PRIORITY.clear()
     order = _PRIORITY[name] = priority(name)
     return order
+
+
+def _ranks(
+    names: Iterable[str],
+    scores: dict[str, float],
+    families: dict[str, float],
+    learned: dict[str, float],
+) -> dict[str, tuple[float, int, float, tuple[int, int, str], int]]:
+    """``_rank`` of every name, computed in one pass (the same keys)."""
+    score_of, vote_of, fallback_of = scores.get, learned.get, _FALLBACK_RANK.get
+    family_best, family_of, known = families.get, FAMILY_OF.get, _PRIORITY.get
+    keys = {}
+    for name in names:
+        score = round(score_of(name, 0.0), 6)
+        order = known(name) or _priority(name)
+        if score > 0 or order[0] == 0:
+            keys[name] = (-score, 0, 0.0, order, 0)
+        elif (vote := vote_of(name)) is not None:
+            keys[name] = (0.0, 1, -vote, order, 0)
+        elif (fallback := fallback_of(name)) is not None:
+            keys[name] = (0.0, 2, float(fallback), order, 0)
+        elif (family := family_best(family_of(name, ""), 0.0)) >= FAMILY_MIN_SCORE:
+            keys[name] = (0.0, 3, -family, order, 0)
+        else:
+            keys[name] = (0.0, 4, 0.0, order, 0)
+    return keys
 
 
 def _rank(
