@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ class Pattern:
     stems: tuple[str, ...] = ()  # each element's Snowball stem (the ``snowball`` switch)
     text: str = ""  # the trigger as written, for computing ``stems`` on first use
 
-    @property
+    @cached_property
     def length(self) -> int:
         """Letters matched, plus one per word boundary: the longest-match key."""
         return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
@@ -449,19 +450,20 @@ class TriggerSet:
             found = memo[token] = (*self._exact.get(token, ()), *self._prefixed(token))
         return found
 
-    def _word_entries(self, token: str) -> tuple[tuple[Pattern, bool], ...]:
+    def _word_entries(self, token: str) -> tuple[tuple[Pattern, bool, str, bool], ...]:
         """``_word_patterns`` with each one-word pattern decided for this word already:
-        (pattern, True) matches it alone, a one-word pattern that cannot (an exception)
-        is left out, (pattern, False) is a phrase still to match against the message."""
+        (pattern, True, …) matches it alone, a one-word pattern that cannot (an exception)
+        is left out, (pattern, False, second word, is a stem) is a phrase still to match
+        against the message (its second element first: most phrases fail there)."""
         memo = self._entry_memo
         found = memo.get(token)
         if found is None:
             entries = []
             for pattern in self._word_patterns(token):
                 if len(pattern.elements) > 1:
-                    entries.append((pattern, False))
+                    entries.append((pattern, False, *pattern.elements[1]))
                 elif pattern.match_at((token,), 0):
-                    entries.append((pattern, True))
+                    entries.append((pattern, True, "", True))
             if len(memo) >= MEMO_SIZE:
                 memo.clear()
             found = memo[token] = tuple(entries)
@@ -478,10 +480,14 @@ class TriggerSet:
             if starts is not None and start not in starts:
                 continue
             if not stems:
-                for pattern, alone in self._word_entries(token):
+                following = words[start + 1] if start + 1 < len(words) else None
+                for pattern, alone, second, second_is_stem in self._word_entries(token):
                     if alone:
                         found.append(Match(pattern, start, start + 1, token))
                         continue
+                    if following is None or not (following.startswith(second) if second_is_stem
+                                                 else following == second):
+                        continue  # what match_at would decide at the second element
                     end = pattern.match_at(words, start)
                     if end:
                         found.append(Match(pattern, start, end, " ".join(words[start:end])))
