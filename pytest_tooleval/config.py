@@ -335,6 +335,8 @@ def _validate_file(found: FoundConfig, where: str) -> ProjectFile:
 
 
 def _validate_profiles(models: dict[str, dict[str, Any]], found: FoundConfig) -> dict[str, Any]:
+    if not models:
+        return {}  # nothing to validate: the profiles' module is not imported
     from pytest_tooleval.models.profiles import ProfileError, validate_profile_table
 
     where = f"{found.path}: " if found.path else ""

@@ -214,8 +214,10 @@ def test_the_report_round_trips_through_json(tmp_path: Path) -> None:
 
 
 def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> None:
-    """Run twice in fresh interpreters: the miss imports no numpy, pytest, HTTP, MCP or
-    model code; the hit not even the case model, the guards, the router or jsonschema."""
+    """Run in fresh interpreters: the miss imports no numpy, pytest, HTTP, MCP or model
+    code; the hit not even the case model, the guards, the router or jsonschema; and once
+    the built-ins' listing is kept, a computed check (``--no-cache``) imports none of the
+    built-in tools, the MCP provider, the Python tools or the model profiles either."""
     import subprocess
     import sys
 
@@ -225,26 +227,33 @@ def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> Non
              "pytest_tooleval.world.build", "pytest_tooleval.engine.loop"]
     on_a_hit_too = ["pytest_tooleval.cases.model", "pytest_tooleval.cases.guards",
                     "pytest_tooleval.router.trigger_router", "jsonschema", "rapidfuzz", "yaml"]
+    computed_too = ["pytest_tooleval.tools.builtin", "pytest_tooleval.tools.builtin.provider",
+                    "pytest_tooleval.tools.builtin.archives", "pytest_tooleval.tools.mcp.provider",
+                    "pytest_tooleval.tools.mcp.render", "pytest_tooleval.tools.mcp.cache",
+                    "pytest_tooleval.tools.python", "pytest_tooleval.models.profiles", "html"]
     script = (
         "import contextlib, io, json, sys\n"
         "from pytest_tooleval.cli import main\n"
-        f"sys.argv = ['tooleval', 'check', {str(corpus)!r}, '--mcp', 'off']\n"
+        f"sys.argv = ['tooleval', 'check', {str(corpus)!r}, '--mcp', 'off', *sys.argv[1:]]\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    try:\n"
         "        main()\n"
         "    except SystemExit:\n"
         "        pass\n"
-        f"print(json.dumps([m for m in {never + on_a_hit_too!r} if m in sys.modules]))\n"
+        f"print(json.dumps([m for m in {never + on_a_hit_too + computed_too!r} "
+        "if m in sys.modules]))\n"
         "print('(cached:' in out.getvalue())\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     runs = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, timeout=120, check=True)
+    for extra in ([], [], ["--no-cache"]):
+        done = subprocess.run([sys.executable, "-c", script, *extra], capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=120, check=True)
         loaded, cached = done.stdout.strip().splitlines()[-2:]
         runs.append((json.loads(loaded), cached == "True"))
-    (miss, miss_cached), (hit, hit_cached) = runs
-    assert not miss_cached and hit_cached
+    (miss, miss_cached), (hit, hit_cached), (computed, computed_cached) = runs
+    assert not miss_cached and hit_cached and not computed_cached
     assert not set(miss) & set(never), miss
     assert hit == [], hit
+    assert not set(computed) & {*never, *computed_too}, computed
+    assert "pytest_tooleval.router.trigger_router" in computed  # it did compute

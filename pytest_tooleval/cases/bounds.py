@@ -31,24 +31,40 @@ def _items(value: Any) -> Iterator[tuple[int | str, Any]]:
         yield from enumerate(value)
 
 
+# A node's place: None for the root, else (depth, the parent's place, the key in it).
+_Place = tuple[int, Any, int | str] | None
+
+
+def _location(place: _Place) -> Location:
+    keys: list[int | str] = []
+    while place is not None:
+        place, key = place[1], place[2]
+        keys.append(key)
+    return tuple(reversed(keys))
+
+
 def check_data(data: Any, max_depth: int = MAX_DEPTH) -> list[Found]:
-    """Depth and non-JSON values, found without recursion (so any depth is safe)."""
+    """Depth and non-JSON values, found without recursion (so any depth is safe). A
+    node's location is spelt out only for a problem (most nodes have none)."""
     found: list[Found] = []
-    stack: list[tuple[Any, Location]] = [(data, ())]
+    stack: list[tuple[Any, _Place]] = [(data, None)]
     while stack:
-        value, loc = stack.pop()
-        if len(loc) > max_depth:
-            found.append((loc[:8], f"nested deeper than {max_depth} levels",
+        value, place = stack.pop()
+        depth = place[0] if place is not None else 0
+        if depth > max_depth:
+            found.append((_location(place)[:8], f"nested deeper than {max_depth} levels",
                           "flatten the structure; case files never need that depth"))
             continue
-        if isinstance(value, set | frozenset):
-            found.append((loc, "a YAML set (!!set) where a list or object is expected",
-                          "write a list instead: [a, b]"))
+        if isinstance(value, dict):
+            stack.extend((child, (depth + 1, place, key)) for key, child in value.items())
+        elif isinstance(value, list):
+            stack.extend((child, (depth + 1, place, key)) for key, child in enumerate(value))
+        elif isinstance(value, set | frozenset):
+            found.append((_location(place), "a YAML set (!!set) where a list or object is "
+                          "expected", "write a list instead: [a, b]"))
         elif isinstance(value, bytes | bytearray):
-            found.append((loc, "binary data (!!binary) where text is expected",
+            found.append((_location(place), "binary data (!!binary) where text is expected",
                           "write the value as text"))
-        elif isinstance(value, dict | list):
-            stack.extend((child, (*loc, key)) for key, child in _items(value))
     return found
 
 

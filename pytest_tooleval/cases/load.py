@@ -30,7 +30,10 @@ class DuplicateKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+    data: dict[str, Any] = dict(pairs)
+    if len(data) == len(pairs):
+        return data  # no key twice (the common case, decided without a Python loop)
+    data = {}
     for key, value in pairs:
         if key in data:
             names = [v for k, v in pairs if k in ("name", "message") and isinstance(v, str)]

@@ -100,10 +100,12 @@ def configured_catalogue(
 def _mcp_providers(
     settings: Settings, mode: McpMode, result: ConfiguredCatalogue, opened: list[ToolProvider]
 ) -> list[tuple[ToolProvider, str]]:
+    found: list[tuple[ToolProvider, str]] = []
+    if not settings.mcp_servers:
+        return found
     from pytest_tooleval.tools.mcp import McpToolProvider
     from pytest_tooleval.tools.mcp.cache import CacheMiss, read_cache
 
-    found: list[tuple[ToolProvider, str]] = []
     for name, config in settings.mcp_servers.items():
         source = f"mcp:{name}"
         if not config.enabled:
@@ -136,6 +138,9 @@ def _mcp_providers(
 def _python_providers(
     settings: Settings, paths: Iterable[Path], result: ConfiguredCatalogue
 ) -> list[ToolProvider]:
+    conftests = conftest_files(settings.config_dir, paths)
+    if not conftests and not settings.python_tools:
+        return []  # no Python tools: their module is not even imported
     from pytest_tooleval.tools.python import (
         PythonToolError,
         collect_python_tools,
@@ -144,7 +149,7 @@ def _python_providers(
     )
 
     functions = []
-    for conftest in conftest_files(settings.config_dir, paths):
+    for conftest in conftests:
         try:
             functions += tools_in_module(_import_file(conftest))
         except Exception as exc:

@@ -44,6 +44,10 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 def _configured(args: argparse.Namespace, paths: Sequence[Path], prog: str) -> (
         tuple[int, ConfiguredCatalogue | None] | int):
     """k and the configured catalogue, or an exit code after a message on stderr."""
+    if not args.no_builtin and not getattr(args, "offered", None):
+        from pytest_tooleval.tools import jail
+
+        jail.probe_in_background()  # its processes run while the configuration is read
     from pytest_tooleval.check.catalogue import configured_catalogue
     from pytest_tooleval.config import ConfigError, Settings
     from pytest_tooleval.tools.base import ConfigurationError

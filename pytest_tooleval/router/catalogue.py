@@ -1,14 +1,15 @@
 """The built-in catalogue as the router and ``tooleval check`` see it: specs and priority.
 
 The specs (descriptions and schemas) come from the built-in tools themselves
-(``pytest_tooleval.tools.builtin``), imported on first use; names and groups from
-``tools/names.py``, which loading case files needs without the tools.
+(``pytest_tooleval.tools.builtin``), imported on first use and kept between processes
+(``builtin_rows``); names and groups from ``tools/names.py``, which loading case files
+needs without the tools.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NoReturn
 
 from pytest_tooleval.tools.base import ToolSpec
 from pytest_tooleval.tools.names import BUILTIN_TOOLS_BY_GROUP
@@ -30,14 +31,22 @@ def priority(name: str) -> tuple[int, int, str]:
     return (1, index, "") if index is not None else (0, 0, name)
 
 
+@dataclass(frozen=True)
+class BuiltinRow:
+    """A built-in tool as its provider lists it, and what offering it needs."""
+
+    spec: ToolSpec
+    needs: str | None  # a binary on PATH
+    jailed: bool  # runs code: offered only where the jail works
+
+
 @lru_cache(maxsize=1)
 def builtin_specs() -> tuple[ToolSpec, ...]:
     """Every built-in tool's spec, in catalogue order, whatever this machine offers."""
-    from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
-
+    rows = {row.spec.name: row.spec for row in builtin_rows()}
     return tuple(
-        ToolSpec(tool.name, tool.description, tool.parameters, "builtin")
-        for tool in (ALL_TOOLS[name] for name in BUILTIN_ORDER)
+        ToolSpec(spec.name, spec.description, spec.parameters, "builtin")
+        for spec in (rows[name] for name in BUILTIN_ORDER)
     )
 
 
@@ -49,11 +58,41 @@ def offered_builtin_names() -> set[str]:
 
 def listed_builtin_specs(unsafe_no_jail: bool = False) -> list[ToolSpec]:
     """What the built-in provider lists on this machine (no world is built for that): git
-    tools only with a ``git`` binary, the tools that run code only where the jail works."""
-    from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    tools only with a ``git`` binary, the tools that run code only where the jail works.
+    Decided here and now, as the provider decides it (``tools/offered.py``), from rows
+    that need no tool imported (``builtin_rows``)."""
+    from pytest_tooleval.tools.offered import missing_tools
 
-    return BuiltinToolProvider(_no_world, unsafe_no_jail=unsafe_no_jail).list_tools()
+    rows = builtin_rows()
+    missing = missing_tools(((row.spec.name, row.needs, row.jailed) for row in rows),
+                            unsafe_no_jail)
+    return [row.spec for row in rows if row.spec.name not in missing]
 
 
-def _no_world(context: object) -> NoReturn:
-    raise RuntimeError("listing the built-in tools needs no world")
+@lru_cache(maxsize=1)
+def builtin_rows() -> tuple[BuiltinRow, ...]:
+    """Every built-in tool as ``BuiltinToolProvider.list_tools`` lists it (specs with
+    ``read_only``, in its order), with what it needs. Pure data of the package's code, so
+    kept between processes like the compiled triggers (router/compiled.py: keyed on every
+    file of the package): importing the tools' implementations (archives, documents, the
+    jail's runner, …) is most of what listing them costs."""
+    from pytest_tooleval.router.compiled import cached_build
+
+    return cached_build([], _build_rows, _are_rows, kind="builtin")
+
+
+def _build_rows(paths: object = ()) -> tuple[BuiltinRow, ...]:
+    from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
+    from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+
+    return tuple(
+        BuiltinRow(ToolSpec(tool.name, tool.description, tool.parameters, "builtin",
+                            read_only=tool.name not in SIDE_EFFECTING_BUILTINS),
+                   tool.needs, tool.jailed)
+        for tool in ALL_TOOLS.values()
+    )
+
+
+def _are_rows(value: object) -> bool:
+    return isinstance(value, tuple) and all(
+        isinstance(row, BuiltinRow) and isinstance(row.spec, ToolSpec) for row in value)

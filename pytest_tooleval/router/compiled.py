@@ -32,13 +32,14 @@ def sets_key(paths: Sequence[Path]) -> str:
 
 
 def cached_build(paths: Sequence[Path], build: Callable[[Sequence[Path]], T],
-                 valid: Callable[[object], bool]) -> T:
+                 valid: Callable[[object], bool], kind: str = "router") -> T:
     """``build(paths)``, or the result of an earlier build of the same input (when
-    ``valid`` accepts it, else it is rebuilt)."""
+    ``valid`` accepts it, else it is rebuilt); ``kind`` names the folder of the entries
+    (each kind keeps its newest ``MAX_ENTRIES``)."""
     root = cache_root()
     if root is None:
         return build(paths)
-    folder = root / "router"
+    folder = root / kind
     key = sets_key(paths)
     entry = folder / f"{key}.pickle"
     try:

@@ -61,29 +61,22 @@ class CueIndex:
         false_friends: tuple[str, ...] = (),
         description_stop_words: frozenset[str] | set[str] = frozenset(),
         stemmer: str = "light",
+        tool_cues: dict[tuple[str, str], dict[str, tuple[float, str]]] | None = None,
     ) -> None:
+        """``tool_cues``: each tool's cues by (name, description), filled and reused (they
+        depend on the tool alone; only the weights depend on the catalogue): a router
+        keeps one per stop-word set and stemmer, as catalogues share most tools."""
         # Words starting with a known false friend (noter, kiraz, havale) get no cue votes:
         # the description cue "note" must not fire on "noter".
         self.false_friends = false_friends
         self.stemmer = stemmer
+        known = tool_cues if tool_cues is not None else {}
         per_tool: dict[str, dict[str, tuple[float, str]]] = {}
         for spec in catalogue:
-            cues: dict[str, tuple[float, str]] = {}
-            description = [
-                (w, lw)
-                for w, lw in _lower_parts(spec.description or "")
-                if len(w) >= 3
-                and w not in stop_words
-                and w not in description_stop_words
-                and not w.isdigit()
-            ][:MAX_DESCRIPTION_WORDS]
-            for word, lower in description:
-                for key in self._keys(word, lower):
-                    cues.setdefault(key, (DESCRIPTION_WEIGHT, f"description:{word}"))
-            for part, lower in _lower_parts(spec.name):
-                if len(part) >= 3 and part not in stop_words and not part.isdigit():
-                    for key in self._keys(part, lower):
-                        cues[key] = (NAME_WEIGHT, f"name:{part}")
+            key = (spec.name, spec.description or "")
+            cues = known.get(key)
+            if cues is None:
+                cues = known[key] = self._tool_cues(spec, stop_words, description_stop_words)
             per_tool[spec.name] = cues
         frequency: dict[str, int] = defaultdict(int)
         for cues in per_tool.values():
@@ -96,6 +89,29 @@ class CueIndex:
                 entry = Cue(tool, weight / frequency[cue], label)
                 snowball = self.stemmer == "snowball"
                 (self._stem if len(cue) >= 4 and not snowball else self._exact)[cue].append(entry)
+
+    def _tool_cues(
+        self, spec: ToolSpec, stop_words: set[str],
+        description_stop_words: frozenset[str] | set[str],
+    ) -> dict[str, tuple[float, str]]:
+        """One tool's cues: key → (weight before sharing, label)."""
+        cues: dict[str, tuple[float, str]] = {}
+        description = [
+            (w, lw)
+            for w, lw in _lower_parts(spec.description or "")
+            if len(w) >= 3
+            and w not in stop_words
+            and w not in description_stop_words
+            and not w.isdigit()
+        ][:MAX_DESCRIPTION_WORDS]
+        for word, lower in description:
+            for key in self._keys(word, lower):
+                cues.setdefault(key, (DESCRIPTION_WEIGHT, f"description:{word}"))
+        for part, lower in _lower_parts(spec.name):
+            if len(part) >= 3 and part not in stop_words and not part.isdigit():
+                for key in self._keys(part, lower):
+                    cues[key] = (NAME_WEIGHT, f"name:{part}")
+        return cues
 
     def _keys(self, word: str, lower: str) -> set[str]:
         if self.stemmer == "snowball":

@@ -118,7 +118,11 @@ class LexicalModel:
     def _pairs_of(self, feature: str) -> tuple[tuple[int, float], ...]:
         """(class index, gain) of a feature, computed on its first use."""
         flat = self.counts[feature]
-        found = tuple((flat[i], self._gain(flat[i + 1])) for i in range(0, len(flat), 2))
+        counts = flat[1::2]
+        gains = self._gains
+        if len(gains) <= max(counts):
+            self._gain(max(counts))  # the table of gains up to the largest count
+        found = tuple(zip(flat[::2], [gains[count] for count in counts], strict=True))
         self._pairs[feature] = found
         return found
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ FUZZY_MIN_WORD = 6
 FUZZY_SAME_START = 2
 FUZZY_MIN_TRIGGER = 6
 # (whole trigger words, stems): first letters → length → words
+MEMO_SIZE = 50_000  # words remembered per trigger set (then forgotten, all at once)
 FuzzyIndex = tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, list[str]]]]
 
 
@@ -71,7 +73,7 @@ class Pattern:
     stems: tuple[str, ...] = ()  # each element's Snowball stem (the ``snowball`` switch)
     text: str = ""  # the trigger as written, for computing ``stems`` on first use
 
-    @property
+    @cached_property
     def length(self) -> int:
         """Letters matched, plus one per word boundary: the longest-match key."""
         return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
@@ -180,6 +182,21 @@ class TriggerSet:
         self._by_stem_ready = False
         # Trigger words and stems for typo tolerance (built on first use).
         self._fuzzy_index: FuzzyIndex | None = None
+        self._clear_memos()
+
+    def _clear_memos(self) -> None:
+        """Per-word look-ups, remembered: a word's patterns (exact, then stems by length)
+        and its respelling depend on the patterns only, and words recur across messages."""
+        self._word_memo: dict[str, tuple[Pattern, ...]] = {}
+        self._entry_memo: dict[str, tuple[tuple[Pattern, bool], ...]] = {}
+        self._prefix_memo: dict[str, tuple[Pattern, ...]] = {}
+        self._respell_memo: dict[str, str] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)  # the compiled sets are pickled: never the memos
+        for name in ("_word_memo", "_entry_memo", "_prefix_memo", "_respell_memo"):
+            state[name] = {}
+        return state
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
@@ -278,6 +295,7 @@ class TriggerSet:
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
                 self._by_stem_ready = False
                 self._fuzzy_index = None
+                self._clear_memos()
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
             if target not in pattern.targets:
@@ -389,14 +407,67 @@ class TriggerSet:
         compared with the whole word; a stem with the word's start (one letter shorter, as
         long, or one longer), and the rest of the word is kept (faturmı → fatura + mı).
         ``known``: real words (the corpus's vocabulary), never respelt."""
-        index = self._fuzzy_index if self._fuzzy_index is not None else self._index_fuzzy()
         skipped = set(skip)
         return tuple(
-            _respell(word, *index)
+            self._respelt(word)
             if position not in skipped and len(word) >= FUZZY_MIN_WORD and word not in known
             else ""
             for position, word in enumerate(words)
         )
+
+    def _respelt(self, word: str) -> str:
+        memo = self._respell_memo
+        found = memo.get(word)
+        if found is None:
+            index = self._fuzzy_index if self._fuzzy_index is not None else self._index_fuzzy()
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            found = memo[word] = _respell(word, *index)
+        return found
+
+    def _prefixed(self, word: str) -> tuple[Pattern, ...]:
+        """The stem patterns ``word`` starts with, shortest stems first."""
+        memo = self._prefix_memo
+        found = memo.get(word)
+        if found is None:
+            patterns: list[Pattern] = []
+            for size in self._stem_sizes:
+                if size > len(word):
+                    break
+                patterns.extend(self._stem.get(word[:size], ()))
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            found = memo[word] = tuple(patterns)
+        return found
+
+    def _word_patterns(self, token: str) -> tuple[Pattern, ...]:
+        """The patterns that may start at ``token``: its exact ones, then its stems'."""
+        memo = self._word_memo
+        found = memo.get(token)
+        if found is None:
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            found = memo[token] = (*self._exact.get(token, ()), *self._prefixed(token))
+        return found
+
+    def _word_entries(self, token: str) -> tuple[tuple[Pattern, bool, str, bool], ...]:
+        """``_word_patterns`` with each one-word pattern decided for this word already:
+        (pattern, True, …) matches it alone, a one-word pattern that cannot (an exception)
+        is left out, (pattern, False, second word, is a stem) is a phrase still to match
+        against the message (its second element first: most phrases fail there)."""
+        memo = self._entry_memo
+        found = memo.get(token)
+        if found is None:
+            entries = []
+            for pattern in self._word_patterns(token):
+                if len(pattern.elements) > 1:
+                    entries.append((pattern, False, *pattern.elements[1]))
+                elif pattern.match_at((token,), 0):
+                    entries.append((pattern, True, "", True))
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            found = memo[token] = tuple(entries)
+        return found
 
     def _candidates(
         self,
@@ -408,21 +479,25 @@ class TriggerSet:
         for start, token in enumerate(words):
             if starts is not None and start not in starts:
                 continue
-            patterns = list(self._exact.get(token, ()))
-            for size in self._stem_sizes:
-                if size > len(token):
-                    break
-                patterns.extend(self._stem.get(token[:size], ()))
-            if stems:
-                if not self._by_stem_ready:
-                    self._index_stems()
-                stem = stems[start]
-                patterns.extend(self._by_stem.get(stem, ()))
-                for size in self._stem_sizes:
-                    if size > len(stem):
-                        break
-                    patterns.extend(self._stem.get(stem[:size], ()))
-                patterns = list({id(p): p for p in patterns}.values())
+            if not stems:
+                following = words[start + 1] if start + 1 < len(words) else None
+                for pattern, alone, second, second_is_stem in self._word_entries(token):
+                    if alone:
+                        found.append(Match(pattern, start, start + 1, token))
+                        continue
+                    if following is None or not (following.startswith(second) if second_is_stem
+                                                 else following == second):
+                        continue  # what match_at would decide at the second element
+                    end = pattern.match_at(words, start)
+                    if end:
+                        found.append(Match(pattern, start, end, " ".join(words[start:end])))
+                continue
+            if not self._by_stem_ready:
+                self._index_stems()
+            stem = stems[start]
+            patterns = [*self._word_patterns(token), *self._by_stem.get(stem, ()),
+                        *self._prefixed(stem)]
+            patterns = list({id(p): p for p in patterns}.values())
             for pattern in patterns:
                 end = pattern.match_at(words, start, stems)
                 if end:

@@ -59,6 +59,7 @@ COMMIT_ID_TOOLS = (("git_show", 3.0), ("git_diff", 1.5), ("git_log", 1.5))
 LOOKUP_FALLBACK = ("web_search", "search_documents", "memory_search", "calendar_list")
 _FALLBACK_RANK = {name: index for index, name in enumerate(LOOKUP_FALLBACK)}
 _CUE_CACHE_SIZE = 64
+_TOOL_CUES_SIZE = 4096
 # Families of tools people confuse with each other: when one scored, its unscored siblings
 # take the filler places first (a question about the repository that fired git_diff may
 # well want git_status).
@@ -140,6 +141,8 @@ class TriggerRouter(Router):
             sorted({e for s in self.sets.values() for excs in s.exceptions.values() for e in excs})
         )
         self._cues: dict[tuple[tuple[str, str], ...], CueIndex] = {}
+        # Each tool's own cues, shared by the catalogues it is in (CueIndex's tool_cues).
+        self._tool_cues: dict[tuple[str, str], dict[str, tuple[float, str]]] = {}
         # The learned lexical cue: votes only for tools no trigger, cue or class scored.
         self.lexical: LexicalModel | None = (
             default_model() if lexical is True else lexical or None
@@ -165,12 +168,15 @@ class TriggerRouter(Router):
         if index is None:
             if len(self._cues) >= _CUE_CACHE_SIZE:
                 self._cues.clear()
+            if len(self._tool_cues) >= _TOOL_CUES_SIZE:
+                self._tool_cues.clear()
             index = self._cues[key] = CueIndex(
                 catalogue,
                 self.stop_words,
                 self.false_friends,
                 self.description_stop_words,
                 self.stemmer,
+                self._tool_cues,
             )
         return index
 
@@ -361,10 +367,9 @@ class TriggerRouter(Router):
             ranking = dict(scores)
             for name, p in learned.items():
                 ranking[name] = scores.get(name, 0.0) + LEARNED_WEIGHT * p
-        ranked = sorted(
-            (spec.name for spec in unique),
-            key=lambda name: _rank(name, ranking, families, learned),
-        )
+        names_in_order = [spec.name for spec in unique]
+        ranked = sorted(names_in_order,
+                        key=_ranks(names_in_order, ranking, families, learned).__getitem__)
         chosen = ranked[: self.k]
         names = set(ranked)
         kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
@@ -461,6 +466,43 @@ def _family_best(scores: dict[str, float]) -> dict[str, float]:
     return best
 
 
+_PRIORITY: dict[str, tuple[int, int, str]] = {}
+
+
+def _priority(name: str) -> tuple[int, int, str]:
+    """``catalogue.priority``, remembered per name (every route ranks every tool)."""
+    if len(_PRIORITY) >= 4096:
+        _PRIORITY.clear()
+    order = _PRIORITY[name] = priority(name)
+    return order
+
+
+def _ranks(
+    names: Iterable[str],
+    scores: dict[str, float],
+    families: dict[str, float],
+    learned: dict[str, float],
+) -> dict[str, tuple[float, int, float, tuple[int, int, str], int]]:
+    """``_rank`` of every name, computed in one pass (the same keys)."""
+    score_of, vote_of, fallback_of = scores.get, learned.get, _FALLBACK_RANK.get
+    family_best, family_of, known = families.get, FAMILY_OF.get, _PRIORITY.get
+    keys = {}
+    for name in names:
+        score = round(score_of(name, 0.0), 6)
+        order = known(name) or _priority(name)
+        if score > 0 or order[0] == 0:
+            keys[name] = (-score, 0, 0.0, order, 0)
+        elif (vote := vote_of(name)) is not None:
+            keys[name] = (0.0, 1, -vote, order, 0)
+        elif (fallback := fallback_of(name)) is not None:
+            keys[name] = (0.0, 2, float(fallback), order, 0)
+        elif (family := family_best(family_of(name, ""), 0.0)) >= FAMILY_MIN_SCORE:
+            keys[name] = (0.0, 3, -family, order, 0)
+        else:
+            keys[name] = (0.0, 4, 0.0, order, 0)
+    return keys
+
+
 def _rank(
     name: str,
     scores: dict[str, float],
@@ -472,7 +514,7 @@ def _rank(
     siblings of a family that scored (git_status beside git_diff, list_archive beside
     extract_archive), then the rest in the fixed priority."""
     score = round(scores.get(name, 0.0), 6)
-    order = priority(name)
+    order = _PRIORITY.get(name) or _priority(name)
     if score > 0 or order[0] == 0:
         return (-score, 0, 0.0, order, 0)
     vote = (learned or {}).get(name)

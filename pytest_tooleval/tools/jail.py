@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +55,24 @@ class Probe:
     version: str | None = None
 
 
-@functools.cache
+_PROBE_LOCK = threading.Lock()
+
+
 def probe() -> Probe:
-    """Try the real thing once per process: a jailed ``true`` with every namespace."""
+    """Try the real thing once per process: a jailed ``true`` with every namespace (a
+    caller while the probe runs, on another thread, waits for its answer)."""
+    with _PROBE_LOCK:
+        return _probe_once()
+
+
+def probe_in_background() -> None:
+    """Start ``probe`` on a thread: its processes run while the caller goes on (the
+    ``tooleval check`` catalogue needs the answer only after its imports)."""
+    threading.Thread(target=probe, name="tooleval-jail-probe", daemon=True).start()
+
+
+@functools.cache
+def _probe_once() -> Probe:
     binary = shutil.which("bwrap")
     if binary is None:
         return Probe(False, "bubblewrap (bwrap) is not installed")

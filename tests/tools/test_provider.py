@@ -10,7 +10,6 @@ from minienv import Tools
 
 from pytest_tooleval.tools.base import CaseContext, ProviderError, ToolResult
 from pytest_tooleval.tools.builtin import ALL_TOOLS, BuiltinToolProvider
-from pytest_tooleval.tools.builtin import provider as module
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 from pytest_tooleval.world.api import World
 
@@ -33,7 +32,9 @@ def test_catalogue_matches_the_contract() -> None:
 
 
 def test_git_tools_hidden_without_git(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(module.shutil, "which", lambda name: None)
+    from pytest_tooleval.tools import offered  # where the provider decides what it offers
+
+    monkeypatch.setattr(offered.shutil, "which", lambda name: None)
     names = {s.name for s in BuiltinToolProvider(lambda c: World(Path("/x"))).list_tools()}
     assert "git_log" not in names and "grep_code" in names and "calculator" in names
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import shutil
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -30,6 +29,7 @@ from pytest_tooleval.tools.builtin import (
 from pytest_tooleval.tools.builtin.common import Context, Tool
 from pytest_tooleval.tools.builtin.sandbox import Sandbox, SandboxBroken, ToolError
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES, SIDE_EFFECTING_BUILTINS
+from pytest_tooleval.tools.offered import missing_tools
 from pytest_tooleval.world.api import World
 
 log = logging.getLogger(__name__)
@@ -205,11 +205,5 @@ _NO_WORLD = Context(world=cast(World, None), home=cast(Sandbox, None))
 
 def unavailable_tools(unsafe_no_jail: bool = False) -> dict[str, str]:
     """Built-in tools this machine cannot offer, each with why and how to fix it."""
-    missing: dict[str, str] = {}
-    found = jail.probe()
-    for tool in ALL_TOOLS.values():
-        if tool.needs is not None and shutil.which(tool.needs) is None:
-            missing[tool.name] = f"{tool.needs} is not installed"
-        elif tool.jailed and not found.available and not unsafe_no_jail:
-            missing[tool.name] = f"the jail is unavailable ({found.detail}); {jail.INSTALL_HINT}"
-    return missing
+    return missing_tools(((tool.name, tool.needs, tool.jailed) for tool in ALL_TOOLS.values()),
+                         unsafe_no_jail)
