@@ -107,6 +107,11 @@ class Pattern:
         return end
 
 
+#: A pattern decided for one word: (pattern, matches the word alone, the phrase's second
+#: word, whether that word is a stem); a one-word pattern's last two are "" and True.
+WordEntry = tuple[Pattern, bool, str, bool]
+
+
 @dataclass(frozen=True)
 class Match:
     pattern: Pattern
@@ -188,7 +193,7 @@ class TriggerSet:
         """Per-word look-ups, remembered: a word's patterns (exact, then stems by length)
         and its respelling depend on the patterns only, and words recur across messages."""
         self._word_memo: dict[str, tuple[Pattern, ...]] = {}
-        self._entry_memo: dict[str, tuple[tuple[Pattern, bool], ...]] = {}
+        self._entry_memo: dict[str, tuple[WordEntry, ...]] = {}
         self._prefix_memo: dict[str, tuple[Pattern, ...]] = {}
         self._respell_memo: dict[str, str] = {}
 
@@ -450,7 +455,7 @@ class TriggerSet:
             found = memo[token] = (*self._exact.get(token, ()), *self._prefixed(token))
         return found
 
-    def _word_entries(self, token: str) -> tuple[tuple[Pattern, bool, str, bool], ...]:
+    def _word_entries(self, token: str) -> tuple[WordEntry, ...]:
         """``_word_patterns`` with each one-word pattern decided for this word already:
         (pattern, True, …) matches it alone, a one-word pattern that cannot (an exception)
         is left out, (pattern, False, second word, is a stem) is a phrase still to match
@@ -458,7 +463,7 @@ class TriggerSet:
         memo = self._entry_memo
         found = memo.get(token)
         if found is None:
-            entries = []
+            entries: list[WordEntry] = []
             for pattern in self._word_patterns(token):
                 if len(pattern.elements) > 1:
                     entries.append((pattern, False, *pattern.elements[1]))
