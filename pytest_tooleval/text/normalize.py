@@ -15,7 +15,7 @@ from functools import lru_cache
 import regex
 
 from pytest_tooleval.text.dialect import standardize
-from pytest_tooleval.text.emoji import OPERATOR_EMOJI, hint_table
+from pytest_tooleval.text.emoji import DOLLAR_HINT, OPERATOR_EMOJI, hint_table, hint_word
 from pytest_tooleval.text.shorthand import ENGLISH_SHORTHAND
 
 _TURKISH_FOLD = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
@@ -29,6 +29,8 @@ _PICTOGRAPHS = regex.compile(
     r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}"
     r"\uFE0E\uFE0F\u200D\u20E3\U000E0020-\U000E007F]+"
 )
+# A dollar sign beside a number ($25, 25 $): money; elsewhere ($HOME, $PATH) it is code.
+_DOLLAR = re.compile(r"\$(?=\s?\d)|(?<=\d)\s?\$")
 _REPEATS = re.compile(r"([^\W\d_])\1{2,}")
 _WORDS = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")
@@ -185,6 +187,8 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
     flags = _flags(text)
+    if "$" in text:
+        text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     text = text.translate(_hints(language))
     if not text.isascii():  # no ASCII character is a pictograph, a modifier or a joiner
         text = _PICTOGRAPHS.sub(" ", text)
