@@ -49,7 +49,8 @@ FORM_KINDS = ("personal", "question")
 PERSONAL_TOOLS = ("search_documents", "memory_search", "calendar_list")
 QUESTION_WEIGHT = 0.25
 IDENTIFIER_WEIGHT = 2.0
-# Two currencies with a number ("300 pounds into lira", "180€ kaç ₺"): an exchange needs
+# Two currencies (data key current_info.exchange: names, not price words like "ücret")
+# with a number ("300 pounds into lira", "180€ kaç ₺"): an exchange needs
 # today's rate (web_search) and the arithmetic (calculator).
 EXCHANGE_WEIGHT = 3.0
 HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
@@ -239,9 +240,11 @@ class TriggerRouter(Router):
                 text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
             )
             # A currency word counts even inside a longer phrase ("dolar kuru").
-            classes["currency"] += [
-                m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
-            ]
+            for kind in ("currency", "exchange"):
+                classes[kind] += [
+                    m.text for m in candidates
+                    if any(t.tool == f"@{kind}" for t in m.pattern.targets)
+                ]
             for match in longest_matches(candidates, len(text.words)):
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
@@ -251,7 +254,7 @@ class TriggerRouter(Router):
                         label += f" (typo of {match.typo!r})"
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
-                        if kind == "currency":
+                        if kind in ("currency", "exchange"):
                             continue  # counted above
                         if kind == "topics" and not primary:
                             kind = "weak_topics"
@@ -282,6 +285,11 @@ class TriggerRouter(Router):
                     if tool in names:
                         scores[tool] += weight
                         reasons[tool].append(f"saved thing ({set_language}) ← {saved!r}")
+                frame = trigger_set.explain.match(text.words)
+                for tool, weight in trigger_set.explain.tools.items() if frame else ():
+                    if tool in names:
+                        scores[tool] += weight
+                        reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
@@ -354,7 +362,7 @@ class TriggerRouter(Router):
             reasons[WEB_TOOL].append(
                 f"{how_much[0]!r} with a currency word {classes['currency'][0]!r}"
             )
-        currencies = list(dict.fromkeys(classes["currency"]))
+        currencies = list(dict.fromkeys(classes["exchange"]))
         if len(currencies) >= 2 and text.has_number and not _own_converter(names):
             why = f"an exchange: {currencies[0]!r} and {currencies[1]!r} with a number"
             for tool in (WEB_TOOL, CALCULATOR_TOOL):
