@@ -399,7 +399,8 @@ class TriggerRouter(Router):
             stay = others[: self.k - len(kept)]
             chosen = [name for name in chosen if name in stay or name in kept] + missing
         usefulness = _usefulness(scores, families, learned)
-        chosen, companions = with_companions(chosen, kept, names, usefulness)
+        has_path = normalize(message, language if language in self.sets else None).has_path
+        chosen, companions = with_companions(chosen, kept, names, usefulness, has_path)
         why = {name: list(reasons.get(name, [])) for name in chosen}
         for name in chosen:
             if name in learned:

@@ -53,6 +53,8 @@ _IDENTIFIER = re.compile(
     r"(?<![\w./\\-])(?:_*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|_+[A-Za-z][A-Za-z0-9]+"
     r"|[a-z]{3,}[A-Z][a-z]+[A-Za-z0-9]*)(?![\w./\\-])|\b[A-Za-z_]\w*\(\)"
 )
+# A path (a slash between names) or a file name (a name, a dot, an extension of letters).
+_PATH = re.compile(r"[\w~.-][/\\][\w.-]|\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b")
 # English contractions typed without the apostrophe ("dont", "whats", "im"), split the way
 # the apostrophe would split them, so "dont let me forget" reads as "don t let me forget".
 # Only forms that are no other word: not "its", "well", "were", "ill", "id", "lets", "wont".
@@ -158,6 +160,9 @@ class Normalized:
     # The same words before the ASCII fold (Turkish lowercase, letters kept: "faturamı"),
     # for stemmers that need the real letters; empty when the two do not align.
     lower_words: tuple[str, ...] = ()
+    # A path or a file name (Downloads/x.zip, ~/notes, rapor.pdf, cli.py): the message says
+    # where its file is, so a reader needs no finder (router/companions.py).
+    has_path: bool = False
 
     @property
     def text(self) -> str:
@@ -187,6 +192,8 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
     flags = _flags(text)
+    # Every path or file name needs a slash or a dot: try the pattern only then.
+    has_path = ("/" in text or "\\" in text or "." in text) and _PATH.search(text) is not None
     if "$" in text:
         text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     text = text.translate(_hints(language))
@@ -201,7 +208,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         words, lower = _expand_contractions(_WORDS.findall(squeeze(fold(text))), lower)
     if len(lower) != len(words):
         lower = ()
-    return Normalized(words, *flags, lower)
+    return Normalized(words, *flags, lower, has_path)
 
 
 # A lowercase letter before a capital: what a camelCase identifier needs.

@@ -227,3 +227,35 @@ def test_price_words_are_no_second_currency() -> None:
     message = "kuaförün saç boyama ücreti 1.800 TL, bunu aklında tut"
     routing = PLAIN.route(message, "tr", CATALOGUE)
     assert not any(r.startswith("an exchange") for why in routing.reasons.values() for r in why)
+
+
+@pytest.mark.parametrize(
+    ("message", "has_path"),
+    [("open Documents/lease.pdf", True), ("rapor.docx ne diyor", True), ("~/notes", True),
+     ("what did the lease amendment say", False), ("is it 11.30 already", False),
+     ("Ada'nın kursu hangi gün", False)],
+)
+def test_the_normaliser_notes_a_path_or_file_name(message: str, has_path: bool) -> None:
+    assert normalize(message, "en").has_path is has_path
+
+
+def test_a_reader_with_no_file_named_brings_its_finder() -> None:
+    def usefulness(name: str) -> int:
+        return 3 if name == "read_document" else 1
+
+    chosen = ["read_document", "calculator", "date_add"]
+    names = {*chosen, "search_documents"}
+    out, added = with_companions(chosen, [], names, usefulness, has_path=False)
+    assert out == ["read_document", "calculator", "search_documents"]
+    assert added == {"search_documents": "read_document"}
+    # A file named in the message: the reader reads it, nothing is found first.
+    assert with_companions(chosen, [], names, usefulness, has_path=True) == (chosen, {})
+    # A reader that is only a filler brings nothing.
+    out, added = with_companions(chosen, [], names, lambda name: 1, has_path=False)
+    assert (out, added) == (chosen, {})
+
+
+def test_the_finder_in_a_route() -> None:
+    routing = PLAIN.route("read Contracts/lease.pdf to me", "en", CATALOGUE)
+    assert not any(r.startswith("companion of read_document")
+                   for r in routing.reasons.get("search_documents", []))
