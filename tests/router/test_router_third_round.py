@@ -259,3 +259,25 @@ def test_the_finder_in_a_route() -> None:
     routing = PLAIN.route("read Contracts/lease.pdf to me", "en", CATALOGUE)
     assert not any(r.startswith("companion of read_document")
                    for r in routing.reasons.get("search_documents", []))
+
+
+# Vocabulary classes from the no-signal list, tested on sentences in no case file.
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [("i heard something about a ferry strike in izmir, whats the story", "en"),
+     ("is it true that the museum is free on sundays", "en"),
+     ("fastest way from the airport to taksim", "en"),
+     ("typical lifespan of a house sparrow", "en"),
+     ("ehliyet harcı bu yıl ne kadar oldu", "tr")],
+)
+def test_no_signal_vocabulary_reaches_the_web(
+    message: str, language: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert _signal(message, language, "web_search")
+
+
+def test_the_fee_words_leave_spending_alone() -> None:
+    # "harcama" (spending) is the user's records, not a state fee.
+    reasons = _signal("bu ay markete ne kadar harcama yaptık", "tr", "web_search")
+    assert not any("harc" in r for r in reasons)
