@@ -29,12 +29,14 @@ class Explain:
     own: frozenset[str] = frozenset()  # words of the user's own things: no term
     window: int = DEFAULT_WINDOW
     tools: dict[str, float] = field(default_factory=dict)
+    _firsts: set[str] = field(default_factory=set, repr=False)
 
     def load(self, data: Mapping[str, Any] | None, language: str) -> None:
         """Merge a data file's ``explain`` section: ``frames`` (``["how does", "work"]``,
         the closing part may list several words), ``own``, ``window``, ``tools``."""
         if not data:
             return
+        self._firsts = set()
 
         def words(text: object) -> tuple[str, ...]:
             return normalize(str(text), language).words
@@ -59,10 +61,15 @@ class Explain:
         """The frame found around a term, as "opening … closing" ("" for none)."""
         if not self.frames or not self.tools:
             return ""
+        firsts = self._firsts
+        if not firsts:  # the openings' first words, built on first use
+            firsts.update(opening[0] for opening, _ in self.frames)
+        if firsts.isdisjoint(words):
+            return ""
         for opening, ends in self.frames:
             size = len(opening)
             for start in range(len(words) - size):
-                if words[start:start + size] != opening:
+                if words[start] != opening[0] or words[start:start + size] != opening:
                     continue
                 gap_start = start + size
                 for end in range(gap_start + 1, min(len(words), gap_start + self.window + 1)):
