@@ -55,6 +55,9 @@ _IDENTIFIER = re.compile(
 )
 # A path (a slash between names) or a file name (a name, a dot, an extension of letters).
 _PATH = re.compile(r"[\w~.-][/\\][\w.-]|\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+# The whole whitespace-delimited token of a path or file name: its digits (budget_2025.xlsx,
+# slides_berlin_2025.zip) are part of a name, not a number of the question.
+_PATH_TOKEN = re.compile(r"\S*(?:[\w~.-][/\\][\w.-]|\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b)\S*")
 # English contractions typed without the apostrophe ("dont", "whats", "im"), split the way
 # the apostrophe would split them, so "dont let me forget" reads as "don t let me forget".
 # Only forms that are no other word: not "its", "well", "were", "ill", "id", "lets", "wont".
@@ -194,6 +197,9 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     flags = _flags(text)
     # Every path or file name needs a slash or a dot: try the pattern only then.
     has_path = ("/" in text or "\\" in text or "." in text) and _PATH.search(text) is not None
+    if has_path and flags[0]:
+        # Digits inside a path or file name are part of a name, not a number of the question.
+        flags = (_DIGIT.search(_PATH_TOKEN.sub(" ", text)) is not None, *flags[1:])
     if "$" in text:
         text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     text = text.translate(_hints(language))

@@ -281,3 +281,12 @@ def test_the_fee_words_leave_spending_alone() -> None:
     # "harcama" (spending) is the user's records, not a state fee.
     reasons = _signal("bu ay markete ne kadar harcama yaptık", "tr", "web_search")
     assert not any("harc" in r for r in reasons)
+
+
+def test_digits_in_a_file_name_are_no_number_of_the_question() -> None:
+    named = normalize("Projects/report_2025.pdf ne kadar yer kaplıyor", "tr")
+    assert named.has_path and not named.has_number
+    assert normalize("rapor.pdf 12 sayfa mı", "tr").has_number  # a number outside the name
+    reasons = _signal("Belgeler/taslak_2024_v3.docx ne kadar yer kaplıyor", "tr", "calculator")
+    assert not any("ne kadar" in r for r in reasons)
+    assert _signal("Belgeler/taslak_2024_v3.docx ne kadar yer kaplıyor", "tr", "file_info")
