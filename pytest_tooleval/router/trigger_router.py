@@ -53,6 +53,8 @@ IDENTIFIER_WEIGHT = 2.0
 # with a number ("300 pounds into lira", "180€ kaç ₺"): an exchange needs
 # today's rate (web_search) and the arithmetic (calculator).
 EXCHANGE_WEIGHT = 3.0
+# The class targets collected from every candidate, not only the longest matches.
+MONEY_KINDS = {"@currency": "currency", "@exchange": "exchange"}
 HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
@@ -240,11 +242,10 @@ class TriggerRouter(Router):
                 text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
             )
             # A currency word counts even inside a longer phrase ("dolar kuru").
-            for kind in ("currency", "exchange"):
-                classes[kind] += [
-                    m.text for m in candidates
-                    if any(t.tool == f"@{kind}" for t in m.pattern.targets)
-                ]
+            for m in candidates:
+                for t in m.pattern.targets:
+                    if t.tool in MONEY_KINDS:
+                        classes[MONEY_KINDS[t.tool]].append(m.text)
             for match in longest_matches(candidates, len(text.words)):
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
