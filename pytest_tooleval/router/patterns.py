@@ -26,6 +26,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from pytest_tooleval.router.explain import Explain
 from pytest_tooleval.router.saved_things import SavedThings
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
@@ -33,7 +34,7 @@ from pytest_tooleval.yamlio import safe_load
 
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
-CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much")
+CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much", "exchange")
 FORM_KEYS = ("personal", "question")  # the question-form class (section question_form)
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
@@ -179,6 +180,7 @@ class TriggerSet:
         self.endings: dict[str, tuple[str, ...]] = {}
         self.how_to_words: set[str] = set()
         self.saved = SavedThings()  # "alışveriş listemi oku": a saved thing by its name
+        self.explain = Explain()  # "how does … work": an explanation question around a term
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -259,6 +261,7 @@ class TriggerSet:
                    *(norm(e) for e in _flatten(how_to.get("endings"))))
         self.endings["how_to"] = tuple(dict.fromkeys(e for e in passive if e))
         self.saved.load(data.get("saved_things"), self.language)
+        self.explain.load(data.get("explain"), self.language)
 
     def _element_stems(self, text: str, size: int) -> tuple[str, ...]:
         if not has_snowball(self.language):

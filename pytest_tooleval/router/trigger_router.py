@@ -28,7 +28,8 @@ from pathlib import Path
 
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import priority
-from pytest_tooleval.router.companions import with_companions
+from pytest_tooleval.router.companions import KEEP_PLACE, with_companions
+from pytest_tooleval.router.companions import WHY as COMPANION_WHY
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
@@ -48,6 +49,12 @@ FORM_KINDS = ("personal", "question")
 PERSONAL_TOOLS = ("search_documents", "memory_search", "calendar_list")
 QUESTION_WEIGHT = 0.25
 IDENTIFIER_WEIGHT = 2.0
+# Two currencies (data key current_info.exchange: names, not price words like "ücret")
+# with a number ("300 pounds into lira", "180€ kaç ₺"): an exchange needs
+# today's rate (web_search) and the arithmetic (calculator).
+EXCHANGE_WEIGHT = 3.0
+# The class targets collected from every candidate, not only the longest matches.
+MONEY_KINDS = {"@currency": "currency", "@exchange": "exchange"}
 HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 VERSION_WEIGHT = 1.5
@@ -235,9 +242,10 @@ class TriggerRouter(Router):
                 text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
             )
             # A currency word counts even inside a longer phrase ("dolar kuru").
-            classes["currency"] += [
-                m.text for m in candidates if any(t.tool == "@currency" for t in m.pattern.targets)
-            ]
+            for m in candidates:
+                for t in m.pattern.targets:
+                    if t.tool in MONEY_KINDS:
+                        classes[MONEY_KINDS[t.tool]].append(m.text)
             for match in longest_matches(candidates, len(text.words)):
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
@@ -247,7 +255,7 @@ class TriggerRouter(Router):
                         label += f" (typo of {match.typo!r})"
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
-                        if kind == "currency":
+                        if kind in ("currency", "exchange"):
                             continue  # counted above
                         if kind == "topics" and not primary:
                             kind = "weak_topics"
@@ -278,6 +286,11 @@ class TriggerRouter(Router):
                     if tool in names:
                         scores[tool] += weight
                         reasons[tool].append(f"saved thing ({set_language}) ← {saved!r}")
+                frame = trigger_set.explain.match(text.words)
+                for tool, weight in trigger_set.explain.tools.items() if frame else ():
+                    if tool in names:
+                        scores[tool] += weight
+                        reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
@@ -350,6 +363,13 @@ class TriggerRouter(Router):
             reasons[WEB_TOOL].append(
                 f"{how_much[0]!r} with a currency word {classes['currency'][0]!r}"
             )
+        currencies = list(dict.fromkeys(classes["exchange"]))
+        if len(currencies) >= 2 and text.has_number and not _own_converter(names):
+            why = f"an exchange: {currencies[0]!r} and {currencies[1]!r} with a number"
+            for tool in (WEB_TOOL, CALCULATOR_TOOL):
+                if tool in names:
+                    scores[tool] += EXCHANGE_WEIGHT
+                    reasons[tool].append(why)
 
     def route(
         self,
@@ -380,13 +400,14 @@ class TriggerRouter(Router):
             stay = others[: self.k - len(kept)]
             chosen = [name for name in chosen if name in stay or name in kept] + missing
         usefulness = _usefulness(scores, families, learned)
-        chosen, companions = with_companions(chosen, kept, names, usefulness)
+        has_path = normalize(message, language if language in self.sets else None).has_path
+        chosen, companions = with_companions(chosen, kept, names, usefulness, has_path)
         why = {name: list(reasons.get(name, [])) for name in chosen}
         for name in chosen:
             if name in learned:
                 why[name].append(f"learned cue: p={learned[name]:.2f} (lexical model)")
         for name, source in companions.items():
-            why[name].append(f"companion of {source}: what it finds is read with {name}")
+            why[name].append(f"companion of {source}: {COMPANION_WHY[name]}")
         for name in kept:
             why[name].append("kept: ran in the previous step")
         for name in chosen:
@@ -420,14 +441,25 @@ class TriggerRouter(Router):
         return dict(self.lexical.votes(message, language, open_places))
 
 
+def _own_converter(names: Iterable[str]) -> bool:
+    """The catalogue has the user's own currency tool (convert_currency, get_fx_rate…):
+    an exchange is its job, and the built-ins' exchange votes would crowd it out."""
+    return any(
+        name not in FAMILY_OF and any(word in name for word in ("currenc", "exchange", "fx"))
+        for name in names
+    )
+
+
 def _usefulness(
     scores: dict[str, float], families: dict[str, float], learned: dict[str, float]
 ) -> Callable[[str], int]:
     """How much a shown tool is worth keeping when a companion needs its place."""
 
     def usefulness(name: str) -> int:
-        if scores.get(name, 0.0) > 0.0 or name not in FAMILY_OF or name in learned:
-            return 3  # it scored, or it is the user's own tool (which keeps its place)
+        if name not in FAMILY_OF:
+            return KEEP_PLACE  # the user's own tool keeps its place
+        if scores.get(name, 0.0) > 0.0 or name in learned:
+            return 3  # it scored
         if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
             return 2  # a sibling of a family that scored
         return 1 if name in _FALLBACK_RANK else 0  # a look-up filler, or fixed priority

@@ -3,7 +3,8 @@
 Registers the router must serve (docs/router.md): chat shorthand (*tmm, slm, bi, bişey*),
 colloquial and Anatolian spellings (*nerde, napıyon, gardaş, heç, böle*), the spoken
 progressive and future (*geliyom* → geliyorum, *yapıcam* → yapacağım), and the question
-particle written onto the word (*varmı* → var mı, *yaparmısın* → yapar mısın).
+particle written onto the word (*varmı* → var mı, *yaparmısın* → yapar mısın), and the
+git words spelt as said (*komit, gomit, branç* → commit, branch).
 
 The Anatolian voiced initial k (*gadar*, *gapı*, *galıyom*) cannot be undone word by word
 (*gaz*, *gol* are words too); the router tries the k-form of a word that matched nothing
@@ -105,6 +106,23 @@ _QUICKLY = re.compile(
 )
 
 
+# English git words as they are said and typed in Turkish: *komit*, *gomit* (the voiced
+# Anatolian k), *branç* → commit, branch, with the Turkish ending kept (komitte → committe,
+# branççları → branchları). Never *komite* (a committee): the e after komit- is no ending.
+_LOANWORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^[kg]omm?it(?!e)(\w*)$"), r"commit\1"),
+    (re.compile(r"^branç(\w*)$"), r"branch\1"),
+)
+
+
+def _loanword(word: str) -> str | None:
+    for pattern, replacement in _LOANWORDS:
+        changed = pattern.sub(replacement, word)
+        if changed != word:
+            return changed
+    return None
+
+
 def _quickly(word: str) -> str | None:
     found = _QUICKLY.match(word)
     if not found:
@@ -138,6 +156,9 @@ def standard_words(word: str) -> tuple[str, ...]:
     root = _quickly(word) if "ver" in word else None
     if root is not None:
         return (root,)
+    loan = _loanword(word) if word[:1] in "kgb" else None
+    if loan is not None:
+        return (loan,)
     if len(word) >= 5 and word.endswith(_SPOKEN_ENDINGS) and word not in _NOT_SPOKEN:
         for pattern, replacement in _SUFFIXES:
             changed = pattern.sub(replacement, word)

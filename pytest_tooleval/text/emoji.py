@@ -77,16 +77,32 @@ EMOJI_HINTS: dict[str, tuple[str, str]] = {
 
 OPERATOR_EMOJI = frozenset("➕➖✖➗")
 
+# Currency signs read as their currency word, like the money emoji (💶 → euro): "180€ kaç
+# ₺", "£300 → ₺". The dollar sign only beside a number (``normalize``): "$HOME" is no money.
+CURRENCY_SIGNS: dict[str, tuple[str, str]] = {
+    "€": ("euro", "euro"),
+    "£": ("sterlin", "pound"),
+    "₺": ("lira", "lira"),
+    "¥": ("yen", "yen"),
+    "₿": ("bitcoin", "bitcoin"),
+}
+DOLLAR_HINT: tuple[str, str] = ("dolar", "dollar")
+
+
+def hint_word(hint: tuple[str, str], language: str | None) -> str:
+    """The hint in the message's language (both words when the language is unknown)."""
+    turkish, english = hint
+    if language == "tr":
+        return turkish
+    if language == "en":
+        return english
+    return turkish if turkish == english else f"{turkish} {english}"
+
 
 def hint_table(language: str | None) -> dict[int, str]:
-    """A ``str.translate`` table replacing each listed emoji by its hint word(s)."""
-    table: dict[int, str] = {}
-    for emoji, (turkish, english) in EMOJI_HINTS.items():
-        if language == "tr":
-            words = turkish
-        elif language == "en":
-            words = english
-        else:
-            words = turkish if turkish == english else f"{turkish} {english}"
-        table[ord(emoji)] = f" {words} "
-    return table
+    """A ``str.translate`` table replacing each listed emoji or currency sign by its hint
+    word(s)."""
+    return {
+        ord(sign): f" {hint_word(hint, language)} "
+        for sign, hint in (EMOJI_HINTS | CURRENCY_SIGNS).items()
+    }

@@ -15,7 +15,7 @@ from functools import lru_cache
 import regex
 
 from pytest_tooleval.text.dialect import standardize
-from pytest_tooleval.text.emoji import OPERATOR_EMOJI, hint_table
+from pytest_tooleval.text.emoji import DOLLAR_HINT, OPERATOR_EMOJI, hint_table, hint_word
 from pytest_tooleval.text.shorthand import ENGLISH_SHORTHAND
 
 _TURKISH_FOLD = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
@@ -29,6 +29,8 @@ _PICTOGRAPHS = regex.compile(
     r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}"
     r"\uFE0E\uFE0F\u200D\u20E3\U000E0020-\U000E007F]+"
 )
+# A dollar sign beside a number ($25, 25 $): money; elsewhere ($HOME, $PATH) it is code.
+_DOLLAR = re.compile(r"\$(?=\s?\d)|(?<=\d)\s?\$")
 _REPEATS = re.compile(r"([^\W\d_])\1{2,}")
 _WORDS = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")
@@ -51,6 +53,11 @@ _IDENTIFIER = re.compile(
     r"(?<![\w./\\-])(?:_*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|_+[A-Za-z][A-Za-z0-9]+"
     r"|[a-z]{3,}[A-Z][a-z]+[A-Za-z0-9]*)(?![\w./\\-])|\b[A-Za-z_]\w*\(\)"
 )
+# A path (a slash between names) or a file name (a name, a dot, an extension of letters).
+_PATH = re.compile(r"[\w~.-][/\\][\w.-]|\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+# The whole whitespace-delimited token of a path or file name: its digits (budget_2025.xlsx,
+# slides_berlin_2025.zip) are part of a name, not a number of the question.
+_PATH_TOKEN = re.compile(r"\S*(?:[\w~.-][/\\][\w.-]|\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b)\S*")
 # English contractions typed without the apostrophe ("dont", "whats", "im"), split the way
 # the apostrophe would split them, so "dont let me forget" reads as "don t let me forget".
 # Only forms that are no other word: not "its", "well", "were", "ill", "id", "lets", "wont".
@@ -156,6 +163,9 @@ class Normalized:
     # The same words before the ASCII fold (Turkish lowercase, letters kept: "faturamı"),
     # for stemmers that need the real letters; empty when the two do not align.
     lower_words: tuple[str, ...] = ()
+    # A path or a file name (Downloads/x.zip, ~/notes, rapor.pdf, cli.py): the message says
+    # where its file is, so a reader needs no finder (router/companions.py).
+    has_path: bool = False
 
     @property
     def text(self) -> str:
@@ -185,6 +195,13 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
     flags = _flags(text)
+    # Every path or file name needs a slash or a dot: try the pattern only then.
+    has_path = ("/" in text or "\\" in text or "." in text) and _PATH.search(text) is not None
+    if has_path and flags[0]:
+        # Digits inside a path or file name are part of a name, not a number of the question.
+        flags = (_DIGIT.search(_PATH_TOKEN.sub(" ", text)) is not None, *flags[1:])
+    if "$" in text:
+        text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     text = text.translate(_hints(language))
     if not text.isascii():  # no ASCII character is a pictograph, a modifier or a joiner
         text = _PICTOGRAPHS.sub(" ", text)
@@ -197,7 +214,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         words, lower = _expand_contractions(_WORDS.findall(squeeze(fold(text))), lower)
     if len(lower) != len(words):
         lower = ()
-    return Normalized(words, *flags, lower)
+    return Normalized(words, *flags, lower, has_path)
 
 
 # A lowercase letter before a capital: what a camelCase identifier needs.
