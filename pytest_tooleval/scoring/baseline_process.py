@@ -206,14 +206,12 @@ class ProcessBaselines:
         return f": {tail}" if tail else ""
 
     def close(self) -> None:
-        """The child is done (it exits after its answer) or is killed; never waited on
-        for more than a moment."""
+        """The child is done or is killed. Done, it has closed what it used before it
+        answered and is exiting: not waited on. Otherwise it is killed, and reaped."""
         process, self._process = self._process, None
         if process is not None:
             self._outbox.put(None)
-            try:
-                process.wait(timeout=1.0 if self.failure is None else 0.0)
-            except subprocess.TimeoutExpired:
+            if self.failure is not None and process.poll() is None:
                 process.kill()
                 try:
                     process.wait(timeout=1.0)
