@@ -113,7 +113,6 @@ class Recorder:
         or where it cannot start, a thread."""
         if self._background is None:
             from pytest_tooleval.scoring import baseline_process
-            from pytest_tooleval.scoring.background import BackgroundBaselines
 
             wanted = baseline_process.mode()
             if wanted == "process" or (wanted == "auto"
@@ -125,9 +124,14 @@ class Recorder:
                 if child.start():
                     self._background = child
                     return child
-            self._background = BackgroundBaselines(
-                self._baseline_scorer(), self.settings.rootdir, self.warm_ups)
+            self._background = self._thread_baselines()
         return self._background
+
+    def _thread_baselines(self) -> BackgroundBaselines:
+        from pytest_tooleval.scoring.background import BackgroundBaselines
+
+        return BackgroundBaselines(self._baseline_scorer(), self.settings.rootdir,
+                                   self.warm_ups)
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
