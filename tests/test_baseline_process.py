@@ -151,3 +151,29 @@ def test_the_worker_answers_the_table_over_the_cases_asked_for(tmp_path) -> None
     table = replies[-1]["table"]
     assert table == score_policies(refs_for_specs(asked, tmp_path))
     assert {row["cases"] + row["errors"] for row in table.values()} == {9}
+
+
+def test_under_xdist_only_the_controller_starts_a_child(project, fake_model, monkeypatch,
+                                                        tmp_path) -> None:
+    """Two workers, one child: the workers have no recorder; the controller starts it as
+    their cases are reported, and the report is the one from before."""
+    log = tmp_path / "children.log"
+    project.write("conftest.py", f"""
+import os
+from pytest_tooleval.scoring import baseline_process
+
+_command = baseline_process.child_command
+
+def _logged():
+    role = "worker" if "PYTEST_XDIST_WORKER" in os.environ else "controller"
+    with open({str(log)!r}, "a") as handle:
+        handle.write(f"{{os.getpid()}} {{role}}\\n")
+    return _command()
+
+baseline_process.child_command = _logged
+""")
+    monkeypatch.setenv("TOOLEVAL_BASELINES", "process")
+    report = normalised(fixed_run(project, fake_model, workers=2))
+    assert report == expected()
+    started = log.read_text().splitlines()
+    assert len(started) == 1 and started[0].endswith(" controller"), started

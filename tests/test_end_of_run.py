@@ -1,5 +1,6 @@
-"""The end of a run off the critical path (issue 20, item 6): the baselines are scored in a
-background thread while the model is waited on, and what must run at the end is cheaper.
+"""The end of a run off the critical path (issue 20, item 6): the baselines are scored on a
+background thread or in a second process (tests/test_baseline_process.py) while the model
+is waited on, and what must run at the end is cheaper.
 None of it may change a figure: a fixed run's report.json, timings removed, equals the
 one committed from before the change (tests/data/end_of_run_report.json), serially, with
 concurrency and under ``-n 2``; a failing, hanging or interrupted background loses
