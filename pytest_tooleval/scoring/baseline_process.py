@@ -69,10 +69,15 @@ def child_command() -> list[str]:
 
 
 def _child_env() -> dict[str, str]:
-    """The run's environment, with the run's import path, so that the child imports the
-    same pytest_tooleval (a checkout on PYTHONPATH, a pytester run's sys.path)."""
-    paths = [p for p in sys.path if p and os.path.isdir(p)]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+    """The run's environment, with the folder this pytest_tooleval was imported from first
+    on PYTHONPATH, so that the child imports the same one (a checkout, an installed copy).
+    Not the run's whole sys.path: a project folder pytest put there could hold a module
+    that shadows one of the standard library's in a fresh interpreter."""
+    import pytest_tooleval
+
+    root = str(Path(pytest_tooleval.__file__).resolve().parent.parent)
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys([root, *given]))}
 
 
 class ProcessBaselines:
