@@ -184,7 +184,7 @@ class ProcessBaselines:
                                     f"{wait:.0f} s")
                     return None
                 if "table" in reply:
-                    return reply["table"]  # type: ignore[no-any-return]
+                    return reply["table"]
                 if "error" in reply:
                     self.failure = f"the baselines' process failed: {reply['error']}"
                     return None
