@@ -87,10 +87,14 @@ class RunControl:
         from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.runtime import content_hash
 
+        items = [item for item in session.items if isinstance(item, CaseItem)]
         cases: dict[str, str | None] = {
-            item.nodeid: content_hash(item.case_file, item.case)
-            for item in session.items if isinstance(item, CaseItem)}
+            item.nodeid: content_hash(item.case_file, item.case) for item in items}
         self.begin(cases)
+        if not session.config.option.collectonly:
+            # The baselines depend on the cases alone: they can be scored from now on.
+            self.recorder.expect_cases([(item.nodeid, item.nodeid.split("::")[0],
+                                         item.case.name) for item in items])
 
     def on_worker_collection(self, ids: list[str]) -> None:
         """Under xdist: every worker collects the same ids; the first one is the selection."""

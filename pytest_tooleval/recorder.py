@@ -19,6 +19,7 @@ from pytest_tooleval.result import CaseResult, ErrorInfo
 
 if TYPE_CHECKING:
     from pytest_tooleval.scoring.background import BackgroundBaselines
+    from pytest_tooleval.scoring.baseline_process import ProcessBaselines
     from pytest_tooleval.scoring.baselines import BaselineScorer
 
 log = logging.getLogger(__name__)
@@ -81,11 +82,12 @@ class Recorder:
         self.carried_run: dict[str, Any] = {}
         #: The run's world base (runtime.world_base): the baselines reuse its template.
         self.world_base: Any = None
-        #: Set by the plugin for a run: score the baselines of each case on a thread as it
-        #: is reported (scoring/background.py), after what ``warm_ups`` prepare there.
+        #: Set by the plugin for a run: score the baselines ahead of the end, in a second
+        #: process (scoring/baseline_process.py) or on a thread (scoring/background.py),
+        #: after what ``warm_ups`` prepare at the first case.
         self.baselines_ahead = False
         self.warm_ups: tuple[Callable[[], object], ...] = ()
-        self._background: BackgroundBaselines | None = None
+        self._background: BackgroundBaselines | ProcessBaselines | None = None
 
     @property
     def done(self) -> int:
@@ -97,12 +99,39 @@ class Recorder:
         if self.journal is not None:
             self.journal.append(data if data is not None else result.to_json())
         if self.baselines_ahead and result.scored:
-            if self._background is None:
-                from pytest_tooleval.scoring.background import BackgroundBaselines
+            self._ahead(self.selected or 0).add(result)
 
-                self._background = BackgroundBaselines(
-                    self._baseline_scorer(), self.settings.rootdir, self.warm_ups)
-            self._background.add(result)
+    def expect_cases(self, specs: list[tuple[str, str, str]]) -> None:
+        """The selected cases, known before the first runs (a serial run's collection):
+        where the baselines are scored in a second process, it starts on them now."""
+        if self.baselines_ahead and specs:
+            self._ahead(len(specs)).expect(specs)
+
+    def _ahead(self, cases: int) -> BackgroundBaselines | ProcessBaselines:
+        """Where the baselines are scored ahead of the end: a second process for a run of
+        ``PROCESS_MIN_CASES`` or more (``TOOLEVAL_BASELINES`` decides otherwise), else,
+        or where it cannot start, a thread."""
+        if self._background is None:
+            from pytest_tooleval.scoring import baseline_process
+
+            wanted = baseline_process.mode()
+            if wanted == "process" or (wanted == "auto"
+                                       and cases >= baseline_process.PROCESS_MIN_CASES):
+                child = baseline_process.ProcessBaselines(
+                    k=self.settings.k, builtin=not self.settings.no_builtin,
+                    world_base=self.world_base() if self.world_base else None,
+                    rootdir=self.settings.rootdir, warm_ups=self.warm_ups)
+                if child.start():
+                    self._background = child
+                    return child
+            self._background = self._thread_baselines()
+        return self._background
+
+    def _thread_baselines(self) -> BackgroundBaselines:
+        from pytest_tooleval.scoring.background import BackgroundBaselines
+
+        return BackgroundBaselines(self._baseline_scorer(), self.settings.rootdir,
+                                   self.warm_ups)
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
@@ -218,9 +247,13 @@ class Recorder:
         from pytest_tooleval.scoring.baselines import refs_for_results
 
         try:
-            # What the thread scored while the run went on, or afresh if it failed.
-            scorer = self._background.handover() if self._background is not None else None
-            scorer = scorer or self._baseline_scorer()
+            # What the process or the thread scored while the run went on, or afresh if it
+            # failed.
+            if self._background is not None:
+                table = self._background.table(results)
+                if table is not None:
+                    return table
+            scorer = self._baseline_scorer()
             try:
                 return scorer.table(refs_for_results(results, self.settings.rootdir,
                                                      scorer.files))

@@ -147,8 +147,10 @@ class Runtime:
 
         stopping = bool(item.session.shouldstop or item.session.shouldfail)
         if not stopping and self.stop_reason is None:
+            # Only what is not queued yet is made a CaseRef (most of the window is).
             lanes.submit([ref, *(self.case_ref(other) for other in upcoming(
-                item, lambda other: isinstance(other, CaseItem), lanes.window))])
+                item, lambda other: isinstance(other, CaseItem), lanes.window)
+                if not lanes.queued(other.nodeid))])
         run, lane = lanes.wait(ref)
         session = self.session()
         if lane is not None:

@@ -1,5 +1,6 @@
-"""The end of a run off the critical path (issue 20, item 6): the baselines are scored in a
-background thread while the model is waited on, and what must run at the end is cheaper.
+"""The end of a run off the critical path (issue 20, item 6): the baselines are scored on a
+background thread or in a second process (tests/test_baseline_process.py) while the model
+is waited on, and what must run at the end is cheaper.
 None of it may change a figure: a fixed run's report.json, timings removed, equals the
 one committed from before the change (tests/data/end_of_run_report.json), serially, with
 concurrency and under ``-n 2``; a failing, hanging or interrupted background loses
@@ -79,12 +80,18 @@ def fixed_run(project, fake_model, *args: str, concurrency: int = 1, workers: in
     return project.report()
 
 
+@pytest.mark.parametrize("baselines", ["thread", "process"])
 @pytest.mark.parametrize(("concurrency", "workers"), [(1, 0), (4, 0), (1, 2)])
-def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, concurrency,
-                                                        workers) -> None:
+def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, monkeypatch,
+                                                        concurrency, workers,
+                                                        baselines) -> None:
+    """The baselines scored on a thread or in a second process (scoring/
+    baseline_process.py), serially, with concurrency and under ``-n 2``: one report."""
+    monkeypatch.setenv("TOOLEVAL_BASELINES", baselines)
     report = normalised(fixed_run(project, fake_model, concurrency=concurrency,
                                   workers=workers))
-    if os.environ.get("TOOLEVAL_WRITE_EXPECTED") and (concurrency, workers) == (1, 0):
+    if (os.environ.get("TOOLEVAL_WRITE_EXPECTED") and (concurrency, workers) == (1, 0)
+            and baselines == "thread"):
         EXPECTED.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                             encoding="utf-8")
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
@@ -104,8 +111,11 @@ def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, con
 def _on_thread(monkeypatch, behave) -> list[str]:
     """Wrap ``BaselineScorer.score``: ``behave()`` runs first when called on the
     baselines' thread. Returns the name of the thread of each case it scored (not of a
-    call that found the case scored already)."""
+    call that found the case scored already). The run scores them on the thread, not in
+    a second process (the fixed run's 26 cases would anyway: fewer than 100)."""
     import threading
+
+    monkeypatch.setenv("TOOLEVAL_BASELINES", "thread")
 
     from pytest_tooleval.scoring.baselines import BaselineScorer
 
@@ -171,11 +181,14 @@ def test_a_stuck_baselines_thread_neither_hangs_nor_loses_the_run(
     assert took < 30, f"{took:.1f} s: the end of the run waited on the stuck thread"
 
 
+@pytest.mark.parametrize("baselines", ["thread", "process"])
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_ctrl_c_with_the_baselines_thread_running_keeps_the_journal_and_the_report(
-        project, fake_model, concurrency) -> None:
+        project, fake_model, monkeypatch, concurrency, baselines) -> None:
     """Ctrl-C after 10 cases: the journal holds them, the report says interrupted and
-    carries the baselines of exactly those cases, as scoring them at the end would."""
+    carries the baselines of exactly those cases, as scoring them at the end would (the
+    second process, which was given all 26 at collection, answers for those 10)."""
+    monkeypatch.setenv("TOOLEVAL_BASELINES", baselines)
     from pytest_tooleval.journal import read_journal
     from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
     from tests.conftest import report_cases

@@ -267,7 +267,12 @@ class HttpClient:
                 f"the model server at {server} broke the connection during {url} "
                 f"({type(error).__name__}: {error})"
             )) from None
-        response = httpx.Response(status, headers=headers, content=b"".join(chunks))
+        content = b"".join(chunks)
+        if status < 400:
+            with contextlib.suppress(ValueError):  # not JSON: said below, with the text
+                return json.loads(content)
+        # A failure (rare): a response object for its text and the server's message.
+        response = httpx.Response(status, headers=headers, content=content)
         if status >= 400:
             failure = self._status_error(url, response)
             if status in RETRY_STATUS and not isinstance(failure, ContextOverflow):

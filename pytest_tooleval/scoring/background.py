@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_tooleval.result import CaseResult
@@ -56,6 +56,22 @@ def _first_use() -> None:
     bootstrap([{"tool": 0.5}, {"tool": 1.0}] * 3, ["tool"] * 6, {"tool": 1.0}, resamples=8)
 
 
+def prepare_end(warm_ups: tuple[Callable[[], object], ...] = ()) -> None:
+    """What the end of the run needs, done at its first case, on the run's own thread, not
+    on the baselines': two threads importing the same modules at once is what this avoids
+    (the main thread imports the report's modules as it reports a failing case). The
+    baselines' thread then imports little the run has not (the world's builder, when a
+    baseline needs the world first). Never fatal: the end of the run imports again."""
+    try:
+        for name in MODULES:
+            importlib.import_module(name)
+        _first_use()
+        for warm_up in warm_ups:
+            warm_up()
+    except Exception:  # the end of the run imports them itself, and says why
+        log.warning("tooleval: preparing the end of the run failed", exc_info=True)
+
+
 class BackgroundBaselines:
     """Feeds each scored case of a run to a ``BaselineScorer`` on a thread of its own."""
 
@@ -75,26 +91,11 @@ class BackgroundBaselines:
         if not result.scored or not result.file or self._stop.is_set():
             return
         if self._thread is None:
-            self._warm_up()
+            prepare_end(self.warm_ups)
             self._thread = threading.Thread(target=self._serve, daemon=True,
                                             name="tooleval-baselines")
             self._thread.start()
         self._queue.put(result)
-
-    def _warm_up(self) -> None:
-        """What the end of the run needs, done now, on the run's own thread, not on the
-        baselines': two threads importing the same modules at once is what this avoids
-        (the main thread imports the report's modules as it reports a failing case). The
-        baselines' thread then imports little the run has not (the world's builder, when
-        a baseline needs the world first). Never fatal: the end of the run imports again."""
-        try:
-            for name in MODULES:
-                importlib.import_module(name)
-            _first_use()
-            for warm_up in self.warm_ups:
-                warm_up()
-        except Exception:  # the end of the run imports them itself, and says why
-            log.warning("tooleval: preparing the end of the run failed", exc_info=True)
 
     def _serve(self) -> None:
         from pytest_tooleval.scoring.baselines import refs_for_results
@@ -111,6 +112,22 @@ class BackgroundBaselines:
             self.failure = f"{type(exc).__name__}: {exc}"
             log.warning("tooleval: the baselines' thread stopped: %s", self.failure,
                         exc_info=True)
+
+    def expect(self, specs: list[tuple[str, str, str]]) -> None:
+        """The selection, known early: the thread takes cases as they are reported."""
+
+    def table(self, results: list[CaseResult]) -> dict[str, dict[str, Any]] | None:
+        """The policies' table over the scored ``results``, in their order (what the
+        thread had not reached scored now); None when the thread failed or is stuck."""
+        from pytest_tooleval.scoring.baselines import refs_for_results
+
+        scorer = self.handover()
+        if scorer is None:
+            return None
+        try:
+            return scorer.table(refs_for_results(results, self.rootdir, scorer.files))
+        finally:
+            scorer.close()
 
     def handover(self, timeout: float | None = None) -> BaselineScorer | None:
         """Stop the thread after the case in hand; its scorer, with every case it scored,

@@ -302,26 +302,39 @@ def refs_for_results(results: Iterable[CaseResult], rootdir: Path,
                      files: dict[str, CaseFile | None] | None = None) -> list[Any]:
     """Case references for the scored cases of a run, re-read from their files (``files``:
     those already read, by the path a result names; each is read once)."""
+    return refs_for_specs([spec_of(result) for result in results
+                           if result.scored and result.file], rootdir, files)
+
+
+def spec_of(result: CaseResult) -> tuple[str, str, str]:
+    """What names a scored case for the baselines: its node id, file and case name (all a
+    policy's run of it depends on; plain strings, so they travel to another process)."""
+    return (result.nodeid, result.file or "", result.case or "")
+
+
+def refs_for_specs(specs: Iterable[tuple[str, str, str]], rootdir: Path,
+                   files: dict[str, CaseFile | None] | None = None) -> list[Any]:
+    """Case references for ``spec_of`` triples, their files read once each (``files``)."""
     from pytest_tooleval.cases.errors import CaseFileError
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.engine.session import CaseRef
 
     files = {} if files is None else files
     refs = []
-    for result in results:
-        if not result.scored or not result.file:
+    for nodeid, file, name in specs:
+        if not file:
             continue
-        if result.file not in files:
-            path = Path(result.file)
+        if file not in files:
+            path = Path(file)
             path = path if path.is_absolute() else rootdir / path
             try:
-                files[result.file] = load_case_file(path)
+                files[file] = load_case_file(path)
             except (CaseFileError, OSError) as exc:
                 log.warning("baselines: cannot reload %s: %s", path, exc)
-                files[result.file] = None
-        case_file = files[result.file]
-        case = next((c for c in case_file.cases if c.name == result.case), None) \
+                files[file] = None
+        case_file = files[file]
+        case = next((c for c in case_file.cases if c.name == name), None) \
             if case_file else None
         if case_file is not None and case is not None:
-            refs.append(CaseRef(result.nodeid, result.file, case_file, case))
+            refs.append(CaseRef(nodeid, file, case_file, case))
     return refs
