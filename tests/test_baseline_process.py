@@ -173,6 +173,10 @@ def _logged():
 baseline_process.child_command = _logged
 """)
     monkeypatch.setenv("TOOLEVAL_BASELINES", "process")
+    # This suite may itself run under xdist: its worker's variables would label the inner
+    # run's controller a worker (the plugin asks pytest, ``config.workerinput``, not these).
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     report = normalised(fixed_run(project, fake_model, workers=2))
     assert report == expected()
     started = log.read_text().splitlines()
