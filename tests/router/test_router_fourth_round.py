@@ -1,0 +1,89 @@
+"""The mechanisms written from router-eval-4's tuning half (docs/router.md, "router-eval-4:
+the tuning half"), with sentences written for these tests and found in no case file
+(checked below): each helps where it should and stays silent where it should not."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_tooleval.router.catalogue import builtin_specs
+from pytest_tooleval.router.lexical_train import gather
+from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.text.normalize import normalize
+
+CATALOGUE = list(builtin_specs())
+PLAIN = TriggerRouter(9, lexical=False)  # no learned cue: the rule alone
+
+
+@pytest.fixture(scope="module")
+def known_texts() -> set[str]:
+    return {normalize(s.example.message, s.example.language).text for s in gather()}
+
+
+def _reasons(message: str, language: str, tool: str) -> list[str]:
+    _scores, reasons = PLAIN.score(message, language, CATALOGUE)
+    return reasons.get(tool, [])
+
+
+# -- short triggers confirmed by a second short trigger or by a file name -----------------
+
+CONFIRMED = [
+    # two short stems of read_file on two words: a note, read
+    ("dünkü not neydi okur musun", "tr", "read_file", "another short trigger"),
+    # a file name confirms the short writing verb
+    ("Belgeler altında alisveris.md var, sonuna süt yaz", "tr", "write_file", "a file name"),
+    ("masaüstündeki sunum.pptx bi okuyuver", "tr", "read_file", "a file name"),
+]
+
+
+@pytest.mark.parametrize(("message", "language", "tool", "why"), CONFIRMED)
+def test_a_short_trigger_counts_with_a_second_short_one_or_a_file_name(
+    message: str, language: str, tool: str, why: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert any(why in r for r in _reasons(message, language, tool))
+    assert tool in PLAIN.route(message, language, CATALOGUE).tools
+
+
+UNCONFIRMED = [
+    ("şu yazıyı bi oku", "tr", "read_file"),  # one short trigger, no file, no second cue
+    ("yaz tatili ne zaman başlıyor", "tr", "write_file"),  # yaz = summer, no file name
+]
+
+
+@pytest.mark.parametrize(("message", "language", "tool"), UNCONFIRMED)
+def test_a_lone_short_trigger_still_needs_a_second_cue(
+    message: str, language: str, tool: str
+) -> None:
+    assert not any("short" in r for r in _reasons(message, language, tool))
+
+
+def test_a_file_name_is_not_a_web_address_or_a_version() -> None:
+    assert normalize("Notes altına plan_2027.txt aç", "tr").has_filename
+    assert normalize("is Downloads/kestrel-0.3.2.tar.gz big", "en").has_filename
+    assert not normalize("read https://example.com/guide.pdf for me", "en").has_filename
+    assert not normalize("what changed in v0.4.0", "en").has_filename
+    assert not normalize("3.5 kg of flour", "en").has_filename
+
+
+# -- units typed against their numbers --------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [("how tall is 176cm in feet", "en"), ("my suitcase is 23kg, whats that in lbs", "en"),
+     ("12.5km kaç mil eder", "tr")],
+)
+def test_a_number_typed_against_its_unit_fires_the_unit(
+    message: str, language: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert any(r.startswith("trigger") for r in _reasons(message, language, "convert_units"))
+
+
+def test_glued_units_split_only_a_number_from_its_letters() -> None:
+    assert normalize("183cm in ft", "en").words == ("183", "cm", "in", "ft")
+    assert normalize("3.5kg", "en").words == ("3", "5", "kg")
+    # names and ids keep their digits: a commit id, a file name, a word with a digit inside
+    assert "3f9c21e" in normalize("show 3f9c21e", "en").words
+    assert "budget" in normalize("budget_2025.xlsx", "en").words
+    assert "mp3" in normalize("convert the mp3", "en").words
