@@ -28,6 +28,7 @@ from rapidfuzz.distance import OSA
 
 from pytest_tooleval.router.explain import Explain
 from pytest_tooleval.router.saved_things import SavedThings
+from pytest_tooleval.router.together import Together, parse_together
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
@@ -181,6 +182,7 @@ class TriggerSet:
         self.how_to_words: set[str] = set()
         self.saved = SavedThings()  # "alışveriş listemi oku": a saved thing by its name
         self.explain = Explain()  # "how does … work": an explanation question around a term
+        self.together: list[Together] = []  # "zipe … koy": words that count only together
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -236,10 +238,17 @@ class TriggerSet:
                              *(norm(e) for e in _flatten(items)))
                     self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
                     continue
+                if level == "together":  # "zip* & koy*": both anywhere (router/together.py)
+                    self.together += [
+                        parse_together(str(tool), str(text), WEIGHTS["triggers"],
+                                       lambda t: parse_trigger(t, self.exceptions, self.language))
+                        for text in _flatten(items)
+                    ]
+                    continue
                 if level not in WEIGHTS:
                     raise ValueError(
                         f"tool {tool!r}: unknown key {level!r} "
-                        "(use strong, triggers, weak or endings)"
+                        "(use strong, triggers, weak, endings or together)"
                     )
                 for text in _flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])

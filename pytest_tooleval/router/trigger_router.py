@@ -87,6 +87,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 FAMILY_OF = {tool: family for family, tools in FAMILIES.items() for tool in tools}
 FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
 FILE_FAMILIES = ("files", "archives")  # a file name confirms their short triggers
+FILE_NAME_MIN_WEIGHT = 2.0  # … of normal weight in the message's language (not a weak not*)
 FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (patterns.FUZZY_MIN_WORD) counts half
 # The learned cue also votes for a tool whose score is below LEARNED_BESIDE (a stray cue, a
 # cross-language trigger at 0.3), and a voted tool ranks by its score plus LEARNED_WEIGHT
@@ -294,6 +295,10 @@ class TriggerRouter(Router):
                     if tool in names:
                         scores[tool] += weight
                         reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
+                for rule in trigger_set.together:
+                    if rule.tool in names and rule.matches(text.words, variants or ()):
+                        scores[rule.tool] += rule.weight
+                        reasons[rule.tool].append(f"together {rule.label!r} ({set_language})")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
@@ -459,7 +464,7 @@ def _confirmed(
     label, why). A short stem is too ambiguous alone, so it needs a second cue for its tool:
     a trigger or cue that scored, a second short trigger on another word (*not … oku*: a
     note read, *zip … at*), or, for a file or archive tool, a file name in the message
-    (*hafta_sonu.txt … yaz*)."""
+    (*hafta_sonu.txt … yaz*; a trigger of normal weight in the message's language)."""
     words_of: dict[str, set[str]] = defaultdict(set)
     for tool, _, _, word in deferred:
         words_of[tool].add(word)
@@ -469,7 +474,8 @@ def _confirmed(
             out.append((tool, weight, label, "short, with a second cue"))
         elif len(words_of[tool]) >= 2:
             out.append((tool, weight, label, "short, with another short trigger"))
-        elif text.has_filename and FAMILY_OF.get(tool) in FILE_FAMILIES:
+        elif (text.has_filename and FAMILY_OF.get(tool) in FILE_FAMILIES
+              and weight >= FILE_NAME_MIN_WEIGHT):
             out.append((tool, weight, label, "short, with a file name"))
     return out
 

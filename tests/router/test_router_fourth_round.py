@@ -9,6 +9,7 @@ import pytest
 from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.lexical_train import gather
 from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import normalize
 
 CATALOGUE = list(builtin_specs())
@@ -87,3 +88,74 @@ def test_glued_units_split_only_a_number_from_its_letters() -> None:
     assert "3f9c21e" in normalize("show 3f9c21e", "en").words
     assert "budget" in normalize("budget_2025.xlsx", "en").words
     assert "mp3" in normalize("convert the mp3", "en").words
+
+
+# -- the Anatolian voiced initial t ---------------------------------------------------------
+
+def test_anatolian_voiced_t_is_read_as_t_where_the_word_matched_nothing(
+    known_texts: set[str],
+) -> None:
+    message = "şu faturaları Belgeler klasörüne daşı emmi"
+    assert normalize(message, "tr").text not in known_texts
+    assert any("taşı" in r for r in _reasons(message, "tr", "move_file"))
+    # a word that matches as it is keeps its own reading: dosya is no *tosya*
+    assert voiceless("dosya") == "tosya"
+    assert not any("tosya" in r for r in _reasons("dosyayı sil", "tr", "delete_file"))
+
+
+# -- co-occurrence triggers (router/together.py) --------------------------------------------
+
+TOGETHER = [
+    ("düğün videolarını bi arşive goyuver gızım", "tr", "create_archive"),
+    ("tüm faturaları tek bir zip içinde toplasana", "tr", "create_archive"),
+    ("stick all the tax scans in a zip for the accountant", "en", "create_archive"),
+    ("masaüstündeki belgeleri alıp Yedek klasörüne götür", "tr", "move_file"),
+    ("chuck the old invoices into Archive/2024", "en", "move_file"),
+]
+
+
+@pytest.mark.parametrize(("message", "language", "tool"), TOGETHER)
+def test_words_that_name_an_operation_together_vote_for_it(
+    message: str, language: str, tool: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert any(r.startswith("together") for r in _reasons(message, language, tool))
+    assert tool in PLAIN.route(message, language, CATALOGUE).tools
+
+
+NOT_TOGETHER = [
+    ("zipi bana at", "tr", "create_archive"),  # the zip is sent, nothing is put into it
+    ("stick a reminder on the fridge for me", "en", "create_archive"),  # no zip
+    ("what's inside the zip from Ada", "en", "create_archive"),  # no putting
+    ("telefonu alıp çıktım, bir şey lazım mı", "tr", "move_file"),  # no putting verb
+    ("stick to the plan please", "en", "move_file"),  # no destination
+]
+
+
+@pytest.mark.parametrize(("message", "language", "tool"), NOT_TOGETHER)
+def test_one_word_of_a_pair_alone_is_no_vote(message: str, language: str, tool: str) -> None:
+    assert not any(r.startswith("together") for r in _reasons(message, language, tool))
+
+
+def test_a_together_rule_needs_two_parts_on_different_words() -> None:
+    from pytest_tooleval.router.patterns import parse_trigger
+    from pytest_tooleval.router.together import parse_together
+
+    rule = parse_together("t", "zip*|arşiv* & koy*", 2.0, lambda t: parse_trigger(t))
+    assert rule.matches(("zipe", "koy"))
+    assert rule.matches(("koy", "onu", "arsive"))  # any order
+    assert not rule.matches(("zipe",))
+    assert rule.matches(("zipe", "goy"), ("", "koy"))  # the dialect variant of a word
+    same = parse_together("t", "zip* & zi*", 2.0, lambda t: parse_trigger(t))
+    assert not same.matches(("zipe",))  # one word cannot be both parts
+    with pytest.raises(ValueError, match="two parts"):
+        parse_together("t", "zip*", 2.0, lambda t: parse_trigger(t))
+
+
+def test_the_quick_compound_keeps_a_root_that_ends_in_y() -> None:
+    from pytest_tooleval.text.dialect import standard_words
+
+    assert standard_words("koyuver") == ("koy",)  # was "ko": the y read as a buffer
+    assert standard_words("duyuver") == ("duy",)
+    assert standard_words("okuyuver") == ("oku",)  # a vowel root keeps its buffer y
+    assert standard_words("deyiver") == ("de",)
