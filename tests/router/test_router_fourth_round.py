@@ -159,3 +159,42 @@ def test_the_quick_compound_keeps_a_root_that_ends_in_y() -> None:
     assert standard_words("duyuver") == ("duy",)
     assert standard_words("okuyuver") == ("oku",)  # a vowel root keeps its buffer y
     assert standard_words("deyiver") == ("de",)
+
+
+# -- idioms whose words stand apart, a diary, a future-tense price --------------------------
+
+IDIOMS = [
+    ("bu şifreyi aklının bir kenarına koyuver evladım", "tr", "memory_save"),
+    ("Kaan'a haber sal, akşam maç var", "tr", "send_message"),
+]
+
+
+@pytest.mark.parametrize(("message", "language", "tool"), IDIOMS)
+def test_idioms_in_pieces(message: str, language: str, tool: str, known_texts: set[str]) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert any(r.startswith("together") for r in _reasons(message, language, tool))
+
+
+@pytest.mark.parametrize(
+    ("message", "tool"),
+    [("bu aklıma hiç gelmemişti", "memory_save"),  # my mind, not yours: nothing to keep
+     ("bugün ne haber var", "send_message")],  # news, not word sent to someone
+)
+def test_half_an_idiom_is_no_vote(message: str, tool: str) -> None:
+    assert not any(r.startswith("together") for r in _reasons(message, "tr", tool))
+
+
+def test_a_diary_is_a_saved_thing_but_daily_is_not(known_texts: set[str]) -> None:
+    message = "geçen salı günlüğüme ne yazmıştım"
+    assert normalize(message, "tr").text not in known_texts
+    assert any(r.startswith("saved thing") for r in _reasons(message, "tr", "read_file"))
+    assert not any(r.startswith("saved thing")
+                   for r in _reasons("günlük hava durumu nasıl", "tr", "read_file"))
+    assert any(r.startswith("saved thing")
+               for r in _reasons("read back my journal from sunday", "en", "read_file"))
+
+
+def test_what_will_it_cost_with_a_number_is_a_calculation() -> None:
+    message = "3 bags of cement at todays price, what will that come out at"
+    assert any("what will" in r for r in _reasons(message, "en", "calculator"))
+    assert not _reasons("what will the weather be like in izmir", "en", "calculator")
