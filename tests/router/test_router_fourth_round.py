@@ -198,3 +198,50 @@ def test_what_will_it_cost_with_a_number_is_a_calculation() -> None:
     message = "3 bags of cement at todays price, what will that come out at"
     assert any("what will" in r for r in _reasons(message, "en", "calculator"))
     assert not _reasons("what will the weather be like in izmir", "en", "calculator")
+
+
+# -- money typed as signs, the rate inflected, release and "is it normal" questions --------
+
+def test_currency_signs_are_currency_words() -> None:
+    assert normalize("650 £ → ₺", "tr").words == ("650", "sterlin", "lira")
+    assert "dollar" in normalize("is $45 a lot for a haircut", "en").words
+    assert "dolar" in normalize("45$ ne eder", "tr").words
+    # a shell variable is no money
+    assert normalize("echo $HOME please", "en").words == ("echo", "home", "please")
+
+
+@pytest.mark.parametrize(
+    ("message", "language", "tools"),
+    [("120 € → ₺ bugünkü kurla", "tr", ("web_search",)),
+     ("300 avro bugün kaç lira, güncel kurdan", "tr", ("web_search", "calculator")),
+     ("200 dolar lira karşılığı ne eder", "tr", ("web_search", "calculator"))],
+)
+def test_money_in_signs_and_inflected_rates_reach_the_web_and_the_calculator(
+    message: str, language: str, tools: tuple[str, ...], known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    scores, _ = PLAIN.score(message, language, CATALOGUE)
+    for tool in tools:
+        assert scores.get(tool, 0) > 0, tool
+
+
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [("has the new firefox come out yet", "en"),
+     ("is 39 degrees normal for a toddler", "en"),
+     ("yeni iphone çıktı mı", "tr")],
+)
+def test_release_and_is_it_normal_questions_are_looked_up(
+    message: str, language: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert _reasons(message, language, "web_search")
+
+
+def test_a_diary_entry_written_in_other_words_is_a_calendar_entry(known_texts: set[str]) -> None:
+    message = "cuma öğlen diş hekimi var, takvimime işleyiver"
+    assert normalize(message, "tr").text not in known_texts
+    assert any(r.startswith("together") for r in _reasons(message, "tr", "calendar_add"))
+    # reading the diary is no entry
+    assert not any(r.startswith("together")
+                   for r in _reasons("ajandamda yarın ne yazılı", "tr", "calendar_add"))
