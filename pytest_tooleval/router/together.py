@@ -54,8 +54,16 @@ class Together:
     weight: float
     label: str  # the rule as written
     parts: tuple[tuple[Alternative, ...], ...]
+    # Each part's alternatives' first words: a message word (or variant) must start with one
+    # of them, a cheap test that rejects almost every rule before spans are looked for.
+    heads: tuple[tuple[str, ...], ...] = ()
 
     def matches(self, words: Sequence[str], variants: Sequence[str] = ()) -> bool:
+        for heads in self.heads:
+            if not any(w.startswith(heads) for w in words) and not (
+                variants and any(v and v.startswith(heads) for v in variants)
+            ):
+                return False
         used: set[int] = set()
         for part in self.parts:
             span = next(
@@ -82,4 +90,5 @@ def parse_together(tool: str, text: str, weight: float, parse: Parser) -> Togeth
         parts.append(tuple(alternatives))
     if len(parts) < 2:
         raise ValueError(f"tool {tool!r}: together rule {text!r} needs two parts joined by &")
-    return Together(tool, weight, text, tuple(parts))
+    heads = tuple(tuple(dict.fromkeys(alt.elements[0][0] for alt in part)) for part in parts)
+    return Together(tool, weight, text, tuple(parts), heads)

@@ -46,10 +46,11 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 # A file name as people type it: a name, a dot and a common extension (hafta_sonu.txt,
-# Notes/todo.md, budget_2025.xlsx, kestrel-0.3.2.tar.gz); not a web address (checked first).
+# Notes/todo.md, budget_2025.xlsx, kestrel-0.3.2.tar.gz); not a web address (checked first),
+# and not source code (geo.py is the repository's: the git and code tools).
 _FILENAME = re.compile(
     r"(?<![\w.])[\w][\w.+-]*\.(?:txt|md|csv|json|ya?ml|toml|ini|log|pdf|docx?|xlsx?|pptx?|odt"
-    r"|rtf|png|jpe?g|gif|heic|mp3|mp4|zip|rar|7z|tar|gz|tgz|bz2|xz|py|js|ts|html?|xml|sh)"
+    r"|rtf|png|jpe?g|gif|heic|mp3|mp4|zip|rar|7z|tar|gz|tgz|bz2|xz|html?|xml)"
     r"(?![\w.])",
     re.IGNORECASE,
 )

@@ -245,3 +245,19 @@ def test_a_diary_entry_written_in_other_words_is_a_calendar_entry(known_texts: s
     # reading the diary is no entry
     assert not any(r.startswith("together")
                    for r in _reasons("ajandamda yarın ne yazılı", "tr", "calendar_add"))
+
+
+def test_source_code_is_no_file_name_for_the_file_tools() -> None:
+    # geo.py belongs to the repository: the git and code tools, not the file tools' verbs
+    assert not normalize("geo.py'yi en son kim değiştirmiş", "tr").has_filename
+    assert normalize("Notes/geo.txt'yi en son kim değiştirmiş", "tr").has_filename
+
+
+def test_a_together_rule_is_rejected_cheaply_without_its_first_words() -> None:
+    from pytest_tooleval.router.patterns import parse_trigger
+    from pytest_tooleval.router.together import parse_together
+
+    rule = parse_together("t", "in a zip|zip* & put|koy*", 2.0, lambda t: parse_trigger(t))
+    assert rule.heads == (("in", "zip"), ("put", "koy"))
+    assert not rule.matches(("put", "it", "in", "the", "bag"))  # "in" but no "in a zip"
+    assert rule.matches(("put", "it", "in", "a", "zip"))
