@@ -13,6 +13,7 @@ alternative may match through its dialect variant (Anatolian *goy* → koy).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -57,13 +58,24 @@ class Together:
     # Each part's alternatives' first words: a message word (or variant) must start with one
     # of them, a cheap test that rejects almost every rule before spans are looked for.
     heads: tuple[tuple[str, ...], ...] = ()
+    # The same test as one search per part in the words joined by spaces: a head at the
+    # start of the text or after a space.
+    head_patterns: tuple[re.Pattern[str], ...] = ()
 
-    def matches(self, words: Sequence[str], variants: Sequence[str] = ()) -> bool:
-        for heads in self.heads:
-            if not any(w.startswith(heads) for w in words) and not (
-                variants and any(v and v.startswith(heads) for v in variants)
-            ):
-                return False
+    def matches(
+        self, words: Sequence[str], variants: Sequence[str] = (), joined: str | None = None
+    ) -> bool:
+        """``joined``: the words joined by single spaces, when the caller has it."""
+        text = " ".join(words) if joined is None else joined
+        others = None
+        for pattern in self.head_patterns:
+            if pattern.search(text) is None:
+                if not variants:
+                    return False
+                if others is None:
+                    others = " ".join(v for v in variants if v)
+                if pattern.search(others) is None:
+                    return False
         used: set[int] = set()
         for part in self.parts:
             span = next(
@@ -91,4 +103,24 @@ def parse_together(tool: str, text: str, weight: float, parse: Parser) -> Togeth
     if len(parts) < 2:
         raise ValueError(f"tool {tool!r}: together rule {text!r} needs two parts joined by &")
     heads = tuple(tuple(dict.fromkeys(alt.elements[0][0] for alt in part)) for part in parts)
-    return Together(tool, weight, text, tuple(parts), heads)
+    patterns = tuple(re.compile("(?<![^ ])(?:" + "|".join(map(re.escape, h)) + ")") for h in heads)
+    return Together(tool, weight, text, tuple(parts), heads, patterns)
+
+
+def _selectivity(heads: tuple[str, ...]) -> tuple[int, int]:
+    """Longer shortest first word, then fewer alternatives: the rarer part."""
+    return min(map(len, heads)), -len(heads)
+
+
+def gate(rules: Sequence[Together]) -> re.Pattern[str] | None:
+    """One search that every rule's match needs: for each rule its most selective part's
+    heads (the part whose shortest first word is longest: *koy* rather than *at*), all in
+    one alternation. A message it finds nothing in matches no rule."""
+    heads: set[str] = set()
+    for rule in rules:
+        rarest: tuple[str, ...] = max(rule.heads, key=_selectivity)
+        heads.update(rarest)
+    if not heads:
+        return None
+    return re.compile("(?<![^ ])(?:" + "|".join(map(re.escape, sorted(heads))) + ")")
+

@@ -261,3 +261,28 @@ def test_a_together_rule_is_rejected_cheaply_without_its_first_words() -> None:
     assert rule.heads == (("in", "zip"), ("put", "koy"))
     assert not rule.matches(("put", "it", "in", "the", "bag"))  # "in" but no "in a zip"
     assert rule.matches(("put", "it", "in", "a", "zip"))
+
+
+def test_the_together_gate_rules_out_only_messages_no_rule_can_meet() -> None:
+    from pytest_tooleval.router.patterns import TriggerSet
+
+    rules = TriggerSet("tr")
+    rules.load({"tools": {"create_archive": {"together": ["zipe|arşive & koy*|at"]},
+                          "move_file": {"together": ["alıp & koy*|götür*"]}}})
+    assert [r.tool for r in rules.together_matches(("zipe", "koy"), None, "zipe koy")] == [
+        "create_archive"]
+    assert rules.together_matches(("bunu", "at"), None, "bunu at") == []  # no zip, no alıp
+    # the gate also reads the dialect variants: "goy" is "koy"
+    found = rules.together_matches(("alip", "goy"), ("", "koy"), "alip goy")
+    assert [r.tool for r in found] == ["move_file"]
+
+
+def test_a_respelt_word_is_matched_only_when_some_pattern_holds_it() -> None:
+    from pytest_tooleval.router.patterns import TriggerSet
+
+    rules = TriggerSet("tr")
+    rules.load({"tools": {"move_file": ["taşı*"], "calendar_list": ["takvim"]}})
+    assert rules._in_some_pattern("tasiyiver") and rules._in_some_pattern("takvim")
+    assert not rules._in_some_pattern("tosya")
+    found = rules.candidates(("dasi",), variants=("tasi",))
+    assert [m.pattern.elements for m in found] == [(("tasi", True),)]
