@@ -158,7 +158,8 @@ def squeeze(text: str) -> str:
     One rather than two because Turkish elongation is mostly on single letters
     (lütfeeen, yaaa); the rare loss (saaaat → sat) is accepted.
     """
-    return _REPEATS.sub(r"\1", text)
+    # Most text has no such run: one search, and the substitution only when it finds one.
+    return _REPEATS.sub(r"\1", text) if _REPEATS.search(text) else text
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     # A file name needs a dot; a glued unit, a digit (flags[0]: has_number).
     has_filename = "." in text and _FILENAME.search(_URL.sub(" ", text)) is not None
-    if flags[0]:
+    if flags[0] and _GLUED_UNIT.search(text):
         text = _GLUED_UNIT.sub(r"\1 \2", text)
     text = text.translate(_hints(language))
     if not text.isascii():  # no ASCII character is a pictograph, a modifier or a joiner
