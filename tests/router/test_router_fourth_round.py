@@ -5,6 +5,8 @@ the tuning half"), with sentences written for these tests and found in no case f
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.lexical_train import gather
@@ -286,3 +288,22 @@ def test_a_respelt_word_is_matched_only_when_some_pattern_holds_it() -> None:
     assert not rules._in_some_pattern("tosya")
     found = rules.candidates(("dasi",), variants=("tasi",))
     assert [m.pattern.elements for m in found] == [(("tasi", True),)]
+
+
+# -- properties: a together rule ignores word order, registers and filler words -------------
+
+FILLER = st.sampled_from(["bi", "şu", "hemen", "lütfen", "yavrum", "bunu", "da", "bak"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(["resimleri", "zipe", "koy"]), st.lists(FILLER, max_size=3),
+       st.sampled_from(["formal", "caps", "ascii"]))
+def test_a_together_rule_matches_in_any_order_and_register(
+    order: list[str], filler: list[str], register: str
+) -> None:
+    message = " ".join([*order, *filler])
+    if register == "caps":
+        message = message.replace("i", "İ").upper()
+    elif register == "ascii":
+        message = message.translate(str.maketrans("şıİ", "siI"))
+    assert any(r.startswith("together") for r in _reasons(message, "tr", "create_archive"))
