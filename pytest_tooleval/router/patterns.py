@@ -17,6 +17,7 @@ over ``durum*``); patterns of equal length all fire.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -28,6 +29,7 @@ from rapidfuzz.distance import OSA
 
 from pytest_tooleval.router.explain import Explain
 from pytest_tooleval.router.saved_things import SavedThings
+from pytest_tooleval.router.together import Together, gate, parse_together
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
@@ -181,6 +183,8 @@ class TriggerSet:
         self.how_to_words: set[str] = set()
         self.saved = SavedThings()  # "alışveriş listemi oku": a saved thing by its name
         self.explain = Explain()  # "how does … work": an explanation question around a term
+        self.together: list[Together] = []  # "zipe … koy": words that count only together
+        self._together_gate: re.Pattern[str] | None = None
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -189,6 +193,9 @@ class TriggerSet:
         self._by_stem_ready = False
         # Trigger words and stems for typo tolerance (built on first use).
         self._fuzzy_index: FuzzyIndex | None = None
+        # Every pattern's whole-word and stem elements (built on first use; see
+        # _in_some_pattern), and the stem elements' lengths.
+        self._elements: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
         self._clear_memos()
 
     def _clear_memos(self) -> None:
@@ -236,10 +243,18 @@ class TriggerSet:
                              *(norm(e) for e in _flatten(items)))
                     self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
                     continue
+                if level == "together":  # "zip* & koy*": both anywhere (router/together.py)
+                    self._together_gate = None
+                    self.together += [
+                        parse_together(str(tool), str(text), WEIGHTS["triggers"],
+                                       lambda t: parse_trigger(t, self.exceptions, self.language))
+                        for text in _flatten(items)
+                    ]
+                    continue
                 if level not in WEIGHTS:
                     raise ValueError(
                         f"tool {tool!r}: unknown key {level!r} "
-                        "(use strong, triggers, weak or endings)"
+                        "(use strong, triggers, weak, endings or together)"
                     )
                 for text in _flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
@@ -303,6 +318,7 @@ class TriggerSet:
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
                 self._by_stem_ready = False
                 self._fuzzy_index = None
+                self._elements = None
                 self._clear_memos()
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
@@ -372,7 +388,7 @@ class TriggerSet:
         if variants and any(variants):
             covered = {i for match in found for i in range(match.start, match.end)}
             for index, variant in enumerate(variants):
-                if not variant or index in covered:
+                if not variant or index in covered or not self._in_some_pattern(variant):
                     continue
                 respelt = (*words[:index], variant, *words[index + 1 :])
                 starts = range(max(0, index - MAX_PHRASE + 1), index + 1)
@@ -382,6 +398,39 @@ class TriggerSet:
                     if m.start <= index < m.end
                 ]
         return found
+
+    def together_matches(
+        self, words: tuple[str, ...], variants: tuple[str, ...] | None, joined: str
+    ) -> list[Together]:
+        """The together rules the message meets (router/together.py); one search first
+        rules out the messages that can meet none."""
+        if not self.together:
+            return []
+        if self._together_gate is None:
+            self._together_gate = gate(self.together)
+        found = self._together_gate
+        others = " ".join(v for v in variants if v) if variants else ""
+        if found is not None and not found.search(joined) and not (
+            others and found.search(others)
+        ):
+            return []
+        return [rule for rule in self.together if rule.matches(words, variants or (), joined)]
+
+    def _in_some_pattern(self, word: str) -> bool:
+        """Whether ``word`` can be an element of some pattern: a whole-word element, or one
+        starting with a stem element (a cheap test before a respelt word is matched)."""
+        index = self._elements
+        if index is None:
+            whole = frozenset(
+                w for elements, _ in self._patterns for w, stem in elements if not stem)
+            stem_words = frozenset(
+                w for elements, _ in self._patterns for w, stem in elements if stem and w)
+            index = self._elements = (whole, stem_words,
+                                      tuple(sorted({len(w) for w in stem_words})))
+        whole_words, stems, sizes = index
+        if word in whole_words:
+            return True
+        return any(word[:size] in stems for size in sizes if size <= len(word))
 
     def _index_fuzzy(self) -> FuzzyIndex:
         """Trigger words and stems of FUZZY_MIN_TRIGGER letters or more, by their first

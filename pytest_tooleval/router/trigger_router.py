@@ -86,6 +86,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 FAMILY_OF = {tool: family for family, tools in FAMILIES.items() for tool in tools}
 FAMILY_MIN_SCORE = 2.0  # a real trigger, not a stray cue
+FILE_FAMILIES = ("files", "archives")  # a file name confirms their short triggers
+FILE_NAME_MIN_WEIGHT = 2.0  # … of normal weight in the message's language (not a weak not*)
 FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (patterns.FUZZY_MIN_WORD) counts half
 # The learned cue also votes for a tool whose score is below LEARNED_BESIDE (a stray cue, a
 # cross-language trigger at 0.3), and a voted tool ranks by its score plus LEARNED_WEIGHT
@@ -221,7 +223,7 @@ class TriggerRouter(Router):
         scores: dict[str, float] = defaultdict(float)
         reasons: dict[str, list[str]] = defaultdict(list)
         classes: dict[str, list[str]] = defaultdict(list)
-        deferred: list[tuple[str, float, str]] = []
+        deferred: list[tuple[str, float, str, str]] = []
         seen: set[tuple[str, str]] = set()
 
         # The message's own language first: a trigger written the same in two files
@@ -267,7 +269,9 @@ class TriggerRouter(Router):
                         continue
                     seen.add((target.tool, target.label))
                     if target.needs_cue:
-                        deferred.append((target.tool, target.weight * factor * weight, label))
+                        deferred.append(
+                            (target.tool, target.weight * factor * weight, label, match.text)
+                        )
                     else:
                         scores[target.tool] += target.weight * factor * weight
                         reasons[target.tool].append(f"trigger {label}")
@@ -291,6 +295,10 @@ class TriggerRouter(Router):
                     if tool in names:
                         scores[tool] += weight
                         reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
+                for rule in trigger_set.together_matches(text.words, variants, text.text):
+                    if rule.tool in names:
+                        scores[rule.tool] += rule.weight
+                        reasons[rule.tool].append(f"together {rule.label!r} ({set_language})")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
@@ -307,10 +315,9 @@ class TriggerRouter(Router):
             for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms), lower):
                 scores[cue.tool] += cue.weight
                 reasons[cue.tool].append(f"cue {cue.label} ← {word!r}")
-        for tool, weight, label in deferred:
-            if scores.get(tool, 0.0) > 0:
-                scores[tool] += weight
-                reasons[tool].append(f"trigger {label} (short, with a second cue)")
+        for tool, weight, label, why in _confirmed(deferred, scores, text):
+            scores[tool] += weight
+            reasons[tool].append(f"trigger {label} ({why})")
         self._classes(text, classes, names, scores, reasons)
         return dict(scores), dict(reasons)
 
@@ -448,6 +455,29 @@ def _own_converter(names: Iterable[str]) -> bool:
         name not in FAMILY_OF and any(word in name for word in ("currenc", "exchange", "fx"))
         for name in names
     )
+
+
+def _confirmed(
+    deferred: list[tuple[str, float, str, str]], scores: dict[str, float], text: Normalized
+) -> list[tuple[str, float, str, str]]:
+    """The short triggers (under four letters: oku*, yaz*, zip*) that count: (tool, weight,
+    label, why). A short stem is too ambiguous alone, so it needs a second cue for its tool:
+    a trigger or cue that scored, a second short trigger on another word (*not … oku*: a
+    note read, *zip … at*), or, for a file or archive tool, a file name in the message
+    (*hafta_sonu.txt … yaz*; a trigger of normal weight in the message's language)."""
+    words_of: dict[str, set[str]] = defaultdict(set)
+    for tool, _, _, word in deferred:
+        words_of[tool].add(word)
+    out = []
+    for tool, weight, label, _ in deferred:
+        if scores.get(tool, 0.0) > 0:
+            out.append((tool, weight, label, "short, with a second cue"))
+        elif len(words_of[tool]) >= 2:
+            out.append((tool, weight, label, "short, with another short trigger"))
+        elif (text.has_filename and FAMILY_OF.get(tool) in FILE_FAMILIES
+              and weight >= FILE_NAME_MIN_WEIGHT):
+            out.append((tool, weight, label, "short, with a file name"))
+    return out
 
 
 def _usefulness(

@@ -122,12 +122,17 @@ def _loanword(word: str) -> str | None:
             return changed
     return None
 
+# The two-letter verbs that end in a vowel and so take a buffer y (deyiver, yeyiver).
+_VOWEL_ROOTS = frozenset({"de", "ye"})
+
 
 def _quickly(word: str) -> str | None:
     found = _QUICKLY.match(word)
     if not found:
         return None
     root = found.group(1)
+    if len(root) == 2 and root not in _VOWEL_ROOTS and word[2:3] == "y":
+        root = word[:3]  # koyuver → koy, duyuver → duy (the y is the root's, not a buffer)
     if root.endswith("d") and len(root) >= 3:  # kaydediver → kaydet, gidiver → git
         root = root[:-1] + "t"
     return root
@@ -175,8 +180,12 @@ def standardize(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+_VOICED = {"g": "k", "d": "t"}
+
+
 def voiceless(word: str) -> str:
-    """The k-form of an Anatolian voiced initial g (gadar → kadar), or "" for none."""
-    if len(word) >= 3 and word[0] == "g" and word[1] in "aeıioöuü":
-        return "k" + word[1:]
+    """The voiceless form of an Anatolian voiced initial consonant before a vowel: g → k
+    (gadar → kadar, goy → koy), d → t (daşı → taşı, duz → tuz); "" for none."""
+    if len(word) >= 3 and word[0] in _VOICED and word[1] in "aeıioöuü":
+        return _VOICED[word[0]] + word[1:]
     return ""

@@ -45,6 +45,18 @@ _URL = re.compile(
     r"(?:\.[a-z]{2})?/\S*",
     re.IGNORECASE,
 )
+# A file name as people type it: a name, a dot and a common extension (hafta_sonu.txt,
+# Notes/todo.md, budget_2025.xlsx, kestrel-0.3.2.tar.gz); not a web address (checked first),
+# and not source code (geo.py is the repository's: the git and code tools).
+_FILENAME = re.compile(
+    r"(?<![\w.])[\w][\w.+-]*\.(?:txt|md|csv|json|ya?ml|toml|ini|log|pdf|docx?|xlsx?|pptx?|odt"
+    r"|rtf|png|jpe?g|gif|heic|mp3|mp4|zip|rar|7z|tar|gz|tgz|bz2|xz|html?|xml)"
+    r"(?![\w.])",
+    re.IGNORECASE,
+)
+# A number typed against its unit (183cm, 3.5kg, 10km, 6pm): read as two words, the number
+# and the unit, so the unit's trigger fires. Not inside a name (budget2025x, v0.4.0, a3f9c21).
+_GLUED_UNIT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)([^\W\d_]{1,5})(?!\w)")
 # A commit id as people paste it: 7 to 40 lowercase hex characters with a digit and a letter.
 _COMMIT_ID = re.compile(r"(?<![\w.])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w.])")
 # A code identifier as people paste it: snake_case (_safe_load, MAX_RETRIES), camelCase
@@ -146,7 +158,8 @@ def squeeze(text: str) -> str:
     One rather than two because Turkish elongation is mostly on single letters
     (lütfeeen, yaaa); the rare loss (saaaat → sat) is accepted.
     """
-    return _REPEATS.sub(r"\1", text)
+    # Most text has no such run: one search, and the substitution only when it finds one.
+    return _REPEATS.sub(r"\1", text) if _REPEATS.search(text) else text
 
 
 @dataclass(frozen=True)
@@ -166,6 +179,7 @@ class Normalized:
     # A path or a file name (Downloads/x.zip, ~/notes, rapor.pdf, cli.py): the message says
     # where its file is, so a reader needs no finder (router/companions.py).
     has_path: bool = False
+    has_filename: bool = False  # a file name with a common extension (notes.txt)
 
     @property
     def text(self) -> str:
@@ -202,6 +216,10 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         flags = (_DIGIT.search(_PATH_TOKEN.sub(" ", text)) is not None, *flags[1:])
     if "$" in text:
         text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
+    # A file name needs a dot; a glued unit, a digit (flags[0]: has_number).
+    has_filename = "." in text and _FILENAME.search(_URL.sub(" ", text)) is not None
+    if flags[0] and _GLUED_UNIT.search(text):
+        text = _GLUED_UNIT.sub(r"\1 \2", text)
     text = text.translate(_hints(language))
     if not text.isascii():  # no ASCII character is a pictograph, a modifier or a joiner
         text = _PICTOGRAPHS.sub(" ", text)
@@ -214,7 +232,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
         words, lower = _expand_contractions(_WORDS.findall(squeeze(fold(text))), lower)
     if len(lower) != len(words):
         lower = ()
-    return Normalized(words, *flags, lower, has_path)
+    return Normalized(words, *flags, lower, has_path, has_filename)
 
 
 # A lowercase letter before a capital: what a camelCase identifier needs.
