@@ -194,9 +194,9 @@ def make_project(base: Path, server: FakeOpenAI) -> Path:
             if path.suffix in (".json", ".yaml", ".yml"):
                 _trim(path, project / path.relative_to(ROOT))
     # The held-out sets a documented check reads.
-    for extra in ("router-eval", "router-eval-2", "router-eval-3"):
-        if (ROOT / extra).is_dir():
-            shutil.copytree(ROOT / extra, project / extra)
+    for extra in sorted(ROOT.glob("router-eval*")):
+        if extra.is_dir():
+            shutil.copytree(extra, project / extra.name)
     shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
     (project / "tests").mkdir()
     (project / "tests" / "test_unit.py").write_text("def test_unit():\n    assert True\n")
