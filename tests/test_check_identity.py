@@ -36,6 +36,8 @@ RUNS = [
     ("router-eval-3", ["router-eval-3"]),
     ("router-eval-3-snowball", ["router-eval-3", "--stemmer", "snowball"]),
     ("router-eval-3-strict", ["router-eval-3", "--strict"]),
+    ("router-eval-4", ["router-eval-4"]),
+    ("router-eval-4-strict", ["router-eval-4", "--strict"]),
 ]
 _TIME = re.compile(r"^(tooleval check: .*), \d+ ms$", re.MULTILINE)
 
