@@ -7,6 +7,7 @@ jailed path, with the real tmpfs and its size cap, is tested in
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,18 +31,25 @@ def home(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def staged(home: Path, tmp_path: Path) -> Iterator[Staged]:
-    """The home copied into a stand-in tmpfs; yields (descriptor, its path, snapshot)."""
+@contextlib.contextmanager
+def stage(home: Path, tmp_path: Path) -> Iterator[Staged]:
+    """The home as it is now copied into a stand-in tmpfs; yields (descriptor, its path,
+    snapshot)."""
     stand_in = tmp_path / "tmpfs"
     stand_in.mkdir()
     files = jailhome.snapshot(home)
     fd = os.open(stand_in, os.O_RDONLY | os.O_DIRECTORY)
-    jailhome.copy_in(home, files, fd)
     try:
+        jailhome.copy_in(home, files, fd)
         yield fd, stand_in, files
     finally:
         os.close(fd)
+
+
+@pytest.fixture
+def staged(home: Path, tmp_path: Path) -> Iterator[Staged]:
+    with stage(home, tmp_path) as found:
+        yield found
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -165,18 +173,11 @@ def test_modes_taken_away_inside_do_not_stop_the_copy_back(home: Path, staged: S
 def test_a_read_only_folder_made_writable_inside_gets_the_new_file(home: Path,
                                                                    tmp_path: Path) -> None:
     os.chmod(home / "Documents", 0o555)
-    files = jailhome.snapshot(home)
-    stand_in = tmp_path / "tmpfs"
-    stand_in.mkdir()
-    fd = os.open(stand_in, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        jailhome.copy_in(home, files, fd)
+    with stage(home, tmp_path) as (fd, stand_in, files):
         assert (stand_in / "Documents").stat().st_mode & 0o777 == 0o555
         os.chmod(stand_in / "Documents", 0o755)
         (stand_in / "Documents" / "new.txt").write_text("new")
         applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
-    finally:
-        os.close(fd)
     assert applied.dropped == []
     assert (home / "Documents" / "new.txt").read_text() == "new"
     assert (home / "Documents").stat().st_mode & 0o777 == 0o755
@@ -189,17 +190,10 @@ def test_a_folder_whose_removal_is_refused_keeps_its_mode(home: Path, tmp_path: 
     kept.mkdir()
     (kept / "link").symlink_to("/nowhere")
     os.chmod(kept, 0o500)
-    files = jailhome.snapshot(home)
-    stand_in = tmp_path / "tmpfs"
-    stand_in.mkdir()
-    fd = os.open(stand_in, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        jailhome.copy_in(home, files, fd)
+    with stage(home, tmp_path) as (fd, stand_in, files):
         os.chmod(stand_in / "kept", 0o700)
         os.rmdir(stand_in / "kept")
         applied = jailhome.copy_out(fd, home, files, budget=BUDGET)
-    finally:
-        os.close(fd)
     assert applied.dropped == ["kept"]
     assert kept.is_dir() and (kept / "link").is_symlink()
     assert kept.stat().st_mode & 0o777 == 0o500
