@@ -5,6 +5,7 @@
     python scripts/router_cv.py --test /work/tmp/fresh-tuning   # a folder never trained on
     python scripts/router_cv.py --by-source --triggers DIR     # older trigger files
     python scripts/router_cv.py --typos                 # typo tolerance, on misspelt messages
+    python scripts/router_cv.py --by-source --without together   # one mechanism switched off
 
 The training set is ``lexical_train.SOURCES`` (the corpus and the router evaluation sets:
 both halves of a spent set, ``lexical_train.SPENT``, the tuning half of any other; figures
@@ -44,6 +45,34 @@ from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 
 FOLDS = 10
+#: Mechanisms ``--without`` can switch off (the fourth round's, docs/router.md), to measure
+#: each on a source it was not written from (with ``--by-source``).
+MECHANISMS = ("together", "confirmed", "iver", "glued", "voiced", "repository", "courtesy")
+
+
+def switch_off(name: str) -> None:
+    """Switch one mechanism off in this process (before anything is routed)."""
+    import re
+
+    from pytest_tooleval.router import patterns
+    from pytest_tooleval.text import dialect, normalize
+
+    if name == "together":
+        patterns.TriggerSet.together_matches = lambda self, *a, **k: []  # type: ignore[method-assign]
+    elif name == "confirmed":
+        trigger_router._confirmed = lambda deferred, scores, text: []  # type: ignore[assignment]
+    elif name == "iver":
+        dialect._quickly = lambda word: None  # type: ignore[assignment]
+    elif name == "glued":
+        normalize._GLUED_UNIT = re.compile(r"(?!)")
+    elif name == "voiced":
+        trigger_router.voiceless = lambda word: word  # type: ignore[assignment]
+    elif name == "repository":
+        trigger_router.repository_frame = lambda *a: []  # type: ignore[assignment]
+    elif name == "courtesy":
+        trigger_router.is_courtesy = lambda words: False  # type: ignore[assignment]
+    else:
+        raise SystemExit(f"--without: unknown mechanism {name!r}; one of {MECHANISMS}")
 
 
 def fold_of(unit: str, folds: int = FOLDS) -> int:
@@ -267,7 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--triggers", type=Path, metavar="DIR",
                         help="route with the trigger files of DIR instead of the package's "
                         "(e.g. an older state, to see the cue where the triggers know less)")
+    parser.add_argument("--without", action="append", default=[], choices=MECHANISMS,
+                        help="switch a mechanism off (repeatable)")
     args = parser.parse_args(argv)
+    for name in args.without:
+        switch_off(name)
+        print(f"switched off: {name}")
     if args.triggers:
         trigger_router.TRIGGER_DIR = args.triggers
         trigger_router._compiled.cache_clear()

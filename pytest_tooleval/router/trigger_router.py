@@ -30,9 +30,11 @@ from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.companions import KEEP_PLACE, with_companions
 from pytest_tooleval.router.companions import WHY as COMPANION_WHY
+from pytest_tooleval.router.courtesy import is_courtesy
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
+from pytest_tooleval.router.repository import repository_frame
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import Normalized, normalize
 from pytest_tooleval.text.stem import DEFAULT_STEMMER as DEFAULT_STEMMER
@@ -304,6 +306,9 @@ class TriggerRouter(Router):
                         scores[tool] += ENDING_WEIGHT
                         reasons[tool].append(f"word ending ({set_language}) ← {word!r}")
 
+        for tool, weight, why in repository_frame(text.words, language, names, message):
+            scores[tool] += weight
+            reasons[tool].append(why)
         if self.use_cues:
             # A synonym class adds its cue word: "send them back" also reads as "return".
             synonyms = tuple(
@@ -440,6 +445,8 @@ class TriggerRouter(Router):
         tools nothing else scored; empty when the model is off or thinks no tool fits."""
         if self.lexical is None:
             return {}
+        if is_courtesy(normalize(message, language if language in self.sets else None).words):
+            return {}  # thanks and closings ask for nothing (router/courtesy.py)
         beside = LEARNED_BESIDE
         open_places = [
             spec.name for spec in catalogue

@@ -85,9 +85,11 @@ def test_a_toy_model_generalises_to_an_unseen_phrasing() -> None:
 def test_chit_chat_gets_no_vote_and_routes_as_without_the_model(
     message: str, language: str
 ) -> None:
-    model = default_model()
-    assert model is not None
-    assert model.votes(message, language, NAMES) == []
+    # The router gives a thanks or a closing no learned vote (router/courtesy.py): since
+    # router-eval-4 was spent into the training set the model alone leans towards
+    # web_search on "sağ ol, bu kadar" (p 0.44, "kadar" from the "ne kadar" look-ups).
+    router = TriggerRouter(9)
+    assert router.learned(message, language, CATALOGUE, {}) == {}
     with_model = TriggerRouter(9).route(message, language, CATALOGUE)
     without = TriggerRouter(9, lexical=False).route(message, language, CATALOGUE)
     assert with_model == without
@@ -226,11 +228,11 @@ def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
 def test_only_the_spent_evaluation_sets_are_read_whole() -> None:
     from pytest_tooleval.router.lexical_train import SOURCES, SPENT
 
-    assert sorted(SPENT) == ["router-eval", "router-eval-2", "router-eval-3"]
+    assert sorted(SPENT) == ["router-eval", "router-eval-2", "router-eval-3", "router-eval-4"]
     assert set(SOURCES) >= SPENT
-    # The fourth blind set is read through its split: its tuning half only (the frozen half
-    # is measured once by the integrator and is never training data).
-    assert "router-eval-4" in SOURCES and "router-eval-4" not in SPENT
+    # router-eval-4's frozen half was measured once (docs/router.md) and its misses read:
+    # it is spent, both halves train. A fifth blind set is never a source.
+    assert not any(s.startswith("router-eval-5") for s in SOURCES)
 
 
 def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:
