@@ -38,6 +38,7 @@ RUNS = [
     ("router-eval-3-strict", ["router-eval-3", "--strict"]),
     ("router-eval-4", ["router-eval-4"]),
     ("router-eval-4-strict", ["router-eval-4", "--strict"]),
+    ("router-eval-5", ["router-eval-5"]),
 ]
 _TIME = re.compile(r"^(tooleval check: .*), \d+ ms$", re.MULTILINE)
 
