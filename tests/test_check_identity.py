@@ -39,6 +39,7 @@ RUNS = [
     ("router-eval-4", ["router-eval-4"]),
     ("router-eval-4-strict", ["router-eval-4", "--strict"]),
     ("router-eval-5", ["router-eval-5"]),
+    ("router-eval-6", ["router-eval-6"]),
 ]
 _TIME = re.compile(r"^(tooleval check: .*), \d+ ms$", re.MULTILINE)
 
