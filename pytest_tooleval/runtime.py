@@ -343,16 +343,21 @@ class Runtime:
         return info
 
     def close(self) -> None:
+        from pytest_tooleval import trace
+
         lanes, self._lanes = self._lanes, None
         if lanes is not None:
             lanes.stop()  # nothing more is started; a case in hand finishes or is cut off
             lanes.join(timeout=1.0)
+            trace.mark("close: lanes stopped")
         if self._session is not None:
             self._session.close()  # closes the shared HTTP client: stuck requests end
+            trace.mark("close: session closed")
         if lanes is not None:
             lanes.join()
         if self._owns_world_base and self._world_base is not None:
             shutil.rmtree(self._world_base, ignore_errors=True)
+            trace.mark("close: world base removed")
 
 
 def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:
