@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tooleval import process_exit, trace
+from pytest_tooleval import heap, trace
 from pytest_tooleval.config import Settings, add_options
 from pytest_tooleval.runtime import (
     RUNTIME_KEY,
@@ -211,12 +211,20 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Any:
+    try:
+        return (yield)
+    finally:
+        heap.thaw()  # what froze while the cases ran is collected as before from here on
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     runtime = runtime_of(session.config)
     trace.mark("sessionfinish: ours begins")
     if not runtime.settings.check:
-        process_exit.arm()  # a run's large heap: its exit collects once (process_exit.py)
+        heap.arm()  # a run's large heap: its exit collects once (heap.py)
     if runtime.is_worker:
         session.config.workeroutput[WORKER_INFO_KEY] = runtime.info()  # type: ignore[attr-defined]
         runtime.close()

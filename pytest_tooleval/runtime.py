@@ -167,6 +167,10 @@ class Runtime:
 
                 self._lanes, self.concurrency = start_lanes(
                     self.session(), requested, self.profile.kind)
+                if self._lanes is not None:
+                    from pytest_tooleval import heap
+
+                    heap.freeze_for_run()  # the full collections skip what lives on
                 if self._lanes is None:
                     import warnings
 

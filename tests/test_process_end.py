@@ -1,8 +1,10 @@
 """The end of a run, from its last case to the process's exit (issue 20, item 6):
-``TOOLEVAL_TRACE_END`` marks each step (pytest_tooleval/trace.py), and the exit collects
-the garbage once and freezes the rest instead of the interpreter's own collections over
-a run's heap (pytest_tooleval/process_exit.py). Neither may lose anything: the report,
-the journal's end record, the exporters, no lane, thread or child process left running.
+``TOOLEVAL_TRACE_END`` marks each step (pytest_tooleval/trace.py); the long-lived heap is
+frozen while lanes run the cases and thawed when the items' loop ends, and the exit
+collects the garbage once and freezes the rest instead of the interpreter's own
+collections over a run's heap (pytest_tooleval/heap.py). None of it may lose anything:
+the report, the journal's end record, the exporters, no lane, thread or child process
+left running, nothing left frozen after the loop.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ def test_no_mark_without_the_variable(project, fake_model, monkeypatch) -> None:
 
 
 #: Run in a child: a cycle with a finalizer becomes garbage with automatic collection off,
-#: and a handler registered before process_exit's (so run after it) records what it found.
+#: and a handler registered before heap.py's (so run after it) records what it found.
 _EXIT_PROBE = r"""
 import atexit, gc, sys
 out = sys.argv[1]
@@ -110,7 +112,7 @@ def write(text):
     with open(out, "a", encoding="utf-8") as handle:
         handle.write(text + "\n")
 atexit.register(lambda: write(f"frozen {gc.get_freeze_count()}"))
-from pytest_tooleval import process_exit
+from pytest_tooleval import heap
 gc.disable()
 class Cycle:
     def __del__(self):
@@ -119,7 +121,7 @@ cycle = Cycle()
 cycle.me = cycle
 del cycle
 if sys.argv[2] == "armed":
-    process_exit.arm()
+    heap.arm()
 """
 
 
@@ -142,6 +144,57 @@ def test_an_armed_exit_collects_the_garbage_first_then_freezes_the_rest(tmp_path
 
 
 def test_an_exit_not_armed_or_asked_for_in_full_is_the_interpreters_own(tmp_path) -> None:
-    """A process that ran no tooleval run, or TOOLEVAL_EXIT_GC=full: nothing is frozen."""
+    """A process that ran no tooleval run, or TOOLEVAL_GC=full: nothing is frozen."""
     assert _exit_probe(tmp_path, armed=False)[0] == "frozen 0"
-    assert _exit_probe(tmp_path, armed=True, TOOLEVAL_EXIT_GC="full")[0] == "frozen 0"
+    assert _exit_probe(tmp_path, armed=True, TOOLEVAL_GC="full")[0] == "frozen 0"
+
+
+def test_the_heap_is_frozen_while_lanes_run_and_thawed_when_the_loop_ends(
+        project, fake_model, monkeypatch) -> None:
+    """With lanes: frozen when they start (and again after the first case's report), every
+    object back under the collector when pytest's loop over the items ends; the report is
+    the one from before. At concurrency 1 nothing is frozen."""
+    import gc
+
+    from pytest_tooleval import heap
+
+    seen: list[tuple[str, int]] = []
+    for name in ("freeze_for_run", "refreeze", "thaw"):
+        original = getattr(heap, name)
+
+        def watched(original=original, name=name) -> None:
+            original()
+            seen.append((name, gc.get_freeze_count()))
+
+        monkeypatch.setattr(heap, name, watched)
+    report = fixed_run(project, fake_model, concurrency=4)
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    assert normalised(report)["summary"] == expected["summary"]
+    names = [name for name, _ in seen]
+    assert names == ["freeze_for_run", "refreeze", "thaw"], seen
+    assert seen[0][1] > 1000 and seen[1][1] >= seen[0][1]
+    assert seen[-1][1] == 0 and gc.get_freeze_count() == 0
+
+    seen.clear()
+    fixed_run(project, fake_model, concurrency=1)
+    assert [name for name, _ in seen] == ["refreeze", "thaw"]
+    assert all(count == 0 for _, count in seen)
+
+
+def test_tooleval_gc_full_freezes_nothing_while_running(monkeypatch) -> None:
+    import gc
+
+    from pytest_tooleval import heap
+
+    monkeypatch.setenv("TOOLEVAL_GC", "full")
+    heap.freeze_for_run()
+    heap.refreeze()
+    assert gc.get_freeze_count() == 0
+    heap.thaw()
+    monkeypatch.delenv("TOOLEVAL_GC")
+    heap.freeze_for_run()
+    try:
+        assert gc.get_freeze_count() > 0
+    finally:
+        heap.thaw()
+    assert gc.get_freeze_count() == 0
