@@ -266,15 +266,20 @@ def main() -> int:
                           f"(wall - start-up) / ideal = {(run['wall_s'] - startup) / ideal:.2f}"
                           f"  ({load()})", flush=True)
             if "cost" not in options.skip:
-                for label, concurrency in (("ours_c1", 1), (f"ours_c{c}", c)):
-                    small = ours(options.small, fast.base_url, concurrency, 0.0)
-                    large = ours(n, fast.base_url, concurrency, 0.0)
-                    marginal = (large["wall_s"] - small["wall_s"]) / (n - options.small) * 1e3
-                    keep(label, marginal)
-                    print(f"[{round_}] zero latency, ours at concurrency {concurrency}: "
-                          f"{options.small} cases {small['wall_s']:.2f} s, {n} cases "
-                          f"{large['wall_s']:.2f} s, marginal {marginal:.1f} ms/case  "
-                          f"({load()})", flush=True)
+                for version, package in versions:
+                    for label, concurrency in ((f"{version}_c1", 1), (f"{version}_c{c}", c)):
+                        small = ours(options.small, fast.base_url, concurrency, 0.0, package)
+                        large = ours(n, fast.base_url, concurrency, 0.0, package)
+                        marginal = ((large["wall_s"] - small["wall_s"])
+                                    / (n - options.small) * 1e3)
+                        # The run's own process (every thread, not the baselines' child).
+                        cpu = (large["cpu_s"] - small["cpu_s"]) / (n - options.small) * 1e3
+                        keep(label, marginal)
+                        keep(f"{label}_cpu", cpu)
+                        print(f"[{round_}] zero latency, {version} at concurrency "
+                              f"{concurrency}: {options.small} cases {small['wall_s']:.2f} s, "
+                              f"{n} cases {large['wall_s']:.2f} s, marginal {marginal:.1f} "
+                              f"ms/case, CPU {cpu:.2f} ms/case  ({load()})", flush=True)
                 if inspect is not None:
                     small = theirs(inspect, options.small, fast.base_url,
                                    options.max_connections)
@@ -308,9 +313,10 @@ def main() -> int:
     if median("theirs_wall") is not None:
         print(f"  latency: inspect_ai wall {median('theirs_wall'):.2f} s, start-up "
               f"{median('theirs_startup'):.2f} s")
-    for label in ("ours_c1", f"ours_c{c}"):
+    for label in [f"{version}_{k}" for version, _ in versions for k in ("c1", f"c{c}")]:
         if median(label) is not None:
-            line = f"  harness cost: {label} {median(label):.1f} ms/case"
+            line = (f"  harness cost: {label} {median(label):.1f} ms/case (CPU "
+                    f"{median(f'{label}_cpu'):.2f} ms/case)")
             if median("theirs_cost"):
                 line += (f", inspect_ai {median('theirs_cost'):.1f} ms/case, ours/theirs "
                          f"{median(label) / median('theirs_cost'):.2f} (goal < 0.20)")
