@@ -57,9 +57,11 @@ def _full() -> bool:
 
 
 def freeze_for_run() -> None:
-    """The objects alive now out of the full collections until ``thaw`` (main thread)."""
+    """The objects alive now out of the full collections until ``thaw`` (main thread).
+    Not where something else has frozen objects already (a server that forks, say):
+    ``thaw`` would unfreeze its objects too."""
     global _frozen
-    if _full():
+    if _full() or _frozen or gc.get_freeze_count():
         return
     gc.freeze()
     _frozen = True

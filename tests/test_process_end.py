@@ -198,3 +198,21 @@ def test_tooleval_gc_full_freezes_nothing_while_running(monkeypatch) -> None:
     finally:
         heap.thaw()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_heap_frozen_by_someone_else_is_left_as_it_is() -> None:
+    """Where objects were frozen before the run (a server that forks, say), the run
+    neither freezes nor thaws: their freeze is theirs."""
+    import gc
+
+    from pytest_tooleval import heap
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        heap.freeze_for_run()
+        heap.refreeze()
+        heap.thaw()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
