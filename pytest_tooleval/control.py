@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tooleval import trace
 from pytest_tooleval.journal import (
     JOURNAL_NAME,
     Journal,
@@ -209,6 +210,7 @@ class RunControl:
             "cases_selected": self.recorder.selected,
             "run": report["run"] if report else None,
         })
+        trace.mark("journal: end record written")
 
     def resumed_exit_status(self, exitstatus: int) -> int:
         """A resumed run's exit status counts the carried cases too; with every case

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tooleval import heap, trace
 from pytest_tooleval.config import Settings, add_options
 from pytest_tooleval.runtime import (
     RUNTIME_KEY,
@@ -52,6 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
     paths = case_paths_instead_of_testpaths(config)
     if paths is not None:
         config.args = paths
+    if trace.ENABLED:
+        config.pluginmanager.register(trace.Hooks(), "tooleval-trace")
     config.addinivalue_line("markers", "hardmode: a hard case (chains, negations, indirect "
                                        "phrasing, registers)")
     from pytest_tooleval.models.profiles import ProfileError, resolve_profile
@@ -93,6 +96,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    trace.mark("unconfigure (ours)")
+    trace.mark_exit_begins()
     runtime = config.stash.get(RUNTIME_KEY, None)
     if runtime is not None and runtime.control is not None:
         runtime.control.restore_signal_handler()
@@ -206,9 +211,20 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Any:
+    try:
+        return (yield)
+    finally:
+        heap.thaw()  # what froze while the cases ran is collected as before from here on
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     runtime = runtime_of(session.config)
+    trace.mark("sessionfinish: ours begins")
+    if not runtime.settings.check:
+        heap.arm()  # a run's large heap: its exit collects once (heap.py)
     if runtime.is_worker:
         session.config.workeroutput[WORKER_INFO_KEY] = runtime.info()  # type: ignore[attr-defined]
         runtime.close()
@@ -226,7 +242,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tooleval.report.exporters import after_reports
 
         runtime.recorder.notes += after_reports(session.config, runtime.recorder)
+        trace.mark("exporters done (report.html, metrics, JUnit)")
     runtime.close()
+    trace.mark("runtime closed")
 
 
 def finish_recording(session: pytest.Session) -> dict[str, Any] | None:
@@ -257,7 +275,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if recorder is not None and recorder.results:
         from pytest_tooleval.report.terminal import write_summary
 
+        trace.mark("terminal summary (ours) begins")
         write_summary(terminalreporter, recorder, runtime.settings.baseline)
+        trace.mark("terminal summary (ours) written")
     elif recorder is not None and recorder.nothing_scored:
         terminalreporter.write_sep("=", "tooleval summary", red=True)
         terminalreporter.write_line(

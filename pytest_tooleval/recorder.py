@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_tooleval import heap, trace
 from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
 from pytest_tooleval.journal import Journal
@@ -100,6 +101,10 @@ class Recorder:
             self.journal.append(data if data is not None else result.to_json())
         if self.baselines_ahead and result.scored:
             self._ahead(self.selected or 0).add(result)
+            if len(self.results) == 1:
+                heap.refreeze()  # the end's imports, made by the first add, live on
+        if trace.ENABLED and len(self.results) in (1, self.selected):
+            trace.mark(f"case {len(self.results)} of {self.selected} recorded")
 
     def expect_cases(self, specs: list[tuple[str, str, str]]) -> None:
         """The selected cases, known before the first runs (a serial run's collection):
@@ -226,14 +231,20 @@ class Recorder:
 
         results = list(self.results.values())
         thresholds = self.settings.thresholds()
+        trace.mark("report: imports done")
         baselines = self._baselines(results)
+        trace.mark("report: the baselines' table in hand")
         summary = summarize(results, thresholds, interrupted, baselines)
+        trace.mark("report: summarized")
         self.report = build_report(metadata, results, summary)
+        trace.mark("report: built")
         directory = self.settings.report_dir
         json_path, md_path = directory / "report.json", directory / "report.md"
         try:
             write_json(json_path, self.report)
+            trace.mark("report: report.json written")
             write_atomic(md_path, render_markdown(self.report))
+            trace.mark("report: report.md written")
         except OSError as exc:
             self.write_error = (f"could not write the report to {directory}: "
                                 f"{exc.strerror or exc}. Pass --tooleval-report DIR with a "

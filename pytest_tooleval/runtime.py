@@ -65,6 +65,8 @@ class Runtime:
         #: Concurrent tool loops (pytest_tooleval/concurrency.py), decided at the first case.
         self._lanes: Lanes | None = None
         self.concurrency: dict[str, Any] | None = None
+        #: ``id()`` of the items already submitted to the lanes (items live for the session).
+        self._submitted: set[int] = set()
 
     # -- the world's base folder ------------------------------------------------------
     def world_base(self) -> Path:
@@ -147,10 +149,16 @@ class Runtime:
 
         stopping = bool(item.session.shouldstop or item.session.shouldfail)
         if not stopping and self.stop_reason is None:
-            # Only what is not queued yet is made a CaseRef (most of the window is).
-            lanes.submit([ref, *(self.case_ref(other) for other in upcoming(
+            # Only what was not submitted yet is made a CaseRef (most of the window was).
+            # Items are told apart by identity, not by node id: pytest's ``nodeid``
+            # property, asked of the whole window for every item, was 17,000 calls for
+            # 300 cases (scripts/profile_concurrency.py).
+            submitted = self._submitted
+            fresh = [other for other in upcoming(
                 item, lambda other: isinstance(other, CaseItem), lanes.window)
-                if not lanes.queued(other.nodeid))])
+                if id(other) not in submitted and not lanes.queued(other.nodeid)]
+            submitted.update(id(other) for other in fresh)
+            lanes.submit([ref, *(self.case_ref(other) for other in fresh)])
         run, lane = lanes.wait(ref)
         session = self.session()
         if lane is not None:
@@ -167,6 +175,10 @@ class Runtime:
 
                 self._lanes, self.concurrency = start_lanes(
                     self.session(), requested, self.profile.kind)
+                if self._lanes is not None:
+                    from pytest_tooleval import heap
+
+                    heap.freeze_for_run()  # the full collections skip what lives on
                 if self._lanes is None:
                     import warnings
 
@@ -343,16 +355,21 @@ class Runtime:
         return info
 
     def close(self) -> None:
+        from pytest_tooleval import trace
+
         lanes, self._lanes = self._lanes, None
         if lanes is not None:
             lanes.stop()  # nothing more is started; a case in hand finishes or is cut off
             lanes.join(timeout=1.0)
+            trace.mark("close: lanes stopped")
         if self._session is not None:
             self._session.close()  # closes the shared HTTP client: stuck requests end
+            trace.mark("close: session closed")
         if lanes is not None:
             lanes.join()
         if self._owns_world_base and self._world_base is not None:
             shutil.rmtree(self._world_base, ignore_errors=True)
+            trace.mark("close: world base removed")
 
 
 def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:

@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -64,7 +65,7 @@ def load() -> str:
 
 
 def ours(cases: int, base_url: str, concurrency: int, latency: float,
-         package: Path = ROOT) -> dict[str, float]:
+         package: Path = ROOT, trace: bool = False) -> dict[str, Any]:
     """One pytest run of the plugin (``package``: the checkout it imports) in a child
     process; wall, start-up, outcomes checked."""
     with tempfile.TemporaryDirectory(prefix="bench-conc-") as tmp:
@@ -79,6 +80,9 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "PYTHONPATH": os.pathsep.join([str(package)])}
         journal = folder / "tooleval-report" / "journal.jsonl"
+        trace_file = folder / "trace.log"
+        if trace:
+            env[TRACE_ENV] = str(trace_file)
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
@@ -86,7 +90,12 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
         # size is polled (reading it would take CPU from the run being measured).
         changes: list[float] = []
         size = -1
-        while process.poll() is None:
+        while True:
+            # wait4, not poll: the child's own CPU time (every thread) comes with its exit.
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                process.returncode = os.waitstatus_to_exitcode(status)
+                break
             now = os.stat(journal).st_size if journal.exists() else -1
             if now != size:
                 size = now
@@ -94,6 +103,7 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
                     changes.append(time.perf_counter() - started)
             time.sleep(0.005)
         wall = time.perf_counter() - started
+        ended = time.time()
         report = passed_report(folder, cases, process)
         used = (report["run"].get("concurrency") or {}).get("used")
         if used != concurrency:
@@ -101,8 +111,37 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
         # changes[0]: the header; [1]: the first case; [-2]: the last case; [-1]: the end.
         first = changes[1] if len(changes) > 3 else wall
         last = changes[-2] if len(changes) > 3 else wall
-        return {"wall_s": wall, "startup_s": max(0.0, first - 2 * latency),
-                "cases_s": last - first + 2 * latency, "after_s": wall - last}
+        figures = {"wall_s": wall, "startup_s": max(0.0, first - 2 * latency),
+                   "cases_s": last - first + 2 * latency, "after_s": wall - last,
+                   "cpu_s": usage.ru_utime + usage.ru_stime}
+        if trace:
+            figures["trace"] = end_steps(trace_file, ended, figures["cpu_s"])
+        return figures
+
+
+#: The variable that makes a run write its end's marks (pytest_tooleval/trace.py).
+TRACE_ENV = "TOOLEVAL_TRACE_END"
+
+
+def end_steps(path: Path, ended: float, cpu: float) -> list[tuple[str, float, float]]:
+    """The run's marks from the last case recorded to its exit: (what happened, wall
+    seconds since the mark before, CPU seconds of the process since the mark before); the
+    last row is the interpreter's teardown up to the process's end."""
+    marks = []
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        # tooleval-trace: TIME cpu CPU main MAIN pid PID LABEL
+        parts = line.split(maxsplit=8)
+        if len(parts) == 9 and parts[0] == "tooleval-trace:":
+            marks.append((parts[8], float(parts[1]), float(parts[3])))
+    last = max((i for i, (label, _, _) in enumerate(marks)
+                if label.startswith("case ") and " recorded" in label), default=0)
+    rows = []
+    for (_, t0, c0), (label, t1, c1) in zip(marks[last:], marks[last + 1:], strict=False):
+        rows.append((label, t1 - t0, c1 - c0))
+    if marks:
+        rows.append(("process exit (interpreter teardown)", ended - marks[-1][1],
+                     cpu - marks[-1][2]))
+    return rows
 
 
 def inspect_python(given: str | None) -> tuple[str | None, str]:
@@ -169,6 +208,10 @@ def main() -> int:
     parser.add_argument("--serial", action="store_true",
                         help="each latency round also runs the cases at concurrency 1")
     parser.add_argument("--skip", choices=["latency", "cost"], action="append", default=[])
+    parser.add_argument("--trace", action="store_true",
+                        help="each latency run writes its end's marks (TOOLEVAL_TRACE_END): "
+                             "print what the time after the last case was made of, wall and "
+                             "CPU, step by step")
     options = parser.parse_args()
     versions = [("ours", ROOT)]
     if options.before is not None:
@@ -188,8 +231,9 @@ def main() -> int:
         for round_ in range(1, options.rounds + 1):
             if "latency" not in options.skip:
                 for label, package in versions:
-                    run = ours(n, slow.base_url, c, options.latency, package)
+                    run = ours(n, slow.base_url, c, options.latency, package, options.trace)
                     ratio = (run["wall_s"] - run["startup_s"]) / ideal
+                    keep(f"{label}_cpu", run["cpu_s"])
                     keep(f"{label}_wall", run["wall_s"])
                     keep(f"{label}_startup", run["startup_s"])
                     keep(f"{label}_ratio", ratio)
@@ -200,7 +244,10 @@ def main() -> int:
                           f"{run['startup_s']:.2f} s, (wall - start-up) / ideal {ideal:.2f} s "
                           f"= {ratio:.2f}; first to last case {run['cases_s']:.2f} s "
                           f"({run['cases_s'] / ideal:.2f}x ideal), report and exit after the "
-                          f"last {run['after_s']:.2f} s  ({load()})", flush=True)
+                          f"last {run['after_s']:.2f} s; CPU {run['cpu_s']:.2f} s  ({load()})",
+                          flush=True)
+                    for what, wall_s, cpu_s in run.get("trace", []):
+                        print(f"      {wall_s:6.3f} s wall {cpu_s:6.3f} s CPU  {what}")
                     if options.serial:
                         run = ours(n, slow.base_url, 1, options.latency, package)
                         keep(f"{label}_serial", run["wall_s"])
@@ -219,15 +266,20 @@ def main() -> int:
                           f"(wall - start-up) / ideal = {(run['wall_s'] - startup) / ideal:.2f}"
                           f"  ({load()})", flush=True)
             if "cost" not in options.skip:
-                for label, concurrency in (("ours_c1", 1), (f"ours_c{c}", c)):
-                    small = ours(options.small, fast.base_url, concurrency, 0.0)
-                    large = ours(n, fast.base_url, concurrency, 0.0)
-                    marginal = (large["wall_s"] - small["wall_s"]) / (n - options.small) * 1e3
-                    keep(label, marginal)
-                    print(f"[{round_}] zero latency, ours at concurrency {concurrency}: "
-                          f"{options.small} cases {small['wall_s']:.2f} s, {n} cases "
-                          f"{large['wall_s']:.2f} s, marginal {marginal:.1f} ms/case  "
-                          f"({load()})", flush=True)
+                for version, package in versions:
+                    for label, concurrency in ((f"{version}_c1", 1), (f"{version}_c{c}", c)):
+                        small = ours(options.small, fast.base_url, concurrency, 0.0, package)
+                        large = ours(n, fast.base_url, concurrency, 0.0, package)
+                        marginal = ((large["wall_s"] - small["wall_s"])
+                                    / (n - options.small) * 1e3)
+                        # The run's own process (every thread, not the baselines' child).
+                        cpu = (large["cpu_s"] - small["cpu_s"]) / (n - options.small) * 1e3
+                        keep(label, marginal)
+                        keep(f"{label}_cpu", cpu)
+                        print(f"[{round_}] zero latency, {version} at concurrency "
+                              f"{concurrency}: {options.small} cases {small['wall_s']:.2f} s, "
+                              f"{n} cases {large['wall_s']:.2f} s, marginal {marginal:.1f} "
+                              f"ms/case, CPU {cpu:.2f} ms/case  ({load()})", flush=True)
                 if inspect is not None:
                     small = theirs(inspect, options.small, fast.base_url,
                                    options.max_connections)
@@ -254,16 +306,17 @@ def main() -> int:
                   f"(goal <= 1.5; ideal {ideal:.2f} s); first to last case "
                   f"{median(f'{label}_cases'):.2f} s "
                   f"({median(f'{label}_cases') / ideal:.2f}x ideal); after the last "
-                  f"{median(f'{label}_after'):.2f} s")
+                  f"{median(f'{label}_after'):.2f} s; CPU {median(f'{label}_cpu'):.2f} s")
         if median(f"{label}_serial") is not None:
             print(f"  latency: {label} at concurrency 1: wall "
                   f"{median(f'{label}_serial'):.2f} s")
     if median("theirs_wall") is not None:
         print(f"  latency: inspect_ai wall {median('theirs_wall'):.2f} s, start-up "
               f"{median('theirs_startup'):.2f} s")
-    for label in ("ours_c1", f"ours_c{c}"):
+    for label in [f"{version}_{k}" for version, _ in versions for k in ("c1", f"c{c}")]:
         if median(label) is not None:
-            line = f"  harness cost: {label} {median(label):.1f} ms/case"
+            line = (f"  harness cost: {label} {median(label):.1f} ms/case (CPU "
+                    f"{median(f'{label}_cpu'):.2f} ms/case)")
             if median("theirs_cost"):
                 line += (f", inspect_ai {median('theirs_cost'):.1f} ms/case, ours/theirs "
                          f"{median(label) / median('theirs_cost'):.2f} (goal < 0.20)")

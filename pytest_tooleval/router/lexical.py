@@ -86,14 +86,17 @@ class Example:
 
 @dataclass
 class LexicalModel:
-    """Counts of features per class, kept as loaded: ``counts[feature]`` is a flat list
-    ``[class index, count, class index, count, …]``. Loading parses the file and nothing
-    more; a message's log-likelihoods cost one addition per (feature, class) seen."""
+    """Counts of features per class, kept as loaded: ``counts[feature]`` is a flat tuple
+    ``(class index, count, class index, count, …)``. Loading parses the file and makes
+    each feature's list a tuple (a tuple of numbers leaves the garbage collector's lists:
+    30,000 lists were a fifth of a run's objects, traversed by every full collection, the
+    exit's among them; docs/usage.md, "Concurrency"); a message's log-likelihoods cost
+    one addition per (feature, class) seen."""
 
     classes: tuple[str, ...]
     class_counts: tuple[int, ...]  # training examples per class
     totals: tuple[int, ...]  # feature occurrences per class
-    counts: dict[str, list[int]]
+    counts: dict[str, tuple[int, ...]]
     alpha: float = ALPHA
     threshold: float = THRESHOLD
     sources: list[str] = field(default_factory=list)
@@ -191,7 +194,7 @@ class LexicalModel:
             tuple(data["classes"]),
             tuple(data["class_counts"]),
             tuple(data["totals"]),
-            data["features"],
+            {feature: tuple(flat) for feature, flat in data["features"].items()},
             float(data["alpha"]),
             float(data["threshold"]),
             list(data.get("sources", [])),
@@ -221,13 +224,13 @@ def train(
     classes = tuple(sorted(per_class))
     index = {name: i for i, name in enumerate(classes)}
     totals = [0] * len(classes)
-    counts: dict[str, list[int]] = {}
+    counts: dict[str, tuple[int, ...]] = {}
     for feature in sorted(by_feature):
         flat: list[int] = []
         for name in sorted(by_feature[feature], key=index.__getitem__):
             flat += [index[name], by_feature[feature][name]]
             totals[index[name]] += by_feature[feature][name]
-        counts[feature] = flat
+        counts[feature] = tuple(flat)
     return LexicalModel(
         classes,
         tuple(per_class[c] for c in classes),

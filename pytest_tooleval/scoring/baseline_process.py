@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from pytest_tooleval import trace
 from pytest_tooleval.scoring.background import prepare_end
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ class ProcessBaselines:
             log.warning("tooleval: %s; scoring them on a thread", self.failure)
             return False
         assert self._process.stdin is not None and self._process.stdout is not None
+        trace.mark(f"baselines: child {self._process.pid} started")
         threading.Thread(target=self._write, args=(self._process.stdin,), daemon=True,
                          name="tooleval-baselines-out").start()
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True,
