@@ -22,6 +22,10 @@ loopback server of tests/support/fake_openai.py in this process.
    out). Ours at concurrency 1 (one loop, as bench_harness.py) and at ``--concurrency``;
    inspect_ai at its ``--max-connections``. Goal: ours below a fifth of inspect_ai's.
 
+The server answers one request per connection (HTTP/1.0), as the test suite's loopback
+server does, unless ``--keep-alive``: HTTP/1.1 persistent connections, as llama-server,
+vLLM and Ollama keep them, for both harnesses alike.
+
 Runs interleave (ours, theirs, ours, theirs…); each prints its figures and the machine's
 load average; the summary gives medians. inspect_ai runs from its own environment, never
 this project's (it is not a dependency here): ``--inspect-python`` names that
@@ -205,6 +209,8 @@ def main() -> int:
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout (an older version) whose package also runs "
                              "the latency rounds, interleaved with this one's, as 'before'")
+    parser.add_argument("--keep-alive", action="store_true",
+                        help="the server keeps connections open (HTTP/1.1), as real servers do")
     parser.add_argument("--serial", action="store_true",
                         help="each latency round also runs the cases at concurrency 1")
     parser.add_argument("--skip", choices=["latency", "cost"], action="append", default=[])
@@ -218,8 +224,10 @@ def main() -> int:
         versions.insert(0, ("before", options.before.resolve()))
     inspect, why = inspect_python(options.inspect_python)
     print(why, flush=True)
-    slow = FakeOpenAI(SCRIPT, latency=options.latency).start()
-    fast = FakeOpenAI(SCRIPT).start()
+    slow = FakeOpenAI(SCRIPT, latency=options.latency, keep_alive=options.keep_alive).start()
+    fast = FakeOpenAI(SCRIPT, keep_alive=options.keep_alive).start()
+    kept = "HTTP/1.1 keep-alive" if options.keep_alive else "HTTP/1.0, a connection per request"
+    print(f"server: {kept}")
     n, c = options.cases, options.concurrency
     ideal = n * 2 * options.latency / c
     figures: dict[str, list[float]] = {}

@@ -513,3 +513,31 @@ def test_main_kill_after_exits(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_keep_alive_serves_several_requests_on_one_connection_and_stop_cuts_it() -> None:
+    before = set(threading.enumerate())
+    url = "/chat/completions"
+    with FakeOpenAI([Rule("cut", [drop()])], keep_alive=True) as srv, \
+            httpx.Client(timeout=5) as client:
+        for _ in range(3):
+            got = client.post(srv.base_url + url, json={"model": "m", "messages": [user("x")]})
+            assert got.status_code == 200 and got.http_version == "HTTP/1.1"
+        assert srv.connections_opened == 1
+        # A dropped reply closes the kept connection; the next request opens a second.
+        with pytest.raises(httpx.TransportError):
+            client.post(srv.base_url + url, json={"model": "m", "messages": [user("cut")]})
+        assert client.post(srv.base_url + url,
+                           json={"model": "m", "messages": [user("y")]}).status_code == 200
+        assert srv.connections_opened == 2
+    # stop() cut the idle persistent connection: its thread is gone.
+    time.sleep(0.05)
+    assert set(threading.enumerate()) <= before
+
+
+def test_without_keep_alive_each_request_has_its_own_connection() -> None:
+    with FakeOpenAI() as srv, httpx.Client(timeout=5) as client:
+        for _ in range(3):
+            assert client.post(f"{srv.base_url}/chat/completions",
+                               json={"model": "m", "messages": [user("x")]}).status_code == 200
+        assert srv.connections_opened == 3

@@ -14,7 +14,9 @@ count), ``strict_content`` (llama.cpp servers' HTTP 500 on a null or missing con
 ``serial`` (one generation at a time, as llama-cpp-python's server; otherwise every
 request is served on its own thread, so parallel clients overlap, and ``peak_in_flight``
 says how many generations were in progress at once), ``latency`` (seconds added to every
-generation), ``props`` (llama-server's ``GET /props``), ``constrains``
+generation), ``keep_alive`` (HTTP/1.1 persistent connections, as llama-server, vLLM and
+Ollama keep them; the default answers one request per connection, so ``stop()`` never has an
+idle client socket to cut), ``props`` (llama-server's ``GET /props``), ``constrains``
 (request fields it applies as constraints: the canary then gets its one valid reply),
 ``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama), and
 ``body(...)`` replies for malformed 200 bodies.
@@ -315,6 +317,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        if self.server.fake.keep_alive:
+            self.protocol_version = "HTTP/1.1"  # several requests per connection
         self.server.fake._track(self.connection, add=True)
         if self.server.fake._stopping.is_set():  # accepted just as stop() ran
             with contextlib.suppress(OSError):
@@ -569,6 +573,7 @@ class FakeOpenAI:
         strict_content: bool = False,
         serial: bool = False,
         latency: float = 0.0,
+        keep_alive: bool = False,
         props: dict[str, Any] | None = None,
         constrains: Iterable[str] = (),
         apply_template: bool = True,
@@ -577,6 +582,8 @@ class FakeOpenAI:
         self.verbose = verbose
         self.drops_tools, self.strict_content = drops_tools, strict_content
         self.latency, self.props = latency, props
+        self.keep_alive = keep_alive
+        self.connections_opened = 0  # connections accepted over the server's life
         self.constrains = frozenset(constrains)
         self.apply_template = apply_template  # False: 404 there, as vLLM and Ollama
         self._serial = threading.Lock() if serial else None
@@ -782,6 +789,7 @@ class FakeOpenAI:
         with self._lock:
             if add:
                 self._connections[conn] = threading.current_thread()
+                self.connections_opened += 1
             else:
                 self._connections.pop(conn, None)
 
@@ -919,11 +927,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds added to every generation (parallel requests overlap)")
     parser.add_argument("--serial", action="store_true",
                         help="one generation at a time, as a server with one slot")
+    parser.add_argument("--keep-alive", action="store_true",
+                        help="HTTP/1.1 persistent connections, as real servers keep them")
     args = parser.parse_args(argv)
 
     data: Any = json.loads(args.rules.read_text()) if args.rules else {"rules": []}
     kwargs: dict[str, Any] = {"port": args.port, "verbose": args.verbose,
-                              "latency": args.latency, "serial": args.serial}
+                              "latency": args.latency, "serial": args.serial,
+                              "keep_alive": args.keep_alive}
     if args.model:
         kwargs["model"] = args.model
     server = FakeOpenAI.from_json(data, **kwargs)
