@@ -324,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.by_source:
         before, after = by_source(offered)
         _print("leave one source out", before, after)
+        if args.steps:
+            _print_steps(after)
         return 0
     before, after = cross_validate(args.folds, offered)
     _print(f"{args.folds}-fold cross-validation by job", before, after)
