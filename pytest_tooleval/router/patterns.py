@@ -17,7 +17,6 @@ over ``durum*``); patterns of equal length all fire.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -29,7 +28,6 @@ from rapidfuzz.distance import OSA
 
 from pytest_tooleval.router.explain import Explain
 from pytest_tooleval.router.saved_things import SavedThings
-from pytest_tooleval.router.together import Together, gate, parse_together
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
@@ -183,8 +181,6 @@ class TriggerSet:
         self.how_to_words: set[str] = set()
         self.saved = SavedThings()  # "alışveriş listemi oku": a saved thing by its name
         self.explain = Explain()  # "how does … work": an explanation question around a term
-        self.together: list[Together] = []  # "zipe … koy": words that count only together
-        self._together_gate: re.Pattern[str] | None = None
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -243,18 +239,10 @@ class TriggerSet:
                              *(norm(e) for e in _flatten(items)))
                     self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
                     continue
-                if level == "together":  # "zip* & koy*": both anywhere (router/together.py)
-                    self._together_gate = None
-                    self.together += [
-                        parse_together(str(tool), str(text), WEIGHTS["triggers"],
-                                       lambda t: parse_trigger(t, self.exceptions, self.language))
-                        for text in _flatten(items)
-                    ]
-                    continue
                 if level not in WEIGHTS:
                     raise ValueError(
                         f"tool {tool!r}: unknown key {level!r} "
-                        "(use strong, triggers, weak, endings or together)"
+                        "(use strong, triggers, weak or endings)"
                     )
                 for text in _flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
@@ -398,23 +386,6 @@ class TriggerSet:
                     if m.start <= index < m.end
                 ]
         return found
-
-    def together_matches(
-        self, words: tuple[str, ...], variants: tuple[str, ...] | None, joined: str
-    ) -> list[Together]:
-        """The together rules the message meets (router/together.py); one search first
-        rules out the messages that can meet none."""
-        if not self.together:
-            return []
-        if self._together_gate is None:
-            self._together_gate = gate(self.together)
-        found = self._together_gate
-        others = " ".join(v for v in variants if v) if variants else ""
-        if found is not None and not found.search(joined) and not (
-            others and found.search(others)
-        ):
-            return []
-        return [rule for rule in self.together if rule.matches(words, variants or (), joined)]
 
     def _in_some_pattern(self, word: str) -> bool:
         """Whether ``word`` can be an element of some pattern: a whole-word element, or one

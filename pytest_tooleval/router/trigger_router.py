@@ -297,10 +297,6 @@ class TriggerRouter(Router):
                     if tool in names:
                         scores[tool] += weight
                         reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
-                for rule in trigger_set.together_matches(text.words, variants, text.text):
-                    if rule.tool in names:
-                        scores[rule.tool] += rule.weight
-                        reasons[rule.tool].append(f"together {rule.label!r} ({set_language})")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT
