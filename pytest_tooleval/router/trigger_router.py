@@ -34,7 +34,6 @@ from pytest_tooleval.router.courtesy import is_courtesy
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import TriggerSet, load_trigger_file, longest_matches
-from pytest_tooleval.router.removal import calendar_removal
 from pytest_tooleval.router.repository import repository_frame
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import Normalized, normalize
@@ -306,10 +305,6 @@ class TriggerRouter(Router):
         for tool, weight, why in repository_frame(text.words, language, names, message):
             scores[tool] += weight
             reasons[tool].append(why)
-        if language == "tr":
-            for tool, weight, why in calendar_removal(text.words, names):
-                scores[tool] += weight
-                reasons[tool].append(why)
         if self.use_cues:
             # A synonym class adds its cue word: "send them back" also reads as "return".
             synonyms = tuple(
