@@ -5,7 +5,7 @@
     python scripts/router_cv.py --test /work/tmp/fresh-tuning   # a folder never trained on
     python scripts/router_cv.py --by-source --triggers DIR     # older trigger files
     python scripts/router_cv.py --typos                 # typo tolerance, on misspelt messages
-    python scripts/router_cv.py --by-source --without together   # one mechanism switched off
+    python scripts/router_cv.py --by-source --without repository   # one mechanism switched off
 
 The training set is ``lexical_train.SOURCES`` (the corpus and the router evaluation sets:
 both halves of a spent set, ``lexical_train.SPENT``, the tuning half of any other; figures
@@ -47,19 +47,17 @@ from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 FOLDS = 10
 #: Mechanisms ``--without`` can switch off (the fourth round's, docs/router.md), to measure
 #: each on a source it was not written from (with ``--by-source``).
-MECHANISMS = ("together", "confirmed", "iver", "glued", "voiced", "repository", "courtesy")
+MECHANISMS = ("confirmed", "iver", "glued", "voiced", "repository", "courtesy",
+              "skeleton")
 
 
 def switch_off(name: str) -> None:
     """Switch one mechanism off in this process (before anything is routed)."""
     import re
 
-    from pytest_tooleval.router import patterns
     from pytest_tooleval.text import dialect, normalize
 
-    if name == "together":
-        patterns.TriggerSet.together_matches = lambda self, *a, **k: []  # type: ignore[method-assign]
-    elif name == "confirmed":
+    if name == "confirmed":
         trigger_router._confirmed = lambda deferred, scores, text: []  # type: ignore[assignment]
     elif name == "iver":
         dialect._quickly = lambda word: None  # type: ignore[assignment]
@@ -71,6 +69,10 @@ def switch_off(name: str) -> None:
         trigger_router.repository_frame = lambda *a: []  # type: ignore[assignment]
     elif name == "courtesy":
         trigger_router.is_courtesy = lambda words: False  # type: ignore[assignment]
+    elif name == "skeleton":
+        from pytest_tooleval.router import patterns
+
+        patterns.TriggerSet.skeleton_word = lambda self, word: ""  # type: ignore[method-assign]
     else:
         raise SystemExit(f"--without: unknown mechanism {name!r}; one of {MECHANISMS}")
 
@@ -94,6 +96,8 @@ class Figures:
     alone_right: int = 0  # an expected tool among its votes
     # Held-out tool steps served only by a filler: "source | message | expected | shown".
     no_signal: list[str] = field(default_factory=list)
+    # Irrelevance steps that got a learned vote: "source | message | voted tools".
+    irrelevance_voted: list[str] = field(default_factory=list)
 
 
 def _route(figures: Figures, router: TriggerRouter, found: SourceCase, offered: set[str]) -> None:
@@ -125,9 +129,11 @@ def _route(figures: Figures, router: TriggerRouter, found: SourceCase, offered: 
             continue
         routing = router.route(step.message, case_file.language, specs)
         figures.irrelevance_steps += 1
-        figures.irrelevance_learned += any(
-            reason.startswith("learned") for why in routing.reasons.values() for reason in why
-        )
+        voted = [tool for tool, why in routing.reasons.items()
+                 if any(reason.startswith("learned") for reason in why)]
+        figures.irrelevance_learned += bool(voted)
+        if voted:
+            figures.irrelevance_voted.append(f"{label} | {step.message} | {', '.join(voted)}")
         figures.irrelevance_side_effecting += sum(
             tool in SIDE_EFFECTING_BUILTINS for tool in routing.tools
         )
@@ -153,6 +159,9 @@ def _print_steps(figures: Figures) -> None:
               f" | {miss.miss_class} | shown {', '.join(miss.shown)}")
     print(f"\nserved only by the fallback ({len(figures.no_signal)}):")
     for line in figures.no_signal:
+        print(f"  {line}")
+    print(f"\nirrelevance steps with a learned vote ({len(figures.irrelevance_voted)}):")
+    for line in figures.irrelevance_voted:
         print(f"  {line}")
 
 
@@ -324,6 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.by_source:
         before, after = by_source(offered)
         _print("leave one source out", before, after)
+        if args.steps:
+            _print_steps(after)
         return 0
     before, after = cross_validate(args.folds, offered)
     _print(f"{args.folds}-fold cross-validation by job", before, after)

@@ -1,9 +1,13 @@
-"""Courtesy-only messages: thanks and closings ("thanks, that's all", "sağ ol, bu kadar").
+"""Courtesy-only messages: greetings, thanks and closings ("hi, how are you", "merhaba
+nasılsın", "thanks, that's all", "sağ ol, bu kadar").
 
 Such a message asks for nothing, so the learned cue (router/lexical.py) gives it no vote:
 with router-eval-4 spent into the training set, "bu kadar" (from many "ne kadar" look-ups)
-pulled a closing towards web_search. A message counts as courtesy only when *every* word
-is a courtesy word, so "thanks, what's the weather" keeps its vote.
+pulled a closing towards web_search; with router-eval-5 spent, whose writers often opened a
+request with "merhaba" or "hi", a bare "merhaba" drew a web_search vote (p 0.54) and "How
+are you doing today?" one too (sixth round: the greetings). A message counts as courtesy
+only when *every* word is a courtesy word, so "thanks, what's the weather" and "merhaba,
+dolar kaç" keep their votes.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ COURTESY_WORDS = frozenset(
         "ederim", "ederiz", "eyvallah", "mersi", "bu", "o", "kadar", "tamam", "tamamdir",
         "yeter", "iyi", "guzel", "super", "harika", "cok", "eline", "saglik", "gorusuruz",
         "hoscakal", "hosca", "kal", "simdilik", "baska", "bir", "sey", "yok", "istemez",
-        "gerek"
+        "gerek",
+        # greetings (sixth round); chat shorthand arrives expanded (slm, mrb, nbr: dialect.py)
+        "hi", "hello", "hey", "hiya", "howdy", "there", "how", "are", "doing", "today",
+        "morning", "afternoon", "evening", "day", "have", "hope", "well", "going", "whats",
+        "up", "yo", "merhaba", "merhabalar", "selam", "selamlar", "selamun", "aleykum",
+        "nasilsin", "nasilsiniz", "naber", "ne", "haber", "napiyorsun", "napiyon",
+        "yapiyorsun", "gunaydin", "gunler", "aksamlar", "geceler", "sabahlar", "hayirli",
+        "kolay", "gelsin", "misin", "misiniz", "sen", "siz", "canim", "hocam", "abi",
+        "abla", "kanka", "kardes", "kardesim", "what", "re", "i", "m",
     ]
 )
 

@@ -28,13 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The folders the committed model is built from, relative to the repository root.
 SOURCES: tuple[str, ...] = (
     "benchmarks", "scenarios", "router-eval", "router-eval-2", "router-eval-3",
-    "router-eval-4",
+    "router-eval-4", "router-eval-5",
 )
 #: Evaluation folders whose frozen half was measured once and whose misses were then read
 #: (docs/router.md): no longer a test, so both halves are training data. A folder with a
 #: split that is not listed here gives its tuning half only.
 SPENT: frozenset[str] = frozenset(
-    {"router-eval", "router-eval-2", "router-eval-3", "router-eval-4"}
+    {"router-eval", "router-eval-2", "router-eval-3", "router-eval-4", "router-eval-5"}
 )
 
 

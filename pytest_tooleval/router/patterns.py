@@ -17,7 +17,6 @@ over ``durum*``); patterns of equal length all fire.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -29,7 +28,6 @@ from rapidfuzz.distance import OSA
 
 from pytest_tooleval.router.explain import Explain
 from pytest_tooleval.router.saved_things import SavedThings
-from pytest_tooleval.router.together import Together, gate, parse_together
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
 from pytest_tooleval.yamlio import safe_load
@@ -52,6 +50,12 @@ MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word tri
 FUZZY_MIN_WORD = 6
 FUZZY_SAME_START = 2
 FUZZY_MIN_TRIGGER = 6
+# Vowel-dropped shorthand (kdr, zmn, ftr): a word of only consonants, this long or longer,
+# read as the one trigger word or stem of SKELETON_MIN_TRIGGER letters or more with the
+# same consonants in the same order (kadar, zaman, fatura).
+SKELETON_MIN_WORD = 3
+SKELETON_MIN_TRIGGER = 4
+_VOWELS = frozenset("aeiou")  # after the ASCII fold (ı ö ü → i o u)
 # (whole trigger words, stems): first letters → length → words
 MEMO_SIZE = 50_000  # words remembered per trigger set (then forgotten, all at once)
 FuzzyIndex = tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, list[str]]]]
@@ -183,8 +187,6 @@ class TriggerSet:
         self.how_to_words: set[str] = set()
         self.saved = SavedThings()  # "alışveriş listemi oku": a saved thing by its name
         self.explain = Explain()  # "how does … work": an explanation question around a term
-        self.together: list[Together] = []  # "zipe … koy": words that count only together
-        self._together_gate: re.Pattern[str] | None = None
         self._patterns: dict[tuple[Any, ...], Pattern] = {}
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
@@ -193,6 +195,8 @@ class TriggerSet:
         self._by_stem_ready = False
         # Trigger words and stems for typo tolerance (built on first use).
         self._fuzzy_index: FuzzyIndex | None = None
+        # Consonant skeleton → the one trigger word or stem with it ("" when several).
+        self._skeleton_index: dict[str, str] | None = None
         # Every pattern's whole-word and stem elements (built on first use; see
         # _in_some_pattern), and the stem elements' lengths.
         self._elements: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
@@ -243,18 +247,10 @@ class TriggerSet:
                              *(norm(e) for e in _flatten(items)))
                     self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
                     continue
-                if level == "together":  # "zip* & koy*": both anywhere (router/together.py)
-                    self._together_gate = None
-                    self.together += [
-                        parse_together(str(tool), str(text), WEIGHTS["triggers"],
-                                       lambda t: parse_trigger(t, self.exceptions, self.language))
-                        for text in _flatten(items)
-                    ]
-                    continue
                 if level not in WEIGHTS:
                     raise ValueError(
                         f"tool {tool!r}: unknown key {level!r} "
-                        "(use strong, triggers, weak, endings or together)"
+                        "(use strong, triggers, weak or endings)"
                     )
                 for text in _flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
@@ -318,6 +314,7 @@ class TriggerSet:
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
                 self._by_stem_ready = False
                 self._fuzzy_index = None
+                self._skeleton_index = None
                 self._elements = None
                 self._clear_memos()
                 if is_stem and len(first) not in self._stem_sizes:
@@ -399,23 +396,6 @@ class TriggerSet:
                 ]
         return found
 
-    def together_matches(
-        self, words: tuple[str, ...], variants: tuple[str, ...] | None, joined: str
-    ) -> list[Together]:
-        """The together rules the message meets (router/together.py); one search first
-        rules out the messages that can meet none."""
-        if not self.together:
-            return []
-        if self._together_gate is None:
-            self._together_gate = gate(self.together)
-        found = self._together_gate
-        others = " ".join(v for v in variants if v) if variants else ""
-        if found is not None and not found.search(joined) and not (
-            others and found.search(others)
-        ):
-            return []
-        return [rule for rule in self.together if rule.matches(words, variants or (), joined)]
-
     def _in_some_pattern(self, word: str) -> bool:
         """Whether ``word`` can be an element of some pattern: a whole-word element, or one
         starting with a stem element (a cheap test before a respelt word is matched)."""
@@ -466,11 +446,39 @@ class TriggerSet:
         ``known``: real words (the corpus's vocabulary), never respelt."""
         skipped = set(skip)
         return tuple(
-            self._respelt(word)
-            if position not in skipped and len(word) >= FUZZY_MIN_WORD and word not in known
-            else ""
+            ""
+            if position in skipped
+            else self._respelt(word)
+            if len(word) >= FUZZY_MIN_WORD and word not in known
+            else self.skeleton_word(word)
             for position, word in enumerate(words)
         )
+
+    def skeleton_word(self, word: str) -> str:
+        """The trigger word or stem a vowel-dropped shorthand stands for (*kdr* → kadar,
+        *zmn* → zaman, *hsp* → hesap): ``word`` has only consonants (no digit), and exactly
+        one trigger element of SKELETON_MIN_TRIGGER letters or more, starting with a
+        consonant, has them, in that order, as its consonants; "" otherwise. Known or not:
+        such a word is no word of its own."""
+        if (len(word) < SKELETON_MIN_WORD or not word.isalpha() or not word.isascii()
+                or not _VOWELS.isdisjoint(word)):
+            return ""
+        index = self._skeleton_index
+        if index is None:
+            index = self._skeleton_index = {}
+            for elements, _ in self._patterns:
+                for element, _stem in elements:
+                    if len(element) < SKELETON_MIN_TRIGGER or not element.isalpha():
+                        continue
+                    # the first letter is kept, even a vowel (*hft* hafta, never *prl* april)
+                    key = element[0] + "".join(c for c in element[1:] if c not in _VOWELS)
+                    if len(key) < SKELETON_MIN_WORD or key == element or key[0] in _VOWELS:
+                        continue
+                    other = index.get(key, element)
+                    # one stem inside another (fatur*, fatura*) is one reading: the shorter
+                    index[key] = (other if element.startswith(other) else
+                                  element if other.startswith(element) else "")
+        return index.get(word, "")
 
     def _respelt(self, word: str) -> str:
         memo = self._respell_memo

@@ -256,7 +256,10 @@ class TriggerRouter(Router):
                 for target in match.pattern.targets:
                     label = f"{target.label!r} ({set_language}) ← {match.text!r}"
                     if match.typo:
-                        label += f" (typo of {match.typo!r})"
+                        # a respelt word: one edit away, or a vowel-dropped shorthand (kdr)
+                        kind = "shorthand" if match.typo.isalpha() and not any(
+                            c in "aeiou" for c in match.typo) else "typo"
+                        label += f" ({kind} of {match.typo!r})"
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
                         if kind in ("currency", "exchange"):
@@ -297,10 +300,6 @@ class TriggerRouter(Router):
                     if tool in names:
                         scores[tool] += weight
                         reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
-                for rule in trigger_set.together_matches(text.words, variants, text.text):
-                    if rule.tool in names:
-                        scores[rule.tool] += rule.weight
-                        reasons[rule.tool].append(f"together {rule.label!r} ({set_language})")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
                     if tool in names:
                         scores[tool] += ENDING_WEIGHT

@@ -5,8 +5,6 @@ the tuning half"), with sentences written for these tests and found in no case f
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.lexical_train import gather
@@ -105,55 +103,6 @@ def test_anatolian_voiced_t_is_read_as_t_where_the_word_matched_nothing(
     assert not any("tosya" in r for r in _reasons("dosyayı sil", "tr", "delete_file"))
 
 
-# -- co-occurrence triggers (router/together.py) --------------------------------------------
-
-TOGETHER = [
-    ("düğün videolarını bi arşive goyuver gızım", "tr", "create_archive"),
-    ("tüm faturaları tek bir zip içinde toplasana", "tr", "create_archive"),
-    ("stick all the tax scans in a zip for the accountant", "en", "create_archive"),
-    ("masaüstündeki belgeleri alıp Yedek klasörüne götür", "tr", "move_file"),
-    ("chuck the old invoices into Archive/2024", "en", "move_file"),
-]
-
-
-@pytest.mark.parametrize(("message", "language", "tool"), TOGETHER)
-def test_words_that_name_an_operation_together_vote_for_it(
-    message: str, language: str, tool: str, known_texts: set[str]
-) -> None:
-    assert normalize(message, language).text not in known_texts
-    assert any(r.startswith("together") for r in _reasons(message, language, tool))
-    assert tool in PLAIN.route(message, language, CATALOGUE).tools
-
-
-NOT_TOGETHER = [
-    ("zipi bana at", "tr", "create_archive"),  # the zip is sent, nothing is put into it
-    ("stick a reminder on the fridge for me", "en", "create_archive"),  # no zip
-    ("what's inside the zip from Ada", "en", "create_archive"),  # no putting
-    ("telefonu alıp çıktım, bir şey lazım mı", "tr", "move_file"),  # no putting verb
-    ("stick to the plan please", "en", "move_file"),  # no destination
-]
-
-
-@pytest.mark.parametrize(("message", "language", "tool"), NOT_TOGETHER)
-def test_one_word_of_a_pair_alone_is_no_vote(message: str, language: str, tool: str) -> None:
-    assert not any(r.startswith("together") for r in _reasons(message, language, tool))
-
-
-def test_a_together_rule_needs_two_parts_on_different_words() -> None:
-    from pytest_tooleval.router.patterns import parse_trigger
-    from pytest_tooleval.router.together import parse_together
-
-    rule = parse_together("t", "zip*|arşiv* & koy*", 2.0, lambda t: parse_trigger(t))
-    assert rule.matches(("zipe", "koy"))
-    assert rule.matches(("koy", "onu", "arsive"))  # any order
-    assert not rule.matches(("zipe",))
-    assert rule.matches(("zipe", "goy"), ("", "koy"))  # the dialect variant of a word
-    same = parse_together("t", "zip* & zi*", 2.0, lambda t: parse_trigger(t))
-    assert not same.matches(("zipe",))  # one word cannot be both parts
-    with pytest.raises(ValueError, match="two parts"):
-        parse_together("t", "zip*", 2.0, lambda t: parse_trigger(t))
-
-
 def test_the_quick_compound_keeps_a_root_that_ends_in_y() -> None:
     from pytest_tooleval.text.dialect import standard_words
 
@@ -163,28 +112,7 @@ def test_the_quick_compound_keeps_a_root_that_ends_in_y() -> None:
     assert standard_words("deyiver") == ("de",)
 
 
-# -- idioms whose words stand apart, a diary, a future-tense price --------------------------
-
-IDIOMS = [
-    ("bu şifreyi aklının bir kenarına koyuver evladım", "tr", "memory_save"),
-    ("Kaan'a haber sal, akşam maç var", "tr", "send_message"),
-]
-
-
-@pytest.mark.parametrize(("message", "language", "tool"), IDIOMS)
-def test_idioms_in_pieces(message: str, language: str, tool: str, known_texts: set[str]) -> None:
-    assert normalize(message, language).text not in known_texts
-    assert any(r.startswith("together") for r in _reasons(message, language, tool))
-
-
-@pytest.mark.parametrize(
-    ("message", "tool"),
-    [("bu aklıma hiç gelmemişti", "memory_save"),  # my mind, not yours: nothing to keep
-     ("bugün ne haber var", "send_message")],  # news, not word sent to someone
-)
-def test_half_an_idiom_is_no_vote(message: str, tool: str) -> None:
-    assert not any(r.startswith("together") for r in _reasons(message, "tr", tool))
-
+# -- a diary, a future-tense price ----------------------------------------------------------
 
 def test_a_diary_is_a_saved_thing_but_daily_is_not(known_texts: set[str]) -> None:
     message = "geçen salı günlüğüme ne yazmıştım"
@@ -240,43 +168,10 @@ def test_release_and_is_it_normal_questions_are_looked_up(
     assert _reasons(message, language, "web_search")
 
 
-def test_a_diary_entry_written_in_other_words_is_a_calendar_entry(known_texts: set[str]) -> None:
-    message = "cuma öğlen diş hekimi var, takvimime işleyiver"
-    assert normalize(message, "tr").text not in known_texts
-    assert any(r.startswith("together") for r in _reasons(message, "tr", "calendar_add"))
-    # reading the diary is no entry
-    assert not any(r.startswith("together")
-                   for r in _reasons("ajandamda yarın ne yazılı", "tr", "calendar_add"))
-
-
 def test_source_code_is_no_file_name_for_the_file_tools() -> None:
     # geo.py belongs to the repository: the git and code tools, not the file tools' verbs
     assert not normalize("geo.py'yi en son kim değiştirmiş", "tr").has_filename
     assert normalize("Notes/geo.txt'yi en son kim değiştirmiş", "tr").has_filename
-
-
-def test_a_together_rule_is_rejected_cheaply_without_its_first_words() -> None:
-    from pytest_tooleval.router.patterns import parse_trigger
-    from pytest_tooleval.router.together import parse_together
-
-    rule = parse_together("t", "in a zip|zip* & put|koy*", 2.0, lambda t: parse_trigger(t))
-    assert rule.heads == (("in", "zip"), ("put", "koy"))
-    assert not rule.matches(("put", "it", "in", "the", "bag"))  # "in" but no "in a zip"
-    assert rule.matches(("put", "it", "in", "a", "zip"))
-
-
-def test_the_together_gate_rules_out_only_messages_no_rule_can_meet() -> None:
-    from pytest_tooleval.router.patterns import TriggerSet
-
-    rules = TriggerSet("tr")
-    rules.load({"tools": {"create_archive": {"together": ["zipe|arşive & koy*|at"]},
-                          "move_file": {"together": ["alıp & koy*|götür*"]}}})
-    assert [r.tool for r in rules.together_matches(("zipe", "koy"), None, "zipe koy")] == [
-        "create_archive"]
-    assert rules.together_matches(("bunu", "at"), None, "bunu at") == []  # no zip, no alıp
-    # the gate also reads the dialect variants: "goy" is "koy"
-    found = rules.together_matches(("alip", "goy"), ("", "koy"), "alip goy")
-    assert [r.tool for r in found] == ["move_file"]
 
 
 def test_a_respelt_word_is_matched_only_when_some_pattern_holds_it() -> None:
@@ -288,22 +183,3 @@ def test_a_respelt_word_is_matched_only_when_some_pattern_holds_it() -> None:
     assert not rules._in_some_pattern("tosya")
     found = rules.candidates(("dasi",), variants=("tasi",))
     assert [m.pattern.elements for m in found] == [(("tasi", True),)]
-
-
-# -- properties: a together rule ignores word order, registers and filler words -------------
-
-FILLER = st.sampled_from(["bi", "şu", "hemen", "lütfen", "yavrum", "bunu", "da", "bak"])
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.permutations(["resimleri", "zipe", "koy"]), st.lists(FILLER, max_size=3),
-       st.sampled_from(["formal", "caps", "ascii"]))
-def test_a_together_rule_matches_in_any_order_and_register(
-    order: list[str], filler: list[str], register: str
-) -> None:
-    message = " ".join([*order, *filler])
-    if register == "caps":
-        message = message.replace("i", "İ").upper()
-    elif register == "ascii":
-        message = message.translate(str.maketrans("şıİ", "siI"))
-    assert any(r.startswith("together") for r in _reasons(message, "tr", "create_archive"))

@@ -228,11 +228,12 @@ def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
 def test_only_the_spent_evaluation_sets_are_read_whole() -> None:
     from pytest_tooleval.router.lexical_train import SOURCES, SPENT
 
-    assert sorted(SPENT) == ["router-eval", "router-eval-2", "router-eval-3", "router-eval-4"]
+    assert sorted(SPENT) == [
+        "router-eval", "router-eval-2", "router-eval-3", "router-eval-4", "router-eval-5"]
     assert set(SOURCES) >= SPENT
-    # router-eval-4's frozen half was measured once (docs/router.md) and its misses read:
-    # it is spent, both halves train. A fifth blind set is never a source.
-    assert not any(s.startswith("router-eval-5") for s in SOURCES)
+    # router-eval-5's frozen half was measured once (docs/router.md) and its misses read:
+    # it is spent, both halves train. A sixth blind set is never a source.
+    assert not any(s.startswith("router-eval-6") for s in SOURCES)
 
 
 def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:
