@@ -16,7 +16,6 @@ Unknown keys are refused with the closest known key; ranges are validated.
 from __future__ import annotations
 
 import os
-import tomllib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +25,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
-from pytest_tooleval.tools.mcp.config import McpConfigError, McpServerConfig, load_mcp_configs
 
 if TYPE_CHECKING:  # pytest itself is imported only where a pytest run needs it
     import pytest
+
+    from pytest_tooleval.tools.mcp.config import McpServerConfig
+
+    McpServers = dict[str, McpServerConfig]
+else:
+    # The MCP configuration model is imported only where an ``mcp`` table is configured
+    # (build_settings validates the table into McpServerConfig values before Settings
+    # holds them), so ``tooleval check`` without MCP servers never imports it.
+    McpServers = dict[str, Any]
 
 DEFAULT_REPORT_DIR = "tooleval-report"
 CONFIG_FILE = "tooleval.toml"
@@ -218,7 +225,7 @@ class Settings(BaseModel):
     project: dict[str, Any] = Field(default_factory=dict)
     python_tools: list[str] = Field(default_factory=list)
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    mcp_servers: McpServers = Field(default_factory=dict)
 
     def thresholds(self) -> Thresholds:
         return Thresholds(gate=self.gate, min_score=self.min_score,
@@ -311,10 +318,7 @@ def build_settings(found: FoundConfig, rootdir: Path, layers: list[Layer]) -> Se
         from_file = sources.get("report_dir", "").startswith(where)
         report_dir = (config_dir if from_file else rootdir) / report_dir
     profiles = _validate_profiles(project.models, found)
-    try:
-        servers = load_mcp_configs(project.mcp, config_dir, section=f"{found.section}mcp")
-    except McpConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    servers = _load_mcp(project.mcp, config_dir, found, where)
     fields = run.model_dump(exclude={"report_dir", "baseline"})
     fields["no_builtin"] = run.no_builtin or not project.builtin
     return Settings(
@@ -324,6 +328,18 @@ def build_settings(found: FoundConfig, rootdir: Path, layers: list[Layer]) -> Se
         python_tools=list(project.python_tools), profiles=profiles, mcp_servers=servers,
         **fields,
     )
+
+
+def _load_mcp(table: dict[str, Any], config_dir: Path, found: FoundConfig,
+              where: str) -> McpServers:
+    if not table:
+        return {}  # no servers: the MCP configuration's module is not imported
+    from pytest_tooleval.tools.mcp.config import McpConfigError, load_mcp_configs
+
+    try:
+        return load_mcp_configs(table, config_dir, section=f"{found.section}mcp")
+    except McpConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _validate_file(found: FoundConfig, where: str) -> ProjectFile:
@@ -414,6 +430,8 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only where a configuration file exists
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -8,7 +8,8 @@ Prints the load average (before and after: rerun when it is high), then medians 
 ``--repeat`` child processes (wall time, and CPU time of the child):
 - ``tooleval check benchmarks scenarios`` cold (empty local caches: the check and the
   router's compiled triggers computed, then stored), computed with ``--no-cache`` (the
-  compiled triggers still cached), and warm (served from the content-keyed check cache);
+  compiled triggers still cached), warm (served from the content-keyed check cache), and
+  after editing one case file of a copy of the corpus (the other files' parts kept);
   Python's bytecode is cached for all three (in a temporary ``PYTHONPYCACHEPREFIX``);
 - the interpreter's bare start, and importing every module a computed check imports
   (the import share of the warm computed check);
@@ -122,11 +123,11 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+def _timed(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
     """Wall and CPU (user + system) seconds of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(args, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+    done = subprocess.run(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, check=False, timeout=300)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -163,6 +164,30 @@ def _check_modules(env: dict[str, str], has_cache: bool) -> list[str]:
     return [n for n in names if n != "__main__" and not n.startswith("tooleval_conftest_")]
 
 
+def _one_file_edited(check: list[str], env: dict[str, str], tmp: Path,
+                     repeat: int) -> list[tuple[float, float]]:
+    """The check of a copy of the corpus after each edit of one file (a blank line more
+    at the end of the last file: another key each time), the local caches warm."""
+    import shutil
+
+    copy = tmp / "edited"
+    for name in [*CORPUS, "pyproject.toml"]:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name)
+        elif source.is_file():
+            copy.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    edited = sorted((copy / CORPUS[-1]).rglob("*.yaml")) or sorted(copy.rglob("*.json"))
+    target = edited[-1]
+    _timed(check, env, copy)  # the unedited copy checked once
+    runs = []
+    for _ in range(repeat):
+        target.write_text(target.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        runs.append(_timed(check, env, copy))
+    return runs
+
+
 def whole_command(repeat: int, first_case: bool) -> None:
     where = subprocess.run(  # -P: the working folder's package must not shadow PACKAGE's
         [sys.executable, "-P", "-c", "import pytest_tooleval; print(pytest_tooleval.__file__)"],
@@ -183,6 +208,7 @@ def whole_command(repeat: int, first_case: bool) -> None:
         computed = [_timed(no_cache, warm) for _ in range(repeat)]
         _timed(check, warm)  # fill the check cache
         cached = [_timed(check, warm) for _ in range(repeat)] if has_cache else []
+        edited = _one_file_edited(check, warm, Path(tmp), repeat)
         bare = [_timed([sys.executable, "-P", "-c", "pass"], warm) for _ in range(repeat)]
         modules = _check_modules(warm, has_cache)
         importer = ("import importlib\n"
@@ -199,6 +225,7 @@ def whole_command(repeat: int, first_case: bool) -> None:
         print(f"  warm, from the check cache:         {_median(cached)}")
     else:
         print("  (this checkout has no check cache: computed every time)")
+    print(f"  warm, one case file edited:         {_median(edited)}")
     print(f"  bare interpreter start:             {_median(bare)}")
     print(f"  importing the {len(modules)} modules a computed check imports: "
           f"{_median(imports)}")

@@ -217,11 +217,22 @@ def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> Non
     """Run in fresh interpreters: the miss imports no numpy, pytest, HTTP, MCP or model
     code; the hit not even the case model, the guards, the router or jsonschema; and once
     the built-ins' listing is kept, a computed check (``--no-cache``) imports none of the
-    built-in tools, the MCP provider, the Python tools or the model profiles either."""
+    built-in tools, the MCP provider or configuration, the Python tools, the model
+    profiles, the jail's runner, tomllib or jsonschema either."""
     import subprocess
     import sys
 
     corpus = _corpus(tmp_path / "corpus")
+    _write(corpus / "en" / "inline.json", {  # an inline tool: its schema is checked
+        "name": "inline", "language": "en",
+        "tools": [{"name": "lookup_order", "description": "Details of one order by its id.",
+                   "parameters": {"type": "object", "properties": {"order_id": {
+                       "type": "string", "pattern": "^ORD-[0-9]{5}$"}},
+                       "required": ["order_id"]},
+                   "result": {"status": "shipped"}}],
+        "cases": [{"name": "order", "category": "tool", "steps": [
+            {"message": "where is my order ORD-12345?", "expect": "lookup_order"}]}],
+    })
     never = ["numpy", "pytest", "_pytest", "httpx", "httpcore", "mcp", "llama_cpp", "pypdf",
              "filelock", "asyncio", "pytest_tooleval.scoring.statistics",
              "pytest_tooleval.world.build", "pytest_tooleval.engine.loop"]
@@ -230,7 +241,13 @@ def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> Non
     computed_too = ["pytest_tooleval.tools.builtin", "pytest_tooleval.tools.builtin.provider",
                     "pytest_tooleval.tools.builtin.archives", "pytest_tooleval.tools.mcp.provider",
                     "pytest_tooleval.tools.mcp.render", "pytest_tooleval.tools.mcp.cache",
-                    "pytest_tooleval.tools.python", "pytest_tooleval.models.profiles", "html"]
+                    "pytest_tooleval.tools.python", "pytest_tooleval.models.profiles", "html",
+                    # nor, where no such thing is configured, the MCP configuration model,
+                    # the jail's runner (only its availability is probed), tomllib (no
+                    # configuration or split file) or jsonschema (plain inline schemas)
+                    "pytest_tooleval.tools.mcp", "pytest_tooleval.tools.mcp.config",
+                    "pytest_tooleval.tools.jailrun", "pytest_tooleval.tools.jailhome",
+                    "tomllib", "jsonschema"]
     script = (
         "import contextlib, io, json, sys\n"
         "from pytest_tooleval.cli import main\n"

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pytest_tooleval.cases.errors import Problem
 from pytest_tooleval.cases.evidence import evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
+from pytest_tooleval.cases.schemashape import plainly_valid
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
     READ_ONLY_BUILTINS,
@@ -44,13 +45,16 @@ def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[
 
 
 def _schema_problem(schema: dict) -> str | None:
-    import jsonschema
+    # The usual shapes are decided without jsonschema (cases/schemashape.py); the rest,
+    # and every problem and its message, are jsonschema's.
+    if not plainly_valid(schema):
+        import jsonschema
 
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path)
-        return f"{exc.message}" + (f" (at {where})" if where else "")
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path)
+            return f"{exc.message}" + (f" (at {where})" if where else "")
     if schema.get("type", "object") != "object":
         return "a tool's parameters must be an object schema"
     return None

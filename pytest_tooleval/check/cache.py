@@ -11,9 +11,16 @@ expires by time. A hit reads one JSON file instead of loading, guarding and rout
 case (and imports none of that code). ``tooleval check --no-cache`` computes afresh and
 stores nothing.
 
-Where: ``check/`` in the local cache folder (localcache.py: ``$TOOLEVAL_CACHE_DIR``, else
-``$XDG_CACHE_HOME/pytest-tooleval``, else ``~/.cache/pytest-tooleval``; ``off`` for
-none); the newest ``MAX_ENTRIES`` are kept.
+Each file's part of the report (its load, guards, ``requires`` and routed steps) is also
+kept (``FileParts``), under the same options, catalogue and code and the file's path and
+bytes, the split that assigns its cases to halves, and the tools this machine offers: a
+check after editing one file computes only that file's part, and the parts that span
+files (the splits, the near-duplicate search) afresh; the report equals a computed one.
+
+Where: ``check/`` (``check/files/`` for the parts) in the local cache folder
+(localcache.py: ``$TOOLEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-tooleval``, else
+``~/.cache/pytest-tooleval``; ``off`` for none); the newest ``MAX_ENTRIES`` reports and
+``MAX_PART_SETS`` sets of parts are kept.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import json
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.check.files import SPLIT_FILE, collect_files, split_folder
@@ -32,9 +39,15 @@ from pytest_tooleval.check.report import CheckReport
 from pytest_tooleval.localcache import cache_root, package_fingerprint, write_entry
 from pytest_tooleval.tools.base import ToolSpec
 
+if TYPE_CHECKING:
+    from pytest_tooleval.check.static import FilePart
+
 #: Bump when the stored format changes.
 FORMAT = 1
 MAX_ENTRIES = 32
+#: Sets of per-file parts kept (one per options, catalogue and code), and the parts in one.
+MAX_PART_SETS = 8
+MAX_PARTS = 4096
 #: Libraries whose behaviour the check's result depends on (parsing, validation, matching).
 LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "jsonschema", "rapidfuzz", "regex")
 
@@ -64,6 +77,25 @@ def _spec_json(spec: ToolSpec) -> Any:
     return dataclasses.asdict(spec)
 
 
+def _add(digest: Any, label: str, data: bytes) -> None:
+    digest.update(label.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+
+
+def _common(
+    digest: Any,
+    options: dict[str, Any],
+    catalogue: Sequence[ToolSpec] | None,
+    catalogue_sources: Iterable[str],
+) -> None:
+    """Everything of the key but the files: format, code, options and catalogue."""
+    _add(digest, "format", str(FORMAT).encode())
+    _add(digest, "code", code_fingerprint().encode())
+    _add(digest, "options", json.dumps(options, sort_keys=True, default=str).encode())
+    specs = None if catalogue is None else [_spec_json(spec) for spec in catalogue]
+    _add(digest, "catalogue", json.dumps(specs, sort_keys=True, default=str).encode())
+    _add(digest, "sources", json.dumps(list(catalogue_sources)).encode())
+
+
 def check_key(
     paths: Sequence[Path],
     options: dict[str, Any],
@@ -75,14 +107,9 @@ def check_key(
     digest = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
-        digest.update(label.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+        _add(digest, label, data)
 
-    add("format", str(FORMAT).encode())
-    add("code", code_fingerprint().encode())
-    add("options", json.dumps(options, sort_keys=True, default=str).encode())
-    specs = None if catalogue is None else [_spec_json(spec) for spec in catalogue]
-    add("catalogue", json.dumps(specs, sort_keys=True, default=str).encode())
-    add("sources", json.dumps(list(catalogue_sources)).encode())
+    _common(digest, options, catalogue, catalogue_sources)
     files = collect_files(paths)
     folders: dict[Path, Path | None] = {}
     splits: set[Path] = set()
@@ -121,3 +148,90 @@ def store(key: str, report: CheckReport) -> None:
     data = {"format": FORMAT, "key": key, "report": report.to_json()}
     write_entry(folder, f"{key}.json", json.dumps(data, ensure_ascii=False).encode(),
                 MAX_ENTRIES)
+
+
+class FileParts:
+    """The per-file parts of the report kept for one set of options, catalogue and code
+    (``check.static.FilePart``; see the module docstring). ``run_check`` asks for a
+    file's part under ``key`` (its path, bytes and context) and puts what it computed;
+    ``save`` keeps this check's parts first, then older ones, up to ``MAX_PARTS``."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self._path = folder / f"{name}.json"
+        self._folder = folder
+        self._old: dict[str, Any] = {}
+        self._used: dict[str, Any] = {}
+        self._changed = False
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+            if data.get("format") == FORMAT and data.get("key") == name:
+                self._old = dict(data["parts"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self._old = {}
+        self._name = name
+
+    @classmethod
+    def open(cls, options: dict[str, Any], catalogue: Sequence[ToolSpec] | None,
+             catalogue_sources: Iterable[str]) -> FileParts | None:
+        folder = cache_dir()
+        if folder is None:
+            return None
+        digest = hashlib.sha256(b"file parts\0")
+        _common(digest, options, catalogue, catalogue_sources)
+        return cls(folder / "files", digest.hexdigest())
+
+    @staticmethod
+    def key(path: str, data: bytes, context: str) -> str:
+        digest = hashlib.sha256()
+        _add(digest, "path", path.encode())
+        _add(digest, "bytes", data)
+        _add(digest, "context", context.encode())
+        return digest.hexdigest()
+
+    def get(self, key: str) -> FilePart | None:
+        raw = self._old.get(key)
+        if raw is None:
+            return None
+        try:
+            part = _part_from_json(raw)
+        except (ValueError, KeyError, TypeError):
+            return None
+        self._used[key] = raw
+        return part
+
+    def put(self, key: str, part: FilePart) -> None:
+        self._used[key] = _part_to_json(part)
+        self._changed = True
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        parts = dict(self._used)
+        for key, raw in self._old.items():
+            if len(parts) >= MAX_PARTS:
+                break
+            parts.setdefault(key, raw)
+        data = {"format": FORMAT, "key": self._name, "parts": parts}
+        write_entry(self._folder, self._path.name,
+                    json.dumps(data, ensure_ascii=False).encode(), MAX_PART_SETS)
+
+
+def _part_to_json(part: FilePart) -> dict[str, Any]:
+    return dataclasses.asdict(part)
+
+
+def _part_from_json(raw: dict[str, Any]) -> FilePart:
+    from pytest_tooleval.cases.duplicates import Question
+    from pytest_tooleval.check.report import Failure, Miss
+    from pytest_tooleval.check.static import FilePart
+
+    return FilePart(
+        files=int(raw["files"]), cases=int(raw["cases"]),
+        steps_routed=int(raw["steps_routed"]), steps_skipped=int(raw["steps_skipped"]),
+        failures=[Failure(**failure) for failure in raw["failures"]],
+        misses=[Miss(**miss) for miss in raw["misses"]],
+        counts=[(bool(hit), str(language), str(group), str(register),
+                 None if half is None else str(half), bool(fallback))
+                for hit, language, group, register, half, fallback in raw["counts"]],
+        questions=[Question(**question) for question in raw["questions"]],
+    )

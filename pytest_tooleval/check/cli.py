@@ -160,6 +160,7 @@ def _static_check(
     specs = catalogue.specs if catalogue else None
     offered = sorted(set(args.offered)) if args.offered else None
     key = None
+    parts = None
     if not args.no_cache:
         from pytest_tooleval.check import cache
 
@@ -171,6 +172,9 @@ def _static_check(
         if hit is not None:
             hit.seconds = time.perf_counter() - started
             return hit
+        # Not this whole input: the files checked before under the same options,
+        # catalogue and code are not computed again (cache.FileParts).
+        parts = cache.FileParts.open(options, specs, sources)
     from pytest_tooleval.check.static import run_check
     from pytest_tooleval.router.trigger_router import TriggerRouter
 
@@ -184,7 +188,10 @@ def _static_check(
         strict=args.strict and not args.oracle,
         catalogue=specs,
         catalogue_sources=sources,
+        parts=parts,
     )
+    if parts is not None:
+        parts.save()
     if key is not None:
         cache.store(key, report)
     report.seconds = time.perf_counter() - started

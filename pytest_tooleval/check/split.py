@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import json
 import sys
-import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -236,6 +235,8 @@ def load_split(folder: Path) -> Split | None:
     path = folder / SPLIT_FILE
     if not path.is_file():
         return None
+    import tomllib  # only where a folder has a split file
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         entries = {

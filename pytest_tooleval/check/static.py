@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
 from pytest_tooleval.cases.errors import CaseFileError, Problem
@@ -38,6 +40,64 @@ from pytest_tooleval.router.catalogue import (
 )
 from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
+
+
+@dataclass
+class FilePart:
+    """What one case file adds to the report, in order: everything ``run_check`` does
+    for a file after its split (which reads the folder's other files) is looked up.
+    Kept per file by ``check/cache.py`` (``FileParts``) so that a check after editing
+    one file loads, guards and routes only that file; the near-duplicate search and the
+    splits, which span files, are computed every time."""
+
+    files: int = 0
+    cases: int = 0
+    steps_routed: int = 0
+    steps_skipped: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    misses: list[Miss] = field(default_factory=list)
+    #: ``CheckReport.count``'s arguments, one tuple per routed step:
+    #: (hit, language, group, register, half, fallback).
+    counts: list[tuple[bool, str, str, str, str | None, bool]] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+    def apply(self, report: CheckReport, questions: list[Question]) -> None:
+        """Add this part to ``report`` exactly as computing it there would have."""
+        report.files += self.files
+        report.cases += self.cases
+        report.steps_routed += self.steps_routed
+        report.steps_skipped += self.steps_skipped
+        report.failures += self.failures
+        report.misses += self.misses
+        for miss in self.misses:
+            report.by_miss_class[miss.miss_class] = report.by_miss_class.get(
+                miss.miss_class, 0) + 1
+        for hit, language, group, register, half, fallback in self.counts:
+            report.count(hit, language, group, register, half=half, fallback=fallback)
+        questions += self.questions
+
+
+class FileCache(Protocol):
+    """Per-file parts (check/cache.py's ``FileParts``): ``key`` names a file's input
+    beyond what the cache itself is keyed on (options, catalogue, code)."""
+
+    def key(self, path: str, data: bytes, context: str) -> str: ...
+
+    def get(self, key: str) -> FilePart | None: ...
+
+    def put(self, key: str, part: FilePart) -> None: ...
+
+
+class _Recorder(CheckReport):
+    """A scratch report that also records ``count``'s calls, for a ``FilePart``."""
+
+    def __init__(self, k: int) -> None:
+        super().__init__(k=k)
+        self.counted: list[tuple[bool, str, str, str, str | None, bool]] = []
+
+    def count(self, hit: bool, language: str, group: str, register: str, *,
+              half: str | None = None, fallback: bool = False) -> None:
+        self.counted.append((hit, language, group, register, half, fallback))
 
 
 def _catalogue(
@@ -111,12 +171,16 @@ def run_check(
     strict: bool = False,
     catalogue: Sequence[ToolSpec] | None = None,
     catalogue_sources: Sequence[str] = (),
+    parts: FileCache | None = None,
 ) -> CheckReport:
     """Check every case file under ``paths``; see the module docstring.
 
     ``catalogue``: the specs a run would offer (``check.catalogue.configured_catalogue``,
     or a session's catalogue); without it, ``offered_tools`` names (default: the
     built-ins this machine offers) are routed with the built-in descriptions only.
+    ``parts``: each file's part of the report kept from an earlier check of the same
+    bytes (``tooleval check``; it must be keyed on the options, the catalogue and the
+    router that compute the parts).
     """
     started = time.perf_counter()
     router = router or TriggerRouter(k)
@@ -132,6 +196,8 @@ def run_check(
     questions: list[Question] = []
     splits: dict[Path, Split | None] = {}
     verified: set[Path] = set()
+    split_bytes: dict[Path, str] = {}
+    tools = ",".join(sorted(machine))
     for path in collect_files(paths):
         source = str(path)
         try:
@@ -146,47 +212,87 @@ def run_check(
                 Failure(SPLIT, str(split.folder), key, None, problem)
                 for key, problem in verify(split)
             ]
-        try:
-            case_file = load_case_file(path, extra, strict=strict)
-        except CaseFileError as error:
-            report.files += 1
-            report.failures += [
-                Failure(GUARD, source, p.case, p.step, _problem_detail(p)) for p in error.problems
-            ]
-            continue
-        if language and case_file.language != language:
-            continue
-        report.files += 1
-        offered = machine | set(case_file.inline_tool_names)
-        for tool in case_file.requires:
-            if tool not in offered:
-                report.failures.append(
-                    Failure(
-                        REQUIRES,
-                        source,
-                        None,
-                        None,
-                        f"requires {tool!r}, which no provider on this machine offers "
-                        "(a missing binary, an MCP server not configured or not started)"
-                        + "".join(f"; {line}" for line in unlisted),
-                    )
-                )
-        specs = _catalogue(offered, case_file, source, known)
-        for case in case_file.cases:
-            report.cases += 1
-            questions.append(_question(case, source, case_file.language))
-            half = None
-            if split is not None:
-                half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
-            _route_case(
-                report, router, case, case_file.language, source, specs, offered, half
-            )
+        key = None
+        if parts is not None:
+            # What the part depends on beyond the cache's own key: the file's path and
+            # bytes, the split that assigns its cases to halves, this machine's tools.
+            if split is None:
+                context = f"no split\0{tools}"
+            else:
+                if split.folder not in split_bytes:
+                    split_bytes[split.folder] = split.path.read_text(encoding="utf-8")
+                context = f"split {split.path}\0{split_bytes[split.folder]}\0{tools}"
+            key = parts.key(source, path.read_bytes(), context)
+            part = parts.get(key)
+            if part is not None:
+                part.apply(report, questions)
+                continue
+        part = _check_file(path, source, router, extra, strict, language, machine, unlisted,
+                           known, split)
+        if parts is not None and key is not None:
+            parts.put(key, part)
+        part.apply(report, questions)
     for pair in find_near_duplicates(questions, similarity):
         report.failures.append(
             Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None, pair.describe())
         )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _check_file(
+    path: Path,
+    source: str,
+    router: Router,
+    extra: tuple[str, ...],
+    strict: bool,
+    language: str | None,
+    machine: set[str],
+    unlisted: list[str],
+    known: list[ToolSpec],
+    split: Split | None,
+) -> FilePart:
+    """One file's part of the report: load and guards, ``requires``, routing."""
+    part = FilePart()
+    try:
+        case_file = load_case_file(path, extra, strict=strict)
+    except CaseFileError as error:
+        part.files = 1
+        part.failures = [
+            Failure(GUARD, source, p.case, p.step, _problem_detail(p)) for p in error.problems
+        ]
+        return part
+    if language and case_file.language != language:
+        return part
+    part.files = 1
+    offered = machine | set(case_file.inline_tool_names)
+    for tool in case_file.requires:
+        if tool not in offered:
+            part.failures.append(
+                Failure(
+                    REQUIRES,
+                    source,
+                    None,
+                    None,
+                    f"requires {tool!r}, which no provider on this machine offers "
+                    "(a missing binary, an MCP server not configured or not started)"
+                    + "".join(f"; {line}" for line in unlisted),
+                )
+            )
+    specs = _catalogue(offered, case_file, source, known)
+    scratch = _Recorder(router.k)
+    for case in case_file.cases:
+        part.cases += 1
+        part.questions.append(_question(case, source, case_file.language))
+        half = None
+        if split is not None:
+            half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
+        _route_case(scratch, router, case, case_file.language, source, specs, offered, half)
+    part.failures += scratch.failures
+    part.misses = scratch.misses
+    part.counts = scratch.counted
+    part.steps_routed, part.steps_skipped = scratch.steps_routed, scratch.steps_skipped
+    return part
 
 
 def _route_case(

@@ -29,6 +29,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
 UNSAFE_MODE = "unsafe-no-jail"
@@ -192,8 +193,23 @@ def use_jail(unsafe: bool) -> bool:
 
 
 # Running a command in the jail lives in jailrun (kept apart for size); its names stay
-# reachable here, where the jail's callers look for them.
-from pytest_tooleval.tools.jailrun import JailBroken, Outcome, disk_usage, run  # noqa: E402
+# reachable here, where the jail's callers look for them, but jailrun (and jailhome) are
+# imported only on first use: ``tooleval check`` only probes whether the jail works.
+if TYPE_CHECKING:
+    from pytest_tooleval.tools.jailrun import JailBroken, Outcome, disk_usage, run
+
+_LAZY = ("JailBroken", "Outcome", "disk_usage", "run")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from pytest_tooleval.tools import jailrun
+
+        value = getattr(jailrun, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "UNSAFE_FLAG",
