@@ -319,6 +319,10 @@ class _Handler(BaseHTTPRequestHandler):
         super().setup()
         if self.server.fake.keep_alive:
             self.protocol_version = "HTTP/1.1"  # several requests per connection
+            # The headers and the body go out in two writes: on a kept connection Nagle's
+            # algorithm holds the second until the client's delayed ACK (about 40 ms), a
+            # delay real servers do not have (asyncio and uvicorn set TCP_NODELAY).
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.fake._track(self.connection, add=True)
         if self.server.fake._stopping.is_set():  # accepted just as stop() ran
             with contextlib.suppress(OSError):
