@@ -47,8 +47,7 @@ from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 FOLDS = 10
 #: Mechanisms ``--without`` can switch off (the fourth round's, docs/router.md), to measure
 #: each on a source it was not written from (with ``--by-source``).
-MECHANISMS = ("confirmed", "iver", "glued", "voiced", "repository", "courtesy",
-              "skeleton")
+MECHANISMS = ("confirmed", "iver", "glued", "voiced", "repository", "courtesy")
 
 
 def switch_off(name: str) -> None:
@@ -69,10 +68,6 @@ def switch_off(name: str) -> None:
         trigger_router.repository_frame = lambda *a: []  # type: ignore[assignment]
     elif name == "courtesy":
         trigger_router.is_courtesy = lambda words: False  # type: ignore[assignment]
-    elif name == "skeleton":
-        from pytest_tooleval.router import patterns
-
-        patterns.TriggerSet.skeleton_word = lambda self, word: ""  # type: ignore[method-assign]
     else:
         raise SystemExit(f"--without: unknown mechanism {name!r}; one of {MECHANISMS}")
 

@@ -50,12 +50,6 @@ MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word tri
 FUZZY_MIN_WORD = 6
 FUZZY_SAME_START = 2
 FUZZY_MIN_TRIGGER = 6
-# Vowel-dropped shorthand (kdr, zmn, ftr): a word of only consonants, this long or longer,
-# read as the one trigger word or stem of SKELETON_MIN_TRIGGER letters or more with the
-# same consonants in the same order (kadar, zaman, fatura).
-SKELETON_MIN_WORD = 3
-SKELETON_MIN_TRIGGER = 4
-_VOWELS = frozenset("aeiou")  # after the ASCII fold (ı ö ü → i o u)
 # (whole trigger words, stems): first letters → length → words
 MEMO_SIZE = 50_000  # words remembered per trigger set (then forgotten, all at once)
 FuzzyIndex = tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, list[str]]]]
@@ -195,8 +189,6 @@ class TriggerSet:
         self._by_stem_ready = False
         # Trigger words and stems for typo tolerance (built on first use).
         self._fuzzy_index: FuzzyIndex | None = None
-        # Consonant skeleton → the one trigger word or stem with it ("" when several).
-        self._skeleton_index: dict[str, str] | None = None
         # Every pattern's whole-word and stem elements (built on first use; see
         # _in_some_pattern), and the stem elements' lengths.
         self._elements: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
@@ -314,7 +306,6 @@ class TriggerSet:
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
                 self._by_stem_ready = False
                 self._fuzzy_index = None
-                self._skeleton_index = None
                 self._elements = None
                 self._clear_memos()
                 if is_stem and len(first) not in self._stem_sizes:
@@ -446,39 +437,11 @@ class TriggerSet:
         ``known``: real words (the corpus's vocabulary), never respelt."""
         skipped = set(skip)
         return tuple(
-            ""
-            if position in skipped
-            else self._respelt(word)
-            if len(word) >= FUZZY_MIN_WORD and word not in known
-            else self.skeleton_word(word)
+            self._respelt(word)
+            if position not in skipped and len(word) >= FUZZY_MIN_WORD and word not in known
+            else ""
             for position, word in enumerate(words)
         )
-
-    def skeleton_word(self, word: str) -> str:
-        """The trigger word or stem a vowel-dropped shorthand stands for (*kdr* → kadar,
-        *zmn* → zaman, *hsp* → hesap): ``word`` has only consonants (no digit), and exactly
-        one trigger element of SKELETON_MIN_TRIGGER letters or more, starting with a
-        consonant, has them, in that order, as its consonants; "" otherwise. Known or not:
-        such a word is no word of its own."""
-        if (len(word) < SKELETON_MIN_WORD or not word.isalpha() or not word.isascii()
-                or not _VOWELS.isdisjoint(word)):
-            return ""
-        index = self._skeleton_index
-        if index is None:
-            index = self._skeleton_index = {}
-            for elements, _ in self._patterns:
-                for element, _stem in elements:
-                    if len(element) < SKELETON_MIN_TRIGGER or not element.isalpha():
-                        continue
-                    # the first letter is kept, even a vowel (*hft* hafta, never *prl* april)
-                    key = element[0] + "".join(c for c in element[1:] if c not in _VOWELS)
-                    if len(key) < SKELETON_MIN_WORD or key == element or key[0] in _VOWELS:
-                        continue
-                    other = index.get(key, element)
-                    # one stem inside another (fatur*, fatura*) is one reading: the shorter
-                    index[key] = (other if element.startswith(other) else
-                                  element if other.startswith(element) else "")
-        return index.get(word, "")
 
     def _respelt(self, word: str) -> str:
         memo = self._respell_memo

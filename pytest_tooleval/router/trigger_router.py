@@ -256,10 +256,7 @@ class TriggerRouter(Router):
                 for target in match.pattern.targets:
                     label = f"{target.label!r} ({set_language}) ← {match.text!r}"
                     if match.typo:
-                        # a respelt word: one edit away, or a vowel-dropped shorthand (kdr)
-                        kind = "shorthand" if match.typo.isalpha() and not any(
-                            c in "aeiou" for c in match.typo) else "typo"
-                        label += f" ({kind} of {match.typo!r})"
+                        label += f" (typo of {match.typo!r})"
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
                         if kind in ("currency", "exchange"):
