@@ -32,12 +32,6 @@ interpreter lock held, every lane waiting. Measured with scripts/bench_concurren
   ``__del__()`` methods are called for objects that still exist when the interpreter
   exits", the language reference).
 
-Where a full collection already ran after the session finished (pytest runs one or two as
-it ends: its checks for unraisable exceptions), the exit collects only the young
-generations (what became garbage since, about 1 ms of CPU) instead of a third full pass
-over the heap (0.05 s for 300 cases): garbage in the old generation made in the moment
-between pytest's collection and the exit is left to the operating system, as above.
-
 Only in a process that ran tooleval cases (``arm``, from ``pytest_sessionfinish``; the
 freeze while running, only with lanes): a plain pytest run with the plugin installed
 collects as it always did.
@@ -56,9 +50,6 @@ ENV = "TOOLEVAL_GC"
 
 _armed = False
 _frozen = False
-#: Full (generation 2) collections counted when the run was armed: more at the exit means
-#: one ran after the session finished.
-_full_collections_when_armed = 0
 
 
 def _full() -> bool:
@@ -95,15 +86,10 @@ def thaw() -> None:
         trace.mark("heap: thawed")
 
 
-def _full_collections() -> int:
-    return int(gc.get_stats()[2]["collections"])
-
-
 def arm() -> None:
     """This process ran a tooleval run: its exit collects once, then freezes."""
-    global _armed, _full_collections_when_armed
+    global _armed
     _armed = True
-    _full_collections_when_armed = _full_collections()
 
 
 def wanted() -> bool:
@@ -113,13 +99,9 @@ def wanted() -> bool:
 def _collect_then_freeze() -> None:
     if not wanted():
         return
-    if _full_collections() > _full_collections_when_armed:
-        gc.collect(1)  # a full pass ran since the session finished: only what is new
-        trace.mark("exit: young garbage collected (a full pass ran at the end), the rest frozen")
-    else:
-        gc.collect()
-        trace.mark("exit: garbage collected, the rest frozen")
+    gc.collect()
     gc.freeze()
+    trace.mark("exit: garbage collected, the rest frozen")
 
 
 atexit.register(_collect_then_freeze)

@@ -73,8 +73,7 @@ def test_a_traced_run_marks_each_step_of_its_end_and_leaves_nothing_behind(
               "terminal summary (ours) written",
               "sessionfinish done (pytest's summary printed)", "unconfigure done",
               "exit handlers begin (non-daemon threads joined)",
-              # pytest's own end ran a full pass after ours: the exit collects the young.
-              "exit: young garbage collected (a full pass ran at the end), the rest frozen",
+              "exit: garbage collected, the rest frozen",
               "exit handlers done (interpreter teardown follows)"]
     positions = [labels.index(label) for label in wanted]
     assert positions == sorted(positions), labels
@@ -108,16 +107,11 @@ def test_no_mark_without_the_variable(project, fake_model, monkeypatch) -> None:
 #: and a handler registered before heap.py's (so run after it) records what it found.
 _EXIT_PROBE = r"""
 import atexit, gc, sys
-out, mode = sys.argv[1], sys.argv[2]
+out = sys.argv[1]
 def write(text):
     with open(out, "a", encoding="utf-8") as handle:
         handle.write(text + "\n")
-state = {}
-def last():
-    write(f"frozen {gc.get_freeze_count()}")
-    if "full" in state:
-        write(f"full passes at the exit {gc.get_stats()[2]['collections'] - state['full']}")
-atexit.register(last)
+atexit.register(lambda: write(f"frozen {gc.get_freeze_count()}"))
 from pytest_tooleval import heap
 gc.disable()
 class Cycle:
@@ -126,22 +120,15 @@ class Cycle:
 cycle = Cycle()
 cycle.me = cycle
 del cycle
-if mode in ("armed", "armed-then-full"):
+if sys.argv[2] == "armed":
     heap.arm()
-if mode == "armed-then-full":  # as pytest's own end collects after the session finished
-    gc.collect()
-    young = Cycle()
-    young.me = young
-    del young
-    state["full"] = gc.get_stats()[2]["collections"]
 """
 
 
-def _exit_probe(tmp_path: Path, armed: bool | str, **env: str) -> list[str]:
-    mode = armed if isinstance(armed, str) else "armed" if armed else "not"
-    out = tmp_path / f"exit-{mode}-{len(env)}.txt"
+def _exit_probe(tmp_path: Path, armed: bool, **env: str) -> list[str]:
+    out = tmp_path / f"exit-{armed}-{len(env)}.txt"
     done = subprocess.run(
-        [sys.executable, "-c", _EXIT_PROBE, str(out), mode],
+        [sys.executable, "-c", _EXIT_PROBE, str(out), "armed" if armed else "not"],
         env={**os.environ, "PYTHONPATH": str(ROOT), **env}, capture_output=True, text=True,
         check=False, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -154,16 +141,6 @@ def test_an_armed_exit_collects_the_garbage_first_then_freezes_the_rest(tmp_path
     lines = _exit_probe(tmp_path, armed=True)
     assert lines[0] == "finalized"
     assert lines[1].startswith("frozen ") and int(lines[1].split()[1]) > 1000
-
-
-def test_after_a_full_pass_at_the_end_the_exit_collects_only_the_young(tmp_path) -> None:
-    """pytest's end ran a full collection after the session finished: the exit makes no
-    third full pass, yet garbage made since is still finalized before the freeze."""
-    lines = _exit_probe(tmp_path, armed="armed-then-full")
-    # The first cycle by the full pass at the end, the young one by the exit's collection.
-    assert lines[:2] == ["finalized", "finalized"]
-    assert lines[2].startswith("frozen ") and int(lines[2].split()[1]) > 1000
-    assert lines[3] == "full passes at the exit 0"
 
 
 def test_an_exit_not_armed_or_asked_for_in_full_is_the_interpreters_own(tmp_path) -> None:
