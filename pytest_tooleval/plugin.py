@@ -223,8 +223,9 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     runtime = runtime_of(session.config)
     trace.mark("sessionfinish: ours begins")
-    if not runtime.settings.check:
-        heap.arm()  # a run's large heap: its exit collects once (heap.py)
+    recorded = runtime.recorder is not None and bool(runtime.recorder.results)
+    if not runtime.settings.check and (runtime.cases_run or recorded):
+        heap.arm()  # this process ran (or recorded) cases: its exit collects once (heap.py)
     if runtime.is_worker:
         session.config.workeroutput[WORKER_INFO_KEY] = runtime.info()  # type: ignore[attr-defined]
         runtime.close()

@@ -40,6 +40,8 @@ class Runtime:
         self.profile = profile
         self.is_worker = hasattr(config, "workerinput")
         self._session: ModelSession | None = None
+        #: Cases this process ran (a worker's, or a serial run's): heap.arm() asks.
+        self.cases_run = 0
         self._world_base: Path | None = None
         self._owns_world_base = False
         self._configuration_error: str | None = None
@@ -140,6 +142,7 @@ class Runtime:
     def case_result(self, item: Any) -> CaseResult:
         """The item's case, run here or, with a profile's ``concurrency`` above 1, by the
         lanes that run the following cases meanwhile; scored here, in item order."""
+        self.cases_run += 1
         ref = self.case_ref(item)
         lanes = self._lanes_for_run()
         if lanes is None:

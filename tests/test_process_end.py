@@ -216,3 +216,21 @@ def test_a_heap_frozen_by_someone_else_is_left_as_it_is() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_plain_pytest_run_with_the_plugin_is_not_armed(tmp_path: Path) -> None:
+    """The plugin is loaded in every pytest run of a project that installs it; a run of
+    ordinary tests (no case run or recorded) keeps the interpreter's own exit: nothing is
+    collected-then-frozen, so an ordinary test suite's objects are finalized as always."""
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert True\n")
+    trace = tmp_path / "trace.log"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin", "-p",
+         "no:cacheprovider", "-q", "test_plain.py"], cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TOOLEVAL_TRACE_END": str(trace),
+             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    labels = [label for _, _, _, label in _marks(trace)]
+    assert "exit handlers begin (non-daemon threads joined)" in labels
+    assert not any(label.startswith("exit: garbage collected") for label in labels), labels
