@@ -188,3 +188,49 @@ def test_a_damaged_set_of_parts_is_recomputed(
     parts.write_text("{not json", encoding="utf-8")
     _write(corpus / "en" / "extra.json", _file("extra", "en", [("what is 3 * 5?", "calculator")]))
     assert len(_agree(capsys, counting, str(corpus))) == 5
+
+
+def test_a_file_edited_while_it_is_checked_stores_nothing_under_its_old_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor saving (or a checkout) between the key's read and the check's read must
+    not leave the new content's result under the old bytes: once the file is back as it
+    was, the check equals a computed one, from the per-file parts and the whole report."""
+    corpus = _corpus(tmp_path / "corpus")
+    target = corpus / "en" / "calc.json"
+    original = target.read_bytes()
+    # The edit turns a hit into a miss (the question no longer asks for arithmetic).
+    edited = json.dumps(_file("calc", "en", [("tell me about the weather in izmir",
+                                              "calculator"),
+                                             ("convert 5 miles to km please",
+                                              "convert_units")]))
+    real = static._check_file
+
+    def edit_then_check(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path == target:
+            target.write_text(edited, encoding="utf-8")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(static, "_check_file", edit_then_check)
+    _run(capsys, str(corpus))
+    monkeypatch.setattr(static, "_check_file", real)
+    target.write_bytes(original)
+    _, cached, _ = _run(capsys, str(corpus))
+    _, computed, _ = _run(capsys, str(corpus), "--no-cache")
+    assert computed["ok"] is True
+    assert _strip(cached) == _strip(computed)
+
+
+def test_a_stored_entry_that_is_not_an_object_is_a_miss(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    _run(capsys, str(corpus))
+    folder = cache.cache_dir()
+    assert folder is not None
+    entries = [p for p in folder.glob("*.json") if p.is_file()]
+    assert entries
+    for entry in entries:
+        entry.write_text("[]", encoding="utf-8")
+    code, data, _ = _run(capsys, str(corpus))
+    assert code == 0 and data["cached"] is False

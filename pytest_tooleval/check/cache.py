@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.cases.files import is_case_path
-from pytest_tooleval.check.files import SPLIT_FILE, collect_files, split_folder
+from pytest_tooleval.check.files import SPLIT_FILE, UsageError, collect_files, split_folder
 from pytest_tooleval.check.report import CheckReport
 from pytest_tooleval.localcache import cache_root, package_fingerprint, write_entry
 from pytest_tooleval.tools.base import ToolSpec
@@ -125,6 +125,16 @@ def check_key(
     return digest.hexdigest()
 
 
+def still(key: str, paths: Sequence[Path], options: dict[str, Any],
+          catalogue: Sequence[ToolSpec] | None, catalogue_sources: Iterable[str]) -> bool:
+    """Whether the input still has ``key`` after the check: a file edited or removed while
+    it was checked must not store the report of the new content under the old key."""
+    try:
+        return check_key(paths, options, catalogue, catalogue_sources) == key
+    except (OSError, UsageError):
+        return False
+
+
 def load(key: str) -> CheckReport | None:
     """The stored report for ``key``, or None (absent, unreadable or of another format)."""
     folder = cache_dir()
@@ -135,7 +145,7 @@ def load(key: str) -> CheckReport | None:
         if data.get("format") != FORMAT or data.get("key") != key:
             return None
         report = CheckReport.from_json(data["report"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     report.cached = True
     return report

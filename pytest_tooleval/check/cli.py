@@ -192,7 +192,7 @@ def _static_check(
     )
     if parts is not None:
         parts.save()
-    if key is not None:
+    if key is not None and cache.still(key, args.paths, options, specs, sources):
         cache.store(key, report)
     report.seconds = time.perf_counter() - started
     return report

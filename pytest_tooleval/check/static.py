@@ -229,7 +229,8 @@ def run_check(
                 continue
         part = _check_file(path, source, router, extra, strict, language, machine, unlisted,
                            known, split)
-        if parts is not None and key is not None:
+        if parts is not None and key is not None and _unchanged(parts, key, path, source,
+                                                                context):
             parts.put(key, part)
         part.apply(report, questions)
     for pair in find_near_duplicates(questions, similarity):
@@ -238,6 +239,16 @@ def run_check(
         )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _unchanged(parts: FileCache, key: str, path: Path, source: str, context: str) -> bool:
+    """Whether the file still holds the bytes its key was made from: a file edited while
+    it was checked (an editor saving, a checkout) must not store the new content's part
+    under the old bytes' key."""
+    try:
+        return parts.key(source, path.read_bytes(), context) == key
+    except OSError:
+        return False
 
 
 def _check_file(

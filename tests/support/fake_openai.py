@@ -16,8 +16,10 @@ request is served on its own thread, so parallel clients overlap, and ``peak_in_
 says how many generations were in progress at once), ``latency`` (seconds added to every
 generation), ``keep_alive`` (HTTP/1.1 persistent connections, as llama-server, vLLM and
 Ollama keep them; the default answers one request per connection, so ``stop()`` never has an
-idle client socket to cut), ``props`` (llama-server's ``GET /props``), ``constrains``
-(request fields it applies as constraints: the canary then gets its one valid reply),
+idle client socket to cut; not for the fault tests: ``kill_after`` closes only the listener,
+so a kept connection is still answered, and ``wait_idle`` waits for kept idle ones),
+``props`` (llama-server's ``GET /props``), ``constrains`` (request fields it applies as
+constraints: the canary then gets its one valid reply),
 ``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama), and
 ``body(...)`` replies for malformed 200 bodies.
 
