@@ -163,6 +163,31 @@ def test_the_code_fingerprint_follows_the_package_files(
         fresh()
 
 
+@pytest.mark.parametrize("library", ["PyStemmer", "snowballstemmer", "rapidfuzz"])
+def test_the_code_fingerprint_follows_each_library_version(
+    library: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new stemmer (``--stemmer snowball``) or matcher can route a step differently: a
+    result computed with the old version must not be served."""
+    from importlib import metadata
+
+    real = metadata.version
+
+    def fresh() -> str:
+        cache.code_fingerprint.cache_clear()
+        return cache.code_fingerprint()
+
+    try:
+        first = fresh()
+        monkeypatch.setattr(
+            metadata, "version", lambda name: "999.0" if name == library else real(name)
+        )
+        assert fresh() != first
+    finally:
+        monkeypatch.undo()
+        fresh()
+
+
 def test_the_cache_can_be_switched_off(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

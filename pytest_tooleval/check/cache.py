@@ -48,8 +48,11 @@ MAX_ENTRIES = 32
 #: Sets of per-file parts kept (one per options, catalogue and code), and the parts in one.
 MAX_PART_SETS = 8
 MAX_PARTS = 4096
-#: Libraries whose behaviour the check's result depends on (parsing, validation, matching).
-LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "jsonschema", "rapidfuzz", "regex")
+#: Libraries whose behaviour the check's result depends on (parsing, validation, matching,
+#: and the stemmers behind ``--stemmer snowball``: text/stem.py takes PyStemmer, else
+#: snowballstemmer, so a new version of either can route a step differently).
+LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "jsonschema", "rapidfuzz", "regex",
+             "PyStemmer", "snowballstemmer")
 
 
 def cache_dir() -> Path | None:
