@@ -329,23 +329,32 @@ def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
     return commands
 
 
+def _usage(commands: dict[str, tuple[str, Callable[[Sequence[str]], int]]], code: int) -> (
+        Callable[[Sequence[str]], int]):
+    def usage(_: Sequence[str]) -> int:
+        print("usage: tooleval COMMAND [options]\n\ncommands:")
+        for name, (summary, _command) in commands.items():
+            print(f"  {name:<8} {summary}")
+        print("\n`tooleval COMMAND --help` describes each command.")
+        return code
+
+    return usage
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = _commands()
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: tooleval COMMAND [options]\n\ncommands:")
-        for name, (summary, _) in commands.items():
-            print(f"  {name:<8} {summary}")
-        print("\n`tooleval COMMAND --help` describes each command.")
-        return 0 if argv else 2
-    name, rest = argv[0], argv[1:]
-    if name not in commands:
-        print(f"tooleval: unknown command {name!r}; try one of: {', '.join(commands)}",
+        command, rest = _usage(commands, 0 if argv else 2), argv
+    elif argv[0] not in commands:
+        print(f"tooleval: unknown command {argv[0]!r}; try one of: {', '.join(commands)}",
               file=sys.stderr)
         return 2
+    else:
+        command, rest = commands[argv[0]][1], argv[1:]
     code: int | None = None
     try:
-        code = commands[name][1](rest)
+        code = command(rest)
         sys.stdout.flush()  # inside the try: a reader that left shows here
         return code
     except BrokenPipeError:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from pytest_tooleval.cli import main
 
@@ -37,6 +40,22 @@ def test_check_on_a_broken_file_exits_1_and_writes_json(tmp_path: Path) -> None:
     assert process.returncode == 1, process.stdout + process.stderr
     assert "single digit" in process.stdout
     assert json.loads(out.read_text())["failures"]
+
+
+# argparse's own help swallows the write error (its _print_message) and exits 0.
+@pytest.mark.parametrize(("argv", "code"), [(["--help"], 141), (["check", "--help"], 0)])
+def test_help_into_a_closed_pipe_is_not_a_traceback(argv: list[str], code: int) -> None:
+    """`tooleval --help | head -3`: the reader leaves before the listing ends."""
+    script = (
+        "import os, sys\n"
+        "read, write = os.pipe(); os.close(read); os.dup2(write, 1)\n"
+        "from pytest_tooleval.cli import main\n"
+        f"sys.exit(main({argv!r}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True,
+                          timeout=120, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.returncode == code
 
 
 def test_a_closed_pipe_is_not_a_traceback() -> None:
