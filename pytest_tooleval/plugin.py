@@ -113,6 +113,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.tools.base import ConfigurationError
 
+        # Ordering needs the session (the router, the catalogue): made only when there
+        # are cases to order, so a project's own tests never build one.
+        if sum(isinstance(item, CaseItem) for item in items) < 2:
+            return
         # A broken configuration is already a collection error; the order stays.
         with contextlib.suppress(ConfigurationError):
             items[:] = ordering.prefix_order(items, runtime.session(),
