@@ -57,7 +57,7 @@ def switch_off(name: str) -> None:
     from pytest_tooleval.text import dialect, normalize
 
     if name == "confirmed":
-        trigger_router._confirmed = lambda deferred, scores, text: []  # type: ignore[assignment]
+        trigger_router.confirmed = lambda deferred, scores, text: []  # type: ignore[assignment]
     elif name == "iver":
         dialect._quickly = lambda word: None  # type: ignore[assignment]
     elif name == "glued":

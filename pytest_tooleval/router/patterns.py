@@ -1,36 +1,35 @@
-"""Trigger data files compiled into word patterns, and longest-match matching.
-
-A trigger is written the way a user types it and normalised like a message:
-
-- ``fatura*``: a stem, matched at the start of a word (faturamı, faturalar);
-- ``saat``: a whole word only;
-- ``hava durum*``: a phrase, word by word, any word may be a stem;
-- ``let * know``: a lone ``*`` inside a phrase stands for any one word but the speaker
-  (me, us);
-- ``kira* -kiraz``: a stem with an exception (a word starting with kiraz is no match);
-- a stem shorter than four letters (``maç*``, ``git*``) only counts when another trigger
-  or cue fired for the same tool (spec: short triggers need a second cue).
-
-At each word the longest pattern wins (``hatırlat*`` over ``hatırl*``, ``hava durumu``
-over ``durum*``); patterns of equal length all fire.
-"""
+"""One language's compiled triggers (``TriggerSet``): the sections of its trigger data
+files indexed by first word and stem, and the candidates a message's words match, with
+the dialect variants, the Snowball stems and the typo tolerance (router/fuzzy.py). The
+syntax of one trigger and the longest-match rule: router/trigger_syntax.py."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
 from pytest_tooleval.router.explain import Explain
+from pytest_tooleval.router.fuzzy import (
+    FUZZY_MIN_TRIGGER,
+    FUZZY_MIN_WORD,
+    FUZZY_SAME_START,
+    FuzzyIndex,
+    respell,
+)
 from pytest_tooleval.router.saved_things import SavedThings
+from pytest_tooleval.router.trigger_syntax import (
+    MIN_STEM,
+    Match,
+    Pattern,
+    Target,
+    WordEntry,
+    flatten,
+    parse_trigger,
+    trigger_key,
+)
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import has_snowball, snowball_stem
-from pytest_tooleval.yamlio import safe_load
 
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
@@ -39,133 +38,8 @@ FORM_KEYS = ("personal", "question")  # the question-form class (section questio
 ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
-NOT_SOMEONE_ELSE = frozenset({"me", "us", "myself", "ourselves", "beni", "bizi"})
 MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
-MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
-# Typo tolerance: a message word of at least FUZZY_MIN_WORD letters that starts no match and
-# is no word the corpus knows is respelt as the trigger word (or stem, FUZZY_MIN_TRIGGER
-# letters or more) one edit away (a letter added, dropped, changed, or two neighbours
-# swapped: "hatrılat" → hatırlat*), the first two letters kept (people rarely mistype
-# them, and real words a letter apart mostly differ there: please/lease, levent/event).
-FUZZY_MIN_WORD = 6
-FUZZY_SAME_START = 2
-FUZZY_MIN_TRIGGER = 6
-# (whole trigger words, stems): first letters → length → words
 MEMO_SIZE = 50_000  # words remembered per trigger set (then forgotten, all at once)
-FuzzyIndex = tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, list[str]]]]
-
-
-@dataclass(frozen=True)
-class Target:
-    """What a pattern votes for: a tool, or a class marker such as ``@topics``."""
-
-    tool: str
-    weight: float
-    needs_cue: bool
-    label: str  # the trigger as written in the data file
-    language: str
-
-
-@dataclass
-class Pattern:
-    elements: tuple[tuple[str, bool], ...]  # (word, is_stem)
-    exceptions: tuple[str, ...]
-    targets: list[Target] = field(default_factory=list)
-    stems: tuple[str, ...] = ()  # each element's Snowball stem (the ``snowball`` switch)
-    text: str = ""  # the trigger as written, for computing ``stems`` on first use
-
-    @cached_property
-    def length(self) -> int:
-        """Letters matched, plus one per word boundary: the longest-match key."""
-        return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
-
-    def match_at(
-        self, words: tuple[str, ...], start: int, stems: tuple[str, ...] | None = None
-    ) -> int:
-        """The end index when the pattern matches at ``start``, else 0.
-
-        With ``stems`` (the message words' Snowball stems) a word also matches by its stem:
-        a whole-word trigger when the stems are equal (saati ~ saat), a stem trigger when
-        the word's stem starts with it (kitabı → kitap ~ kitap*).
-        """
-        end = start + len(self.elements)
-        if end > len(words):
-            return 0
-        for offset, (word, is_stem) in enumerate(self.elements):
-            token = words[start + offset]
-            stem = stems[start + offset] if stems else ""
-            if is_stem:
-                if not word and token in NOT_SOMEONE_ELSE:
-                    return 0  # "let * know" is about someone else: not "let me know"
-                if not (token.startswith(word) or (stem and stem.startswith(word))):
-                    return 0
-                if any(token.startswith(exc) for exc in self.exceptions):
-                    return 0
-            elif token != word and not (
-                self.stems and len(stem) >= MIN_STEM and stem == self.stems[offset]
-            ):
-                return 0
-        return end
-
-
-#: A pattern decided for one word: (pattern, matches the word alone, the phrase's second
-#: word, whether that word is a stem); a one-word pattern's last two are "" and True.
-WordEntry = tuple[Pattern, bool, str, bool]
-
-
-@dataclass(frozen=True)
-class Match:
-    pattern: Pattern
-    start: int
-    end: int
-    text: str  # the message words that matched
-    typo: str = ""  # the message word a fuzzy match respelt ("" for an exact match)
-
-
-def _flatten(items: Any) -> list[str]:
-    if items is None:
-        return []
-    if isinstance(items, str):
-        return [items]
-    if isinstance(items, bool | int | float):
-        raise ValueError(
-            f"trigger {items!r} is not text: quote words YAML reads as booleans or numbers "
-            '("on", "no", "yes", "off", "1")'
-        )
-    out: list[str] = []
-    for item in items:
-        out.extend(_flatten(item))
-    return out
-
-
-def _key(text: str, language: str | None = None) -> str:
-    return "".join(normalize(text, language).words)
-
-
-def parse_trigger(
-    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}, language: str | None = None
-) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]:
-    """``"hava durum* -havale"`` → ((("hava", False), ("durum", True)), ("havale",))."""
-    elements: list[tuple[str, bool]] = []
-    excluded: list[str] = []
-    for part in text.split():
-        if part.startswith("-") and len(part) > 1:
-            excluded.append(_key(part[1:], language))
-            continue
-        if part == "*":
-            if elements:  # any one word, inside a phrase: "let * know"
-                elements.append(("", True))
-            continue
-        is_stem = part.endswith("*")
-        pieces = normalize(part.rstrip("*"), language).words
-        for index, piece in enumerate(pieces):
-            elements.append((piece, is_stem and index == len(pieces) - 1))
-    while elements and elements[-1] == ("", True):
-        elements.pop()  # a phrase ends with a word, not with the wildcard
-    for word, is_stem in elements:
-        if is_stem and word:
-            excluded.extend(exceptions.get(word, ()))
-    return tuple(elements), tuple(dict.fromkeys(excluded))
 
 
 class TriggerSet:
@@ -213,21 +87,21 @@ class TriggerSet:
         """Merge one data file's content (see docs/router.md for the format)."""
 
         def norm(text: str) -> str:
-            return _key(text, self.language)
+            return trigger_key(text, self.language)
 
         for stem, excs in (data.get("exceptions") or {}).items():
-            merged = (*self.exceptions.get(norm(stem), ()), *(norm(e) for e in _flatten(excs)))
+            merged = (*self.exceptions.get(norm(stem), ()), *(norm(e) for e in flatten(excs)))
             self.exceptions[norm(stem)] = tuple(dict.fromkeys(merged))
         for source, target in (data.get("alternations") or {}).items():
             self.alternations[norm(source)] = norm(target)
-        self.stop_words.update(norm(w) for w in _flatten(data.get("stop_words")))
+        self.stop_words.update(norm(w) for w in flatten(data.get("stop_words")))
         # Noise in a description ("Returns the …") but content in a tool's name
         # (get_return_policy): never a description cue, still a name cue.
         self.description_stop_words.update(
-            norm(w) for w in _flatten(data.get("description_only_stop_words"))
+            norm(w) for w in flatten(data.get("description_only_stop_words"))
         )
         for word, phrases in (data.get("cue_synonyms") or {}).items():
-            for text in _flatten(phrases):
+            for text in flatten(phrases):
                 self.add(f"{SYNONYM_PREFIX}{norm(str(word))}", str(text), 1.0)
         for tool, spec in (data.get("tools") or {}).items():
             groups = spec if isinstance(spec, dict) else {"triggers": spec}
@@ -236,7 +110,7 @@ class TriggerSet:
                     # Word endings as a weak vote: Turkish past-tense recollections
                     # ("gitmiştik", "neresiydi") name no memory or calendar word.
                     found = (*self.endings.get(f"tool:{tool}", ()),
-                             *(norm(e) for e in _flatten(items)))
+                             *(norm(e) for e in flatten(items)))
                     self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
                     continue
                 if level not in WEIGHTS:
@@ -244,24 +118,24 @@ class TriggerSet:
                         f"tool {tool!r}: unknown key {level!r} "
                         "(use strong, triggers, weak or endings)"
                     )
-                for text in _flatten(items):
+                for text in flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
         current = data.get("current_info") or {}
         for key in CLASS_KEYS:
-            for text in _flatten(current.get(key)):
+            for text in flatten(current.get(key)):
                 self.add(f"@{key}", str(text), 1.0)
         form = data.get("question_form") or {}
         for key in FORM_KEYS:
-            for text in _flatten(form.get(key)):
+            for text in flatten(form.get(key)):
                 self.add(f"@{key}", str(text), 1.0)
         for key in ENDING_KEYS:
-            found = (*self.endings.get(key, ()), *(norm(e) for e in _flatten(current.get(key))))
+            found = (*self.endings.get(key, ()), *(norm(e) for e in flatten(current.get(key))))
             self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
         # A how-to question: a question word and a passive form ("nasıl pişirilir").
         how_to = data.get("how_to") or {}
-        self.how_to_words.update(norm(w) for w in _flatten(how_to.get("words")))
+        self.how_to_words.update(norm(w) for w in flatten(how_to.get("words")))
         passive = (*self.endings.get("how_to", ()),
-                   *(norm(e) for e in _flatten(how_to.get("endings"))))
+                   *(norm(e) for e in flatten(how_to.get("endings"))))
         self.endings["how_to"] = tuple(dict.fromkeys(e for e in passive if e))
         self.saved.load(data.get("saved_things"), self.language)
         self.explain.load(data.get("explain"), self.language)
@@ -450,7 +324,7 @@ class TriggerSet:
             index = self._fuzzy_index if self._fuzzy_index is not None else self._index_fuzzy()
             if len(memo) >= MEMO_SIZE:
                 memo.clear()
-            found = memo[word] = _respell(word, *index)
+            found = memo[word] = respell(word, *index)
         return found
 
     def _prefixed(self, word: str) -> tuple[Pattern, ...]:
@@ -531,50 +405,3 @@ class TriggerSet:
                 if end:
                     found.append(Match(pattern, start, end, " ".join(words[start:end])))
         return found
-
-
-def _respell(
-    word: str, whole: dict[str, dict[int, list[str]]], stems: dict[str, dict[int, list[str]]]
-) -> str:
-    """The trigger word or stem one edit from ``word`` (its start, for a stem), or ""."""
-    start = word[:FUZZY_SAME_START]
-
-    def best(query: str, choices: Sequence[str]) -> str:
-        hit = process.extractOne(query, choices, scorer=OSA.distance, score_cutoff=1)
-        return str(hit[0]) if hit and hit[0] != query else ""
-
-    by_size = whole.get(start, {})
-    for size in (len(word), len(word) - 1, len(word) + 1):
-        found = best(word, by_size.get(size, ()))
-        if found:
-            return found
-    for size, choices in stems.get(start, {}).items():  # longest stems first
-        for cut in (size, size - 1, size + 1):
-            if cut > len(word):
-                continue
-            found = best(word[:cut], choices)
-            if found:
-                return found + word[cut:]
-    return ""
-
-
-def longest_matches(candidates: list[Match], size: int) -> list[Match]:
-    """Keep a match unless a strictly longer one covers any of its words."""
-    covered = [0] * size
-    accepted: list[Match] = []
-    for match in sorted(candidates, key=lambda m: (-m.pattern.length, m.start)):
-        length = match.pattern.length
-        if any(covered[i] > length for i in range(match.start, match.end)):
-            continue
-        accepted.append(match)
-        for i in range(match.start, match.end):
-            covered[i] = max(covered[i], length)
-    return accepted
-
-
-def load_trigger_file(path: Path) -> tuple[str, dict[str, Any]]:
-    """Read a data file; its language is the ``language`` key or the file's stem."""
-    data = safe_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a trigger file holds one mapping (language, tools, …)")
-    return str(data.get("language") or path.stem), data

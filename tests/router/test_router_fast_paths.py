@@ -198,6 +198,7 @@ def test_posterior_equals_the_plain_sum(messages: list[tuple[str, str]]) -> None
 
 
 def test_the_ranking_keys_in_one_pass_equal_rank(messages: list[tuple[str, str]]) -> None:
+    from pytest_tooleval.router import ranking as rk
     from pytest_tooleval.router import trigger_router as tr
 
     router = TriggerRouter()
@@ -208,12 +209,12 @@ def test_the_ranking_keys_in_one_pass_equal_rank(messages: list[tuple[str, str]]
     seen_kinds = set()
     for message, language in messages[::4]:
         scores, _ = router.score(message, language, catalogue)
-        families = tr._family_best(scores)
+        families = rk.family_best(scores)
         learned = router.learned(message, language, catalogue, scores)
         ranking = {**scores, **{n: scores.get(n, 0.0) + tr.LEARNED_WEIGHT * p
                                 for n, p in learned.items()}}
         for ranked_by in (ranking, scores):  # scores alone: a vote without its weight
-            keys = tr._ranks(names, ranked_by, families, learned)
-            assert keys == {n: tr._rank(n, ranked_by, families, learned) for n in names}
+            keys = rk.ranks(names, ranked_by, families, learned)
+            assert keys == {n: rk.rank(n, ranked_by, families, learned) for n in names}
             seen_kinds |= {key[1] for key in keys.values()}
     assert seen_kinds == {0, 1, 2, 3, 4}  # every branch of the key was compared

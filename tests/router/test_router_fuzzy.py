@@ -1,4 +1,4 @@
-"""Typo-tolerant trigger matching (patterns.FUZZY_*): one edit in a long word still fires
+"""Typo-tolerant trigger matching (router/fuzzy.py): one edit in a long word still fires
 its trigger, at half weight; real words the corpus knows and short words are left alone."""
 
 from __future__ import annotations

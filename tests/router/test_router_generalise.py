@@ -118,7 +118,7 @@ def test_trigger_files_reject_unknown_levels(tmp_path: Path) -> None:
 
 
 def test_a_lone_star_in_a_phrase_is_any_one_word() -> None:
-    from pytest_tooleval.router.patterns import parse_trigger
+    from pytest_tooleval.router.trigger_syntax import parse_trigger
 
     assert parse_trigger("let * know")[0] == (("let", False), ("", True), ("know", False))
     assert parse_trigger("* know")[0] == (("know", False),)  # never the first word

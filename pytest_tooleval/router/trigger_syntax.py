@@ -1,0 +1,166 @@
+"""The trigger syntax: one trigger parsed into a word pattern, a pattern matched at a
+word, the longest matches kept, and a trigger data file read.
+
+A trigger is written the way a user types it and normalised like a message:
+
+- ``fatura*``: a stem, matched at the start of a word (faturamı, faturalar);
+- ``saat``: a whole word only;
+- ``hava durum*``: a phrase, word by word, any word may be a stem;
+- ``let * know``: a lone ``*`` inside a phrase stands for any one word but the speaker
+  (me, us);
+- ``kira* -kiraz``: a stem with an exception (a word starting with kiraz is no match);
+- a stem shorter than four letters (``maç*``, ``git*``) only counts when another trigger
+  or cue fired for the same tool (spec: short triggers need a second cue).
+
+At each word the longest pattern wins (``hatırlat*`` over ``hatırl*``, ``hava durumu``
+over ``durum*``); patterns of equal length all fire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.text.normalize import normalize
+from pytest_tooleval.yamlio import safe_load
+
+NOT_SOMEONE_ELSE = frozenset({"me", "us", "myself", "ourselves", "beni", "bizi"})
+MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a pattern votes for: a tool, or a class marker such as ``@topics``."""
+
+    tool: str
+    weight: float
+    needs_cue: bool
+    label: str  # the trigger as written in the data file
+    language: str
+
+
+@dataclass
+class Pattern:
+    elements: tuple[tuple[str, bool], ...]  # (word, is_stem)
+    exceptions: tuple[str, ...]
+    targets: list[Target] = field(default_factory=list)
+    stems: tuple[str, ...] = ()  # each element's Snowball stem (the ``snowball`` switch)
+    text: str = ""  # the trigger as written, for computing ``stems`` on first use
+
+    @cached_property
+    def length(self) -> int:
+        """Letters matched, plus one per word boundary: the longest-match key."""
+        return sum(len(word) for word, _ in self.elements) + len(self.elements) - 1
+
+    def match_at(
+        self, words: tuple[str, ...], start: int, stems: tuple[str, ...] | None = None
+    ) -> int:
+        """The end index when the pattern matches at ``start``, else 0.
+
+        With ``stems`` (the message words' Snowball stems) a word also matches by its stem:
+        a whole-word trigger when the stems are equal (saati ~ saat), a stem trigger when
+        the word's stem starts with it (kitabı → kitap ~ kitap*).
+        """
+        end = start + len(self.elements)
+        if end > len(words):
+            return 0
+        for offset, (word, is_stem) in enumerate(self.elements):
+            token = words[start + offset]
+            stem = stems[start + offset] if stems else ""
+            if is_stem:
+                if not word and token in NOT_SOMEONE_ELSE:
+                    return 0  # "let * know" is about someone else: not "let me know"
+                if not (token.startswith(word) or (stem and stem.startswith(word))):
+                    return 0
+                if any(token.startswith(exc) for exc in self.exceptions):
+                    return 0
+            elif token != word and not (
+                self.stems and len(stem) >= MIN_STEM and stem == self.stems[offset]
+            ):
+                return 0
+        return end
+
+
+#: A pattern decided for one word: (pattern, matches the word alone, the phrase's second
+#: word, whether that word is a stem); a one-word pattern's last two are "" and True.
+WordEntry = tuple[Pattern, bool, str, bool]
+
+
+@dataclass(frozen=True)
+class Match:
+    pattern: Pattern
+    start: int
+    end: int
+    text: str  # the message words that matched
+    typo: str = ""  # the message word a fuzzy match respelt ("" for an exact match)
+
+
+def flatten(items: Any) -> list[str]:
+    if items is None:
+        return []
+    if isinstance(items, str):
+        return [items]
+    if isinstance(items, bool | int | float):
+        raise ValueError(
+            f"trigger {items!r} is not text: quote words YAML reads as booleans or numbers "
+            '("on", "no", "yes", "off", "1")'
+        )
+    out: list[str] = []
+    for item in items:
+        out.extend(flatten(item))
+    return out
+
+
+def trigger_key(text: str, language: str | None = None) -> str:
+    return "".join(normalize(text, language).words)
+
+
+def parse_trigger(
+    text: str, exceptions: Mapping[str, tuple[str, ...]] = {}, language: str | None = None
+) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]:
+    """``"hava durum* -havale"`` → ((("hava", False), ("durum", True)), ("havale",))."""
+    elements: list[tuple[str, bool]] = []
+    excluded: list[str] = []
+    for part in text.split():
+        if part.startswith("-") and len(part) > 1:
+            excluded.append(trigger_key(part[1:], language))
+            continue
+        if part == "*":
+            if elements:  # any one word, inside a phrase: "let * know"
+                elements.append(("", True))
+            continue
+        is_stem = part.endswith("*")
+        pieces = normalize(part.rstrip("*"), language).words
+        for index, piece in enumerate(pieces):
+            elements.append((piece, is_stem and index == len(pieces) - 1))
+    while elements and elements[-1] == ("", True):
+        elements.pop()  # a phrase ends with a word, not with the wildcard
+    for word, is_stem in elements:
+        if is_stem and word:
+            excluded.extend(exceptions.get(word, ()))
+    return tuple(elements), tuple(dict.fromkeys(excluded))
+
+
+def longest_matches(candidates: list[Match], size: int) -> list[Match]:
+    """Keep a match unless a strictly longer one covers any of its words."""
+    covered = [0] * size
+    accepted: list[Match] = []
+    for match in sorted(candidates, key=lambda m: (-m.pattern.length, m.start)):
+        length = match.pattern.length
+        if any(covered[i] > length for i in range(match.start, match.end)):
+            continue
+        accepted.append(match)
+        for i in range(match.start, match.end):
+            covered[i] = max(covered[i], length)
+    return accepted
+
+
+def load_trigger_file(path: Path) -> tuple[str, dict[str, Any]]:
+    """Read a data file; its language is the ``language`` key or the file's stem."""
+    data = safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a trigger file holds one mapping (language, tools, …)")
+    return str(data.get("language") or path.stem), data
