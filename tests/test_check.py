@@ -175,6 +175,31 @@ def test_near_duplicates_are_named_in_pairs(tmp_path: Path) -> None:
     )  # the normalised texts are identical
 
 
+def test_register_variants_of_one_job_are_not_near_duplicates(tmp_path: Path) -> None:
+    """One job typed with and without Turkish letters folds to nearly the same text: two
+    registers measured on purpose. The same register twice, or another job, still is a
+    duplicate; so are short texts (compared exactly)."""
+
+    def case(name: str, message: str, job: str, register: str) -> dict[str, Any]:
+        return {**tool_case(name, message, "web_search"), "job": job, "register": register}
+
+    write(tmp_path / "a.json", bench("a", "tr", [
+        case("j1-casual", "bugün dolar kuru ne kadar oldu acaba", "j1", "casual"),
+        case("j1-ascii", "bugun dolar kuru ne kadar oldu acaba", "j1", "ascii"),
+        case("j1-ascii-again", "bugun dolar kuru ne kadar oldu acaba ya", "j1", "ascii"),
+        case("j2-casual", "bugün dolar kuru ne kadar oldu acaba?", "j2", "casual"),
+        case("s1-casual", "kur ne", "s1", "casual"),
+        case("s1-ascii", "kur ne", "s1", "ascii"),
+        case("s2-ascii", "kur ne?", "s2", "ascii"),
+    ], ["web_search"]))
+    pairs = {(f.case, f.detail.split("case ")[1].split("'")[1])
+             for f in run_check([tmp_path]).failures if f.kind == "near-duplicate"}
+    assert pairs == {
+        ("j1-casual", "j2-casual"), ("j1-ascii", "j1-ascii-again"), ("j1-ascii", "j2-casual"),
+        ("j1-ascii-again", "j2-casual"), ("s1-casual", "s2-ascii"),
+    }
+
+
 def test_inline_scenario_tools_are_routable_by_their_description(tmp_path: Path) -> None:
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(

@@ -4,6 +4,11 @@ A duplicate occupies two places in a denominator and measures one thing twice. T
 compared after the router's normalisation (case, Turkish letters, apostrophes, emoji,
 punctuation), with rapidfuzz's ratio.
 
+Register variants of one job are not duplicates: cases that share a ``job`` and differ in
+``register`` ask the same thing on purpose, once per register ("kaydet" typed with and
+without Turkish letters folds to nearly the same text), and each is counted in its own
+register's recall. Two cases of one job in the same register are compared as any others.
+
 Two rules keep short texts honest:
 - only questions of the same language are compared: "ok 👍" in the English and in the
   Turkish corpus are two measurements, one per language, not a duplicate;
@@ -33,6 +38,13 @@ class Question:
     case: str
     language: str
     text: str
+    job: str | None = None
+    register: str | None = None
+
+    def variant_of(self, other: Question) -> bool:
+        """The same job in another register: a designed variant, not a duplicate."""
+        return (self.job is not None and self.job == other.job
+                and self.register != other.register)
 
     @property
     def key(self) -> str:
@@ -76,19 +88,22 @@ def find_near_duplicates(
                 key, keys[i + 1 :], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
             )
             for _, score, offset in sorted(hits, key=lambda hit: hit[2]):
-                pairs.append(DuplicatePair(question, long_items[i + 1 + offset][0], score))
+                other = long_items[i + 1 + offset][0]
+                if not question.variant_of(other):
+                    pairs.append(DuplicatePair(question, other, score))
     return pairs
 
 
 def _exact_pairs(items: list[tuple[Question, str]], min_fuzzy_length: int) -> list[DuplicatePair]:
-    """Identical short keys: each later occurrence paired with the first."""
-    first_seen: dict[str, Question] = {}
+    """Identical short keys: each later occurrence paired with the first one before it
+    that is not its own register variant."""
+    seen: dict[str, list[Question]] = defaultdict(list)
     pairs: list[DuplicatePair] = []
     for question, key in items:
         if len(key) >= min_fuzzy_length:
             continue
-        if key in first_seen:
-            pairs.append(DuplicatePair(first_seen[key], question, 100.0))
-        else:
-            first_seen[key] = question
+        earlier = next((q for q in seen[key] if not q.variant_of(question)), None)
+        if earlier is not None:
+            pairs.append(DuplicatePair(earlier, question, 100.0))
+        seen[key].append(question)
     return pairs

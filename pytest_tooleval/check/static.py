@@ -157,7 +157,8 @@ def _problem_detail(problem: Problem) -> str:
 
 
 def _question(case: Case, file: str, language: str) -> Question:
-    return Question(file, case.name, language, " / ".join(step.message for step in case.steps))
+    return Question(file, case.name, language, " / ".join(step.message for step in case.steps),
+                    case.job, case.register)
 
 
 def run_check(
