@@ -245,7 +245,24 @@ def train(
 
 @lru_cache(maxsize=1)
 def default_model() -> LexicalModel | None:
-    """The committed model, or None when the file is absent (a trimmed install)."""
+    """The committed model, or None when the file is absent (a trimmed install).
+
+    Parsed once per version of the file and of the package, then kept in the local cache
+    folder (router/compiled.py, kind ``lexical``) with its known words: unpickling takes
+    about half of parsing the JSON and building the word set, and every run and
+    ``tooleval check`` starts a router."""
     if not MODEL_FILE.is_file():
         return None
-    return LexicalModel.from_json(MODEL_FILE.read_text(encoding="utf-8"))
+    from pytest_tooleval.router.compiled import cached_build
+
+    return cached_build([MODEL_FILE], _parse_model, _is_model, kind="lexical")
+
+
+def _parse_model(paths: Sequence[Path]) -> LexicalModel:
+    model = LexicalModel.from_json(paths[0].read_text(encoding="utf-8"))
+    _ = model.words  # computed before it is kept, so that a loaded model has it
+    return model
+
+
+def _is_model(value: object) -> bool:
+    return isinstance(value, LexicalModel)

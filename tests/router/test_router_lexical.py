@@ -249,3 +249,37 @@ def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:
     assert with_model.recall.hits == 1 and with_model.fallback_only.hits == 0
     assert without.recall.hits == 0  # without it, nothing brings git_status into the nine
     assert TriggerRouter(9).describe()["lexical"] is True
+
+
+def test_the_kept_model_is_the_parsed_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """default_model keeps the parsed model in the local cache folder (kind ``lexical``):
+    a later process loads it and votes exactly as a freshly parsed model; a damaged entry
+    is parsed again; with the cache off the file is parsed every time."""
+    from pytest_tooleval.localcache import cache_root
+
+    def fresh() -> LexicalModel:
+        default_model.cache_clear()
+        model = default_model()
+        assert model is not None
+        return model
+
+    parsed = LexicalModel.from_json(MODEL_FILE.read_text(encoding="utf-8"))
+    messages = [(message, language) for message, language, _ in HELD_OUT]
+    try:
+        fresh()  # parsed, then kept
+        root = cache_root()
+        assert root is not None
+        [entry] = sorted((root / "lexical").glob("*.pickle"))
+        loaded = fresh()
+        assert loaded.words == parsed.words and loaded.counts == parsed.counts
+        assert loaded.classes == parsed.classes and loaded._base == parsed._base
+        for message, language in messages:
+            assert loaded.votes(message, language, NAMES) == parsed.votes(message, language,
+                                                                          NAMES)
+        entry.write_bytes(b"damaged")
+        assert fresh().counts == parsed.counts
+        assert entry.read_bytes() != b"damaged"  # written again
+        monkeypatch.setenv("TOOLEVAL_CACHE_DIR", "off")
+        assert fresh().words == parsed.words
+    finally:
+        default_model.cache_clear()
