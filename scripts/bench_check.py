@@ -12,7 +12,10 @@ Prints the load average (before and after: rerun when it is high), then medians 
   after editing one case file of a copy of the corpus (the other files' parts kept);
   Python's bytecode is cached for all three (in a temporary ``PYTHONPYCACHEPREFIX``);
 - the interpreter's bare start, and importing every module a computed check imports
-  (the import share of the warm computed check);
+  (the import share of the warm computed check); importing only the libraries any
+  computed check needs and the case format's pydantic models (a floor no change to the
+  package's own modules can go below); the time spent routing, in a computed check's
+  process (a fresh router's first pass over every step);
 - ``pytest --collect-only -q benchmarks scenarios`` (the plugin loaded, no check cache
   involved);
 - start-up to the first case of a run (``scripts/bench_harness.py``'s measure: 10 cases
@@ -188,6 +191,36 @@ def _one_file_edited(check: list[str], env: dict[str, str], tmp: Path,
     return runs
 
 
+#: What any computed check must import, whatever the package does: the case format
+#: (pydantic models), YAML, the Unicode regexes of normalisation, the fuzzy matcher.
+FLOOR_IMPORTS = "import yaml, regex, rapidfuzz; import pytest_tooleval.cases.model"
+
+
+def _routing_alone(env: dict[str, str]) -> tuple[float, int]:
+    """Seconds a computed check spends in ``TriggerRouter.route`` (its first pass over the
+    corpus, with the caches a new process has), and the steps routed."""
+    script = (
+        "import contextlib, io, json, sys, time\n"
+        "from pytest_tooleval.router.trigger_router import TriggerRouter\n"
+        "spent = [0.0, 0]\nroute = TriggerRouter.route\n"
+        "def timed(self, *args, **kwargs):\n"
+        "    started = time.perf_counter()\n"
+        "    try:\n        return route(self, *args, **kwargs)\n"
+        "    finally:\n"
+        "        spent[0] += time.perf_counter() - started\n        spent[1] += 1\n"
+        "TriggerRouter.route = timed\n"
+        "from pytest_tooleval.cli import main\n"
+        f"sys.argv = ['tooleval', 'check', '--no-cache', *{CORPUS!r}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(sys.argv[1:])\n"
+        "print(json.dumps(spent))\n"
+    )
+    done = subprocess.run([sys.executable, "-P", "-c", script], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=True, timeout=300)
+    seconds, steps = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(seconds), int(steps)
+
+
 def whole_command(repeat: int, first_case: bool) -> None:
     where = subprocess.run(  # -P: the working folder's package must not shadow PACKAGE's
         [sys.executable, "-P", "-c", "import pytest_tooleval; print(pytest_tooleval.__file__)"],
@@ -216,6 +249,9 @@ def whole_command(repeat: int, first_case: bool) -> None:
                     "    try:\n        importlib.import_module(name)\n"
                     "    except Exception:\n        pass\n")
         imports = [_timed([sys.executable, "-P", "-c", importer], warm) for _ in range(repeat)]
+        floor = [_timed([sys.executable, "-P", "-c", FLOOR_IMPORTS], warm)
+                 for _ in range(repeat)]
+        routing = [_routing_alone(warm) for _ in range(repeat)]
         collect = [_timed([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider",
                            "--collect-only", "-q", *CORPUS], warm) for _ in range(repeat)]
     print(f"tooleval check {' '.join(CORPUS)} (median of {repeat}):")
@@ -233,6 +269,11 @@ def whole_command(repeat: int, first_case: bool) -> None:
         / statistics.median(r[0] for r in computed)
     print(f"  import share of the warm computed check (imports less bare start): "
           f"{100 * share:.0f} %")
+    print(f"  of which the libraries validating and routing need and the case models "
+          f"(a floor): {_median(floor)}")
+    steps = routing[0][1]
+    print(f"  routing alone, in process, a fresh router's first pass over the {steps} steps: "
+          f"{statistics.median(r[0] for r in routing) * 1000:.0f} ms")
     print(f"pytest --collect-only -q {' '.join(CORPUS)}: {_median(collect)}")
     if first_case:
         sys.path.insert(0, str(ROOT / "scripts"))
