@@ -1,6 +1,6 @@
 """The configuration: one model for the command line, ini values and the project file.
 
-Where the project file is found (docs/usage.md, "Configuration"): walking up from the
+Where the project file is found (configfile.py; docs/usage.md, "Configuration"): walking up from the
 directory the run starts in (pytest: the common folder of the paths given, or the
 invocation folder; ``tooleval check``/``route``: the working directory) to pytest's rootdir
 (or, outside pytest, to the first folder holding a ``pyproject.toml`` or ``.git``), the
@@ -15,7 +15,6 @@ Unknown keys are refused with the closest known key; ranges are validated.
 
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pytest_tooleval.configfile import ConfigError as ConfigError
+from pytest_tooleval.configfile import FoundConfig as FoundConfig
+from pytest_tooleval.configfile import find_project_config as find_project_config
+from pytest_tooleval.configfile import shadow_message, start_dir
 from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
 
@@ -39,13 +42,7 @@ else:
     McpServers = dict[str, Any]
 
 DEFAULT_REPORT_DIR = "tooleval-report"
-CONFIG_FILE = "tooleval.toml"
-PYPROJECT = "pyproject.toml"
 _THRESHOLDS = Thresholds()
-
-
-class ConfigError(Exception):
-    """A configuration that cannot be used; the message names the file or option and key."""
 
 
 class RunSettings(BaseModel):
@@ -241,10 +238,10 @@ class Settings(BaseModel):
 
         rootdir = config.rootpath
         try:
-            found = find_project_config(_start_dir(config), rootdir)
+            found = find_project_config(start_dir(config), rootdir)
             for path in found.shadowed:
                 config.issue_config_time_warning(
-                    pytest.PytestConfigWarning(_shadow_message(found, path)), stacklevel=2)
+                    pytest.PytestConfigWarning(shadow_message(found, path)), stacklevel=2)
             layers: list[Layer] = []
             for option in OPTIONS:
                 ini = config.getini(f"tooleval_{option.dest}")
@@ -264,7 +261,7 @@ class Settings(BaseModel):
         start = start.resolve()
         found = find_project_config(start, None)
         for path in found.shadowed:
-            warnings.warn(_shadow_message(found, path), stacklevel=2)
+            warnings.warn(shadow_message(found, path), stacklevel=2)
         layers = [Layer(f"--{key.replace('_', '-')}", key, value)
                   for key, value in given.items() if value is not None]
         return build_settings(found, found.path.parent if found.path else start, layers)
@@ -277,24 +274,6 @@ class Layer:
     source: str
     dest: str
     value: Any
-
-
-@dataclass(frozen=True)
-class FoundConfig:
-    path: Path | None
-    table: dict[str, Any]
-    shadowed: tuple[Path, ...] = ()
-
-    @property
-    def section(self) -> str:
-        """How the file's tables are written: ``tool.tooleval.`` in pyproject.toml."""
-        return "tool.tooleval." if self.path is not None and self.path.name == PYPROJECT else ""
-
-
-def _shadow_message(found: FoundConfig, path: Path) -> str:
-    return (f"tooleval: {path} is not used: the configuration comes from {found.path}, "
-            "which is nearer to where the run starts (files are not merged; move the "
-            "settings into one file)")
 
 
 def build_settings(found: FoundConfig, rootdir: Path, layers: list[Layer]) -> Settings:
@@ -381,61 +360,3 @@ def _describe(exc: ValidationError, sources: dict[str, str], model: type[BaseMod
         help_text = f" [{_BY_DEST[key].help}]" if key in _BY_DEST else ""
         lines.append(f"{source}{field}{shown}: {error['msg']}{help_text}")
     return "\n".join(lines)
-
-
-# -- finding the file ---------------------------------------------------------------------
-def _start_dir(config: pytest.Config) -> Path:
-    """Where the search for the project file starts: the common folder of the paths given
-    on the command line (as pytest's own ini search does), else the invocation folder."""
-    invocation = config.invocation_params.dir
-    folders = []
-    for arg in config.args:
-        path = Path(arg.split("::")[0])
-        path = path if path.is_absolute() else invocation / path
-        if path.exists():
-            folders.append(str((path if path.is_dir() else path.parent).resolve()))
-    return Path(os.path.commonpath(folders)) if folders else invocation.resolve()
-
-
-def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
-    """The nearest configuration from ``start`` up to ``stop`` (pytest's rootdir; when
-    ``start`` is outside it, the rootdir alone), and the farther ones it shadows."""
-    start = start.resolve()
-    folders: list[Path] = []
-    if stop is not None:
-        stop = stop.resolve()
-        if start != stop and stop not in start.parents:
-            start = stop
-    for folder in (start, *start.parents):
-        folders.append(folder)
-        if folder == stop or (stop is None and ((folder / PYPROJECT).is_file()
-                                                or (folder / ".git").exists())):
-            break
-    candidates: list[tuple[Path, dict[str, Any]]] = []
-    for folder in folders:
-        dedicated = folder / CONFIG_FILE
-        if dedicated.is_file():
-            candidates.append((dedicated, _read_toml(dedicated)))
-        pyproject = folder / PYPROJECT
-        if pyproject.is_file():
-            section = _read_toml(pyproject).get("tool", {}).get("tooleval")
-            if section is not None:
-                if not isinstance(section, dict):
-                    raise ConfigError(f"{pyproject}: [tool.tooleval] must be a table")
-                candidates.append((pyproject, section))
-    if not candidates:
-        return FoundConfig(None, {})
-    (path, table), rest = candidates[0], candidates[1:]
-    return FoundConfig(path, table, tuple(other for other, _ in rest))
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    import tomllib  # only where a configuration file exists
-
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None

@@ -1,0 +1,95 @@
+"""Finding the project's configuration file: where the search starts, how far up it walks,
+which file wins, and reading it (docs/usage.md, "Configuration"). Validating what it holds
+is config.py's."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
+
+CONFIG_FILE = "tooleval.toml"
+PYPROJECT = "pyproject.toml"
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message names the file or option and key."""
+
+
+@dataclass(frozen=True)
+class FoundConfig:
+    path: Path | None
+    table: dict[str, Any]
+    shadowed: tuple[Path, ...] = ()
+
+    @property
+    def section(self) -> str:
+        """How the file's tables are written: ``tool.tooleval.`` in pyproject.toml."""
+        return "tool.tooleval." if self.path is not None and self.path.name == PYPROJECT else ""
+
+
+def shadow_message(found: FoundConfig, path: Path) -> str:
+    return (f"tooleval: {path} is not used: the configuration comes from {found.path}, "
+            "which is nearer to where the run starts (files are not merged; move the "
+            "settings into one file)")
+
+
+def start_dir(config: pytest.Config) -> Path:
+    """Where the search for the project file starts: the common folder of the paths given
+    on the command line (as pytest's own ini search does), else the invocation folder."""
+    invocation = config.invocation_params.dir
+    folders = []
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        path = path if path.is_absolute() else invocation / path
+        if path.exists():
+            folders.append(str((path if path.is_dir() else path.parent).resolve()))
+    return Path(os.path.commonpath(folders)) if folders else invocation.resolve()
+
+
+def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
+    """The nearest configuration from ``start`` up to ``stop`` (pytest's rootdir; when
+    ``start`` is outside it, the rootdir alone), and the farther ones it shadows."""
+    start = start.resolve()
+    folders: list[Path] = []
+    if stop is not None:
+        stop = stop.resolve()
+        if start != stop and stop not in start.parents:
+            start = stop
+    for folder in (start, *start.parents):
+        folders.append(folder)
+        if folder == stop or (stop is None and ((folder / PYPROJECT).is_file()
+                                                or (folder / ".git").exists())):
+            break
+    candidates: list[tuple[Path, dict[str, Any]]] = []
+    for folder in folders:
+        dedicated = folder / CONFIG_FILE
+        if dedicated.is_file():
+            candidates.append((dedicated, _read_toml(dedicated)))
+        pyproject = folder / PYPROJECT
+        if pyproject.is_file():
+            section = _read_toml(pyproject).get("tool", {}).get("tooleval")
+            if section is not None:
+                if not isinstance(section, dict):
+                    raise ConfigError(f"{pyproject}: [tool.tooleval] must be a table")
+                candidates.append((pyproject, section))
+    if not candidates:
+        return FoundConfig(None, {})
+    (path, table), rest = candidates[0], candidates[1:]
+    return FoundConfig(path, table, tuple(other for other, _ in rest))
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only where a configuration file exists
+
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
