@@ -1,7 +1,7 @@
 """The configuration: one model for the command line, ini values and the project file.
 
-Where the project file is found (configfile.py; docs/usage.md, "Configuration"): walking up from the
-directory the run starts in (pytest: the common folder of the paths given, or the
+Where the project file is found (configfile.py; docs/usage.md, "Configuration"): walking
+up from the directory the run starts in (pytest: the common folder of the paths given, or the
 invocation folder; ``tooleval check``/``route``: the working directory) to pytest's rootdir
 (or, outside pytest, to the first folder holding a ``pyproject.toml`` or ``.git``), the
 nearest folder with a ``tooleval.toml`` (the whole file) or a ``pyproject.toml`` with a
