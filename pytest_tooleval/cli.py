@@ -336,6 +336,7 @@ def _usage(commands: dict[str, tuple[str, Callable[[Sequence[str]], int]]], code
         for name, (summary, _command) in commands.items():
             print(f"  {name:<8} {summary}")
         print("\n`tooleval COMMAND --help` describes each command.")
+        sys.stdout.flush()  # a closed pipe shows here, buffered or not: the same exit code
         return code
 
     return usage
@@ -354,8 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         command, rest = commands[argv[0]][1], argv[1:]
     code: int | None = None
     try:
-        code = command(rest)
-        sys.stdout.flush()  # inside the try: a reader that left shows here
+        try:
+            code = command(rest)
+        except SystemExit as exit_:  # argparse's --help and usage errors, pytest's exit
+            code = _exit_code(exit_)
+        sys.stdout.flush()  # inside the try: a reader that left shows here, not at exit
         return code
     except BrokenPipeError:
         # `tooleval gap … | head`: the reader left. Stop writing quietly, as cat does, and
@@ -364,6 +368,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return code if code is not None else 141
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    """``sys.exit``'s code as the process would end with it (a text: printed, then 1)."""
+    if exit_.code is None or isinstance(exit_.code, int):
+        return int(exit_.code or 0)
+    print(exit_.code, file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
