@@ -177,8 +177,9 @@ def test_near_duplicates_are_named_in_pairs(tmp_path: Path) -> None:
 
 def test_register_variants_of_one_job_are_not_near_duplicates(tmp_path: Path) -> None:
     """One job typed with and without Turkish letters folds to nearly the same text: two
-    registers measured on purpose. The same register twice, or another job, still is a
-    duplicate; so are short texts (compared exactly)."""
+    registers measured on purpose. The same register twice, another job, the very same text
+    under two registers (a copy) and a case without a register still are duplicates, short
+    texts (compared exactly) as well."""
 
     def case(name: str, message: str, job: str, register: str) -> dict[str, Any]:
         return {**tool_case(name, message, "web_search"), "job": job, "register": register}
@@ -189,14 +190,19 @@ def test_register_variants_of_one_job_are_not_near_duplicates(tmp_path: Path) ->
         case("j1-ascii-again", "bugun dolar kuru ne kadar oldu acaba ya", "j1", "ascii"),
         case("j2-casual", "bugün dolar kuru ne kadar oldu acaba?", "j2", "casual"),
         case("s1-casual", "kur ne", "s1", "casual"),
-        case("s1-ascii", "kur ne", "s1", "ascii"),
+        case("s1-caps", "KUR NE", "s1", "caps"),
         case("s2-ascii", "kur ne?", "s2", "ascii"),
+        case("c1-formal", "dolar kuru bugün kaç lira acaba", "c1", "formal"),
+        case("c1-whatsapp", "dolar kuru bugün kaç lira acaba", "c1", "whatsapp"),  # a copy
+        {**tool_case("n1-a", "euro kuru yarın ne olur merak ettim", "web_search"), "job": "n1"},
+        case("n1-formal", "euro kuru yarın ne olur merak ettim", "n1", "formal"),
     ], ["web_search"]))
     pairs = {(f.case, f.detail.split("case ")[1].split("'")[1])
              for f in run_check([tmp_path]).failures if f.kind == "near-duplicate"}
     assert pairs == {
         ("j1-casual", "j2-casual"), ("j1-ascii", "j1-ascii-again"), ("j1-ascii", "j2-casual"),
         ("j1-ascii-again", "j2-casual"), ("s1-casual", "s2-ascii"),
+        ("c1-formal", "c1-whatsapp"), ("n1-a", "n1-formal"),
     }
 
 

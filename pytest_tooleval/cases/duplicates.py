@@ -7,7 +7,8 @@ punctuation), with rapidfuzz's ratio.
 Register variants of one job are not duplicates: cases that share a ``job`` and differ in
 ``register`` ask the same thing on purpose, once per register ("kaydet" typed with and
 without Turkish letters folds to nearly the same text), and each is counted in its own
-register's recall. Two cases of one job in the same register are compared as any others.
+register's recall. Two cases of one job in the same register, a case without a register,
+and two registers holding the very same text (a copy) are compared as any others.
 
 Two rules keep short texts honest:
 - only questions of the same language are compared: "ok 👍" in the English and in the
@@ -42,9 +43,12 @@ class Question:
     register: str | None = None
 
     def variant_of(self, other: Question) -> bool:
-        """The same job in another register: a designed variant, not a duplicate."""
+        """The same job in another register, typed differently: a designed variant, not a
+        duplicate. The same text under two registers is a copy (the register axis would
+        measure nothing), and a case without a register is compared as any other."""
         return (self.job is not None and self.job == other.job
-                and self.register != other.register)
+                and self.register is not None and other.register is not None
+                and self.register != other.register and self.text != other.text)
 
     @property
     def key(self) -> str:
