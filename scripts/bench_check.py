@@ -196,9 +196,10 @@ def _one_file_edited(check: list[str], env: dict[str, str], tmp: Path,
 FLOOR_IMPORTS = "import yaml, regex, rapidfuzz; import pytest_tooleval.cases.model"
 
 
-def _routing_alone(env: dict[str, str]) -> tuple[float, int]:
+def _routing_alone(env: dict[str, str], has_cache: bool) -> tuple[float, int]:
     """Seconds a computed check spends in ``TriggerRouter.route`` (its first pass over the
     corpus, with the caches a new process has), and the steps routed."""
+    flags = ["--no-cache"] if has_cache else []  # an older checkout has no check cache
     script = (
         "import contextlib, io, json, sys, time\n"
         "from pytest_tooleval.router.trigger_router import TriggerRouter\n"
@@ -210,14 +211,17 @@ def _routing_alone(env: dict[str, str]) -> tuple[float, int]:
         "        spent[0] += time.perf_counter() - started\n        spent[1] += 1\n"
         "TriggerRouter.route = timed\n"
         "from pytest_tooleval.cli import main\n"
-        f"sys.argv = ['tooleval', 'check', '--no-cache', *{CORPUS!r}]\n"
+        f"sys.argv = ['tooleval', 'check', *{flags!r}, *{CORPUS!r}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    main(sys.argv[1:])\n"
-        "print(json.dumps(spent))\n"
+        "    code = main(sys.argv[1:])\n"
+        "print(json.dumps([*spent, code]))\n"
     )
     done = subprocess.run([sys.executable, "-P", "-c", script], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=True, timeout=300)
-    seconds, steps = json.loads(done.stdout.strip().splitlines()[-1])
+    seconds, steps, code = json.loads(done.stdout.strip().splitlines()[-1])
+    if code not in (0, 1) or not steps:
+        raise SystemExit(f"routing alone: the check ended {code} after routing {steps} steps "
+                         f"(a computed check must route every step):\n{done.stderr[-2000:]}")
     return float(seconds), int(steps)
 
 
@@ -251,7 +255,7 @@ def whole_command(repeat: int, first_case: bool) -> None:
         imports = [_timed([sys.executable, "-P", "-c", importer], warm) for _ in range(repeat)]
         floor = [_timed([sys.executable, "-P", "-c", FLOOR_IMPORTS], warm)
                  for _ in range(repeat)]
-        routing = [_routing_alone(warm) for _ in range(repeat)]
+        routing = [_routing_alone(warm, has_cache) for _ in range(repeat)]
         collect = [_timed([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider",
                            "--collect-only", "-q", *CORPUS], warm) for _ in range(repeat)]
     print(f"tooleval check {' '.join(CORPUS)} (median of {repeat}):")
@@ -269,8 +273,8 @@ def whole_command(repeat: int, first_case: bool) -> None:
         / statistics.median(r[0] for r in computed)
     print(f"  import share of the warm computed check (imports less bare start): "
           f"{100 * share:.0f} %")
-    print(f"  of which the libraries validating and routing need and the case models "
-          f"(a floor): {_median(floor)}")
+    print(f"  the floor: a process that imports only the libraries any computed check needs "
+          f"and builds the case models: {_median(floor)}")
     steps = routing[0][1]
     print(f"  routing alone, in process, a fresh router's first pass over the {steps} steps: "
           f"{statistics.median(r[0] for r in routing) * 1000:.0f} ms")

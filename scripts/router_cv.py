@@ -51,23 +51,32 @@ MECHANISMS = ("confirmed", "iver", "glued", "voiced", "repository", "courtesy")
 
 
 def switch_off(name: str) -> None:
-    """Switch one mechanism off in this process (before anything is routed)."""
+    """Switch one mechanism off in this process (before anything is routed), by replacing
+    the name the router's module looks up: a name that has moved is an error, not a silent
+    no-op."""
     import re
+    from types import ModuleType
 
     from pytest_tooleval.text import dialect, normalize
 
+    def replace(module: ModuleType, attribute: str, value: object) -> None:
+        if not hasattr(module, attribute):
+            raise SystemExit(f"--without {name}: {module.__name__}.{attribute} is gone; "
+                             "update switch_off to where the mechanism lives now")
+        setattr(module, attribute, value)
+
     if name == "confirmed":
-        trigger_router.confirmed = lambda deferred, scores, text: []  # type: ignore[assignment]
+        replace(trigger_router, "confirmed", lambda deferred, scores, text: [])
     elif name == "iver":
-        dialect._quickly = lambda word: None  # type: ignore[assignment]
+        replace(dialect, "_quickly", lambda word: None)
     elif name == "glued":
-        normalize._GLUED_UNIT = re.compile(r"(?!)")
+        replace(normalize, "_GLUED_UNIT", re.compile(r"(?!)"))
     elif name == "voiced":
-        trigger_router.voiceless = lambda word: word  # type: ignore[assignment]
+        replace(trigger_router, "voiceless", lambda word: word)
     elif name == "repository":
-        trigger_router.repository_frame = lambda *a: []  # type: ignore[assignment]
+        replace(trigger_router, "repository_frame", lambda *a: [])
     elif name == "courtesy":
-        trigger_router.is_courtesy = lambda words: False  # type: ignore[assignment]
+        replace(trigger_router, "is_courtesy", lambda words: False)
     else:
         raise SystemExit(f"--without: unknown mechanism {name!r}; one of {MECHANISMS}")
 

@@ -3,7 +3,7 @@ as a fresh build, and an edited trigger file (or damaged entry) is built again."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -74,3 +74,31 @@ def test_a_damaged_entry_is_rebuilt() -> None:
     trigger_router._compiled.cache_clear()
     assert _routes(TriggerRouter()) == first
     assert entry.read_bytes() != b"not a pickle"
+
+
+def test_a_file_changed_during_its_build_is_not_stored(tmp_path: Path) -> None:
+    """The key is read before the build: a file rewritten meanwhile (a rebuilt model, a
+    checkout) would store the new bytes' build under the old bytes' key, served after the
+    old bytes come back. It is returned, not stored; an unchanged build is stored."""
+    from pytest_tooleval.router.compiled import cached_build
+
+    data = tmp_path / "data.txt"
+    data.write_text("old", encoding="utf-8")
+
+    def build_while_edited(paths: Sequence[Path]) -> str:
+        data.write_text("new", encoding="utf-8")
+        return paths[0].read_text(encoding="utf-8")
+
+    def build(paths: Sequence[Path]) -> str:
+        return paths[0].read_text(encoding="utf-8")
+
+    def valid(value: object) -> bool:
+        return isinstance(value, str)
+
+    root = cache_root()
+    assert root is not None
+    assert cached_build([data], build_while_edited, valid, kind="race") == "new"
+    assert not list((root / "race").glob("*.pickle"))
+    data.write_text("old", encoding="utf-8")
+    assert cached_build([data], build, valid, kind="race") == "old"
+    assert len(list((root / "race").glob("*.pickle"))) == 1

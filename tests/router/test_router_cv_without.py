@@ -38,3 +38,25 @@ def test_an_unknown_mechanism_is_named_in_the_error() -> None:
     bad = _probe("nonsense")
     assert bad.returncode != 0
     assert "unknown mechanism 'nonsense'" in bad.stderr
+
+
+def test_every_mechanism_switches_off_where_it_lives() -> None:
+    """Each --without replaces a name that exists (a refactor that moves one fails here,
+    instead of leaving the mechanism on while the figures say it is off)."""
+    runs = {name: _probe(name) for name in ("confirmed", "iver", "glued", "voiced",
+                                            "repository", "courtesy")}
+    for name, run in runs.items():
+        assert run.returncode == 0 and "is gone" not in run.stderr, (name, run.stderr)
+
+
+def test_a_moved_name_is_an_error(tmp_path: Path) -> None:
+    script = (ROOT / "scripts" / "router_cv.py").read_text(encoding="utf-8")
+    moved = script.replace('replace(trigger_router, "confirmed"',
+                           'replace(trigger_router, "_confirmed"')
+    assert moved != script
+    (tmp_path / "router_cv.py").write_text(moved, encoding="utf-8")
+    probe = PROBE.replace('"scripts/router_cv.py"', repr(str(tmp_path / "router_cv.py")))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", probe, "confirmed"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode != 0 and "trigger_router._confirmed is gone" in done.stderr

@@ -265,12 +265,22 @@ def test_the_kept_model_is_the_parsed_one(monkeypatch: pytest.MonkeyPatch) -> No
 
     parsed = LexicalModel.from_json(MODEL_FILE.read_text(encoding="utf-8"))
     messages = [(message, language) for message, language, _ in HELD_OUT]
+    real_parse = LexicalModel.from_json
+    parses: list[int] = []
+
+    def counted(text: str) -> LexicalModel:
+        parses.append(1)
+        return real_parse(text)
+
+    monkeypatch.setattr(LexicalModel, "from_json", staticmethod(counted))
     try:
         fresh()  # parsed, then kept
+        assert len(parses) == 1
         root = cache_root()
         assert root is not None
         [entry] = sorted((root / "lexical").glob("*.pickle"))
         loaded = fresh()
+        assert len(parses) == 1  # loaded from the entry, not parsed again
         assert loaded.words == parsed.words and loaded.counts == parsed.counts
         assert loaded.classes == parsed.classes and loaded._base == parsed._base
         for message, language in messages:
@@ -278,8 +288,10 @@ def test_the_kept_model_is_the_parsed_one(monkeypatch: pytest.MonkeyPatch) -> No
                                                                           NAMES)
         entry.write_bytes(b"damaged")
         assert fresh().counts == parsed.counts
+        assert len(parses) == 2  # parsed again
         assert entry.read_bytes() != b"damaged"  # written again
         monkeypatch.setenv("TOOLEVAL_CACHE_DIR", "off")
-        assert fresh().words == parsed.words
+        assert fresh().words == parsed.words and fresh().words == parsed.words
+        assert len(parses) == 4  # off: parsed every time
     finally:
         default_model.cache_clear()
