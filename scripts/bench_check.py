@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 TEMPLATES = {
     "en": [
@@ -150,20 +151,30 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def _check_modules(env: dict[str, str], has_cache: bool) -> list[str]:
-    """The modules a computed check has imported when it ends."""
-    flags = ["--no-cache"] if has_cache else []
+def _computed_check_child(env: dict[str, str], has_cache: bool, before: str,
+                          result: str) -> tuple[Any, str]:
+    """Run a computed ``tooleval check`` of the corpus in a child process: ``before`` runs
+    first (imports, patches), ``main``'s return code is ``code``, and the JSON of the
+    expression ``result`` is read back, with the child's stderr."""
+    flags = ["--no-cache"] if has_cache else []  # an older checkout has no check cache
     script = (
         "import contextlib, io, json, sys\n"
+        f"{before}"
         "from pytest_tooleval.cli import main\n"
         f"sys.argv = ['tooleval', 'check', *{flags!r}, *{CORPUS!r}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    try:\n        main()\n    except SystemExit:\n        pass\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
+        "    try:\n        code = main(sys.argv[1:])\n"
+        "    except SystemExit as exit_:\n        code = exit_.code\n"
+        f"print(json.dumps({result}))\n"
     )
     done = subprocess.run([sys.executable, "-P", "-c", script], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=True, timeout=300)
-    names = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def _check_modules(env: dict[str, str], has_cache: bool) -> list[str]:
+    """The modules a computed check has imported when it ends."""
+    names, _ = _computed_check_child(env, has_cache, "", "sorted(sys.modules)")
     return [n for n in names if n != "__main__" and not n.startswith("tooleval_conftest_")]
 
 
@@ -199,9 +210,8 @@ FLOOR_IMPORTS = "import yaml, regex, rapidfuzz; import pytest_tooleval.cases.mod
 def _routing_alone(env: dict[str, str], has_cache: bool) -> tuple[float, int]:
     """Seconds a computed check spends in ``TriggerRouter.route`` (its first pass over the
     corpus, with the caches a new process has), and the steps routed."""
-    flags = ["--no-cache"] if has_cache else []  # an older checkout has no check cache
-    script = (
-        "import contextlib, io, json, sys, time\n"
+    patch = (
+        "import time\n"
         "from pytest_tooleval.router.trigger_router import TriggerRouter\n"
         "spent = [0.0, 0]\nroute = TriggerRouter.route\n"
         "def timed(self, *args, **kwargs):\n"
@@ -210,18 +220,12 @@ def _routing_alone(env: dict[str, str], has_cache: bool) -> tuple[float, int]:
         "    finally:\n"
         "        spent[0] += time.perf_counter() - started\n        spent[1] += 1\n"
         "TriggerRouter.route = timed\n"
-        "from pytest_tooleval.cli import main\n"
-        f"sys.argv = ['tooleval', 'check', *{flags!r}, *{CORPUS!r}]\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    code = main(sys.argv[1:])\n"
-        "print(json.dumps([*spent, code]))\n"
     )
-    done = subprocess.run([sys.executable, "-P", "-c", script], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=True, timeout=300)
-    seconds, steps, code = json.loads(done.stdout.strip().splitlines()[-1])
+    (seconds, steps, code), stderr = _computed_check_child(env, has_cache, patch,
+                                                           "[*spent, code]")
     if code not in (0, 1) or not steps:
         raise SystemExit(f"routing alone: the check ended {code} after routing {steps} steps "
-                         f"(a computed check must route every step):\n{done.stderr[-2000:]}")
+                         f"(a computed check must route every step):\n{stderr[-2000:]}")
     return float(seconds), int(steps)
 
 
