@@ -268,10 +268,9 @@ def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> Non
                     "pytest_tooleval.tools.mcp.render", "pytest_tooleval.tools.mcp.cache",
                     "pytest_tooleval.tools.python", "pytest_tooleval.models.profiles", "html",
                     # nor, where no such thing is configured, the MCP configuration model,
-                    # the jail's runner (only its availability is probed), tomllib (no
-                    # configuration or split file) or jsonschema (plain inline schemas)
+                    # tomllib (no configuration or split file) or jsonschema (plain inline
+                    # schemas)
                     "pytest_tooleval.tools.mcp", "pytest_tooleval.tools.mcp.config",
-                    "pytest_tooleval.tools.jailrun", "pytest_tooleval.tools.jailhome",
                     "tomllib", "jsonschema"]
     script = (
         "import contextlib, io, json, sys\n"

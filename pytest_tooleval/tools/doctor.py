@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -23,6 +24,48 @@ from pathlib import Path
 from pytest_tooleval.tools import jail
 
 HOOK_OFF = "import __main__\n__main__._check = lambda *a: None\n__main__.DENY = set()\n"
+
+
+# The uid the jail runs as, as the host sees it (through the user namespace's map, if any).
+HOST_UID = """import os
+uid = os.getuid()
+for line in open('/proc/self/uid_map'):
+    inside, outside, count = map(int, line.split())
+    if inside <= uid < inside + count:
+        print('host uid', outside + uid - inside)
+"""
+# Whether the kernel's settings could be opened for writing; nothing is ever written.
+SYSCTL_PROBE = """import os
+opened = []
+for path in ('/proc/sys/kernel/core_pattern', '/proc/sys/kernel/modprobe',
+             '/proc/sysrq-trigger'):
+    try:
+        os.close(os.open(path, os.O_WRONLY))
+        opened.append(path)
+    except OSError:
+        pass
+print('kernel settings:', ', '.join(opened) or 'refused')
+"""
+# Every filesystem the jail can write to, and its free bytes.
+FREE_SPACE = """import os
+for path in ('/', '/dev', '/dev/shm', '/tmp', '.'):
+    st = os.statvfs(path)
+    room = 0 if st.f_flag & os.ST_RDONLY else st.f_bavail * st.f_frsize
+    print(path, 'free', 'writable', room)
+"""
+# Up to 100 sleeping children: how many got started.
+FORK_BOMB = """import os, time
+started = 0
+for _ in range(100):
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        started += 1
+    except OSError:
+        break
+print('started', started)
+"""
 
 
 @dataclass
@@ -69,6 +112,9 @@ def describe_machine() -> dict[str, object]:
             "run_python_write_quota_bytes": runner.WRITE_QUOTA,
             "git_wall_s": gittools.GIT_TIMEOUT,
             "tmp_bytes": jail.TMP_BYTES,
+            "shm_bytes": jail.SHM_BYTES,
+            "processes_per_call": jail.MAX_PROCESSES,
+            "process_memory_bytes": jail.PROCESS_MEMORY,
         },
     }
     return info
@@ -164,6 +210,28 @@ def run_battery() -> list[Attempt]:
             held = kept <= runner.WRITE_QUOTA + 2**20
             return "MB in one call" in out and held, f"{kept} bytes kept; {out}"
 
+        def not_root() -> tuple[bool, str]:
+            out = python(HOST_UID)
+            host = re.search(r"host uid (\d+)", out)
+            return host is not None and host.group(1) != "0", out
+
+        def sysctl() -> tuple[bool, str]:
+            out = python(SYSCTL_PROBE)
+            return "kernel settings: refused" in out, out
+
+        def filesystems() -> tuple[bool, str]:
+            out = python(FREE_SPACE)
+            room = sum(int(n) for n in re.findall(r"writable (\d+)", out))
+            cap = runner.WRITE_QUOTA + jail.TMP_BYTES + jail.SHM_BYTES + 2**20
+            return "free" in out and room <= cap, f"{room} bytes writable; {out}"
+
+        def processes() -> tuple[bool, str]:
+            out = python(FORK_BOMB)
+            after = python("print('next call works')")
+            started = re.search(r"started (\d+)", out)
+            return started is not None and int(started.group(1)) < jail.MAX_PROCESSES \
+                and "next call works" in after, out
+
         def git_status() -> tuple[bool, str]:
             out = provider.call("git_status", {}).text
             return "##" in out or "No commits yet" in out, out
@@ -176,6 +244,10 @@ def run_battery() -> list[Attempt]:
             ("run_python sees no host /etc/passwd, /etc/shadow, /root or /home", host_files),
             ("a process started by run_python does not outlive the call", survivor),
             ("one run_python call cannot write past the quota", quota),
+            ("run_python does not run as the host's root", not_root),
+            ("run_python cannot write the kernel's settings (/proc/sys)", sysctl),
+            ("no filesystem in the jail holds more than the documented caps", filesystems),
+            ("a fork bomb in run_python stops at the process cap", processes),
         ]
         if shutil.which("git"):
             checks.append(("git runs inside the jail", git_status))

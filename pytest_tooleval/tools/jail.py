@@ -1,14 +1,19 @@
 """The jail: every built-in tool that executes something (``run_python``, every git call)
 runs inside a bubblewrap sandbox.
 
-Inside: new user, PID, network, IPC and UTS namespaces, no capabilities, no further user
-namespaces; the interpreter, its standard library and ``/usr`` (git) read-only; a fresh
-``/proc`` of the jail's own PID namespace, a minimal ``/dev``, a size-capped tmpfs for
-``/tmp``; and, read-write, only the part of this case's world the tool acts on (see
-:func:`world_bind`). No host ``/etc`` beyond the dynamic loader's cache, no host home.
+Inside: new PID, network, IPC and UTS namespaces, no capabilities, and never the host's
+root: a controller that is root runs each call as a host uid of its own (:func:`call_uid`,
+dropped with ``setpriv`` before the command starts), so the kernel treats the jail as any
+user (sysctl writes, ``RLIMIT_NPROC``, file permissions); any other user gets a new user
+namespace with no further user namespaces inside. The interpreter, its standard library and
+``/usr`` (git) read-only; a fresh ``/proc`` of the jail's own PID namespace with
+``/proc/sys`` hidden and ``/proc/sysrq-trigger`` read-only; ``/`` and a minimal ``/dev``
+read-only; size-capped tmpfs for ``/tmp`` and ``/dev/shm``; and, read-write, only the part
+of this case's world the tool acts on (see :func:`world_bind`). No host ``/etc`` beyond the
+dynamic loader's cache, no host home.
 At the end of every call, and at the wall clock, the jail's PID 1 is killed through a
 pidfd and waited for; the kernel lets it exit only once everything else in its PID
-namespace is dead (``jailrun``). ``run_python``'s home is staged on a size-capped tmpfs
+namespace is dead (:func:`run`). ``run_python``'s home is staged on a size-capped tmpfs
 (``jailhome``).
 
 Where bubblewrap is missing or user namespaces are disabled the jailed tools are not
@@ -20,20 +25,37 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
+import re
+import resource
+import select
 import shutil
+import signal
+import socket
+import stat
 import subprocess
 import sys
 import sysconfig
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO
+
+from pytest_tooleval.tools import jailhome
 
 UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
 UNSAFE_MODE = "unsafe-no-jail"
 TMP_BYTES = 16 * 1024 * 1024
+SHM_BYTES = 1024 * 1024
+PAGE = 4096
+#: Host uids for jailed calls of a root controller: no passwd entry is needed, and each call
+#: gets its own (per process and call slot), so ``RLIMIT_NPROC`` counts that call alone.
+UID_BASE = 0x40000000
+UID_SLOTS = 64
+_SLOT = itertools.count()
 PROBE_TIMEOUT = 10
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
@@ -82,7 +104,10 @@ def _probe_once() -> Probe:
         version = subprocess.run([binary, "--version"], capture_output=True, text=True,
                                  timeout=PROBE_TIMEOUT).stdout.strip() or None
     true = shutil.which("true") or "/bin/true"
-    argv = bwrap_argv([true], writable=None, cwd=Path("/"), binary=binary)
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        return Probe(False, "setpriv (util-linux) is not installed: as root the jail needs it "
+                     "to run each call as an unprivileged user", binary, version)
+    argv = bwrap_argv([true], writable=None, cwd=Path("/"), binary=binary, uid=call_uid())
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
                               env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL)
@@ -147,26 +172,87 @@ def world_bind(root: Path, tmpfs_bytes: int | None = None) -> list[str]:
     return ["--bind", real, real]
 
 
+def call_uid() -> int | None:
+    """The host uid a jailed call runs as when this process is root (never root itself);
+    ``None`` for any other user, whose jail maps the user into a new user namespace."""
+    if os.geteuid() != 0:
+        return None
+    return UID_BASE + (os.getpid() % 65536) * UID_SLOTS + next(_SLOT) % UID_SLOTS
+
+
+def give(root: Path, uid: int) -> None:
+    """Make ``root`` and everything under it (links not followed) owned by ``uid``: the
+    writable part of the world, before a jailed call of a root controller."""
+    os.chown(root, uid, uid, follow_symlinks=False)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+
+
+def _as_user(argv: Sequence[str], uid: int) -> list[str]:
+    """``argv`` started as host uid ``uid``: no groups, no capabilities left in any set,
+    no new privileges on exec."""
+    setpriv = shutil.which("setpriv") or "setpriv"
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", *argv]
+
+
+def _folders(binds: Sequence[str]) -> list[str]:
+    """``--dir`` options making the parents of these mount points traversable (bwrap makes
+    a missing parent 0700, root's, which a jail running as another uid cannot enter)."""
+    targets = [binds[i + 2] for i, arg in enumerate(binds) if "bind" in arg]
+    targets += [binds[i + 1] for i, arg in enumerate(binds) if arg == "--tmpfs"]
+    parents = {str(parent) for target in targets for parent in Path(target).parents
+               if str(parent) not in ("/", "/usr", "/tmp")}
+    made = []
+    for folder in sorted(parents, key=lambda p: (p.count("/"), p)):
+        made += ["--perms", "0755", "--dir", folder]
+    return made
+
+
 def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
                binary: str | None = None,
                read_only: Sequence[tuple[Path, str]] = (),
-               interpreter: bool = True, home_tmpfs: int | None = None) -> list[str]:
+               interpreter: bool = True, home_tmpfs: int | None = None,
+               uid: int | None = None) -> list[str]:
     """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write,
-    or, with ``home_tmpfs`` bytes, a tmpfs of that size at its path (see ``jailhome``)."""
-    command = [
-        binary or shutil.which("bwrap") or "bwrap",
-        "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-        "--unshare-cgroup-try", "--disable-userns", "--cap-drop", "ALL",
-        "--die-with-parent", "--new-session", "--hostname", "tooleval-jail",
-        *system_binds(interpreter),
-        "--proc", "/proc", "--dev", "/dev",
-        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
-    ]
+    or, with ``home_tmpfs`` bytes, a tmpfs of that size at its path (see ``jailhome``).
+    With ``uid`` (a root controller, :func:`call_uid`) no user namespace is made and the
+    command runs as that host uid; otherwise a new user namespace maps the caller."""
+    if uid is None:
+        users = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+    else:
+        # For a moment only: bwrap enters the working folder, now the uid's own (it may be
+        # 0700), and setpriv changes the uid and then drops every capability before the
+        # command starts.
+        users = ["--cap-drop", "ALL", "--cap-add", "CAP_DAC_OVERRIDE", "--cap-add",
+                 "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        argv = _as_user(argv, uid)
+    world: list[str] = []
     if writable is not None:
-        command += world_bind(writable, home_tmpfs) if home_tmpfs else world_bind(writable)
+        world += world_bind(writable, home_tmpfs) if home_tmpfs else world_bind(writable)
     for source, target in read_only:
-        command += ["--ro-bind", str(source), target]
-    command += ["--chdir", str(cwd), "--", *argv]
+        world += ["--ro-bind", str(source), target]
+    system = system_binds(interpreter)
+    command = [
+        binary or shutil.which("bwrap") or "bwrap", *users,
+        "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+        "--hostname", "tooleval-jail",
+        *_folders(system), *system,
+        # The kernel's settings are not the jail's to read or write.
+        "--proc", "/proc", "--size", str(PAGE), "--tmpfs", "/proc/sys",
+        "--remount-ro", "/proc/sys",
+        "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+        # Every writable filesystem has a size: /tmp, /dev/shm, the home (jailhome).
+        "--dev", "/dev", "--perms", "01777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+        "--remount-ro", "/dev",
+        "--perms", "01777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+        *_folders(world), *world,
+    ]
+    # bwrap's own root (a tmpfs without a size) read-only, once every mount point is made.
+    command += ["--remount-ro", "/", "--chdir", str(cwd), "--", *argv]
     return command
 
 
@@ -192,23 +278,309 @@ def use_jail(unsafe: bool) -> bool:
     raise JailUnavailable(f"{found.detail}; {INSTALL_HINT}")
 
 
-# Running a command in the jail lives in jailrun (kept apart for size); its names stay
-# reachable here, where the jail's callers look for them, but jailrun (and jailhome) are
-# imported only on first use: ``tooleval check`` only probes whether the jail works.
-if TYPE_CHECKING:
-    from pytest_tooleval.tools.jailrun import JailBroken, Outcome, disk_usage, run
 
-_LAZY = ("JailBroken", "Outcome", "disk_usage", "run")
+# Running one command in the jail, and knowing when it is gone.
+# The outer bwrap may exit before its PID namespace is empty: it reports the command's exit
+# as soon as the jail's PID 1 tells it, and a SIGKILL to the outer bwrap reaches PID 1 only
+# through ``--die-with-parent``. So the call is over only when the jail's PID 1 itself has
+# exited, which the kernel lets happen only after every other process in its namespace is
+# dead. Its host PID comes from bwrap's ``--json-status-fd`` (``child-pid``), and a pidfd
+# on it gives both the kill and the wait without any PID reuse race. Nothing reads or writes
+# what the jail could touch (the staged home, see ``jailhome``) before that.
+
+#: How long the jail may take to be gone once killed, before the call counts as unsafe.
+GONE_WITHIN = 5.0
+#: A root controller's jailed call runs as a host uid of its own (``jail.call_uid``), so
+#: these bound the call's whole process tree: at most this many processes, each with at
+#: most this much address space (a caller's ``preexec`` may set tighter limits).
+MAX_PROCESSES = 8
+PROCESS_MEMORY = 512 * 2**20
+_CHILD_PID = re.compile(rb'"child-pid"\s*:\s*(\d+)')
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from pytest_tooleval.tools import jailrun
+@dataclass
+class Outcome:
+    returncode: int
+    timed_out: bool = False
+    over_quota: bool = False
+    applied: jailhome.Applied | None = None
 
-        value = getattr(jailrun, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+class JailBroken(OSError):
+    """bwrap started but could not set the jail up (a machine failure, never the model's)."""
+
+
+class _Status:
+    """bwrap's ``--json-status-fd`` pipe, read as it arrives."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.data, self.closed = fd, b"", False
+        os.set_blocking(fd, False)
+
+    def _drain(self) -> None:
+        while not self.closed:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self.closed = True
+                return
+            self.data += chunk
+
+    def child_pid(self, wait: float) -> int | None:
+        """The jail's PID 1 as the host sees it, once bwrap has written it."""
+        deadline = time.monotonic() + wait
+        while True:
+            self._drain()
+            found = _CHILD_PID.search(self.data)
+            if found or self.closed or time.monotonic() >= deadline:
+                return int(found.group(1)) if found else None
+            select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))
+
+    def finish(self) -> bytes:
+        self._drain()
+        os.close(self.fd)
+        return self.data
+
+
+class _Reaper:
+    """Kills the jail and says whether its PID namespace is known to be empty."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], pid1: int | None) -> None:
+        self.proc, self.pidfd = proc, None
+        if pid1 is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                self.pidfd = os.pidfd_open(pid1)
+
+    def kill(self) -> None:
+        if self.pidfd is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        elif self.proc.poll() is None:
+            self.kill_outer()
+
+    def kill_outer(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def finish(self) -> bool:
+        """End the jail and wait for it; True when its PID 1 has exited (so has everything
+        else in it), False when that is not known (no pidfd, or it outlived the kills).
+
+        PID 1 is killed even after a normal exit: a snippet may have ptraced it and taken
+        ``--die-with-parent`` away, and a SIGKILL from outside its namespace cannot be
+        refused."""
+        gone = False
+        if self.pidfd is not None:
+            for _ in range(3):
+                self.kill()
+                if select.select([self.pidfd], [], [], GONE_WITHIN / 3)[0]:
+                    gone = True
+                    break
+            os.close(self.pidfd)
+            self.pidfd = None
+        if self.proc.poll() is None:  # never signal a reaped (reusable) pid
+            self.kill_outer()
+        self.proc.wait()
+        return gone
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    writable: Path,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdout: IO[bytes] | int,
+    stderr: IO[bytes] | int,
+    jailed: bool = True,
+    preexec: Callable[[], None] | None = None,
+    write_quota: int | None = None,
+    read_only: Sequence[tuple[Path, str]] = (),
+    interpreter: bool = True,
+) -> Outcome:
+    """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
+    whole PID namespace at ``timeout`` seconds. With ``write_quota``, jailed: ``writable``
+    is staged on a tmpfs that holds at most that many bytes more (``jailhome``) and copied
+    back once the jail is gone; unjailed: the folder is measured and the call killed past
+    the quota. ``read_only``: (host file, path in the jail) pairs; ``interpreter``: whether
+    the Python interpreter is needed inside. Raises ``OSError`` when it cannot start or
+    the jail cannot be set up; :class:`jailhome.HomeTooLarge` when the home cannot be
+    staged."""
+    if not jailed:
+        return _run_unjailed(argv, writable=writable, cwd=cwd, env=env, timeout=timeout,
+                             stdout=stdout, stderr=stderr, preexec=preexec,
+                             write_quota=write_quota)
+    started = time.monotonic()
+    staged = write_quota is not None
+    files = jailhome.snapshot(writable) if staged else {}
+    uid = call_uid()
+    if uid is not None:
+        if not staged:
+            give(writable, uid)
+        preexec = _bounded(preexec)
+    ours, theirs = socket.socketpair() if staged else (None, None)
+    if staged:
+        assert write_quota is not None and theirs is not None and interpreter
+        argv = jailhome.stager_argv(os.path.realpath(sys.executable), theirs.fileno(),
+                                    os.path.realpath(writable), list(argv))
+    command = bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only,
+                              interpreter=interpreter, uid=uid,
+                              home_tmpfs=jailhome.tmpfs_bytes(files, write_quota or 0)
+                              if staged else None)
+    status_read, status_write = os.pipe()
+    # bwrap reports {"child-pid": N} first, and {"exit-code": N} only when the command
+    # really ran: without it (and without our own kill) the jail itself failed.
+    command[1:1] = ["--json-status-fd", str(status_write)]
+    passed = (status_write,) + ((theirs.fileno(),) if theirs is not None else ())
+    try:
+        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                stdout=stdout, stderr=stderr, start_new_session=True,
+                                preexec_fn=preexec, close_fds=True, pass_fds=passed)
+    except BaseException:
+        os.close(status_read)
+        if ours is not None:
+            ours.close()
+        raise
+    finally:
+        os.close(status_write)
+        if theirs is not None:
+            theirs.close()
+    status = _Status(status_read)
+    outcome = Outcome(returncode=0)
+    tmpfs = -1
+    reaper: _Reaper | None = None
+    if ours is not None:
+        try:
+            tmpfs = jailhome.receive(ours, timeout)
+            # PID 1 is alive while the stager, its child, waits: open its pidfd now.
+            reaper = _Reaper(proc, status.child_pid(timeout))
+            jailhome.copy_in(writable, files, tmpfs, uid)
+            ours.sendall(b"g")
+        except OSError as exc:
+            reaper = reaper or _Reaper(proc, status.child_pid(0.0))
+            reaper.finish()
+            status.finish()
+            if tmpfs >= 0:
+                os.close(tmpfs)
+            raise JailBroken(f"bwrap could not make the jail ({exc}); check this machine "
+                             "with `tooleval doctor`") from exc
+        finally:
+            ours.close()
+    if reaper is None:
+        reaper = _Reaper(proc, status.child_pid(max(0.0, timeout - (time.monotonic() - started))))
+    try:
+        proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
+    except subprocess.TimeoutExpired:
+        outcome.timed_out = True
+        reaper.kill()
+    finally:
+        gone = reaper.finish()
+    try:
+        if tmpfs >= 0:
+            if gone:
+                outcome.applied = jailhome.copy_out(
+                    tmpfs, writable, files,
+                    budget=jailhome.tmpfs_bytes(files, write_quota or 0))
+            else:
+                outcome.applied = jailhome.Applied(discarded=True, dropped=[
+                    "the jail could not be shown to be gone, so nothing it wrote is trusted"])
+            outcome.over_quota = outcome.applied.full
+    finally:
+        if tmpfs >= 0:
+            os.close(tmpfs)
+        data = status.finish()
+    outcome.returncode = proc.returncode
+    if b'"exit-code"' not in data and not outcome.timed_out:
+        raise JailBroken(f"bwrap could not make the jail (exit status {proc.returncode}); "
+                         "check this machine with `tooleval doctor`")
+    if 128 < proc.returncode < 128 + 65:
+        # bwrap reports a child killed by signal N as 128 + N; give it the usual -N.
+        outcome.returncode = 128 - proc.returncode
+    return outcome
+
+
+def _bounded(preexec: Callable[[], None] | None) -> Callable[[], None]:
+    """The caller's ``preexec`` after the per-call process and memory bounds (which bind
+    once the jail's command runs as its own uid; root itself is exempt from the first)."""
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
+        resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY, PROCESS_MEMORY))
+        if preexec is not None:
+            preexec()
+
+    return limits
+
+
+def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mapping[str, str],
+                  timeout: float, stdout: IO[bytes] | int, stderr: IO[bytes] | int,
+                  preexec: Callable[[], None] | None, write_quota: int | None) -> Outcome:
+    """The unsafe mode: no jail, the quota measured every 50 ms (a fast writer overshoots)."""
+    before = disk_usage(writable) if write_quota is not None else 0
+    proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                            stdout=stdout, stderr=stderr, start_new_session=True,
+                            preexec_fn=preexec, close_fds=True)
+    outcome = Outcome(returncode=0)
+    stop = threading.Event()
+
+    def kill() -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    def watch() -> None:
+        assert write_quota is not None
+        while not stop.wait(0.05):
+            used = disk_usage(writable)
+            if used < 0 or used - before > write_quota:
+                outcome.over_quota = True
+                kill()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True) if write_quota is not None else None
+    if watcher is not None:
+        watcher.start()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        outcome.timed_out = True
+    finally:
+        stop.set()
+        kill()
+        proc.wait()
+        if watcher is not None:
+            watcher.join()
+    if write_quota is not None and not outcome.over_quota:
+        used = disk_usage(writable)
+        outcome.over_quota = used < 0 or used - before > write_quota
+    outcome.returncode = proc.returncode
+    return outcome
+
+
+def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
+    """Bytes allocated under ``root`` (not following links); ``-1`` past ``limit_entries``."""
+    total, seen = 0, 0
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > limit_entries:
+                        return -1
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += st.st_blocks * 512
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return total
 
 
 __all__ = [
@@ -219,8 +591,10 @@ __all__ = [
     "Outcome",
     "Probe",
     "bwrap_argv",
+    "call_uid",
     "describe",
     "disk_usage",
+    "give",
     "interpreter",
     "probe",
     "run",

@@ -153,21 +153,26 @@ def receive(sock: socket.socket, timeout: float) -> int:
     return fds[0]
 
 
-def copy_in(home: Path, files: dict[str, Entry], tmpfs: int) -> None:
+def copy_in(home: Path, files: dict[str, Entry], tmpfs: int, uid: int | None = None) -> None:
     """Copy the snapshot's files and folders from ``home`` into the tmpfs, times and modes
-    kept (folders' modes are set last, so read-only folders can be filled). A file this
-    process cannot read is left out of ``files`` (and so left alone afterwards)."""
+    kept (folders' modes are set last, so read-only folders can be filled), everything
+    owned by ``uid`` when the jail runs as that host uid. A file this process cannot read
+    is left out of ``files`` (and so left alone afterwards)."""
     root = os.fspath(home)
+    if uid is not None:
+        os.fchown(tmpfs, uid, uid)
     for rel, entry in list(files.items()):
         if entry.kind == "d":
             os.mkdir(rel, 0o700, dir_fd=tmpfs)
-            continue
-        try:
-            source = os.open(f"{root}/{rel}", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except PermissionError:
-            del files[rel]
-            continue
-        _copy(source, tmpfs, rel, entry)
+        else:
+            try:
+                source = os.open(f"{root}/{rel}", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except PermissionError:
+                del files[rel]
+                continue
+            _copy(source, tmpfs, rel, entry)
+        if uid is not None:
+            os.chown(rel, uid, uid, dir_fd=tmpfs, follow_symlinks=False)
     for rel, entry in reversed(files.items()):
         if entry.kind == "d":
             os.chmod(rel, entry.mode, dir_fd=tmpfs)

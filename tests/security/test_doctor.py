@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from harness import needs_jail
@@ -18,7 +19,7 @@ def test_doctor_reports_the_jail_and_the_battery_holds(capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert out.startswith("jail: yes")
     assert "namespaces: user yes, pid yes, net yes, ipc yes, uts yes" in out
-    assert "GOT OUT" not in out and out.count("  held  ") >= 7
+    assert "GOT OUT" not in out and out.count("  held  ") >= 11
     assert out.rstrip().endswith("the wall holds")
 
 
@@ -33,6 +34,11 @@ def test_doctor_fails_when_the_wall_is_missing(monkeypatch: pytest.MonkeyPatch,
     escaped = [a["name"] for a in report["battery"] if not a["held"]]
     assert "run_python cannot read a file outside the world" in escaped
     assert "run_python cannot reach the host's loopback network" in escaped
+    assert "no filesystem in the jail holds more than the documented caps" in escaped
+    if os.geteuid() == 0:
+        assert "run_python does not run as the host's root" in escaped
+        assert "run_python cannot write the kernel's settings (/proc/sys)" in escaped
+        assert "a fork bomb in run_python stops at the process cap" in escaped
     assert report["ok"] is False
 
 
