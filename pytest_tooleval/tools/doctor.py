@@ -189,9 +189,12 @@ def run_battery() -> list[Attempt]:
             return "tooleval-jail 2" in out, out
 
         def host_files() -> tuple[bool, str]:
-            out = python("import os\nfor p in ('/etc/passwd', '/etc/shadow', '/root/.bashrc', "
-                         "'/home'):\n    print(p, os.path.exists(p))")
-            return "True" not in out, out
+            # /home holds only the jail's own home (jail.JAIL_HOME)
+            out = python("import os\nseen = [p for p in ('/etc/passwd', '/etc/shadow', "
+                         "'/root/.bashrc') if os.path.exists(p)]\n"
+                         "seen += [n for n in os.listdir('/home') if n != 'user']\n"
+                         "print('host files seen:', seen)")
+            return "host files seen: []" in out, out
 
         def survivor() -> tuple[bool, str]:
             mark = world.home / "late-mark"

@@ -50,6 +50,8 @@ UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
 UNSAFE_MODE = "unsafe-no-jail"
 TMP_BYTES = 16 * 1024 * 1024
 SHM_BYTES = 1024 * 1024
+#: Where the world's home folder is in the jail, whatever its path on the host.
+JAIL_HOME = "/home/user"
 PAGE = 4096
 #: Host uids for jailed calls of a root controller: no passwd entry is needed, and each call
 #: gets its own (per process and call slot), so ``RLIMIT_NPROC`` counts that call alone.
@@ -160,16 +162,30 @@ def system_binds(interpreter: bool = True) -> list[str]:
     return args
 
 
-def world_bind(root: Path, tmpfs_bytes: int | None = None) -> list[str]:
-    """The one writable place of this case's world in the jail, at ``root``'s own path:
-    ``root`` itself bound read-write, or (``tmpfs_bytes``) an empty tmpfs of that size that
-    ``jailhome`` fills and copies back. Nothing else of the world (nor the shared template)
-    is visible.
+def world_bind(root: Path, tmpfs_bytes: int | None = None, target: str | None = None
+               ) -> list[str]:
+    """The one writable place of this case's world in the jail, at ``target`` (by default
+    ``root``'s own path): ``root`` itself bound read-write, or (``tmpfs_bytes``) an empty
+    tmpfs of that size that ``jailhome`` fills and copies back. Nothing else of the world
+    (nor the shared template) is visible.
     """
     real = os.path.realpath(root)
     if tmpfs_bytes is not None:
-        return ["--size", str(tmpfs_bytes), "--tmpfs", real]
-    return ["--bind", real, real]
+        return ["--size", str(tmpfs_bytes), "--tmpfs", target or real]
+    return ["--bind", real, target or real]
+
+
+def inside(home: Path) -> Callable[[str], str]:
+    """The jail's name for a host path: the world's ``home`` and everything under it are at
+    :data:`JAIL_HOME`, so nothing a jailed program prints or reads names a host folder."""
+    real = os.path.realpath(home)
+
+    def name(value: str) -> str:
+        if value == real or value.startswith(real + "/"):
+            return JAIL_HOME + value[len(real):]
+        return value
+
+    return name
 
 
 def call_uid() -> int | None:
@@ -211,13 +227,14 @@ def _folders(binds: Sequence[str]) -> list[str]:
     return made
 
 
-def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
+def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path | str,
                binary: str | None = None,
                read_only: Sequence[tuple[Path, str]] = (),
                interpreter: bool = True, home_tmpfs: int | None = None,
-               uid: int | None = None) -> list[str]:
-    """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write,
-    or, with ``home_tmpfs`` bytes, a tmpfs of that size at its path (see ``jailhome``).
+               uid: int | None = None, target: str | None = None) -> list[str]:
+    """The full bwrap command line running ``argv`` jailed, ``writable`` bound read-write
+    at ``target`` (by default its own path), or, with ``home_tmpfs`` bytes, a tmpfs of
+    that size there (see ``jailhome``); ``cwd`` is the jail's working folder.
     With ``uid`` (a root controller, :func:`call_uid`) no user namespace is made and the
     command runs as that host uid; otherwise a new user namespace maps the caller."""
     if uid is None:
@@ -231,7 +248,7 @@ def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path,
         argv = _as_user(argv, uid)
     world: list[str] = []
     if writable is not None:
-        world += world_bind(writable, home_tmpfs) if home_tmpfs else world_bind(writable)
+        world += world_bind(writable, home_tmpfs, target)
     for source, target in read_only:
         world += ["--ro-bind", str(source), target]
     system = system_binds(interpreter)
@@ -400,9 +417,12 @@ def run(
     write_quota: int | None = None,
     read_only: Sequence[tuple[Path, str]] = (),
     interpreter: bool = True,
+    home: Path | None = None,
 ) -> Outcome:
     """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
-    whole PID namespace at ``timeout`` seconds. With ``write_quota``, jailed: ``writable``
+    whole PID namespace at ``timeout`` seconds. Jailed, the world's ``home`` (by default
+    ``writable``) is at :data:`JAIL_HOME`, and every argument, environment value and
+    working folder under it is named so. With ``write_quota``, jailed: ``writable``
     is staged on a tmpfs that holds at most that many bytes more (``jailhome``) and copied
     back once the jail is gone; unjailed: the folder is measured and the call killed past
     the quota. ``read_only``: (host file, path in the jail) pairs; ``interpreter``: whether
@@ -421,15 +441,20 @@ def run(
         if not staged:
             give(writable, uid)
         preexec = _bounded(preexec)
+    name = inside(home or writable)
+    argv = [name(arg) for arg in argv]
+    env = {key: name(value) for key, value in env.items()}
+    target = name(os.path.realpath(writable))
     ours, theirs = socket.socketpair() if staged else (None, None)
     if staged:
         assert write_quota is not None and theirs is not None and interpreter
         argv = jailhome.stager_argv(os.path.realpath(sys.executable), theirs.fileno(),
-                                    os.path.realpath(writable), list(argv))
-    command = bwrap_argv(argv, writable=writable, cwd=cwd, read_only=read_only,
-                              interpreter=interpreter, uid=uid,
-                              home_tmpfs=jailhome.tmpfs_bytes(files, write_quota or 0)
-                              if staged else None)
+                                    target, argv)
+    command = bwrap_argv(argv, writable=writable, cwd=name(os.path.realpath(cwd)),
+                         read_only=read_only, interpreter=interpreter, uid=uid,
+                         target=target,
+                         home_tmpfs=jailhome.tmpfs_bytes(files, write_quota or 0)
+                         if staged else None)
     status_read, status_write = os.pipe()
     # bwrap reports {"child-pid": N} first, and {"exit-code": N} only when the command
     # really ran: without it (and without our own kill) the jail itself failed.
@@ -584,6 +609,7 @@ def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
 
 
 __all__ = [
+    "JAIL_HOME",
     "UNSAFE_FLAG",
     "UNSAFE_MODE",
     "JailBroken",
@@ -595,6 +621,7 @@ __all__ = [
     "describe",
     "disk_usage",
     "give",
+    "inside",
     "interpreter",
     "probe",
     "run",

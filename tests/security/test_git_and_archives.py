@@ -139,8 +139,8 @@ def test_the_jail_alone_contains_a_filter_that_runs(hostile: Hostile,
     the canary and the listener do not exist."""
     monkeypatch.setattr(gittools, "_SAFE_CONFIG", __import__("re").compile(".*"))
     marker = hostile.world.repo / "ran-inside.txt"
-    command = (f"echo ran >> {marker}; cat {hostile.canary} > {hostile.outside}/filtered; "
-               "cat")
+    command = (f"echo ran >> ran-inside.txt; cat {hostile.canary} > "
+               f"{hostile.outside}/filtered; cat")
     with (hostile.world.repo / ".git" / "config").open("a") as config:
         config.write(f'[filter "x"]\n\tclean = "{command}"\n')
     (hostile.world.repo / ".gitattributes").write_text("* filter=x\n")

@@ -149,3 +149,20 @@ def test_each_call_gets_a_uid_of_its_own() -> None:
     first, second = jail.call_uid(), jail.call_uid()
     assert first and second and first != second
     assert first >= jail.UID_BASE and second >= jail.UID_BASE
+
+
+def test_no_host_path_reaches_the_model(hostile: Hostile) -> None:
+    """The home is at the jail's own name: what a snippet prints (its folder, HOME, a
+    traceback) and what git says name no host folder, and the file tools take that name."""
+    host = str(hostile.world.home.resolve())
+    out = _python(hostile, """import os
+print('cwd', os.getcwd(), 'home', os.environ['HOME'])
+open('made-inside.txt', 'w').write('x')
+print('made', os.path.abspath('made-inside.txt'))
+open('missing/nothing.txt')
+""")
+    assert f"cwd {jail.JAIL_HOME} home {jail.JAIL_HOME}" in out, out
+    assert host not in out and "/tmp/" not in out, out
+    assert hostile.tools.ok("read_file", path=f"{jail.JAIL_HOME}/made-inside.txt").endswith("x")
+    said = hostile.tools.provider.call("git_show", {"ref": "no-such-ref"}).text
+    assert host not in said and "/tmp/" not in said, said

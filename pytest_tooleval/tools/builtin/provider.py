@@ -167,7 +167,7 @@ class BuiltinToolProvider(ToolProvider):
             raise ProviderError(str(exc)) from exc
 
     def _context(self, world: World) -> Context:
-        return Context(world=world, home=Sandbox(world.home),
+        return Context(world=world, home=Sandbox(world.home, alias=jail.JAIL_HOME),
                        unsafe_no_jail=self.unsafe_no_jail)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:

@@ -46,6 +46,9 @@ class Sandbox:
 
     root: Path
     label: str = "home folder"
+    #: The name jailed programs see for ``root`` (``jail.JAIL_HOME``): a path they printed
+    #: is taken as the same place.
+    alias: str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -69,6 +72,8 @@ class Sandbox:
         if len(text) > MAX_PATH_CHARS:
             raise ToolError(f"path is longer than {MAX_PATH_CHARS} characters")
         text = text.replace("\\", "/")
+        if self.alias and (text == self.alias or text.startswith(self.alias + "/")):
+            text = "~" + text[len(self.alias):]
         if text in ("", ".", "~", "~/"):
             candidate = self.real_root
         elif text.startswith("~/"):
