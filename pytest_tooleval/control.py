@@ -51,6 +51,9 @@ class RunControl:
         self.journal = Journal(settings.report_dir / JOURNAL_NAME)
         self.resumed: Stored | None = None
         self.signal_name: str | None = None
+        #: What pytest's interruption said ("1 error during collection", pytest.exit's
+        #: reason); empty for a plain Ctrl-C.
+        self.interrupt_message = ""
         self._previous_handler: Any = None
         self._begun = False
         if settings.resume:
@@ -123,7 +126,9 @@ class RunControl:
         report_dir = self.runtime.settings.report_dir
         try:
             if self.resumed is None:
-                set_aside(report_dir)
+                from pytest_tooleval.report.exporters import written_files
+
+                set_aside(report_dir, written_files(config))
             self.journal.open({
                 "identity": self.identity,
                 "identity_hash": self.identity_hash,
@@ -175,6 +180,9 @@ class RunControl:
         with contextlib.suppress(ValueError, OSError):
             self._previous_handler = signal.signal(signal.SIGTERM, on_sigterm)
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.interrupt_message = str(excinfo.value)
+
     def restore_signal_handler(self) -> None:
         if self._previous_handler is not None:
             with contextlib.suppress(ValueError, OSError):
@@ -191,6 +199,8 @@ class RunControl:
             reason = getattr(dsession, "shouldstop", None)
         if not reason and self.signal_name:
             reason = f"the run received {self.signal_name}"
+        if not reason and self.interrupt_message:
+            reason = self.interrupt_message
         if not reason and exitstatus == pytest.ExitCode.INTERRUPTED:
             reason = "interrupted (Ctrl-C)"
         selected = self.recorder.selected

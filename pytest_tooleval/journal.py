@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 JOURNAL_NAME = "journal.jsonl"
 JOURNAL_VERSION = 1
-#: What an earlier run left in a report folder; moved to ``previous/`` by the next run.
-REPORT_FILES = ("report.json", "report.md", "comparison.json", JOURNAL_NAME)
+#: What an earlier run left in a report folder; moved to ``previous/`` by the next run
+#: (with the metrics and JUnit files when they are written there: ``set_aside``'s ``also``).
+REPORT_FILES = ("report.json", "report.md", "report.html", "comparison.json", JOURNAL_NAME)
 
 
 class JournalError(Exception):
@@ -138,11 +139,16 @@ def read_journal(path: Path) -> Stored:
     return stored
 
 
-def set_aside(report_dir: Path) -> Path | None:
+def set_aside(report_dir: Path, also: Iterable[Path] = ()) -> Path | None:
     """Move what an earlier run left in the report folder to ``previous/`` (replacing an
     older ``previous/``), so a run that is killed never leaves an older report looking
-    like its own. Returns the folder moved to, or None when there was nothing."""
-    present = [report_dir / name for name in REPORT_FILES if (report_dir / name).exists()]
+    like its own. ``also``: more files this run writes (metrics, JUnit), moved when they
+    are in the report folder. Returns the folder moved to, or None when there was nothing."""
+    folder = report_dir.resolve()
+    names = list(REPORT_FILES) + [path.name for path in also
+                                  if path.resolve().parent == folder]
+    present = [report_dir / name for name in dict.fromkeys(names)
+               if (report_dir / name).exists()]
     if not present:
         return None
     previous = report_dir / "previous"

@@ -277,7 +277,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for line in check_report.render_table().splitlines()[-12:]:
             terminalreporter.write_line(line)
     recorder = runtime.recorder
-    if recorder is not None and recorder.results:
+    if recorder is not None and (recorder.results or (recorder.report is not None
+                                                      and not recorder.nothing_scored)):
+        # The second: a run stopped before its first case ended (0 of N ran, interrupted).
         from pytest_tooleval.report.terminal import write_summary
 
         trace.mark("terminal summary (ours) begins")

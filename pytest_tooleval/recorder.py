@@ -205,10 +205,11 @@ class Recorder:
         return not self.results and bool(self.skipped)
 
     def finish(self, interrupted: str | None, config: Any = None) -> dict[str, Any] | None:
-        """Aggregate and write the reports, once (pytest-json-report asks first)."""
+        """Aggregate and write the reports, once (pytest-json-report asks first). A run
+        stopped before its first case ended still gets one: 0 of N ran, interrupted."""
         if self.report is not None:
             return self.report
-        if not self.results and not self.skipped:
+        if not self.results and not self.skipped and not (interrupted and self.selected):
             return None
         metadata = self._run_metadata(interrupted)
         metadata["selection"] = selection(list(self.results.values()), config,

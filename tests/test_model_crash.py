@@ -5,7 +5,20 @@ crashes on every call stops the run after the consecutive-error limit."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
 from tests.conftest import THANKS_CASE, scenario
+from tests.test_process_end import _gone
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CONFTEST = """
 from pathlib import Path
@@ -53,3 +66,37 @@ def test_crashing_on_every_call_stops_after_the_error_limit(project, monkeypatch
     result.stdout.fnmatch_lines(["*SIGSEGV*", "*THIS RUN IS NOT VALID*",
                                  "*Stopped after 3 consecutive infrastructure errors*"])
     assert project.report()["summary"]["outcomes"]["ERROR"] == 3
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_model_worker_dies_with_a_killed_pytest(project, tmp_path) -> None:
+    """pytest SIGKILLed while its model worker is busy on a request (a long generation):
+    the worker ends within seconds instead of running on, re-parented to init, until its
+    request is done (the stand-in's would take two minutes)."""
+    _project(project, 1)
+    pid_file = tmp_path / "worker.pid"
+    env = {**os.environ, "TOOLEVAL_FAKE_HANG_PID_FILE": str(pid_file),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    pytest_process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin", "-p",
+         "no:cacheprovider", "--tooleval-no-builtin", "--model", "fake", "-q"],
+        cwd=project.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    worker = None
+    try:
+        deadline = time.monotonic() + 120
+        while not pid_file.exists():
+            assert pytest_process.poll() is None, "pytest ended before its model call"
+            assert time.monotonic() < deadline, "no model call within 120 s"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        os.kill(pytest_process.pid, signal.SIGKILL)  # pytest alone, unwarned
+        pytest_process.wait()
+        assert _gone(worker, within=5.0), "the model worker outlived pytest"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pytest_process.pid, signal.SIGKILL)  # whatever is left of the run
+        pytest_process.wait()
+        if worker is not None:  # reaped here where this process is a child subreaper
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(worker, os.WNOHANG)

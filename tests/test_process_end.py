@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import scenario
+from tests.support.fake_openai import Rule, answer
 from tests.test_end_of_run import EXPECTED, SCRIPT, fixed_cases, fixed_run, normalised
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,3 +236,73 @@ def test_a_plain_pytest_run_with_the_plugin_is_not_armed(tmp_path: Path) -> None
     labels = [label for _, _, _, label in _marks(trace)]
     assert "exit handlers begin (non-daemon threads joined)" in labels
     assert not any(label.startswith("exit: garbage collected") for label in labels), labels
+
+
+# -------------------------------------------------------------- a stop before any case ended
+
+
+def _spawn(project, workers: int, *extra: str) -> subprocess.Popen[bytes]:
+    """pytest in its own process group, as a shell or a CI job starts it."""
+    args = [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin",
+            "-p", "no:cacheprovider", "--tooleval-no-builtin", "--model", "fake",
+            "--grammar", "vendor", "--tooleval-min-cases", "1", "-q", *extra]
+    if workers:
+        args += ["-p", "xdist", "-n", str(workers)]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen(args, cwd=project.path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@pytest.mark.parametrize(("how", "workers"), [(signal.SIGTERM, 0), (signal.SIGINT, 0),
+                                              (signal.SIGTERM, 2)])
+def test_a_stop_before_the_first_case_ends_writes_an_interrupted_report(
+        project, fake_model, how, workers) -> None:
+    """SIGTERM (a cancelled job) or Ctrl-C while the first case waits on the model: the
+    report says 0 of N ran, interrupted, NOT VALID, in every format; what the previous run
+    left in the folder (report.html, metrics, JUnit included) is in previous/, never
+    beside the new report as if it were this run's."""
+    server = fake_model([Rule("weather", [answer("It is 17.4 °C.")])], latency=120)
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(
+        [{"name": f"c{i}", "category": "tool", "steps": [
+            {"message": f"weather number {i} in izmir", "expect": "get_weather"}]}
+         for i in range(4)]))
+    folder = project.path / "tooleval-report"
+    old = {"report.json": '{"old": true}\n', "report.md": "old\n",
+           "report.html": "<p>old</p>\n", "run.prom": "old 1\n", "junit.xml": "<old/>\n"}
+    for name, text in old.items():
+        project.write(f"tooleval-report/{name}", text)
+    process = _spawn(project, workers, "--tooleval-metrics", "tooleval-report/run.prom",
+                     "--junitxml", "tooleval-report/junit.xml")
+    try:
+        deadline = time.monotonic() + 120
+        while not server.requests:  # the first case is waiting on the model
+            assert process.poll() is None, process.communicate()[0].decode()[-3000:]
+            assert time.monotonic() < deadline, "no model call within 120 s"
+            time.sleep(0.05)
+        if how == signal.SIGINT:
+            os.killpg(process.pid, how)  # Ctrl-C reaches the terminal's whole group
+        else:
+            os.kill(process.pid, how)  # the controller only, as a scheduler does
+        output = process.communicate(timeout=120)[0].decode()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
+    with pytest.raises(ProcessLookupError):
+        os.killpg(process.pid, 0)  # nothing of the run left behind (xdist workers included)
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    run = report["run"]
+    assert report["cases"] == [] and run["cases_done"] == 0 and run["cases_selected"] == 4
+    assert run["interrupted"].endswith(": 0 of 4 cases ran"), run["interrupted"]
+    why = "the run received SIGTERM" if how == signal.SIGTERM else "interrupted (Ctrl-C)"
+    assert run["interrupted"].startswith(why), run["interrupted"]
+    assert report["summary"]["deployability"]["verdict"] == "NOT VALID"
+    assert "0 of 4 cases ran" in (folder / "report.md").read_text(encoding="utf-8")
+    assert "0 of 4 cases ran" in (folder / "report.html").read_text(encoding="utf-8")
+    for name, text in old.items():
+        assert (folder / "previous" / name).read_text(encoding="utf-8") == text, name
+        assert not (folder / name).exists() or (folder / name).read_text() != text, name
+    assert "0 of 4 cases ran" in output, output[-3000:]

@@ -23,6 +23,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -32,6 +34,10 @@ from pytest_tooleval.models.base import BackendUnavailable
 _HEADER = struct.Struct(">I")
 #: Seconds to wait for one reply before the worker is taken to be hung and killed.
 DEFAULT_TIMEOUT_S = 900.0
+#: The pid of the process that started the worker (set by ``ModelProcess``).
+PARENT_ENV = "TOOLEVAL_MODEL_PARENT"
+#: Seconds between the worker's checks that its parent is alive.
+PARENT_CHECK_S = 0.5
 
 
 class ModelProcessDied(BackendUnavailable):
@@ -86,12 +92,36 @@ def read_frame(stream: IO[bytes]) -> Any:
     return None if payload is None else pickle.loads(payload)
 
 
+def die_with_parent() -> None:
+    """End this process as soon as the process that started it is gone.
+
+    A closed stdin ends an idle worker, but one busy in a long request would run on for
+    minutes after a SIGKILL of pytest. A thread compares ``getppid()`` with the pid of the
+    process that started the worker (``PARENT_ENV``; so a parent that died before this
+    thread started counts too): when that process dies, the worker is reparented (to init
+    or a subreaper) and the two differ. Not ``PR_SET_PDEATHSIG``: that fires when the
+    *thread* that forked the worker ends, and ``ModelProcess`` starts a worker on whichever
+    thread asks first. llama.cpp runs through ctypes, which releases the GIL, so the check
+    runs during a generation too.
+    """
+    parent = int(os.environ.get(PARENT_ENV) or os.getppid())
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tooleval-parent-watch", daemon=True).start()
+
+
 def serve(handle: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """The worker's loop: one reply per request until stdin closes.
+    """The worker's loop: one reply per request until stdin closes (or the parent dies:
+    ``die_with_parent``).
 
     The protocol keeps a private copy of fd 1; fd 1 itself is pointed at stderr so that
     anything a native library prints cannot corrupt a frame.
     """
+    die_with_parent()
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -165,6 +195,7 @@ class ModelProcess:
         package_root = str(Path(__file__).resolve().parents[2])
         current = env.get("PYTHONPATH", "")
         env["PYTHONPATH"] = package_root + (os.pathsep + current if current else "")
+        env[PARENT_ENV] = str(os.getpid())  # the worker ends when this process is gone
         return env
 
     def start(self) -> dict[str, Any]:

@@ -76,6 +76,13 @@ def warm_ups(config: pytest.Config) -> tuple[Callable[[], object], ...]:
     return (html_template,)
 
 
+def written_files(config: pytest.Config) -> list[Path]:
+    """The files besides report.* this run writes (the metrics textfile, JUnit XML): a
+    run's start moves an earlier run's out of the report folder (journal.set_aside)."""
+    paths = [_setting(config, "metrics"), getattr(config.option, "xmlpath", None)]
+    return [Path(path) for path in paths if path]
+
+
 def after_reports(config: pytest.Config, recorder: Recorder) -> list[str]:
     """Called on the controller once report.json is written; returns lines to print.
 

@@ -6,12 +6,14 @@ reaches the template, and SmolLM2's tool-dropping template gets the tool block i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -198,6 +200,45 @@ def test_a_killed_model_process_is_an_error_and_the_next_call_gets_a_fresh_one(
         assert backend.process.pid not in (None, first) and turn.finish_reason
     finally:
         backend.close()
+
+
+#: A parent that loads the default model, says the worker's pid, and asks for a long answer.
+BUSY_PARENT = textwrap.dedent(
+    """
+    from pytest_tooleval.models.llama import LlamaBackend
+    backend = LlamaBackend(grammar="off", max_tokens=2048, n_ctx=4096)
+    print(backend.process.pid, flush=True)
+    print("asking", flush=True)
+    backend.complete([{"role": "user", "content": "Count from 1 to 3000, one number a "
+                       "line, then tell a long story. " * 30}], [])
+    """
+)
+
+
+@pytest.mark.realmodel
+def test_the_worker_ends_mid_generation_when_its_parent_is_killed() -> None:
+    """pytest SIGKILLed while llama.cpp generates: the worker ends within seconds (its
+    parent watch runs while llama.cpp holds no GIL), not when the generation is done."""
+    from tests.test_process_end import _gone
+
+    parent = subprocess.Popen([sys.executable, "-c", BUSY_PARENT], stdout=subprocess.PIPE,
+                              text=True)
+    worker = None
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        assert parent.stdout.readline().strip() == "asking"
+        time.sleep(1.0)  # the prompt is being read or the answer generated
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        assert _gone(worker, within=5.0), "the llama.cpp worker outlived its parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        if worker is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker, signal.SIGKILL)
 
 
 @pytest.mark.realmodel

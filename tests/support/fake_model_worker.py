@@ -5,7 +5,8 @@ Requests: ``load`` (answers its pid), ``complete`` (answers ``{"answer": ...}``)
 purpose: ``segfault`` (a real native SIGSEGV through ctypes), ``abort``, ``hang``,
 ``refuse``, ``noise`` (prints to stdout, which must not corrupt the frames). With
 ``TOOLEVAL_FAKE_CRASH_FILE`` set, the first ``complete`` that finds that file deletes it
-and segfaults: one crash across restarts.
+and segfaults: one crash across restarts. With ``TOOLEVAL_FAKE_HANG_PID_FILE`` set, every
+``complete`` writes the process's pid there and sleeps for two minutes: a busy worker.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from pytest_tooleval.models.model_process import WorkerRefusal, serve
 
 CRASH_FILE_ENV = "TOOLEVAL_FAKE_CRASH_FILE"
+HANG_PID_FILE_ENV = "TOOLEVAL_FAKE_HANG_PID_FILE"
 
 
 def segfault() -> None:
@@ -36,6 +38,12 @@ def handle(message: dict[str, Any]) -> dict[str, Any]:
             os.unlink(crash_file)
             print("fake model: about to crash", file=sys.stderr, flush=True)
             segfault()
+        hang_pid_file = os.environ.get(HANG_PID_FILE_ENV)
+        if hang_pid_file:
+            with open(hang_pid_file + ".part", "w") as stream:
+                stream.write(str(os.getpid()))
+            os.replace(hang_pid_file + ".part", hang_pid_file)
+            time.sleep(120)
         return {"text": '{"answer": "You are welcome."}', "pid": os.getpid()}
     if op == "segfault":
         print("fake model: about to crash", file=sys.stderr, flush=True)
