@@ -19,6 +19,8 @@ from pytest_tooleval.models.base import (
     BackendError,
     Message,
     ModelTurn,
+    RequestRefused,
+    ServerTimeout,
     ServerUnreachable,
     ToolsNotShown,
     fork_http_backend,
@@ -54,6 +56,9 @@ PROBE_MESSAGES: list[Message] = [
     {"role": "system", "content": "You are a helpful assistant with access to tools."},
     {"role": "user", "content": "Reply with the word OK."},
 ]
+#: The most one probe request may take, whatever the profile's timeout: a probe asks for
+#: one token, so a reply later than this is a server that does not stop.
+PROBE_TIMEOUT_S = 60.0
 
 
 def api_key_of(profile: Profile) -> str | None:
@@ -172,8 +177,7 @@ class OpenAIChatBackend(Backend):
         url = f"{self.base_url}/chat/completions"
         counts = []
         for tools in ([], [SENTINEL_TOOL]):
-            body = self.http.post("/chat/completions",
-                                  self._payload(PROBE_MESSAGES, tools, max_tokens=1))
+            body = self._probe(tools)
             chat_message(body, url)  # a malformed reply is reported as such
             counts.append(usage_of(body)[0])
         without, with_tool = counts
@@ -191,6 +195,30 @@ class OpenAIChatBackend(Backend):
                 "on/off, where the harness renders the prompt itself."
             )
         return {"tools_reach_prompt": f"verified (+{added} prompt tokens with a sentinel tool)"}
+
+    def _probe(self, tools: list[ToolSpec]) -> Any:
+        """One probe request for one token, on its own short wall clock. With a tool, the
+        choice names it: llama-cpp-python's chatml-function-calling ignores ``max_tokens``
+        on ``"auto"`` and a small model may write an argument that never closes; a server
+        that refuses a named choice is asked again with ``"auto"``."""
+        payload = self._payload(PROBE_MESSAGES, tools, max_tokens=1)
+        timeout = min(self.http.timeout, PROBE_TIMEOUT_S)
+        try:
+            if tools:
+                named = {"type": "function", "function": {"name": tools[0].name}}
+                try:
+                    return self.http.post("/chat/completions",
+                                          {**payload, "tool_choice": named}, timeout=timeout)
+                except RequestRefused:
+                    pass
+            return self.http.post("/chat/completions", payload, timeout=timeout)
+        except ServerTimeout:
+            raise ServerTimeout(
+                f"preflight: the server at {self.base_url} did not answer a one-token probe "
+                f"within {timeout:g} s{' (with one tool)' if tools else ''}: it does not "
+                "stop generating at max_tokens, or it is far too slow for this benchmark. "
+                "Check the server's log; with llama-cpp-python use --chat_format "
+                "chatml-function-calling and a current version") from None
 
     def preflight(self) -> dict[str, Any]:
         """Reachable, the model list, the sampling, the tools sentinel; recorded in the

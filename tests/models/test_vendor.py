@@ -4,13 +4,16 @@ sentinel), and the backend registry."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
+from pytest_tooleval.models import openai as openai_backend
 from pytest_tooleval.models.base import (
     BackendConfigError,
     BackendError,
+    ServerTimeout,
     ServerUnreachable,
     ToolsNotShown,
 )
@@ -115,6 +118,31 @@ def test_preflight_proves_the_tools_reach_the_prompt() -> None:
     assert checked["server_defaults"] == {"repeat_penalty": 1.1, "top_k": 40}
     assert checked["sampling_sent"]["repeat_penalty"] == 1.0
     assert backend.describe()["preflight"] == checked  # recorded in the report
+
+
+def test_the_tools_probe_names_its_tool_and_ends_where_auto_would_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-python's chatml-function-calling ignores max_tokens on tool_choice "auto"
+    (SmolLM2 wrote an argument until the context was full, 300 s): the probe names the
+    tool, and a server that refuses that is asked with "auto" on a short clock of its own."""
+    with FakeOpenAI(auto_tools_hang=30) as fake:
+        info = OpenAIChatBackend(profile(fake.base_url)).preflight()
+        probes = chat_bodies(fake)
+    assert probes[1]["tool_choice"] == {"type": "function",
+                                        "function": {"name": SENTINEL_NAME}}
+    assert info["preflight"]["tools_reach_prompt"].startswith("verified (+")
+    with FakeOpenAI(refuses_named_choice=True) as fake:
+        info = OpenAIChatBackend(profile(fake.base_url)).preflight()
+        assert [b.get("tool_choice") for b in chat_bodies(fake)][1:] == [
+            {"type": "function", "function": {"name": SENTINEL_NAME}}, "auto"]
+    assert info["preflight"]["tools_reach_prompt"].startswith("verified (+")
+    monkeypatch.setattr(openai_backend, "PROBE_TIMEOUT_S", 1.0)
+    with FakeOpenAI(refuses_named_choice=True, auto_tools_hang=30) as fake:
+        backend = OpenAIChatBackend(profile(fake.base_url, timeout=300))
+        started = time.monotonic()
+        with pytest.raises(ServerTimeout, match="one-token probe within 1 s"):
+            backend.preflight()
+        assert time.monotonic() - started < 10
 
 
 def test_preflight_refuses_a_server_that_drops_the_tools() -> None:

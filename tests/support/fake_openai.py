@@ -443,6 +443,12 @@ class _Handler(BaseHTTPRequestHandler):
             prompt_tokens = count_tokens(prompt)
 
         reply = fake._choose(user_text, index, body.get("seed"))
+        choice = body.get("tool_choice") if endpoint == "chat" and body.get("tools") else None
+        if isinstance(choice, dict) and fake.refuses_named_choice:
+            self._error(400, "tool_choice must be one of 'none', 'auto', 'required'")
+            return
+        if choice == "auto" and fake.auto_tools_hang:
+            reply = delay(fake.auto_tools_hang, reply)
         if endpoint != "chat" and _constrained_canary(body, fake.constrains):
             reply = answer(json.dumps({"canary": CANARY}))
         with fake._generation_slot(), fake._in_flight():
@@ -583,8 +589,14 @@ class FakeOpenAI:
         props: dict[str, Any] | None = None,
         constrains: Iterable[str] = (),
         apply_template: bool = True,
+        refuses_named_choice: bool = False,
+        auto_tools_hang: float = 0.0,
     ) -> None:
         self.model = model
+        # A server that answers HTTP 400 to a tool_choice naming a tool; one where a request
+        # with tools and tool_choice "auto" takes this long whatever max_tokens says
+        # (llama-cpp-python's chatml-function-calling).
+        self.refuses_named_choice, self.auto_tools_hang = refuses_named_choice, auto_tools_hang
         self.verbose = verbose
         self.drops_tools, self.strict_content = drops_tools, strict_content
         self.latency, self.props = latency, props
