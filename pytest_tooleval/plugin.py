@@ -168,7 +168,10 @@ def _shard_and_resume(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    runtime_of(session.config).check_configuration(session.items)
+    from pytest_tooleval.collect import CaseItem
+
+    runtime_of(session.config).check_configuration(
+        any(isinstance(item, CaseItem) for item in session.items))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -147,7 +147,6 @@ class Runtime:
         lanes = self._lanes_for_run()
         if lanes is None:
             return self.run_case(ref)
-        from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.concurrency import upcoming
 
         stopping = bool(item.session.shouldstop or item.session.shouldfail)
@@ -158,7 +157,7 @@ class Runtime:
             # 300 cases (scripts/profile_concurrency.py).
             submitted = self._submitted
             fresh = [other for other in upcoming(
-                item, lambda other: isinstance(other, CaseItem), lanes.window)
+                item, lambda other: isinstance(other, type(item)), lanes.window)
                 if id(other) not in submitted and not lanes.queued(other.nodeid)]
             submitted.update(id(other) for other in fresh)
             lanes.submit([ref, *(self.case_ref(other) for other in fresh)])
@@ -260,14 +259,11 @@ class Runtime:
         return self._preflight_error
 
     # -- collection-time checks -------------------------------------------------------
-    def check_configuration(self, items: list[pytest.Item]) -> None:
+    def check_configuration(self, has_cases: bool) -> None:
         """After collection, before any case: the catalogue is built once (providers
         started), so an unusable tool set-up is one usage error, not an ERROR per case.
         Nothing is started for ``--collect-only``, a check run, or a run with no cases."""
-        from pytest_tooleval.collect import CaseItem
-
-        if (self.settings.check or self.config.option.collectonly
-                or not any(isinstance(item, CaseItem) for item in items)):
+        if self.settings.check or self.config.option.collectonly or not has_cases:
             return
         try:
             self.offered_tools()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.report.terminal import measurement_warnings, unsafe_banner
 from pytest_tooleval.result import Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 
@@ -80,8 +81,6 @@ def render_markdown(report: dict[str, Any]) -> str:
         why = run.get("interrupted") or f"{summary['outcomes']['ERROR']} case(s) ended in ERROR"
         lines += [f"> **This run is not valid**: {why}. Infrastructure failures are not "
                   "scored; the figures below cover only the cases that ran.", ""]
-    from pytest_tooleval.report.terminal import measurement_warnings
-
     lines += [f"> **{line}**" if not line.startswith("  ") else line.strip()
               for line in measurement_warnings(summary)]
     if measurement_warnings(summary):
@@ -188,12 +187,3 @@ def render_markdown(report: dict[str, Any]) -> str:
                           f"answer: {_short(step.answer, 160) or '(none)'}"]
             lines += [""]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def unsafe_banner(run: dict[str, Any]) -> str:
-    """Said first when code and git ran without the jail (the named unsafe mode)."""
-    from pytest_tooleval.tools.jail import UNSAFE_FLAG, UNSAFE_MODE
-
-    if (run.get("isolation") or {}).get("mode") != UNSAFE_MODE:
-        return ""
-    return (f" — UNSAFE: run_python and git ran without the jail ({UNSAFE_FLAG})")

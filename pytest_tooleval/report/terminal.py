@@ -88,8 +88,6 @@ def summary_lines(report: dict[str, Any] | None, paths: list[Path]) -> list[str]
     score = summary["score"]
     outcomes = summary["outcomes"]
     lines = []
-    from pytest_tooleval.report.markdown import unsafe_banner
-
     if unsafe_banner(report["run"]):
         lines.append("UNSAFE MODE:" + unsafe_banner(report["run"]).split(":", 1)[1])
     validity = _validity_line(summary, report["run"].get("interrupted"))
@@ -184,3 +182,12 @@ def write_summary(terminalreporter: Any, recorder: Recorder, baseline: Path | No
     if recorder.comparison_text:
         terminalreporter.write_sep("-", f"against the baseline {baseline}")
         terminalreporter.write(recorder.comparison_text)
+
+
+def unsafe_banner(run: dict[str, Any]) -> str:
+    """Said first when code and git ran without the jail (the named unsafe mode)."""
+    from pytest_tooleval.tools.jail import UNSAFE_FLAG, UNSAFE_MODE
+
+    if (run.get("isolation") or {}).get("mode") != UNSAFE_MODE:
+        return ""
+    return (f" — UNSAFE: run_python and git ran without the jail ({UNSAFE_FLAG})")
