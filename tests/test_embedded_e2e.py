@@ -53,8 +53,29 @@ def test_default_model_runs_without_a_server(tiny_project: Path) -> None:
 
     for case in report_cases(report):
         for step in case.transcripts:
-            # grammar on: every attempt parses and fits the schema, whatever the model chose
-            assert all(a.malformed in (None, "unknown_tool") for a in step.attempts)
+            # grammar on: every attempt parses and fits the schema, whatever the model chose,
+            # unless the turn was cut off at max_tokens
+            assert all(a.malformed in (None, "unknown_tool")
+                       or (a.reason or "").startswith("truncated") for a in step.attempts)
+
+
+def test_a_turn_cut_off_at_max_tokens_is_not_an_answer(tiny_project: Path) -> None:
+    """The embedded backend too: a ``length`` finish is a malformed, truncated attempt
+    (it scored "thanks" PASS on an unclosed envelope)."""
+    (tiny_project / "pyproject.toml").write_text(
+        '[tool.tooleval.models.tiny]\ngguf = "default"\nmax_tokens = 3\nmax_steps = 2\n',
+        encoding="utf-8")
+    result = _run(["-m", "pytest", "scenarios", "-p", "no:cacheprovider", "--model", "tiny",
+                   "--tooleval-no-builtin", "-k", "thanks"], tiny_project)
+    report = json.loads((tiny_project / "tooleval-report" / "report.json").read_text())
+    from pytest_tooleval.report.json_report import report_cases
+
+    (case,) = report_cases(report)
+    assert case.outcome != "PASS", result.stdout[-2000:]
+    (step,) = case.transcripts
+    assert [call.finish_reason for call in step.model_calls] == ["length", "length"]
+    assert not step.answered
+    assert all((a.reason or "").startswith("truncated") for a in step.attempts)
 
 
 KILLER = """

@@ -18,7 +18,7 @@ import jsonschema
 
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript, shorten
-from pytest_tooleval.models.base import Backend, Message, RawCall
+from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated
 from pytest_tooleval.router.base import Router
 from pytest_tooleval.tools.base import Catalogue, ToolSpec
 
@@ -141,7 +141,9 @@ class ToolLoop:
         specs = [spec for spec in self.catalogue.specs if spec.name in shown]
         previous_round: list[tuple[str | None, str | None]] | None = None
         for round_index in range(self.settings.max_steps):
-            turn = self.backend.complete(messages, specs)
+            # Cut off at max_tokens: a malformed attempt on every backend, never an answer.
+            turn = mark_truncated(self.backend.complete(messages, specs),
+                                  f"call_{len(messages)}_truncated")
             transcript.model_calls.append(
                 ModelCall(turn.latency_s, turn.prompt_tokens, turn.completion_tokens,
                           turn.finish_reason, cached=turn.cached)

@@ -24,7 +24,6 @@ from pytest_tooleval.models.base import (
     ServerUnreachable,
     ToolsNotShown,
     fork_http_backend,
-    mark_truncated,
 )
 from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.parsing import find_leaked_calls
@@ -168,7 +167,7 @@ class OpenAIChatBackend(Backend):
             finish_reason=choice.get("finish_reason") if isinstance(
                 choice.get("finish_reason"), str) else None,
         )
-        return mark_truncated(turn, f"call_{len(messages)}_truncated")
+        return turn
 
     # -- preflight -------------------------------------------------------------------------
     def tools_reach_prompt(self) -> dict[str, Any]:

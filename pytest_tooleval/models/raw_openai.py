@@ -38,7 +38,6 @@ from pytest_tooleval.models.base import (
     ServerUnreachable,
     TemplateMissing,
     fork_http_backend,
-    mark_truncated,
 )
 from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.openai import api_key_of, list_models, server_defaults
@@ -311,7 +310,7 @@ class RawCompletionBackend(Backend):
             call.call_id = f"call_{len(messages)}_{index}"
         turn = ModelTurn(content=content, calls=calls,
                          latency_s=time.perf_counter() - started, **info)
-        return mark_truncated(turn, f"call_{len(messages)}_truncated")
+        return turn
 
     def mechanism(self) -> str:
         if self.mode == "off":

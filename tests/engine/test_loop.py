@@ -90,6 +90,20 @@ def test_a_clean_run_returns_transcripts_and_scoring_is_separate() -> None:
     assert scored.outcome == "PASS" and scored.axes == {"step": 1.0, "answer": 1.0}
 
 
+def test_a_turn_cut_off_at_max_tokens_is_never_an_answer() -> None:
+    """Whatever the backend (the embedded one did not mark it): a ``length`` finish is one
+    malformed, truncated attempt, and the step is unanswered."""
+    cut = ModelTurn(content='{"answer": "You\'ve got it! I\'m glad', finish_reason="length")
+    backend = Scripted([cut, weather_call(), ModelTurn(content="Same again.")])
+    run = session_with(backend).run(ref())
+    step = run.transcripts[0]
+    assert step.answer == "Same again."  # the cut-off text was never taken as the answer
+    cut_attempt = step.attempts[0]
+    assert cut_attempt.malformed == "unparseable" and (cut_attempt.reason or "").startswith(
+        "truncated")
+    assert step.model_calls[0].finish_reason == "length"
+
+
 @pytest.mark.parametrize(("exc", "kind"), [
     (BackendUnavailable("no model server at http://127.0.0.1:9"), "backend"),
     (GrammarError("recursive $ref in a tool schema cannot be inlined"), "backend"),

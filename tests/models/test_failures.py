@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.engine.loop import validate_call
 from pytest_tooleval.models.base import (
     TRUNCATED,
     BackendError,
@@ -26,7 +25,6 @@ from pytest_tooleval.models.base import (
 from pytest_tooleval.models.http import HttpClient, retry_after_seconds
 from pytest_tooleval.models.openai import OpenAIChatBackend
 from pytest_tooleval.models.profiles import Profile
-from pytest_tooleval.tools.base import ToolSpec
 from tests.support.fake_openai import FakeOpenAI, Rule, answer, body, delay, status
 
 QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
@@ -202,13 +200,17 @@ def test_a_content_parts_list_of_text_is_read_as_text() -> None:
         assert backend(fake).complete(QUESTION, []).content == "sunny"
 
 
-def test_finish_reason_length_is_a_malformed_turn_not_an_answer(tools: list[ToolSpec]) -> None:
+def test_finish_reason_length_is_a_malformed_turn_not_an_answer() -> None:
+    """Through the real session and loop, as a run goes: the loop marks every backend's
+    cut-off turn (tests/engine/test_loop.py has the same for a backend of any kind)."""
+    from tests.engine.test_loop import ref, session_with
+
     with FakeOpenAI([Rule("", [answer("It is sunny and the", finish_reason="length")])]) as fake:
-        turn = backend(fake).complete(QUESTION, tools)
-    assert turn.truncated and len(turn.calls) == 1
-    attempt = validate_call(turn.calls[0], {t.name: t for t in tools})
-    assert not attempt.valid and attempt.malformed == "unparseable"
-    assert attempt.reason == TRUNCATED
+        run = session_with(backend(fake)).run(ref())
+    step = run.transcripts[0]
+    assert not step.answered and step.answer is None
+    assert step.attempts and all(not a.valid and a.malformed == "unparseable"
+                                 and a.reason == TRUNCATED for a in step.attempts)
 
 
 def test_a_dropped_connection_after_reaching_the_server_is_a_server_error() -> None:
