@@ -139,6 +139,27 @@ def _counts(rows: list[dict[str, Any]], key: str) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(found.items()))
 
 
+def features(table: str) -> Any:
+    """The one schema of each table, whatever a run's data holds (a column of nothing but
+    nulls would otherwise be typed ``null``, and two exports would not concatenate)."""
+    from datasets import Features, List, Value
+
+    text, texts = Value("string"), List(Value("string"))
+    if table == "corpus":
+        return Features({
+            "nodeid": text, "case_hash": text, "file": text, "file_name": text, "case": text,
+            "language": text, "category": text, "group": text, "register": text, "job": text,
+            "marks": texts, "messages": texts, "expect": List(texts), "forbidden": List(texts),
+            "steps_json": text, "requires": texts, "inline_tools_json": text})
+    return Features({
+        "nodeid": text, "case_hash": text, "model": text, "grammar": text, "outcome": text,
+        "category": text, "group": text, "register": text, "language": text,
+        **{f"axis_{axis}": Value("float64") for axis in AXES},
+        "reasons": texts, "error_kind": text, "error": text, "tools_ran": texts,
+        "answers": texts, "latency_s": Value("float64"), "duration_s": Value("float64"),
+        "steps_json": text})
+
+
 def export(paths: list[Path], out: Path, report: dict[str, Any] | None,
            rootdir: Path) -> dict[str, int]:
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -150,11 +171,13 @@ def export(paths: list[Path], out: Path, report: dict[str, Any] | None,
     datasets.disable_progress_bars()
     corpus = corpus_rows(paths, rootdir)
     out.mkdir(parents=True, exist_ok=True)
-    datasets.Dataset.from_list(corpus).to_parquet(str(out / "corpus.parquet"))
+    datasets.Dataset.from_list(corpus, features=features("corpus")).to_parquet(
+        str(out / "corpus.parquet"))
     written = {"corpus": len(corpus)}
     if report is not None:
         results = result_rows(report)
-        datasets.Dataset.from_list(results).to_parquet(str(out / "results.parquet"))
+        datasets.Dataset.from_list(results, features=features("results")).to_parquet(
+            str(out / "results.parquet"))
         written["results"] = len(results)
     digest = corpus_hash({"cases": corpus})
     write_atomic(out / "README.md", dataset_card(corpus, report, digest))

@@ -68,6 +68,38 @@ def test_export_without_a_report_writes_only_the_corpus(tmp_path, monkeypatch) -
     assert "results" not in (tmp_path / "ds" / "README.md").read_text()
 
 
+def test_exports_of_different_runs_have_one_schema_and_concatenate(tmp_path,
+                                                                   monkeypatch) -> None:
+    """A run without errors (an all-null error column) and one with; a corpus without
+    groups or registers and one with: the columns keep their types (they were typed by the
+    data, and such exports did not load together)."""
+    from pytest_tooleval.cli import main
+
+    report_path = ROOT / "docs" / "results" / "gap-sample4" / "on" / "report.json"
+    report = json.loads(report_path.read_text("utf-8"))
+    clean = json.loads(report_path.read_text("utf-8"))
+    clean["cases"] = [case for case in clean["cases"] if case.get("error") is None][:5]
+    for case in clean["cases"]:
+        case["axes"] = {}
+    clean_path = tmp_path / "clean.json"
+    clean_path.write_text(json.dumps(clean), encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    loaded = {}
+    for name, inputs, path in (("a", ["benchmarks/en/web.json"], report_path),
+                               ("b", ["scenarios/restaurants.yaml"], clean_path)):
+        assert main(["export", *inputs, "--report", str(path),
+                     "--out", str(tmp_path / name)]) == 0
+        loaded[name] = {table: datasets.Dataset.from_parquet(
+            str(tmp_path / name / f"{table}.parquet"), cache_dir=str(tmp_path / "cache"))
+            for table in ("corpus", "results")}
+    assert any(case.get("error") for case in report["cases"])
+    for table in ("corpus", "results"):
+        first, second = loaded["a"][table], loaded["b"][table]
+        assert first.features == second.features
+        joined = datasets.concatenate_datasets([first, second])
+        assert len(joined) == len(first) + len(second)
+
+
 def _import(tmp_path: Path, *names: str) -> Path:
     from pytest_tooleval.cli import main
 
