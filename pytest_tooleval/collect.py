@@ -15,11 +15,14 @@ import pytest
 
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.files import is_case_path
-from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.cases.load import load_case_file, same_name
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
 from pytest_tooleval.result import CaseResult, repeat_suffix
+from pytest_tooleval.runtime import runtime_of
 
 DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**/*.yml")
+#: The run's benchmark names so far, each with the first file of that name.
+_NAMES = pytest.StashKey[dict[str, Path]]()
 
 
 def wants_file(file_path: Path, config: pytest.Config) -> bool:
@@ -51,11 +54,13 @@ class CaseFileCollector(pytest.File):
     """A benchmark (JSON) or scenario (YAML) file."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from pytest_tooleval.runtime import runtime_of
-
         runtime = runtime_of(self.config)
         try:
             case_file = load_case_file(self.path)
+            first = self.config.stash.setdefault(_NAMES, {}).setdefault(case_file.name,
+                                                                         self.path)
+            if first != self.path:
+                raise CaseFileError(str(self.path), [same_name(case_file.name, str(first))])
         except CaseFileError as exc:
             raise self.CollectError(str(exc)) from None
         runtime.register_case_file(self.path)
@@ -80,6 +85,16 @@ def _marker(config: pytest.Config, name: str, description: str) -> pytest.MarkDe
     return marker
 
 
+def stop_message(error: Any, errors: int) -> str:
+    """Why the session stops after ``errors`` consecutive ERRORs: the last one's message,
+    as a sentence of its own, then the stop."""
+    last = (error.message if error is not None else "").strip() or "ERROR"
+    if not last.endswith((".", "!", "?")):
+        last += "."
+    return (f"{last} Stopped after {errors} consecutive infrastructure errors; nothing "
+            "further was scored.")
+
+
 class CaseItem(pytest.Function):
     case_file: CaseFile
     case: Case
@@ -100,7 +115,6 @@ class CaseItem(pytest.Function):
 
     def runtest(self) -> None:
         from pytest_tooleval.engine.session import ModelSession
-        from pytest_tooleval.runtime import runtime_of
 
         runtime = runtime_of(self.config)
         if runtime.settings.check:
@@ -125,11 +139,7 @@ class CaseItem(pytest.Function):
             if runtime.stop_reason is not None:
                 self.session.shouldstop = runtime.stop_reason
             elif errors >= runtime.settings.max_errors:
-                self.session.shouldstop = (
-                    f"{self.result.error.message if self.result.error else 'ERROR'} Stopped "
-                    f"after {errors} consecutive infrastructure errors; nothing further was "
-                    "scored."
-                )
+                self.session.shouldstop = stop_message(self.result.error, errors)
         outcome = self.result.outcome
         if outcome == "PASS" or (outcome == "PARTIAL" and runtime.settings.partial == "pass"):
             return

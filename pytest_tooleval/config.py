@@ -62,6 +62,10 @@ class RunSettings(BaseModel):
     min_cases: int = Field(_THRESHOLDS.min_cases, ge=0)
     partial: Literal["fail", "pass"] = "fail"
     max_errors: int = Field(3, ge=1)
+    # The wall clocks (seconds) of one tool call and of one case; the same defaults as
+    # tools.base.TOOL_TIMEOUT_S and engine.loop.CASE_TIMEOUT_S (not imported here).
+    tool_timeout: float = Field(30.0, gt=0)
+    case_timeout: float = Field(600.0, gt=0)
     skip_missing: bool = False
     no_builtin: bool = False
     unsafe_no_jail: bool = False
@@ -128,6 +132,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("partial", "--tooleval-partial", "how a PARTIAL case counts for pytest's exit status"),
     Option("max_errors", "--tooleval-max-errors",
            "stop the session after this many consecutive ERROR cases"),
+    Option("tool_timeout", "--tooleval-tool-timeout",
+           "seconds one tool call may take; past them the model gets a tool error naming "
+           "the limit (an MCP server's longer call_timeout is kept)"),
+    Option("case_timeout", "--tooleval-case-timeout",
+           "seconds one case may take; past them the case is an ERROR of kind timeout and "
+           "the run goes on"),
     Option("skip_missing", "--tooleval-skip-missing",
            "skip (with the reason) the cases of a file whose required tools are missing, "
            "instead of stopping the run", is_flag=True),
@@ -201,6 +211,8 @@ class Settings(BaseModel):
     min_cases: int = RunSettings.model_fields["min_cases"].default
     partial: Literal["fail", "pass"] = "fail"
     max_errors: int = RunSettings.model_fields["max_errors"].default
+    tool_timeout: float = RunSettings.model_fields["tool_timeout"].default
+    case_timeout: float = RunSettings.model_fields["case_timeout"].default
     skip_missing: bool = False
     no_builtin: bool = False
     unsafe_no_jail: bool = False

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tooleval import heap, trace
 from pytest_tooleval.config import Settings, add_options
 from pytest_tooleval.runtime import (
     RUNTIME_KEY,
@@ -53,8 +52,6 @@ def pytest_configure(config: pytest.Config) -> None:
     paths = case_paths_instead_of_testpaths(config)
     if paths is not None:
         config.args = paths
-    if trace.ENABLED:
-        config.pluginmanager.register(trace.Hooks(), "tooleval-trace")
     config.addinivalue_line("markers", "hardmode: a hard case (chains, negations, indirect "
                                        "phrasing, registers)")
     from pytest_tooleval.models.profiles import ProfileError, resolve_profile
@@ -76,8 +73,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
         runtime.recorder = Recorder(settings, describe_settings(settings, profile))
         runtime.recorder.world_base = runtime.world_base
-        runtime.recorder.baselines_ahead = True
-        runtime.recorder.warm_ups = exporters.warm_ups(config)
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
         runtime.control = RunControl(runtime, runtime.recorder)
         config.pluginmanager.register(runtime.control, "tooleval-control")
@@ -96,8 +91,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    trace.mark("unconfigure (ours)")
-    trace.mark_exit_begins()
     runtime = config.stash.get(RUNTIME_KEY, None)
     if runtime is not None and runtime.control is not None:
         runtime.control.restore_signal_handler()
@@ -182,6 +175,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A folder named like a case file, where one would be collected: refused (its
+    collector's load says so), never walked silently."""
+    from pytest_tooleval.collect import CaseFileCollector, wants_file
+
+    if wants_file(path, parent.config):
+        return CaseFileCollector.from_parent(parent, path=path)
+    return None
+
+
 @pytest.fixture(scope="session")
 def tooleval_session(pytestconfig: pytest.Config) -> ModelSession:
     """The run's one model session. Bring your own through the
@@ -218,21 +221,9 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtestloop(session: pytest.Session) -> Any:
-    try:
-        return (yield)
-    finally:
-        heap.thaw()  # what froze while the cases ran is collected as before from here on
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     runtime = runtime_of(session.config)
-    trace.mark("sessionfinish: ours begins")
-    recorded = runtime.recorder is not None and bool(runtime.recorder.results)
-    if not runtime.settings.check and (runtime.cases_run or recorded):
-        heap.arm()  # this process ran (or recorded) cases: its exit collects once (heap.py)
     if runtime.is_worker:
         session.config.workeroutput[WORKER_INFO_KEY] = runtime.info()  # type: ignore[attr-defined]
         runtime.close()
@@ -250,9 +241,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tooleval.report.exporters import after_reports
 
         runtime.recorder.notes += after_reports(session.config, runtime.recorder)
-        trace.mark("exporters done (report.html, metrics, JUnit)")
     runtime.close()
-    trace.mark("runtime closed")
 
 
 def finish_recording(session: pytest.Session) -> dict[str, Any] | None:
@@ -285,9 +274,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         # The second: a run stopped before its first case ended (0 of N ran, interrupted).
         from pytest_tooleval.report.terminal import write_summary
 
-        trace.mark("terminal summary (ours) begins")
         write_summary(terminalreporter, recorder, runtime.settings.baseline)
-        trace.mark("terminal summary (ours) written")
     elif recorder is not None and recorder.nothing_scored:
         terminalreporter.write_sep("=", "tooleval summary", red=True)
         terminalreporter.write_line(

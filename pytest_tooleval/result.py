@@ -35,6 +35,7 @@ ErrorKind = Literal[
     "configuration",  # the run's set-up is unusable (duplicate tools, bad profile)
     "preflight",  # the set-up was refused before the first case
     "crash",  # the case did not run to the end (a worker died, a fixture failed)
+    "timeout",  # the case ran past its wall clock (--tooleval-case-timeout)
     "harness",  # a bug in pytest-tooleval itself: reported, never scored
 ]
 

@@ -153,6 +153,8 @@ def build_session(
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,
         system_prompt=profile.system_prompt or DEFAULT_SYSTEM_PROMPT,
+        tool_timeout=settings.tool_timeout,
+        case_timeout=settings.case_timeout,
     )
 
 

@@ -16,9 +16,23 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import THANKS_CASE, scenario
-from tests.test_process_end import _gone
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    """Whether the process has ended (a zombie waiting for its new parent counts)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
 
 CONFTEST = """
 from pathlib import Path

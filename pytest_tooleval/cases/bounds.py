@@ -3,6 +3,9 @@
 - nesting deeper than ``MAX_DEPTH`` (JSON has no alias bombs, but 5,000 nested arrays in a
   ``result`` overflow every recursive consumer downstream);
 - values that are not JSON data (a YAML ``!!set``, ``!!binary``) where a list or text is meant;
+- numbers JSON data cannot hold or Python cannot print: NaN and Infinity (Python's JSON
+  reader and YAML's ``.nan`` accept them), integers of more than ``MAX_INT_DIGITS`` digits;
+- a NUL character in any text or key (it cuts text short in C libraries, XML and paths);
 - ``$ref`` in an inline tool's ``parameters``: a remote reference would be fetched at call
   time, so only local ones (``#/...`` or an ``$anchor``) are allowed, and those must exist
   and must not refer to a schema that contains them (directly or through other refs).
@@ -13,11 +16,15 @@ step and field from the location.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from pytest_tooleval.yamlio import MAX_INT_DIGITS, LongNumber
+
 MAX_DEPTH = 64
+_INT_LIMIT = 10**MAX_INT_DIGITS
 REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 Location = tuple[int | str, ...]
@@ -43,9 +50,29 @@ def _location(place: _Place) -> Location:
     return tuple(reversed(keys))
 
 
+def _scalar_problem(value: Any) -> tuple[str, str] | None:
+    """(message, fix) for a number or text no case file may hold; None if it is fine."""
+    if isinstance(value, str):
+        if "\0" in value:
+            return ("a NUL character (\\0) in the text: it cuts the text short in C "
+                    "libraries, XML reports and file names",
+                    "remove it; case files hold printable text")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            word = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+            return (f"{word} where a number is expected: JSON has no such number (one too "
+                    "large for a float reads as Infinity)",
+                    "write a finite number, or the word as text in quotes")
+    elif isinstance(value, LongNumber) or (isinstance(value, int) and abs(value) >= _INT_LIMIT):
+        return (f"an integer of more than {MAX_INT_DIGITS} digits",
+                "write it as text in quotes; Python cannot print an integer that long")
+    return None
+
+
 def check_data(data: Any, max_depth: int = MAX_DEPTH) -> list[Found]:
-    """Depth and non-JSON values, found without recursion (so any depth is safe). A
-    node's location is spelt out only for a problem (most nodes have none)."""
+    """Depth, non-JSON values, NUL, NaN and huge integers, found without recursion (so
+    any depth is safe). A node's location is spelt out only for a problem (most nodes
+    have none)."""
     found: list[Found] = []
     stack: list[tuple[Any, _Place]] = [(data, None)]
     while stack:
@@ -56,7 +83,12 @@ def check_data(data: Any, max_depth: int = MAX_DEPTH) -> list[Found]:
                           "flatten the structure; case files never need that depth"))
             continue
         if isinstance(value, dict):
-            stack.extend((child, (depth + 1, place, key)) for key, child in value.items())
+            for key, child in value.items():
+                if type(key) is not str or "\0" in key:  # YAML keys may be anything
+                    problem = _scalar_problem(key)
+                    if problem is not None:
+                        found.append(((*_location(place), key), *problem))
+                stack.append((child, (depth + 1, place, key)))
         elif isinstance(value, list):
             stack.extend((child, (depth + 1, place, key)) for key, child in enumerate(value))
         elif isinstance(value, set | frozenset):
@@ -65,6 +97,10 @@ def check_data(data: Any, max_depth: int = MAX_DEPTH) -> list[Found]:
         elif isinstance(value, bytes | bytearray):
             found.append((_location(place), "binary data (!!binary) where text is expected",
                           "write the value as text"))
+        else:
+            problem = _scalar_problem(value)
+            if problem is not None:
+                found.append((_location(place), *problem))
     return found
 
 

@@ -2,7 +2,9 @@
 
 A duplicate occupies two places in a denominator and measures one thing twice. Texts are
 compared after the router's normalisation (case, Turkish letters, apostrophes, emoji,
-punctuation), with rapidfuzz's ratio.
+punctuation), with rapidfuzz's ratio. Each question that nearly repeats an earlier one is
+named once, with the first earlier question it repeats: a corpus of n copies of one
+question gives n - 1 pairs, not n²/2, so the report and the time stay linear in them.
 
 Register variants of one job are not duplicates: cases that share a ``job`` and differ in
 ``register`` ask the same thing on purpose, once per register ("kaydet" typed with and
@@ -76,26 +78,43 @@ def find_near_duplicates(
     threshold: float = DEFAULT_SIMILARITY,
     min_fuzzy_length: int = MIN_FUZZY_LENGTH,
 ) -> list[DuplicatePair]:
-    """Every pair at or above ``threshold`` (0-100), each pair named once, in corpus order."""
-    from rapidfuzz import fuzz, process
-
+    """Each question at or above ``threshold`` (0-100) with an earlier one, paired with
+    the first such earlier question that is not its register variant; in corpus order."""
     by_language: dict[str, list[tuple[Question, str]]] = defaultdict(list)
     for question in questions:
         by_language[question.language].append((question, question.key))
     pairs: list[DuplicatePair] = []
     for items in by_language.values():
         pairs.extend(_exact_pairs(items, min_fuzzy_length))
-        long_items = [(q, key) for q, key in items if len(key) >= min_fuzzy_length]
-        keys = [key for _, key in long_items]
-        for i, (question, key) in enumerate(long_items[:-1]):
-            hits = process.extract(
-                key, keys[i + 1 :], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
-            )
-            for _, score, offset in sorted(hits, key=lambda hit: hit[2]):
-                other = long_items[i + 1 + offset][0]
-                if not question.variant_of(other):
-                    pairs.append(DuplicatePair(question, other, score))
+        pairs.extend(_fuzzy_pairs(items, threshold, min_fuzzy_length))
     return pairs
+
+
+def _fuzzy_pairs(items: list[tuple[Question, str]], threshold: float,
+                 min_fuzzy_length: int) -> list[DuplicatePair]:
+    """Each long key against the earlier ones, in blocks of doubling size from the first:
+    the search for a question stops at the block holding its first earlier duplicate."""
+    from rapidfuzz import fuzz, process
+
+    long_items = [(q, key) for q, key in items if len(key) >= min_fuzzy_length]
+    keys = [key for _, key in long_items]
+    found: list[tuple[int, int, float]] = []  # (earlier, later, score)
+    for later, (question, key) in enumerate(long_items):
+        start, size = 0, 64
+        while start < later:
+            stop = min(later, start + size)
+            hits = process.extract(
+                key, keys[start:stop], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
+            )
+            earlier = [(start + offset, score) for _, score, offset in hits
+                       if not long_items[start + offset][0].variant_of(question)]
+            if earlier:
+                first, score = min(earlier)
+                found.append((first, later, score))
+                break
+            start, size = stop, size * 2
+    return [DuplicatePair(long_items[first][0], long_items[later][0], score)
+            for first, later, score in sorted(found)]
 
 
 def _exact_pairs(items: list[tuple[Question, str]], min_fuzzy_length: int) -> list[DuplicatePair]:

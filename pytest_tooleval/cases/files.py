@@ -2,7 +2,8 @@
 
 A benchmark is a ``.json`` file, a scenario a ``.yaml``/``.yml`` file. pytest collects
 those that match ``tooleval_files`` (or the default patterns) or are named on its command
-line; ``tooleval check`` takes every case file under the paths it is given.
+line; ``tooleval check`` takes every case file under the paths it is given. A folder with
+such a suffix is refused in both (``FOLDER_PROBLEM``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from pathlib import PurePath
 BENCHMARK_SUFFIXES = (".json",)
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 CASE_SUFFIXES = (*BENCHMARK_SUFFIXES, *SCENARIO_SUFFIXES)
+
+#: A folder named like a case file is refused where a case file would be read (pytest
+#: collection, ``tooleval check``), never walked silently: (message, fix).
+FOLDER_PROBLEM = ("a folder named like a case file (.json, .yaml or .yml)",
+                  "rename the folder: only case files may end in those suffixes")
 
 
 def is_case_path(path: str | PurePath) -> bool:

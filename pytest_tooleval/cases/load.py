@@ -3,7 +3,8 @@
 A broken file never produces a traceback: every problem becomes a ``CaseFileError``
 naming the file, case, step and field, and how to fix it. Case files are untrusted input:
 the YAML reader refuses alias bombs, deep nesting and recursive aliases before building
-anything (``yamlio.py``), and ``cases/bounds.py`` checks depth, non-JSON values and inline
+anything (``yamlio.py``; its ``MAX_BYTES`` bounds a file of either format), and
+``cases/bounds.py`` checks depth, non-JSON values, NaN, huge integers, NUL and inline
 schemas' ``$ref`` before validation. A UTF-8 byte order mark is accepted in both formats.
 """
 
@@ -18,11 +19,11 @@ from pydantic import ValidationError
 
 from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
+from pytest_tooleval.cases.files import FOLDER_PROBLEM, is_scenario_path
 from pytest_tooleval.cases.files import SCENARIO_SUFFIXES as SCENARIO_SUFFIXES  # re-export
-from pytest_tooleval.cases.files import is_scenario_path
 from pytest_tooleval.cases.guards import check_file
-from pytest_tooleval.cases.model import CaseFile
-from pytest_tooleval.yamlio import YamlLimitError, safe_load
+from pytest_tooleval.cases.model import MAX_NAME_LENGTH, CaseFile
+from pytest_tooleval.yamlio import MAX_BYTES, MAX_INT_DIGITS, LongNumber, YamlLimitError, safe_load
 
 
 class DuplicateKey(ValueError):
@@ -41,6 +42,24 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise DuplicateKey(f"duplicate key {key!r}{where}")
         data[key] = value
     return data
+
+
+def _int(text: str) -> int | LongNumber:
+    """JSON integers as YAML's (``yamlio``): one too long to convert is refused later, with
+    its case and field (``cases/bounds.py``), not a ``ValueError`` here."""
+    if len(text) > MAX_INT_DIGITS:
+        return LongNumber(text)
+    try:
+        return int(text)
+    except ValueError:  # past sys.get_int_max_str_digits()
+        return LongNumber(text)
+
+
+def same_name(name: str, first: str) -> Problem:
+    """A second case file of one run or check with an earlier one's benchmark name."""
+    return Problem(f"the benchmark name {name!r} is already the name of {first}",
+                   "rename one of them: a benchmark's name is unique in a run",
+                   field="name")
 
 
 def parse_text(text: str, path: Path) -> Any:
@@ -62,7 +81,7 @@ def parse_text(text: str, path: Path) -> Any:
                 [Problem(f"not valid YAML{where}: {reason}", "fix the YAML syntax there")],
             ) from None
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_int=_int)
     except RecursionError:
         raise CaseFileError(
             str(path), [Problem("the JSON is nested too deeply to read",
@@ -99,6 +118,8 @@ def _locate(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, int | No
             node = node.get("cases", [])[index] if isinstance(node, dict) else None
             name = node.get("name") if isinstance(node, dict) else None
             case = str(name) if name is not None else f"#{index + 1}"
+            if len(case) > MAX_NAME_LENGTH:  # itself refused: not repeated in full
+                case = f"#{index + 1} ({case[:40]}…)"
             i += 2
             continue
         if part == "steps" and i + 1 < len(loc) and isinstance(loc[i + 1], int):
@@ -115,6 +136,7 @@ _FIXES = {
     "extra_forbidden": "remove it, or check its spelling against docs/format.md",
     "literal_error": "use one of the values listed",
     "too_short": "give at least one entry",
+    "string_too_long": "shorten it",
 }
 
 
@@ -147,7 +169,13 @@ def load_case_file(
     """Load, validate and guard one case file, or raise ``CaseFileError``.
 
     ``strict`` adds the measuring guards (``guards.check_file``)."""
+    if path.is_dir():
+        raise CaseFileError(str(path), [Problem(*FOLDER_PROBLEM)])
     try:
+        if path.stat().st_size > MAX_BYTES:
+            raise CaseFileError(str(path), [Problem(
+                f"the file is larger than {MAX_BYTES // 2**20} MiB, the most a case file "
+                "may hold", "split it into several case files")])
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(

@@ -12,6 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: Benchmark and case names and job ids: pytest node ids, report keys, terminal lines.
+MAX_NAME_LENGTH = 100
 
 Category = Literal["tool", "irrelevance", "chain"]
 CATEGORIES: tuple[str, ...] = ("tool", "irrelevance", "chain")
@@ -226,12 +228,12 @@ class Step(_Strict):
 
 
 class Case(_Strict):
-    name: str
+    name: str = Field(max_length=MAX_NAME_LENGTH)
     category: Category
     group: str | None = None
     marks: list[str] = Field(default_factory=list)
     register_: str | None = Field(default=None, alias="register")
-    job: str | None = None
+    job: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
     steps: list[Step] = Field(min_length=1)
     after: list[StateCheck] = Field(default_factory=list)
 
@@ -343,7 +345,7 @@ class WorldOverrides(_Strict):
 
 
 class CaseFile(_Strict):
-    name: str
+    name: str = Field(max_length=MAX_NAME_LENGTH)
     language: str = "en"
     description: str | None = None
     requires: list[str] = Field(default_factory=list)

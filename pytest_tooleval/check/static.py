@@ -2,8 +2,9 @@
 
 For every case file: the guards, ``requires`` against this machine, each step's expected
 tools among the k the router shows (a chain's later steps keep the previous step's
-expected tools, as the tool loop keeps the tools that ran), and near-duplicate questions
-across the whole corpus. No model, no world, no network: it costs nothing.
+expected tools, as the tool loop keeps the tools that ran), and across the whole corpus
+near-duplicate questions and two files with one benchmark name. No model, no world, no
+network: it costs nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Protocol
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
 from pytest_tooleval.cases.errors import CaseFileError, Problem
-from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.cases.load import load_case_file, same_name
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.check.files import UsageError as UsageError
 from pytest_tooleval.check.files import collect_files
@@ -60,6 +61,8 @@ class FilePart:
     #: (hit, language, group, register, half, fallback).
     counts: list[tuple[bool, str, str, str, str | None, bool]] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
+    #: The benchmark's name (None when the file did not load or was not checked).
+    name: str | None = None
 
     def apply(self, report: CheckReport, questions: list[Question]) -> None:
         """Add this part to ``report`` exactly as computing it there would have."""
@@ -198,6 +201,7 @@ def run_check(
     splits: dict[Path, Split | None] = {}
     verified: set[Path] = set()
     split_bytes: dict[Path, str] = {}
+    names: dict[str, str] = {}  # benchmark name -> the first file of that name
     tools = ",".join(sorted(machine))
     for path in collect_files(paths):
         source = str(path)
@@ -224,16 +228,17 @@ def run_check(
                     split_bytes[split.folder] = split.path.read_text(encoding="utf-8")
                 context = f"split {split.path}\0{split_bytes[split.folder]}\0{tools}"
             key = parts.key(source, path.read_bytes(), context)
-            part = parts.get(key)
-            if part is not None:
-                part.apply(report, questions)
-                continue
-        part = _check_file(path, source, router, extra, strict, language, machine, unlisted,
-                           known, split)
-        if parts is not None and key is not None and _unchanged(parts, key, path, source,
-                                                                context):
-            parts.put(key, part)
+        part = parts.get(key) if parts is not None and key is not None else None
+        if part is None:
+            part = _check_file(path, source, router, extra, strict, language, machine,
+                               unlisted, known, split)
+            if parts is not None and key is not None and _unchanged(parts, key, path, source,
+                                                                    context):
+                parts.put(key, part)
         part.apply(report, questions)
+        if part.name is not None and names.setdefault(part.name, source) != source:
+            report.failures.append(Failure(GUARD, source, None, None, _problem_detail(
+                same_name(part.name, names[part.name]))))
     for pair in find_near_duplicates(questions, similarity):
         report.failures.append(
             Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None, pair.describe())
@@ -277,6 +282,7 @@ def _check_file(
     if language and case_file.language != language:
         return part
     part.files = 1
+    part.name = case_file.name
     offered = machine | set(case_file.inline_tool_names)
     for tool in case_file.requires:
         if tool not in offered:

@@ -4,6 +4,12 @@ valid calls, feed the results back, until the model answers or ``max_steps`` is 
 Every attempted call is recorded, valid or not, with why it was malformed. Failures of the
 machine propagate: the session classifies them into an ERROR (``session.classify_error``).
 Nothing here scores.
+
+Two wall clocks: each tool call has ``tool_timeout`` seconds (a call past it is a tool
+error the model sees: ``Catalogue.call``), and the case ``case_timeout``: it is checked
+before every model call and every tool call, and a tool call never runs past it, so a case
+ends at most one model call (bounded by the backend's own timeout) after its clock; it
+then raises ``CaseTimedOut``, an ERROR of kind ``timeout``.
 """
 
 from __future__ import annotations
@@ -29,10 +35,22 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 
 
+#: The wall clock of a whole case, in seconds, unless the run sets another
+#: (``--tooleval-case-timeout``).
+CASE_TIMEOUT_S = 600.0
+
+
+class CaseTimedOut(Exception):
+    """The case ran past its wall clock: an ERROR of kind ``timeout``, never a FAIL."""
+
+
 @dataclass
 class LoopSettings:
     max_steps: int = 6
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    #: Seconds per tool call (None: ``tools.base.TOOL_TIMEOUT_S``) and per case.
+    tool_timeout: float | None = None
+    case_timeout: float = CASE_TIMEOUT_S
 
 
 def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
@@ -106,6 +124,7 @@ class ToolLoop:
         self.catalogue = catalogue
         self.router = router
         self.settings = settings or LoopSettings()
+        self._deadline = float("inf")
 
     def run_case(
         self,
@@ -118,6 +137,7 @@ class ToolLoop:
         runs, so a failure part-way leaves the record of what happened up to it.
         ``after_step(index, transcript)`` observes the world after each step (the state
         checks), before the next step may change it."""
+        self._deadline = time.monotonic() + self.settings.case_timeout
         messages: list[Message] = [{"role": "system", "content": self.settings.system_prompt}]
         transcripts = [] if transcripts is None else transcripts
         previous_ran: tuple[str, ...] = ()
@@ -141,6 +161,7 @@ class ToolLoop:
         specs = [spec for spec in self.catalogue.specs if spec.name in shown]
         previous_round: list[tuple[str | None, str | None]] | None = None
         for round_index in range(self.settings.max_steps):
+            self._in_time("a model call")
             # Cut off at max_tokens: a malformed attempt on every backend, never an answer.
             turn = mark_truncated(self.backend.complete(messages, specs),
                                   f"call_{len(messages)}_truncated")
@@ -170,6 +191,16 @@ class ToolLoop:
             transcript.stopped = f"no final answer within {self.settings.max_steps} model calls"
         transcript.answered = False
 
+    def _in_time(self, what: str) -> float:
+        """The seconds left on the case's clock; ``CaseTimedOut`` when none are."""
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise CaseTimedOut(
+                f"the case ran past its wall clock of {self.settings.case_timeout:g} s "
+                f"(--tooleval-case-timeout) and was stopped at {what}; a hung tool or "
+                "model, or too many slow calls")
+        return left
+
     def _run_calls(
         self,
         messages: list[Message],
@@ -194,12 +225,17 @@ class ToolLoop:
                 "function": {"name": call.name or "unknown", "arguments": arguments_text or "{}"},
             })
             if attempt.valid and attempt.name:
+                left = self._in_time(f"a call of {attempt.name}")
+                clock = self.catalogue.clock(attempt.name, self.settings.tool_timeout)
                 started = time.perf_counter()
-                result = self.catalogue.call(attempt.name, attempt.arguments)
+                result = self.catalogue.call(attempt.name, attempt.arguments,
+                                             timeout=min(clock, left))
                 attempt.duration_s = time.perf_counter() - started
                 attempt.result = shorten(result.text)
                 attempt.result_is_error = result.is_error
                 text = result.text
+                if left < clock:  # the case's clock, not the tool's, may have ended it
+                    self._in_time(f"the end of a call of {attempt.name}")
             else:
                 text = f"error: the call was not run ({attempt.malformed}: {attempt.reason})"
                 attempt.result = text

@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT, LoopSettings, ToolLoop
+from pytest_tooleval.engine.loop import (
+    CASE_TIMEOUT_S,
+    DEFAULT_SYSTEM_PROMPT,
+    CaseTimedOut,
+    LoopSettings,
+    ToolLoop,
+)
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, BackendError
 from pytest_tooleval.result import ErrorInfo
@@ -43,6 +49,8 @@ def classify_error(exc: BaseException) -> ErrorInfo:
         return ErrorInfo.from_exception(exc, "provider")
     if isinstance(exc, ConfigurationError | DuplicateToolError):
         return ErrorInfo.from_exception(exc, "configuration")
+    if isinstance(exc, CaseTimedOut):
+        return ErrorInfo.from_exception(exc, "timeout")
     return ErrorInfo.from_exception(exc, "harness")
 
 
@@ -84,6 +92,9 @@ class ModelSession:
     router_factory: Any  # Callable[[CaseFile], Router]
     max_steps: int = 6
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    #: The wall clocks of a tool call (None: ``tools.base.TOOL_TIMEOUT_S``) and of a case.
+    tool_timeout: float | None = None
+    case_timeout: float = CASE_TIMEOUT_S
     consecutive_errors: int = 0
     _backend: Backend | None = None
     _catalogue: Catalogue | None = None
@@ -213,7 +224,8 @@ class ModelSession:
                 self.backend,
                 catalogue,
                 router,
-                LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt),
+                LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt,
+                             tool_timeout=self.tool_timeout, case_timeout=self.case_timeout),
             )
             observe = _state_observer(ref, catalogue)
             # Optional: a backend of one's own need not subclass Backend.
@@ -257,6 +269,8 @@ class ModelSession:
             router_factory=router_factory,
             max_steps=self.max_steps,
             system_prompt=self.system_prompt,
+            tool_timeout=self.tool_timeout,
+            case_timeout=self.case_timeout,
             failed_providers=dict(self.failed_providers),
             _preflight_done=True,
         )

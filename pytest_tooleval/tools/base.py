@@ -12,6 +12,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tooleval.tools.deadline import CallExpired, call_within
+
+#: The wall clock of one tool call, in seconds, unless the run sets another
+#: (``--tooleval-tool-timeout``); a provider whose calls have a longer clock of their own
+#: (``ToolProvider.call_limit_s``, an MCP server's ``call_timeout``) gets that instead.
+TOOL_TIMEOUT_S = 30.0
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -75,6 +82,9 @@ class ToolProvider(ABC):
 
     #: A short, stable label used in messages and reports, such as "builtin" or "mcp:github".
     source: str = "provider"
+    #: Seconds one call may take by this provider's own configuration (an MCP server's
+    #: ``call_timeout``), when that is longer than the run's wall clock of a tool call.
+    call_limit_s: float | None = None
 
     @abstractmethod
     def list_tools(self) -> list[ToolSpec]:
@@ -190,8 +200,27 @@ class Catalogue:
     def spec(self, name: str) -> ToolSpec:
         return self._specs[name]
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        return self._owner[name].call(name, arguments)
+    def clock(self, name: str, tool_timeout: float | None = None) -> float:
+        """The wall clock of a call of ``name``: ``tool_timeout`` (default
+        ``TOOL_TIMEOUT_S``), or its provider's own longer ``call_limit_s``."""
+        seconds = TOOL_TIMEOUT_S if tool_timeout is None else tool_timeout
+        own = self._owner[name].call_limit_s
+        return seconds if own is None else max(seconds, own)
+
+    def call(self, name: str, arguments: dict[str, Any],
+             timeout: float | None = None) -> ToolResult:
+        """The owner's result, within ``timeout`` seconds (default: ``clock(name)``; see
+        ``tools/deadline.py``). A call past it is a tool error the model sees, naming the
+        limit."""
+        seconds = self.clock(name) if timeout is None else timeout
+        try:
+            return call_within(seconds, self._owner[name].call, name, arguments)
+        except CallExpired as expired:
+            after = ("it was stopped" if expired.stopped else
+                     "it could not be stopped at once and ends in the background")
+            return ToolResult.error(
+                f"{name} did not finish within {seconds:g} s, the time limit of one tool "
+                f"call; {after}. Try a smaller request.")
 
     def extended(self, extra: list[ToolProvider]) -> Catalogue:
         return Catalogue([*self.providers, *extra])

@@ -52,6 +52,8 @@ TMP_BYTES = 16 * 1024 * 1024
 SHM_BYTES = 1024 * 1024
 #: Where the world's home folder is in the jail, whatever its path on the host.
 JAIL_HOME = "/home/user"
+#: Where an interpreter installed outside /usr (pyenv, a home folder) is in the jail.
+JAIL_PYTHON = "/opt/python"
 PAGE = 4096
 #: Host uids for jailed calls of a root controller: no passwd entry is needed, and each call
 #: gets its own (per process and call slot), so ``RLIMIT_NPROC`` counts that call alone.
@@ -141,9 +143,21 @@ def _interpreter_paths() -> list[Path]:
     return sorted(p for p in paths if p.exists() and usr not in p.parents and p != usr)
 
 
+def _relocated(value: str) -> str:
+    """The jail's name for a file of an interpreter that lives outside /usr: under
+    :data:`JAIL_PYTHON`, so no traceback names a host folder."""
+    prefix = os.path.realpath(sys.base_prefix)
+    if prefix == "/usr" or prefix.startswith("/usr/"):
+        return value
+    if value == prefix or value.startswith(prefix + "/"):
+        return JAIL_PYTHON + value[len(prefix):]
+    return value
+
+
 def interpreter() -> str:
     """The interpreter the jail runs (the real file, not a virtual environment's link)."""
     return os.path.realpath(sys.executable)
+
 
 
 def system_binds(interpreter: bool = True) -> list[str]:
@@ -158,7 +172,7 @@ def system_binds(interpreter: bool = True) -> list[str]:
             args += ["--ro-bind", str(host), str(host)]
     args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     for path in _interpreter_paths() if interpreter else ():
-        args += ["--ro-bind", str(path), str(path)]
+        args += ["--ro-bind", str(path), _relocated(str(path))]
     return args
 
 
@@ -183,7 +197,7 @@ def inside(home: Path) -> Callable[[str], str]:
     def name(value: str) -> str:
         if value == real or value.startswith(real + "/"):
             return JAIL_HOME + value[len(real):]
-        return value
+        return _relocated(value)
 
     return name
 
@@ -448,8 +462,11 @@ def run(
     ours, theirs = socket.socketpair() if staged else (None, None)
     if staged:
         assert write_quota is not None and theirs is not None and interpreter
-        argv = jailhome.stager_argv(os.path.realpath(sys.executable), theirs.fileno(),
+        argv = jailhome.stager_argv(name(os.path.realpath(sys.executable)), theirs.fileno(),
                                     target, argv)
+    libdir = os.path.realpath(sysconfig.get_config_var("LIBDIR") or "/usr/lib")
+    if interpreter and _relocated(libdir) != libdir:  # the shared library moved with it
+        env.setdefault("LD_LIBRARY_PATH", _relocated(libdir))
     command = bwrap_argv(argv, writable=writable, cwd=name(os.path.realpath(cwd)),
                          read_only=read_only, interpreter=interpreter, uid=uid,
                          target=target,

@@ -260,7 +260,8 @@ class PythonToolProvider(ToolProvider):
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            if self._loop is None or self._loop.is_closed():
+            if self._loop is None or self._loop.is_closed() or self._loop.is_running():
+                # (running: a call past its wall clock still holds it, in its own thread)
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(awaitable)
         # Called from inside a running loop: run it to completion in a helper thread.

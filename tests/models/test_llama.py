@@ -219,7 +219,7 @@ BUSY_PARENT = textwrap.dedent(
 def test_the_worker_ends_mid_generation_when_its_parent_is_killed() -> None:
     """pytest SIGKILLed while llama.cpp generates: the worker ends within seconds (its
     parent watch runs while llama.cpp holds no GIL), not when the generation is done."""
-    from tests.test_process_end import _gone
+    from tests.test_model_crash import _gone
 
     parent = subprocess.Popen([sys.executable, "-c", BUSY_PARENT], stdout=subprocess.PIPE,
                               text=True)

@@ -8,6 +8,7 @@ import json
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,3 +167,137 @@ def test_world_files_may_not_plant_inside_git(tmp_path: Path, rel: str) -> None:
             f"    {rel}: '[filter \"x\"]'\n" + CASE.replace("[probe]", "[]"))
     error = _load(tmp_path, "plant.yaml", text)
     assert ".git folder" in str(error) and f"world.files.{rel}" in str(error)
+
+
+# Issue 27, item 8: every input refused with one message naming the file, case, step and
+# field, and the fix; never a traceback, a MemoryError or a silent skip.
+
+
+def _bench(step: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    return {"name": "hostile", "language": "en", "requires": ["calculator"], "cases": [
+        {"name": "c1", "category": "tool", "steps": [
+            {"message": "What is 2+2?", "expect": ["calculator"], **(step or {})}]}],
+        **fields}
+
+
+def _yaml_args(value: str) -> str:
+    return ("name: hostile\nlanguage: en\nrequires: [calculator]\ncases:\n  - name: c1\n"
+            "    category: tool\n    steps:\n      - message: What is 2+2?\n"
+            f"        expect: [calculator]\n        args: {{expression: [{value}]}}\n")
+
+
+def _check(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from pytest_tooleval.cli import main
+
+    code = main(["check", "--offered", "calculator", "--offered", "probe", str(path)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_a_byte_bomb_is_refused_in_collection_and_by_check(
+        project: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """One 1 MiB string anchored once and referred to 2,000 times: 2,004 nodes, far under
+    the node bound, but 2 GiB of text once expanded. Collection ended in
+    ``INTERNALERROR> MemoryError`` (the case hash dumps the tools as JSON) while
+    ``tooleval check`` accepted the file; both refuse it now, by the same bound."""
+    project.profile("http://127.0.0.1:9/v1")
+    body = ("    result: &big " + "x" * 2**20 + "\n    parameters:\n      type: object\n"
+            "      properties: {}\n      x-refs: [" + ", ".join(["*big"] * 2000) + "]\n")
+    path = project.write("scenarios/bomb.yaml", _scenario(body))
+    started = time.perf_counter()
+    result = project.run("--collect-only", "-q")
+    assert time.perf_counter() - started < 30
+    output = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in output and result.parseoutcomes().get("errors") == 1
+    assert "past 8 MiB of text (a byte bomb?)" in output and "bomb.yaml" in output
+    code, output = _check(path, capsys)
+    assert code == 1 and "past 8 MiB of text (a byte bomb?)" in output
+
+
+def test_a_case_file_over_the_size_bound_is_refused_unread(tmp_path: Path) -> None:
+    """Valid JSON, one byte over the bound that YAML's expanded text has too."""
+    text = json.dumps(_bench())
+    error = _load(tmp_path, "big.json", text + " " * (8 * 2**20 + 1 - len(text)))
+    assert "larger than 8 MiB" in str(error) and "split it" in str(error)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("decimal.json", json.dumps(_bench({"args": {"expression": ["N"]}})).replace(
+        '"N"', "9" * 5000)),
+    ("decimal.yaml", _yaml_args("9" * 5000)),
+    ("hex.yaml", _yaml_args("0x" + "f" * 4000)),  # converts (base 16 has no limit): 4,817 digits
+    ("base60.yaml", _yaml_args("1" + ":1" * 20_000)),  # YAML 1.1 base 60: quadratic to compute
+])
+def test_a_huge_integer_is_refused_with_case_step_and_field(tmp_path: Path, name: str,
+                                                            text: str) -> None:
+    """Over 4,300 digits Python refuses int() and str(): a raw ``ValueError`` traceback at
+    load, or (hexadecimal, base 60) later, wherever the value was printed."""
+    error = str(_load(tmp_path, name, text))
+    assert "an integer of more than 4300 digits" in error
+    assert "case 'c1', step 1, field 'args.expression.0'" in error and "fix: " in error
+    assert len(error) < 1000
+
+
+@pytest.mark.parametrize("name, literal", [
+    ("nan.json", "NaN"), ("inf.json", "Infinity"), ("minus-inf.json", "-Infinity"),
+    ("overflow.json", "1e999"), ("nan.yaml", ".nan"), ("inf.yaml", ".inf"),
+])
+def test_nan_and_infinity_are_refused_with_case_step_and_field(tmp_path: Path, name: str,
+                                                               literal: str) -> None:
+    """Python's JSON reader accepts NaN, Infinity and an overflowing number, YAML its
+    ``.nan`` and ``.inf``: none is a JSON number, and a report written with them is not
+    JSON."""
+    text = (json.dumps(_bench({"args": {"expression": ["N"]}})).replace('"N"', literal)
+            if name.endswith(".json") else _yaml_args(literal))
+    error = str(_load(tmp_path, name, text))
+    assert "where a number is expected: JSON has no such number" in error
+    assert "case 'c1', step 1, field 'args.expression.0'" in error and "fix: " in error
+
+
+def test_a_nul_character_is_refused_in_a_message_and_in_a_key(tmp_path: Path) -> None:
+    error = str(_load(tmp_path, "nul.json", json.dumps(_bench({"message": "What is\0 2+2?"}))))
+    assert "NUL character" in error and "case 'c1', step 1, field 'message'" in error
+    text = ('name: nul\nlanguage: en\nworld:\n  files:\n    "Documents/a\\0b.txt": hi\n'
+            + CASE.replace("[probe]", "[]"))
+    error = str(_load(tmp_path, "nul-key.yaml", text))
+    assert "NUL character" in error and "field 'world.files.Documents/a\\x00b.txt'" in error
+
+
+def test_an_overlong_name_is_refused_without_repeating_it(tmp_path: Path) -> None:
+    data = _bench()
+    data["cases"][0]["name"] = "a" * 10_000
+    error = str(_load(tmp_path, "long-case.json", json.dumps(data)))
+    assert "case '#1 (" in error and "field 'name': String should have at most 100" in error
+    assert "fix: shorten it" in error and len(error) < 1000
+    error = str(_load(tmp_path, "long-file.json", json.dumps({**_bench(), "name": "b" * 10_000})))
+    assert "field 'name': String should have at most 100" in error and len(error) < 1000
+
+
+def test_two_files_with_one_benchmark_name_are_refused(
+        project: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """The name is the benchmark's identity in a run (docs/format.md: unique in a run)."""
+    project.profile("http://127.0.0.1:9/v1")
+    first = project.write("benchmarks/a.json", _bench(name="same"))
+    second = project.write("benchmarks/b.json", {**_bench(name="same"), "cases": [
+        {"name": "c2", "category": "irrelevance", "steps": [{"message": "thanks a lot"}]}]})
+    result = project.run("--collect-only", "-q")
+    assert result.parseoutcomes().get("errors") == 1
+    result.stdout.fnmatch_lines([f"*{second}*field 'name': the benchmark name 'same' is "
+                                 f"already the name of {first}*",
+                                 "*fix: rename one of them*"])
+    code, output = _check(project.path / "benchmarks", capsys)
+    assert code == 1 and "the benchmark name 'same' is already the name of" in output
+
+
+def test_a_folder_named_like_a_case_file_is_refused(
+        project: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """pytest and ``tooleval check`` walked into it (or past it) silently."""
+    project.profile("http://127.0.0.1:9/v1")
+    project.write("benchmarks/good.json", _bench(name="good"))
+    (project.path / "benchmarks" / "x.json").mkdir()
+    result = project.run("--collect-only", "-q")
+    assert result.parseoutcomes().get("errors") == 1
+    result.stdout.fnmatch_lines(["*x.json*a folder named like a case file*",
+                                 "*fix: rename the folder*"])
+    code, output = _check(project.path / "benchmarks", capsys)
+    assert code == 2 and "x.json: a folder named like a case file" in output

@@ -166,3 +166,15 @@ open('missing/nothing.txt')
     assert hostile.tools.ok("read_file", path=f"{jail.JAIL_HOME}/made-inside.txt").endswith("x")
     said = hostile.tools.provider.call("git_show", {"ref": "no-such-ref"}).text
     assert host not in said and "/tmp/" not in said, said
+
+
+def test_a_traceback_names_no_host_folder_of_the_interpreter(hostile: Hostile) -> None:
+    """An interpreter installed outside /usr (pyenv, a home folder) is at /opt/python in the
+    jail: the standard library's frames in a traceback name no host folder."""
+    import sys
+
+    out = hostile.tools.ok("run_python", code="import json\njson.loads('{')")
+    assert "json/decoder.py" in out, out
+    prefix = os.path.realpath(sys.base_prefix)
+    if not prefix.startswith("/usr"):
+        assert prefix not in out and f"{jail.JAIL_PYTHON}/lib/" in out, out

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import logging
 import os
 import re
 import zipfile
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -35,18 +35,17 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _WORD = re.compile(r"[^\W_]+")
 
 
-class _HTMLText(HTMLParser):
+class _HTMLText:
     """Visible text of an HTML page; script and style are dropped, blocks become lines."""
 
     BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table",
               "section", "article", "header", "footer", "ul", "ol", "title"}
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.skip = 0
 
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
+    def handle_starttag(self, tag: str) -> None:
         if tag in ("script", "style"):
             self.skip += 1
         elif tag in self.BLOCKS:
@@ -65,11 +64,143 @@ class _HTMLText(HTMLParser):
             self.parts.append(data)
 
 
+# An HTML page is read as ``html.parser`` reads it when it is well formed (the same tags,
+# text and entities; a construct that does not end is text up to the next ">", as there),
+# in time linear in its length. ``html.parser`` searches for the end of such a construct
+# again at every later "<", which is quadratic: 64 KiB of "<a " took 39 s, of "<!--" 2.3 s.
+# Here no pattern can backtrack (possessive quantifiers), each search starts where the
+# last construct ended, and a search that found nothing is never repeated further on: its
+# pattern cannot match there either (``_Page.search``). A start tag's quoted values may
+# hold ">"; once a tag's quotes ran to the end of the page, later tags end at their first
+# ">" (else each "<" could scan to the end again).
+_START_TAG = re.compile(
+    r"<([a-zA-Z][^\t\n\r\f />\x00]*+)"
+    r"(?:=++\s*+(?:'[^']*'|\"[^\"]*\"|[^>\s]*+)|[^>=])*+(>?)")
+_START_TAG_PLAIN = re.compile(r"<([a-zA-Z][^\t\n\r\f />\x00]*+)[^>]*+(>?)")
+_END_TAG = re.compile(r"</\s*+([a-zA-Z][-.a-zA-Z0-9:_]*+)\s*+>")
+_END_TAG_NAME = re.compile(r"</([a-zA-Z][^\t\n\r\f />\x00]*+)")
+_GT = re.compile(">")
+_OPEN = re.compile(r"<[a-zA-Z/!?]")  # any other "<" is text
+_COMMENT_END = re.compile(r"--\s*+>")
+_SECTION = re.compile(r"<!\[([a-zA-Z]*+)")
+_SECTION_END = re.compile(r"]\s*+]\s*+>")  # <![CDATA[ ... ]]>
+_MS_SECTION_END = re.compile(r"]\s*+>")  # <![if ...]> ... <![endif]>
+_RAW_TEXT = {name: re.compile(rf"</\s*+{name}\s*+>", re.IGNORECASE)
+             for name in ("script", "style")}
+# A numeric character reference of thousands of digits makes ``html.unescape`` raise
+# (Python's limit on converting long digit strings); past 8 digits it is U+FFFD anyway.
+_LONG_CHARREF = re.compile(r"&#[xX]?+[0-9a-fA-F]{9,}+;?")
+
+
+def _unescape(text: str) -> str:
+    try:
+        return html.unescape(text)
+    except ValueError:
+        return html.unescape(_LONG_CHARREF.sub("\ufffd", text))
+
+
+def _self_closing(tag: str) -> bool:
+    """``<br/>``, ``<x a="1"/>``, but not ``<a href=/x/>`` (a bare value keeps its "/")."""
+    if not tag.endswith("/>"):
+        return False
+    words = tag[1:-2].split()
+    name, equals, value = words[-1].partition("=") if len(words) > 1 else ("", "", "")
+    return not equals or not name or value.lstrip("=")[:1] in ("'", '"')
+
+
+class _Page:
+    """One page's source, read once from the start (see the comment above)."""
+
+    def __init__(self, source: str, out: _HTMLText) -> None:
+        self.source, self.out = source, out
+        self.not_after: dict[re.Pattern[str], int] = {}
+        self.quotes = True
+
+    def search(self, pattern: re.Pattern[str], start: int) -> re.Match[str] | None:
+        if start >= self.not_after.get(pattern, len(self.source) + 1):
+            return None
+        found = pattern.search(self.source, start)
+        if found is None:
+            self.not_after[pattern] = start
+        return found
+
+    def end_of(self, pattern: re.Pattern[str], start: int) -> int:
+        found = self.search(pattern, start)
+        return found.end() if found else -1
+
+    def construct(self, i: int) -> int:
+        """The end of the construct at ``source[i] == "<"``, its tags reported; ``i`` for a
+        "<" that starts none (text), -1 for one that does not end."""
+        source, out = self.source, self.out
+        if source.startswith("<!--", i):
+            return self.end_of(_COMMENT_END, i + 4)
+        if source.startswith("</", i):
+            gt = self.end_of(_GT, i + 2)
+            if gt < 0:
+                return -1
+            closed = _END_TAG.match(source, i, gt)
+            named = closed or _END_TAG_NAME.match(source, i, gt)
+            if named:
+                out.handle_endtag(named.group(1).lower())
+            return gt  # "</name junk>", "</>" or a bogus comment: up to the first ">"
+        if source.startswith("<![", i):
+            keyword = _SECTION.match(source, i)
+            name = keyword.group(1).lower() if keyword else ""
+            if name in ("temp", "cdata", "ignore", "include", "rcdata"):
+                return self.end_of(_SECTION_END, i + 3)
+            if name in ("if", "else", "endif"):
+                return self.end_of(_MS_SECTION_END, i + 3)
+            return self.end_of(_GT, i + 3)
+        if source.startswith(("<!", "<?"), i):  # a declaration, a processing instruction
+            return self.end_of(_GT, i + 2)
+        tag = (_START_TAG if self.quotes else _START_TAG_PLAIN).match(source, i)
+        if tag is None:
+            return i
+        if not tag.group(2):
+            if self.quotes:
+                self.quotes = False
+                return self.construct(i)
+            return -1
+        name = tag.group(1).lower()
+        out.handle_starttag(name)
+        if _self_closing(tag.group(0)):
+            out.handle_endtag(name)
+        elif name in _RAW_TEXT:  # script and style: raw text up to their end tag
+            closing = self.search(_RAW_TEXT[name], tag.end())
+            if closing is None:
+                return len(source)
+            out.handle_data(source[tag.end():closing.start()])
+            out.handle_endtag(name)
+            return closing.end()
+        return tag.end()
+
+    def read(self) -> None:
+        source, out = self.source, self.out
+        text_from = at = 0
+        while opening := _OPEN.search(source, at):
+            lt = opening.start()
+            if text_from < lt:
+                out.handle_data(_unescape(source[text_from:lt]))
+                text_from = lt
+            end = self.construct(lt)
+            if end < 0:  # never ends: text up to the next ">" (the rest, without one)
+                end = self.end_of(_GT, lt + 1)
+                if end < 0:
+                    break
+                out.handle_data(_unescape(source[lt:end]))
+                text_from = at = end
+            elif end == lt:  # a plain "<": text
+                at = lt + 1
+            else:
+                text_from = at = end
+        if text_from < len(source):
+            out.handle_data(_unescape(source[text_from:]))
+
+
 def html_text(source: str) -> str:
-    parser = _HTMLText()
-    parser.feed(source)
-    parser.close()
-    lines = (re.sub(r"[ \t]+", " ", line).strip() for line in "".join(parser.parts).split("\n"))
+    out = _HTMLText()
+    _Page(source, out).read()
+    lines = (re.sub(r"[ \t]+", " ", line).strip() for line in "".join(out.parts).split("\n"))
     return "\n".join(line for line in lines if line)
 
 

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
-import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 import regex
 
-from pytest_tooleval.tools import jail
+from pytest_tooleval.tools import deadline, jail
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, get_str, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import (
     Sandbox,
@@ -35,7 +36,9 @@ from pytest_tooleval.tools.builtin.sandbox import (
 from pytest_tooleval.world.api import REPO_DIR
 
 GIT_TIMEOUT = 20
+#: The most bytes of git's stdout (and of its stderr) read; git is stopped past it.
 MAX_GIT_OUTPUT = 4 * 1024 * 1024
+MAX_ERROR_CHARS = 2_000
 DEFAULT_NAME = "Tooleval User"
 DEFAULT_EMAIL = "user@tooleval.invalid"
 _SAFE_CONFIG = re.compile(
@@ -90,6 +93,8 @@ def _env(ctx: Context, git_dir: Path, *, jailed: bool, commit: bool = False) -> 
         "GIT_OPTIONAL_LOCKS": "0",
         "GIT_NO_REPLACE_OBJECTS": "1",
         "GIT_ATTR_NOSYSTEM": "1",
+        # A path argument is a path: ":(glob)**", ":!x" or "*" are not pathspec magic.
+        "GIT_LITERAL_PATHSPECS": "1",
     }
     if commit:
         stamp = ctx.world.now().isoformat(timespec="seconds")
@@ -113,7 +118,7 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     if binary is None:
         raise ToolError("git is not installed on this machine")
     jailed = jail.use_jail(ctx.unsafe_no_jail)
-    repo = _repo(ctx)
+    repo, home = _repo(ctx), ctx.home.real_root
     git_dir = repo / ".git"
     refuse_unchecked(git_dir)
     config = git_dir / "config"
@@ -121,11 +126,12 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     if config.exists() and not commit:
         # One jail: the config check, then (only if it passes) the command itself.
         gated = _call(["/bin/sh", "-c", _GATE, binary, str(config), _SAFE_CONFIG.pattern,
-                       *_HARDEN, *args], env, repo, jailed)
+                       *_HARDEN, *args], env, repo, jailed, home)
         _refuse_gate(gated)
         return _checked(gated, check)
     if config.exists():
-        listed = _call([binary, "config", "--file", str(config), "--list"], env, repo, jailed)
+        listed = _call([binary, "config", "--file", str(config), "--list"], env, repo,
+                       jailed, home)
         bad = [line.split("=", 1)[0] for line in listed.stdout.splitlines()
                if line and not _SAFE_CONFIG.match(line)]
         if bad:
@@ -138,7 +144,7 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     if commit:
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
                    GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
-    return _checked(_call([binary, *_HARDEN, *args], env, repo, jailed), check)
+    return _checked(_call([binary, *_HARDEN, *args], env, repo, jailed, home), check)
 
 
 # Inside the jail: list the repository's config with git's own parser, refuse any key the
@@ -169,32 +175,93 @@ def _refuse_gate(done: _Done) -> None:
 
 
 def _checked(result: _Done, check: bool) -> str:
+    if result.cut:  # git was stopped by the cap (SIGPIPE), not failing on its own
+        return result.stdout + (f"\n[git's output passed {MAX_GIT_OUTPUT // 2**20} MiB; "
+                                "git was stopped there]")
     if check and result.returncode != 0:
         message = (result.stderr or result.stdout).strip().splitlines()
-        raise ToolError("git: " + (" ".join(message[-3:]) if message else "failed"))
+        raise ToolError(clip("git: " + (" ".join(message[-3:]) if message else "failed"),
+                             MAX_ERROR_CHARS))
     return result.stdout
 
 
 class _Done:
     def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+        #: stdout went past MAX_GIT_OUTPUT, and git was stopped there.
+        self.cut = False
 
 
-def _call(argv: list[str], env: dict[str, str], repo: Path, jailed: bool) -> _Done:
-    """One git process, jailed with only ``repo`` writable (unless in the unsafe mode)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        try:
+def _call(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
+          home: Path | None = None) -> _Done:
+    """One git process, jailed with only ``repo`` writable (unless in the unsafe mode);
+    in the jail the world's ``home`` is at ``jail.JAIL_HOME``, the repository under it.
+    Its stdout and stderr are pipes read as git writes them, each kept to
+    ``MAX_GIT_OUTPUT`` bytes: past that the pipe is closed, and git's next write ends it
+    (SIGPIPE). Nothing of its output reaches the host's disk."""
+    capture = _Capture()
+    try:
+        with deadline.shielded():  # a call past its clock starts no further git process
             outcome = jail.run(argv, writable=repo, cwd=repo, env=env, timeout=GIT_TIMEOUT,
-                               stdout=out, stderr=err, jailed=jailed, interpreter=False)
-        except OSError as exc:
-            raise SandboxBroken(f"cannot start git: {exc}") from exc
-        if outcome.timed_out:
-            raise ToolError("git took too long")
-        out.seek(0)
-        err.seek(0)
-        stdout = out.read(MAX_GIT_OUTPUT).decode("utf-8", "replace")
-        stderr = err.read(MAX_GIT_OUTPUT).decode("utf-8", "replace")
-    return _Done(outcome.returncode, stdout, stderr)
+                               stdout=capture.out_w, stderr=capture.err_w, jailed=jailed,
+                               interpreter=False, home=home)
+    except OSError as exc:
+        raise SandboxBroken(f"cannot start git: {exc}") from exc
+    finally:
+        out, err = capture.finish()
+    if outcome.timed_out:
+        raise ToolError("git took too long")
+    done = _Done(outcome.returncode, out.decode("utf-8", "replace"),
+                 err.decode("utf-8", "replace"))
+    done.cut = capture.cut
+    return done
+
+
+class _Capture:
+    """git's stdout and stderr, read by one thread as they arrive, at most
+    ``MAX_GIT_OUTPUT`` bytes of each (``cut`` says whether stdout went past it)."""
+
+    def __init__(self) -> None:
+        out_r, self.out_w = os.pipe()
+        err_r, self.err_w = os.pipe()
+        self.data = {out_r: bytearray(), err_r: bytearray()}
+        self.out_r = out_r
+        self.cut = False
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._read, name="tooleval-git-output",
+                                       daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        reading = set(self.data)
+        try:
+            while reading:
+                ready, _, _ = select.select(list(reading), [], [], 0.1)
+                if not ready and self.done.is_set():
+                    break  # the writers are gone (or a leftover holds a pipe): stop
+                for fd in ready:
+                    chunk = os.read(fd, 65536)
+                    kept = self.data[fd]
+                    room = MAX_GIT_OUTPUT - len(kept)
+                    kept += chunk[:room]
+                    if chunk and len(chunk) <= room:
+                        continue
+                    if chunk and fd == self.out_r:
+                        self.cut = True
+                    reading.discard(fd)
+                    os.close(fd)  # end of output, or past the cap: git's next write fails
+        finally:
+            for fd in reading:
+                os.close(fd)
+
+    def finish(self) -> tuple[bytes, bytes]:
+        """Once git is gone: the bytes kept of its stdout and stderr."""
+        os.close(self.out_w)
+        os.close(self.err_w)
+        self.done.set()
+        self.thread.join()
+        out, err = self.data.values()
+        return bytes(out), bytes(err)
 
 
 def _identity(listed: str) -> tuple[str, str]:
@@ -231,7 +298,7 @@ def repo_path(ctx: Context, raw: str) -> str:
 
 def _git_status(ctx: Context, args: dict[str, Any]) -> str:
     out = run_git(ctx, "status", "--short", "--branch", "--untracked-files=all")
-    return out.strip() or "nothing to report"
+    return clip(out.strip() or "nothing to report")
 
 
 def _git_log(ctx: Context, args: dict[str, Any]) -> str:
@@ -273,7 +340,7 @@ def _git_branches(ctx: Context, args: dict[str, Any]) -> str:
     text = "branches (* = current):\n" + branches.rstrip()
     if tags.strip():
         text += "\ntags:\n" + tags.rstrip()
-    return text
+    return clip(text)
 
 
 def _git_commit(ctx: Context, args: dict[str, Any]) -> str:
@@ -294,7 +361,7 @@ def _git_commit(ctx: Context, args: dict[str, Any]) -> str:
         raise ToolError("nothing to commit: no changes in the given paths")
     run_git(ctx, "commit", "--no-verify", "--quiet", "-m", message,
             commit=True)
-    return run_git(ctx, "log", "-1", "--stat", "--format=committed %H%n%s").strip()
+    return clip(run_git(ctx, "log", "-1", "--stat", "--format=committed %H%n%s").strip())
 
 
 def _grep_code(ctx: Context, args: dict[str, Any]) -> str:
@@ -331,8 +398,8 @@ def _grep_code(ctx: Context, args: dict[str, Any]) -> str:
             if found:
                 hits.append(f"{rel.as_posix()}:{number}: {line.strip()[:200]}")
                 if len(hits) >= 200:
-                    return "\n".join(hits) + "\n[stopped at 200 matches]"
-    return "\n".join(hits) if hits else f"no matches for {pattern!r}"
+                    return clip("\n".join(hits)) + "\n[stopped at 200 matches]"
+    return clip("\n".join(hits)) if hits else f"no matches for {pattern!r}"
 
 
 _REF_DESC = "A branch, tag, commit id, HEAD~1 or a range A..B."

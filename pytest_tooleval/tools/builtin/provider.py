@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any, cast
 
-from pytest_tooleval.tools import jail
+from pytest_tooleval.tools import deadline, jail
 from pytest_tooleval.tools.base import (
     CaseContext,
     ProviderError,
@@ -178,9 +179,13 @@ class BuiltinToolProvider(ToolProvider):
             raise ProviderError("the built-in tools were called before begin_case()")
         if not isinstance(arguments, dict):
             return ToolResult.error("arguments must be a JSON object")
-        context = self._context_for(tool)
+        with deadline.shielded():  # a world copied in part would serve the next call
+            context = self._context_for(tool)
         try:
-            value = tool.run(context, arguments)
+            # A jailed tool is bounded by the jail's wall clock, and its clean-up (the jail
+            # ended, the home copied back) must not be torn by the call's own clock.
+            with deadline.shielded() if tool.jailed else contextlib.nullcontext():
+                value = tool.run(context, arguments)
         except ToolError as exc:
             return ToolResult.error(str(exc))
         except (SandboxBroken, jail.JailUnavailable) as exc:

@@ -45,6 +45,9 @@ try:
     resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))
 except (ValueError, OSError):
     pass
+# Set only for the loader of an interpreter the jail moved (jail.JAIL_PYTHON): not the
+# snippet's business.
+os.environ.pop("LD_LIBRARY_PATH", None)
 ROOT = os.path.realpath(sys.argv[1])
 with open(sys.argv[2], encoding="utf-8") as _f:
     _code = _f.read()

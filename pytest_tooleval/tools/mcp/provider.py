@@ -52,6 +52,9 @@ class McpToolProvider(ToolProvider):
         self.config = config
         self.source = f"mcp:{name}"
         self.base_dir = base_dir
+        # The connection gives a call call_timeout + 5 s before it names the server as hung;
+        # the catalogue's wall clock for its calls is never shorter than that.
+        self.call_limit_s = config.call_timeout + 10
         self._connection: McpConnection | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._specs: list[ToolSpec] = []

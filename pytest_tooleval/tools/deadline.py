@@ -1,0 +1,121 @@
+"""The wall clock of one tool call, for every provider's tools (``Catalogue.call``).
+
+A call runs in a thread of its own and the caller waits for it at most ``seconds``; then
+the model is told the call took too long, and the case goes on. Python cannot kill a
+thread, so at the clock the call is also stopped: ``ToolTimedOut`` is raised inside its
+thread (``PyThreadState_SetAsyncExc``), which ends Python code at its next bytecode: a
+loop over documents, a regex search between lines, a user's ``while True``. Code blocked
+inside one C call (``time.sleep``, a socket read without a timeout) stops only when that
+call returns; the run does not wait for it. Because the thread is the call's alone, the
+exception can never land in the caller's code, however late it arrives.
+
+Parts that must not be torn in the middle (a jailed process and its clean-up, copying a
+world) run ``shielded()``: no exception is raised inside them; a call stopped meanwhile
+ends when the shield ends, and a shield entered after the clock raises at once. Built-in
+tools that run a jailed process are bounded by the jail's own wall clock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import ctypes
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: How long a stopped call may take to end before the caller stops waiting for it.
+STOP_GRACE_S = 0.25
+
+
+class ToolTimedOut(BaseException):
+    """Raised inside a call's thread at its wall clock. A ``BaseException``, so that a
+    tool's own ``except Exception`` does not turn it into a result."""
+
+
+class CallExpired(Exception):
+    """Raised to the caller: the call ran past ``seconds``; ``stopped`` says whether its
+    thread has ended (else it is still inside a C call, and ends when that returns)."""
+
+    def __init__(self, seconds: float, stopped: bool) -> None:
+        super().__init__(f"the call ran past its {seconds:g} s wall clock")
+        self.seconds, self.stopped = seconds, stopped
+
+
+class _Call:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.expired = False
+        self.shields = 0
+
+
+_local = threading.local()
+
+
+def _set_async_exc() -> Any:
+    api = getattr(ctypes, "pythonapi", None)  # CPython only
+    function = getattr(api, "PyThreadState_SetAsyncExc", None)
+    if function is not None:
+        function.argtypes = (ctypes.c_ulong, ctypes.py_object)
+        function.restype = ctypes.c_int
+    return function
+
+
+_RAISE_IN = _set_async_exc()
+
+
+def call_within(seconds: float, function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, or ``CallExpired`` once it has run ``seconds``. What the
+    function raises is raised here (with its traceback)."""
+    call = _Call()
+    outcome: list[tuple[bool, Any]] = []
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            _local.call = call
+            try:
+                outcome.append((True, context.run(function, *args)))
+            except BaseException as exc:  # handed to the caller, or dropped after the clock
+                outcome.append((False, exc))
+        except ToolTimedOut:  # arrived after the function ended: nothing left to stop
+            pass
+
+    thread = threading.Thread(target=work, name="tooleval-tool-call", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive() or not outcome:
+        with call.lock:
+            call.expired = True
+            if not call.shields and thread.ident is not None and _RAISE_IN is not None:
+                _RAISE_IN(thread.ident, ToolTimedOut)
+        thread.join(STOP_GRACE_S)
+        raise CallExpired(seconds, stopped=not thread.is_alive())
+    done, value = outcome[0]
+    if done:
+        return value
+    raise value
+
+
+@contextlib.contextmanager
+def shielded() -> Iterator[None]:
+    """A part of a tool call that the clock does not tear: see the module's docstring.
+    Outside ``call_within`` it does nothing."""
+    call: _Call | None = getattr(_local, "call", None)
+    if call is None:
+        yield
+        return
+    with call.lock:
+        if call.expired:
+            raise ToolTimedOut
+        call.shields += 1
+    try:
+        yield
+    finally:
+        with call.lock:
+            call.shields -= 1
+            stop = call.expired and not call.shields
+        if stop:
+            raise ToolTimedOut

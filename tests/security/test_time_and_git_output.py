@@ -1,0 +1,360 @@
+"""Issue 27, items 4 and 5: time and git output are bounded on the host.
+
+A document planted in the world cannot stall ``read_document`` or every
+``search_documents`` (``html.parser`` was quadratic on an unclosed construct); every tool
+call has a wall clock, Python tools of the user included, and a tool that will not stop
+does not hold the run; git's output is capped while git writes it (a 64 KiB object that
+inflates to 64 MiB went whole into a host temp file), every git result is clipped, and a
+path argument is a path, not pathspec magic.
+
+Each test fails on the code before this work: a call that hangs there is run in a thread
+and the test fails when it is not back in time (``_within``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from harness import Hostile, needs_jail
+
+from pytest_tooleval.cases.model import CaseFile
+from pytest_tooleval.engine.session import CaseRef, ModelSession
+from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
+from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.tools import base, jail
+from pytest_tooleval.tools.base import Catalogue, ToolResult, ToolSpec
+from pytest_tooleval.tools.builtin.documents import html_text
+from pytest_tooleval.tools.builtin.sandbox import MAX_OUTPUT_CHARS
+from pytest_tooleval.tools.python import PythonToolProvider, tool
+from tests.conftest import scenario
+from tests.support.fake_openai import Rule, answer, call
+
+#: The unclosed constructs ``html.parser`` rescans at every later "<", and the other
+#: shapes tried against the new reader (quotes, sections, raw text, long runs).
+HOSTILE_HTML = ["</", "<!--", "<?", "<![", "<a ", "<a", "<!", "<a x='", '<a b="', "<a b=",
+                "<a\n", "<a x='>'", '<a x=">"', "<![CDATA[", "<![if", "<![x", "<script>",
+                "<script></scrip", "</script", "<style>", "<!-- -- ", "-- ", "]] ",
+                "<![CDATA[] ] ", "</a ", "</ ", "<a =========", "<a b='x' c=\"y\" ",
+                "<a/>", "<x y=z/>", "<a '>", "<<", "< ", "&#", "&#1111111111", "&amp",
+                "<!DOCTYPE ", "<p>x</p>", "\n\t "]
+
+
+def _within(seconds: float, action: Callable[[], Any]) -> Any:
+    """``action()``, failing the test when it takes more than ``seconds`` (it may hang)."""
+    done: list[Any] = []
+    thread = threading.Thread(target=lambda: done.append(action()), daemon=True)
+    started = time.monotonic()
+    thread.start()
+    thread.join(seconds)
+    if not done:
+        pytest.fail(f"not back within {seconds} s" if thread.is_alive() else "it raised")
+    assert time.monotonic() - started < seconds
+    return done[0]
+
+
+# -- item 4: parsers of untrusted files ------------------------------------------------------
+
+@pytest.mark.parametrize("shape", ["</", "<!--", "<?", "<![", "<a "])
+def test_a_hostile_html_document_is_read_in_linear_time(hostile: Hostile, shape: str) -> None:
+    """512 KiB of one unclosed construct: ``read_document`` answers in well under a second
+    a call (before: 64 KiB of "<a " took 39 s, 512 KiB did not end), and so does the next
+    call."""
+    page = hostile.world.home / "Documents" / "planted.html"
+    page.write_text(shape * (512 * 1024 // len(shape)))
+    result = _within(10, lambda: hostile.tools.provider.call(
+        "read_document", {"path": "Documents/planted.html"}))
+    assert not result.is_error and len(result.text) <= MAX_OUTPUT_CHARS + 100
+    hostile.tools.ok("read_document", path="Documents/notes.txt")
+
+
+def test_a_planted_html_document_does_not_stall_search_documents(hostile: Hostile) -> None:
+    """``search_documents`` parses every document: three 512 KiB planted pages leave it
+    answering, and finding the real one."""
+    for number, shape in enumerate(("<a ", "<!--", "</")):
+        planted = hostile.world.home / "Documents" / f"planted{number}.html"
+        planted.write_text(shape * (512 * 1024 // len(shape)))
+    result = _within(10, lambda: hostile.tools.provider.call(
+        "search_documents", {"query": "Kestrel meeting"}))
+    assert not result.is_error and "notes.txt" in result.text
+
+
+def test_every_hostile_html_shape_is_linear() -> None:
+    """The worst inputs found, at 1 MiB: each read in under 3 s (0.05 to 0.8 s measured on
+    a 2-core machine), and 4 times the input never takes more than 16 times as long."""
+    for shape in HOSTILE_HTML:
+        small, large = (shape * (size // len(shape)) for size in (256 * 1024, 1024 * 1024))
+        started = time.perf_counter()
+        _within(10, lambda page=small: html_text(page))  # type: ignore[misc]
+        quarter = time.perf_counter() - started
+        started = time.perf_counter()
+        _within(10, lambda page=large: html_text(page))  # type: ignore[misc]
+        whole = time.perf_counter() - started
+        assert whole < 3, (shape, whole)
+        assert whole < 16 * quarter + 0.2, (shape, quarter, whole)
+
+
+def test_a_numeric_reference_of_thousands_of_digits_is_text() -> None:
+    """``html.unescape`` raises on a reference past Python's digit limit: U+FFFD here."""
+    assert html_text("<p>a &#" + "1" * 5000 + "; b</p>") == "a \ufffd b"
+
+
+# -- item 4: the wall clock of a tool call ---------------------------------------------------
+
+_RELEASE = threading.Event()
+
+
+@tool
+def spin(text: str) -> str:
+    """A tool that never returns: a pure Python loop."""
+    count = 0
+    while True:
+        count += 1
+
+
+@tool
+def wait_in_c(text: str) -> str:
+    """A tool blocked inside one C call (a lock wait) until the test releases it."""
+    _RELEASE.wait(60)
+    return "released"
+
+
+@tool
+def echo(text: str) -> str:
+    """Echo the text."""
+    return text
+
+
+def _tool_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "tooleval-tool-call"]
+
+
+def test_a_python_tool_that_loops_is_stopped_at_the_clock(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call is a tool error naming the limit at 0.5 s; the loop itself is ended (its
+    thread is gone), and the next call works."""
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.5, raising=False)
+    catalogue = Catalogue([PythonToolProvider([spin, echo], source="python:test")])
+    result: ToolResult = _within(10, lambda: catalogue.call("spin", {"text": "x"}))
+    assert result.is_error and "0.5 s" in result.text and "was stopped" in result.text
+    deadline = time.monotonic() + 5
+    while _tool_threads() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _tool_threads(), "the looping tool is still running"
+    assert catalogue.call("echo", {"text": "next"}).text == "next"
+
+
+def test_a_tool_blocked_in_c_does_not_hold_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread cannot be stopped inside a C call: the caller still gets its answer at
+    the clock, told that the call ends in the background."""
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.3, raising=False)
+    catalogue = Catalogue([PythonToolProvider([wait_in_c, echo], source="python:test")])
+    _RELEASE.clear()
+    try:
+        result: ToolResult = _within(10, lambda: catalogue.call("wait_in_c", {"text": "x"}))
+        assert result.is_error and "0.3 s" in result.text and "background" in result.text
+        assert catalogue.call("echo", {"text": "next"}).text == "next"
+    finally:
+        _RELEASE.set()
+
+
+def test_a_built_in_tool_past_its_clock_is_a_tool_error(
+        hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_documents`` over 40 MiB of planted text runs for seconds: at a 0.2 s clock
+    it is stopped there, the model told so, and the world's tools go on working."""
+    for number in range(40):
+        planted = hostile.world.home / "Documents" / f"bulk{number}.txt"
+        planted.write_text("kestrel word " * (1024 * 1024 // 13))
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.2, raising=False)
+    catalogue = Catalogue([hostile.tools.provider])
+    result: ToolResult = _within(10, lambda: catalogue.call(
+        "search_documents", {"query": "kestrel"}))
+    assert result.is_error and "0.2 s" in result.text and "time limit" in result.text
+    assert not catalogue.call("read_document", {"path": "Documents/notes.txt"}).is_error
+
+
+# -- item 4: the wall clock of a case ---------------------------------------------------------
+
+@tool
+def slow_lookup(key: str) -> str:
+    """Look a key up in the slow directory."""
+    time.sleep(0.4)
+    return f"{key}: found"
+
+
+class _ShowAll(Router):
+    def route(self, message: str, language: str, catalogue: list[ToolSpec],
+              keep: tuple[str, ...] = ()) -> Routing:
+        return Routing(tools=[spec.name for spec in catalogue])
+
+
+class _Looking(Backend):
+    """Asks for one more lookup on every turn, never answering; "thanks" gets an answer."""
+
+    mode = "off"
+
+    def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        if "thanks" in str(messages[1]["content"]):
+            return ModelTurn(content="Any time!")
+        return ModelTurn(content="", calls=[RawCall("slow_lookup", f'{{"key": "k{len(messages)}"}}',
+                                                    f"c{len(messages)}")])
+
+
+_CASES = CaseFile.model_validate({"name": "clock", "language": "en", "cases": [
+    {"name": "endless", "category": "chain", "steps": [
+        {"message": "look up every key", "expect": "slow_lookup"},
+        {"message": "and again", "expect": "slow_lookup"}]},
+    {"name": "thanks", "category": "irrelevance", "steps": [{"message": "thanks!"}]}]})
+
+
+def test_a_case_past_its_clock_is_an_error_of_kind_timeout() -> None:
+    """Two steps of up to 30 lookups of 0.4 s each (24 s): at a 1.5 s case clock the case
+    ends as an ERROR of kind ``timeout`` within about that, with its transcript so far,
+    and the next case runs as usual."""
+    session = ModelSession(backend_factory=_Looking,
+                           providers=[PythonToolProvider([slow_lookup], "python:test")],
+                           router_factory=lambda case_file: _ShowAll(), max_steps=30,
+                           case_timeout=1.5, tool_timeout=5)
+    endless, thanks = (CaseRef(f"clock.yaml::{case.name}", "clock.yaml", _CASES, case)
+                       for case in _CASES.cases)
+    run = _within(10, lambda: session.run(endless))
+    assert run.error is not None and run.error.kind == "timeout", run.error
+    assert "1.5 s" in run.error.message and run.duration_s < 3
+    assert run.transcripts and run.transcripts[0].attempts
+    assert session.run(thanks).error is None
+
+
+CLOCK_CONFTEST = '''
+import time
+
+from pytest_tooleval import tool
+
+
+@tool
+def slow_lookup(key: str) -> str:
+    """Look a key up in the slow directory."""
+    time.sleep(0.4)
+    return f"{key}: found"
+
+
+@tool
+def frozen_lookup(key: str) -> str:
+    """Look a key up in the archive (it never answers in time)."""
+    time.sleep(3)
+    return "too late"
+'''
+
+
+def test_the_clocks_through_a_run(project: Any, fake_model: Any) -> None:
+    """``--tooleval-tool-timeout 0.5 --tooleval-case-timeout 2``: a frozen tool is a tool
+    error the model sees and answers after; a case that keeps calling a slow tool (six
+    calls of 0.5 s) is an ERROR of kind ``timeout`` in the report; the case after it
+    passes."""
+    server = fake_model([
+        Rule("archive", [call("frozen_lookup", {"key": "a"}), answer("The archive is slow.")]),
+        Rule("every key", [call("slow_lookup", {"key": f"k{i}"}) for i in range(6)]),
+        Rule("thanks", [answer("Any time!")]),
+    ])
+    project.profile(server)
+    project.pytester.makeconftest(CLOCK_CONFTEST)
+    project.write("scenarios/clock.yaml", scenario([
+        {"name": "frozen", "category": "tool", "steps": [
+            {"message": "look key a up in the archive", "expect": "frozen_lookup"}]},
+        {"name": "endless", "category": "tool", "steps": [
+            {"message": "look up every key", "expect": "slow_lookup"}]},
+        {"name": "thanks", "category": "irrelevance", "steps": [{"message": "thanks!"}]},
+    ], tools=[], requires=["frozen_lookup", "slow_lookup"]))
+    project.run("--tooleval-tool-timeout", "0.5", "--tooleval-case-timeout", "2",
+                "--tooleval-max-errors", "5")
+    cases = project.cases()
+    frozen = cases["frozen"].transcripts[0]
+    assert frozen.answered and frozen.attempts[0].result_is_error
+    assert "did not finish within 0.5 s" in (frozen.attempts[0].result or "")
+    endless = cases["endless"]
+    assert endless.outcome == "ERROR" and endless.error is not None
+    assert endless.error.kind == "timeout" and "2 s" in endless.error.message
+    assert cases["thanks"].outcome == "PASS"
+
+
+# -- item 5: git bounded on the host ---------------------------------------------------------
+
+REPO = "Projects/kestrel"
+
+
+def _plant_blob(h: Hostile, size: int) -> str:
+    """A loose object of ``size`` bytes of "A" (about 64 KiB on disk for 64 MiB), written
+    into the repository as ``run_python`` can."""
+    header = b"blob %d\0" % size
+    digest, packer = hashlib.sha1(header), zlib.compressobj(9)
+    packed = [packer.compress(header)]
+    chunk = b"A" * 2**20
+    for _ in range(size // len(chunk)):
+        digest.update(chunk)
+        packed.append(packer.compress(chunk))
+    packed.append(packer.flush())
+    sha = digest.hexdigest()
+    target = h.world.repo / ".git" / "objects" / sha[:2] / sha[2:]
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(b"".join(packed))
+    return sha
+
+
+@needs_jail
+def test_a_git_bomb_never_reaches_the_host_disk(
+        hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``git_show`` of a 64 MiB blob: no regular file on the host receives git's output
+    (before: all 64 MiB went into a temp file), git is stopped at the cap, the result is
+    clipped, and the next git call works."""
+    sha = _plant_blob(hostile, 64 * 2**20)
+    written: list[int] = []
+    real_run = jail.run
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        outcome = real_run(*args, **kwargs)
+        for stream in (kwargs["stdout"], kwargs["stderr"]):
+            fd = stream if isinstance(stream, int) else stream.fileno()
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode):
+                written.append(info.st_size)
+        return outcome
+
+    monkeypatch.setattr(jail, "run", run)
+    started = time.monotonic()
+    shown = hostile.tools.ok("git_show", ref=sha)
+    assert time.monotonic() - started < 10
+    assert max(written, default=0) <= 4 * 2**20, written
+    assert len(shown) <= MAX_OUTPUT_CHARS + 100 and "truncated" in shown
+    assert "main" in hostile.tools.ok("git_status")
+
+
+@needs_jail
+def test_git_branches_and_git_status_are_clipped(hostile: Hostile) -> None:
+    """2,000 branches of 150-character names, 500 untracked files of 120-character names:
+    both results are clipped like every tool's (before: 300,000 and 60,000 characters)."""
+    repo = hostile.world.repo
+    head = (repo / ".git" / "refs" / "heads" / "main").read_text()
+    for number in range(2000):
+        (repo / ".git" / "refs" / "heads" / f"b{number:04d}{'x' * 145}").write_text(head)
+    for number in range(500):
+        (repo / f"untracked{number:03d}{'y' * 108}.txt").write_text("new\n")
+    branches = hostile.tools.ok("git_branches")
+    status = hostile.tools.ok("git_status")
+    for text in (branches, status):
+        assert len(text) <= MAX_OUTPUT_CHARS + 100 and "truncated" in text
+
+
+@needs_jail
+@pytest.mark.parametrize("magic", [":(glob)**", ":(exclude)README.md", ":!README.md",
+                                   ":(icase)SRC", "*"])
+def test_a_path_argument_is_never_pathspec_magic(hostile: Hostile, magic: str) -> None:
+    """``git_log`` with a path that is pathspec magic: git looks for a file of that name
+    (there is none), instead of every file the magic matches."""
+    assert hostile.tools.ok("git_log", path=magic) == "no commits found"
+    assert "Raise timeout" in hostile.tools.ok("git_log", path="src")
