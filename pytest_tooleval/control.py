@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tooleval import trace
 from pytest_tooleval.journal import (
     JOURNAL_NAME,
     Journal,
@@ -95,10 +94,6 @@ class RunControl:
         cases: dict[str, str | None] = {
             item.nodeid: content_hash(item.case_file, item.case) for item in items}
         self.begin(cases)
-        if not session.config.option.collectonly:
-            # The baselines depend on the cases alone: they can be scored from now on.
-            self.recorder.expect_cases([(item.nodeid, item.nodeid.split("::")[0],
-                                         item.case.name) for item in items])
 
     def on_worker_collection(self, ids: list[str]) -> None:
         """Under xdist: every worker collects the same ids; the first one is the selection."""
@@ -220,7 +215,6 @@ class RunControl:
             "cases_selected": self.recorder.selected,
             "run": report["run"] if report else None,
         })
-        trace.mark("journal: end record written")
 
     def resumed_exit_status(self, exitstatus: int) -> int:
         """A resumed run's exit status counts the carried cases too; with every case

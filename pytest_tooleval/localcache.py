@@ -1,9 +1,7 @@
 """The user's local cache folder, and the fingerprint that keys what is kept there.
 
 What is kept (never model replies, which ``cache.py`` handles): ``tooleval check``
-results and their per-file parts (check/cache.py), and code artefacts built from the
-package's data: the router's compiled trigger sets and its parsed learned cue
-(router/compiled.py) and the built-in tools' listing. Each is keyed on content, including
+results and their per-file parts (check/cache.py), keyed on content, including
 ``package_fingerprint()``, a hash of every file of this package and the Python version, so
 a changed line of code or data is a new key, never a stale entry.
 

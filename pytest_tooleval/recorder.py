@@ -5,23 +5,16 @@ writes the reports and prints the summary. Never runs on an xdist worker.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pytest_tooleval import heap, trace
 from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
 from pytest_tooleval.journal import Journal
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.write import write_atomic, write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
-
-if TYPE_CHECKING:
-    from pytest_tooleval.scoring.background import BackgroundBaselines
-    from pytest_tooleval.scoring.baseline_process import ProcessBaselines
-    from pytest_tooleval.scoring.baselines import BaselineScorer
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +76,6 @@ class Recorder:
         self.carried_run: dict[str, Any] = {}
         #: The run's world base (runtime.world_base): the baselines reuse its template.
         self.world_base: Any = None
-        #: Set by the plugin for a run: score the baselines ahead of the end, in a second
-        #: process (scoring/baseline_process.py) or on a thread (scoring/background.py),
-        #: after what ``warm_ups`` prepare at the first case.
-        self.baselines_ahead = False
-        self.warm_ups: tuple[Callable[[], object], ...] = ()
-        self._background: BackgroundBaselines | ProcessBaselines | None = None
 
     @property
     def done(self) -> int:
@@ -99,44 +86,6 @@ class Recorder:
         self.results[nodeid] = result
         if self.journal is not None:
             self.journal.append(data if data is not None else result.to_json())
-        if self.baselines_ahead and result.scored:
-            self._ahead(self.selected or 0).add(result)
-            if len(self.results) == 1:
-                heap.refreeze()  # the end's imports, made by the first add, live on
-        if trace.ENABLED and len(self.results) in (1, self.selected):
-            trace.mark(f"case {len(self.results)} of {self.selected} recorded")
-
-    def expect_cases(self, specs: list[tuple[str, str, str]]) -> None:
-        """The selected cases, known before the first runs (a serial run's collection):
-        where the baselines are scored in a second process, it starts on them now."""
-        if self.baselines_ahead and specs:
-            self._ahead(len(specs)).expect(specs)
-
-    def _ahead(self, cases: int) -> BackgroundBaselines | ProcessBaselines:
-        """Where the baselines are scored ahead of the end: a second process for a run of
-        ``PROCESS_MIN_CASES`` or more (``TOOLEVAL_BASELINES`` decides otherwise), else,
-        or where it cannot start, a thread."""
-        if self._background is None:
-            from pytest_tooleval.scoring import baseline_process
-
-            wanted = baseline_process.mode()
-            if wanted == "process" or (wanted == "auto"
-                                       and cases >= baseline_process.PROCESS_MIN_CASES):
-                child = baseline_process.ProcessBaselines(
-                    k=self.settings.k, builtin=not self.settings.no_builtin,
-                    world_base=self.world_base() if self.world_base else None,
-                    rootdir=self.settings.rootdir, warm_ups=self.warm_ups)
-                if child.start():
-                    self._background = child
-                    return child
-            self._background = self._thread_baselines()
-        return self._background
-
-    def _thread_baselines(self) -> BackgroundBaselines:
-        from pytest_tooleval.scoring.background import BackgroundBaselines
-
-        return BackgroundBaselines(self._baseline_scorer(), self.settings.rootdir,
-                                   self.warm_ups)
 
     def add_report(self, report: Any) -> None:
         """Take a case's result off a test report (from this process or a worker)."""
@@ -231,21 +180,14 @@ class Recorder:
         from pytest_tooleval.scoring.aggregate import summarize
 
         results = list(self.results.values())
-        thresholds = self.settings.thresholds()
-        trace.mark("report: imports done")
-        baselines = self._baselines(results)
-        trace.mark("report: the baselines' table in hand")
-        summary = summarize(results, thresholds, interrupted, baselines)
-        trace.mark("report: summarized")
+        summary = summarize(results, self.settings.thresholds(), interrupted,
+                            self._baselines(results))
         self.report = build_report(metadata, results, summary)
-        trace.mark("report: built")
         directory = self.settings.report_dir
         json_path, md_path = directory / "report.json", directory / "report.md"
         try:
             write_json(json_path, self.report)
-            trace.mark("report: report.json written")
             write_atomic(md_path, render_markdown(self.report))
-            trace.mark("report: report.md written")
         except OSError as exc:
             self.write_error = (f"could not write the report to {directory}: "
                                 f"{exc.strerror or exc}. Pass --tooleval-report DIR with a "
@@ -256,31 +198,16 @@ class Recorder:
 
     def _baselines(self, results: list[CaseResult]) -> dict[str, Any]:
         """The scripted policies' scores on the cases this run scored (never fatal)."""
-        from pytest_tooleval.scoring.baselines import refs_for_results
+        from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
 
         try:
-            # What the process or the thread scored while the run went on, or afresh if it
-            # failed.
-            if self._background is not None:
-                table = self._background.table(results)
-                if table is not None:
-                    return table
-            scorer = self._baseline_scorer()
-            try:
-                return scorer.table(refs_for_results(results, self.settings.rootdir,
-                                                     scorer.files))
-            finally:
-                scorer.close()
+            return score_policies(refs_for_results(results, self.settings.rootdir),
+                                  k=self.settings.k, builtin=not self.settings.no_builtin,
+                                  world_base=self.world_base() if self.world_base else None)
         except Exception as exc:  # the baselines are a measurement aid; never lose a run
             log.warning("the baselines could not be scored", exc_info=True)
             self.baseline_error = f"the baselines could not be scored: {exc}"
             return {}
-
-    def _baseline_scorer(self) -> BaselineScorer:
-        from pytest_tooleval.scoring.baselines import BaselineScorer
-
-        return BaselineScorer(k=self.settings.k, builtin=not self.settings.no_builtin,
-                              world_base=self.world_base() if self.world_base else None)
 
     def compare_with_baseline(self, baseline: Path) -> bool:
         """Compare with a baseline report; True when the comparison fails the run."""

@@ -40,8 +40,6 @@ class Runtime:
         self.profile = profile
         self.is_worker = hasattr(config, "workerinput")
         self._session: ModelSession | None = None
-        #: Cases this process ran (a worker's, or a serial run's): heap.arm() asks.
-        self.cases_run = 0
         self._world_base: Path | None = None
         self._owns_world_base = False
         self._configuration_error: str | None = None
@@ -142,7 +140,6 @@ class Runtime:
     def case_result(self, item: Any) -> CaseResult:
         """The item's case, run here or, with a profile's ``concurrency`` above 1, by the
         lanes that run the following cases meanwhile; scored here, in item order."""
-        self.cases_run += 1
         ref = self.case_ref(item)
         lanes = self._lanes_for_run()
         if lanes is None:
@@ -177,10 +174,6 @@ class Runtime:
 
                 self._lanes, self.concurrency = start_lanes(
                     self.session(), requested, self.profile.kind)
-                if self._lanes is not None:
-                    from pytest_tooleval import heap
-
-                    heap.freeze_for_run()  # the full collections skip what lives on
                 if self._lanes is None:
                     import warnings
 
@@ -354,21 +347,16 @@ class Runtime:
         return info
 
     def close(self) -> None:
-        from pytest_tooleval import trace
-
         lanes, self._lanes = self._lanes, None
         if lanes is not None:
             lanes.stop()  # nothing more is started; a case in hand finishes or is cut off
             lanes.join(timeout=1.0)
-            trace.mark("close: lanes stopped")
         if self._session is not None:
             self._session.close()  # closes the shared HTTP client: stuck requests end
-            trace.mark("close: session closed")
         if lanes is not None:
             lanes.join()
         if self._owns_world_base and self._world_base is not None:
             shutil.rmtree(self._world_base, ignore_errors=True)
-            trace.mark("close: world base removed")
 
 
 def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:

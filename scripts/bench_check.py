@@ -6,10 +6,10 @@
 
 Prints the load average (before and after: rerun when it is high), then medians over
 ``--repeat`` child processes (wall time, and CPU time of the child):
-- ``tooleval check benchmarks scenarios`` cold (empty local caches: the check and the
-  router's compiled triggers computed, then stored), computed with ``--no-cache`` (the
-  compiled triggers still cached), warm (served from the content-keyed check cache), and
-  after editing one case file of a copy of the corpus (the other files' parts kept);
+- ``tooleval check benchmarks scenarios`` cold (empty local cache: the check computed,
+  then stored), computed with ``--no-cache``, warm (served from the content-keyed check
+  cache), and after editing one case file of a copy of the corpus (the other files' parts
+  kept);
   Python's bytecode is cached for all three (in a temporary ``PYTHONPYCACHEPREFIX``);
 - the interpreter's bare start, and importing every module a computed check imports
   (the import share of the warm computed check); importing only the libraries any
@@ -243,7 +243,7 @@ def whole_command(repeat: int, first_case: bool) -> None:
         no_cache = [*check, "--no-cache"] if has_cache else check
         _timed(no_cache, warm)  # fill the bytecode cache
         cold_runs = []
-        for index in range(repeat):  # empty local caches each time: computed and stored
+        for index in range(repeat):  # an empty local cache each time: computed and stored
             cold = {**warm, "TOOLEVAL_CACHE_DIR": f"{tmp}/cold-cache-{index}"}
             cold_runs.append(_timed(check, cold))
         computed = [_timed(no_cache, warm) for _ in range(repeat)]
@@ -263,7 +263,7 @@ def whole_command(repeat: int, first_case: bool) -> None:
         collect = [_timed([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider",
                            "--collect-only", "-q", *CORPUS], warm) for _ in range(repeat)]
     print(f"tooleval check {' '.join(CORPUS)} (median of {repeat}):")
-    print(f"  cold (empty local caches, stored):  {_median(cold_runs)}")
+    print(f"  cold (empty local cache, stored):   {_median(cold_runs)}")
     print(f"  warm, computed (--no-cache):        {_median(computed)}")
     if cached:
         print(f"  warm, from the check cache:         {_median(cached)}")

@@ -69,7 +69,7 @@ def load() -> str:
 
 
 def ours(cases: int, base_url: str, concurrency: int, latency: float,
-         package: Path = ROOT, trace: bool = False) -> dict[str, Any]:
+         package: Path = ROOT) -> dict[str, Any]:
     """One pytest run of the plugin (``package``: the checkout it imports) in a child
     process; wall, start-up, outcomes checked."""
     with tempfile.TemporaryDirectory(prefix="bench-conc-") as tmp:
@@ -84,9 +84,6 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "PYTHONPATH": os.pathsep.join([str(package)])}
         journal = folder / "tooleval-report" / "journal.jsonl"
-        trace_file = folder / "trace.log"
-        if trace:
-            env[TRACE_ENV] = str(trace_file)
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
@@ -107,7 +104,6 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
                     changes.append(time.perf_counter() - started)
             time.sleep(0.005)
         wall = time.perf_counter() - started
-        ended = time.time()
         report = passed_report(folder, cases, process)
         used = (report["run"].get("concurrency") or {}).get("used")
         if used != concurrency:
@@ -115,37 +111,9 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
         # changes[0]: the header; [1]: the first case; [-2]: the last case; [-1]: the end.
         first = changes[1] if len(changes) > 3 else wall
         last = changes[-2] if len(changes) > 3 else wall
-        figures = {"wall_s": wall, "startup_s": max(0.0, first - 2 * latency),
-                   "cases_s": last - first + 2 * latency, "after_s": wall - last,
-                   "cpu_s": usage.ru_utime + usage.ru_stime}
-        if trace:
-            figures["trace"] = end_steps(trace_file, ended, figures["cpu_s"])
-        return figures
-
-
-#: The variable that makes a run write its end's marks (pytest_tooleval/trace.py).
-TRACE_ENV = "TOOLEVAL_TRACE_END"
-
-
-def end_steps(path: Path, ended: float, cpu: float) -> list[tuple[str, float, float]]:
-    """The run's marks from the last case recorded to its exit: (what happened, wall
-    seconds since the mark before, CPU seconds of the process since the mark before); the
-    last row is the interpreter's teardown up to the process's end."""
-    marks = []
-    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-        # tooleval-trace: TIME cpu CPU main MAIN pid PID LABEL
-        parts = line.split(maxsplit=8)
-        if len(parts) == 9 and parts[0] == "tooleval-trace:":
-            marks.append((parts[8], float(parts[1]), float(parts[3])))
-    last = max((i for i, (label, _, _) in enumerate(marks)
-                if label.startswith("case ") and " recorded" in label), default=0)
-    rows = []
-    for (_, t0, c0), (label, t1, c1) in zip(marks[last:], marks[last + 1:], strict=False):
-        rows.append((label, t1 - t0, c1 - c0))
-    if marks:
-        rows.append(("process exit (interpreter teardown)", ended - marks[-1][1],
-                     cpu - marks[-1][2]))
-    return rows
+        return {"wall_s": wall, "startup_s": max(0.0, first - 2 * latency),
+                "cases_s": last - first + 2 * latency, "after_s": wall - last,
+                "cpu_s": usage.ru_utime + usage.ru_stime}
 
 
 def inspect_python(given: str | None) -> tuple[str | None, str]:
@@ -214,10 +182,6 @@ def main() -> int:
     parser.add_argument("--serial", action="store_true",
                         help="each latency round also runs the cases at concurrency 1")
     parser.add_argument("--skip", choices=["latency", "cost"], action="append", default=[])
-    parser.add_argument("--trace", action="store_true",
-                        help="each latency run writes its end's marks (TOOLEVAL_TRACE_END): "
-                             "print what the time after the last case was made of, wall and "
-                             "CPU, step by step")
     options = parser.parse_args()
     versions = [("ours", ROOT)]
     if options.before is not None:
@@ -239,7 +203,7 @@ def main() -> int:
         for round_ in range(1, options.rounds + 1):
             if "latency" not in options.skip:
                 for label, package in versions:
-                    run = ours(n, slow.base_url, c, options.latency, package, options.trace)
+                    run = ours(n, slow.base_url, c, options.latency, package)
                     ratio = (run["wall_s"] - run["startup_s"]) / ideal
                     keep(f"{label}_cpu", run["cpu_s"])
                     keep(f"{label}_wall", run["wall_s"])
@@ -254,8 +218,6 @@ def main() -> int:
                           f"({run['cases_s'] / ideal:.2f}x ideal), report and exit after the "
                           f"last {run['after_s']:.2f} s; CPU {run['cpu_s']:.2f} s  ({load()})",
                           flush=True)
-                    for what, wall_s, cpu_s in run.get("trace", []):
-                        print(f"      {wall_s:6.3f} s wall {cpu_s:6.3f} s CPU  {what}")
                     if options.serial:
                         run = ours(n, slow.base_url, 1, options.latency, package)
                         keep(f"{label}_serial", run["wall_s"])
@@ -280,7 +242,7 @@ def main() -> int:
                         large = ours(n, fast.base_url, concurrency, 0.0, package)
                         marginal = ((large["wall_s"] - small["wall_s"])
                                     / (n - options.small) * 1e3)
-                        # The run's own process (every thread, not the baselines' child).
+                        # The run's own process (every thread).
                         cpu = (large["cpu_s"] - small["cpu_s"]) / (n - options.small) * 1e3
                         keep(label, marginal)
                         keep(f"{label}_cpu", cpu)

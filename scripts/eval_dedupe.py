@@ -1,6 +1,6 @@
 """Near copies and loading of a router evaluation set (prints similarity, never router output).
 
-    python scripts/eval_dedupe.py router-eval-3 [--files 'tr/*-b.json'] [--threshold 0.72]
+    python scripts/eval_dedupe.py evals/router/3 [--files 'tr/*-b.json'] [--threshold 0.72]
         [--show 0.65] [--reference DIR ...]
 
 A writer of a blind set runs this on their own files: it must not show them what the router
@@ -9,8 +9,8 @@ Turkish-aware lower-casing, diacritics, punctuation and emoji dropped, whitespac
 and then:
 
 1. each message of the chosen files is compared (``difflib``) with every message of the
-   references (default: ``benchmarks/``, ``scenarios/`` and every other ``router-eval*``
-   folder); matches at or above the threshold are listed, the text of a match in an
+   references (default: ``benchmarks/``, ``scenarios/`` and every other folder of
+   ``evals/router/``); matches at or above the threshold are listed, the text of a match in an
    evaluation folder withheld (only its file and case named);
 2. two messages of the folder that fold to the same key, or one that folds to a reference
    message's key, fail the run;
@@ -39,6 +39,8 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The router evaluation sets: one numbered folder each.
+EVALS = "evals/router"
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
 _TURKISH = str.maketrans({"ı": "i", "ş": "s", "ğ": "g", "ç": "c", "ö": "o", "ü": "u"})
 _NOT_WORD = re.compile(r"[\W_]+")
@@ -151,20 +153,20 @@ def load_failures(folder: Path) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="the evaluation folder, e.g. router-eval-3")
+    parser.add_argument("folder", help="the evaluation folder, e.g. evals/router/3")
     parser.add_argument("--files", default="**/*",
                         help="the writer's own files in it (a glob; default: all)")
     parser.add_argument("--threshold", type=float, default=0.72)
     parser.add_argument("--show", type=float, help="also count matches at this lower figure")
     parser.add_argument("--reference", action="append",
                         help="reference folders (default: benchmarks, scenarios and every "
-                             "other router-eval* folder)")
+                             "other folder of evals/router)")
     options = parser.parse_args(argv)
     folder = (ROOT / options.folder).resolve()
-    evaluation = sorted(p.name for p in ROOT.glob("router-eval*")
+    evaluation = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / EVALS).glob("*")
                         if p.is_dir() and p.resolve() != folder)
     names = options.reference or ["benchmarks", "scenarios", *evaluation]
-    withheld = tuple(f"{name}/" for name in names if name.startswith("router-eval"))
+    withheld = tuple(f"{name.rstrip('/')}/" for name in names if name.startswith(EVALS))
     refs = messages([p for name in names for p in case_files(ROOT / name)])
     everything = messages(case_files(folder))
     mine = messages(case_files(folder, options.files))

@@ -68,7 +68,7 @@ AREAS = (
     ("threading/queue", ("threading.py", "queue.py")),
     ("tooleval: journal", ("pytest_tooleval/journal",)),
     ("tooleval: report", ("pytest_tooleval/report",)),
-    ("tooleval: baselines", ("pytest_tooleval/scoring/baselines", "scoring/background")),
+    ("tooleval: baselines", ("pytest_tooleval/scoring/baselines",)),
     ("tooleval: scoring", ("pytest_tooleval/scoring",)),
     ("tooleval: models", ("pytest_tooleval/models",)),
     ("tooleval: engine", ("pytest_tooleval/engine",)),

@@ -2,15 +2,16 @@
 
     python scripts/router_cv.py                      # 10 folds by job over the training set
     python scripts/router_cv.py --by-source          # train on the other sources, test on one
-    python scripts/router_cv.py --test /work/tmp/fresh-tuning   # a folder never trained on
+    python scripts/router_cv.py --test evals/router/6         # a folder never trained on
     python scripts/router_cv.py --by-source --triggers DIR     # older trigger files
     python scripts/router_cv.py --typos                 # typo tolerance, on misspelt messages
     python scripts/router_cv.py --by-source --without repository   # one mechanism switched off
 
-The training set is ``lexical_train.SOURCES`` (the corpus and the router evaluation sets:
-both halves of a spent set, ``lexical_train.SPENT``, the tuning half of any other; figures
-are printed per source and half). A fold holds whole jobs (a job's register
-variants together; a case without a job is its own unit), assigned by a hash of the unit.
+The training set is ``SOURCES`` of ``scripts/build_lexical_model.py`` (the corpus and the
+router evaluation sets under ``evals/router/``: both halves of a spent set, ``SPENT``, the
+tuning half of any other; figures are printed per source and half). A fold holds whole
+jobs (a job's register variants together; a case without a job is its own unit), assigned
+by a hash of the unit.
 For each held-out step the router is run exactly as ``tooleval check`` runs it (same
 catalogue, a chain's previous expected tools kept), once without the lexical model and
 once with a model trained on the other folds, and the script prints per scope: recall,
@@ -33,7 +34,12 @@ from pytest_tooleval.check.static import _catalogue, _fallback_only, _route_case
 from pytest_tooleval.router import trigger_router
 from pytest_tooleval.router.catalogue import offered_builtin_names
 from pytest_tooleval.router.lexical import LexicalModel
-from pytest_tooleval.router.lexical_train import (
+from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+
+# The training set is the repository's, read by scripts/ (the package never reads it).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scripts.build_lexical_model import (
     ROOT,
     SOURCES,
     SourceCase,
@@ -41,11 +47,9 @@ from pytest_tooleval.router.lexical_train import (
     gather,
     iter_cases,
 )
-from pytest_tooleval.router.trigger_router import TriggerRouter
-from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 
 FOLDS = 10
-#: Mechanisms ``--without`` can switch off (the fourth round's, docs/router.md), to measure
+#: Mechanisms ``--without`` can switch off (the fourth round's, docs/dev/router.md), to measure
 #: each on a source it was not written from (with ``--by-source``).
 MECHANISMS = ("confirmed", "iver", "glued", "voiced", "repository", "courtesy")
 

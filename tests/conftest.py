@@ -32,7 +32,7 @@ pytest_plugins = ["pytester"]
 
 def pytest_configure(config: pytest.Config) -> None:
     """The session's local cache folder (localcache.py), never the user's: test modules
-    build routers at collection, before any fixture runs."""
+    may check cases at collection, before any fixture runs."""
     folder = tempfile.mkdtemp(prefix="tooleval-test-cache-")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     os.environ["TOOLEVAL_CACHE_DIR"] = folder
@@ -40,8 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _check_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's own local cache folder (the ``tooleval check`` results, the compiled
-    triggers), never one another test filled."""
+    """Each test's own local cache folder (the ``tooleval check`` results), never one
+    another test filled."""
     monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("local-cache")))
 
 

@@ -1,5 +1,5 @@
 """``tooleval check`` prints the same, byte for byte, on the repository's own corpora: the
-table and the JSON of ``benchmarks scenarios`` and of each ``router-eval*`` folder (with
+table and the JSON of ``benchmarks scenarios`` and of each ``evals/router/N`` folder (with
 the Snowball stemmer and ``--strict`` where those take other paths through the router and
 the guards) equal the outputs committed in ``tests/data/check_expected/``, the time taken
 and the checkout's own path aside. Speed work on the check (patterns, normalisation, the
@@ -30,16 +30,16 @@ RUNS = [
     ("corpus", ["benchmarks", "scenarios"]),
     ("corpus-snowball", ["benchmarks", "scenarios", "--stemmer", "snowball"]),
     ("corpus-strict", ["benchmarks", "scenarios", "--strict"]),
-    ("router-eval", ["router-eval"]),
-    ("router-eval-2", ["router-eval-2"]),
-    ("router-eval-2-strict", ["router-eval-2", "--strict"]),
-    ("router-eval-3", ["router-eval-3"]),
-    ("router-eval-3-snowball", ["router-eval-3", "--stemmer", "snowball"]),
-    ("router-eval-3-strict", ["router-eval-3", "--strict"]),
-    ("router-eval-4", ["router-eval-4"]),
-    ("router-eval-4-strict", ["router-eval-4", "--strict"]),
-    ("router-eval-5", ["router-eval-5"]),
-    ("router-eval-6", ["router-eval-6"]),
+    ("router-1", ["evals/router/1"]),
+    ("router-2", ["evals/router/2"]),
+    ("router-2-strict", ["evals/router/2", "--strict"]),
+    ("router-3", ["evals/router/3"]),
+    ("router-3-snowball", ["evals/router/3", "--stemmer", "snowball"]),
+    ("router-3-strict", ["evals/router/3", "--strict"]),
+    ("router-4", ["evals/router/4"]),
+    ("router-4-strict", ["evals/router/4", "--strict"]),
+    ("router-5", ["evals/router/5"]),
+    ("router-6", ["evals/router/6"]),
 ]
 _TIME = re.compile(r"^(tooleval check: .*), \d+ ms$", re.MULTILINE)
 
@@ -80,6 +80,6 @@ def test_the_comparison_sees_a_changed_routing(
 ) -> None:
     """The comparison is not blind: one tool fewer shown changes the table and the JSON."""
     monkeypatch.chdir(ROOT)
-    table, data = _check(["router-eval-3", "--k", "8"], tmp_path, capsys)
-    assert table != (EXPECTED / "router-eval-3.txt").read_text(encoding="utf-8")
-    assert data != (EXPECTED / "router-eval-3.json").read_text(encoding="utf-8")
+    table, data = _check(["evals/router/3", "--k", "8"], tmp_path, capsys)
+    assert table != (EXPECTED / "router-3.txt").read_text(encoding="utf-8")
+    assert data != (EXPECTED / "router-3.json").read_text(encoding="utf-8")

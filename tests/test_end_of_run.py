@@ -1,10 +1,6 @@
-"""The end of a run off the critical path (issue 20, item 6): the baselines are scored on a
-background thread or in a second process (tests/test_baseline_process.py) while the model
-is waited on, and what must run at the end is cheaper.
-None of it may change a figure: a fixed run's report.json, timings removed, equals the
-one committed from before the change (tests/data/end_of_run_report.json), serially, with
-concurrency and under ``-n 2``; a failing, hanging or interrupted background loses
-nothing.
+"""The end of a run: a fixed run's report.json, timings removed, equals the committed one
+(tests/data/end_of_run_report.json), serially, with concurrency and under ``-n 2``; an
+interrupted run's report carries the baselines of exactly the cases that ran.
 
 Regenerate the expected file (only for a deliberate change of the report) with
 ``TOOLEVAL_WRITE_EXPECTED=1``.
@@ -69,9 +65,8 @@ def fixed_cases() -> list[dict[str, Any]]:
 
 
 def fixed_run(project, fake_model, *args: str, concurrency: int = 1, workers: int = 0,
-              subprocess: bool = False, ret: tuple[int, ...] = (0, 1),
-              latency: float = 0.0) -> dict[str, Any]:
-    server = fake_model(SCRIPT, latency=latency)
+              subprocess: bool = False, ret: tuple[int, ...] = (0, 1)) -> dict[str, Any]:
+    server = fake_model(SCRIPT)
     project.profile(server, concurrency=concurrency)
     project.write("scenarios/fixed.yaml", scenario(fixed_cases(), requires=["calculator"]))
     result = project.run("--tooleval-min-cases", "1", "-p", "no:randomly", *args,
@@ -80,18 +75,13 @@ def fixed_run(project, fake_model, *args: str, concurrency: int = 1, workers: in
     return project.report()
 
 
-@pytest.mark.parametrize("baselines", ["thread", "process"])
 @pytest.mark.parametrize(("concurrency", "workers"), [(1, 0), (4, 0), (1, 2)])
-def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, monkeypatch,
-                                                        concurrency, workers,
-                                                        baselines) -> None:
-    """The baselines scored on a thread or in a second process (scoring/
-    baseline_process.py), serially, with concurrency and under ``-n 2``: one report."""
-    monkeypatch.setenv("TOOLEVAL_BASELINES", baselines)
+def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, concurrency,
+                                                        workers) -> None:
+    """Serially, with concurrency and under ``-n 2``: one report."""
     report = normalised(fixed_run(project, fake_model, concurrency=concurrency,
                                   workers=workers))
-    if (os.environ.get("TOOLEVAL_WRITE_EXPECTED") and (concurrency, workers) == (1, 0)
-            and baselines == "thread"):
+    if os.environ.get("TOOLEVAL_WRITE_EXPECTED") and (concurrency, workers) == (1, 0):
         EXPECTED.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                             encoding="utf-8")
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
@@ -105,90 +95,11 @@ def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, mon
     assert report == expected
 
 
-# ------------------------------------------------------------ the baselines' thread
-
-
-def _on_thread(monkeypatch, behave) -> list[str]:
-    """Wrap ``BaselineScorer.score``: ``behave()`` runs first when called on the
-    baselines' thread. Returns the name of the thread of each case it scored (not of a
-    call that found the case scored already). The run scores them on the thread, not in
-    a second process (the fixed run's 26 cases would anyway: fewer than 100)."""
-    import threading
-
-    monkeypatch.setenv("TOOLEVAL_BASELINES", "thread")
-
-    from pytest_tooleval.scoring.baselines import BaselineScorer
-
-    original = BaselineScorer.score
-    threads: list[str] = []
-
-    def score(self, ref, **kwargs):
-        name = threading.current_thread().name
-        if (ref.nodeid, ref.path, ref.case.name) not in self.done:
-            threads.append(name)
-        if name == "tooleval-baselines":
-            behave()
-        return original(self, ref, **kwargs)
-
-    monkeypatch.setattr(BaselineScorer, "score", score)
-    return threads
-
-
-def test_the_baselines_are_scored_on_their_thread_while_the_run_goes_on(
-        project, fake_model, monkeypatch) -> None:
-    """Each case is scored once; with the model taking 50 ms a call, the thread keeps up
-    and scores nearly all of them (the end of the run scores what it had not reached)."""
-    threads = _on_thread(monkeypatch, lambda: None)
-    report = normalised(fixed_run(project, fake_model, latency=0.05))
-    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
-    assert report["summary"]["baselines"] == expected["summary"]["baselines"]
-    assert len(threads) == len(fixed_cases()), threads
-    assert threads.count("tooleval-baselines") >= len(fixed_cases()) // 2, threads
-
-
-def test_a_failing_baselines_thread_loses_nothing(project, fake_model, monkeypatch) -> None:
-    """It raises in its third case: the end of the run scores the baselines afresh, and
-    the report is the one from before."""
-    calls: list[int] = []
-
-    def fail() -> None:
-        calls.append(1)
-        if len(calls) == 3:
-            raise RuntimeError("a bug in the baselines' thread")
-
-    _on_thread(monkeypatch, fail)
-    report = normalised(fixed_run(project, fake_model))
-    assert report == json.loads(EXPECTED.read_text(encoding="utf-8"))
-
-
-def test_a_stuck_baselines_thread_neither_hangs_nor_loses_the_run(
-        project, fake_model, monkeypatch) -> None:
-    import threading
-    import time
-
-    from pytest_tooleval.scoring import background
-
-    release = threading.Event()
-    monkeypatch.setattr(background, "HANDOVER_S", 0.5)
-    _on_thread(monkeypatch, lambda: release.wait(60))
-    try:
-        started = time.perf_counter()
-        report = normalised(fixed_run(project, fake_model))
-        took = time.perf_counter() - started
-    finally:
-        release.set()  # the daemon thread ends with the test
-    assert report == json.loads(EXPECTED.read_text(encoding="utf-8"))
-    assert took < 30, f"{took:.1f} s: the end of the run waited on the stuck thread"
-
-
-@pytest.mark.parametrize("baselines", ["thread", "process"])
 @pytest.mark.parametrize("concurrency", [1, 4])
-def test_ctrl_c_with_the_baselines_thread_running_keeps_the_journal_and_the_report(
-        project, fake_model, monkeypatch, concurrency, baselines) -> None:
+def test_ctrl_c_keeps_the_journal_and_the_report_with_the_baselines_of_what_ran(
+        project, fake_model, concurrency) -> None:
     """Ctrl-C after 10 cases: the journal holds them, the report says interrupted and
-    carries the baselines of exactly those cases, as scoring them at the end would (the
-    second process, which was given all 26 at collection, answers for those 10)."""
-    monkeypatch.setenv("TOOLEVAL_BASELINES", baselines)
+    carries the baselines of exactly those cases."""
     from pytest_tooleval.journal import read_journal
     from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
     from tests.conftest import report_cases

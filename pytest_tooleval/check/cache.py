@@ -247,4 +247,5 @@ def _part_from_json(raw: dict[str, Any]) -> FilePart:
                  None if half is None else str(half), bool(fallback))
                 for hit, language, group, register, half, fallback in raw["counts"]],
         questions=[Question(**question) for question in raw["questions"]],
+        name=None if raw["name"] is None else str(raw["name"]),
     )

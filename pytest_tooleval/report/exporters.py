@@ -62,20 +62,6 @@ def case_user_properties(config: pytest.Config, result: CaseResult) -> list[tupl
     return case_properties(result)
 
 
-def warm_ups(config: pytest.Config) -> tuple[Callable[[], object], ...]:
-    """What the exporters this run writes can prepare before its end, off the critical
-    path (scoring/background.py runs them on its thread): report.html's template."""
-    if (_setting(config, "html") or "on") != "on":
-        return ()
-
-    def html_template() -> object:
-        from pytest_tooleval.report.html import template
-
-        return template()
-
-    return (html_template,)
-
-
 def written_files(config: pytest.Config) -> list[Path]:
     """The files besides report.* this run writes (the metrics textfile, JUnit XML): a
     run's start moves an earlier run's out of the report folder (journal.set_aside)."""

@@ -1,9 +1,8 @@
 """The built-in catalogue as the router and ``tooleval check`` see it: specs and priority.
 
 The specs (descriptions and schemas) come from the built-in tools themselves
-(``pytest_tooleval.tools.builtin``), imported on first use and kept between processes
-(``builtin_rows``); names and groups from ``tools/names.py``, which loading case files
-needs without the tools.
+(``pytest_tooleval.tools.builtin``), imported on first use (``builtin_rows``); names and
+groups from ``tools/names.py``, which loading case files needs without the tools.
 """
 
 from __future__ import annotations
@@ -72,16 +71,7 @@ def listed_builtin_specs(unsafe_no_jail: bool = False) -> list[ToolSpec]:
 @lru_cache(maxsize=1)
 def builtin_rows() -> tuple[BuiltinRow, ...]:
     """Every built-in tool as ``BuiltinToolProvider.list_tools`` lists it (specs with
-    ``read_only``, in its order), with what it needs. Pure data of the package's code, so
-    kept between processes like the compiled triggers (router/compiled.py: keyed on every
-    file of the package): importing the tools' implementations (archives, documents, the
-    jail's runner, …) is most of what listing them costs."""
-    from pytest_tooleval.router.compiled import cached_build
-
-    return cached_build([], _build_rows, _are_rows, kind="builtin")
-
-
-def _build_rows(paths: object = ()) -> tuple[BuiltinRow, ...]:
+    ``read_only``, in its order), with what it needs."""
     from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
     from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 
@@ -92,7 +82,3 @@ def _build_rows(paths: object = ()) -> tuple[BuiltinRow, ...]:
         for tool in ALL_TOOLS.values()
     )
 
-
-def _are_rows(value: object) -> bool:
-    return isinstance(value, tuple) and all(
-        isinstance(row, BuiltinRow) and isinstance(row.spec, ToolSpec) for row in value)

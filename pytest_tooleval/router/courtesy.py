@@ -2,8 +2,8 @@
 nasılsın", "thanks, that's all", "sağ ol, bu kadar").
 
 Such a message asks for nothing, so the learned cue (router/lexical.py) gives it no vote:
-with router-eval-4 spent into the training set, "bu kadar" (from many "ne kadar" look-ups)
-pulled a closing towards web_search; with router-eval-5 spent, whose writers often opened a
+with evaluation set 4 spent into the training set, "bu kadar" (from many "ne kadar"
+look-ups) pulled a closing towards web_search; with set 5 spent, whose writers often opened a
 request with "merhaba" or "hi", a bare "merhaba" drew a web_search vote (p 0.54) and "How
 are you doing today?" one too (sixth round: the greetings). A message counts as courtesy
 only when *every* word is a courtesy word, so "thanks, what's the weather" and "merhaba,

@@ -14,8 +14,7 @@ for words of six letters or more, its last three letters (Turkish tense endings:
 *gitmiştik* → ``tik``, *neresiydi* → ``ydi``), each pair of neighbouring words, and the
 letter trigrams inside each word of four letters or more, from its second letter
 (*listemi* → ``ist ste tem emi``): shared pieces of words the model never saw whole
-(abbreviations, dialect and ASCII spellings, other endings; docs/router.md, "Second
-round").
+(abbreviations, dialect and ASCII spellings, other endings; docs/dev/router.md).
 The log-likelihood is divided by the square root of the number of features present (a
 temperature), so that the posterior of a long message is not pushed to 0 or 1 by word
 count alone. When the most probable class
@@ -23,10 +22,11 @@ is ``none`` or the best tool's posterior is below ``threshold``, the model gives
 and the fallback applies; otherwise the best tool votes, and with it up to two more whose
 posterior reaches ``FLOOR``.
 
-The model is a committed data file (``lexical_model.json``) that
-``scripts/build_lexical_model.py`` regenerates deterministically from the repository's
-case files; ``tests/router/test_router_lexical.py`` checks they agree. docs/router.md has
-the cross-validated measurement.
+The model is a data file the package ships (``lexical_model.json``); the package never
+reads the repository. ``scripts/build_lexical_model.py`` (outside the package) rebuilds it
+deterministically from the repository's case files, and
+``tests/router/test_router_lexical.py`` checks they agree. docs/router.md says how it is
+measured, docs/dev/router.md what each round measured.
 """
 
 from __future__ import annotations
@@ -245,24 +245,7 @@ def train(
 
 @lru_cache(maxsize=1)
 def default_model() -> LexicalModel | None:
-    """The committed model, or None when the file is absent (a trimmed install).
-
-    Parsed once per version of the file and of the package, then kept in the local cache
-    folder (router/compiled.py, kind ``lexical``) with its known words: unpickling takes
-    about half of parsing the JSON and building the word set, and every run and
-    ``tooleval check`` starts a router."""
+    """The committed model, or None when the file is absent (a trimmed install)."""
     if not MODEL_FILE.is_file():
         return None
-    from pytest_tooleval.router.compiled import cached_build
-
-    return cached_build([MODEL_FILE], _parse_model, _is_model, kind="lexical")
-
-
-def _parse_model(paths: Sequence[Path]) -> LexicalModel:
-    model = LexicalModel.from_json(paths[0].read_text(encoding="utf-8"))
-    _ = model.words  # computed before it is kept, so that a loaded model has it
-    return model
-
-
-def _is_model(value: object) -> bool:
-    return isinstance(value, LexicalModel)
+    return LexicalModel.from_json(MODEL_FILE.read_text(encoding="utf-8"))

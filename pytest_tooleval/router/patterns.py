@@ -76,12 +76,6 @@ class TriggerSet:
         self._prefix_memo: dict[str, tuple[Pattern, ...]] = {}
         self._respell_memo: dict[str, str] = {}
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)  # the compiled sets are pickled: never the memos
-        for name in ("_word_memo", "_entry_memo", "_prefix_memo", "_respell_memo"):
-            state[name] = {}
-        return state
-
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
         """Merge one data file's content (see docs/router.md for the format)."""

@@ -1,6 +1,6 @@
 """The repository frame: a message about the user's code repository lifts the git tools.
 
-router-eval-4's frozen half lost Turkish git requests worded as *saving* the work
+Evaluation set 4's frozen half lost Turkish git requests worded as *saving* the work
 (``kestrelde işim kayıtta mı``, ``kayda geçiriver``, ``kalıcı yap``): a short ``yaz*`` or
 ``kaydet*`` trigger of write_file or memory_save filled the places before git_status and
 git_commit, and the repository's name was no signal at all. Here the repository named

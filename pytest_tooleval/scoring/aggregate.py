@@ -15,7 +15,6 @@ from pytest_tooleval.router.coverage import routed_share
 from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals, width_warnings
 from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
 from pytest_tooleval.scoring.settings import Thresholds as Thresholds
-from pytest_tooleval.scoring.twins import language_gap
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
@@ -155,11 +154,46 @@ def coverage(axes: dict[str, dict[str, float | int]], minimum: int) -> dict[str,
     }
 
 
+def best_baseline(table: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
+    """The highest-scoring policy and its score; None when none scored."""
+    scored = [(name, row["score"]) for name, row in table.items() if row["score"] is not None]
+    return max(scored, key=lambda item: item[1]) if scored else None
+
+
+# The language gap on twins: cases that ask the same job, with the same fact, in two
+# languages share a ``job`` id; their scores side by side measure the language alone.
+def language_gap(results: list[CaseResult]) -> dict[str, Any]:
+    """Per language, the score over the twin jobs every language of the run asks.
+
+    Only jobs with a scored case in at least two languages count; within one language the
+    job's cases (its registers, say) are averaged first, so a job phrased in seven
+    registers weighs as much as one asked once.
+    """
+    by_job: dict[str, dict[str, list[CaseResult]]] = defaultdict(lambda: defaultdict(list))
+    for result in results:
+        if result.scored and result.job and result.language:
+            by_job[result.job][result.language].append(result)
+    twins = {job: langs for job, langs in by_job.items() if len(langs) >= 2}
+    languages = sorted({lang for langs in twins.values() for lang in langs})
+    scores: dict[str, float | None] = {}
+    for language in languages:
+        per_job = [score_of(axes_of(langs[language])) for langs in twins.values()
+                   if language in langs]
+        values = [s for s in per_job if s is not None]
+        scores[language] = sum(values) / len(values) if values else None
+    shared = [job for job, langs in twins.items() if all(lang in langs for lang in languages)]
+    gap = None
+    if len(languages) == 2 and None not in scores.values():
+        first, second = languages
+        gap = round(float(scores[second] or 0.0) - float(scores[first] or 0.0), 4)
+    return {"jobs": len(twins), "jobs_in_every_language": len(shared),
+            "languages": languages, "scores": scores,
+            "gap": gap, "gap_is": f"{languages[1]} − {languages[0]}" if gap is not None else None}
+
+
 def baseline_criterion(score: float | None,
                        baselines: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
     """The model must score above the best scripted policy (scoring/baselines.py)."""
-    from pytest_tooleval.scoring.baselines import best_baseline
-
     best = best_baseline(baselines or {})
     if best is None:
         return {"name": "beats the best baseline", "value": None,

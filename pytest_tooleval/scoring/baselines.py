@@ -20,14 +20,14 @@ import json
 import logging
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
-from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.result import CaseResult
+from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -160,14 +160,8 @@ class _SharedWorlds:
 
 
 class BaselineScorer:
-    """The policies' results case by case, remembered, so that a run can score each case as
-    it is reported (scoring/background.py, on a thread while the model is waited on) and
-    the end of the run only sums them up over the cases it scored (``table``).
-
-    Each policy has one session for the whole run and sees the cases one at a time; a
-    policy's result on a case depends on that case alone (the router is deterministic and
-    no call changes a world), so the order cases are scored in does not change a figure.
-    Not for two threads at once: ``score`` and ``table`` take a lock."""
+    """Runs the policies case by case: each policy has one session for the whole run and
+    sees the cases one at a time, in the run's order (``table``)."""
 
     def __init__(self, *, k: int = 9, builtin: bool = True, world_base: Path | None = None,
                  policies: Iterable[str] = POLICIES) -> None:
@@ -178,11 +172,6 @@ class BaselineScorer:
         self.builtin = builtin
         self.world_base = world_base
         self.policies = list(policies)
-        self.lock = threading.RLock()
-        #: Per case (node id, file, case name): each policy's result, None for an ERROR.
-        self.done: dict[tuple[str, str, str], dict[str, CaseResult | None]] = {}
-        #: Case files re-read from disk, by the path a result names (None: unreadable).
-        self.files: dict[str, CaseFile | None] = {}
         self._sessions: list[tuple[str, PolicyBackend, Any]] | None = None
         self._providers: list[ToolProvider] = []
         self._scratch: Path | None = None
@@ -216,68 +205,53 @@ class BaselineScorer:
             self._sessions = sessions
         return self._sessions
 
-    def score(self, ref: Any, pause: Callable[[], object] | None = None) -> None:
-        """Run every policy on this case, once (``CaseRef``); ``pause`` between them."""
+    def score(self, ref: Any) -> dict[str, CaseResult | None]:
+        """Every policy's result on this case (``CaseRef``); None for an ERROR."""
         from pytest_tooleval.scoring.outcome import score_case
 
-        key = (ref.nodeid, ref.path, ref.case.name)
-        with self.lock:
-            if key in self.done:
-                return
-            outcomes: dict[str, CaseResult | None] = {}
-            for policy, backend, session in self._setup():
-                if pause is not None and outcomes:
-                    pause()
-                backend.prepare(ref.case_file)
-                run = session.run(ref)
-                if run.error is not None:
-                    outcomes[policy] = None
-                    continue
-                scored = score_case(ref.case, run.transcripts, ref.case_file.language)
-                outcomes[policy] = CaseResult(
-                    nodeid=ref.nodeid, file=ref.path, case=ref.case.name,
-                    category=ref.case.category, group=ref.case.group,
-                    language=ref.case_file.language, outcome=scored.outcome,
-                    reasons=scored.reasons, axes=scored.axes,
-                    steps=[StepResult(transcript=t, checks=c)
-                           for t, c in zip(run.transcripts, scored.checks, strict=True)],
-                )
-            self.done[key] = outcomes
+        outcomes: dict[str, CaseResult | None] = {}
+        for policy, backend, session in self._setup():
+            backend.prepare(ref.case_file)
+            run = session.run(ref)
+            if run.error is not None:
+                outcomes[policy] = None
+                continue
+            scored = score_case(ref.case, run.transcripts, ref.case_file.language)
+            # What the table sums up; the transcripts are not kept (a large run's memory).
+            outcomes[policy] = CaseResult(
+                nodeid=ref.nodeid, file=ref.path, case=ref.case.name,
+                category=ref.case.category, group=ref.case.group,
+                language=ref.case_file.language, outcome=scored.outcome,
+                reasons=scored.reasons, axes=scored.axes,
+            )
+        return outcomes
 
     def table(self, refs: Iterable[Any]) -> dict[str, dict[str, Any]]:
-        """Each policy's score, axes and outcomes over ``refs``, in their order (scoring
-        any case not scored yet)."""
-        from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
-
-        with self.lock:
-            refs = list(refs)
-            for ref in refs:
-                self.score(ref)
-            table: dict[str, dict[str, Any]] = {}
-            for policy in self.policies:
-                tried = [self.done[(ref.nodeid, ref.path, ref.case.name)][policy]
-                         for ref in refs]
-                results = [result for result in tried if result is not None]
-                axes = axes_of(results)
-                table[policy] = {
-                    "policy": POLICIES[policy],
-                    "score": score_of(axes),
-                    "axes": {axis: v["value"] for axis, v in axes.items()},
-                    "outcomes": outcome_counts(results),
-                    "cases": len(results),
-                    "errors": len(tried) - len(results),
-                }
-            return table
+        """Each policy's score, axes and outcomes over ``refs``, in their order."""
+        done = [self.score(ref) for ref in refs]
+        table: dict[str, dict[str, Any]] = {}
+        for policy in self.policies:
+            tried = [outcomes[policy] for outcomes in done]
+            results = [result for result in tried if result is not None]
+            axes = axes_of(results)
+            table[policy] = {
+                "policy": POLICIES[policy],
+                "score": score_of(axes),
+                "axes": {axis: v["value"] for axis, v in axes.items()},
+                "outcomes": outcome_counts(results),
+                "cases": len(results),
+                "errors": len(tried) - len(results),
+            }
+        return table
 
     def close(self) -> None:
-        with self.lock:
-            for provider in self._providers:
-                provider.close()
-            self._providers = []
-            self._sessions = None
-            if self._scratch is not None:
-                shutil.rmtree(self._scratch, ignore_errors=True)
-                self._scratch = None
+        for provider in self._providers:
+            provider.close()
+        self._providers = []
+        self._sessions = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
 
 def score_policies(
@@ -292,38 +266,19 @@ def score_policies(
         scorer.close()
 
 
-def best_baseline(table: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
-    """The highest-scoring policy and its score; None when none scored."""
-    scored = [(name, row["score"]) for name, row in table.items() if row["score"] is not None]
-    return max(scored, key=lambda item: item[1]) if scored else None
-
-
-def refs_for_results(results: Iterable[CaseResult], rootdir: Path,
-                     files: dict[str, CaseFile | None] | None = None) -> list[Any]:
-    """Case references for the scored cases of a run, re-read from their files (``files``:
-    those already read, by the path a result names; each is read once)."""
-    return refs_for_specs([spec_of(result) for result in results
-                           if result.scored and result.file], rootdir, files)
-
-
-def spec_of(result: CaseResult) -> tuple[str, str, str]:
-    """What names a scored case for the baselines: its node id, file and case name (all a
-    policy's run of it depends on; plain strings, so they travel to another process)."""
-    return (result.nodeid, result.file or "", result.case or "")
-
-
-def refs_for_specs(specs: Iterable[tuple[str, str, str]], rootdir: Path,
-                   files: dict[str, CaseFile | None] | None = None) -> list[Any]:
-    """Case references for ``spec_of`` triples, their files read once each (``files``)."""
+def refs_for_results(results: Iterable[CaseResult], rootdir: Path) -> list[Any]:
+    """Case references for the scored cases of a run, re-read from their files (each read
+    once)."""
     from pytest_tooleval.cases.errors import CaseFileError
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.engine.session import CaseRef
 
-    files = {} if files is None else files
+    files: dict[str, CaseFile | None] = {}
     refs = []
-    for nodeid, file, name in specs:
-        if not file:
+    for result in results:
+        if not result.scored or not result.file:
             continue
+        file = result.file
         if file not in files:
             path = Path(file)
             path = path if path.is_absolute() else rootdir / path
@@ -333,8 +288,8 @@ def refs_for_specs(specs: Iterable[tuple[str, str, str]], rootdir: Path,
                 log.warning("baselines: cannot reload %s: %s", path, exc)
                 files[file] = None
         case_file = files[file]
-        case = next((c for c in case_file.cases if c.name == name), None) \
+        case = next((c for c in case_file.cases if c.name == result.case), None) \
             if case_file else None
         if case_file is not None and case is not None:
-            refs.append(CaseRef(nodeid, file, case_file, case))
+            refs.append(CaseRef(result.nodeid, file, case_file, case))
     return refs

@@ -194,9 +194,7 @@ def make_project(base: Path, server: FakeOpenAI) -> Path:
             if path.suffix in (".json", ".yaml", ".yml"):
                 _trim(path, project / path.relative_to(ROOT))
     # The held-out sets a documented check reads.
-    for extra in sorted(ROOT.glob("router-eval*")):
-        if extra.is_dir():
-            shutil.copytree(extra, project / extra.name)
+    shutil.copytree(ROOT / "evals", project / "evals")
     shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
     (project / "tests").mkdir()
     (project / "tests" / "test_unit.py").write_text("def test_unit():\n    assert True\n")

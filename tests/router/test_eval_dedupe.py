@@ -41,10 +41,10 @@ def test_two_messages_with_one_key_fail(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_a_near_copy_of_an_evaluation_set_is_listed_with_its_text_withheld(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = json.loads((ROOT / "router-eval-2" / "en" / "web-current.json").read_text())
+    source = json.loads((ROOT / "evals" / "router" / "2" / "en" / "web-current.json").read_text())
     original = source["cases"][0]["steps"][0]["message"]
     _write(tmp_path / "set", [_case("b1", original + " pls")])
-    status = dedupe.main([str(tmp_path / "set"), "--reference", "router-eval-2"])
+    status = dedupe.main([str(tmp_path / "set"), "--reference", "evals/router/2"])
     out = capsys.readouterr().out
     assert status == 0, out
     matched = [line for line in out.splitlines() if line.strip().startswith("~")]

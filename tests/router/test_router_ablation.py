@@ -17,12 +17,10 @@ from pytest_tooleval.router.ablation import (
     step_tools,
 )
 from pytest_tooleval.router.base import Routing
-from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from tests.conftest import scenario
+from tests.router.routing import CATALOGUE
 from tests.support.fake_openai import Rule, answer, call
-
-CATALOGUE = list(builtin_specs())
 
 
 def _case(*steps: tuple[str, list[str]]) -> SimpleNamespace:

@@ -22,6 +22,7 @@ from pytest_tooleval.router.patterns import TriggerSet
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text import normalize as norm
 from pytest_tooleval.tools.base import ToolSpec
+from tests.router.routing import CATALOGUE, REGISTERS, ROUTER
 
 ROOT = Path(__file__).resolve().parents[2]
 # Letters, digits, the marks the patterns look for, Turkish and accented letters, emoji.
@@ -144,18 +145,6 @@ def test_memoised_candidates_equal_the_plain_look_up(
                 assert respelt == trigger_set.fuzzy_variants(text.words)
 
 
-def test_pickled_trigger_sets_carry_no_memo() -> None:
-    import pickle
-
-    router = TriggerRouter()
-    router.route("remind me to call mom tomorrow", "en", list(builtin_specs()))
-    english = router.sets["en"]
-    assert english._word_memo
-    copy = pickle.loads(pickle.dumps(english))
-    assert copy._word_memo == {} and copy._prefix_memo == {} and copy._respell_memo == {}
-    assert copy._exact.keys() == english._exact.keys()
-
-
 def test_shared_tool_cues_give_the_same_index() -> None:
     router = TriggerRouter()
     builtins = list(builtin_specs())
@@ -218,3 +207,15 @@ def test_the_ranking_keys_in_one_pass_equal_rank(messages: list[tuple[str, str]]
             assert keys == {n: rk.rank(n, ranked_by, families, learned) for n in names}
             seen_kinds |= {key[1] for key in keys.values()}
     assert seen_kinds == {0, 1, 2, 3, 4}  # every branch of the key was compared
+
+
+# One job's Turkish registers (routing.REGISTERS), routed many times.
+def test_route_is_fast() -> None:
+    import time
+
+    messages = [f"{text} {n}" for n in range(60) for text in REGISTERS.values()][:600]
+    started = time.perf_counter()
+    for message in messages:
+        ROUTER.route(message, "tr", CATALOGUE)
+    assert time.perf_counter() - started < 1.0
+

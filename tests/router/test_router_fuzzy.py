@@ -3,16 +3,16 @@ its trigger, at half weight; real words the corpus knows and short words are lef
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.trigger_router import FUZZY_WEIGHT, TriggerRouter
+from tests.router import routing
+from tests.router.routing import CATALOGUE
 
-CATALOGUE = list(builtin_specs())
-
-
-def reasons(message: str, language: str, **options: object) -> dict[str, list[str]]:
-    return TriggerRouter(9, **options).score(message, language, CATALOGUE)[1]  # type: ignore[arg-type]
+# Every tool's reasons, each call from a router of its own: TriggerRouter(9, **options).
+reasons = partial(routing.reasons, fresh=True)
 
 
 # Misspellings written for this test: a swap, a dropped letter, a doubled one, a wrong one.

@@ -11,7 +11,6 @@ import pytest
 
 from pytest_tooleval.check.split import dump, make_split
 from pytest_tooleval.check.static import _fallback_only, run_check
-from pytest_tooleval.router.catalogue import builtin_specs
 from pytest_tooleval.router.lexical import (
     MODEL_FILE,
     NONE,
@@ -21,12 +20,11 @@ from pytest_tooleval.router.lexical import (
     features,
     train,
 )
-from pytest_tooleval.router.lexical_train import build, gather
 from pytest_tooleval.router.trigger_router import LEARNED_BESIDE, TriggerRouter
 from pytest_tooleval.text.normalize import normalize
-
-CATALOGUE = list(builtin_specs())
-NAMES = [spec.name for spec in CATALOGUE]
+from scripts.build_lexical_model import build, gather
+from tests.router.routing import CATALOGUE
+from tests.router.routing import CATALOGUE_NAMES as NAMES
 
 # Written for this test, in no training file (checked below): past-tense recollections with
 # no calendar word, a remembered fact, a current-information question, an archive.
@@ -37,11 +35,6 @@ HELD_OUT = [
     ("the wifi password for the cabin, what was it", "en", "memory_search"),
     ("kaç derece olacak yarın İzmirde", "tr", "web_search"),
     ("unzip the photos archive", "en", "extract_archive"),
-]
-CHIT_CHAT = [
-    ("thank you, that was helpful", "en"),
-    ("sağ ol, bu kadar", "tr"),
-    ("thanks, that's all", "en"),
 ]
 
 
@@ -79,20 +72,6 @@ def test_a_toy_model_generalises_to_an_unseen_phrasing() -> None:
     assert max(post, key=post.__getitem__) == "web_search"
     post = model.posterior("please remind me about the dentist", "en")
     assert max(post, key=post.__getitem__) == "reminder_add"
-
-
-@pytest.mark.parametrize(("message", "language"), CHIT_CHAT)
-def test_chit_chat_gets_no_vote_and_routes_as_without_the_model(
-    message: str, language: str
-) -> None:
-    # The router gives a thanks or a closing no learned vote (router/courtesy.py): since
-    # router-eval-4 was spent into the training set the model alone leans towards
-    # web_search on "sağ ol, bu kadar" (p 0.44, "kadar" from the "ne kadar" look-ups).
-    router = TriggerRouter(9)
-    assert router.learned(message, language, CATALOGUE, {}) == {}
-    with_model = TriggerRouter(9).route(message, language, CATALOGUE)
-    without = TriggerRouter(9, lexical=False).route(message, language, CATALOGUE)
-    assert with_model == without
 
 
 def test_below_the_threshold_it_defers_to_the_fallback() -> None:
@@ -226,14 +205,13 @@ def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
 
 
 def test_only_the_spent_evaluation_sets_are_read_whole() -> None:
-    from pytest_tooleval.router.lexical_train import SOURCES, SPENT
+    from scripts.build_lexical_model import SOURCES, SPENT
 
-    assert sorted(SPENT) == [
-        "router-eval", "router-eval-2", "router-eval-3", "router-eval-4", "router-eval-5"]
+    assert sorted(SPENT) == [f"evals/router/{n}" for n in range(1, 6)]
     assert set(SOURCES) >= SPENT
-    # router-eval-5's frozen half was measured once (docs/router.md) and its misses read:
-    # it is spent, both halves train. A sixth blind set is never a source.
-    assert not any(s.startswith("router-eval-6") for s in SOURCES)
+    # Set 5's frozen half was measured once (docs/dev/router.md) and its misses read: it is
+    # spent, both halves train. The sixth blind set is never a source.
+    assert not any(s.startswith("evals/router/6") for s in SOURCES)
 
 
 def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:
@@ -249,49 +227,3 @@ def test_check_counts_learned_votes_as_signal(tmp_path: Path) -> None:
     assert with_model.recall.hits == 1 and with_model.fallback_only.hits == 0
     assert without.recall.hits == 0  # without it, nothing brings git_status into the nine
     assert TriggerRouter(9).describe()["lexical"] is True
-
-
-def test_the_kept_model_is_the_parsed_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """default_model keeps the parsed model in the local cache folder (kind ``lexical``):
-    a later process loads it and votes exactly as a freshly parsed model; a damaged entry
-    is parsed again; with the cache off the file is parsed every time."""
-    from pytest_tooleval.localcache import cache_root
-
-    def fresh() -> LexicalModel:
-        default_model.cache_clear()
-        model = default_model()
-        assert model is not None
-        return model
-
-    parsed = LexicalModel.from_json(MODEL_FILE.read_text(encoding="utf-8"))
-    messages = [(message, language) for message, language, _ in HELD_OUT]
-    real_parse = LexicalModel.from_json
-    parses: list[int] = []
-
-    def counted(text: str) -> LexicalModel:
-        parses.append(1)
-        return real_parse(text)
-
-    monkeypatch.setattr(LexicalModel, "from_json", staticmethod(counted))
-    try:
-        fresh()  # parsed, then kept
-        assert len(parses) == 1
-        root = cache_root()
-        assert root is not None
-        [entry] = sorted((root / "lexical").glob("*.pickle"))
-        loaded = fresh()
-        assert len(parses) == 1  # loaded from the entry, not parsed again
-        assert loaded.words == parsed.words and loaded.counts == parsed.counts
-        assert loaded.classes == parsed.classes and loaded._base == parsed._base
-        for message, language in messages:
-            assert loaded.votes(message, language, NAMES) == parsed.votes(message, language,
-                                                                          NAMES)
-        entry.write_bytes(b"damaged")
-        assert fresh().counts == parsed.counts
-        assert len(parses) == 2  # parsed again
-        assert entry.read_bytes() != b"damaged"  # written again
-        monkeypatch.setenv("TOOLEVAL_CACHE_DIR", "off")
-        assert fresh().words == parsed.words and fresh().words == parsed.words
-        assert len(parses) == 4  # off: parsed every time
-    finally:
-        default_model.cache_clear()

@@ -5,13 +5,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_tooleval.router.catalogue import BUILTIN_ORDER, builtin_specs
+from pytest_tooleval.router.catalogue import BUILTIN_ORDER
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.tools.base import ToolSpec
+from tests.router.routing import CATALOGUE, ROUTER
 
-ROUTER = TriggerRouter()
-CATALOGUE = list(builtin_specs())
 USER_TOOL = ToolSpec("gh_search_issues", "Search issues by label.", {}, "mcp")
 
 

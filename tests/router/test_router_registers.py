@@ -14,13 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_tooleval.router.catalogue import builtin_specs
-from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.dialect import standard_words, voiceless
 from pytest_tooleval.text.normalize import normalize
+from tests.router.routing import CATALOGUE, REGISTERS, ROUTER, shown
 
-ROUTER = TriggerRouter()
-CATALOGUE = list(builtin_specs())
 REPO = Path(__file__).resolve().parents[2]
 
 # Formal phrasings written for these tests (not from any corpus), and the corpus's own
@@ -145,10 +142,6 @@ def variant(draw: st.DrawFn) -> tuple[str, str, list[str]]:
     return formal, text, names
 
 
-def shown(message: str) -> list[str]:
-    return ROUTER.route(message, "tr", CATALOGUE).tools
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant())
 def test_a_register_variant_routes_like_its_formal_phrasing(case) -> None:
@@ -233,3 +226,24 @@ def test_english_register_variants_route_like_the_formal_phrasing(case) -> None:
     formal, text, names = case
     route = ROUTER.route
     assert route(text, "en", CATALOGUE).tools == route(formal, "en", CATALOGUE).tools, names
+
+
+# -- the registers of one job, written out (routing.REGISTERS) -----------------------------
+@pytest.mark.parametrize("register", sorted(REGISTERS))
+def test_each_register_of_one_job_routes_the_same(register: str) -> None:
+    assert "search_documents" in shown(REGISTERS[register])
+    assert "read_document" in shown(REGISTERS[register])
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What's on my calendar tomorrow?",
+        "WHATS ON MY CALENDAR TOMORROW",
+        "calendar tmrw?? 📅",
+        "whats on my calendar tomorrow",
+    ],
+)
+def test_english_registers(message: str) -> None:
+    assert "calendar_list" in shown(message, "en")
+

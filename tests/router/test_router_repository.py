@@ -1,24 +1,20 @@
-"""The repository frame (router/repository.py) and the courtesy rule (router/courtesy.py).
+"""The repository frame (router/repository.py): the user's repository named lifts the git
+tools, and a saving verb inside that frame reaches git_status and git_commit.
 
 The sentences are new: none is in the corpus or an evaluation set."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from pytest_tooleval.router.catalogue import builtin_specs
-from pytest_tooleval.router.courtesy import is_courtesy
 from pytest_tooleval.router.repository import REPO_NAME, repository_frame, repository_word
-from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.normalize import normalize
+from tests.router.routing import shown
 
-CATALOGUE = list(builtin_specs())
-
-
-def _route(message: str, language: str) -> list[str]:
-    return TriggerRouter(9).route(message, language, CATALOGUE).tools
+# The tools shown, each call by a router of its own (TriggerRouter(9)).
+_route = partial(shown, fresh=True)
 
 
 def test_the_name_comes_from_the_world() -> None:
@@ -64,60 +60,4 @@ def test_the_frame_is_deterministic_and_below_a_real_trigger() -> None:
     first = repository_frame(words, "tr", {"git_log", "git_status"}, message)
     assert first == repository_frame(words, "tr", {"git_log", "git_status"}, message)
     assert first and all(weight < 1.0 for _, weight, _ in first)
-
-
-@pytest.mark.parametrize(("message", "language"), [
-    ("tamam, teşekkürler, şimdilik yeter", "tr"),
-    ("eyvallah, başka bir şey yok", "tr"),
-    ("great, thanks so much, that's all for now", "en"),
-    # greetings (sixth round): router-eval-5's requests often open with one
-    ("merhaba", "tr"),
-    ("MERHABA NASILSIN", "tr"),
-    ("slm nbr", "tr"),
-    ("napıyon gardaş", "tr"),
-    ("iyi akşamlar hocam", "tr"),
-    ("hi there!", "en"),
-    ("How are you doing today?", "en"),
-    ("good morning, hope you're well", "en"),
-])
-def test_courtesy_only_messages_get_no_learned_vote(message: str, language: str) -> None:
-    router = TriggerRouter(9)
-    assert is_courtesy(normalize(message, language).words)
-    assert router.learned(message, language, CATALOGUE, {}) == {}
-
-
-@pytest.mark.parametrize(("message", "language"), [
-    ("thanks, and what's the weather in Izmir tomorrow", "en"),
-    ("sağ ol, bir de yarın hava nasıl olacak", "tr"),
-    ("merhaba, 250 dolar kaç TL", "tr"),
-    ("hi, whats the weather in izmir today", "en"),
-])
-def test_a_request_after_thanks_is_not_courtesy(message: str, language: str) -> None:
-    assert not is_courtesy(normalize(message, language).words)
-    assert "web_search" in _route(message, language)
-
-
-GREETINGS = {
-    "tr": ["merhaba", "selam", "slm", "mrb", "nasılsın", "naber", "günaydın", "iyi", "akşamlar",
-           "hocam", "kolay", "gelsin", "sağ", "ol", "teşekkürler"],
-    "en": ["hi", "hello", "hey", "there", "how", "are", "you", "doing", "today", "good",
-           "morning", "thanks", "bye"],
-}
 REQUESTS = {"tr": ["dolar", "hatırlat", "takvimime", "zipi"], "en": ["weather", "remind", "zip"]}
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.sampled_from(["tr", "en"]), st.data(), st.sampled_from(["plain", "caps", "punct"]))
-def test_greetings_in_any_order_and_register_get_no_learned_vote(
-    language: str, data: st.DataObject, register: str
-) -> None:
-    words = data.draw(st.lists(st.sampled_from(GREETINGS[language]), min_size=1, max_size=5))
-    message = " ".join(words)
-    if register == "caps":
-        message = message.replace("i", "İ").upper() if language == "tr" else message.upper()
-    elif register == "punct":
-        message = ", ".join(words) + "!! 🙂"
-    assert is_courtesy(normalize(message, language).words)
-    assert TriggerRouter(9).learned(message, language, CATALOGUE, {}) == {}
-    request = data.draw(st.sampled_from(REQUESTS[language]))
-    assert not is_courtesy(normalize(f"{message} {request}", language).words)

@@ -175,7 +175,9 @@ def test_no_split_file_means_no_halves(tmp_path: Path) -> None:
     assert run_check([root]).halves == {}
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in REPO.glob("router-eval*") if p.is_dir()))
+@pytest.mark.parametrize(
+    "name", sorted(p.relative_to(REPO).as_posix() for p in (REPO / "evals" / "router").iterdir()
+                   if p.is_dir()))
 def test_the_committed_evaluation_split_is_whole(name: str) -> None:
     """Every committed held-out folder has a split, and no frozen case changed unrecorded."""
     split = load_split(REPO / name)

@@ -168,7 +168,7 @@ def test_a_one_case_run_says_not_measured(project: Any, fake_model: Any) -> None
 
 
 def test_the_language_gap_on_twin_jobs() -> None:
-    from pytest_tooleval.scoring.twins import language_gap
+    from pytest_tooleval.scoring.aggregate import language_gap
 
     def twin(job: str | None, language: str, value: float, name: str) -> CaseResult:
         case = result("PASS" if value else "FAIL", {"tool": value}, f"{language}.json::{name}")

@@ -1,0 +1,126 @@
+"""Messages that ask for nothing (router/courtesy.py): greetings, thanks and closings get
+no learned vote and route as without the model, a request after them keeps its vote; and
+on the corpus's steps that expect no tool, the learned cue shows no more side-effecting
+tools than the rules alone. The sentences are new: none is in the corpus or an evaluation
+set."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_tooleval.router.courtesy import is_courtesy
+from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.text.normalize import normalize
+from tests.router.routing import CATALOGUE, PLAIN, ROUTER, shown
+
+# The tools shown, each call by a router of its own (TriggerRouter(9)).
+_route = partial(shown, fresh=True)
+
+
+@pytest.mark.parametrize(("message", "language"), [
+    ("tamam, teşekkürler, şimdilik yeter", "tr"),
+    ("eyvallah, başka bir şey yok", "tr"),
+    ("great, thanks so much, that's all for now", "en"),
+    # greetings: the requests of evaluation set 5 often open with one
+    ("merhaba", "tr"),
+    ("MERHABA NASILSIN", "tr"),
+    ("slm nbr", "tr"),
+    ("napıyon gardaş", "tr"),
+    ("iyi akşamlar hocam", "tr"),
+    ("hi there!", "en"),
+    ("How are you doing today?", "en"),
+    ("good morning, hope you're well", "en"),
+])
+def test_courtesy_only_messages_get_no_learned_vote(message: str, language: str) -> None:
+    router = TriggerRouter(9)
+    assert is_courtesy(normalize(message, language).words)
+    assert router.learned(message, language, CATALOGUE, {}) == {}
+
+
+@pytest.mark.parametrize(("message", "language"), [
+    ("thanks, and what's the weather in Izmir tomorrow", "en"),
+    ("sağ ol, bir de yarın hava nasıl olacak", "tr"),
+    ("merhaba, 250 dolar kaç TL", "tr"),
+    ("hi, whats the weather in izmir today", "en"),
+])
+def test_a_request_after_thanks_is_not_courtesy(message: str, language: str) -> None:
+    assert not is_courtesy(normalize(message, language).words)
+    assert "web_search" in _route(message, language)
+
+
+GREETINGS = {
+    "tr": ["merhaba", "selam", "slm", "mrb", "nasılsın", "naber", "günaydın", "iyi", "akşamlar",
+           "hocam", "kolay", "gelsin", "sağ", "ol", "teşekkürler"],
+    "en": ["hi", "hello", "hey", "there", "how", "are", "you", "doing", "today", "good",
+           "morning", "thanks", "bye"],
+}
+
+
+REQUESTS = {"tr": ["dolar", "hatırlat", "takvimime", "zipi"], "en": ["weather", "remind", "zip"]}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["tr", "en"]), st.data(), st.sampled_from(["plain", "caps", "punct"]))
+def test_greetings_in_any_order_and_register_get_no_learned_vote(
+    language: str, data: st.DataObject, register: str
+) -> None:
+    words = data.draw(st.lists(st.sampled_from(GREETINGS[language]), min_size=1, max_size=5))
+    message = " ".join(words)
+    if register == "caps":
+        message = message.replace("i", "İ").upper() if language == "tr" else message.upper()
+    elif register == "punct":
+        message = ", ".join(words) + "!! 🙂"
+    assert is_courtesy(normalize(message, language).words)
+    assert TriggerRouter(9).learned(message, language, CATALOGUE, {}) == {}
+    request = data.draw(st.sampled_from(REQUESTS[language]))
+    assert not is_courtesy(normalize(f"{message} {request}", language).words)
+
+
+CHIT_CHAT = [
+    ("thank you, that was helpful", "en"),
+    ("sağ ol, bu kadar", "tr"),
+    ("thanks, that's all", "en"),
+]
+
+
+@pytest.mark.parametrize(("message", "language"), CHIT_CHAT)
+def test_chit_chat_gets_no_vote_and_routes_as_without_the_model(
+    message: str, language: str
+) -> None:
+    # The router gives a thanks or a closing no learned vote (router/courtesy.py): since
+    # evaluation set 4 was spent into the training set the model alone leans towards
+    # web_search on "sağ ol, bu kadar" (p 0.44, "kadar" from the "ne kadar" look-ups).
+    router = TriggerRouter(9)
+    assert router.learned(message, language, CATALOGUE, {}) == {}
+    with_model = TriggerRouter(9).route(message, language, CATALOGUE)
+    without = TriggerRouter(9, lexical=False).route(message, language, CATALOGUE)
+    assert with_model == without
+
+
+def test_on_the_corpus_irrelevance_steps_the_learned_cue_shows_no_more_harmful_tools() -> None:
+    """The corpus's steps that expect no tool: the learned cue (beside stray scores, with
+    trigrams) and the saved-thing class must not bring in more side-effecting tools than
+    the router without the learned cue shows."""
+    from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+    from scripts.build_lexical_model import iter_cases
+
+    steps = [
+        (step.message, found.case_file.language)
+        for found in iter_cases(sources=("benchmarks",))
+        for step in found.case.steps
+        if not step.expected_tools
+    ]
+    assert len(steps) >= 100
+
+    def harmful(router: TriggerRouter) -> int:
+        return sum(
+            tool in SIDE_EFFECTING_BUILTINS
+            for message, language in steps
+            for tool in router.route(message, language, CATALOGUE).tools
+        )
+
+    assert harmful(ROUTER) <= harmful(PLAIN)

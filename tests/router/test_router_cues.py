@@ -1,0 +1,42 @@
+"""Cues from a tool's name and description (router/cues.py): any tool, a user's own
+included, is routable by the words of its name and description, and by the cue synonyms
+users type ("send back" for *return*)."""
+
+from __future__ import annotations
+
+from pytest_tooleval.tools.base import ToolSpec
+from tests.router.routing import CATALOGUE, ROUTER, shown
+
+
+def test_user_tools_are_routable_by_name_and_description() -> None:
+    user = [
+        ToolSpec(
+            "gh_search_issues", "Search the GitHub issues of a repository by label.", {}, "mcp"
+        ),
+        ToolSpec("hava_durumu_getir", "Bir şehrin hava durumunu getirir.", {}, "python"),
+        ToolSpec("lookupInvoiceStatus", "Tell whether an invoice was paid.", {}, "python"),
+    ]
+    catalogue = CATALOGUE + user
+    assert "gh_search_issues" in shown("which issues are labelled regression?", "en", catalogue)
+    assert "hava_durumu_getir" in shown("Ankara'da hava durumu", "tr", catalogue)
+    assert "lookupInvoiceStatus" in shown("was invoice 4411 paid?", "en", catalogue)
+    reasons = ROUTER.route("which issues are open", "en", catalogue).reasons
+    assert any("cue name:issues" in reason for reason in reasons["gh_search_issues"])
+
+
+def test_cue_synonyms_reach_a_user_tool() -> None:
+    returns = ToolSpec(
+        "get_return_policy", "The shop's returns policy text.", {"type": "object"}, "inline"
+    )
+    catalogue = [*CATALOGUE, returns]
+    scores, reasons = ROUTER.score("Can I send these boots back for a refund?", "en", catalogue)
+    assert scores.get("get_return_policy", 0) > 0, reasons
+    scores, reasons = ROUTER.score("The jacket is too small, can I send it back?", "en", catalogue)
+    assert any("name:return" in r for r in reasons.get("get_return_policy", [])), reasons
+
+
+def test_name_keeps_words_that_are_description_noise() -> None:
+    """'return' is noise in "Returns the …" but the point of get_return_policy's name."""
+    returns = ToolSpec("get_return_policy", "Policy text.", {"type": "object"}, "inline")
+    _, reasons = ROUTER.score("what is the return window", "en", [*CATALOGUE, returns])
+    assert any("name:return" in r for r in reasons.get("get_return_policy", []))
