@@ -10,6 +10,7 @@ the jail is in force and held every time, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import shutil
@@ -17,6 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,24 @@ for _ in range(100):
         break
 print('started', started)
 """
+
+
+def _plant_blob(repo: Path, size: int) -> str:
+    """A loose git object of ``size`` bytes of "A" (64 KiB on disk for 64 MiB), as a
+    snippet could write one into the repository."""
+    header = b"blob %d\0" % size
+    digest, packer = hashlib.sha1(header), zlib.compressobj(9)
+    packed = [packer.compress(header)]
+    chunk = b"A" * 2**20
+    for _ in range(size // len(chunk)):
+        digest.update(chunk)
+        packed.append(packer.compress(chunk))
+    packed.append(packer.flush())
+    sha = digest.hexdigest()
+    target = repo / ".git" / "objects" / sha[:2] / sha[2:]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b"".join(packed))
+    return sha
 
 
 @dataclass
@@ -235,6 +255,25 @@ def run_battery() -> list[Attempt]:
             return started is not None and int(started.group(1)) < jail.MAX_PROCESSES \
                 and "next call works" in after, out
 
+        def hostile_document() -> tuple[bool, str]:
+            (world.home / "hostile.html").write_text("</" * 2**18, encoding="utf-8")
+            started = time.monotonic()
+            out = provider.call("read_document", {"path": "hostile.html"}).text
+            took = time.monotonic() - started
+            return took < 10, f"512 KiB of '</' took {took:.1f} s: {out[:100]}"
+
+        def git_bomb() -> tuple[bool, str]:
+            from pytest_tooleval.tools.builtin import gittools
+
+            repo = world.repo
+            sha = _plant_blob(repo, 64 * 2**20)
+            env = {"PATH": "/usr/bin:/bin", "GIT_DIR": str(repo / ".git"),
+                   "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+            done = gittools.git_process([str(shutil.which("git")), "cat-file", "-p", sha],
+                                        env, repo, jailed=True)
+            got = len(done.stdout.encode("utf-8"))
+            return got <= gittools.MAX_GIT_OUTPUT, f"git wrote {got} bytes of a 64 MiB blob"
+
         def git_status() -> tuple[bool, str]:
             out = provider.call("git_status", {}).text
             return "##" in out or "No commits yet" in out, out
@@ -252,8 +291,11 @@ def run_battery() -> list[Attempt]:
             ("no filesystem in the jail holds more than the documented caps", filesystems),
             ("a fork bomb in run_python stops at the process cap", processes),
         ]
+        checks.append(("a 512 KiB hostile HTML document is read in bounded time",
+                       hostile_document))
         if shutil.which("git"):
             checks.append(("git runs inside the jail", git_status))
+            checks.append(("git's output of a 64 MiB object is capped", git_bomb))
         results = []
         for name, check in checks:
             try:

@@ -125,12 +125,12 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     env = _env(ctx, git_dir, jailed=jailed, commit=commit)
     if config.exists() and not commit:
         # One jail: the config check, then (only if it passes) the command itself.
-        gated = _call(["/bin/sh", "-c", _GATE, binary, str(config), _SAFE_CONFIG.pattern,
+        gated = git_process(["/bin/sh", "-c", _GATE, binary, str(config), _SAFE_CONFIG.pattern,
                        *_HARDEN, *args], env, repo, jailed, home)
         _refuse_gate(gated)
         return _checked(gated, check)
     if config.exists():
-        listed = _call([binary, "config", "--file", str(config), "--list"], env, repo,
+        listed = git_process([binary, "config", "--file", str(config), "--list"], env, repo,
                        jailed, home)
         bad = [line.split("=", 1)[0] for line in listed.stdout.splitlines()
                if line and not _SAFE_CONFIG.match(line)]
@@ -144,7 +144,7 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     if commit:
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
                    GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
-    return _checked(_call([binary, *_HARDEN, *args], env, repo, jailed, home), check)
+    return _checked(git_process([binary, *_HARDEN, *args], env, repo, jailed, home), check)
 
 
 # Inside the jail: list the repository's config with git's own parser, refuse any key the
@@ -192,7 +192,7 @@ class _Done:
         self.cut = False
 
 
-def _call(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
+def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
           home: Path | None = None) -> _Done:
     """One git process, jailed with only ``repo`` writable (unless in the unsafe mode);
     in the jail the world's ``home`` is at ``jail.JAIL_HOME``, the repository under it.
