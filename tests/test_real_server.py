@@ -59,7 +59,7 @@ class RealServer:
         self.model = str(default_model_path())
         command = [sys.executable, "-m", "tests.support.llama_cpp_server", "--model",
                    self.model, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx",
-                   "4096", "--n_threads", "2", "--seed", "1234", *options]
+                   "4096", "--n_threads", "1", "--seed", "1234", *options]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         with log.open("w") as out:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,

@@ -14,6 +14,7 @@ Pure functions: the worker process reads the CPU flags and llama.cpp's system in
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,21 +81,59 @@ def choose(requested: bool | None, system_info: str) -> BufferChoice:
     return decide_extra_buffers(requested, cpu_flags(), system_info, os.environ.get(ENV_OVERRIDE))
 
 
-def default_threads(workers: int | None = None) -> int:
-    """Threads for one embedded model: the CPUs this process may use, shared among the
-    xdist workers of the run (``workers``, or pytest-xdist's ``PYTEST_XDIST_WORKER_COUNT``).
+def default_threads(workers: int | None = None, busy: float | None = None) -> int:
+    """Threads for one embedded model: the CPUs this process may use that other work leaves
+    free, shared among the xdist workers of the run (``workers``, or pytest-xdist's
+    ``PYTEST_XDIST_WORKER_COUNT``). ``busy``: how many of those CPUs other work keeps busy
+    (measured over a quarter of a second when not given: :func:`busy_cpus`).
 
-    llama.cpp's threads wait for each other at every operation; two models of two threads
-    each on two cores leave each thread waiting for a descheduled partner, and generation
-    then runs several times slower than with one thread per model (measured in
-    docs/grammar.md), so the cores are split rather than shared."""
+    llama.cpp's threads wait for each other at every operation, so a thread whose core is
+    taken holds up all the others. Measured on 2 cores (a 983-token prompt and 48 tokens,
+    docs/dev/threads.md): quiet, two threads took 4.1 s and one 7.4 s; beside one busy
+    process, two threads took 10.0 s and one 7.7 s. Hence one thread per free core, and
+    never fewer than one."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        usable = set(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
-        cpus = os.cpu_count() or 1
+        usable = set(range(os.cpu_count() or 1))
     if workers is None:
         try:
             workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
         except ValueError:
             workers = 1
-    return max(1, cpus // max(1, workers))
+    workers = max(1, workers)
+    if busy is None:
+        busy = busy_cpus(usable)
+    share = max(1, len(usable) // workers)
+    return max(1, min(share, round((len(usable) - busy) / workers)))
+
+
+def busy_cpus(cpus: set[int], seconds: float = 0.25, stat: Path = Path("/proc/stat")) -> float:
+    """How many of ``cpus`` were busy over ``seconds`` (``/proc/stat``; 0 where it cannot
+    be read). This process sleeps meanwhile, so it is other work's load."""
+    try:
+        before = stat.read_text()
+        time.sleep(seconds)
+        return busy_between(before, stat.read_text(), cpus)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def busy_between(before: str, after: str, cpus: set[int]) -> float:
+    """The busy CPUs (0 to ``len(cpus)``) between two readings of ``/proc/stat``."""
+
+    def ticks(text: str) -> dict[str, tuple[int, int]]:
+        found = {}
+        for line in text.splitlines():
+            name, *fields = line.split()
+            if name[:3] == "cpu" and name[3:].isdigit() and int(name[3:]) in cpus:
+                values = [int(value) for value in fields[:8]]
+                found[name] = (sum(values), values[3] + values[4])  # all, idle + iowait
+        return found
+
+    first, busy = ticks(before), 0.0
+    for name, (total, idle) in ticks(after).items():
+        total0, idle0 = first.get(name, (total, idle))
+        if total > total0:
+            busy += 1 - (idle - idle0) / (total - total0)
+    return busy

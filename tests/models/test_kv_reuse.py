@@ -3,6 +3,10 @@ weight buffers for the CPU, without llama.cpp."""
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 import pytest
 
 from pytest_tooleval.models import llama_cpu
@@ -112,13 +116,50 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path) -> None:
 def test_default_threads_split_the_usable_cpus_among_xdist_workers(monkeypatch):
     monkeypatch.setattr(llama_cpu.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
-    assert llama_cpu.default_threads() == 4
+    assert llama_cpu.default_threads(busy=0) == 4
     monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
-    assert llama_cpu.default_threads() == 2
-    assert llama_cpu.default_threads(workers=3) == 1  # never below one
-    assert llama_cpu.default_threads(workers=8) == 1
+    assert llama_cpu.default_threads(busy=0) == 2
+    assert llama_cpu.default_threads(workers=3, busy=0) == 1  # never below one
+    assert llama_cpu.default_threads(workers=8, busy=0) == 1
     monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "junk")
-    assert llama_cpu.default_threads() == 4
+    assert llama_cpu.default_threads(busy=0) == 4
+
+
+def test_default_threads_leave_the_cores_other_work_takes(monkeypatch):
+    """Measured on 2 cores: beside one busy process two threads took 10.0 s, one 7.7 s."""
+    monkeypatch.setattr(llama_cpu.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    assert llama_cpu.default_threads(busy=0.1) == 2
+    assert llama_cpu.default_threads(busy=1.0) == 1
+    assert llama_cpu.default_threads(busy=2.0) == 1  # never below one
+    assert llama_cpu.default_threads(workers=2, busy=0) == 1
+
+
+def test_busy_cpus_read_from_proc_stat() -> None:
+    before = "cpu  0 0 0 0 0 0 0 0\ncpu0 100 0 0 900 0 0 0 0\ncpu1 100 0 0 900 0 0 0 0\n"
+    after = "cpu  0 0 0 0 0 0 0 0\ncpu0 200 0 0 900 0 0 0 0\ncpu1 100 0 0 1000 0 0 0 0\n"
+    assert llama_cpu.busy_between(before, after, {0, 1}) == 1.0  # cpu0 busy, cpu1 idle
+    assert llama_cpu.busy_between(before, after, {1}) == 0.0  # only the usable CPUs count
+    assert llama_cpu.busy_cpus({0}, stat=Path("/nonexistent")) == 0.0
+
+
+def test_a_busy_process_is_seen() -> None:
+    """The real /proc/stat with a busy loop on one of this process's CPUs."""
+    import subprocess
+    import sys
+
+    try:
+        cpu = min(os.sched_getaffinity(0))
+    except AttributeError:
+        pytest.skip("no CPU affinity on this platform")
+    hog = subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, "
+                            f"{{{cpu}}})\nwhile True: pass"])
+    try:
+        time.sleep(0.3)
+        assert llama_cpu.busy_cpus({cpu}, seconds=0.5) > 0.7
+    finally:
+        hog.kill()
+        hog.wait()
 
 
 def test_the_embedded_profile_threads_are_the_usable_cpus_per_worker(monkeypatch):
@@ -126,6 +167,7 @@ def test_the_embedded_profile_threads_are_the_usable_cpus_per_worker(monkeypatch
     from pytest_tooleval.models.profiles import Profile
 
     monkeypatch.setattr(llama_cpu.os, "sched_getaffinity", lambda pid: set(range(6)), raising=False)
+    monkeypatch.setattr(llama_cpu, "busy_cpus", lambda cpus: 0.0)  # a quiet machine
     import pytest_tooleval.models.llama as llama_module
     captured = {}
 
