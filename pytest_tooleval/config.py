@@ -27,6 +27,7 @@ from pytest_tooleval.configfile import FoundConfig as FoundConfig
 from pytest_tooleval.configfile import find_project_config as find_project_config
 from pytest_tooleval.configfile import shadow_message, start_dir
 from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
 
 if TYPE_CHECKING:  # pytest itself is imported only where a pytest run needs it
@@ -53,7 +54,7 @@ class RunSettings(BaseModel):
     model: str | None = None
     grammar: Literal["on", "off", "vendor"] | None = None
     report_dir: str = DEFAULT_REPORT_DIR
-    k: int = Field(9, ge=1)
+    k: int = Field(SHOWN, ge=1)
     router: Literal["triggers", "oracle", "all"] = "triggers"
     gate: float = Field(_THRESHOLDS.gate, ge=0, le=1)
     min_score: float = Field(_THRESHOLDS.min_score, ge=0, le=100)

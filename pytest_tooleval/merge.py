@@ -15,6 +15,8 @@ from typing import Any
 
 from pytest_tooleval.journal import JOURNAL_NAME, JournalError, read_journal
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.scoring.settings import Thresholds
 
 
 class MergeError(Exception):
@@ -109,13 +111,14 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[dict[str, An
     check_parts(parts)
     first = parts[0].run
     thresholds = first.get("thresholds", {})
+    defaults = Thresholds()
     settings = Settings(
-        rootdir=rootdir, report_dir=out_dir, k=int(first.get("k", 9)),
-        gate=float(thresholds.get("gate", 0.90)),
-        min_score=float(thresholds.get("min_score", 70.0)),
-        max_malformed=float(thresholds.get("max_malformed", 0.02)),
+        rootdir=rootdir, report_dir=out_dir, k=int(first.get("k", SHOWN)),
+        gate=float(thresholds.get("gate", defaults.gate)),
+        min_score=float(thresholds.get("min_score", defaults.min_score)),
+        max_malformed=float(thresholds.get("max_malformed", defaults.max_malformed)),
         latency_p95=thresholds.get("latency_p95"),
-        min_cases=int(thresholds.get("min_cases", 10)),
+        min_cases=int(thresholds.get("min_cases", defaults.min_cases)),
     )
     recorder = Recorder(settings, {})
     for part in parts:

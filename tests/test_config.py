@@ -101,7 +101,24 @@ def _settings(table: dict, *layers: Layer, where: Path | None = None) -> Setting
     return build_settings(found, Path("/proj"), list(layers))
 
 
-def test_defaults_live_in_one_place() -> None:
+def test_no_default_is_written_twice_in_the_package() -> None:
+    """The thresholds' defaults are written only in scoring/settings.py and the number of
+    tools shown only as ``router.base.SHOWN``: a second copy (merge.py had the thresholds,
+    ten signatures had ``k: int = 9``) can drift from the first."""
+    import re
+
+    package = Path(__file__).resolve().parents[1] / "pytest_tooleval"
+    shown = re.compile(r"\bk: int = 9\b|\bk=9\b|Field\(9\b|\"k\", 9\)")
+    thresholds = re.compile(r"[\"']gate[\"'], 0\.9|[\"']min_score[\"'], 70|"
+                            r"[\"']max_malformed[\"'], 0\.02|[\"']min_cases[\"'], 10\b")
+    found = [f"{path.relative_to(package)}:{number}: {line.strip()}"
+             for path in sorted(package.rglob("*.py"))
+             for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+             if shown.search(line) or thresholds.search(line)]
+    assert found == []
+
+
+def test_the_configurations_defaults_are_the_scoring_thresholds() -> None:
     settings = _settings({})
     thresholds = Thresholds()
     assert settings.thresholds() == thresholds
@@ -226,7 +243,7 @@ def test_a_misspelt_file_key_stops_the_run(project) -> None:
                                  "'min_score'?)*"])
 
 
-def test_is_a_case_file_is_decided_in_one_place() -> None:
+def test_case_paths_and_node_ids_are_told_apart() -> None:
     from pytest_tooleval.cases.files import is_case_nodeid, is_case_path
 
     assert is_case_path("benchmarks/a.json") and is_case_path(Path("s/b.yml"))

@@ -28,6 +28,7 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
 from pytest_tooleval.engine.session import CaseRun
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
+from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.tools.base import ToolSpec
 
 ORACLE = "oracle"
@@ -209,7 +210,7 @@ def _session(base: Path, k: int) -> Any:
     return session, oracle, worlds
 
 
-def run_oracle(paths: Iterable[Path], *, k: int = 9, language: str | None = None,
+def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = None,
                world_base: Path | None = None) -> OracleReport:
     """Replay every case's gold path under ``paths``; see the module docstring."""
     from pytest_tooleval.check.static import collect_files

@@ -32,7 +32,7 @@ from pytest_tooleval.check.report import (
     Miss,
 )
 from pytest_tooleval.check.split import Split, case_key, find_split, verify
-from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.router.catalogue import (
     BUILTIN_ORDER,
     GROUP_OF,
@@ -167,7 +167,7 @@ def _question(case: Case, file: str, language: str) -> Question:
 def run_check(
     paths: list[Path],
     *,
-    k: int = 9,
+    k: int = SHOWN,
     offered_tools: set[str] | None = None,
     similarity: float = DEFAULT_SIMILARITY,
     language: str | None = None,

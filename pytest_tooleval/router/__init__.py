@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.router.base import SHOWN, Router, Routing
 
 if TYPE_CHECKING:
     from pytest_tooleval.router.trigger_router import TriggerRouter
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["Router", "Routing", "TriggerRouter", "default_router"]
 
 
-def default_router(k: int = 9, **options: Any) -> TriggerRouter:
+def default_router(k: int = SHOWN, **options: Any) -> TriggerRouter:
     """The router the tool loop and ``tooleval check`` use."""
     from pytest_tooleval.router.trigger_router import TriggerRouter
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.tools.base import ToolSpec
 
 MODES = ("triggers", "oracle", "all")
@@ -47,7 +47,7 @@ class AllRouter(Router):
 
     name = "all"
 
-    def __init__(self, k: int = 9) -> None:
+    def __init__(self, k: int = SHOWN) -> None:
         self.k = k
 
     def route(
@@ -123,7 +123,7 @@ def force(routing: Routing, forced: Iterable[str], k: int) -> Routing:
     return Routing(tools, reasons, scores)
 
 
-def make_router(mode: str, k: int = 9, **options: Any) -> Router:
+def make_router(mode: str, k: int = SHOWN, **options: Any) -> Router:
     """The router of a run: ``triggers`` (normal), or one of the ablations around it."""
     if mode not in MODES:
         raise ValueError(f"unknown router mode {mode!r}; use one of {', '.join(MODES)}")

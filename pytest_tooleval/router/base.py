@@ -21,9 +21,13 @@ class Routing:
     scores: dict[str, float] = field(default_factory=dict)
 
 
+#: How many tools a router shows per message (``k``), unless a run says otherwise.
+SHOWN = 9
+
+
 class Router(ABC):
     name: str = "router"
-    k: int = 9
+    k: int = SHOWN
 
     @abstractmethod
     def route(

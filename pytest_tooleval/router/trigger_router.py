@@ -26,7 +26,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from pytest_tooleval.router.base import Router, Routing
+from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.router.companions import WHY as COMPANION_WHY
 from pytest_tooleval.router.companions import with_companions
 from pytest_tooleval.router.courtesy import is_courtesy
@@ -81,7 +81,7 @@ class TriggerRouter(Router):
 
     def __init__(
         self,
-        k: int = 9,
+        k: int = SHOWN,
         *,
         trigger_files: Sequence[Path | str] = (),
         cross_language_weight: float = 0.3,

@@ -27,6 +27,7 @@ from typing import Any
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
 
@@ -163,7 +164,7 @@ class BaselineScorer:
     """Runs the policies case by case: each policy has one session for the whole run and
     sees the cases one at a time, in the run's order (``table``)."""
 
-    def __init__(self, *, k: int = 9, builtin: bool = True, world_base: Path | None = None,
+    def __init__(self, *, k: int = SHOWN, builtin: bool = True, world_base: Path | None = None,
                  policies: Iterable[str] = POLICIES) -> None:
         for policy in policies:
             if policy not in POLICIES:
@@ -255,7 +256,7 @@ class BaselineScorer:
 
 
 def score_policies(
-    refs: Iterable[Any], *, k: int = 9, builtin: bool = True,
+    refs: Iterable[Any], *, k: int = SHOWN, builtin: bool = True,
     world_base: Path | None = None, policies: Iterable[str] = POLICIES,
 ) -> dict[str, dict[str, Any]]:
     """Each policy's score, axes and outcomes over ``refs`` (``CaseRef``s)."""
