@@ -29,6 +29,7 @@ from pytest_tooleval.configfile import shadow_message, start_dir
 from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
+from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S, TOOL_TIMEOUT_S
 
 if TYPE_CHECKING:  # pytest itself is imported only where a pytest run needs it
     import pytest
@@ -63,10 +64,9 @@ class RunSettings(BaseModel):
     min_cases: int = Field(_THRESHOLDS.min_cases, ge=0)
     partial: Literal["fail", "pass"] = "fail"
     max_errors: int = Field(3, ge=1)
-    # The wall clocks (seconds) of one tool call and of one case; the same defaults as
-    # tools.base.TOOL_TIMEOUT_S and engine.loop.CASE_TIMEOUT_S (not imported here).
-    tool_timeout: float = Field(30.0, gt=0)
-    case_timeout: float = Field(600.0, gt=0)
+    # The wall clocks (seconds) of one tool call and of one case.
+    tool_timeout: float = Field(TOOL_TIMEOUT_S, gt=0)
+    case_timeout: float = Field(CASE_TIMEOUT_S, gt=0)
     skip_missing: bool = False
     no_builtin: bool = False
     unsafe_no_jail: bool = False

@@ -27,6 +27,7 @@ from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
 from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated
 from pytest_tooleval.router.base import Router
 from pytest_tooleval.tools.base import Catalogue, ToolSpec
+from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with access to tools. Call a tool only when the user's "
@@ -35,9 +36,6 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 
 
-#: The wall clock of a whole case, in seconds, unless the run sets another
-#: (``--tooleval-case-timeout``).
-CASE_TIMEOUT_S = 600.0
 
 
 class CaseTimedOut(Exception):

@@ -18,7 +18,6 @@ from typing import Any
 
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.loop import (
-    CASE_TIMEOUT_S,
     DEFAULT_SYSTEM_PROMPT,
     CaseTimedOut,
     LoopSettings,
@@ -37,6 +36,7 @@ from pytest_tooleval.tools.base import (
     ToolProvider,
     ToolSpec,
 )
+from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 from pytest_tooleval.tools.inline import InlineToolProvider
 
 

@@ -12,12 +12,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tooleval.tools.deadline import CallExpired, call_within
-
-#: The wall clock of one tool call, in seconds, unless the run sets another
-#: (``--tooleval-tool-timeout``); a provider whose calls have a longer clock of their own
-#: (``ToolProvider.call_limit_s``, an MCP server's ``call_timeout``) gets that instead.
-TOOL_TIMEOUT_S = 30.0
+# The wall clock of one tool call; a provider whose calls have a longer clock of their own
+# (``ToolProvider.call_limit_s``, an MCP server's ``call_timeout``) gets that instead.
+from pytest_tooleval.tools.deadline import TOOL_TIMEOUT_S, CallExpired, call_within
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: The wall clocks of one tool call and of one case, in seconds, unless the run sets others
+#: (``--tooleval-tool-timeout``, ``--tooleval-case-timeout``; ``engine/loop.py``).
+TOOL_TIMEOUT_S = 30.0
+CASE_TIMEOUT_S = 600.0
 #: How long a stopped call may take to end before the caller stops waiting for it.
 STOP_GRACE_S = 0.25
 
