@@ -80,16 +80,25 @@ class CaseWorlds:
 
 
 def make_providers(
-    settings: Settings, world_base: Callable[[], Path], conftests: Sequence[ModuleType] = ()
+    settings: Settings,
+    world_base: Callable[[], Path],
+    conftests: Sequence[ModuleType] = (),
+    *,
+    builtin: ToolProvider | None = None,
 ) -> list[ToolProvider]:
+    """The providers of a run, and of ``tooleval check --oracle``: the built-ins (unless
+    switched off), the Python tools and the MCP servers. ``builtin``: the built-in provider
+    to use instead of one over a fresh world per case (the oracle's shares its template)."""
     providers: list[ToolProvider] = []
     if not settings.no_builtin:
-        from pytest_tooleval.tools.builtin import BuiltinToolProvider
+        if builtin is None:
+            from pytest_tooleval.tools.builtin import BuiltinToolProvider
 
-        worlds = CaseWorlds(world_base)
-        providers.append(BuiltinToolProvider(worlds.world_for_case, worlds.discard,
-                                             unsafe_no_jail=settings.unsafe_no_jail,
-                                             shared_world=worlds.shared))
+            worlds = CaseWorlds(world_base)
+            builtin = BuiltinToolProvider(worlds.world_for_case, worlds.discard,
+                                          unsafe_no_jail=settings.unsafe_no_jail,
+                                          shared_world=worlds.shared)
+        providers.append(builtin)
     providers.extend(user_providers(settings, conftests))
     return providers
 
@@ -97,19 +106,7 @@ def make_providers(
 def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> list[ToolProvider]:
     """Python tools (``@tool`` functions in this session's conftest.py files, or in modules
     named by ``python_tools``) and MCP servers."""
-    providers: list[ToolProvider] = []
-    modules = list(settings.python_tools)
-    # Only code that uses the decorator imports its module; nothing to find otherwise.
-    if modules or "pytest_tooleval.tools.python" in sys.modules:
-        from pytest_tooleval.tools.python import (
-            collect_python_tools,
-            python_providers,
-            tools_in_module,
-        )
-
-        functions = [fn for module in conftests for fn in tools_in_module(module)]
-        functions += collect_python_tools(modules, base_dir=settings.config_dir)
-        providers.extend(python_providers(functions))
+    providers = python_tool_providers(settings, conftests)
     if settings.mcp_servers:
         from pytest_tooleval.tools.mcp import mcp_providers
 
@@ -119,6 +116,26 @@ def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> 
     return providers
 
 
+def python_tool_providers(
+    settings: Settings, conftests: Sequence[ModuleType] = ()
+) -> list[ToolProvider]:
+    """The ``@tool`` functions of ``conftests`` and of the ``python_tools`` modules, one
+    provider per origin file (for runs, ``tooleval check`` and its oracle alike)."""
+    modules = list(settings.python_tools)
+    # Only code that uses the decorator imports its module; nothing to find otherwise.
+    if not modules and "pytest_tooleval.tools.python" not in sys.modules:
+        return []
+    from pytest_tooleval.tools.python import (
+        collect_python_tools,
+        python_providers,
+        tools_in_module,
+    )
+
+    functions = [fn for module in conftests for fn in tools_in_module(module)]
+    functions += collect_python_tools(modules, base_dir=settings.config_dir)
+    return list(python_providers(functions))
+
+
 def make_router_factory(settings: Settings) -> Callable[[CaseFile], Router]:
     from pytest_tooleval.router.ablation import make_router
 
@@ -126,14 +143,19 @@ def make_router_factory(settings: Settings) -> Callable[[CaseFile], Router]:
     return lambda case_file: router
 
 
-def _providers_or_explain(
-    settings: Settings, world_base: Callable[[], Path], conftests: Sequence[ModuleType]
+def configured_providers(
+    settings: Settings,
+    world_base: Callable[[], Path],
+    conftests: Sequence[ModuleType] = (),
+    *,
+    builtin: ToolProvider | None = None,
 ) -> list[ToolProvider]:
+    """``make_providers``, a configuration mistake as one ``ConfigurationError``."""
     from pytest_tooleval.tools.mcp import McpConfigError
     from pytest_tooleval.tools.python import PythonToolError
 
     try:
-        return make_providers(settings, world_base, conftests)
+        return make_providers(settings, world_base, conftests, builtin=builtin)
     except (McpConfigError, PythonToolError) as exc:
         raise ConfigurationError(str(exc)) from None
 
@@ -149,7 +171,7 @@ def build_session(
     return ModelSession(
         backend_factory=_cached(settings, profile, grammar,
                                 lambda: make_backend(profile, grammar, workers)),
-        providers=_providers_or_explain(settings, world_base, conftests),
+        providers=configured_providers(settings, world_base, conftests),
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,
         system_prompt=profile.system_prompt or DEFAULT_SYSTEM_PROMPT,

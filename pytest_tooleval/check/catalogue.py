@@ -103,7 +103,7 @@ def _mcp_providers(
     found: list[tuple[ToolProvider, str]] = []
     if not settings.mcp_servers:
         return found
-    from pytest_tooleval.tools.mcp import McpToolProvider
+    from pytest_tooleval.tools.mcp import mcp_providers
     from pytest_tooleval.tools.mcp.cache import CacheMiss, read_cache
 
     for name, config in settings.mcp_servers.items():
@@ -123,7 +123,7 @@ def _mcp_providers(
                           f"cached tool list of {cached.listed_at}"
                           + (f", {cached.server_info}" if cached.server_info else "")))
             continue
-        provider = McpToolProvider(name, config, settings.config_dir)
+        provider = mcp_providers({name: config}, settings.config_dir)[0]
         opened.append(provider)
         try:
             provider.start()
@@ -138,32 +138,33 @@ def _mcp_providers(
 def _python_providers(
     settings: Settings, paths: Iterable[Path], result: ConfiguredCatalogue
 ) -> list[ToolProvider]:
-    conftests = conftest_files(settings.config_dir, paths)
+    conftests = conftest_modules(settings, paths, result.problems)
     if not conftests and not settings.python_tools:
         return []  # no Python tools: their module is not even imported
-    from pytest_tooleval.tools.python import (
-        PythonToolError,
-        collect_python_tools,
-        python_providers,
-        tools_in_module,
-    )
-
-    functions = []
-    for conftest in conftests:
-        try:
-            functions += tools_in_module(_import_file(conftest))
-        except Exception as exc:
-            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            result.problems.append(f"python:{conftest}: cannot be imported outside pytest "
-                                   f"({last}); its @tool functions are not in this catalogue")
+    from pytest_tooleval.tools.python import PythonToolError
+    from pytest_tooleval.wiring import python_tool_providers
     try:
-        functions += collect_python_tools(settings.python_tools, base_dir=settings.config_dir)
+        return python_tool_providers(settings, conftests)
     except PythonToolError as exc:
         raise ConfigurationError(str(exc)) from None
-    try:
-        return list(python_providers(functions))
     except DuplicateToolError as exc:
         raise ConfigurationError(str(exc)) from None
+
+
+def conftest_modules(settings: Settings, paths: Iterable[Path],
+                     problems: list[str]) -> list[ModuleType]:
+    """The ``conftest.py`` files a run of ``paths`` would load, imported (once per
+    process) for their ``@tool`` functions; one that cannot be imported outside pytest is
+    a line in ``problems``, and its tools are missing."""
+    modules = []
+    for conftest in conftest_files(settings.config_dir, paths):
+        try:
+            modules.append(_import_file(conftest))
+        except Exception as exc:
+            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            problems.append(f"python:{conftest}: cannot be imported outside pytest "
+                            f"({last}); its @tool functions are not in this catalogue")
+    return modules
 
 
 def conftest_files(root: Path, paths: Iterable[Path]) -> list[Path]:

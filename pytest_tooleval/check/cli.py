@@ -17,6 +17,7 @@ from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
 
 if TYPE_CHECKING:
     from pytest_tooleval.check.catalogue import ConfiguredCatalogue
+    from pytest_tooleval.config import Settings
 
 # The case model, the guards and the router (check.static) are imported only when the
 # check runs: a result served from the cache (check/cache.py) needs none of them.
@@ -42,8 +43,9 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _configured(args: argparse.Namespace, paths: Sequence[Path], prog: str) -> (
-        tuple[int, ConfiguredCatalogue | None] | int):
-    """k and the configured catalogue, or an exit code after a message on stderr."""
+        tuple[Settings, ConfiguredCatalogue | None] | int):
+    """The settings and the configured catalogue, or an exit code after a message on
+    stderr."""
     if not args.no_builtin and not getattr(args, "offered", None):
         from pytest_tooleval.tools import jail
 
@@ -55,8 +57,8 @@ def _configured(args: argparse.Namespace, paths: Sequence[Path], prog: str) -> (
     try:
         settings = Settings.from_directory(Path.cwd(), k=args.k, no_builtin=args.no_builtin)
         if getattr(args, "offered", None):
-            return settings.k, None
-        return settings.k, configured_catalogue(settings, paths, mcp=args.mcp)
+            return settings, None
+        return settings, configured_catalogue(settings, paths, mcp=args.mcp)
     except (ConfigError, ConfigurationError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
@@ -120,15 +122,24 @@ def check_main(argv: Sequence[str]) -> int:
     configured = _configured(args, args.paths, "tooleval check")
     if isinstance(configured, int):
         return configured
-    k, catalogue = configured
+    from pytest_tooleval.tools.base import ConfigurationError
+
+    settings, catalogue = configured
+    k = settings.k
     try:
         report = _static_check(args, k, catalogue)
         oracle = None
         if args.oracle:
             from pytest_tooleval.check.oracle import run_oracle
 
-            oracle = run_oracle(args.paths, k=k, language=args.language)
-    except UsageError as error:
+            # The providers of a run: MCP servers started (a gold call needs a live server,
+            # so --mcp cached starts them too; --mcp off leaves them out), conftest.py and
+            # python_tools imported; only the built-ins when --offered names the tools.
+            if args.mcp == "off":
+                settings = settings.model_copy(update={"mcp_servers": {}})
+            oracle = run_oracle(args.paths, k=k, language=args.language,
+                                settings=None if args.offered else settings)
+    except (UsageError, ConfigurationError) as error:
         print(f"tooleval check: {error}", file=sys.stderr)
         return 2
     data = report.to_json()
@@ -224,7 +235,8 @@ def route_main(argv: Sequence[str]) -> int:
     configured = _configured(args, [Path.cwd()], "tooleval route")
     if isinstance(configured, int):
         return configured
-    k, catalogue = configured
+    settings, catalogue = configured
+    k = settings.k
     assert catalogue is not None
     from pytest_tooleval.router.trigger_router import TriggerRouter
 

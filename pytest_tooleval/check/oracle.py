@@ -1,7 +1,9 @@
 """The oracle check: every case proven passable by its gold path, for free (no model).
 
-Each case runs through the real session: a fresh copy of the built-in world, the router,
-the tool loop and the scorer, with ``OracleBackend`` in the model's place. For every step
+Each case runs through the real session: the providers a run would have (a fresh copy of
+the built-in world, the configured MCP servers, the ``@tool`` functions of ``python_tools``
+and of the ``conftest.py`` files; ``wiring.configured_providers``), the router, the tool
+loop and the scorer, with ``OracleBackend`` in the model's place. For every step
 the oracle sends the step's gold calls (all in one turn, in order), then answers with the
 text of every tool result of the case so far, and nothing else: so any evidence the answer
 holds came from a tool, never from the question or from general knowledge.
@@ -16,10 +18,11 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.evidence import evidence_found
@@ -29,7 +32,10 @@ from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
 from pytest_tooleval.engine.session import CaseRun
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router.base import SHOWN
-from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.tools.base import ToolProvider, ToolSpec
+
+if TYPE_CHECKING:
+    from pytest_tooleval.config import Settings
 
 ORACLE = "oracle"
 NO_GOLD = "no-gold"
@@ -194,33 +200,72 @@ def _needs_fresh_world(case: Case, inline: set[str]) -> bool:
                for step in case.steps for call in step.gold_calls or [])
 
 
-def _session(base: Path, k: int) -> Any:
+def _session(base: Path, k: int, settings: Settings | None,
+             conftests: Sequence[ModuleType]) -> Any:
+    """The oracle's session: the providers a run of ``settings`` would have (built by
+    ``wiring.configured_providers``, as a run's are), with the oracle in the model's place
+    and the built-ins over ``_OracleWorlds``; only the built-ins without ``settings``."""
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.router import default_router
     from pytest_tooleval.tools.builtin import BuiltinToolProvider
+    from pytest_tooleval.wiring import configured_providers
 
     oracle = OracleBackend()
     worlds = _OracleWorlds(base)
     router = default_router(k)
+    builtin = BuiltinToolProvider(
+        worlds.world_for_case, worlds.discard,
+        unsafe_no_jail=settings.unsafe_no_jail if settings is not None else False)
+    providers: list[ToolProvider] = [builtin] if settings is None else \
+        configured_providers(settings, lambda: base, conftests, builtin=builtin)
     session = ModelSession(
         backend_factory=lambda: oracle,
-        providers=[BuiltinToolProvider(worlds.world_for_case, worlds.discard)],
+        providers=providers,
         router_factory=lambda case_file: router,
     )
     return session, oracle, worlds
 
 
+def _unoffered(case_file: CaseFile, case: Case, session: Any,
+               problems: Sequence[str]) -> str | None:
+    """Why the gold path cannot run here: a gold call to a tool that no provider offers
+    (a server that did not start, a conftest that cannot be imported, a typo); None when
+    every gold call's tool is offered."""
+    offered = session.offered_tools() | set(case_file.inline_tool_names)
+    missing = sorted({call.tool for step in case.steps for call in step.gold_calls or []
+                      if call.tool not in offered})
+    if not missing:
+        return None
+    why = f"; {'; '.join(problems)}" if problems else ""
+    return (f"gold calls {', '.join(missing)}, which no provider offers here (providers: "
+            f"{session.describe_providers()}{why})")
+
+
 def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = None,
-               world_base: Path | None = None) -> OracleReport:
-    """Replay every case's gold path under ``paths``; see the module docstring."""
+               world_base: Path | None = None,
+               settings: Settings | None = None) -> OracleReport:
+    """Replay every case's gold path under ``paths``; see the module docstring.
+
+    ``settings``: the project's configuration, whose MCP servers are started and whose
+    ``python_tools`` modules and ``conftest.py`` files (those a run of ``paths`` would
+    load) are imported, as a run does; without it, only the built-in tools are offered.
+    A configuration mistake raises ``ConfigurationError``."""
     from pytest_tooleval.check.static import collect_files
     from pytest_tooleval.engine.session import CaseRef
 
     started = time.perf_counter()
     report = OracleReport()
+    paths = list(paths)
+    problems: list[str] = []
+    conftests: list[ModuleType] = []
+    if settings is not None:
+        from pytest_tooleval.check.catalogue import conftest_modules
+
+        conftests = conftest_modules(settings, paths, problems)
     with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
-        session, oracle, worlds = _session(world_base or Path(scratch), k)
+        session, oracle, worlds = _session(world_base or Path(scratch), k, settings, conftests)
         try:
+            session.catalogue  # noqa: B018 - start the providers: a duplicate name stops here
             for path in collect_files(paths):
                 source = str(path)
                 try:
@@ -249,6 +294,11 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
                                           "the step expects a tool but has no 'gold' path")
                             for n in missing
                         ]
+                        continue
+                    unoffered = _unoffered(case_file, case, session, problems)
+                    if unoffered:
+                        report.failures.append(
+                            OracleFailure(ORACLE, source, case.name, None, unoffered))
                         continue
                     oracle.prepare(case)
                     worlds.fresh = _needs_fresh_world(case, set(case_file.inline_tool_names))
