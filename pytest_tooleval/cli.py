@@ -300,6 +300,8 @@ def _lazy(module: str, name: str) -> Callable[[Sequence[str]], int]:
 
 def _commands() -> dict[str, tuple[str, Callable[[Sequence[str]], int]]]:
     commands: dict[str, tuple[str, Callable[[Sequence[str]], int]]] = {
+        "init": ("a starting project: a profile, an example tool, three proven cases",
+                 _lazy("pytest_tooleval.scaffold", "init_main")),
         "run": ("run cases against a model (a front over pytest)", run_main),
         "check": ("no model: guards, requires, router coverage, near-duplicates",
                   _lazy("pytest_tooleval.check.cli", "check_main")),

@@ -42,7 +42,7 @@ def test_check_on_a_broken_file_exits_1_and_writes_json(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["failures"]
 
 
-COMMANDS = ["run", "check", "split", "route", "call", "gap", "compare", "rescore", "merge",
+COMMANDS = ["init", "run", "check", "split", "route", "call", "gap", "compare", "rescore", "merge",
             "doctor", "power", "html", "export", "import"]
 
 

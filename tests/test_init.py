@@ -1,0 +1,64 @@
+"""`tooleval init`: a starting project that the oracle proves, and never an overwrite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_tooleval.cli import main
+from pytest_tooleval.scaffold import FILES
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_init_creates_a_project_the_oracle_proves(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    out = capsys.readouterr().out
+    for name in FILES:
+        assert (tmp_path / name).is_file()
+        assert name in out
+    assert "tooleval check --oracle benchmarks" in out
+    assert "tooleval run" in out
+    config = (tmp_path / "tooleval.toml").read_text()
+    assert 'model = "smollm2-135m"' in config and "# [models.my-server]" in config
+    cases = json.loads((tmp_path / "benchmarks/my-first.json").read_text())["cases"]
+    assert [c["category"] for c in cases] == ["tool", "irrelevance", "chain"]
+
+    assert main(["check", "--oracle", "benchmarks"]) == 0
+    out = capsys.readouterr().out
+    assert "python:conftest.py: 1 tools" in out  # the example tool, imported from conftest.py
+    assert "oracle: 3/3 cases proven by their gold path" in out
+
+
+def test_init_into_a_named_folder(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "new/project"]) == 0
+    assert "cd new/project" in capsys.readouterr().out
+    assert sorted(_snapshot(tmp_path / "new/project")) == sorted(FILES)
+
+
+def test_a_second_init_refuses_and_changes_nothing(tmp_path: Path, capsys) -> None:
+    assert main(["init", str(tmp_path)]) == 0
+    (tmp_path / "conftest.py").write_text("# mine\n")
+    before = _snapshot(tmp_path)
+    capsys.readouterr()
+    assert main(["init", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'tooleval.toml'} already exists; nothing was written" in err
+    assert "tooleval init NEW-FOLDER" in err
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_one_file_in_the_way_refuses(tmp_path: Path, capsys, name: str) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text("keep me\n")
+    assert main(["init", str(tmp_path)]) == 2
+    assert f"{tmp_path / name} already exists" in capsys.readouterr().err
+    assert _snapshot(tmp_path) == {name: b"keep me\n"}
