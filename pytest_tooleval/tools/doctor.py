@@ -70,7 +70,7 @@ print('started', started)
 """
 
 
-def _plant_blob(repo: Path, size: int) -> str:
+def plant_blob(repo: Path, size: int) -> str:
     """A loose git object of ``size`` bytes of "A" (64 KiB on disk for 64 MiB), as a
     snippet could write one into the repository."""
     header = b"blob %d\0" % size
@@ -266,7 +266,7 @@ def run_battery() -> list[Attempt]:
             from pytest_tooleval.tools.builtin import gittools
 
             repo = world.repo
-            sha = _plant_blob(repo, 64 * 2**20)
+            sha = plant_blob(repo, 64 * 2**20)
             env = {"PATH": "/usr/bin:/bin", "GIT_DIR": str(repo / ".git"),
                    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
             done = gittools.git_process([str(shutil.which("git")), "cat-file", "-p", sha],

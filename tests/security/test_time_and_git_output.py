@@ -13,12 +13,10 @@ and the test fails when it is not back in time (``_within``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +31,7 @@ from pytest_tooleval.tools import base, jail
 from pytest_tooleval.tools.base import Catalogue, ToolResult, ToolSpec
 from pytest_tooleval.tools.builtin.documents import html_text
 from pytest_tooleval.tools.builtin.sandbox import MAX_OUTPUT_CHARS
+from pytest_tooleval.tools.doctor import plant_blob
 from pytest_tooleval.tools.python import PythonToolProvider, tool
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call
@@ -291,19 +290,7 @@ REPO = "Projects/kestrel"
 def _plant_blob(h: Hostile, size: int) -> str:
     """A loose object of ``size`` bytes of "A" (about 64 KiB on disk for 64 MiB), written
     into the repository as ``run_python`` can."""
-    header = b"blob %d\0" % size
-    digest, packer = hashlib.sha1(header), zlib.compressobj(9)
-    packed = [packer.compress(header)]
-    chunk = b"A" * 2**20
-    for _ in range(size // len(chunk)):
-        digest.update(chunk)
-        packed.append(packer.compress(chunk))
-    packed.append(packer.flush())
-    sha = digest.hexdigest()
-    target = h.world.repo / ".git" / "objects" / sha[:2] / sha[2:]
-    target.parent.mkdir(exist_ok=True)
-    target.write_bytes(b"".join(packed))
-    return sha
+    return plant_blob(h.world.repo, size)
 
 
 @needs_jail
