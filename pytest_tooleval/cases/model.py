@@ -154,6 +154,9 @@ class Step(_Strict):
     expect_any: list[list[str]] | None = None
     gold: list[GoldCall] | None = None
     after: list[StateCheck] = Field(default_factory=list)
+    #: The oracle's only: this step's evidence deliberately recalls an earlier step's fact.
+    #: Left out of dumps, so it is no part of a case's content hash (the outcome ignores it).
+    recall: bool = Field(False, exclude=True)
 
     @field_validator("expect", "forbidden", mode="before")
     @classmethod

@@ -9,9 +9,10 @@ text of every tool result of the case so far, and nothing else: so any evidence 
 holds came from a tool, never from the question or from general knowledge.
 
 A case is proven when it PASSes, every gold call ran without a tool error, every evidence
-item is in the tools' output, every state check holds, and the measuring guards (a write
-step has ``args`` or a state check; a read-only tool is forbidden only with a reason)
-pass. An irrelevance case, or a step expecting no tool, must pass with no call at all.
+item is in the tools' output and none was already in the conversation before its step
+(unless the step is marked ``recall``), every state check holds, and the measuring guards
+(a write step has ``args`` or a state check; a read-only tool is forbidden only with a
+reason) pass. An irrelevance case, or a step expecting no tool, must pass with no call at all.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pytest_tooleval.cases.guards import measuring_problems
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
 from pytest_tooleval.engine.session import CaseRun
+from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.tools.base import ToolProvider, ToolSpec
@@ -137,6 +139,9 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
     # measures whether the model reports it instead of claiming success.
     designed_errors = {tool.name for tool in case_file.tools if tool.error}
     outputs: list[str] = []
+    # The conversation before this step: earlier messages, tool results and answers, each
+    # matched on its own (joined, numbers at the ends of two lines would run together).
+    before: list[str] = []
     for number, (step, transcript) in enumerate(zip(case.steps, run.transcripts, strict=True),
                                                 1):
         for attempt in transcript.attempts:
@@ -146,22 +151,37 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
                 fail(number, f"gold call {attempt.name}({attempt.arguments}) returned "
                              f"a tool error: {(attempt.result or '')[:200]}")
         outputs.append(transcript.answer or "")
-        so_far = "\n".join(outputs)
         for alternatives in step.evidence_alternatives():
-            if not evidence_found(alternatives, so_far, case_file.language):
+            if not any(evidence_found(alternatives, output, case_file.language)
+                       for output in outputs):
                 seen = " ".join(" ".join(a.result or "" for a in transcript.attempts).split())
                 shown = f"this step's calls returned: {seen[:240]!r}" if seen else \
                     "this step made no call"
                 fail(number, f"evidence {' | '.join(alternatives)!r} is not in the output of "
                              f"any gold call so far: the fact does not come from the tools "
                              f"({shown})")
+        if not step.recall:
+            for index, alternatives in enumerate(step.evidence_alternatives()):
+                if any(evidence_found(alternatives, text, case_file.language)
+                       for text in before):
+                    fail(number, f"evidence[{index}] {' | '.join(alternatives)!r} was already "
+                                 f"in the conversation before this step ran, so it checks "
+                                 f"nothing here; fix: pick a fact this step's own tool output "
+                                 f"brings, or mark the step as a deliberate recall "
+                                 f"(\"recall\": true)")
         for check in transcript.state:
             if not check["held"]:
                 fail(number, f"state check {check['check']} does not hold: {check['detail']}")
+        before += [step.message, *_step_texts(transcript)]
     scored = score_case(case, run.transcripts, case_file.language)
     if scored.outcome != "PASS":
         fail(None, f"the gold path scores {scored.outcome}: " + "; ".join(scored.reasons))
     return failures
+
+
+def _step_texts(transcript: StepTranscript) -> list[str]:
+    """What a step added to the conversation: its tool results and its answer."""
+    return [*(attempt.result or "" for attempt in transcript.attempts), transcript.answer or ""]
 
 
 class _OracleWorlds:
