@@ -12,7 +12,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from pytest_tooleval.shard import ShardError, parse_shard, shard_items
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call, status
 from tests.support.interrupt import stop_after
+from tests.test_process_end import _spawn as spawn
 
 CASES = 10
 
@@ -138,16 +138,7 @@ def test_a_complete_run_is_not_interrupted_and_its_journal_says_complete(
 
 
 def _spawn(project, workers: int, *extra: str) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin",
-            "-p", "no:cacheprovider", "--tooleval-no-builtin", "--model", "fake",
-            "--grammar", "vendor", "--tooleval-min-cases", "1", "-q", *extra]
-    if workers:
-        args += ["-p", "xdist", "-n", str(workers)]
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]),
-                                          os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen(args, cwd=project.path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return spawn(project, workers, *extra, output=subprocess.DEVNULL)
 
 
 def _wait_for_cases(path: Path, count: int, process: subprocess.Popen[bytes]) -> None:

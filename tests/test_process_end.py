@@ -19,7 +19,8 @@ from tests.support.fake_openai import Rule, answer
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _spawn(project, workers: int, *extra: str) -> subprocess.Popen[bytes]:
+def _spawn(project, workers: int, *extra: str,
+           output: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
     """pytest in its own process group, as a shell or a CI job starts it."""
     args = [sys.executable, "-m", "pytest", "-p", "pytest_tooleval.plugin",
             "-p", "no:cacheprovider", "--tooleval-no-builtin", "--model", "fake",
@@ -28,7 +29,7 @@ def _spawn(project, workers: int, *extra: str) -> subprocess.Popen[bytes]:
         args += ["-p", "xdist", "-n", str(workers)]
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen(args, cwd=project.path, env=env, stdout=subprocess.PIPE,
+    return subprocess.Popen(args, cwd=project.path, env=env, stdout=output,
                             stderr=subprocess.STDOUT, start_new_session=True)
 
 

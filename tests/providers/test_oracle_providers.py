@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from pytest_tooleval.cli import main
+from tests.providers.test_mcp_git_e2e import _repository
 
 CONFTEST = '''
 from pytest_tooleval import tool
@@ -70,20 +70,6 @@ def test_a_conftest_that_cannot_be_imported_is_the_reason_given(tmp_path: Path,
     reason = oracle["failures"][0]["reason"]
     assert "release_date, which no provider offers here" in reason
     assert "cannot be imported outside pytest" in reason and "no_such_module_here" in reason
-
-
-def _repository(path: Path) -> Path:
-    path.mkdir()
-
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-c", "user.name=Test", "-c", "user.email=t@example.org",
-                        *args], cwd=path, check=True, capture_output=True)
-
-    git("init", "-q", "-b", "main")
-    (path / "README.md").write_text("throwaway\n")
-    git("add", "README.md")
-    git("commit", "-q", "-m", "Add the readme of the throwaway repository")
-    return path
 
 
 def _git_server(repo: Path, command: str = sys.executable) -> str:
