@@ -131,13 +131,12 @@ def _build_state(state: Path) -> None:
 
 
 def _fix_mtimes(root: Path, when: str) -> None:
-    """Directories (and the repository's files) get one fixed mtime, deepest first."""
+    """Directories outside the repository (which keeps the times its history gives,
+    world/repo.py) get one fixed mtime, deepest first."""
     epoch = _stamp(when).timestamp()
     repo = root / "home" / REPO_DIR
-    for path in sorted(repo.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-        os.utime(path, (epoch, epoch), follow_symlinks=False)
     for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-        if path.is_dir():
+        if path.is_dir() and path != repo and repo not in path.parents:
             os.utime(path, (epoch, epoch))
     os.utime(root, (epoch, epoch))
 

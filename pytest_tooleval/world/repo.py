@@ -96,6 +96,39 @@ def _apply(root: Path, commit: dict[str, Any], label: str) -> None:
         (root / rel).unlink()
 
 
+def _last_touched(log: str) -> dict[str, str]:
+    """``git log --format=@%cI --name-only`` → each path's newest commit date."""
+    times: dict[str, str] = {}
+    when = ""
+    for line in log.splitlines():
+        if line.startswith("@"):
+            when = line[1:]
+        elif line:
+            times.setdefault(line, when)
+    return times
+
+
+def _set_mtimes(root: Path, times: dict[str, str], git_time: str) -> None:
+    """Files as their history says (the last commit that touched each, the uncommitted
+    changes' own time); ``.git`` at the last git action; a folder at its newest entry."""
+    def epoch(iso: str) -> float:
+        return datetime.fromisoformat(iso).timestamp()
+
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        rel = path.relative_to(root).as_posix()
+        if rel == ".git" or rel.startswith(".git/"):
+            when = epoch(git_time)
+        elif path.is_dir():
+            when = max((child.stat().st_mtime for child in path.iterdir()), default=0.0)
+        elif rel in times:
+            when = epoch(times[rel])
+        else:
+            raise RepoBuildError(f"{rel}: no commit or uncommitted change wrote this file")
+        os.utime(path, (when, when), follow_symlinks=False)
+    newest = max(child.stat().st_mtime for child in root.iterdir())
+    os.utime(root, (newest, newest))
+
+
 def build_repo(dest: Path, spec: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the repository in ``dest``; returns commit records for docs and tests."""
     spec = spec or load_yaml("repo.yaml")
@@ -173,6 +206,11 @@ def build_repo(dest: Path, spec: dict[str, Any] | None = None) -> dict[str, Any]
         uncommitted = spec.get("uncommitted") or {}
         _apply(dest, {"modify": uncommitted.get("modify")}, "uncommitted")
         _apply(dest, {"write": uncommitted.get("untracked")}, "untracked")
+        times = _last_touched(git("log", "--format=@%cI", "--name-only", "main"))
+        times.update(dict.fromkeys([*(uncommitted.get("modify") or {}),
+                                    *(uncommitted.get("untracked") or {})],
+                                   uncommitted.get("mtime")))
+        _set_mtimes(dest, times, max(c["date"] for c in [*spec["commits"], tag]))
         heads = {
             line.split()[1]: line.split()[0]
             for line in git(
