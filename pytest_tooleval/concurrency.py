@@ -138,19 +138,15 @@ def _run(session: ModelSession, ref: CaseRef) -> CaseRun:
 
 
 # -- the process's side: starting lanes, and which cases come next ---------------------------
-def start_lanes(session: ModelSession, requested: int, kind: str
+def start_lanes(session: ModelSession, requested: int
                 ) -> tuple[Lanes | None, dict[str, object]]:
     """Lanes for ``requested`` concurrent tool loops, or None with why the run stays at 1
-    (the embedded model, a backend or provider that cannot be shared); and what the
-    report records under ``run.concurrency``."""
+    (a backend or provider that cannot be shared); and what the report records under
+    ``run.concurrency``."""
     from pytest_tooleval.engine.session import CannotFork
 
     info: dict[str, object] = {"requested": requested, "used": 1}
     if requested <= 1:
-        return None, info
-    if kind == "llama":
-        info["why"] = ("the embedded model (llama.cpp in its own process) runs one case at "
-                       "a time; use -n N, or a server")
         return None, info
     try:
         sessions = [session.fork() for _ in range(requested)]

@@ -26,7 +26,9 @@ def pytest_tooleval_make_session(
     config: pytest.Config, settings: Settings, profile: Profile
 ) -> ModelSession | None:
     """Return the ``ModelSession`` that runs every case of this process, or None to use
-    the built-in one. It must be a ``pytest_tooleval.engine.session.ModelSession``."""
+    the built-in one. It must be a ``pytest_tooleval.ModelSession``. (A backend kind of
+    one's own needs no hook: an entry point in the group ``pytest_tooleval.backends``,
+    ``models/registry.py``.)"""
 
 
 def pytest_tooleval_run_metadata(config: pytest.Config, metadata: dict[str, Any]) -> None:

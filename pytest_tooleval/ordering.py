@@ -1,22 +1,29 @@
 """The order cases run in: grouped by the prompt prefix they share.
 
-Every case is independent (its own world copy, a fixed seed), so the order is free. The
-embedded model reuses the KV state of the prompt prefix it evaluated last (the system
-message with the tool block, tools in catalogue order), so cases showing the same tools
-should run next to each other. Sorting by the first step's shown tools, in the order the
-prompt lists them, puts every shared prefix in one run (a depth-first walk of the prefix
-tree). The sort is deterministic, so every xdist worker collects the same order; xdist's
-``load`` scheduling hands each worker consecutive slices of it, so each worker's own
-sequence keeps the order too.
+Every case is independent (its own world copy, a fixed seed), so the order is free. A
+backend with ``prefix_order`` (the embedded model) reuses the KV state of the prompt prefix
+it evaluated last (the system message with the tool block, tools in catalogue order), so
+cases showing the same tools should run next to each other. Sorting by the first step's
+shown tools, in the order the prompt lists them, puts every shared prefix in one run (a
+depth-first walk of the prefix tree). The sort is deterministic, so every xdist worker
+collects the same order; xdist's ``load`` scheduling hands each worker consecutive slices of
+it, so each worker's own sequence keeps the order too.
 
 Transcripts do not depend on the order (``models.kv_reuse``); only the time does.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from pytest_tooleval.models.base import BackendConfigError
+from pytest_tooleval.models.registry import backend_class, grammar_mode
+
+if TYPE_CHECKING:
+    from pytest_tooleval.config import Settings
+    from pytest_tooleval.models.profiles import Profile
 
 ORDERS = ("auto", "prefix", "collection")
 
@@ -25,16 +32,21 @@ def add_option(parser: pytest.Parser) -> None:
     parser.getgroup("tooleval").addoption(
         "--tooleval-order", choices=ORDERS, default="auto", dest="tooleval_order",
         help="case order: prefix (cases sharing a prompt prefix together: faster on a CPU), "
-        "collection (file order), auto (prefix for the embedded model; the default)")
+        "collection (file order), auto (prefix for a backend that reuses a prompt prefix, "
+        "such as the embedded model; the default)")
 
 
-def wanted(config: pytest.Config, backend_kind: str) -> bool:
+def wanted(config: pytest.Config, settings: Settings, profile: Profile) -> bool:
     """Ordering routes every case, which builds the session (and starts MCP servers):
-    under ``--collect-only`` only when ``--tooleval-order prefix`` asks for it."""
+    under ``--collect-only`` only when ``--tooleval-order prefix`` asks for it. A backend
+    that cannot be had is its cases' error later, never collection's."""
     order = config.getoption("tooleval_order", "auto")
-    if order == "prefix":
-        return True
-    return order == "auto" and backend_kind == "llama" and not config.option.collectonly
+    if order != "auto" or config.option.collectonly:
+        return order == "prefix"
+    try:
+        return backend_class(profile.kind, grammar_mode(settings, profile)).prefix_order
+    except BackendConfigError:
+        return False
 
 
 def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:

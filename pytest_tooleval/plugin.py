@@ -102,7 +102,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     runtime = runtime_of(config)
     from pytest_tooleval import ordering
 
-    if not runtime.settings.check and ordering.wanted(config, runtime.profile.kind):
+    if not runtime.settings.check and ordering.wanted(config, runtime.settings, runtime.profile):
         from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.tools.base import ConfigurationError
 

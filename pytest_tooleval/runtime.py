@@ -172,8 +172,7 @@ class Runtime:
             if requested > 1 and self._preflight(self.session()) is None:
                 from pytest_tooleval.concurrency import start_lanes
 
-                self._lanes, self.concurrency = start_lanes(
-                    self.session(), requested, self.profile.kind)
+                self._lanes, self.concurrency = start_lanes(self.session(), requested)
                 if self._lanes is None:
                     import warnings
 

@@ -1,6 +1,6 @@
 """Builds a run's parts from settings: the backend, the tool providers, the router.
 
-Heavy modules (llama.cpp, the MCP SDK, the built-in tools) are imported here, on first
+Heavy modules (a model's backend, the MCP SDK, the built-in tools) are imported on first
 use, never when the plugin loads.
 """
 
@@ -21,24 +21,9 @@ from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT
 from pytest_tooleval.engine.session import ModelSession
 from pytest_tooleval.models.base import Backend
 from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.models.registry import grammar_mode, make_backend
 from pytest_tooleval.router.base import Router
 from pytest_tooleval.tools.base import CaseContext, ConfigurationError, ToolProvider
-
-
-def grammar_mode(settings: Settings, profile: Profile) -> str:
-    return settings.grammar or profile.grammar or "on"
-
-
-def make_backend(profile: Profile, grammar: str, workers: int = 1) -> Backend:
-    """The backend a profile and grammar mode call for (``models.registry``).
-
-    ``workers``: xdist workers on this machine, so that embedded models share the cores
-    instead of each taking all of them.
-    """
-    from pytest_tooleval.models.registry import make_backend as from_registry
-
-    options: dict[str, Any] = {"workers": workers} if profile.kind == "llama" else {}
-    return from_registry(profile, grammar, **options)
 
 
 class CaseWorlds:
@@ -170,7 +155,7 @@ def build_session(
     grammar = grammar_mode(settings, profile)
     return ModelSession(
         backend_factory=_cached(settings, profile, grammar,
-                                lambda: make_backend(profile, grammar, workers)),
+                                lambda: make_backend(profile, grammar, workers=workers)),
         providers=configured_providers(settings, world_base, conftests),
         router_factory=make_router_factory(settings),
         max_steps=profile.max_steps,

@@ -383,12 +383,12 @@ def test_a_run_interrupted_at_one_resumes_at_four(project, fake_model) -> None:
 OWN_SESSION = '''
 import copy
 from pytest_tooleval.engine.session import ModelSession
-from pytest_tooleval.models.base import ModelTurn, RawCall
+from pytest_tooleval.models.base import Backend, ModelTurn, RawCall
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.tools.base import ToolProvider, ToolResult, ToolSpec
 
 
-class Plain:  # duck-typed: not a Backend subclass, so no fork() and no case_scope()
+class Plain(Backend):  # Backend's own fork(): None
     def complete(self, messages, tools):
         if messages[-1]["role"] == "tool":
             return ModelTurn(content="It is " + messages[-1]["content"])

@@ -108,7 +108,13 @@ class ModelSession:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
-            self._backend = self.backend_factory()
+            made = self.backend_factory()
+            if not isinstance(made, Backend):
+                raise ConfigurationError(
+                    f"the session's backend_factory made a {type(made).__module__}."
+                    f"{type(made).__qualname__}; a backend must subclass pytest_tooleval.Backend "
+                    "(which gives preflight, case_scope, fork and close their defaults)")
+            self._backend = made
         return self._backend
 
     def describe_backend(self) -> dict[str, Any]:
@@ -165,9 +171,7 @@ class ModelSession:
         if self._preflight_done:
             return
         self.offered_tools()  # the catalogue: providers started, duplicate names refused
-        check = getattr(self.backend, "preflight", None)
-        if callable(check):
-            check()
+        self.backend.preflight()
         self._preflight_done = True
 
     def run(self, ref: CaseRef) -> CaseRun:
@@ -228,9 +232,7 @@ class ModelSession:
                              tool_timeout=self.tool_timeout, case_timeout=self.case_timeout),
             )
             observe = _state_observer(ref, catalogue)
-            # Optional: a backend of one's own need not subclass Backend.
-            scope = getattr(self.backend, "case_scope", None)
-            with scope() if callable(scope) else contextlib.nullcontext():
+            with self.backend.case_scope():
                 loop.run_case(ref.case_file, ref.case, transcripts, observe)
         finally:
             for provider in started:
@@ -247,15 +249,14 @@ class ModelSession:
         """A session for one more concurrent tool loop: its own backend handle (its own
         seed), its own providers' case state (each case its own world, as now), the same
         router behind a lock, the preflight already proven. ``CannotFork`` says why not."""
-        fork = getattr(self.backend, "fork", None)
-        backend = fork() if callable(fork) else None
+        backend = self.backend.fork()
         if backend is None:
-            raise CannotFork(f"the backend {type(self.backend).__name__} serves one case at "
-                             "a time (its fork() gives no second handle)")
+            raise CannotFork(self.backend.no_fork_reason or (
+                f"the backend {type(self.backend).__name__} serves one case at a time (its "
+                "fork() gives no second handle)"))
         providers = []
         for provider in self.catalogue.providers:
-            fork_provider = getattr(provider, "fork", None)
-            forked = fork_provider() if callable(fork_provider) else None
+            forked = provider.fork()
             if forked is None:
                 raise CannotFork(
                     f"the tool provider {provider.source} serves one case at a time (its "
@@ -320,8 +321,8 @@ def _state_observer(ref: CaseRef, catalogue: Catalogue) -> Any:
         checks = ref.case.checks_after(index)
         if not checks:
             return
-        world = next((getattr(p, "world", None) for p in catalogue.providers
-                      if getattr(p, "world", None) is not None), None)
+        worlds = (provider.world for provider in catalogue.providers)
+        world = next((found for found in worlds if found is not None), None)
         if world is None:
             raise ProviderError(
                 "this case checks the world's state, but no built-in world is running "

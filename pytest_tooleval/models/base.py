@@ -13,9 +13,12 @@ import copy
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_tooleval.tools.base import ToolSpec
+
+if TYPE_CHECKING:
+    from pytest_tooleval.models.profiles import Profile
 
 Message = dict[str, Any]
 
@@ -148,10 +151,28 @@ def mark_truncated(turn: ModelTurn, call_id: str = "call_truncated") -> ModelTur
 
 
 class Backend(ABC):
-    """A model behind some API. One instance per pytest process."""
+    """A model behind some API. One instance per pytest process.
+
+    The registry (``models.registry``) builds one with ``from_profile``; the session calls
+    ``preflight`` once, then ``complete`` per turn, inside ``case_scope`` per case.
+    """
 
     #: The grammar mode this backend runs ("vendor", "on", "off").
     mode: str = "vendor"
+    #: ``--tooleval-order auto`` runs cases grouped by the prompt prefix they share: for a
+    #: backend that reuses the state of the prefix it evaluated last (ordering.py).
+    prefix_order: ClassVar[bool] = False
+    #: Why ``fork`` gives no second handle, as ``run.concurrency.why`` says it (None: a
+    #: sentence naming the class).
+    no_fork_reason: ClassVar[str | None] = None
+
+    @classmethod
+    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> Backend:
+        """The backend a profile (``[tool.tooleval.models.NAME]``) and grammar mode ask for;
+        ``BackendConfigError`` for what it cannot do. ``workers``: the pytest processes (xdist
+        workers) on this machine, for a backend that shares its cores between them. The
+        default takes no settings: ``cls()``."""
+        return cls()
 
     @abstractmethod
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
@@ -192,7 +213,8 @@ class Backend(ABC):
         """Another handle on the same model for a concurrent tool loop (a profile's
         ``concurrency``): its own seed and per-turn state, shared connections; used from
         another thread while this one serves other cases. None (the default): this backend
-        serves one case at a time, and the run's concurrency stays 1."""
+        serves one case at a time, and the run's concurrency stays 1 (``no_fork_reason``
+        says why)."""
         return None
 
     def case_scope(self) -> AbstractContextManager[Any]:

@@ -24,9 +24,16 @@ from typing import Any
 
 from pytest_tooleval.models import grammar as envelope
 from pytest_tooleval.models import llama_cpu
-from pytest_tooleval.models.base import Backend, BackendUnavailable, Message, ModelTurn
+from pytest_tooleval.models.base import (
+    Backend,
+    BackendConfigError,
+    BackendUnavailable,
+    Message,
+    ModelTurn,
+)
 from pytest_tooleval.models.model_process import ModelProcess, ModelRequestFailed
 from pytest_tooleval.models.parsing import split_output
+from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
 from pytest_tooleval.tools.base import ToolSpec
 
@@ -81,6 +88,31 @@ def cut_points(prompt: str, system_content: str) -> list[int]:
 class LlamaBackend(Backend):
     """A GGUF model in a model process. ``grammar``: "on" (JSON-envelope constraint) or
     "off"."""
+
+    #: It reuses the KV state of the prompt prefix it evaluated last.
+    prefix_order = True
+    no_fork_reason = ("the embedded model (llama.cpp in its own process) runs one case at a "
+                      "time; use -n N, or a server")
+
+    @classmethod
+    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> LlamaBackend:
+        """``workers``: xdist workers on this machine, so that embedded models share the
+        cores instead of each taking all of them."""
+        if profile.repeat_penalty not in (None, 1.0):
+            # Sampling runs with repeat_penalty 1.0 and takes no keyword for it: refuse
+            # rather than record a value that did not run.
+            raise BackendConfigError(
+                f"profile {profile.name!r}: the embedded backend samples with repeat_penalty "
+                f"1.0; repeat_penalty = {profile.repeat_penalty} is not supported there")
+        sampling: dict[str, Any] = {
+            name: value for name, value in (("top_p", profile.top_p), ("top_k", profile.top_k),
+                                            ("min_p", profile.min_p)) if value is not None}
+        return cls(
+            None if profile.gguf in (None, "default") else profile.gguf,
+            grammar=grammar, n_threads=profile.n_threads or llama_cpu.default_threads(workers),
+            n_ctx=profile.n_ctx, seed=profile.seed, temperature=profile.temperature,
+            max_tokens=profile.max_tokens, thinking=profile.thinking, **sampling,
+        )
 
     def __init__(
         self,

@@ -114,8 +114,9 @@ class OpenAIChatBackend(Backend):
         self._preflight: dict[str, Any] | None = None
 
     @classmethod
-    def from_profile(cls, profile: Profile, grammar: str, **options: Any) -> OpenAIChatBackend:
-        return cls(profile, **options)
+    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1
+                     ) -> OpenAIChatBackend:
+        return cls(profile)
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.models.registry import unknown_kind
 
 DEFAULT_PROFILE = "smollm2-135m"
 #: More threads than this in one process gain nothing over a few xdist workers.
@@ -22,7 +23,8 @@ class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = ""
-    kind: Literal["openai", "llama"] = "openai"
+    #: The backend kind (models/registry.py): "openai", "llama", or a plugin's own.
+    kind: str = "openai"
     #: One server, or a list of replicas serving the same model (each case goes to the
     #: least-loaded replica; ties in turn).
     base_url: str | list[str] | None = None
@@ -144,6 +146,9 @@ def _validated(fields: dict[str, Any], where: str) -> Profile:
                 message = "unknown field" + did_you_mean(field, Profile.model_fields)
             problems.append(f"{field}: {message}")
         raise ProfileError(f"{where}: {'; '.join(problems)}") from None
+    why = unknown_kind(profile.kind)
+    if why is not None:
+        raise ProfileError(f"{where}: {why}")
     if isinstance(profile.base_url, list) and not profile.base_url:
         raise ProfileError(f"{where}: base_url is an empty list; give one URL or a list of "
                            'replicas (for example ["http://10.0.0.1:8000/v1", '

@@ -140,14 +140,15 @@ class RawCompletionBackend(Backend):
         self.last_output: str | None = None  # the raw text of the latest turn
 
     @classmethod
-    def from_profile(cls, profile: Profile, grammar: str, **options: Any) -> RawCompletionBackend:
+    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1
+                     ) -> RawCompletionBackend:
         if not profile.base_url:
             raise BackendConfigError(f"profile {profile.name!r} has no base_url")
         return cls(
             profile.base_url, grammar=grammar, model=profile.model, template=profile.template,
             sampling=profile.sampling(), thinking=profile.thinking, timeout=profile.timeout,
             retries=profile.retries, api_key=api_key_of(profile),
-            start_hint=profile.start_hint, connections=profile.concurrency, **options,
+            start_hint=profile.start_hint, connections=profile.concurrency,
         )
 
     # -- transport -------------------------------------------------------------------------

@@ -1,30 +1,36 @@
-"""Which backend a profile and grammar mode call for: a small table, one convention.
+"""Which backend a profile's ``kind`` and a grammar mode call for: a small table, plus the
+kinds plugins add.
 
-Every entry is ``"module:attribute"`` naming a callable ``(profile, grammar, **options)``
-that returns a ``Backend`` (a class's ``from_profile``, or a function); modules are
-imported only when their backend is built, so listing llama.cpp here loads nothing.
-``register`` adds or replaces an entry (a plugin's own backend kind, a test double).
+Every entry names a ``Backend`` subclass (or ``"module:Class"``, imported only when its
+kind is used, so listing llama.cpp here loads nothing); the registry builds it with its
+``from_profile``. A plugin adds a kind with an entry point in the group
+``pytest_tooleval.backends`` (name: the kind, value: ``"module:Class"``), which serves every
+grammar mode (its ``from_profile`` refuses one it cannot run). ``register`` adds or
+replaces an entry in this process (a test double).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.models.base import Backend, BackendConfigError
-from pytest_tooleval.models.profiles import Profile
 
+if TYPE_CHECKING:
+    from pytest_tooleval.config import Settings
+    from pytest_tooleval.models.profiles import Profile
 
-class BackendFactory(Protocol):
-    def __call__(self, profile: Profile, grammar: str, **options: Any) -> Backend: ...
+ENTRY_POINT_GROUP = "pytest_tooleval.backends"
+GRAMMARS = ("vendor", "on", "off")
 
-
-REGISTRY: dict[tuple[str, str], str | BackendFactory] = {
-    ("openai", "vendor"): "pytest_tooleval.models.openai:OpenAIChatBackend.from_profile",
-    ("openai", "on"): "pytest_tooleval.models.raw_openai:RawCompletionBackend.from_profile",
-    ("openai", "off"): "pytest_tooleval.models.raw_openai:RawCompletionBackend.from_profile",
-    ("llama", "on"): "pytest_tooleval.models.registry:embedded_from_profile",
-    ("llama", "off"): "pytest_tooleval.models.registry:embedded_from_profile",
+REGISTRY: dict[tuple[str, str], str | type[Backend]] = {
+    ("openai", "vendor"): "pytest_tooleval.models.openai:OpenAIChatBackend",
+    ("openai", "on"): "pytest_tooleval.models.raw_openai:RawCompletionBackend",
+    ("openai", "off"): "pytest_tooleval.models.raw_openai:RawCompletionBackend",
+    ("llama", "on"): "pytest_tooleval.models.llama:LlamaBackend",
+    ("llama", "off"): "pytest_tooleval.models.llama:LlamaBackend",
 }
 
 _WHY_NOT = {
@@ -33,57 +39,62 @@ _WHY_NOT = {
 }
 
 
-def register(kind: str, grammar: str, factory: str | BackendFactory) -> None:
-    REGISTRY[(kind, grammar)] = factory
+def register(kind: str, backend: str | type[Backend], *grammars: str) -> None:
+    """``backend`` serves ``kind`` in these grammar modes (all of them when none is named)."""
+    for grammar in grammars or GRAMMARS:
+        REGISTRY[(kind, grammar)] = backend
 
 
-def _resolve(target: str | BackendFactory) -> BackendFactory:
+def _plugin_kinds() -> dict[str, str]:
+    """The kinds installed packages add (read on each call: a kind of one's own is rare)."""
+    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def known_kinds() -> list[str]:
+    return sorted({kind for kind, _ in REGISTRY} | set(_plugin_kinds()))
+
+
+def unknown_kind(kind: str) -> str | None:
+    """Why ``kind`` names no backend, with the fix; None when it names one."""
+    if any(known == kind for known, _ in REGISTRY) or kind in _plugin_kinds():
+        return None
+    kinds = known_kinds()
+    return (f"kind {kind!r} is not a backend kind{did_you_mean(kind, kinds)}. Known kinds: "
+            f"{', '.join(kinds)}; a plugin adds its own with an entry point in the group "
+            f"{ENTRY_POINT_GROUP!r} (docs/usage.md, 'Your own backend kind')")
+
+
+def grammar_mode(settings: Settings, profile: Profile) -> str:
+    """The grammar mode a run uses: ``--grammar``, else the profile's, else "on"."""
+    return settings.grammar or profile.grammar or "on"
+
+
+def backend_class(kind: str, grammar: str) -> type[Backend]:
+    """The backend class for this kind and grammar mode; ``BackendConfigError`` if none."""
+    key = (kind, grammar)
+    target = REGISTRY.get(key)
+    if target is None and not any(known == kind for known, _ in REGISTRY):
+        target = _plugin_kinds().get(kind)
+    if target is None:
+        modes = sorted(g for k, g in REGISTRY if k == kind)
+        raise BackendConfigError(_WHY_NOT.get(key) or unknown_kind(kind) or (
+            f"no backend for kind {kind!r} with grammar {grammar!r} "
+            f"(this kind runs: {', '.join(modes)})"))
     if not isinstance(target, str):
         return target
-    module_name, _, path = target.partition(":")
-    value: Any = importlib.import_module(module_name)
-    for part in path.split("."):
-        value = getattr(value, part)
-    factory: BackendFactory = value
-    return factory
+    module_name, _, name = target.partition(":")
+    try:
+        found = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError) as exc:
+        raise BackendConfigError(f"backend kind {kind!r}: cannot load {target!r}: {exc}") \
+            from None
+    if not (isinstance(found, type) and issubclass(found, Backend)):
+        raise BackendConfigError(f"backend kind {kind!r}: {target!r} is not a subclass of "
+                                 "pytest_tooleval.Backend")
+    return found
 
 
-def make_backend(profile: Profile, grammar: str, **options: Any) -> Backend:
-    """The backend for this profile and grammar mode; ``BackendConfigError`` if none."""
-    key = (profile.kind, grammar)
-    target = REGISTRY.get(key)
-    if target is None:
-        modes = sorted(g for k, g in REGISTRY if k == profile.kind)
-        raise BackendConfigError(_WHY_NOT.get(key) or (
-            f"no backend for kind {profile.kind!r} with grammar {grammar!r} "
-            f"(this kind runs: {', '.join(modes) or 'nothing'})"))
-    return _resolve(target)(profile, grammar, **options)
-
-
-def embedded_from_profile(profile: Profile, grammar: str, *, workers: int = 1,
-                          **options: Any) -> Backend:
-    """The embedded llama.cpp backend. ``workers``: xdist workers on this machine, so that
-    embedded models share the cores instead of each taking all of them."""
-    from pytest_tooleval.models import llama_cpu
-    from pytest_tooleval.models.llama import LlamaBackend
-
-    factory = getattr(LlamaBackend, "from_profile", None)
-    if factory is not None:
-        built: Backend = factory(profile, grammar, workers=workers, **options)
-        return built
-    threads = profile.n_threads or llama_cpu.default_threads(workers)
-    if profile.repeat_penalty not in (None, 1.0):
-        # LlamaBackend samples with repeat_penalty 1.0 and takes no keyword for it: refuse
-        # rather than record a value that did not run.
-        raise BackendConfigError(
-            f"profile {profile.name!r}: the embedded backend samples with repeat_penalty 1.0; "
-            f"repeat_penalty = {profile.repeat_penalty} is not supported there")
-    sampling: dict[str, Any] = {
-        name: value for name, value in (("top_p", profile.top_p), ("top_k", profile.top_k),
-                                        ("min_p", profile.min_p)) if value is not None}
-    return LlamaBackend(
-        None if profile.gguf in (None, "default") else profile.gguf,
-        grammar=grammar, n_threads=threads, n_ctx=profile.n_ctx, seed=profile.seed,
-        temperature=profile.temperature, max_tokens=profile.max_tokens,
-        thinking=profile.thinking, **sampling, **options,
-    )
+def make_backend(profile: Profile, grammar: str, *, workers: int = 1) -> Backend:
+    """The backend for this profile and grammar mode, built by its ``from_profile``.
+    ``workers``: xdist workers on this machine (``Backend.from_profile``)."""
+    return backend_class(profile.kind, grammar).from_profile(profile, grammar, workers=workers)

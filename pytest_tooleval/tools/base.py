@@ -107,6 +107,12 @@ class ToolProvider(ABC):
         thread-safe), and the run's concurrency stays 1."""
         return None
 
+    @property
+    def world(self) -> Any:
+        """The case's world, which the case's state checks (``after``) read: the built-in
+        provider's; None (the default) for a provider without one."""
+        return None
+
     def shadowed_builtins(self) -> set[str]:
         """Built-in tools this provider replaces: the catalogue leaves them out."""
         return set()

@@ -178,5 +178,5 @@ def test_the_embedded_profile_threads_are_the_usable_cpus_per_worker(monkeypatch
     monkeypatch.setattr(llama_module.LlamaBackend, "__init__", fake_init)
     profile = Profile(name="smollm2-135m", kind="llama", gguf="default")
     with pytest.raises(RuntimeError, match="stop here"):
-        registry.embedded_from_profile(profile, "on", workers=2)
+        registry.make_backend(profile, "on", workers=2)
     assert captured["n_threads"] == 3  # six usable CPUs, two workers

@@ -187,15 +187,18 @@ def test_the_embedded_model_has_no_vendor_mode() -> None:
 
 def test_register_adds_a_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(REGISTRY, ("openai", "vendor"), REGISTRY[("openai", "vendor")])
-    built: list[tuple[str, str]] = []
+    built: list[tuple[str, str, int]] = []
 
-    def factory(p: Profile, grammar: str, **options: Any) -> Any:
-        built.append((p.name, grammar))
-        return "mine"
+    class Mine(OpenAIChatBackend):
+        @classmethod
+        def from_profile(cls, p: Profile, grammar: str, *, workers: int = 1) -> Any:
+            built.append((p.name, grammar, workers))
+            return "mine"
 
-    register("openai", "vendor", factory)
-    assert make_backend(profile("http://x/v1"), "vendor") == "mine"
-    assert built == [("t", "vendor")]
+    register("openai", Mine, "vendor")
+    assert make_backend(profile("http://x/v1"), "vendor", workers=3) == "mine"
+    assert built == [("t", "vendor", 3)]
+    assert isinstance(make_backend(profile("http://x/v1"), "on"), RawCompletionBackend)
 
 
 def test_wiring_uses_the_registry() -> None:

@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any
 
+from pytest_tooleval.models.base import Backend
 from pytest_tooleval.models.model_process import WorkerRefusal, serve
 
 CRASH_FILE_ENV = "TOOLEVAL_FAKE_CRASH_FILE"
@@ -65,7 +66,7 @@ if __name__ == "__main__":
     serve(handle)
 
 
-class FakeProcessBackend:
+class FakeProcessBackend(Backend):
     """A backend whose model runs in the stand-in worker: what ``LlamaBackend`` does with
     its process, without llama.cpp (for plugin-level crash tests on any machine)."""
 

@@ -1,0 +1,145 @@
+"""Extension points: the public names, a backend kind of one's own (an entry point in the
+group ``pytest_tooleval.backends``), and what a backend class tells the run."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import pytest_tooleval
+from pytest_tooleval.concurrency import start_lanes
+from pytest_tooleval.engine.session import CannotFork, ModelSession
+from pytest_tooleval.models import base, registry
+from pytest_tooleval.models.base import BackendConfigError, ModelTurn
+from pytest_tooleval.models.profiles import Profile, ProfileError, resolve_profile
+from pytest_tooleval.ordering import wanted
+from pytest_tooleval.result import CaseResult
+from pytest_tooleval.tools import base as tools_base
+from pytest_tooleval.tools.base import ConfigurationError
+from pytest_tooleval.tools.python import tool
+from tests.conftest import WEATHER_CASE, scenario
+
+
+def test_the_public_names_are_the_real_classes() -> None:
+    real = {"Backend": base.Backend, "BackendError": base.BackendError,
+            "ModelTurn": base.ModelTurn, "RawCall": base.RawCall,
+            "ToolProvider": tools_base.ToolProvider, "ToolSpec": tools_base.ToolSpec,
+            "ToolResult": tools_base.ToolResult, "ModelSession": ModelSession,
+            "CaseResult": CaseResult, "tool": tool}
+    assert sorted(pytest_tooleval.__all__) == sorted(real)
+    for name, value in real.items():
+        assert getattr(pytest_tooleval, name) is value, name
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        _ = pytest_tooleval.Nope
+
+
+def test_an_unknown_kind_is_one_line_with_the_known_kinds_and_the_fix(tmp_path) -> None:
+    table = {"kind": "openia", "base_url": "http://127.0.0.1:9/v1"}
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile("mine", {"mine": table}, tmp_path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("[tool.tooleval.models.mine]: kind 'openia' is not a backend kind "
+                              "(did you mean 'openai'?). Known kinds: llama, openai;")
+    assert "'pytest_tooleval.backends'" in message and "Your own backend kind" in message
+    # A profile made in code (never validated) meets the same words when it is built.
+    with pytest.raises(BackendConfigError, match="kind 'openia' is not a backend kind"):
+        registry.make_backend(Profile(name="x", kind="openia"), "on")
+
+
+class Reuses(base.Backend):
+    prefix_order = True
+    no_fork_reason = "this model keeps one conversation at a time"
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[Any]) -> ModelTurn:
+        return ModelTurn(content="ok")
+
+
+def test_the_backend_class_decides_prefix_order(monkeypatch) -> None:
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    registry.register("reuses", Reuses)
+
+    def config(order: str = "auto", collectonly: bool = False) -> Any:
+        return SimpleNamespace(getoption=lambda name, default: order,
+                               option=SimpleNamespace(collectonly=collectonly))
+
+    settings = SimpleNamespace(grammar=None)
+    mine = Profile(name="m", kind="reuses")
+    assert wanted(config(), settings, mine)
+    assert not wanted(config(collectonly=True), settings, mine)
+    assert not wanted(config("collection"), settings, mine)
+    served = Profile(name="s", base_url="http://127.0.0.1:9/v1")
+    assert not wanted(config(), settings, served)
+    assert wanted(config("prefix"), settings, served)
+    # No backend for the mode: the cases say so later; collection keeps its order.
+    assert not wanted(config(), SimpleNamespace(grammar="vendor"), Profile(name="e", kind="llama"))
+
+
+def test_a_backend_without_fork_says_why_the_run_stays_at_one() -> None:
+    session = ModelSession(backend_factory=Reuses, providers=[],
+                           router_factory=lambda case_file: None)
+    with pytest.raises(CannotFork, match=r"^this model keeps one conversation at a time$"):
+        session.fork()
+    lanes, info = start_lanes(session, 3)
+    assert lanes is None
+    assert info == {"requested": 3, "used": 1,
+                    "why": "this model keeps one conversation at a time"}
+
+
+class DuckTyped:
+    def complete(self, messages: list[Any], tools: list[Any]) -> ModelTurn:
+        return ModelTurn(content="ok")
+
+
+def test_a_backend_that_is_not_a_backend_subclass_is_refused_with_the_fix() -> None:
+    session = ModelSession(backend_factory=DuckTyped, providers=[],
+                           router_factory=lambda case_file: None)
+    with pytest.raises(ConfigurationError, match=r"made a \S*test_extension\.DuckTyped; "
+                       r"a backend must subclass pytest_tooleval\.Backend"):
+        session.preflight()
+
+
+SCRIPTED = '''
+import json
+from pytest_tooleval import Backend, ModelTurn, RawCall
+
+
+class ScriptedBackend(Backend):
+    """Calls get_weather, then answers with what the tool said."""
+
+    @classmethod
+    def from_profile(cls, profile, grammar, *, workers=1):
+        made = cls()
+        made.mode = grammar
+        made.name = profile.model
+        return made
+
+    def complete(self, messages, tools):
+        if messages[-1]["role"] == "tool":
+            return ModelTurn(content="It is " + messages[-1]["content"])
+        return ModelTurn(content="", calls=[RawCall("get_weather", json.dumps({"city": "Izmir"}),
+                                                    "call-1")])
+
+    def describe(self):
+        return {"backend": "scripted", "grammar": self.mode, "model": self.name}
+'''
+
+
+def test_a_plugin_adds_a_backend_kind_that_a_profile_selects(project) -> None:
+    """An installed package's entry point (a dist-info folder on the path stands in for
+    ``pip install``) adds the kind "scripted"; a profile selects it; the case passes."""
+    project.write("scripted_backend.py", SCRIPTED)
+    project.write("scripted_backend-0.1.dist-info/METADATA",
+                  "Metadata-Version: 2.1\nName: scripted-backend\nVersion: 0.1\n")
+    project.write("scripted_backend-0.1.dist-info/entry_points.txt",
+                  "[pytest_tooleval.backends]\nscripted = scripted_backend:ScriptedBackend\n")
+    project.write("tooleval.toml", '[models.mine]\nkind = "scripted"\nmodel = "script-1"\n')
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE]))
+    project.pytester.syspathinsert()
+    result = project.run("--model", "mine", "--tooleval-min-cases", "1")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    result.assert_outcomes(passed=1)
+    run = project.report()["run"]
+    assert run["backend"]["backend"] == "scripted" and run["backend"]["model"] == "script-1"
