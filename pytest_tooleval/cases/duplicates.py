@@ -26,6 +26,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pytest_tooleval.text.normalize import normalize
+
 # rapidfuzz and the normaliser are imported where they are used: the CLI reads
 # DEFAULT_SIMILARITY without them (a cached ``tooleval check`` needs neither).
 
@@ -54,8 +56,6 @@ class Question:
 
     @property
     def key(self) -> str:
-        from pytest_tooleval.text.normalize import normalize
-
         key = normalize(self.text, self.language).text
         return key or " ".join(self.text.split())  # all-emoji text: compare as typed
 

@@ -23,6 +23,7 @@ from pytest_tooleval.cases.files import FOLDER_PROBLEM, is_scenario_path
 from pytest_tooleval.cases.files import SCENARIO_SUFFIXES as SCENARIO_SUFFIXES  # re-export
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import MAX_NAME_LENGTH, CaseFile
+from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 from pytest_tooleval.yamlio import MAX_BYTES, MAX_INT_DIGITS, LongNumber, YamlLimitError, safe_load
 
 
@@ -204,8 +205,6 @@ def load_case_file(
                                                                f"tools.{tool.name}.", 1))
                      for p in _problems(data, found)]
     if case_file.world is not None:
-        from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
-
         try:
             validate_overrides(case_file.world)
         except WorldOverrideError as exc:

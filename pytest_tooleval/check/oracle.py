@@ -30,11 +30,19 @@ from pytest_tooleval.cases.evidence import evidence_found
 from pytest_tooleval.cases.guards import measuring_problems
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
-from pytest_tooleval.engine.session import CaseRun
+from pytest_tooleval.check.catalogue import conftest_modules
+from pytest_tooleval.check.static import collect_files
+from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
+from pytest_tooleval.router import default_router
 from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.scoring.outcome import score_case
 from pytest_tooleval.tools.base import ToolProvider, ToolSpec
+from pytest_tooleval.tools.builtin import BuiltinToolProvider
+from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES, READ_ONLY_BUILTINS
+from pytest_tooleval.wiring import CaseWorlds, configured_providers
+from pytest_tooleval.world import WorldFactory
 
 if TYPE_CHECKING:
     from pytest_tooleval.config import Settings
@@ -124,8 +132,6 @@ class OracleReport:
 def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[OracleFailure]:
     """Why the oracle's run of ``case`` does not prove it; empty when it does. Scored with
     ``scoring.score_case``, as every run is."""
-    from pytest_tooleval.scoring.outcome import score_case
-
     failures: list[OracleFailure] = []
 
     def fail(step: int | None, reason: str, kind: str = ORACLE) -> None:
@@ -190,8 +196,6 @@ class _OracleWorlds:
     inline tools cannot change it). Copying is most of the oracle's time."""
 
     def __init__(self, base: Path) -> None:
-        from pytest_tooleval.wiring import CaseWorlds
-
         self.copies = CaseWorlds(lambda: base)
         self.base = base
         self.fresh = True
@@ -201,8 +205,6 @@ class _OracleWorlds:
         if self.fresh or context.world:
             return self.copies.world_for_case(context)
         if self._shared is None:
-            from pytest_tooleval.world import WorldFactory
-
             self._shared = WorldFactory(self.base).template()
         return self._shared
 
@@ -212,8 +214,6 @@ class _OracleWorlds:
 
 
 def _needs_fresh_world(case: Case, inline: set[str]) -> bool:
-    from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
-
     if case.after or any(step.after for step in case.steps):
         return True
     return any(call.tool not in READ_ONLY_BUILTINS and call.tool not in inline
@@ -225,11 +225,6 @@ def _session(base: Path, k: int, settings: Settings | None,
     """The oracle's session: the providers a run of ``settings`` would have (built by
     ``wiring.configured_providers``, as a run's are), with the oracle in the model's place
     and the built-ins over ``_OracleWorlds``; only the built-ins without ``settings``."""
-    from pytest_tooleval.engine.session import ModelSession
-    from pytest_tooleval.router import default_router
-    from pytest_tooleval.tools.builtin import BuiltinToolProvider
-    from pytest_tooleval.wiring import configured_providers
-
     oracle = OracleBackend()
     worlds = _OracleWorlds(base)
     router = default_router(k)
@@ -270,17 +265,12 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
     ``python_tools`` modules and ``conftest.py`` files (those a run of ``paths`` would
     load) are imported, as a run does; without it, only the built-in tools are offered.
     A configuration mistake raises ``ConfigurationError``."""
-    from pytest_tooleval.check.static import collect_files
-    from pytest_tooleval.engine.session import CaseRef
-
     started = time.perf_counter()
     report = OracleReport()
     paths = list(paths)
     problems: list[str] = []
     conftests: list[ModuleType] = []
     if settings is not None:
-        from pytest_tooleval.check.catalogue import conftest_modules
-
         conftests = conftest_modules(settings, paths, problems)
     with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
         session, oracle, worlds = _session(world_base or Path(scratch), k, settings, conftests)
@@ -350,7 +340,6 @@ def call_main(argv: list[str]) -> int:
         options = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
-    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
     if options.tool not in BUILTIN_TOOL_NAMES:
         print(f"tooleval call: {options.tool!r} is not a built-in tool; known: "
@@ -370,8 +359,6 @@ def call_main(argv: list[str]) -> int:
             return 2
         if case_file.world is not None:
             overrides = case_file.world.model_dump(exclude_none=True)
-    from pytest_tooleval.tools.builtin import BuiltinToolProvider
-    from pytest_tooleval.world import WorldFactory
 
     with tempfile.TemporaryDirectory(prefix="tooleval-call-") as scratch:
         world = WorldFactory(Path(scratch)).new_case_world(Path(scratch) / "case", overrides)

@@ -38,6 +38,7 @@ from pytest_tooleval.tools.base import (
 )
 from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 from pytest_tooleval.tools.inline import InlineToolProvider
+from pytest_tooleval.world.state import StateUnavailable, evaluate
 
 
 def classify_error(exc: BaseException) -> ErrorInfo:
@@ -316,8 +317,6 @@ def _state_observer(ref: CaseRef, catalogue: Catalogue) -> Any:
         return None
 
     def observe(index: int, transcript: StepTranscript) -> None:
-        from pytest_tooleval.world.state import StateUnavailable, evaluate
-
         checks = ref.case.checks_after(index)
         if not checks:
             return

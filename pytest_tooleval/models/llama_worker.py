@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+from pytest_tooleval.models import grammar as envelope
 from pytest_tooleval.models import greedy_grammar, kv_reuse, llama_cpu
 from pytest_tooleval.models.model_process import WorkerRefusal, serve
 
@@ -172,7 +173,6 @@ class Engine:
         if grammar is None:
             import json
 
-            from pytest_tooleval.models import grammar as envelope
 
             try:
                 gbnf = envelope.schema_to_gbnf(json.loads(schema_json))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pytest_tooleval.router.base import SHOWN, Router, Routing
+from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
 
 MODES = ("triggers", "oracle", "all")
@@ -129,7 +130,6 @@ def make_router(mode: str, k: int = SHOWN, **options: Any) -> Router:
         raise ValueError(f"unknown router mode {mode!r}; use one of {', '.join(MODES)}")
     if mode == "all":
         return AllRouter(k)
-    from pytest_tooleval.router.trigger_router import TriggerRouter
 
     router = TriggerRouter(k, **options)
     return OracleRouter(router) if mode == "oracle" else router

@@ -24,12 +24,20 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import CaseFile
+from pytest_tooleval.engine.session import CaseRef, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult
-from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.router import default_router
+from pytest_tooleval.router.base import SHOWN, Routing
 from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
+from pytest_tooleval.scoring.outcome import score_case
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
+from pytest_tooleval.tools.builtin import BuiltinToolProvider
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+from pytest_tooleval.world import WorldFactory
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +95,6 @@ class _ReadOnly(ToolProvider):
         return self.inner.list_tools()
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
-
         if name in SIDE_EFFECTING_BUILTINS:
             return ToolResult.error("a baseline does not run side-effecting tools")
         return self.inner.call(name, arguments)
@@ -116,8 +122,6 @@ class _RoutingMemo:
 
     def route(self, message: str, language: str, catalogue: list[ToolSpec],
               keep: tuple[str, ...] = ()) -> Any:
-        from pytest_tooleval.router.base import Routing
-
         key = (message, language, tuple(keep),
                tuple((spec.name, spec.stands_for) for spec in catalogue))
         routing = self._seen.get(key)
@@ -138,8 +142,6 @@ class _SharedWorlds:
     """One world per distinct set of file overrides, shared by every case that uses it."""
 
     def __init__(self, base: Path) -> None:
-        from pytest_tooleval.world import WorldFactory
-
         self.base = base
         self.factory = WorldFactory(base)
         self.worlds: dict[str, Any] = {}
@@ -179,17 +181,12 @@ class BaselineScorer:
 
     def _setup(self) -> list[tuple[str, PolicyBackend, Any]]:
         if self._sessions is None:
-            from pytest_tooleval.engine.session import ModelSession
-            from pytest_tooleval.router import default_router
-
             router = _RoutingMemo(default_router(self.k))
 
             def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
                 return list(router.route(message, language, tools).tools)
 
             if self.builtin:
-                from pytest_tooleval.tools.builtin import BuiltinToolProvider
-
                 if self.world_base is None:
                     self._scratch = Path(tempfile.mkdtemp(prefix="tooleval-baselines-"))
                 worlds = _SharedWorlds(self.world_base or self._scratch)  # type: ignore[arg-type]
@@ -208,8 +205,6 @@ class BaselineScorer:
 
     def score(self, ref: Any) -> dict[str, CaseResult | None]:
         """Every policy's result on this case (``CaseRef``); None for an ERROR."""
-        from pytest_tooleval.scoring.outcome import score_case
-
         outcomes: dict[str, CaseResult | None] = {}
         for policy, backend, session in self._setup():
             backend.prepare(ref.case_file)
@@ -270,10 +265,6 @@ def score_policies(
 def refs_for_results(results: Iterable[CaseResult], rootdir: Path) -> list[Any]:
     """Case references for the scored cases of a run, re-read from their files (each read
     once)."""
-    from pytest_tooleval.cases.errors import CaseFileError
-    from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.engine.session import CaseRef
-
     files: dict[str, CaseFile | None] = {}
     refs = []
     for result in results:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
+from pytest_tooleval.text.normalize import fold
+
 STEMMERS = ("light", "snowball")
 #: Which morphology the router's trigger and cue matching use (docs/router.md has the
 #: measurement that chose it). Here, not in the router, so the command line can name it
@@ -79,8 +81,6 @@ def has_snowball(language: str) -> bool:
 def snowball_stem(word: str, language: str) -> str:
     """The Snowball stem of a lowercase word (letters kept), folded to the router's ASCII
     key; the folded word itself for a language Snowball does not have."""
-    from pytest_tooleval.text.normalize import fold  # here: the CLI imports this module
-
     algorithm = SNOWBALL_LANGUAGES.get(language)
     if algorithm is None:
         return fold(word)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_tooleval.tools import jail
+from pytest_tooleval.tools.builtin import BuiltinToolProvider, gittools, runner
+from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE, World
 
 HOOK_OFF = "import __main__\n__main__._check = lambda *a: None\n__main__.DENY = set()\n"
 
@@ -112,8 +114,6 @@ def _namespaces(binary: str) -> dict[str, bool]:
 
 
 def describe_machine() -> dict[str, object]:
-    from pytest_tooleval.tools.builtin import gittools, runner
-
     probe = jail.probe()
     git = shutil.which("git")
     info: dict[str, object] = {
@@ -141,8 +141,6 @@ def describe_machine() -> dict[str, object]:
 
 
 def _make_world(base: Path) -> Path:
-    from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
-
     root = base / "world"
     repo = root / "home" / "Projects" / "kestrel"
     repo.mkdir(parents=True)
@@ -161,9 +159,6 @@ def _make_world(base: Path) -> Path:
 
 def run_battery() -> list[Attempt]:
     """Each attempt through the real tools; ``held`` is False where something got out."""
-    from pytest_tooleval.tools.builtin import BuiltinToolProvider, runner
-    from pytest_tooleval.world.api import World
-
     base = Path(tempfile.mkdtemp(prefix="tooleval-doctor-"))
     listener = socket.socket()
     try:
@@ -263,8 +258,6 @@ def run_battery() -> list[Attempt]:
             return took < 10, f"512 KiB of '</' took {took:.1f} s: {out[:100]}"
 
         def git_bomb() -> tuple[bool, str]:
-            from pytest_tooleval.tools.builtin import gittools
-
             repo = world.repo
             sha = plant_blob(repo, 64 * 2**20)
             env = {"PATH": "/usr/bin:/bin", "GIT_DIR": str(repo / ".git"),

@@ -7,14 +7,14 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterable
 
+from pytest_tooleval.tools import jail
+
 
 def missing_tools(
     tools: Iterable[tuple[str, str | None, bool]], unsafe_no_jail: bool = False
 ) -> dict[str, str]:
     """(name, needed binary, runs code jailed) rows → the tools this machine cannot offer,
     each with why and how to fix it."""
-    from pytest_tooleval.tools import jail
-
     missing: dict[str, str] = {}
     found = jail.probe()
     for name, needs, jailed in tools:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pytest_tooleval.cases.evidence import evidence_found
 from pytest_tooleval.world.api import World
 
 #: Record fields compared as moments in time rather than as text.
@@ -131,8 +132,6 @@ def same_moment(expected: str, actual: str, world: World) -> bool:
 
 
 def _text_holds(expected: str, actual: str, language: str) -> bool:
-    from pytest_tooleval.cases.evidence import evidence_found
-
     return evidence_found([expected], actual, language)
 
 
