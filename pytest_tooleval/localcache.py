@@ -5,8 +5,9 @@ results and their per-file parts (check/cache.py), keyed on content, including
 ``package_fingerprint()``, a hash of every file of this package and the Python version, so
 a changed line of code or data is a new key, never a stale entry.
 
-Where: ``$TOOLEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-tooleval``, else
-``~/.cache/pytest-tooleval``. ``TOOLEVAL_CACHE_DIR=off`` keeps nothing on disk.
+Where: ``$TOOLEVAL_CACHE_DIR``, else the platform's user cache folder (platformdirs:
+``$XDG_CACHE_HOME/pytest-tooleval`` or ``~/.cache/pytest-tooleval`` on Linux).
+``TOOLEVAL_CACHE_DIR=off`` keeps nothing on disk.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+import platformdirs
+
 PACKAGE = Path(__file__).resolve().parent
 
 
@@ -26,8 +29,7 @@ def cache_root() -> Path | None:
     explicit = os.environ.get("TOOLEVAL_CACHE_DIR")
     if explicit:
         return None if explicit == "off" else Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pytest-tooleval"
+    return Path(platformdirs.user_cache_dir("pytest-tooleval", appauthor=False))
 
 
 @lru_cache(maxsize=1)

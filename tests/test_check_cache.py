@@ -196,6 +196,17 @@ def test_the_cache_can_be_switched_off(
     assert [_check(capsys, str(corpus))[1]["cached"] for _ in range(2)] == [False, False]
 
 
+def test_the_cache_folder_is_the_users_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unset: the platform's user cache folder (platformdirs; XDG on Linux)."""
+    monkeypatch.delenv("TOOLEVAL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert localcache.cache_root() == tmp_path / "pytest-tooleval"
+    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path / "own"))
+    assert cache.cache_dir() == tmp_path / "own" / "check"
+
+
 def test_a_split_file_edit_is_checked_afresh(tmp_path: Path) -> None:
     corpus = _corpus(tmp_path / "corpus")
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")

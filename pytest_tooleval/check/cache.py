@@ -18,8 +18,8 @@ check after editing one file computes only that file's part, and the parts that 
 files (the splits, the near-duplicate search) afresh; the report equals a computed one.
 
 Where: ``check/`` (``check/files/`` for the parts) in the local cache folder
-(localcache.py: ``$TOOLEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-tooleval``, else
-``~/.cache/pytest-tooleval``; ``off`` for none); the newest ``MAX_ENTRIES`` reports and
+(localcache.py: ``$TOOLEVAL_CACHE_DIR``, else the platform's user cache folder;
+``off`` for none); the newest ``MAX_ENTRIES`` reports and
 ``MAX_PART_SETS`` sets of parts are kept.
 """
 

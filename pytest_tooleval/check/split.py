@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import tomli_w
+
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
@@ -200,35 +202,22 @@ def verify(split: Split) -> list[tuple[str, str]]:
 
 
 # -- the file ---------------------------------------------------------------------------
-def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
+_HEADER = """\
+# The held-out split of this router evaluation folder (docs/router.md).
+# Written by `tooleval split`; do not edit by hand: record edits with
+# `tooleval split FOLDER --record 'why'`.
+"""
 
 
 def dump(split: Split) -> str:
-    lines = [
-        "# The held-out split of this router evaluation folder (docs/router.md).",
-        "# Written by `tooleval split`; do not edit by hand: record edits with",
-        "# `tooleval split FOLDER --record 'why'`.",
-        f"seed = {_q(split.seed)}",
-        f"created = {_q(split.created)}",
-        'unit = "job (or the case without one), stratified by language, group, job or single"',
-        "",
-    ]
-    for change in split.changes:
-        lines += [
-            "[[changes]]",
-            f"when = {_q(str(change['when']))}",
-            f"reason = {_q(str(change['reason']))}",
-            "cases = [" + ", ".join(_q(str(c)) for c in _listed(change["cases"])) + "]",
-            "",
-        ]
-    lines.append("[cases]")
-    for key in sorted(split.entries):
-        e = split.entries[key]
-        lines.append(
-            f"{_q(key)} = {{ half = {_q(e.half)}, unit = {_q(e.unit)}, sha256 = {_q(e.sha256)} }}"
-        )
-    return "\n".join(lines) + "\n"
+    data = {
+        "seed": split.seed,
+        "created": split.created,
+        "unit": "job (or the case without one), stratified by language, group, job or single",
+        "changes": split.changes,
+        "cases": {key: vars(split.entries[key]) for key in sorted(split.entries)},
+    }
+    return _HEADER + tomli_w.dumps(data)
 
 
 def load_split(folder: Path) -> Split | None:
@@ -310,6 +299,3 @@ def split_main(argv: Sequence[str]) -> int:
     print(f"{split.path}: {message}; {count[TUNING]} tuning, {count[FROZEN]} frozen case(s)")
     return 0
 
-
-def _listed(value: object) -> list[object]:
-    return list(value) if isinstance(value, list | tuple) else [value]

@@ -28,6 +28,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
+import tenacity
 
 from pytest_tooleval.models.base import (
     BackendError,
@@ -213,25 +214,27 @@ class HttpClient:
         budget = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         attempts = (self.retries if retries is None else retries) + 1
-        last: BackendError | None = None
-        hinted: float | None = None
-        for attempt in range(attempts):
-            if attempt:
-                wait = self.backoff * 2 ** (attempt - 1)
-                if hinted is not None:
-                    wait = min(hinted, self.max_wait)
-                if time.monotonic() + wait >= deadline:
-                    break  # no time left for another attempt
-                self._sleep(wait)
-            try:
-                return self._attempt(server, method, url, body, deadline, budget)
-            except _Retryable as retryable:
-                last, hinted = retryable.error, retryable.retry_after
-        assert last is not None
+        # Retried: what ``_attempt`` raises as ``_Retryable``; no attempt would start
+        # after the wall clock ran out.
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(_Retryable), wait=self._wait,
+            stop=tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget),
+            sleep=self._sleep, reraise=True)
+        try:
+            return retrying(self._attempt, server, method, url, body, deadline, budget)
+        except _Retryable as retryable:
+            last = retryable.error
         if isinstance(last, ServerUnreachable):
             hint = f" Start one with: {self.start_hint}" if self.start_hint else ""
             raise ServerUnreachable(f"{last} (after {attempts} attempts).{hint}") from None
         raise last
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        """The server's ``Retry-After`` (at most ``max_wait``), else exponential backoff."""
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, _Retryable) and error.retry_after is not None:
+            return min(error.retry_after, self.max_wait)
+        return self.backoff * 2 ** (state.attempt_number - 1)
 
     def _attempt(self, server: str, method: str, url: str, body: dict[str, Any] | None,
                  deadline: float, budget: float) -> Any:

@@ -135,6 +135,17 @@ def test_editing_a_frozen_case_fails_until_recorded(folder: Path) -> None:
     assert f"edited frozen {frozen}" in recorded.changes[-1]["cases"]  # type: ignore[operator]
 
 
+def test_a_recorded_reason_with_any_characters_survives_the_file(folder: Path) -> None:
+    """``split.toml`` is written by tomli-w: quotes, backslashes, newlines and control
+    characters in a reason read back as they were."""
+    _edit(folder / "en" / "mixed.json", "en-0", "what is the lira rate now")
+    reason = 'a "quoted" C:\\path\nnext line \x7f\x00 ğüşİ'
+    assert split_main([str(folder), "--record", reason]) == 0
+    recorded = load_split(folder)
+    assert recorded is not None and recorded.changes[-1]["reason"] == reason
+    assert (folder / "split.toml").read_text(encoding="utf-8").startswith("# The held-out")
+
+
 def test_removed_and_unassigned_cases_fail(folder: Path) -> None:
     split = load_split(folder)
     assert split is not None

@@ -1,27 +1,29 @@
-"""One MCP session, owned by a private event loop in a daemon thread.
+"""One MCP session, held by one task on an anyio blocking portal (its own event loop thread).
 
 The SDK is async and its transports are task-group context managers that must be entered
-and left by the same task, while the harness is synchronous. So each server gets a loop
-thread and one long-lived task that holds ``async with Client(...)``; the harness's calls
-are submitted to that loop and waited for with timeouts. Shutting down asks the holding
-task to leave the context (stdio: close stdin, then SIGTERM/SIGKILL the process group, as
-the SDK does), so no server process outlives the provider.
+and left by the same task, while the harness is synchronous. So each server gets a portal
+and one long-lived task that holds ``async with Client(...)``; the harness's calls are run
+on the portal and waited for with timeouts. Closing asks the holding task to leave the
+context (stdio: close stdin, then SIGTERM/SIGKILL the process group, as the SDK does), then
+cancels it after a grace period, so no server process outlives the provider.
 """
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextlib
+import math
 import os
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
+from anyio.abc import TaskStatus
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
@@ -39,7 +41,7 @@ _CLOSE_GRACE = 10.0
 
 
 class McpConnection:
-    """The loop thread, the session-holding task and the server's stderr log."""
+    """The portal, the session-holding task and the server's stderr log."""
 
     def __init__(self, name: str, config: McpServerConfig) -> None:
         self.name, self.config = name, config
@@ -48,17 +50,14 @@ class McpConnection:
         #: From the initialize handshake: the server's name and version, as it states them.
         self.server_name: str | None = None
         self.server_version: str | None = None
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._run_loop, name=f"tooleval-mcp-{name}", daemon=True
-        )
+        self._portal_cm = start_blocking_portal()
+        self._portal: BlockingPortal | None = None
+        self._held: concurrent.futures.Future[None] | None = None  # the holding task
         self._client: Client | None = None
-        self._ready: concurrent.futures.Future[list[Any]] = concurrent.futures.Future()
-        self._finished = threading.Event()
         self._lock = threading.Lock()
         self._closed = False
-        self._want = ""  # "close" or "abort", requested before the holder task got there
-        self._closing: anyio.Event | None = None
+        self._closing = False  # read and written on the portal's loop only
+        self._stop: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self._stderr_path: str | None = None
 
@@ -66,83 +65,76 @@ class McpConnection:
 
     def open(self) -> list[Any]:
         """Start, initialise and list the tools; ``ProviderError`` when that fails."""
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._hold(), self._loop)
-        timeout = self.config.startup_timeout
+        self._portal = self._portal_cm.__enter__()
         try:
-            return self._ready.result(timeout=timeout)
-        except concurrent.futures.TimeoutError:
-            message = self.message(f"did not start within startup_timeout = {timeout:g} s")
-            self.close()
-            raise ProviderError(message) from None
+            self._held, tools = self._portal.start_task(self._hold)
         except BaseException:
             self.close()
             raise
+        return list(tools)
 
     def close(self) -> None:
-        """Leave the session and stop the loop; safe to call twice, from any thread."""
+        """Leave the session and stop the portal; safe to call twice, from any thread."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-        if self._thread.is_alive():
-            established = self._ready.done() and self._ready.exception() is None
-            self._loop.call_soon_threadsafe(self._request, "close" if established else "abort")
-            if not self._finished.wait(_CLOSE_GRACE):
-                self._loop.call_soon_threadsafe(self._request, "abort")
-                self._finished.wait(_CLOSE_GRACE)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(_CLOSE_GRACE)
-        if not self._thread.is_alive() and not self._loop.is_closed():
-            self._loop.close()
+        portal = self._portal
+        if portal is not None:
+            with contextlib.suppress(RuntimeError):  # the portal has stopped already
+                portal.call(self._request_stop)
+                if self._held is not None:
+                    concurrent.futures.wait([self._held], _CLOSE_GRACE)
+                portal.call(portal.stop, True)  # cancels a holder that did not leave in time
+            self._portal_cm.__exit__(None, None, None)
         if self._stderr_path is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self._stderr_path)
 
-    def _run_loop(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._loop.run_forever()
-
-    def _request(self, what: str) -> None:
-        """Runs on the loop: ask the holder to leave gracefully, or cancel it outright."""
-        self._want = "abort" if "abort" in (what, self._want) else what
-        if self._closing is not None:
-            self._closing.set()
-        if self._want == "abort" and self._scope is not None:
+    def _request_stop(self) -> None:
+        """On the loop: a started session leaves gracefully, a starting one is cancelled."""
+        self._closing = True
+        if self._stop is not None:
+            self._stop.set()
+        if self._client is None and self._scope is not None:
             self._scope.cancel()
 
-    async def _hold(self) -> None:
-        """The one task that enters and leaves the client context."""
-        self._closing = anyio.Event()
+    async def _hold(self, *, task_status: TaskStatus[list[Any]]) -> None:
+        """The one task that enters and leaves the client context. Until the tools are
+        listed, ``startup_timeout`` bounds it and a failure is raised to ``open()``."""
+        self._stop = anyio.Event()
+        timeout = self.config.startup_timeout
+        started = False
         try:
-            with anyio.CancelScope() as scope:
+            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
                 self._scope = scope
-                if self._want == "abort":
+                if self._closing:
                     scope.cancel()
                 async with Client(
                     self._transport(), cache=None, client_info=_client_info()
                 ) as client:
-                    self._client = client
                     info = client.server_info
                     if info is not None:
                         self.server_name, self.server_version = info.name, info.version
                     tools = await self._list_tools(client)
-                    self._ready.set_result(tools)
-                    if not self._want:
-                        await self._closing.wait()
+                    scope.deadline = math.inf
+                    self._client, started = client, True
+                    task_status.started(tools)
+                    await self._stop.wait()
         except Exception as exc:
             reason = describe_exception(exc)
-            if not self._ready.done():
-                self._ready.set_exception(ProviderError(self.message(f"failed to start: {reason}")))
-            elif not self._want:
+            if not started:
+                raise ProviderError(self.message(f"failed to start: {reason}")) from None
+            if not self._closing:
                 self.failure = self.message(f"stopped: {reason}")
         finally:
             self._client = None
-            if not self._want and self.failure is None and self._ready.done():
-                self.failure = self.message("the session ended unexpectedly")
-            if not self._ready.done():
-                self._ready.set_exception(ProviderError(self.message("was stopped while starting")))
-            self._finished.set()
+        if not started:
+            what = ("was stopped while starting" if self._closing
+                    else f"did not start within startup_timeout = {timeout:g} s")
+            raise ProviderError(self.message(what))
+        if not self._closing and self.failure is None:
+            self.failure = self.message("the session ended unexpectedly")
 
     def _transport(self) -> Any:
         if self.config.url is not None:
@@ -183,10 +175,14 @@ class McpConnection:
         """
         if self.failure is not None:
             raise ProviderError(self.failure)
-        if self._closed or self._finished.is_set() or self._client is None:
+        client, portal = self._client, self._portal
+        if self._closed or client is None or portal is None:
             raise ProviderError(self.message("is not running (closed, or never started)"))
         timeout = self.config.call_timeout
-        future = self._submit(self._call(self._client, name, arguments, timeout))
+        try:
+            future = portal.start_task_soon(self._call, client, name, arguments, timeout)
+        except RuntimeError:  # the portal was stopped under us
+            raise ProviderError(self.message("is not running")) from None
         try:
             return future.result(timeout=timeout + 5)
         except concurrent.futures.TimeoutError:
@@ -205,17 +201,10 @@ class McpConnection:
             raise
         except Exception as exc:
             reason = describe_exception(exc)
-            if self._finished.is_set():
+            if self._held is not None and self._held.done():
                 self.failure = self.message(f"stopped: {reason}")
                 raise ProviderError(self.failure) from None
             raise ProviderError(self.message(f"failed a call of {name!r}: {reason}")) from None
-
-    def _submit(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
-        try:
-            return asyncio.run_coroutine_threadsafe(coro, self._loop)
-        except RuntimeError:  # the loop was stopped under us
-            coro.close()
-            raise ProviderError(self.message("is not running")) from None
 
     @staticmethod
     async def _call(client: Client, name: str, arguments: dict[str, Any], timeout: float) -> Any:
