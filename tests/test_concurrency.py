@@ -28,11 +28,11 @@ def _strip(value: Any) -> Any:
 def _weather_cases(count: int) -> list[dict[str, Any]]:
     return [{"name": f"c{i:02d}", "category": "tool", "steps": [
         {"message": f"weather number {i:02d} in izmir", "expect": "get_weather",
-         "evidence": ["17.4"]}]} for i in range(count)]
+         "evidence": ["1017.4"]}]} for i in range(count)]
 
 
 WEATHER_SCRIPT = [Rule("weather number", [call("get_weather", {"city": "Izmir"}),
-                                          answer("It is 17.4 °C.")])]
+                                          answer("It is 1017.4 °C.")])]
 
 
 def _closed_port_url() -> str:
@@ -69,9 +69,9 @@ def test_concurrency_gives_the_same_results_as_one_at_a_time(project, fake_model
         Rule("what is", [call("calculator", {"expression": "6*7"}), answer("It is 42.")]),
         Rule("weather number 03", [answer("no idea")]),  # a FAIL
         Rule("weather number", [call("get_weather", {"city": "Izmir"}),
-                                answer("It is 17.4 °C.")], seeds=(1234,)),
+                                answer("It is 1017.4 °C.")], seeds=(1234,)),
         Rule("weather number", [answer("I cannot tell.")], seeds=(1235,)),
-        Rule("note that", [call("save_note", {"text": "17.4"}), answer("Saved as N-4471.")]),
+        Rule("note that", [call("save_note", {"text": "1017.4"}), answer("Saved as N-4471.")]),
     ], latency=0.02)
     cases: list[dict[str, Any]] = _weather_cases(6)
     cases += [{"name": f"calc{i}", "category": "tool", "steps": [
@@ -84,7 +84,7 @@ def test_concurrency_gives_the_same_results_as_one_at_a_time(project, fake_model
     cases += [{"name": f"reader{i}", "category": "tool", "steps": [
         {"message": f"read the secret file {i}", "expect": "read_file"}]} for i in range(4)]
     cases.append({"name": "chain", "category": "chain", "group": "notes", "steps": [
-        {"message": "weather number 09 in izmir", "expect": "get_weather", "evidence": ["17.4"]},
+        {"message": "weather number 09 in izmir", "expect": "get_weather", "evidence": ["1017.4"]},
         {"message": "note that down for me", "expect": "save_note", "evidence": ["N-4471"]}]})
     project.write("scenarios/mixed.yaml", scenario(
         cases, requires=["calculator", "write_file", "read_file"]))
@@ -119,7 +119,7 @@ def test_concurrent_loops_overlap_and_items_report_in_collection_order(
 
     server = fake_model([
         Rule("weather number 00", [delay(0.6, call("get_weather", {"city": "Izmir"})),
-                                   answer("It is 17.4 °C.")]),
+                                   answer("It is 1017.4 °C.")]),
         *WEATHER_SCRIPT], latency=0.2)
     _profile(project, server.base_url, concurrency=10)
     project.write("scenarios/demo.yaml", scenario(_weather_cases(20)))
@@ -230,7 +230,7 @@ import pytest_tooleval
 @pytest_tooleval.tool
 def get_weather(city: str) -> str:
     "Current weather for a city."
-    return "Izmir: 17.4 C"
+    return "Izmir: 1017.4 C"
 """)
     project.write("scenarios/demo.yaml",
                   scenario(_weather_cases(3), tools=[], requires=["get_weather"]))
@@ -415,7 +415,7 @@ class Weather(ToolProvider):
                          self.source)]
 
     def call(self, name, arguments):
-        return ToolResult("17.4 C")
+        return ToolResult("1017.4 C")
 
     def fork(self):
         return Weather()

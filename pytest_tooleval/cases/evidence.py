@@ -17,13 +17,14 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a value written in spaced digit groups (611 482 309, 418 33 27) may begin or end at a
   space between the answer's digit groups (+34 611 482 309), as phone numbers are written;
 - a number may be followed by zeros that do not change it (81.5 matches 81.50, 81
-  matches 81.00); a rounded or truncated value does not match the longer one (38,53 is
-  not in 38,5391): give the exact value as an alternative;
+  matches 81.00);
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
   accepted; "asıl" in a Turkish answer is not "aşı").
 
+An item that is wholly one value (a number, date, time, phone number, score or person:
+text/values.py reads it) also matches the same value written another way (``value_found``).
 Nothing fuzzier than this, and no judge model; no regular expressions in the format.
 """
 
@@ -32,9 +33,21 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP
 from functools import lru_cache
 
 from pytest_tooleval.text.normalize import turkish_lower
+from pytest_tooleval.text.values import (
+    TITLES,
+    Date,
+    Number,
+    Person,
+    Phone,
+    Time,
+    Word,
+    answer_values,
+    evidence_values,
+)
 
 # A digit group separator between groups of exactly three digits: 18.000, 18,000, 18 000.
 _GROUP_SEPARATOR = re.compile(r"(?<=\d)[.,\u00a0\u202f ](?=\d{3}(?!\d))")
@@ -233,12 +246,106 @@ def occurs(value: Keyed, answer: Keyed) -> bool:
 
 
 def evidence_found(alternatives: list[str], answer: str, language: str = "en") -> bool:
-    """Whether any alternative occurs in ``answer``.
+    """Whether any alternative occurs in ``answer``: as text on boundaries, or as the same
+    value written another way (``value_found``).
 
-    ``language`` is the file's; the separators and folding rules above hold for both
-    English and Turkish, so it only documents intent for now.
+    ``language`` is the file's: it reads a lone separator before three digits in the
+    evidence (tr: 5.878 is 5878; en: 5.878 is a decimal).
     """
     answer_key = keyed(answer)
-    return any(occurs(keyed(alt), answer_key) for alt in alternatives if alt.strip())
+    values = [alt for alt in alternatives if alt.strip()]
+    return any(occurs(keyed(alt), answer_key) and not _other_half_day(alt, answer, language)
+               for alt in values) or any(value_found(alt, answer, language) for alt in values)
 
 
+def _other_half_day(value: str, answer: str, language: str) -> bool:
+    """The answer writes the evidence's clock reading in the other half of the day: "10:00
+    pm" holds the text "10:00" but is 22:00."""
+    return any(isinstance(want, Time) and want not in answer_values(answer).times and any(
+        (got.hour % 12, got.minute) == (want.hour % 12, want.minute)
+        for got in answer_values(answer).times) for want in evidence_values(value, language))
+
+
+def value_found(value: str, answer: str, language: str = "en") -> bool:
+    """Whether ``answer`` states the value that ``value`` is (text/values.py reads both):
+    a number by value (rounded by the answer to the digits it shows, keeping two
+    significant digits, never into the integer part), a date by day and month (and year
+    when both give one), a time in 24 hours, a phone number by its digits (country code
+    or trunk zero optional), a score in order, a person by surname or initial and surname."""
+    wanted = evidence_values(value, language)
+    if not wanted:
+        return False
+    stated = answer_values(answer)
+    for want in wanted:
+        if isinstance(want, Number):
+            if any(same_number(want, got) for got in stated.numbers):
+                return True
+        elif isinstance(want, Date):
+            if any(got.month == want.month and got.day == want.day and
+                   (got.year is None or want.year is None or got.year == want.year)
+                   for got in stated.dates):
+                return True
+        elif isinstance(want, Phone):
+            if any(_national(want) & _national(got) for got in stated.phones):
+                return True
+        elif isinstance(want, Person):
+            if _person_found(want, stated.words, language):
+                return True
+        elif want in (stated.times if isinstance(want, Time) else stated.scores):
+            return True
+    return False
+
+
+def same_number(want: Number, got: Number) -> bool:
+    """``got`` states ``want``: the same value; or ``want`` as the answer rounded it to the
+    digits it shows (232.8 as 233, 5.878,125 as 5.878,13; not 5.87, not 0.2 for 0.21, not
+    1 milyon 742 bin for 1742500); or ``got`` rounded the way the evidence was (5.878,13
+    for 5.878,1; an integer evidence value is a count, exact). Units must agree where
+    both give one."""
+    if want.unit and got.unit and want.unit != got.unit:
+        return False
+    if got.value == want.value:
+        return True
+    if got.quantum < want.quantum:
+        return want.quantum != 1 and \
+            got.value.quantize(want.quantum, ROUND_HALF_UP) == want.value
+    significant = len(str(abs(int(got.value / got.quantum))))
+    return got.quantum <= 1 and significant >= MIN_SIGNIFICANT and got.value in {
+        want.value.quantize(got.quantum, rounding) for rounding in (ROUND_HALF_UP, ROUND_HALF_EVEN)}
+
+
+#: An answer may round a number, but keep at least this many significant digits.
+MIN_SIGNIFICANT = 2
+_TRUNK = "0"
+
+
+def _national(phone: Phone) -> set[str]:
+    """The ways ``phone``'s national number may read: without a trunk zero, and without a
+    country code (one to three digits, then an optional zero) when it had + or 00."""
+    digits = phone.digits
+    forms = {digits[1:] if digits.startswith(_TRUNK) else digits}
+    if phone.international:
+        for cut in (1, 2, 3):
+            rest = digits[cut:]
+            forms |= {rest, rest[1:] if rest.startswith(_TRUNK) else rest}
+    return {form for form in forms if len(form) >= 7}
+
+
+def _person_found(person: Person, words: tuple[Word, ...], language: str) -> bool:
+    """The surname, capitalised, not after another given name or initial ("Jonas Keller",
+    "J. Keller" are someone else). A Turkish sentence may start with any capitalised word
+    ("Faturayı Tunç Hanım gönderdi"), so there the first word is not taken for a name."""
+    for index, word in enumerate(words):
+        if word.folded != person.surname or not word.capital:
+            continue
+        if index == 0:
+            return True
+        before = words[index - 1]
+        if before.initial:
+            if before.folded == person.given[0]:
+                return True
+            continue
+        if before.folded == person.given or before.folded in TITLES or not before.capital \
+                or (before.sentence_start and language == "tr"):
+            return True
+    return False

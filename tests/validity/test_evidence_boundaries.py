@@ -42,7 +42,8 @@ def found(value: str, answer: str, language: str = "en") -> bool:
         ("27.03", "Randevu 27.03.2026 18:30", True),  # a day and month before the year
         ("27.03", "oran 27.035", False),
         ("1.847,35", "1847,35 TL", True),
-        ("771.55", "771.552", False),
+        ("771.55", "771.552", True),  # the evidence rounded: the answer gives more digits
+        ("771.55", "771.556", False),
         # Codes: letters and digits on boundaries.
         ("A4", "Print it on A4 paper.", True),
         ("A4", "Print it on A45 paper.", False),
@@ -57,11 +58,12 @@ def found(value: str, answer: str, language: str = "en") -> bool:
         ("3339140", "total 33391407 TL", False),  # ...but a number is not an id
         # A decimal followed by zeros is the same number.
         ("81.5", "GBP 81.50/hour", True),
-        ("81.5", "GBP 81.51/hour", False),
+        ("81.5", "GBP 81.51/hour", True),
+        ("81.5", "GBP 81.56/hour", False),
         ("81", "GBP 81.00", True),
         ("81", "GBP 81.05", False),
         ("81", "81.000 TL", False),  # Turkish thousands: 81000
-        ("38,53", "satış 38,5391 TL", False),  # a rounding: give the exact value too
+        ("38,53", "satış 38,5391 TL", False),  # 38,5391 rounds to 38,54
         ("418 33 27", "+90 216 418 33 27", True),
         ("496 0725", "+44 113 496 0725", True),
         # A multi-word value's last word may take a suffix; file names end freely.
