@@ -198,10 +198,6 @@ def _single_try(pairs: list[tuple[CaseTries, CaseTries]]) -> bool:
     return all(new.n == 1 and base.n == 1 for new, base in pairs)
 
 
-def _binary(pairs: list[tuple[CaseTries, CaseTries]], axis: str) -> bool:
-    return all(case.axes().get(axis, 0.0) in (0.0, 1.0) for pair in pairs for case in pair)
-
-
 def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, float], *,
                 level: float = DEFAULT_LEVEL, resamples: int = DEFAULT_RESAMPLES,
                 seed: int = DEFAULT_SEED, score_only: bool = False) -> list[Row]:
@@ -236,22 +232,32 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
         rate = replace(rate, interval=None)
     if rate is not None:
         new_rate = 100 * sum(r["pass"] for r in rates_new) / len(pairs)
-        rows.append(Row("pass rate", new_rate, new_rate - 100 * rate.delta, rate,
-                        "mcnemar" if single else "sign-flip", overall,
-                        sign_flip_p([n["pass"] - b["pass"] for n, b in
-                                     zip(rates_new, rates_base, strict=True)], seed=seed)))
+        rows.append(_row("pass rate", new_rate, new_rate - 100 * rate.delta, rate, single,
+                         overall, [n["pass"] - b["pass"] for n, b in
+                                   zip(rates_new, rates_base, strict=True)], seed))
     for axis in weights:
         difference = found[axis]
         if difference is None:
             continue
-        members = [(n, b) for n, b in pairs if axis in n.axes() and axis in b.axes()]
-        new_mean = 100 * sum(n.axes()[axis] for n, _ in members) / len(members)
-        exact = single and _binary(members, axis)
-        terms = [n.axes()[axis] - b.axes()[axis] for n, b in members]
-        rows.append(Row(f"axis {axis}", new_mean, new_mean - 100 * difference.delta,
-                        difference, "mcnemar" if exact else "sign-flip",
-                        flips(members, passed_axis(axis)), sign_flip_p(terms, seed=seed)))
+        members = [(pair, n[axis], b[axis]) for pair, n, b in
+                   zip(pairs, new_rows, base_rows, strict=True) if axis in n and axis in b]
+        new_mean = 100 * sum(n for _, n, _ in members) / len(members)
+        exact = single and all(v in (0.0, 1.0) for _, n, b in members for v in (n, b))
+        rows.append(_row(f"axis {axis}", new_mean, new_mean - 100 * difference.delta,
+                         difference, exact, flips([p for p, _, _ in members],
+                                                  passed_axis(axis)),
+                         [n - b for _, n, b in members], seed))
     return rows
+
+
+def _row(name: str, new: float, base: float, difference: PairedDifference, exact: bool,
+         table: Flips, terms: list[float], seed: int) -> Row:
+    """A pass/fail figure of single tries is tested by exact McNemar on its flips, any
+    other by the sign-flip test on its per-case differences (computed only then)."""
+    if exact:
+        return Row(name, new, base, difference, "mcnemar", table)
+    return Row(name, new, base, difference, "sign-flip", table,
+               sign_flip_p(terms, seed=seed))
 
 
 def _score_terms(new_rows: list[dict[str, float]], base_rows: list[dict[str, float]],
