@@ -66,7 +66,7 @@ def _run_parser(prog: str, description: str, *, grammar: bool,
     parser.add_argument("-m", dest="marks", help="pytest marker expression, e.g. hardmode")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression, e.g. TC-7")
     parser.add_argument("--sample", "--tooleval-sample", type=int, metavar="N",
-                        help="run every Nth case of each file (a quick, stratified measurement)")
+                        help="run every Nth case (each file keeps its share): a quick measurement")
     parser.add_argument("--repeat", "--tooleval-repeat", type=int, metavar="K",
                         help="run each case K times: pass^k, flaky cases, intervals over cases")
     parser.add_argument("-v", "--verbose", action="count", default=0,

@@ -150,8 +150,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("baseline", "--tooleval-baseline",
            "compare this run with a baseline report.json at the end"),
     Option("sample", "--tooleval-sample",
-           "run every Nth case of each file (deterministic, stratified by file): a quick "
-           "measurement on slow hardware; the report records N"),
+           "run every Nth case, counted across files (deterministic; each file keeps its "
+           "share to within one case): a quick measurement on slow hardware; the report "
+           "records N"),
     Option("repeat", "--tooleval-repeat",
            "run each case K times (items NAME[r1]..NAME[rK]); the seed varies per repeat "
            "unless the profile sets pin_seed; pass^k and flaky cases are reported"),

@@ -122,7 +122,7 @@ def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
         return
     from pytest_tooleval.collect import CaseItem
 
-    seen: dict[str, dict[str, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
@@ -130,8 +130,9 @@ def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
             keep.append(item)
             continue
         # By case, not by item: every try of a repeated case is kept or dropped together.
-        cases = seen.setdefault(str(item.path), {})
-        index = cases.setdefault(item.case.name, len(cases))
+        # One count across files, in collection order: each file keeps its share to within
+        # a case, and files of one case each (an import) are not all kept.
+        index = seen.setdefault((str(item.path), item.case.name), len(seen))
         (keep if index % every == 0 else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -295,16 +295,19 @@ def test_unknown_profile_is_a_usage_error(project) -> None:
     result.stderr.fnmatch_lines(["*--model nosuch: no such profile*"])
 
 
-def test_sample_keeps_every_nth_case_of_each_file(project, fake_model) -> None:
+def test_sample_keeps_every_nth_case_across_files(project, fake_model) -> None:
     server = fake_model([Rule("", [answer("bye")])])
     project.profile(server)
     cases = [dict(THANKS_CASE, name=f"t{i}") for i in range(7)]
     project.write("scenarios/a.yaml", scenario(cases, name="a"))
     project.write("scenarios/b.yaml", scenario(cases[:3], name="b"))
+    for name in "cdefg":  # files of one case each, as an import writes them
+        project.write(f"scenarios/{name}.yaml", scenario(cases[:1], name=name))
     result = project.run("--tooleval-sample", "3", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["scenarios/a.yaml::t0", "scenarios/a.yaml::t3",
-                                 "scenarios/a.yaml::t6", "scenarios/b.yaml::t0",
-                                 "*4/10 tests collected (6 deselected)*"])
+                                 "scenarios/a.yaml::t6", "scenarios/b.yaml::t2",
+                                 "scenarios/e.yaml::t0",
+                                 "*5/15 tests collected (10 deselected)*"])
     project.run("--tooleval-sample", "3")
     assert project.report()["run"]["sample_every"] == 3
 

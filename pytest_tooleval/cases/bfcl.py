@@ -1,34 +1,71 @@
 """``tooleval import bfcl``: Berkeley Function-Calling Leaderboard files as benchmark files.
 
-BFCL ships JSON Lines: a question file (``id``, ``question`` as a list of turns of chat
-messages, ``function`` as the function docs offered) and, for the categories with an answer,
-a ``possible_answer`` file of the same name (``id``, ``ground_truth``: one
-``{function: {parameter: [accepted values]}}`` per expected call, ``""`` meaning the
-parameter may be left out). Both are read from local files through ``datasets``' JSON
-loader; nothing is downloaded.
+BFCL ships JSON Lines named ``BFCL_v<N>_<kind>.json``: a question file (``id``,
+``question`` as a list of turns of chat messages, ``function`` as the function docs offered)
+and, for the kinds with an answer, a ``possible_answer`` file of the same name (``id``,
+``ground_truth``: one ``{function: {parameter: [accepted values]}}`` per expected call,
+``""`` meaning the parameter may be left out). Both are read line by line, exactly as
+written; nothing is downloaded.
 
-Mapping: an ``irrelevance`` or ``live_irrelevance`` entry becomes an irrelevance case (no
-call may be attempted); a ``simple`` or ``multiple`` entry a tool case expecting the ground
-truth's function, its accepted values as ``args``. Function docs become inline tools (BFCL's
-``dict``/``float``/``tuple``/``any`` types turned into JSON Schema; dots in names become
-``_``, as BFCL does for OpenAI-style tools). Entries are packed into files of at most
-``TOOLS_PER_FILE`` distinct tools, so with ``--tooleval-no-builtin`` the router shows every
-tool of the file and the expected one is always among them.
+The kind comes from the file's name as BFCL spells it (``KINDS``); the kinds this format
+cannot hold are refused by name (``UNSUPPORTED``). An irrelevance entry becomes an
+irrelevance case (no call may be attempted); a simple or multiple entry a tool case
+expecting the ground truth's function, its scalar accepted values as ``args`` and one
+accepted value of each parameter as the ``gold`` call that ``tooleval check --oracle``
+replays. An entry the case format cannot hold (a system prompt, earlier turns, a ground
+truth that is not one call of an offered function, a gold call its own schema refuses) is
+refused with its id and the reason. BFCL's own near-duplicates (the same question under
+other functions) are left out at import, the later of each pair, and listed once.
+
+Function docs become inline tools (BFCL's ``dict``/``float``/``tuple``/``any`` types turned
+into JSON Schema; dots in names become ``_``, as BFCL does for OpenAI-style tools). Entries
+are packed into files of at most ``TOOLS_PER_FILE`` distinct tools, so with
+``--tooleval-no-builtin`` the router shows every tool of the file.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
+import shutil
+import sys
+import tempfile
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
+from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
 TOOLS_PER_FILE = 9
-KINDS = ("live_irrelevance", "irrelevance", "simple", "multiple")
+FILE_NAME = re.compile(r"^BFCL_v(\d+)_([a-z_]+)\.json$")
+#: BFCL's kind (``BFCL_v4_simple_python.json`` → ``simple_python``) → the case it becomes.
+KINDS = {"simple": "simple", "simple_python": "simple", "live_simple": "simple",
+         "multiple": "multiple", "live_multiple": "multiple",
+         "irrelevance": "irrelevance", "live_irrelevance": "irrelevance"}
+_SEVERAL = "each entry expects several calls in one turn (one case expects one call)"
+_MULTI_TURN = "its entries are conversations over BFCL's own stateful Python classes"
+_OTHER_LANGUAGE = "its functions and answers are typed in that language, not JSON"
+UNSUPPORTED = {
+    "parallel": _SEVERAL, "parallel_multiple": _SEVERAL, "live_parallel": _SEVERAL,
+    "live_parallel_multiple": _SEVERAL,
+    "java": _OTHER_LANGUAGE, "javascript": _OTHER_LANGUAGE, "simple_java": _OTHER_LANGUAGE,
+    "simple_javascript": _OTHER_LANGUAGE,
+    "live_relevance": "it has no ground truth (BFCL counts any call as right)",
+    "multi_turn_base": _MULTI_TURN, "multi_turn_miss_func": _MULTI_TURN,
+    "multi_turn_miss_param": _MULTI_TURN, "multi_turn_long_context": _MULTI_TURN,
+    "multi_turn_composite": _MULTI_TURN, "memory": _MULTI_TURN,
+    "web_search": "its entries search the live web over several turns",
+    "format_sensitivity": "it varies BFCL's own prompt format, which tooleval does not use",
+}
 TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "integer": "integer",
             "string": "string", "boolean": "boolean", "array": "array", "object": "object",
             "number": "number", "null": "null"}
@@ -39,65 +76,47 @@ class BfclError(Exception):
     pass
 
 
+class BadEntry(Exception):
+    """One entry the case format cannot hold: ``reason`` says why, ``detail`` adds what."""
+
+    def __init__(self, bfcl_id: str, reason: str, detail: str = "") -> None:
+        super().__init__(f"{bfcl_id}: {reason}{detail}")
+        self.bfcl_id, self.reason = bfcl_id, reason
+
+
 def kind_of(path: Path) -> str:
-    """The BFCL category a file holds, from its name (BFCL_v3_simple.json → simple)."""
-    stem = path.name.lower()
-    for kind in KINDS:
-        if re.search(rf"(^|_){kind}(_|\.|$)", stem):
-            return kind
-    raise BfclError(f"{path}: not a BFCL file this importer knows (the name must contain one "
-                    f"of: {', '.join(KINDS)}; parallel and multi-turn files are not supported)")
+    """BFCL's kind of a file, from its name as BFCL spells it (BFCL_v3_simple.json → simple)."""
+    match = FILE_NAME.match(path.name)
+    if match is None:
+        raise BfclError(f"{path}: not a BFCL file name (BFCL names its files "
+                        "BFCL_v<N>_<kind>.json, e.g. BFCL_v4_simple_python.json); give the "
+                        "file under the name BFCL gave it")
+    kind = match.group(2)
+    if kind in KINDS:
+        return kind
+    why = UNSUPPORTED.get(kind, "this importer does not know it")
+    raise BfclError(f"{path}: BFCL kind {kind!r} ({len(read_rows(path))} entries) is not "
+                    f"supported: {why}. Supported kinds: {', '.join(KINDS)}")
 
 
-def _without_nulls(value: Any) -> Any:
-    """Arrow unifies nested records across rows, filling absent keys with null: drop them."""
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
-
-
-def read_rows(path: Path) -> tuple[list[dict[str, Any]], str]:
-    """Rows of a JSON Lines file through ``datasets``; returns (rows, how they were read).
-
-    Arrow needs one type per column: BFCL's nested docs and answers mix types (a default of
-    5.0 in one row, {} in another; accepted values ``["", 0]``), which Arrow refuses. Such a
-    file is read line by line with the json module instead, and the answer says so.
-    """
-    import os
-
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        import datasets
-    except ImportError:
-        raise BfclError("tooleval import needs the datasets package: "
-                        "pip install 'pytest-tooleval[datasets]'") from None
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The entries of a JSON Lines file, as written."""
     if not path.is_file():
         raise BfclError(f"{path}: no such file")
-    datasets.disable_progress_bars()
-    import tempfile
-
-    try:
-        # A fresh cache each time: datasets' offline cache can hand back an earlier
-        # version of a file with the same name.
-        with tempfile.TemporaryDirectory(prefix="tooleval-datasets-") as cache:
-            loaded = datasets.load_dataset("json", data_files=str(path), split="train",
-                                           cache_dir=cache, keep_in_memory=True)
-            return [_without_nulls(row) for row in loaded], "datasets"
-    except Exception as exc:  # Arrow's and datasets' own errors alike: mixed nested types
-        reason = type(exc).__name__
     rows = []
     with path.open(encoding="utf-8") as stream:
         for number, line in enumerate(stream, start=1):
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
+                row = json.loads(line)
             except json.JSONDecodeError as err:
                 raise BfclError(f"{path}: line {number} is not JSON: {err}") from None
-    return rows, f"json module (datasets: {reason}, nested types differ between rows)"
+            if not isinstance(row, dict) or "id" not in row:
+                raise BfclError(f"{path}: line {number} is not a BFCL entry (an object with "
+                                "an 'id')")
+            rows.append(row)
+    return rows
 
 
 def to_json_schema(schema: Any) -> Any:
@@ -141,21 +160,60 @@ def inline_tool(doc: dict[str, Any]) -> dict[str, Any]:
             "parameters": parameters, "result": TOOL_RESULT}
 
 
-def _message(row: dict[str, Any]) -> str:
-    turns = row.get("question") or []
-    users = [m.get("content", "") for turn in turns for m in turn if m.get("role") == "user"]
-    if not users or not str(users[-1]).strip():
-        raise BfclError(f"entry {row.get('id')!r}: no user message in 'question'")
-    return str(users[-1]).strip()
+def language_of(kind: str) -> str:
+    """BFCL's curated sets are English; its live data was typed by users in many languages
+    and is recorded as undetermined (``und``)."""
+    return "und" if kind.startswith("live_") else "en"
+
+
+def _message(bfcl_id: str, question: Any) -> str:
+    """The one user message of a single-turn entry; anything else is refused."""
+    if not isinstance(question, list) or not question:
+        raise BadEntry(bfcl_id, "no 'question' turns")
+    if len(question) > 1:
+        raise BadEntry(bfcl_id, "earlier turns", f" ({len(question)} turns; the case format "
+                       "holds the user's messages only, not the assistant's replies)")
+    messages = question[0]
+    roles = [m.get("role") for m in messages]
+    if "system" in roles:
+        raise BadEntry(bfcl_id, "a system prompt", " (the case format has no place for one)")
+    if roles != ["user"]:
+        raise BadEntry(bfcl_id, "earlier turns", f" ({', '.join(map(str, roles))}; the case "
+                       "format holds the user's messages only, not the assistant's replies)")
+    text = str(messages[0].get("content") or "").strip()
+    if not text:
+        raise BadEntry(bfcl_id, "an empty user message")
+    return text
+
+
+def _has_dict(value: Any) -> bool:
+    return isinstance(value, dict) or (isinstance(value, list) and any(map(_has_dict, value)))
 
 
 def _accepted(values: Any) -> list[Any] | None:
     """Accepted values we can check: scalars and lists of scalars (nested dicts are not)."""
-    if not isinstance(values, list):
-        return None
-    if any(isinstance(v, dict) for v in values):
-        return None
-    return values
+    return values if isinstance(values, list) and not _has_dict(values) else None
+
+
+def _gold_value(value: Any) -> Any:
+    """A concrete value from a ground-truth value: a nested dict's keys hold accepted
+    values in turn (the first that is given; keys that may be left out are)."""
+    if isinstance(value, dict):
+        chosen = {key: _first(values) for key, values in value.items()}
+        return {key: v for key, v in chosen.items() if v != ""}
+    if isinstance(value, list):
+        return [_gold_value(v) for v in value]
+    return value
+
+
+def _first(values: Any) -> Any:
+    """The first accepted value given; BFCL's null ("the default") only when nothing else
+    is accepted and the parameter may not be left out; ``""`` to leave it out."""
+    values = values if isinstance(values, list) else [values]
+    given = [v for v in values if v not in ("", None)]
+    if given:
+        return _gold_value(given[0])
+    return None if None in values and "" not in values else ""
 
 
 def case_name(bfcl_id: str) -> str:
@@ -165,44 +223,69 @@ def case_name(bfcl_id: str) -> str:
 
 @dataclass
 class Entry:
+    bfcl_id: str
     case: dict[str, Any]
     tools: list[dict[str, Any]]
     skipped_constraints: int = 0
 
 
 def entry_of(row: dict[str, Any], kind: str, answer: dict[str, Any] | None) -> Entry:
-    tools = [inline_tool(doc) for doc in row.get("function") or []]
-    name = case_name(str(row.get("id")))
-    step: dict[str, Any] = {"message": _message(row)}
-    skipped = 0
-    if kind in ("irrelevance", "live_irrelevance"):
-        return Entry({"name": name, "category": "irrelevance", "steps": [step]}, tools)
-    if answer is None:
-        raise BfclError(f"entry {row.get('id')!r}: no ground truth in the possible_answer file")
-    truth = answer.get("ground_truth") or []
-    if not truth or not isinstance(truth[0], dict):
-        raise BfclError(f"entry {row.get('id')!r}: ground_truth is empty")
+    bfcl_id = str(row.get("id"))
+    step: dict[str, Any] = {"message": _message(bfcl_id, row.get("question"))}
+    try:
+        tools = [inline_tool(doc) for doc in row.get("function") or []]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BadEntry(bfcl_id, "a function doc without a name", f" ({exc})") from None
+    names = Counter(t["name"] for t in tools)
+    if twice := [n for n, count in names.items() if count > 1]:
+        raise BadEntry(bfcl_id, "two functions with one tool name", f": {twice[0]!r}")
+    case = {"name": case_name(bfcl_id), "category": "irrelevance", "group": f"bfcl-{kind}",
+            "steps": [step]}
+    if KINDS[kind] == "irrelevance":
+        return Entry(bfcl_id, case, tools)
+    truth = (answer or {}).get("ground_truth")
+    if not isinstance(truth, list) or not truth:
+        raise BadEntry(bfcl_id, "no ground truth in the possible_answer file")
+    if len(truth) != 1 or not isinstance(truth[0], dict) or len(truth[0]) != 1:
+        raise BadEntry(bfcl_id, "a ground truth of several calls", f" ({len(truth)}; one "
+                       "case expects one call)")
     function, params = next(iter(truth[0].items()))
-    step["expect"] = tool_name(function)
+    tool = next((t for t in tools if t["name"] == tool_name(function)), None)
+    if tool is None:
+        raise BadEntry(bfcl_id, "a ground truth calling a function not offered",
+                       f": {function!r}")
     args: dict[str, list[Any]] = {}
+    skipped = 0
     for parameter, values in (params or {}).items():
         accepted = _accepted(values)
         if accepted is None:
             skipped += 1
         else:
             args[parameter] = accepted
+    gold_args = {p: v for p, v in ((p, _first(vs)) for p, vs in (params or {}).items())
+                 if v != ""}
+    schema = tool["parameters"]
+    error = jsonschema.exceptions.best_match(
+        jsonschema.validators.validator_for(schema)(schema).iter_errors(gold_args))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"
+        raise BadEntry(bfcl_id, "a ground truth its own function's schema refuses",
+                       f" at {where}: {error.message}")
+    step["expect"] = tool["name"]
     if args:
         step["args"] = args
-    return Entry({"name": name, "category": "tool", "group": "bfcl-" + kind, "steps": [step]},
-                 tools, skipped)
+    step["gold"] = [{"tool": tool["name"], "args": gold_args}]
+    case["category"] = "tool"
+    return Entry(bfcl_id, case, tools, skipped)
 
 
 @dataclass
 class Imported:
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
-    readers: dict[str, str] = field(default_factory=dict)
     cases: int = 0
     skipped_constraints: int = 0
+    bad: list[BadEntry] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)  # "later ~ earlier: text"
 
 
 def _pack(entries: Iterable[Entry], base: str, kind: str, source: str) -> list[dict[str, Any]]:
@@ -212,7 +295,7 @@ def _pack(entries: Iterable[Entry], base: str, kind: str, source: str) -> list[d
 
     def flush() -> None:
         if cases:
-            files.append({"name": f"{base}-{len(files) + 1:03d}", "language": "en",
+            files.append({"name": f"{base}-{len(files) + 1:03d}", "language": language_of(kind),
                           "description": f"Imported from BFCL {kind} ({source}) by tooleval "
                           "import bfcl.", "marks": ["bfcl"], "tools": list(tools.values()),
                           "cases": list(cases)})
@@ -230,68 +313,125 @@ def _pack(entries: Iterable[Entry], base: str, kind: str, source: str) -> list[d
 
 
 def import_bfcl(paths: list[Path], answers_dir: Path | None = None) -> Imported:
+    """Convert every entry of ``paths``; the entries that cannot be are in ``bad``."""
     result = Imported()
+    converted: list[tuple[Path, str, list[Entry]]] = []
     for path in paths:
         kind = kind_of(path)
-        rows, how = read_rows(path)
-        result.readers[str(path)] = how
+        rows = read_rows(path)
         answers: dict[str, dict[str, Any]] = {}
-        if kind in ("simple", "multiple"):
+        if KINDS[kind] != "irrelevance":
             answer_path = (answers_dir or path.parent / "possible_answer") / path.name
             if not answer_path.is_file():
                 raise BfclError(f"{path}: BFCL {kind} needs its possible_answer file; looked "
                                 f"for {answer_path} (give the folder with --answers)")
-            answer_rows, answer_how = read_rows(answer_path)
-            result.readers[str(answer_path)] = answer_how
-            answers = {str(a.get("id")): a for a in answer_rows}
-        entries = [entry_of(row, kind, answers.get(str(row.get("id")))) for row in rows]
-        result.cases += len(entries)
-        result.skipped_constraints += sum(e.skipped_constraints for e in entries)
+            answers = {str(a.get("id")): a for a in read_rows(answer_path)}
+        entries = []
+        for row in rows:
+            try:
+                entries.append(entry_of(row, kind, answers.get(str(row.get("id")))))
+            except BadEntry as bad:
+                result.bad.append(bad)
+        converted.append((path, kind, entries))
+    questions = [Question(file=str(path), case=e.bfcl_id, language=language_of(kind),
+                          text=e.case["steps"][0]["message"])
+                 for path, kind, entries in converted for e in entries]
+    later = set()
+    for pair in find_near_duplicates(questions, DEFAULT_SIMILARITY):
+        later.add((pair.second.file, pair.second.case))
+        result.duplicates.append(f"{pair.second.case} ~ {pair.first.case} "
+                                 f"({pair.score:.0f}% similar): {pair.second.text[:60]!r}")
+    for path, kind, entries in converted:
+        kept = [e for e in entries if (str(path), e.bfcl_id) not in later]
+        result.cases += len(kept)
+        result.skipped_constraints += sum(e.skipped_constraints for e in kept)
         stem = re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-")
         base = "bfcl-" + stem.removeprefix("bfcl-")
-        for data in _pack(entries, base, kind, path.name):
+        for data in _pack(kept, base, kind, path.name):
             result.files[data["name"] + ".json"] = data
     return result
 
 
+def write_all(files: dict[str, dict[str, Any]], out: Path) -> None:
+    """Every file into a new folder beside ``out``, checked by the loader's guards, then the
+    folder moved into place: ``out`` holds all of them or is left as it was."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        folder = staging / out.name
+        folder.mkdir()  # the umask's mode, as a plain folder (mkdtemp's is private)
+        for name, data in files.items():
+            target = folder / name
+            target.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                              encoding="utf-8")
+            try:
+                load_case_file(target)
+            except CaseFileError as exc:
+                raise BfclError(f"{out / name} would not pass the guards: {exc}") from None
+        if out.exists():
+            out.rmdir()  # empty: checked before the import
+        os.replace(folder, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _reasons(bad: list[BadEntry]) -> str:
+    counts = Counter(b.reason for b in bad)
+    return "; ".join(f"{n} × {reason}" for reason, n in counts.most_common())
+
+
 def import_main(argv: list[str]) -> int:
-    import argparse
-    import sys
-
-    from pytest_tooleval.cases.errors import CaseFileError
-    from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.report.write import write_atomic
-
     parser = argparse.ArgumentParser(
         prog="tooleval import",
         description="Convert another benchmark's local files into tooleval benchmark files. "
-        "bfcl: Berkeley Function-Calling Leaderboard question files (irrelevance, "
-        "live_irrelevance, simple, multiple); simple and multiple need their "
-        "possible_answer file (default: possible_answer/ beside the question file).")
+        "bfcl: Berkeley Function-Calling Leaderboard question files under BFCL's own names "
+        f"(kinds: {', '.join(KINDS)}); simple and multiple kinds need their possible_answer "
+        "file (default: possible_answer/ beside the question file). Nothing is written "
+        "unless every entry converts (see --skip-bad).")
     parser.add_argument("source", choices=("bfcl",))
     parser.add_argument("paths", nargs="+", type=Path, help="BFCL question files (JSON Lines)")
     parser.add_argument("--answers", type=Path, help="folder of the possible_answer files")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/bfcl"),
-                        help="folder for the benchmark files (default benchmarks/bfcl)")
+                        help="a new or empty folder for the benchmark files "
+                        "(default benchmarks/bfcl)")
+    parser.add_argument("--skip-bad", action="store_true",
+                        help="import the entries that convert and list the others")
     options = parser.parse_args(argv)
+    out: Path = options.out
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        print(f"tooleval import: {out} is not an empty folder; give a new one with --out "
+              "(or remove it): an import into it would mix with what is there",
+              file=sys.stderr)
+        return 2
     try:
         imported = import_bfcl(options.paths, options.answers)
+        if imported.bad and not options.skip_bad:
+            print(f"tooleval import: {len(imported.bad)} entries cannot be converted, so "
+                  "nothing was written (--skip-bad imports the others):", file=sys.stderr)
+            for bad in imported.bad:
+                print(f"  {bad}", file=sys.stderr)
+            return 1
+        if not imported.files:
+            raise BfclError("no entry converted, so nothing was written")
+        write_all(imported.files, out)
     except BfclError as exc:
         print(f"tooleval import: {exc}", file=sys.stderr)
         return 2
-    for name, data in imported.files.items():
-        target = options.out / name
-        write_atomic(target, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-        try:
-            load_case_file(target)  # the guards run here: a file that would not load is an error
-        except CaseFileError as exc:
-            print(f"tooleval import: {target} does not pass the guards: {exc}", file=sys.stderr)
-            return 1
-    for source, how in imported.readers.items():
-        print(f"read {source} with {how}")
-    print(f"wrote {imported.cases} cases in {len(imported.files)} file(s) under {options.out}")
+    for bad in imported.bad:
+        print(f"skipped {bad}")
+    if imported.duplicates:
+        print(f"{len(imported.duplicates)} entries left out as near-duplicates of earlier "
+              "ones (BFCL's own: the same question under other functions):")
+        for line in imported.duplicates:
+            print(f"  {line}")
     if imported.skipped_constraints:
-        print(f"{imported.skipped_constraints} nested-dictionary argument constraint(s) left out "
-              "(only scalar and list values are checked)")
-    print("run them with: pytest " + str(options.out) + " --model M --tooleval-no-builtin")
+        print(f"{imported.skipped_constraints} nested-dictionary argument constraint(s) left "
+              "out of 'args' (only scalar and list values are checked; the gold call has them)")
+    print(f"wrote {imported.cases} cases in {len(imported.files)} file(s) under {out}"
+          + (f"; skipped {len(imported.bad)} entries: {_reasons(imported.bad)}"
+             if imported.bad else "")
+          + (f"; {len(imported.duplicates)} near-duplicates left out"
+             if imported.duplicates else ""))
+    print(f"prove them with: tooleval check --oracle --no-builtin {out}")
+    print(f"run them with: pytest {out} --model M --tooleval-no-builtin")
     return 0

@@ -1,5 +1,5 @@
-"""``tooleval export`` and ``tooleval import bfcl``: read back with datasets, run through
-the plugin, on small fixture files in BFCL's own shape."""
+"""``tooleval export``: read back with datasets (``tooleval import bfcl`` is in
+tests/test_bfcl.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_openai import Rule, answer, call
+from tests.support.fake_openai import Rule, answer
 
 datasets = pytest.importorskip("datasets", reason="the [datasets] extra is not installed")
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bfcl"
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -98,91 +97,6 @@ def test_exports_of_different_runs_have_one_schema_and_concatenate(tmp_path,
         assert first.features == second.features
         joined = datasets.concatenate_datasets([first, second])
         assert len(joined) == len(first) + len(second)
-
-
-def _import(tmp_path: Path, *names: str) -> Path:
-    from pytest_tooleval.cli import main
-
-    out = tmp_path / "benchmarks" / "bfcl"
-    assert main(["import", "bfcl", *(str(FIXTURES / n) for n in names),
-                 "--out", str(out)]) == 0
-    return out
-
-
-def test_import_bfcl_maps_cases_tools_and_accepted_values(tmp_path, capsys) -> None:
-    from pytest_tooleval.cases.load import load_case_file
-
-    out = _import(tmp_path, "BFCL_v4_simple_python.json", "BFCL_v4_multiple.json",
-                  "BFCL_v4_irrelevance.json", "BFCL_v4_live_irrelevance.json")
-    printed = capsys.readouterr().out
-    assert "wrote 8 cases in 4 file(s)" in printed
-    assert "1 nested-dictionary argument constraint(s) left out" in printed
-    assert printed.count("with datasets") == 6  # four question files, two answer files
-    files = {p.name: load_case_file(p) for p in sorted(out.glob("*.json"))}
-    simple = files["bfcl-v4-simple-python-001.json"]
-    cases = {c.name: c for c in simple.cases}
-    area = cases["simple_python_0"].steps[0]
-    assert area.expect == ["geometry_rectangle_area"]
-    assert area.args == {"length": [12], "width": [7], "unit": ["m", "metres", ""]}
-    assert cases["simple_python_2"].steps[0].args == {"numbers": [[4.0, 8.0, 15.0]]}
-    tools = {t.name: t for t in simple.tools}
-    assert tools["convert_temperature"].parameters["properties"]["value"]["type"] == "number"
-    assert tools["stats_mean"].parameters["properties"]["options"]["type"] == "object"
-    multiple = files["bfcl-v4-multiple-001.json"]
-    assert {t.name for t in multiple.tools} == {"restaurant_book", "restaurant_search",
-                                                 "bfcl_read_file"}  # no clash with a built-in
-    live = files["bfcl-v4-live-irrelevance-001.json"]
-    assert [c.category for c in live.cases] == ["irrelevance", "irrelevance"]
-    assert live.cases[0].steps[0].message == "hey, how are you doing today?"
-    params = live.tools[0].parameters["properties"]
-    assert "type" not in params["headers"]  # BFCL's "any"
-    assert params["timeout"]["default"] == 5.0
-
-
-def test_import_packs_at_most_nine_tools_per_file(tmp_path) -> None:
-    from pytest_tooleval.cases.bfcl import TOOLS_PER_FILE, import_bfcl
-
-    source = tmp_path / "BFCL_v4_irrelevance.json"
-    rows = [{"id": f"irrelevance_{i}", "question": [[{"role": "user", "content": f"hi {i}"}]],
-             "function": [{"name": f"tool_{i}", "description": f"Tool number {i}.",
-                           "parameters": {"type": "dict", "properties": {}}}]}
-            for i in range(20)]
-    source.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    imported = import_bfcl([source])
-    assert [len(f["tools"]) for f in imported.files.values()] == [TOOLS_PER_FILE,
-                                                                  TOOLS_PER_FILE, 2]
-    assert sum(len(f["cases"]) for f in imported.files.values()) == 20
-
-
-def test_import_errors_name_the_file_and_the_fix(tmp_path, capsys) -> None:
-    from pytest_tooleval.cli import main
-
-    lonely = tmp_path / "BFCL_v4_simple_python.json"
-    lonely.write_text((FIXTURES / "BFCL_v4_simple_python.json").read_text())
-    assert main(["import", "bfcl", str(lonely), "--out", str(tmp_path / "o")]) == 2
-    err = capsys.readouterr().err
-    assert "needs its possible_answer file" in err and "--answers" in err
-    other = tmp_path / "BFCL_v3_multi_turn_base.json"
-    other.write_text("{}\n")
-    assert main(["import", "bfcl", str(other)]) == 2
-    assert "parallel and multi-turn files are not supported" in capsys.readouterr().err
-
-
-def test_imported_bfcl_runs_through_the_plugin(project, fake_model, tmp_path) -> None:
-    out = _import(project.path, "BFCL_v4_multiple.json", "BFCL_v4_live_irrelevance.json")
-    server = fake_model([
-        Rule("book a table", [call("restaurant_book", {"restaurant": "Lokanta Nar",
-                                                       "people": 4, "time": "8 pm"}),
-                              answer("Booked.")]),
-        Rule("how are you", [answer("Fine, thanks!")]),
-        Rule("that is all", [call("requests_get", {"url": "http://example.invalid"}),
-                             answer("ok")]),
-    ])
-    project.profile(server)
-    project.run(str(out))
-    outcomes = {c["case"]: c["outcome"] for c in project.report()["cases"]}
-    assert outcomes == {"multiple_0": "PASS", "live_irrelevance_0-0-0": "PASS",
-                        "live_irrelevance_1-0-1": "FAIL"}
 
 
 def test_exported_corpus_and_results_join_on_case_hash(project, fake_model, monkeypatch,

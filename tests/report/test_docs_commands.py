@@ -32,7 +32,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 KEEP = 1
 NAMED_CASES = {"usd-try-today", "TC-7"}  # named by a command: kept wherever they are
 PROFILES = ("my-qwen", "m", "qwen3-4b", "ollama:qwen3:4b", "smollm2-135m")
-FIXTURES = Path(__file__).parent / "fixtures" / "bfcl"
+FIXTURES = ROOT / "tests" / "fixtures" / "bfcl"
 
 INSTALLS = ("installs packages (bubblewrap with apt, the rest from the registry) and builds "
             "llama-cpp-python from source "
@@ -150,8 +150,10 @@ CHECKS: dict[str, Check] = {
     "tooleval export --report tooleval-report/report.json --out tooleval-dataset": Check(
         codes=(0,), after=_exists("tooleval-dataset/results.parquet",
                                   "tooleval-dataset/README.md")),
-    "tooleval import bfcl BFCL_v4_simple_python.json BFCL_v4_irrelevance.json --out "
-    "benchmarks/bfcl": Check(codes=(0,), before=_copy_bfcl, after=_exists("benchmarks/bfcl")),
+    "tooleval import bfcl BFCL_v4_simple_python.json BFCL_v4_irrelevance.json --skip-bad "
+    "--out benchmarks/bfcl": Check(codes=(0,), before=_copy_bfcl,
+                                   after=_exists("benchmarks/bfcl")),
+    "tooleval check --oracle --no-builtin benchmarks/bfcl": Check(codes=(0,)),
     "tooleval gap benchmarks scenarios -n 2 --report docs/results/gap-sample4 -- "
     "--tooleval-sample 4": Check(codes=(0,), after=_exists(
         "docs/results/gap-sample4/gap.json")),
