@@ -128,12 +128,8 @@ def missing_for(options: argparse.Namespace) -> str | None:
 def compare_main(argv: Sequence[str]) -> int:
     from pathlib import Path
 
-    from pytest_tooleval.report.compare import (
-        ReportError,
-        compare,
-        load_report,
-        render_comparison,
-    )
+    from pytest_tooleval.report.compare import compare, render_comparison
+    from pytest_tooleval.report.model import ReportError, load_report
     from pytest_tooleval.report.write import write_json
 
     parser = argparse.ArgumentParser(
@@ -177,8 +173,9 @@ def gap_main(argv: Sequence[str]) -> int:
     import subprocess
     from pathlib import Path
 
-    from pytest_tooleval.report.compare import ReportError, differences, load_report
+    from pytest_tooleval.report.compare import differences
     from pytest_tooleval.report.gap import gap_of, render_gap
+    from pytest_tooleval.report.model import Report, ReportError, load_report
     from pytest_tooleval.report.write import write_atomic, write_json
 
     parser = _run_parser(
@@ -199,7 +196,7 @@ def gap_main(argv: Sequence[str]) -> int:
         print(f"tooleval gap: {missing}", file=sys.stderr)
         return 2
     out = Path(options.report)
-    reports = {}
+    reports: dict[str, Report] = {}
     if options.from_reports:
         try:
             reports = {arm: load_report(path)
@@ -207,7 +204,7 @@ def gap_main(argv: Sequence[str]) -> int:
         except ReportError as exc:
             print(f"tooleval gap: {exc}", file=sys.stderr)
             return 2
-        grammars = [reports[arm]["run"].get("backend", {}).get("grammar") for arm in ("on", "off")]
+        grammars = [reports[arm].run.backend.get("grammar") for arm in ("on", "off")]
         if grammars != ["on", "off"]:
             print(f"tooleval gap: the reports ran with grammar {grammars[0]} and {grammars[1]}; "
                   "give the grammar-on report first, then the grammar-off one", file=sys.stderr)
@@ -280,11 +277,10 @@ def merge_main(argv: Sequence[str]) -> int:
     if recorder.write_error:
         print(f"tooleval merge: {recorder.write_error}", file=sys.stderr)
         return 2
-    summary = report["summary"]
-    score = summary["score"]
-    print(f"tooleval merge: {len(report['cases'])} cases from {len(options.parts)} part(s); "
+    score = report.summary.score
+    print(f"tooleval merge: {len(report.cases)} cases from {len(options.parts)} part(s); "
           f"score {'n/a' if score is None else f'{score:.1f}'}, "
-          f"{summary['deployability']['verdict']}")
+          f"{report.summary.deployability.verdict}")
     print(f"written: {', '.join(str(p) for p in recorder.paths)}")
     return 0
 

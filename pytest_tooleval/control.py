@@ -31,6 +31,7 @@ from pytest_tooleval.journal import (
     run_identity,
     set_aside,
 )
+from pytest_tooleval.report.model import Resumed, RunInfo
 
 if TYPE_CHECKING:
     from pytest_tooleval.recorder import Recorder
@@ -116,8 +117,8 @@ class RunControl:
         if self.resumed is not None:
             self._check_selection(self.resumed, cases)
         self.recorder.selected = len(cases)
-        self.recorder.extra_run["identity_hash"] = self.identity_hash
-        self.recorder.extra_run["shard"] = self.runtime.settings.shard
+        self.recorder.identity_hash = self.identity_hash
+        self.recorder.shard = self.runtime.settings.shard
         report_dir = self.runtime.settings.report_dir
         try:
             if self.resumed is None:
@@ -137,15 +138,11 @@ class RunControl:
             self.recorder.write_error = (f"could not write the journal in {report_dir}: "
                                          f"{exc.strerror or exc}")
         if self.resumed is not None:
-            stored_run = (self.resumed.end or {}).get("run") or {}
-            self.recorder.carried_run = {
-                key: stored_run[key] for key in ("backend", "backend_variants", "router",
-                                                 "tools_offered", "providers", "concurrency")
-                if key in stored_run}
-            self.recorder.extra_run["resumed"] = {
-                "from_started": self.resumed.start.get("started"),
-                "cases_carried": len(carried),
-            }
+            stored_run = (self.resumed.end or {}).get("run")
+            self.recorder.carried_run = RunInfo.model_validate(stored_run) if stored_run \
+                else None
+            self.recorder.resumed = Resumed(from_started=self.resumed.start.get("started"),
+                                            cases_carried=len(carried))
 
     def _check_selection(self, stored: Stored, cases: dict[str, str | None]) -> None:
         then: dict[str, Any] = stored.start.get("cases", {})
@@ -213,7 +210,7 @@ class RunControl:
             "interrupted": interrupted,
             "cases_done": self.recorder.done,
             "cases_selected": self.recorder.selected,
-            "run": report["run"] if report else None,
+            "run": report.run.model_dump(mode="json") if report else None,
         })
 
     def resumed_exit_status(self, exitstatus: int) -> int:

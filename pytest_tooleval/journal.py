@@ -60,7 +60,7 @@ def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
             "mcp": project.get("mcp", {}),
         },
         "package_version": package_version(),
-        "platform": platform_info(),
+        "platform": platform_info().model_dump(),
     }
 
 

@@ -8,15 +8,14 @@ report is built from the parts' typed results exactly as a single run's is.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pytest_tooleval.journal import JOURNAL_NAME, JournalError, read_journal
+from pytest_tooleval.config import Settings
+from pytest_tooleval.journal import JOURNAL_NAME, JournalError, case_set_hash, read_journal
+from pytest_tooleval.recorder import Recorder
+from pytest_tooleval.report.model import Report, ReportError, RunInfo, load_report
 from pytest_tooleval.result import CaseResult
-from pytest_tooleval.router.base import SHOWN
-from pytest_tooleval.scoring.settings import Thresholds
 
 
 class MergeError(Exception):
@@ -26,11 +25,8 @@ class MergeError(Exception):
 @dataclass
 class Part:
     source: Path
-    identity_hash: str | None
-    shard: str | None
-    results: list[dict[str, Any]]
-    run: dict[str, Any]
-    interrupted: str | None
+    results: list[CaseResult]
+    run: RunInfo
 
 
 def load_part(path: Path) -> Part:
@@ -38,48 +34,49 @@ def load_part(path: Path) -> Part:
     (the journal preferred: it says whether the run finished)."""
     if path.is_dir():
         path = path / JOURNAL_NAME if (path / JOURNAL_NAME).exists() else path / "report.json"
-    if path.name.endswith(".jsonl"):
+    if not path.name.endswith(".jsonl"):
         try:
-            stored = read_journal(path)
-        except JournalError as exc:
+            report = load_report(path)
+        except ReportError as exc:
             raise MergeError(str(exc)) from None
-        if stored.end is None:
-            raise MergeError(f"{path}: this run did not finish (it was killed: the journal "
-                             "has no end record); resume it with --tooleval-resume first")
-        return Part(path, stored.identity_hash, stored.start.get("shard"),
-                    list(stored.cases.values()), dict(stored.end.get("run") or {}),
-                    stored.end.get("interrupted"))
+        return Part(path, report.cases, report.run)
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise MergeError(f"{path}: not a readable report: {exc}") from None
-    run = report.get("run", {})
-    return Part(path, run.get("identity_hash"), run.get("shard"), list(report.get("cases", [])),
-                dict(run), run.get("interrupted"))
+        stored = read_journal(path)
+    except JournalError as exc:
+        raise MergeError(str(exc)) from None
+    if stored.end is None:
+        raise MergeError(f"{path}: this run did not finish (it was killed: the journal "
+                         "has no end record); resume it with --tooleval-resume first")
+    if not stored.end.get("run"):
+        raise MergeError(f"{path}: the run wrote no report (its end record has no run); "
+                         "run that shard again")
+    return Part(path, [CaseResult.from_json(case) for case in stored.cases.values()],
+                RunInfo.model_validate(stored.end["run"]))
 
 
 def check_parts(parts: list[Part]) -> None:
     if not parts:
         raise MergeError("nothing to merge: name the shards' report folders, journals or "
                          "reports")
-    identities = {p.identity_hash for p in parts}
+    identities = {p.run.identity_hash for p in parts}
     if None in identities:
-        missing = next(p.source for p in parts if p.identity_hash is None)
+        missing = next(p.source for p in parts if p.run.identity_hash is None)
         raise MergeError(f"{missing}: no run identity recorded (a report from before "
                          "journals); rerun that shard")
     if len(identities) > 1:
-        listing = ", ".join(f"{p.source} ({p.identity_hash})" for p in parts)
+        listing = ", ".join(f"{p.source} ({p.run.identity_hash})" for p in parts)
         raise MergeError("the parts come from runs with different configurations (model, "
                          f"grammar, router, k, tools, package or platform): {listing}")
     for part in parts:
-        if part.interrupted:
-            raise MergeError(f"{part.source}: that run was interrupted ({part.interrupted}); "
+        if part.run.interrupted:
+            raise MergeError(f"{part.source}: that run was interrupted ({part.run.interrupted}); "
                              "resume it with --tooleval-resume, then merge")
-    shards = [p.shard for p in parts]
+    shards = [p.run.shard for p in parts]
     if any(shards):
         if not all(shards):
             raise MergeError("some parts are shards and some are not: "
-                             + ", ".join(f"{p.source} ({p.shard or 'no shard'})" for p in parts))
+                             + ", ".join(f"{p.source} ({p.run.shard or 'no shard'})"
+                                         for p in parts))
         given = [s for s in shards if s]
         counts = {s.split("/")[1] for s in given}
         if len(counts) > 1:
@@ -95,53 +92,37 @@ def check_parts(parts: list[Part]) -> None:
     nodeids: dict[str, Path] = {}
     for part in parts:
         for case in part.results:
-            nodeid = str(case.get("nodeid"))
-            if nodeid in nodeids:
-                raise MergeError(f"{nodeid} is in both {nodeids[nodeid]} and {part.source}")
-            nodeids[nodeid] = part.source
+            if case.nodeid in nodeids:
+                raise MergeError(f"{case.nodeid} is in both {nodeids[case.nodeid]} and "
+                                 f"{part.source}")
+            nodeids[case.nodeid] = part.source
 
 
-def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[dict[str, Any], Any]:
+def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Recorder]:
     """Build and write the merged report; returns it and the recorder that wrote it."""
-    from pytest_tooleval.config import Settings
-    from pytest_tooleval.journal import case_set_hash
-    from pytest_tooleval.recorder import Recorder
-
     parts = [load_part(path) for path in paths]
     check_parts(parts)
     first = parts[0].run
-    thresholds = first.get("thresholds", {})
-    defaults = Thresholds()
+    thresholds = first.thresholds
     settings = Settings(
-        rootdir=rootdir, report_dir=out_dir, k=int(first.get("k", SHOWN)),
-        gate=float(thresholds.get("gate", defaults.gate)),
-        min_score=float(thresholds.get("min_score", defaults.min_score)),
-        max_malformed=float(thresholds.get("max_malformed", defaults.max_malformed)),
-        latency_p95=thresholds.get("latency_p95"),
-        min_cases=int(thresholds.get("min_cases", defaults.min_cases)),
+        rootdir=rootdir, report_dir=out_dir, k=first.k, gate=thresholds.gate,
+        min_score=thresholds.min_score, max_malformed=thresholds.max_malformed,
+        latency_p95=thresholds.latency_p95, min_cases=thresholds.min_cases,
     )
-    recorder = Recorder(settings, {})
+    recorder = Recorder(settings, None)
     for part in parts:
         for case in part.results:
-            recorder.results[str(case["nodeid"])] = CaseResult.from_json(case)
-    metadata = dict(first)
-    for key in ("package_version", "platform"):
-        metadata.pop(key, None)  # build_report adds them; the parts' are equal (identity)
-    started = [str(p.run["started"]) for p in parts if p.run.get("started")]
-    finished = [str(p.run["finished"]) for p in parts if p.run.get("finished")]
-    metadata.update({
-        "started": min(started) if started else None,
-        "finished": max(finished) if finished else None,
-        "interrupted": None,
-        "cases_done": len(recorder.results),
-        "cases_selected": len(recorder.results),
-        "shard": None,
-        "merged_from": [str(p.source) for p in parts],
+            recorder.results[case.nodeid] = case
+    count = len(recorder.results)
+    selection = first.selection.model_copy(update={
+        "cases": count, "case_set_hash": case_set_hash(
+            {nodeid: r.case_hash for nodeid, r in recorder.results.items()}),
+    }) if first.selection else None
+    run = first.model_copy(update={
+        "started": min(p.run.started for p in parts),
+        "finished": max(p.run.finished for p in parts),
+        "interrupted": None, "cases_done": count, "cases_selected": count, "shard": None,
+        "merged_from": [str(p.source) for p in parts], "selection": selection,
     })
-    selection = dict(first.get("selection", {}))
-    selection["cases"] = len(recorder.results)
-    selection["case_set_hash"] = case_set_hash(
-        {nodeid: r.case_hash for nodeid, r in recorder.results.items()})
-    metadata["selection"] = selection
-    report = recorder.build_and_write(None, metadata)
+    report = recorder.build_and_write(None, run)
     return report, recorder

@@ -24,6 +24,7 @@ from pytest_tooleval.runtime import (
 if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.recorder import Recorder
+    from pytest_tooleval.report.model import Report
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from pytest_tooleval import hookspec
@@ -69,9 +70,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not runtime.is_worker and not settings.check:  # a check run scores nothing
         from pytest_tooleval.control import RunControl
         from pytest_tooleval.recorder import Recorder
-        from pytest_tooleval.wiring import describe_settings
 
-        runtime.recorder = Recorder(settings, describe_settings(settings, profile))
+        runtime.recorder = Recorder(settings, profile)
         runtime.recorder.world_base = runtime.world_base
         config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
         runtime.control = RunControl(runtime, runtime.recorder)
@@ -241,11 +241,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         from pytest_tooleval.report.exporters import after_reports
 
-        runtime.recorder.notes += after_reports(session.config, runtime.recorder)
+        recorder = runtime.recorder
+        notes, written = after_reports(
+            session.config, recorder.report,
+            None if recorder.write_error else runtime.settings.report_dir, recorder.comparison)
+        recorder.notes += notes
+        recorder.paths += written
     runtime.close()
 
 
-def finish_recording(session: pytest.Session) -> dict[str, Any] | None:
+def finish_recording(session: pytest.Session) -> Report | None:
     """Aggregate once, on the controller (pytest-json-report asks before our sessionfinish)."""
     runtime = runtime_of(session.config)
     recorder = runtime.recorder
@@ -275,7 +280,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         # The second: a run stopped before its first case ended (0 of N ran, interrupted).
         from pytest_tooleval.report.terminal import write_summary
 
-        write_summary(terminalreporter, recorder, runtime.settings.baseline)
+        write_summary(terminalreporter, recorder.report, recorder.paths, recorder.notes,
+                      recorder.write_error, recorder.comparison_text, runtime.settings.baseline)
     elif recorder is not None and recorder.nothing_scored:
         terminalreporter.write_sep("=", "tooleval summary", red=True)
         terminalreporter.write_line(

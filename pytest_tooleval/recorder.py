@@ -12,14 +12,27 @@ from typing import Any
 from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.config import Settings
 from pytest_tooleval.journal import Journal
-from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.report.json_report import build_report, package_version, platform_info
+from pytest_tooleval.report.model import (
+    RepeatInfo,
+    Report,
+    ReportError,
+    Resumed,
+    RunInfo,
+    Selection,
+    Skipped,
+    ThresholdInfo,
+    load_report,
+)
 from pytest_tooleval.report.write import write_atomic, write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
+from pytest_tooleval.wiring import grammar_mode, isolation
 
 log = logging.getLogger(__name__)
 
 
-def selection(results: list[CaseResult], config: Any, sample: int) -> dict[str, Any]:
+def selection(results: list[CaseResult], config: Any, sample: int) -> Selection:
     """What this run measured: the paths, -k, -m, the sampling, the command line, and a
     hash of the case set (each case's id and content hash)."""
     import hashlib
@@ -29,15 +42,15 @@ def selection(results: list[CaseResult], config: Any, sample: int) -> dict[str, 
     digest = hashlib.sha256(json.dumps(pairs).encode("utf-8")).hexdigest()[:16]
     option = getattr(config, "option", None)
     invocation = getattr(config, "invocation_params", None)
-    return {
-        "paths": [str(a) for a in getattr(config, "args", [])],
-        "keyword": getattr(option, "keyword", "") or None,
-        "markers": getattr(option, "markexpr", "") or None,
-        "sample_every": sample,
-        "cases": len(results),
-        "case_set_hash": digest,
-        "command_line": [str(a) for a in invocation.args] if invocation else [],
-    }
+    return Selection(
+        paths=[str(a) for a in getattr(config, "args", [])],
+        keyword=getattr(option, "keyword", "") or None,
+        markers=getattr(option, "markexpr", "") or None,
+        sample_every=sample,
+        cases=len(results),
+        case_set_hash=digest,
+        command_line=[str(a) for a in invocation.args] if invocation else [],
+    )
 
 
 def _is_case_report(report: Any) -> bool:
@@ -51,13 +64,14 @@ def _is_case_report(report: Any) -> bool:
 
 
 class Recorder:
-    def __init__(self, settings: Settings, run_info: dict[str, Any]) -> None:
+    def __init__(self, settings: Settings, profile: Profile | None) -> None:
         self.settings = settings
-        self.run_info = run_info
+        #: The --model profile (None for ``tooleval merge``, which takes the parts' run).
+        self.profile = profile
         self.results: dict[str, CaseResult] = {}
         self.worker_info: list[dict[str, Any]] = []
         self.started = datetime.now(UTC)
-        self.report: dict[str, Any] | None = None
+        self.report: Report | None = None
         self.paths: list[Path] = []
         self.comparison_text = ""
         self.write_error: str | None = None
@@ -67,13 +81,16 @@ class Recorder:
         self.comparison: dict[str, Any] | None = None
         self.notes: list[str] = []
         #: Set by the run control (pytest_tooleval/control.py): the journal every result
-        #: is appended to as it arrives, the count of selected cases, extra run metadata.
+        #: is appended to as it arrives, the count of selected cases, the run's identity
+        #: and shard, and what a resumed run carried over.
         self.journal: Journal | None = None
         self.selected: int | None = None
-        self.extra_run: dict[str, Any] = {}
-        #: From a resumed journal: what its run's session described, used when no case
-        #: runs here (every case carried), so the report still names the backend.
-        self.carried_run: dict[str, Any] = {}
+        self.identity_hash: str | None = None
+        self.shard: str | None = None
+        self.resumed: Resumed | None = None
+        #: From a resumed journal: its run, used when no case runs here (every case
+        #: carried), so the report still names the backend, router and tools.
+        self.carried_run: RunInfo | None = None
         #: The run's world base (runtime.world_base): the baselines reuse its template.
         self.world_base: Any = None
 
@@ -114,64 +131,88 @@ class Recorder:
         if info:
             self.worker_info.append(info)
 
-    def _run_metadata(self, interrupted: str | None) -> dict[str, Any]:
-        backends = [w["backend"] for w in self.worker_info if w.get("backend")]
-        tools = sorted({t for w in self.worker_info for t in w.get("tools", [])})
-        routers = [w["router"] for w in self.worker_info if w.get("router")]
-        providers = next((w["providers"] for w in self.worker_info if w.get("providers")), "")
-        run_info = dict(self.run_info)
-        if any(w.get("session") == "pytest_tooleval_make_session" for w in self.worker_info):
+    def run_info(self, interrupted: str | None, config: Any) -> RunInfo:
+        """The report's ``run``, field by field: the settings and profile, what the
+        sessions described (``Runtime.info``, from each process), the run control's."""
+        settings, profile = self.settings, self.profile
+        assert profile is not None
+        workers = [w for w in self.worker_info if w.get("backend")]
+        first: dict[str, Any] = workers[0] if workers else {}
+        carried = self.carried_run if not workers else None
+        model = profile.describe()
+        if first.get("session") == "pytest_tooleval_make_session":
             # The profile named by --model did not run: describe what did.
-            name = backends[0].get("model") if backends else None
-            run_info["model"] = {"name": name or "a session from pytest_tooleval_make_session",
-                                 "source": "pytest_tooleval_make_session"}
-        return {
-            **run_info,
-            "backend": backends[0] if backends else {},
-            "backend_variants": len({repr(sorted(b.items())) for b in backends}),
-            "router": routers[0] if routers else {},
-            "tools_offered": tools,
-            "providers": providers,
+            model = {"name": first["backend"].get("model")
+                     or "a session from pytest_tooleval_make_session",
+                     "source": "pytest_tooleval_make_session"}
+        return RunInfo(
+            package_version=package_version(),
+            platform=platform_info(),
+            model=model,
+            grammar_requested=grammar_mode(settings, profile),
+            # Which configuration file the run used (docs/usage.md).
+            config_file=str(settings.config_file) if settings.config_file else None,
+            k=settings.k,
+            router_mode=settings.router,
+            seed=profile.seed,
+            sample_every=settings.sample,
+            isolation=isolation(settings),
+            repeat=RepeatInfo(
+                k=settings.repeat,
+                seed_policy="pinned" if profile.pin_seed or settings.repeat == 1 else "varied",
+                seeds=sorted({profile.seed if profile.pin_seed else profile.seed + r
+                              for r in range(settings.repeat)})),
+            thresholds=ThresholdInfo(
+                gate=settings.gate, min_score=settings.min_score,
+                max_malformed=settings.max_malformed, latency_p95=settings.latency_p95,
+                min_cases=settings.min_cases, partial=settings.partial),
+            backend=carried.backend if carried else first.get("backend", {}),
+            backend_variants=carried.backend_variants if carried else
+            len({repr(sorted(w["backend"].items())) for w in workers}),
+            router=carried.router if carried else first.get("router") or {},
+            tools_offered=carried.tools_offered if carried else
+            sorted({t for w in self.worker_info for t in w.get("tools", [])}),
+            providers=carried.providers if carried else first.get("providers", ""),
             # Each provider's describe(): MCP servers with the name and version they gave.
-            "tool_providers": next((w["tool_providers"] for w in self.worker_info
-                                    if w.get("tool_providers")), []),
-            "started": self.started.isoformat(timespec="seconds"),
-            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-            "interrupted": interrupted,
-            # Concurrent tool loops per process: asked for, used, and why not (a profile's
-            # concurrency; docs/usage.md).
-            "concurrency": next((w["concurrency"] for w in self.worker_info
-                                 if w.get("concurrency")), None),
-            **(self.carried_run if not backends else {}),
-            "cases_done": self.done,
-            "cases_selected": self.selected,
-            **self.extra_run,
-        }
+            tool_providers=carried.tool_providers if carried else
+            first.get("tool_providers", []),
+            started=self.started.isoformat(timespec="seconds"),
+            finished=datetime.now(UTC).isoformat(timespec="seconds"),
+            interrupted=interrupted,
+            # Concurrent tool loops per process: asked for, used, and why not.
+            concurrency=carried.concurrency if carried else first.get("concurrency"),
+            cases_done=self.done,
+            cases_selected=self.selected,
+            identity_hash=self.identity_hash,
+            shard=self.shard,
+            selection=selection(list(self.results.values()), config, settings.sample),
+            skipped=[Skipped(nodeid=nodeid, reason=reason)
+                     for nodeid, reason in sorted(self.skipped.items())] or None,
+            resumed=self.resumed,
+        )
 
     @property
     def nothing_scored(self) -> bool:
         """Every case was skipped before it ran: the run measured nothing."""
         return not self.results and bool(self.skipped)
 
-    def finish(self, interrupted: str | None, config: Any = None) -> dict[str, Any] | None:
+    def finish(self, interrupted: str | None, config: Any = None) -> Report | None:
         """Aggregate and write the reports, once (pytest-json-report asks first). A run
         stopped before its first case ended still gets one: 0 of N ran, interrupted."""
         if self.report is not None:
             return self.report
         if not self.results and not self.skipped and not (interrupted and self.selected):
             return None
-        metadata = self._run_metadata(interrupted)
-        metadata["selection"] = selection(list(self.results.values()), config,
-                                          self.settings.sample)
-        if self.skipped:
-            metadata["skipped"] = [{"nodeid": nodeid, "reason": reason}
-                                   for nodeid, reason in sorted(self.skipped.items())]
+        run = self.run_info(interrupted, config)
         if config is not None:
+            # A plugin may add to or change the run's metadata (hookspec.py): its dict is
+            # read back once, so what it wrote is checked like the rest.
+            metadata = run.model_dump(mode="json")
             config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
-        return self.build_and_write(interrupted, metadata)
+            run = RunInfo.model_validate(metadata)
+        return self.build_and_write(interrupted, run)
 
-    def build_and_write(self, interrupted: str | None,
-                        metadata: dict[str, Any]) -> dict[str, Any]:
+    def build_and_write(self, interrupted: str | None, run: RunInfo) -> Report:
         """Summarise what the recorder holds, build the report and write it (also used by
         ``tooleval merge``, with the shards' metadata)."""
         # Imported here, at the end of a run: scoring needs numpy, which neither
@@ -182,11 +223,11 @@ class Recorder:
         results = list(self.results.values())
         summary = summarize(results, self.settings.thresholds(), interrupted,
                             self._baselines(results))
-        self.report = build_report(metadata, results, summary)
+        self.report = build_report(run, results, summary)
         directory = self.settings.report_dir
         json_path, md_path = directory / "report.json", directory / "report.md"
         try:
-            write_json(json_path, self.report)
+            write_json(json_path, self.report.to_json())
             write_atomic(md_path, render_markdown(self.report))
         except OSError as exc:
             self.write_error = (f"could not write the report to {directory}: "
@@ -211,12 +252,7 @@ class Recorder:
 
     def compare_with_baseline(self, baseline: Path) -> bool:
         """Compare with a baseline report; True when the comparison fails the run."""
-        from pytest_tooleval.report.compare import (
-            ReportError,
-            compare,
-            load_report,
-            render_comparison,
-        )
+        from pytest_tooleval.report.compare import compare, render_comparison
 
         assert self.report is not None
         try:

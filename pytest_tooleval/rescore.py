@@ -12,14 +12,19 @@ outcome; so is a stored ERROR (nothing was scored) and a case no longer in its f
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from pytest_tooleval.journal import JOURNAL_NAME, JournalError, read_journal
+from pytest_tooleval.report.model import ReportError, RunInfo, load_report
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.tools.jail import UNSAFE_MODE
 
 
 @dataclass
@@ -41,25 +46,40 @@ class Rescored:
         }
 
 
-def load_stored(path: Path) -> tuple[list[CaseResult], dict[str, Any]]:
-    """The typed cases and the run metadata of a report.json or journal.jsonl (or a
-    report folder holding one)."""
-    from pytest_tooleval.journal import JOURNAL_NAME, read_journal
+@dataclass
+class StoredRun:
+    """What re-scoring needs of the stored run: its router and the tools it offered."""
 
+    k: int
+    router_mode: str
+    tools_offered: list[str]
+    unsafe_no_jail: bool
+
+    @classmethod
+    def of(cls, run: RunInfo) -> StoredRun:
+        return cls(run.k, run.router_mode, run.tools_offered,
+                   run.isolation.get("mode") == UNSAFE_MODE)
+
+
+def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
+    """The typed cases and the run of a report.json or journal.jsonl (or a report folder
+    holding one)."""
     if path.is_dir():
         path = path / "report.json" if (path / "report.json").exists() else path / JOURNAL_NAME
-    if path.name.endswith(".jsonl"):
-        stored = read_journal(path)
-        run = dict((stored.end or {}).get("run") or {})
-        identity = stored.start.get("identity", {})
-        run.setdefault("k", identity.get("k"))
-        run.setdefault("router_mode", identity.get("router"))
-        return [CaseResult.from_json(c) for c in stored.cases.values()], run
-    report = json.loads(path.read_text(encoding="utf-8"))
-    return [CaseResult.from_json(c) for c in report.get("cases", [])], report.get("run", {})
+    if not path.name.endswith(".jsonl"):
+        report = load_report(path)
+        return report.cases, StoredRun.of(report.run)
+    stored = read_journal(path)
+    cases = [CaseResult.from_json(c) for c in stored.cases.values()]
+    ended = (stored.end or {}).get("run")
+    if ended:
+        return cases, StoredRun.of(RunInfo.model_validate(ended))
+    identity = stored.start.get("identity", {})  # a killed run: no report was written
+    return cases, StoredRun(int(identity.get("k") or SHOWN),
+                            str(identity.get("router") or "triggers"), [], False)
 
 
-def rescore(results: list[CaseResult], run: dict[str, Any], rootdir: Path,
+def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
             only: Sequence[Path] = ()) -> Rescored:
     from pytest_tooleval.cases.errors import CaseFileError
     from pytest_tooleval.cases.load import load_case_file
@@ -102,14 +122,14 @@ def rescore(results: list[CaseResult], run: dict[str, Any], rootdir: Path,
     return outcome
 
 
-def _router(run: dict[str, Any]) -> Any:
+def _router(run: StoredRun) -> Any:
     from pytest_tooleval.router.ablation import make_router
 
-    return make_router(str(run.get("router_mode") or "triggers"), int(run.get("k") or 9))
+    return make_router(run.router_mode, run.k)
 
 
 def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
-                   run: dict[str, Any], outcome: Rescored) -> str | None:
+                   run: StoredRun, outcome: Rescored) -> str | None:
     """Why the stored transcripts no longer answer this case (None: they still do)."""
     transcripts = old.transcripts
     if len(case.steps) != len(transcripts):
@@ -128,7 +148,7 @@ def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
 
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
-                   run: dict[str, Any]) -> str | None:
+                   run: StoredRun) -> str | None:
     """The router run again on the run's catalogue as it is now (the built-ins the run
     offered, then the file's inline tools): a different set shown means the model saw
     something else. Raises ``Unrouted`` when the run's catalogue cannot be rebuilt here
@@ -138,10 +158,10 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     from pytest_tooleval.tools.base import Catalogue, ToolProvider
     from pytest_tooleval.tools.inline import InlineToolProvider
 
-    offered = set(run.get("tools_offered") or [])
+    offered = set(run.tools_offered)
     providers: list[ToolProvider] = []
     if offered:
-        builtin = listed_builtin_specs(bool(run.get("unsafe_no_jail")))
+        builtin = listed_builtin_specs(run.unsafe_no_jail)
         if not offered <= {spec.name for spec in builtin}:
             raise Unrouted
         providers.append(_Listed("builtin", [s for s in builtin if s.name in offered], set()))
@@ -233,11 +253,9 @@ def rescore_main(argv: Sequence[str]) -> int:
                         help="only the cases under these files or folders")
     parser.add_argument("--json", type=Path, help="also write the result as JSON")
     options = parser.parse_args(list(argv))
-    from pytest_tooleval.journal import JournalError
-
     try:
         results, run = load_stored(options.stored)
-    except (OSError, json.JSONDecodeError, JournalError) as exc:
+    except (OSError, JournalError, ReportError, ValidationError) as exc:
         print(f"tooleval rescore: {options.stored}: {exc}", file=sys.stderr)
         return 2
     result = rescore(results, run, Path.cwd(), options.paths)

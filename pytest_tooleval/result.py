@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
+from pytest_tooleval.engine.transcript import StepTranscript
 
 
 class Outcome(StrEnum):
@@ -26,8 +26,8 @@ class Outcome(StrEnum):
     ERROR = "ERROR"
 
 
-#: Bumped when the shape of a case result changes; ``from_json`` reads version 1 too.
-RESULT_VERSION = 2
+#: Bumped when the shape of a case result changes.
+RESULT_VERSION: Literal[2] = 2
 
 ErrorKind = Literal[
     "backend",  # the model could not be reached, refused, or answered something unusable
@@ -128,6 +128,8 @@ class CaseResult(BaseModel):
     #: seed it ran with. None for a single run.
     repeat: int | None = None
     seed: int | None = None
+    #: The shape's version (RESULT_VERSION): a result of another shape is refused.
+    version: Literal[2] = RESULT_VERSION
 
     @property
     def case_key(self) -> str:
@@ -183,15 +185,10 @@ class CaseResult(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (travels on an xdist report; one entry of report.json)."""
-        data = self.model_dump(mode="json", by_alias=True)
-        data["version"] = RESULT_VERSION
-        return data
+        return self.model_dump(mode="json", by_alias=True)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseResult:
-        if data.get("version", 1) == 1:
-            data = _from_version_1(data)
-        data = {key: value for key, value in data.items() if key != "version"}
         return cls.model_validate(data)
 
 
@@ -209,40 +206,3 @@ def case_hash(content: Any) -> str:
     """A short, stable hash of a case's content (its model dump)."""
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-_TRANSCRIPT_FIELDS = ("message", "shown", "attempts", "answer", "answered", "stopped",
-                      "model_calls")
-_CHECK_FIELDS = tuple(StepChecks.model_fields)
-
-
-def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
-    """Reports written before the typed result: ``steps`` (checks) and ``transcript`` were
-    parallel lists, ``error`` a string."""
-    converted = {k: v for k, v in data.items()
-                 if k in CaseResult.model_fields and k not in ("steps", "error")}
-    error = data.get("error")
-    if error:
-        converted["error"] = {"kind": "backend", "message": str(error)}
-    checks = data.get("steps") or []
-    steps = []
-    for index, record in enumerate(data.get("transcript") or []):
-        transcript = StepTranscript(
-            message=record.get("message", ""),
-            shown=list(record.get("shown", [])),
-            attempts=[Attempt(**a) for a in record.get("attempts", [])],
-            answer=record.get("answer"),
-            answered=bool(record.get("answered")),
-            stopped=record.get("stopped"),
-            model_calls=[ModelCall(**m) for m in record.get("model_calls", [])],
-        )
-        check = checks[index] if index < len(checks) else None
-        steps.append({
-            "transcript": transcript,
-            "checks": None if check is None else {
-                k: v for k, v in check.items() if (k in _CHECK_FIELDS and v is not None)
-                or k in ("tool", "restraint", "args", "evidence")
-            },
-        })
-    converted["steps"] = steps
-    return converted

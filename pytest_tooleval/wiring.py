@@ -178,35 +178,7 @@ def _cached(settings: Settings, profile: Profile, grammar: str,
     return lambda: CachingBackend(factory, directory, mode, model_identity(profile, grammar))
 
 
-def describe_settings(settings: Settings, profile: Profile) -> dict[str, Any]:
-    return {
-        "model": profile.describe(),
-        "grammar_requested": grammar_mode(settings, profile),
-        # Which configuration file the run used (docs/usage.md, "Which configuration file").
-        "config_file": str(settings.config_file) if settings.config_file else None,
-        "k": settings.k,
-        "router_mode": settings.router,
-        "seed": profile.seed,
-        "sample_every": settings.sample,
-        "isolation": _isolation(settings),
-        "repeat": {
-            "k": settings.repeat,
-            "seed_policy": "pinned" if profile.pin_seed or settings.repeat == 1 else "varied",
-            "seeds": sorted({profile.seed if profile.pin_seed else profile.seed + r
-                             for r in range(settings.repeat)}),
-        },
-        "thresholds": {
-            "gate": settings.gate,
-            "min_score": settings.min_score,
-            "max_malformed": settings.max_malformed,
-            "latency_p95": settings.latency_p95,
-            "min_cases": settings.min_cases,
-            "partial": settings.partial,
-        },
-    }
-
-
-def _isolation(settings: Settings) -> dict[str, Any]:
+def isolation(settings: Settings) -> dict[str, Any]:
     """The jail in force for run_python and git (tools/jail.py), or the unsafe mode."""
     from pytest_tooleval.tools import jail
 

@@ -23,11 +23,45 @@ import pytest_tooleval.engine.session
 import pytest_tooleval.models.openai
 import pytest_tooleval.plugin
 import pytest_tooleval.scoring.aggregate  # noqa: F401
-from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.report.model import Report, RunInfo, Summary
 from pytest_tooleval.result import CaseResult
 from tests.support.fake_openai import FakeOpenAI, Rule
 
 pytest_plugins = ["pytester"]
+
+
+def report_cases(report: dict[str, Any]) -> list[CaseResult]:
+    """The typed cases of a report.json's content."""
+    return Report.model_validate(report).cases
+
+
+#: A complete run, as a report records it: tests change what they are about.
+RUN_INFO: dict[str, Any] = {
+    "package_version": "0.1.0",
+    "platform": {"system": "Linux", "machine": "x86_64", "python": "3.11.7",
+                 "implementation": "cpython"},
+    "model": {"name": "m"}, "grammar_requested": "on", "config_file": None, "k": 9,
+    "router_mode": "triggers", "seed": 1234, "sample_every": 1, "isolation": {"mode": "jail"},
+    "repeat": {"k": 1, "seed_policy": "pinned", "seeds": [1234]},
+    "thresholds": {"gate": 0.9, "min_score": 70.0, "max_malformed": 0.02,
+                   "latency_p95": None, "min_cases": 10, "partial": "fail"},
+    "backend": {"backend": "fake", "grammar": "on", "constraint": "json-envelope"},
+    "backend_variants": 1, "router": {}, "tools_offered": ["calculator", "git_log", "web_search"],
+    "providers": "builtin", "tool_providers": [], "started": "2026-01-01T00:00:00+00:00",
+    "finished": "2026-01-01T00:01:00+00:00", "interrupted": None, "concurrency": None,
+    "cases_done": 0, "cases_selected": 0, "identity_hash": None, "shard": None,
+    "selection": None,
+}
+
+
+def make_report(cases: list[CaseResult], summary: Summary | None = None,
+                **run: Any) -> Report:
+    """A report of these cases (summarised as a run would be) and a run with ``run``'s
+    fields changed."""
+    from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+
+    return Report(run=RunInfo.model_validate({**RUN_INFO, **run}),
+                  summary=summary or summarize(cases, Thresholds()), cases=cases)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -13,16 +13,14 @@ from pytest_tooleval.cli import main
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.gap import gap_of, validity
-from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult, Outcome, StepChecks, StepResult
-from pytest_tooleval.scoring.aggregate import Thresholds, summarize
-from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.conftest import THANKS_CASE, WEATHER_CASE, make_report, scenario
 from tests.support.fake_openai import Rule, answer, call
 
 RUN = {
-    "platform": {"system": "Linux", "machine": "x86_64"},
     "tools_offered": ["calculator", "git_log", "web_search"],
-    "backend": {"grammar": "on", "mechanism": "json-envelope"},
+    "backend": {"backend": "fake", "grammar": "on", "constraint": "json-envelope"},
     "model": {"name": "m"},
 }
 
@@ -37,8 +35,8 @@ def case(nodeid: str, outcome: str, axes: dict[str, float], group: str = "g",
                       steps=[StepResult(transcript=transcript, checks=scored)])
 
 
-def report(cases: list[dict[str, Any]], **run: Any) -> dict[str, Any]:
-    return build_report({**copy.deepcopy(RUN), **run}, cases, summarize(cases, Thresholds()))
+def report(cases: list[CaseResult], **run: Any) -> Report:
+    return make_report(cases, **{**copy.deepcopy(RUN), **run})
 
 
 BASE = [
@@ -80,10 +78,10 @@ def test_a_large_drop_on_three_cases_is_not_called_a_regression() -> None:
 
 
 @pytest.mark.parametrize(("change", "reason"), [
-    ({"platform": {"system": "Darwin", "machine": "arm64"}}, "platform differs"),
+    ({"platform": {"system": "Darwin", "machine": "arm64", "python": "3.11.7",
+                   "implementation": "cpython"}}, "platform differs"),
     ({"tools_offered": ["calculator"]}, "2 tool(s) only in the baseline: git_log, web_search"),
-    ({"backend": {"grammar": "off", "mechanism": None}}, "grammar mechanism differs"),
-    # the embedded backend records the mechanism as "constraint"
+    ({"backend": {"grammar": "off", "constraint": None}}, "grammar mechanism differs"),
     ({"backend": {"grammar": "on", "constraint": "none"}}, "grammar mechanism differs"),
     ({"backend": {**RUN["backend"], "model_path": "/m/other.gguf"}}, "model differs"),
     ({"backend": {**RUN["backend"], "backend": "openai-compatible"}}, "backend differs"),
@@ -113,10 +111,12 @@ def test_case_set_difference_is_refused_and_force_compares_the_shared_cases() ->
 
 def test_compare_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base, same, mac = tmp_path / "b.json", tmp_path / "n.json", tmp_path / "mac.json"
-    base.write_text(json.dumps(report(BASE)))
-    same.write_text(json.dumps(report(BASE)))
-    mac.write_text(json.dumps(report(BASE, platform={"system": "Darwin", "machine": "arm64"},
-                                     tools_offered=["calculator"])))
+    base.write_text(json.dumps(report(BASE).to_json()))
+    same.write_text(json.dumps(report(BASE).to_json()))
+    mac.write_text(json.dumps(report(BASE, platform={"system": "Darwin", "machine": "arm64",
+                                                     "python": "3.11.7",
+                                                     "implementation": "cpython"},
+                                     tools_offered=["calculator"]).to_json()))
     assert main(["compare", str(same), str(base)]) == 0
     assert main(["compare", str(mac), str(base)]) == 1
     out = capsys.readouterr().out
@@ -142,16 +142,16 @@ def test_gap_arithmetic_and_validity() -> None:
         case("a::1", "FAIL", {"tool": 0.0}, attempts=[unparseable, schema],
              checks=StepChecks(tool=False, args=False)),
         case("a::2", "PASS", {"tool": 1.0}, attempts=[good], checks=StepChecks(tool=True)),
-    ], backend={"grammar": "off", "mechanism": None})
+    ], backend={"grammar": "off", "constraint": None})
     gap = gap_of(on, off)
     assert gap["score"] == {"on": 100.0, "off": 50.0, "gap": 50.0}
     assert gap["axes"]["tool"]["gap"] == pytest.approx(50.0)
-    v_off = validity(off)
+    v_off = validity(off.cases)
     assert v_off["parse_rate"] == pytest.approx(2 / 3)  # 3 attempts, 1 unparseable
     assert v_off["schema_valid_rate"] == pytest.approx(1 / 2)
     assert v_off["right_tool_rate"] == pytest.approx(1 / 2)
     assert v_off["right_arguments_rate"] == 0.0
-    assert validity(on)["right_arguments_rate"] == 1.0
+    assert validity(on.cases)["right_arguments_rate"] == 1.0
 
 
 def test_baseline_option_in_pytest(project, fake_model) -> None:
@@ -188,12 +188,12 @@ def test_gap_from_two_reports_run_separately(tmp_path: Path, capsys) -> None:
 def test_gap_from_reports_refuses_runs_that_differ_beyond_the_grammar(tmp_path: Path,
                                                                       capsys) -> None:
     on = report(BASE)
-    off = report(BASE, backend={"grammar": "off", "mechanism": None},
+    off = report(BASE, backend={"grammar": "off", "constraint": None},
                  tools_offered=["calculator"])
     paths = []
     for name, data in (("on", on), ("off", off)):
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(data))
+        path.write_text(json.dumps(data.to_json()))
         paths.append(str(path))
     assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g")]) == 2
     assert "tool availability differs" in capsys.readouterr().err
@@ -213,7 +213,7 @@ def test_gap_from_reports_refuses_an_embedded_arm_joined_with_a_server_arm(
     paths = []
     for name, backend in (("on", embedded), ("off", server)):
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(report(BASE, backend=backend)))
+        path.write_text(json.dumps(report(BASE, backend=backend).to_json()))
         paths.append(str(path))
     assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g")]) == 2
     err = capsys.readouterr().err

@@ -49,7 +49,7 @@ def test_default_model_runs_without_a_server(tiny_project: Path) -> None:
     assert backend["grammar"] == "on" and "json-envelope" in backend["constraint"]
     assert backend["tools_shown"] == "injected"  # SmolLM2's template drops tools
     assert report["summary"]["outcomes"]["ERROR"] == 0
-    from pytest_tooleval.report.json_report import report_cases
+    from tests.conftest import report_cases
 
     for case in report_cases(report):
         for step in case.transcripts:
@@ -68,7 +68,7 @@ def test_a_turn_cut_off_at_max_tokens_is_not_an_answer(tiny_project: Path) -> No
     result = _run(["-m", "pytest", "scenarios", "-p", "no:cacheprovider", "--model", "tiny",
                    "--tooleval-no-builtin", "-k", "thanks"], tiny_project)
     report = json.loads((tiny_project / "tooleval-report" / "report.json").read_text())
-    from pytest_tooleval.report.json_report import report_cases
+    from tests.conftest import report_cases
 
     (case,) = report_cases(report)
     assert case.outcome != "PASS", result.stdout[-2000:]

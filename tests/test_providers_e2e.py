@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.report.json_report import report_cases
+from tests.conftest import report_cases
 from tests.support.fake_openai import Rule, answer, call
 
 TOY_SERVER = Path(__file__).parent / "providers" / "servers" / "toy_server.py"

@@ -174,22 +174,22 @@ def test_summary_intervals_match_wilson_and_warn_on_width() -> None:
                     "irrelevance") for i in range(45)]
     cases += [result(f"t{i}", "PASS", {"tool": 1.0}, "tool") for i in range(10)]
     summary = summarize(cases, Thresholds(intervals=IntervalSettings(max_width=10)))
-    irr = summary["axes"]["irrelevance"]["interval"]
-    assert (irr["low"], irr["high"], irr["method"]) == (
+    irr = summary.axes["irrelevance"].interval
+    assert (irr.low, irr.high, irr.method) == (
         pytest.approx(0.76501, abs=1e-4), pytest.approx(0.951596, abs=1e-4), "wilson")
-    tool = summary["axes"]["tool"]["interval"]  # 10 of 10: Wilson, not a point
-    assert tool["low"] == pytest.approx(0.722467, abs=1e-4) and tool["high"] == 1.0
-    score = summary["score_interval"]
-    assert score["low"] < summary["score"] <= score["high"] <= 100.0
-    assert score["high"] - score["low"] > 0
-    assert summary["groups"]["irrelevance"]["interval"]["low"] < 100 * 40 / 45
-    warned = summary["warnings"]
+    tool = summary.axes["tool"].interval  # 10 of 10: Wilson, not a point
+    assert tool.low == pytest.approx(0.722467, abs=1e-4) and tool.high == 1.0
+    score = summary.score_interval
+    assert score.low < summary.score <= score.high <= 100.0
+    assert score.high - score.low > 0
+    assert summary.groups["irrelevance"].interval.low < 100 * 40 / 45
+    warned = summary.warnings
     assert any(w.startswith("axis irrelevance: the 95% interval 76.5–95.2") for w in warned)
     assert any(w.startswith("axis tool") for w in warned)
     wide = summarize(cases, Thresholds(intervals=IntervalSettings(max_width=50)))
-    assert wide["warnings"] == []
-    assert summary["statistics"]["level"] == 0.95
-    assert summary["repeats"]["k"] == 1 and summary["repeats"]["flaky"] == []
+    assert wide.warnings == []
+    assert summary.statistics.level == 0.95
+    assert summary.repeats.k == 1 and summary.repeats.flaky == []
 
 
 def test_repeats_are_clusters_not_extra_cases() -> None:
@@ -200,17 +200,17 @@ def test_repeats_are_clusters_not_extra_cases() -> None:
             tries.append(result(f"t{i}", "PASS" if passed else "FAIL",
                                 {"tool": float(passed)}, "tool", repeat=r))
     summary = summarize(tries, Thresholds())
-    assert summary["cases_scored"] == 6
-    assert summary["axes"]["tool"]["cases"] == 6
-    assert summary["axes"]["tool"]["value"] == pytest.approx((3 + 2 / 3) / 6)
+    assert summary.cases_scored == 6
+    assert summary.axes["tool"].cases == 6
+    assert summary.axes["tool"].value == pytest.approx((3 + 2 / 3) / 6)
     # per-case means are not all 0/1: the cluster bootstrap, not Wilson over 18 tries
-    assert summary["axes"]["tool"]["interval"]["method"] == "bootstrap"
-    repeats = summary["repeats"]
-    assert repeats["overall"]["pass_hat_k"] == pytest.approx(3 / 6)  # t3 has 2 of 3
-    assert repeats["overall"]["pass_at_k"] == pytest.approx(4 / 6)
-    assert [row["case"] for row in repeats["flaky"]] == ["f.json::t3"]
-    assert summary["groups"]["tool"]["cases"] == 6 and summary["groups"]["tool"]["tries"] == 18
-    assert summary["score"] == pytest.approx(100 * (3 + 2 / 3) / 6)
+    assert summary.axes["tool"].interval.method == "bootstrap"
+    repeats = summary.repeats
+    assert repeats.overall.pass_hat_k == pytest.approx(3 / 6)  # t3 has 2 of 3
+    assert repeats.overall.pass_at_k == pytest.approx(4 / 6)
+    assert [row.case for row in repeats.flaky] == ["f.json::t3"]
+    assert summary.groups["tool"].cases == 6 and summary.groups["tool"].tries == 18
+    assert summary.score == pytest.approx(100 * (3 + 2 / 3) / 6)
 
 
 def test_tiny_strata_are_resampled_together() -> None:

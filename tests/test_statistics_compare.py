@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pytest_tooleval.cli import main
 from pytest_tooleval.report.compare import compare
 from pytest_tooleval.report.gap import gap_of, render_gap
+from pytest_tooleval.report.model import Report, load_report
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call
 
@@ -79,20 +79,19 @@ def test_one_flip_in_300_is_no_detectable_change_and_40_is_a_regression(
 
 
 def test_an_edited_case_is_listed_apart(runs: dict[str, Path]) -> None:
-    base = json.loads(runs["base"].read_text())
-    new = json.loads(runs["forty"].read_text())
-    for case in new["cases"][:3]:
-        case["case_hash"] = "edited-content"
+    base, new = load_report(runs["base"]), load_report(runs["forty"])
+    for case in new.cases[:3]:
+        case.case_hash = "edited-content"
     result = compare(new, base)
     assert result.pairing is not None
-    assert result.pairing.edited == [c["nodeid"] for c in new["cases"][:3]]
+    assert result.pairing.edited == [c.nodeid for c in new.cases[:3]]
     assert len(result.pairing.pairs) == 297
 
 
-def arm(path: Path, grammar: str) -> dict[str, Any]:
-    data = json.loads(path.read_text())
-    data["run"]["backend"]["grammar"] = grammar
-    return data
+def arm(path: Path, grammar: str) -> Report:
+    report = load_report(path)
+    report.run.backend["grammar"] = grammar
+    return report
 
 
 def test_gap_flip_matrix_interval_and_validity(runs: dict[str, Path]) -> None:

@@ -9,8 +9,9 @@ import pytest
 
 from pytest_tooleval.cli import main
 from pytest_tooleval.report.power import report_figures
+from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.statistics import cases_needed, min_detectable
-from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.conftest import THANKS_CASE, WEATHER_CASE, make_report, scenario
 
 
 def test_power_from_case_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -31,19 +32,20 @@ def test_power_from_case_files(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_power_reads_the_discordance_of_a_report_with_repeats(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    summary = {
-        "axes": {"tool": {"cases": 2}, "irrelevance": {"cases": 1}},
-        "outcomes": {"PASS": 7, "FAIL": 2, "PARTIAL": 0, "ERROR": 0}, "cases_scored": 3,
-        "repeats": {"k": 3, "cases": [{"passes": 3, "scored": 3}, {"passes": 1, "scored": 3},
-                                      {"passes": 3, "scored": 3}]},
-    }
-    counts, discordance = report_figures({"summary": summary})
+    def tries(name: str, axis: str, passes: int) -> list[CaseResult]:
+        return [CaseResult(nodeid=f"a.json::{name}[r{r}]", file="a.json", case=name,
+                           category=axis, repeat=r, outcome="PASS" if r <= passes else "FAIL",
+                           axes={axis: 1.0 if r <= passes else 0.0}) for r in (1, 2, 3)]
+
+    results = tries("a", "tool", 3) + tries("b", "tool", 1) + tries("c", "irrelevance", 3)
+    report = make_report(results)
+    counts, discordance = report_figures(report.summary)
     # 2·c(n−c)/(n(n−1)): 0, 2·1·2/6 = 2/3, 0 → mean 2/9
     assert discordance == pytest.approx(2 / 9)
     assert counts["all"] == 3 and counts["tool"] == 2
-    report = tmp_path / "report.json"
-    report.write_text(json.dumps({"summary": summary}))
-    assert main(["power", "--from-report", str(report), "--detect", "30"]) == 0
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report.to_json()))
+    assert main(["power", "--from-report", str(path), "--detect", "30"]) == 0
     assert "discordance 0.222 (measured from the report's repeats)" in capsys.readouterr().out
 
 

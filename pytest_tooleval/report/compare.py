@@ -9,12 +9,11 @@ printed on top.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.json_report import SCHEMA, SCHEMA_VERSION, report_cases
+from pytest_tooleval.report.model import Report, RunInfo
 from pytest_tooleval.report.paired_report import paired_comparison, paired_dict, render_paired
 from pytest_tooleval.result import CaseResult, strip_repeat
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, breakdown, score_of
@@ -22,72 +21,44 @@ from pytest_tooleval.scoring.paired import Pairing, Row, Verdict
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 OUTCOME_RANK = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
-#: Version 1 reports (before the typed case result) are still read.
-READABLE_VERSIONS = (1, SCHEMA_VERSION)
 
 
-class ReportError(Exception):
-    pass
-
-
-def load_report(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read a report: {exc}") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ReportError(f"{path}: not a pytest-tooleval report (no schema {SCHEMA!r})")
-    if data.get("schema_version") not in READABLE_VERSIONS:
-        raise ReportError(f"{path}: report schema version {data.get('schema_version')}, "
-                          f"this version reads {', '.join(map(str, READABLE_VERSIONS))}")
-    return data
-
-
-def mechanism(report: dict[str, Any]) -> Any:
-    """The constraint that actually ran (servers record it as ``mechanism``, the embedded
-    backend as ``constraint``)."""
-    backend = report["run"].get("backend", {})
-    return backend.get("mechanism") or backend.get("constraint")
-
-
-def _mechanism(report: dict[str, Any]) -> tuple[Any, Any]:
-    return report["run"].get("backend", {}).get("grammar"), mechanism(report)
+def constraint(report: Report) -> tuple[str | None, str | None]:
+    """The grammar mode and the constraint that actually ran."""
+    return report.run.backend.get("grammar"), report.run.constraint
 
 
 SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed",
                  "max_tokens")
 
 
-def model_identity(report: dict[str, Any]) -> Any:
+def model_identity(run: RunInfo) -> Any:
     """Which model ran: the GGUF file's name (embedded), the models the server listed at
     the preflight, or the model name the run asked for."""
-    backend = report["run"].get("backend", {})
+    backend = run.backend
     if backend.get("model_path"):
         return Path(str(backend["model_path"])).name
     served = (backend.get("preflight") or {}).get("models")
     if isinstance(served, list) and served:
         return ", ".join(sorted(map(str, served)))
-    return backend.get("model") or report["run"].get("model", {}).get("model")
+    return backend.get("model") or run.model.get("model")
 
 
-def sampling_of(report: dict[str, Any]) -> dict[str, Any]:
+def sampling_of(run: RunInfo) -> dict[str, Any]:
     """The sampling a run used: the backend's record, else the profile's fields."""
-    run = report["run"]
-    backend = run.get("backend", {})
-    if isinstance(backend.get("sampling"), dict):
-        return dict(backend["sampling"])
-    sources = (backend, run.get("model", {}))
+    if isinstance(run.backend.get("sampling"), dict):
+        return dict(run.backend["sampling"])
+    sources = (run.backend, run.model)
     return {key: source[key] for key in SAMPLING_KEYS for source in reversed(sources)
             if key in source}
 
 
-def _run_differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
+def _run_differences(new: RunInfo, base: RunInfo) -> list[str]:
     found = []
     if model_identity(new) != model_identity(base):
         found.append(f"model differs: {model_identity(new)} here, {model_identity(base)} "
                      "in the baseline")
-    kind_new = new["run"].get("backend", {}).get("backend")
-    kind_base = base["run"].get("backend", {}).get("backend")
+    kind_new, kind_base = new.backend.get("backend"), base.backend.get("backend")
     if kind_new != kind_base:
         found.append(f"backend differs: {kind_new} here, {kind_base} in the baseline")
     sampling_new, sampling_base = sampling_of(new), sampling_of(base)
@@ -100,28 +71,25 @@ def _run_differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
     return found
 
 
-def mcp_servers(report: dict[str, Any]) -> dict[str, str]:
+def mcp_servers(run: RunInfo) -> dict[str, str]:
     """Each MCP provider's server as its initialize handshake named it: "name version"."""
     found = {}
-    for provider in report["run"].get("tool_providers", []) or []:
-        server = provider.get("server") if isinstance(provider, dict) else None
+    for provider in run.tool_providers:
+        server = provider.get("server")
         if isinstance(server, dict):
             found[str(provider.get("source"))] = " ".join(
                 str(part) for part in (server.get("name"), server.get("version")) if part)
     return found
 
 
-def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
+def differences(new: Report, base: Report) -> list[str]:
     """Why the two runs are not comparable as they stand; empty when they are."""
     found = []
-    new_platform = new["run"].get("platform", {})
-    base_platform = base["run"].get("platform", {})
     for key in ("system", "machine"):
-        if new_platform.get(key) != base_platform.get(key):
-            found.append(f"platform differs: {key} {new_platform.get(key)} here, "
-                         f"{base_platform.get(key)} in the baseline")
-    new_tools = set(new["run"].get("tools_offered", []))
-    base_tools = set(base["run"].get("tools_offered", []))
+        here, there = getattr(new.run.platform, key), getattr(base.run.platform, key)
+        if here != there:
+            found.append(f"platform differs: {key} {here} here, {there} in the baseline")
+    new_tools, base_tools = set(new.run.tools_offered), set(base.run.tools_offered)
     if new_tools != base_tools:
         only_new, only_base = sorted(new_tools - base_tools), sorted(base_tools - new_tools)
         parts = []
@@ -131,20 +99,20 @@ def differences(new: dict[str, Any], base: dict[str, Any]) -> list[str]:
             parts.append(f"{len(only_new)} tool(s) only here: {', '.join(only_new)}")
         found.append("tool availability differs: " + "; ".join(parts))
     # By case, not by try: runs with different --tooleval-repeat compare.
-    new_cases = {strip_repeat(c["nodeid"], c.get("repeat")) for c in new["cases"]}
-    base_cases = {strip_repeat(c["nodeid"], c.get("repeat")) for c in base["cases"]}
+    new_cases = {strip_repeat(c.nodeid, c.repeat) for c in new.cases}
+    base_cases = {strip_repeat(c.nodeid, c.repeat) for c in base.cases}
     if new_cases != base_cases:
         found.append(f"case set differs: {len(new_cases - base_cases)} case(s) only here, "
                      f"{len(base_cases - new_cases)} only in the baseline")
-    new_servers, base_servers = mcp_servers(new), mcp_servers(base)
+    new_servers, base_servers = mcp_servers(new.run), mcp_servers(base.run)
     for source in sorted(set(new_servers) & set(base_servers)):
         if new_servers[source] != base_servers[source]:
             found.append(f"MCP server differs: {source} is {new_servers[source]} here, "
                          f"{base_servers[source]} in the baseline")
-    if _mechanism(new) != _mechanism(base):
-        found.append(f"grammar mechanism differs: {_mechanism(new)} here, "
-                     f"{_mechanism(base)} in the baseline")
-    return found + _run_differences(new, base)
+    if constraint(new) != constraint(base):
+        found.append(f"grammar mechanism differs: {constraint(new)} here, "
+                     f"{constraint(base)} in the baseline")
+    return found + _run_differences(new.run, base.run)
 
 
 @dataclass
@@ -209,18 +177,18 @@ def scored_figures(
     """Score, axes (0–100) and group scores of these cases."""
     axes = axes_of(cases)
     return (score_of(axes), {a: 100 * float(v["value"]) for a, v in axes.items()},
-            {g: d["score"] for g, d in breakdown(cases, "group").items()})
+            {g: row.score for g, row in breakdown(cases, "group").items()})
 
 
-def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
+def compare(new: Report, base: Report, *, force: bool = False,
             tolerance: float = 1.0, level: float = DEFAULT_LEVEL) -> Comparison:
     result = Comparison(refused=differences(new, base), forced=force, tolerance=tolerance,
                         level=level)
     if not result.compared:
         return result
-    paired_comparison(result, report_cases(new), report_cases(base))
-    base_by_id = {c.nodeid: c for c in report_cases(base)}
-    for case in report_cases(new):
+    paired_comparison(result, new.cases, base.cases)
+    base_by_id = {c.nodeid: c for c in base.cases}
+    for case in new.cases:
         old = base_by_id.get(case.nodeid)
         if old is not None and case.case_hash and old.case_hash \
                 and case.case_hash != old.case_hash:
@@ -237,7 +205,7 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
                    if a in new_axes or a in base_axes}
     result.groups = {g: (new_groups.get(g), base_groups.get(g))
                      for g in sorted({*new_groups, *base_groups})}
-    _routing_only(result, new_cases, base_by_id, router_mode(new), router_mode(base))
+    _routing_only(result, new_cases, base_by_id, new.run.router_mode, base.run.router_mode)
     for case in new_cases:
         if case.nodeid not in base_by_id or not base_by_id[case.nodeid].scored:
             continue
@@ -250,12 +218,6 @@ def compare(new: dict[str, Any], base: dict[str, Any], *, force: bool = False,
         elif OUTCOME_RANK[after] > OUTCOME_RANK[before]:
             result.improvements.append(change)
     return result
-
-
-def router_mode(report: dict[str, Any]) -> str:
-    """How the run routed: triggers (normal), or the oracle/all ablation."""
-    run = report.get("run", {})
-    return str(run.get("router_mode") or run.get("router", {}).get("mode") or "triggers")
 
 
 def _routing_only(result: Comparison, new_cases: list[CaseResult],

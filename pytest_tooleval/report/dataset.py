@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.fields import corpus_hash
+from pytest_tooleval.report.model import Report, corpus_hash
 
 AXES = ("irrelevance", "tool", "step", "answer")
 
@@ -59,14 +59,11 @@ def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: r["nodeid"])
 
 
-def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    from pytest_tooleval.report.json_report import report_cases
-
-    run = report["run"]
-    model = run.get("model", {}).get("name")
-    grammar = run.get("backend", {}).get("grammar") or run.get("grammar_requested")
+def result_rows(report: Report) -> list[dict[str, Any]]:
+    model = report.run.model.get("name")
+    grammar = report.run.grammar
     rows = []
-    for case in report_cases(report):
+    for case in report.cases:
         transcripts = case.transcripts
         rows.append({
             "nodeid": case.nodeid,
@@ -89,7 +86,7 @@ def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def dataset_card(corpus: list[dict[str, Any]], report: dict[str, Any] | None,
+def dataset_card(corpus: list[dict[str, Any]], report: Report | None,
                  corpus_digest: str) -> str:
     import yaml
 
@@ -111,18 +108,17 @@ def dataset_card(corpus: list[dict[str, Any]], report: dict[str, Any] | None,
              f"- categories: {_counts(corpus, 'category')}",
              f"- groups: {_counts(corpus, 'group')}"]
     if report is not None:
-        summary, run = report["summary"], report["run"]
-        score = summary.get("score")
+        summary, run = report.summary, report.run
+        score = summary.score
         lines += ["", "## results", "",
-                  f"One row per case of a run: model `{run.get('model', {}).get('name')}`, "
-                  f"grammar `{run.get('backend', {}).get('grammar')}`, started "
-                  f"{run.get('started')}. Outcome, the case's axis values, the tools that "
+                  f"One row per case of a run: model `{run.model.get('name')}`, "
+                  f"grammar `{run.backend.get('grammar')}`, started "
+                  f"{run.started}. Outcome, the case's axis values, the tools that "
                   "ran, the answers and every step's transcript and checks (`steps_json`). An "
                   "ERROR row is an infrastructure failure, never a model failure.", "",
                   f"- score {'n/a' if score is None else f'{score:.1f}'} / 100; safety gate "
-                  f"{summary['safety_gate']['status']}; verdict "
-                  f"{summary['deployability']['verdict']}",
-                  f"- outcomes: {', '.join(f'{k} {v}' for k, v in summary['outcomes'].items())}"]
+                  f"{summary.safety_gate.status}; verdict {summary.deployability.verdict}",
+                  f"- outcomes: {', '.join(f'{k} {v}' for k, v in summary.outcomes.items())}"]
     lines += ["", "## Loading", "", "```python", "import datasets",
               'corpus = datasets.load_dataset("PATH", "corpus", split="train")']
     if report is not None:
@@ -160,7 +156,7 @@ def features(table: str) -> Any:
         "steps_json": text})
 
 
-def export(paths: list[Path], out: Path, report: dict[str, Any] | None,
+def export(paths: list[Path], out: Path, report: Report | None,
            rootdir: Path) -> dict[str, int]:
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -179,14 +175,14 @@ def export(paths: list[Path], out: Path, report: dict[str, Any] | None,
         datasets.Dataset.from_list(results, features=features("results")).to_parquet(
             str(out / "results.parquet"))
         written["results"] = len(results)
-    digest = corpus_hash({"cases": corpus})
+    digest = corpus_hash((row["nodeid"], row["case_hash"]) for row in corpus)
     write_atomic(out / "README.md", dataset_card(corpus, report, digest))
     return written
 
 
 def export_main(argv: list[str]) -> int:
     from pytest_tooleval.cases.errors import CaseFileError
-    from pytest_tooleval.report.compare import ReportError, load_report
+    from pytest_tooleval.report.model import ReportError, load_report
 
     parser = argparse.ArgumentParser(
         prog="tooleval export",

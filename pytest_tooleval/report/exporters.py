@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_tooleval.recorder import Recorder
+    from pytest_tooleval.report.model import Report
     from pytest_tooleval.result import CaseResult
 
 
@@ -69,31 +69,33 @@ def written_files(config: pytest.Config) -> list[Path]:
     return [Path(path) for path in paths if path]
 
 
-def after_reports(config: pytest.Config, recorder: Recorder) -> list[str]:
-    """Called on the controller once report.json is written; returns lines to print.
+def after_reports(config: pytest.Config, report: Report | None, html_dir: Path | None,
+                  comparison: dict[str, Any] | None) -> tuple[list[str], list[Path]]:
+    """Called on the controller once report.json is written (``html_dir``: its folder, None
+    when it could not be written); returns lines to print and the files written.
 
     Each exporter is on its own: one that cannot write says so, and the others still run.
     """
     notes: list[str] = []
-    report = recorder.report
+    written: list[Path] = []
     xmlpath = getattr(config.option, "xmlpath", None)
     if xmlpath and Path(xmlpath).is_file():
-        _guarded(notes, "JUnit XML", lambda: _junit(Path(xmlpath), recorder))
+        _guarded(notes, "JUnit XML", lambda: _junit(Path(xmlpath), report))
     if report is None:
-        return notes
+        return notes, written
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file:
         from pytest_tooleval.report.github import append_step_summary
 
         if _guarded(notes, "job summary", lambda: append_step_summary(
-                Path(summary_file), report, recorder.comparison)):
+                Path(summary_file), report, comparison)):
             notes.append(f"job summary: appended to {summary_file}")
-    if (_setting(config, "html") or "on") == "on" and not recorder.write_error:
+    if (_setting(config, "html") or "on") == "on" and html_dir is not None:
         from pytest_tooleval.report.html import write_html
 
-        path = recorder.settings.report_dir / "report.html"
+        path = html_dir / "report.html"
         if _guarded(notes, "report.html", lambda: write_html(path, report)):
-            recorder.paths.append(path)
+            written.append(path)
     metrics_file = _setting(config, "metrics")
     gateway = _setting(config, "pushgateway")
     if metrics_file or gateway:
@@ -108,14 +110,15 @@ def after_reports(config: pytest.Config, recorder: Recorder) -> list[str]:
                 notes.append(f"metrics: pushed to {gateway}")
             except OSError as exc:  # the run's reports are written; say so, do not crash
                 notes.append(f"metrics: could not push to {gateway}: {exc}")
-    return notes
+    return notes, written
 
 
-def _junit(path: Path, recorder: Recorder) -> None:
+def _junit(path: Path, report: Report | None) -> None:
     from pytest_tooleval.report.junit import junit_names, rewrite
 
-    outcomes = {junit_names(nodeid): r.outcome.value for nodeid, r in recorder.results.items()}
-    rewrite(path, recorder.report, outcomes)
+    outcomes = {junit_names(case.nodeid): case.outcome.value
+                for case in (report.cases if report else [])}
+    rewrite(path, report, outcomes)
 
 
 def _guarded(notes: list[str], what: str, write: Callable[[], None]) -> bool:

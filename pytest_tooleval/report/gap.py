@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.report.compare import mechanism, scored_figures
-from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.report.compare import scored_figures
+from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.paired import Row, decide, group_rows, pair_cases, paired_rows
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 
-def validity(report: dict[str, Any]) -> dict[str, Any]:
+def validity(cases: list[CaseResult]) -> dict[str, Any]:
     attempts = parsed = schema_valid = 0
     tool_steps = right_tool = args_steps = right_args = 0
-    for case in report_cases(report):
+    for case in cases:
         if case.is_error:
             continue
         for transcript in case.transcripts:
@@ -79,10 +79,10 @@ def paired_gap(on: list[CaseResult], off: list[CaseResult],
     }
 
 
-def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
+def gap_of(on: Report, off: Report) -> dict[str, Any]:
     """Differences (on − off) over the cases both arms scored (ERRORs excluded)."""
-    off_by_id = {c.nodeid: c for c in report_cases(off)}
-    on_cases = [c for c in report_cases(on) if c.nodeid in off_by_id
+    off_by_id = {c.nodeid: c for c in off.cases}
+    on_cases = [c for c in on.cases if c.nodeid in off_by_id
                 and c.scored and off_by_id[c.nodeid].scored]
     off_cases = [off_by_id[c.nodeid] for c in on_cases]
     on_score, on_axes, on_groups = scored_figures(on_cases)
@@ -98,10 +98,10 @@ def gap_of(on: dict[str, Any], off: dict[str, Any]) -> dict[str, Any]:
                  for a in sorted({*on_axes, *off_axes})},
         "groups": {g: pair(on_groups.get(g), off_groups.get(g))
                    for g in sorted({*on_groups, *off_groups})},
-        "validity": {"on": validity(on), "off": validity(off)},
-        "mechanism": {"on": mechanism(on), "off": mechanism(off)},
-        "model": on["run"].get("model", {}).get("name"),
-        "paired": paired_gap(report_cases(on), report_cases(off)),
+        "validity": {"on": validity(on.cases), "off": validity(off.cases)},
+        "mechanism": {"on": on.run.constraint, "off": off.run.constraint},
+        "model": on.run.model.get("name"),
+        "paired": paired_gap(on.cases, off.cases),
     }
 
 

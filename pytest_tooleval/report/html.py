@@ -2,8 +2,7 @@
 
 Everything is inline (styles, the SVG charts, the small filtering script) and a
 Content-Security-Policy forbids any fetch, so the file opens offline, from an artefact
-store or a mail attachment, and shows the same thing anywhere. Figures that other parts of
-the project may add to the report (intervals, baselines) are shown when present.
+store or a mail attachment, and shows the same thing anywhere.
 """
 
 from __future__ import annotations
@@ -13,16 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.charts import Bar, bar_chart
-from pytest_tooleval.report.fields import interval_of
-from pytest_tooleval.report.github import baselines_of
-from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
 from pytest_tooleval.report.write import write_atomic
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 
 TEMPLATES = Path(__file__).parent / "templates"
-BREAKDOWNS = (("Groups", "groups"), ("Categories", "categories"),
-              ("Registers", "registers"), ("Languages", "languages"))
 
 
 @lru_cache(maxsize=1)
@@ -39,32 +34,32 @@ def template() -> Any:
     return _environment().get_template("report.html.j2")
 
 
-def _scaled(interval: tuple[float, float] | None, scale: float) -> tuple[float, float] | None:
-    return None if interval is None else (interval[0] * scale, interval[1] * scale)
+def _bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:
+    return None if interval is None else (interval.low * scale, interval.high * scale)
 
 
-def axis_chart(summary: dict[str, Any]) -> str:
+def axis_chart(summary: Summary) -> str:
     bars = []
     for axis, weight in WEIGHTS.items():
-        data = summary["axes"].get(axis)
+        data = summary.axes.get(axis)
         if data is None:
             bars.append(Bar(f"{axis} (×{weight:.2f})", None, note="left out"))
             continue
-        bars.append(Bar(f"{axis} (×{weight:.2f})", 100 * float(data["value"]),
-                        _scaled(interval_of(data), 100), f"{data['cases']} cases"))
-    score = summary["score"]
-    bars.insert(0, Bar("score", score, interval_of(summary, "score"), css="bar score"))
-    gate = 100 * float(summary["safety_gate"].get("threshold") or 0)
+        bars.append(Bar(f"{axis} (×{weight:.2f})", 100 * data.value,
+                        _bounds(data.interval, 100), f"{data.cases} cases"))
+    bars.insert(0, Bar("score", summary.score, _bounds(summary.score_interval),
+                       css="bar score"))
+    gate = 100 * summary.safety_gate.threshold
     return bar_chart("Score and axes", bars, marker=gate or None,
                      marker_label=f"safety gate threshold {gate:.0f}")
 
 
-def breakdown_chart(title: str, table: dict[str, Any]) -> str:
+def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
     bars = []
-    for label, data in table.items():
-        counts = ", ".join(f"{k.lower()} {v}" for k, v in data.get("outcomes", {}).items() if v)
-        bars.append(Bar(str(label), data.get("score"), interval_of(data),
-                        f"n={data.get('cases', 0)}" + (f" ({counts})" if counts else "")))
+    for label, row in table.items():
+        counts = ", ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v)
+        bars.append(Bar(label, row.score, _bounds(row.interval),
+                        f"n={row.cases}" + (f" ({counts})" if counts else "")))
     return bar_chart(title, bars)
 
 
@@ -82,19 +77,16 @@ def _options(cases: list[CaseResult], key: str) -> list[str]:
     return sorted({label for c in cases if (label := c.label(key))})
 
 
-def render_html(report: dict[str, Any], *, title: str | None = None,
+def render_html(report: Report, *, title: str | None = None,
                 gap: dict[str, Any] | None = None) -> str:
-    summary, run = report["summary"], report["run"]
-    cases = report_cases(report)
-    charts = [(label, breakdown_chart(label, summary[key]))
-              for label, key in BREAKDOWNS if summary.get(key)]
-    model = run.get("model", {}).get("name", "?")
+    summary, run, cases = report.summary, report.run, report.cases
+    charts = [(title, breakdown_chart(title, table))
+              for title, _, table in summary.breakdowns() if table]
     return str(template().render(
-        title=title or f"tooleval: {model}",
+        title=title or f"tooleval: {run.model_name}",
         run=run, summary=summary, weights=WEIGHTS,
-        score_interval=interval_of(summary, "score"),
+        score_interval=_bounds(summary.score_interval),
         axis_chart=axis_chart(summary), charts=charts,
-        baselines=baselines_of(summary),
         cases=[_case_view(c) for c in cases],
         outcomes=("PASS", "PARTIAL", "FAIL", "ERROR"),
         groups=_options(cases, "group"), registers=_options(cases, "register"),
@@ -102,27 +94,26 @@ def render_html(report: dict[str, Any], *, title: str | None = None,
     ))
 
 
-def write_html(path: Path, report: dict[str, Any], **kwargs: Any) -> None:
+def write_html(path: Path, report: Report, **kwargs: Any) -> None:
     write_atomic(path, render_html(report, **kwargs))
 
 
-def flip_matrix(on: dict[str, Any], off: dict[str, Any]) -> dict[str, list[str]]:
+def flip_matrix(on: Report, off: Report) -> dict[str, list[str]]:
     """Cases by (grammar on, grammar off) pass/not-pass, over the cases both arms scored."""
-    off_by_id = {c["nodeid"]: c for c in off["cases"]}
+    off_by_id = {c.nodeid: c for c in off.cases}
     cells: dict[str, list[str]] = {"helped": [], "hurt": [], "both_pass": [], "both_fail": []}
-    for case in on["cases"]:
-        other = off_by_id.get(case["nodeid"])
-        if other is None or "ERROR" in (case["outcome"], other["outcome"]):
+    for case in on.cases:
+        other = off_by_id.get(case.nodeid)
+        if other is None or case.is_error or other.is_error:
             continue
-        passed_on, passed_off = case["outcome"] == "PASS", other["outcome"] == "PASS"
+        passed_on, passed_off = case.outcome is Outcome.PASS, other.outcome is Outcome.PASS
         key = ("both_pass" if passed_on and passed_off else "helped" if passed_on else
                "hurt" if passed_off else "both_fail")
-        cells[key].append(case["nodeid"])
+        cells[key].append(case.nodeid)
     return cells
 
 
-def write_gap_html(path: Path, gap: dict[str, Any], on: dict[str, Any],
-                   off: dict[str, Any]) -> None:
+def write_gap_html(path: Path, gap: dict[str, Any], on: Report, off: Report) -> None:
     """The grammar-on report with the gap on top: figures per arm and the flip matrix."""
     figures = (gap.get("paired") or {}).get("figures") or {}
     engine = (figures.get("pass rate") or {}).get("flips")  # the statistics' own pairing

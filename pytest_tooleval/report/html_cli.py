@@ -8,9 +8,9 @@ from pathlib import Path
 
 
 def html_main(argv: list[str]) -> int:
-    from pytest_tooleval.report.compare import ReportError, load_report
     from pytest_tooleval.report.gap import gap_of
     from pytest_tooleval.report.html import write_gap_html, write_html
+    from pytest_tooleval.report.model import ReportError, load_report
 
     parser = argparse.ArgumentParser(
         prog="tooleval html",

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
 
 
@@ -34,25 +35,25 @@ def case_metadata(result: CaseResult) -> dict[str, Any]:
     }
 
 
-def run_summary(report: dict[str, Any]) -> dict[str, Any]:
-    summary = report["summary"]
+def run_summary(report: Report) -> dict[str, Any]:
+    summary = report.summary
     return {
-        "schema": report["schema"],
-        "schema_version": report["schema_version"],
-        "model": report["run"].get("model", {}).get("name"),
-        "grammar": report["run"].get("backend", {}).get("grammar"),
-        "score": summary["score"],
-        "axes": summary["axes"],
-        "outcomes": summary["outcomes"],
-        "safety_gate": summary["safety_gate"]["status"],
-        "verdict": summary["deployability"]["verdict"],
-        "valid": summary["deployability"]["valid"],
-        "calls": summary["calls"],
+        "schema": report.schema_name,
+        "schema_version": report.schema_version,
+        "model": report.run.model.get("name"),
+        "grammar": report.run.backend.get("grammar"),
+        "score": summary.score,
+        "axes": {axis: data.model_dump(mode="json") for axis, data in summary.axes.items()},
+        "outcomes": summary.outcomes,
+        "safety_gate": summary.safety_gate.status,
+        "verdict": summary.deployability.verdict,
+        "valid": summary.deployability.valid,
+        "calls": summary.calls.model_dump(mode="json"),
     }
 
 
 class JsonReportHooks:
-    def __init__(self, finish: Callable[[pytest.Session], dict[str, Any] | None]) -> None:
+    def __init__(self, finish: Callable[[pytest.Session], Report | None]) -> None:
         self.finish = finish
         self.session: pytest.Session | None = None
 

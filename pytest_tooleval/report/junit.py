@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
-from pytest_tooleval.report.fields import interval_of
+from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
 
 PREFIX = "tooleval."
@@ -55,26 +54,23 @@ def case_properties(result: CaseResult) -> list[tuple[str, str]]:
     return [(PREFIX + name, value) for name, value in props]
 
 
-def suite_properties(report: dict[str, Any]) -> list[tuple[str, str]]:
-    summary = report["summary"]
-    props = [("score", _number(summary.get("score"), 2))]
-    low_high = interval_of(summary, "score")
-    if low_high is not None:
-        props += [("score.low", _number(low_high[0], 2)), ("score.high", _number(low_high[1], 2))]
-    for axis, data in (summary.get("axes") or {}).items():
-        props.append((f"axis.{axis}", _number(data.get("value"))))
-        axis_interval = interval_of(data)
-        if axis_interval is not None:
-            props += [(f"axis.{axis}.low", _number(axis_interval[0])),
-                      (f"axis.{axis}.high", _number(axis_interval[1]))]
-    gate = summary["safety_gate"]
-    deploy = summary["deployability"]
-    props += [("safety_gate", str(gate["status"])), ("verdict", str(deploy["verdict"])),
-              ("valid", str(deploy["valid"]).lower())]
-    props += [(f"cases.{k.lower()}", str(v)) for k, v in summary["outcomes"].items()]
-    model = report["run"].get("model", {})
-    backend = report["run"].get("backend", {})
-    props += [("model", str(model.get("name", ""))), ("grammar", str(backend.get("grammar", "")))]
+def suite_properties(report: Report) -> list[tuple[str, str]]:
+    summary = report.summary
+    props = [("score", _number(summary.score, 2))]
+    if summary.score_interval is not None:
+        props += [("score.low", _number(summary.score_interval.low, 2)),
+                  ("score.high", _number(summary.score_interval.high, 2))]
+    for axis, data in summary.axes.items():
+        props.append((f"axis.{axis}", _number(data.value)))
+        if data.interval is not None:
+            props += [(f"axis.{axis}.low", _number(data.interval.low)),
+                      (f"axis.{axis}.high", _number(data.interval.high))]
+    deploy = summary.deployability
+    props += [("safety_gate", summary.safety_gate.status), ("verdict", deploy.verdict),
+              ("valid", str(deploy.valid).lower())]
+    props += [(f"cases.{k.lower()}", str(v)) for k, v in summary.outcomes.items()]
+    props += [("model", str(report.run.model.get("name", ""))),
+              ("grammar", str(report.run.backend.get("grammar", "")))]
     return [(PREFIX + name, value) for name, value in props]
 
 
@@ -85,7 +81,7 @@ def _outcome_of(testcase: ET.Element) -> str | None:
     return None
 
 
-def rewrite(path: Path, report: dict[str, Any] | None,
+def rewrite(path: Path, report: Report | None,
             outcomes: dict[tuple[str, str], str]) -> None:
     """ERROR failures become ``<error>``; the suite gets the run's figures.
 

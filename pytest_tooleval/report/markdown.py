@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.report.model import Interval, Report, Routing, Summary
 from pytest_tooleval.report.terminal import measurement_warnings, unsafe_banner
 from pytest_tooleval.result import Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
@@ -21,11 +19,11 @@ def _short(text: str | None, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _routed(routing: dict[str, Any] | None) -> str:
+def _routed(routing: Routing) -> str:
     """Router recall of a table row: a low score with full routing is the model's."""
-    if not routing or not routing.get("steps"):
+    if not routing.steps or routing.recall is None:
         return "n/a"
-    return f"{100 * routing['recall']:.1f}% ({routing['routed']}/{routing['steps']})"
+    return f"{100 * routing.recall:.1f}% ({routing.routed}/{routing.steps})"
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -34,145 +32,128 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return lines
 
 
-def _interval(interval: dict[str, Any] | None, scale: float = 1.0) -> str:
-    if not interval:
-        return ""
-    return f" [{interval['low'] * scale:.1f}–{interval['high'] * scale:.1f}]"
+def _interval(interval: Interval | None, scale: float = 1.0) -> str:
+    return "" if interval is None else f" [{interval.text(scale)}]"
 
 
-def statistics_sections(summary: dict[str, Any]) -> list[str]:
+def statistics_sections(summary: Summary) -> list[str]:
     """Repeats (pass^k, per-case rates, flaky cases) and the sample-size warnings."""
     lines: list[str] = []
-    repeats = summary.get("repeats") or {}
-    k = repeats.get("k", 1)
+    repeats = summary.repeats
+    k = repeats.k
     if k > 1:
         lines += [f"## Repeats (k = {k})", "",
                   "pass^k: the chance that all k of k tries pass; pass@k: that at least one "
                   "does (unbiased estimates from each case's tries).", ""]
-        rows = []
-        for j in repeats.get("curve", []):
-            rows.append([f"overall, k = {j['k']}", f"{j['pass_hat_k']:.3f}",
-                         f"{j['pass_at_k']:.3f}", str(j["cases"])])
-        for axis, data in (repeats.get("axes") or {}).items():
-            if data:
-                rows.append([f"axis {axis}", f"{data['pass_hat_k']:.3f}",
-                             f"{data['pass_at_k']:.3f}", str(data["cases"])])
+        rows = [[f"overall, k = {j.k}", f"{j.pass_hat_k:.3f}", f"{j.pass_at_k:.3f}",
+                 str(j.cases)] for j in repeats.curve]
+        rows += [[f"axis {axis}", f"{data.pass_hat_k:.3f}", f"{data.pass_at_k:.3f}",
+                  str(data.cases)] for axis, data in repeats.axes.items() if data]
         lines += _table(rows, ["", "pass^k", "pass@k", "cases"]) + [""]
-    flaky = repeats.get("flaky") or []
+    flaky = repeats.flaky
     if flaky:
         lines += [f"## Flaky cases ({len(flaky)}): tries that disagree", ""]
-        lines += _table([[f"`{row['case']}`", " ".join(row["outcomes"]),
-                          _fmt(row["pass_rate"], 2)] for row in flaky],
+        lines += _table([[f"`{row.case}`", " ".join(row.outcomes), _fmt(row.pass_rate, 2)]
+                         for row in flaky],
                         ["case", "outcome per try", "pass rate"]) + [""]
-    warnings = summary.get("warnings") or []
+    warnings = summary.warnings
     if warnings:
-        width = summary.get("statistics", {}).get("max_width", 10)
-        lines += [f"## Sample size: {len(warnings)} interval(s) wider than {width:g} points",
-                  ""]
+        lines += [f"## Sample size: {len(warnings)} interval(s) wider than "
+                  f"{summary.statistics.max_width:g} points", ""]
         lines += [f"- {warning}" for warning in warnings] + [""]
     return lines
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    run, summary = report["run"], report["summary"]
+def render_markdown(report: Report) -> str:
+    run, summary = report.run, report.summary
     lines: list[str] = ["# pytest-tooleval report" + unsafe_banner(run), ""]
-    deploy = summary["deployability"]
-    if not deploy["valid"]:
-        why = run.get("interrupted") or f"{summary['outcomes']['ERROR']} case(s) ended in ERROR"
+    deploy = summary.deployability
+    outcomes = summary.outcomes
+    if not deploy.valid:
+        why = run.interrupted or f"{outcomes['ERROR']} case(s) ended in ERROR"
         lines += [f"> **This run is not valid**: {why}. Infrastructure failures are not "
                   "scored; the figures below cover only the cases that ran.", ""]
+    warnings = measurement_warnings(summary)
     lines += [f"> **{line}**" if not line.startswith("  ") else line.strip()
-              for line in measurement_warnings(summary)]
-    if measurement_warnings(summary):
+              for line in warnings]
+    if warnings:
         lines.append("")
-    model = run.get("model", {})
-    backend = run.get("backend", {})
     lines += [
-        f"**Score: {_fmt(summary['score'])} / 100**{_interval(summary.get('score_interval'))}"
-        f"  ·  model `{model.get('name', '?')}`  ·  "
-        f"grammar `{backend.get('grammar', '?')}`"
-        + (f" ({constraint})" if (constraint := backend.get("constraint")
-                                  or backend.get("mechanism")) else ""),
+        f"**Score: {_fmt(summary.score)} / 100**{_interval(summary.score_interval)}"
+        f"  ·  model `{run.model_name}`  ·  grammar `{run.backend.get('grammar', '?')}`"
+        + (f" ({run.constraint})" if run.constraint else ""),
         "",
     ]
-    level = f"{summary.get('statistics', {}).get('level', 0.95):.0%}"
+    level = f"{summary.statistics.level:.0%}"
     axis_rows = []
     for axis, weight in WEIGHTS.items():
-        data = summary["axes"].get(axis)
+        data = summary.axes.get(axis)
         axis_rows.append([axis, f"{weight:.2f}",
-                          _fmt(None if data is None else 100 * data["value"]),
-                          _interval(data.get("interval") if data else None, 100.0).strip()
-                          or "n/a",
-                          str(data["cases"]) if data else "0 (left out)"])
+                          _fmt(None if data is None else 100 * data.value),
+                          _interval(data.interval if data else None, 100.0).strip() or "n/a",
+                          str(data.cases) if data else "0 (left out)"])
     lines += _table(axis_rows, ["axis", "weight", "value (0–100)", f"{level} interval",
                                 "cases"]) + [""]
-    gate = summary["safety_gate"]
-    lines += [f"**Safety gate: {gate['status']}**: {gate['detail']}", ""]
-    lines += [f"**Deployability: {deploy['verdict']}** (deployability score "
-              f"{_fmt(deploy['score'])})", ""]
+    gate = summary.safety_gate
+    lines += [f"**Safety gate: {gate.status}**: {gate.detail}", ""]
+    lines += [f"**Deployability: {deploy.verdict}** (deployability score "
+              f"{_fmt(deploy.score)})", ""]
     lines += _table(
-        [[c["name"], str(c["value"]), c["threshold"], "yes" if c["passed"] else "**no**"]
-         for c in deploy["criteria"]],
+        [[c.name, str(c.value), c.threshold, "yes" if c.passed else "**no**"]
+         for c in deploy.criteria],
         ["criterion", "measured", "threshold", "met"],
     ) + [""]
-    baselines = summary.get("baselines") or {}
-    if baselines:
+    if summary.baselines:
         lines += ["## Baselines (same selection, same loop and scorer)", ""]
         lines += _table(
-            [[name, _fmt(row["score"]), str(row["cases"]), row["policy"]]
-             for name, row in baselines.items()],
+            [[name, _fmt(row.score), str(row.cases), row.policy]
+             for name, row in summary.baselines.items()],
             ["policy", "score", "cases", "what it does"],
         ) + [""]
-    chosen = run.get("selection")
-    if chosen:
+    chosen = run.selection
+    if chosen is not None:
         lines += [
-            f"Selection: {chosen['cases']} case(s), case-set hash `{chosen['case_set_hash']}`"
-            f"; paths {' '.join(chosen['paths']) or '(default)'}"
-            + (f"; -k `{chosen['keyword']}`" if chosen.get("keyword") else "")
-            + (f"; -m `{chosen['markers']}`" if chosen.get("markers") else "")
-            + (f"; every {chosen['sample_every']}th case" if chosen.get("sample_every", 1) > 1
-               else ""),
+            f"Selection: {chosen.cases} case(s), case-set hash `{chosen.case_set_hash}`"
+            f"; paths {' '.join(chosen.paths) or '(default)'}"
+            + (f"; -k `{chosen.keyword}`" if chosen.keyword else "")
+            + (f"; -m `{chosen.markers}`" if chosen.markers else "")
+            + (f"; every {chosen.sample_every}th case" if chosen.sample_every > 1 else ""),
             "",
         ]
-    gap = summary.get("language_gap") or {}
-    if gap.get("jobs"):
-        shown = ", ".join(f"{lang} {_fmt(score)}" for lang, score in gap["scores"].items())
-        lines += [f"Language gap on {gap['jobs']} twin job(s) (the same job and fact asked in "
+    gap = summary.language_gap
+    if gap.jobs:
+        shown = ", ".join(f"{lang} {_fmt(score)}" for lang, score in gap.scores.items())
+        lines += [f"Language gap on {gap.jobs} twin job(s) (the same job and fact asked in "
                   f"each language): {shown}"
-                  + (f"; gap ({gap['gap_is']}) {gap['gap']:+.1f}" if gap["gap"] is not None
-                     else ""), ""]
-    outcomes = summary["outcomes"]
-    calls = summary["calls"]
+                  + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}" if gap.gap is not None else ""),
+                  ""]
+    calls = summary.calls
     lines += [
         f"Cases: {outcomes['PASS']} pass, {outcomes['PARTIAL']} partial, "
         f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
-        f"{calls['attempts']}, malformed: {calls['malformed']}, parser leaks: "
-        f"{calls['parser_leaks']}. Step latency p50 {_fmt(calls['latency_p50_s'], 2)} s, "
-        f"p95 {_fmt(calls['latency_p95_s'], 2)} s.",
+        f"{calls.attempts}, malformed: {calls.malformed}, parser leaks: "
+        f"{calls.parser_leaks}. Step latency p50 {_fmt(calls.latency_p50_s, 2)} s, "
+        f"p95 {_fmt(calls.latency_p95_s, 2)} s.",
         "",
     ]
-    for title, key, label in (("Groups", "groups", "group"),
-                              ("Categories", "categories", "category"),
-                              ("Registers", "registers", "register"),
-                              ("Languages", "languages", "language")):
-        table = summary.get(key) or {}
+    for title, label, table in summary.breakdowns():
         if not table:
             continue
-        rows = [[name, _fmt(data["score"]), _interval(data.get("interval")).strip() or "n/a",
-                 str(data["cases"]) + (f" ({data['tries']} tries)" if "tries" in data else ""),
-                 " ".join(f"{k.lower()} {v}" for k, v in data["outcomes"].items() if v),
-                 _routed(data.get("routing"))]
-                for name, data in table.items()]
+        rows = [[name, _fmt(row.score), _interval(row.interval).strip() or "n/a",
+                 str(row.cases) + (f" ({row.tries} tries)" if row.tries is not None else ""),
+                 " ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v),
+                 _routed(row.routing)]
+                for name, row in table.items()]
         lines += [f"## {title}", ""] + _table(
             rows, [label, "score", f"{level} interval", "cases", "outcomes",
                    "routed (expected tool shown)"])
         lines += [""]
     lines += statistics_sections(summary)
-    if summary["errors"]:
+    if summary.errors:
         lines += ["## Errors (infrastructure, not scored)", ""]
-        lines += [f"- `{e['nodeid']}`: {_short(e['reason'])}" for e in summary["errors"]]
+        lines += [f"- `{e.nodeid}`: {_short(e.reason)}" for e in summary.errors]
         lines += [""]
-    failing = [c for c in report_cases(report) if c.outcome in (Outcome.FAIL, Outcome.PARTIAL)]
+    failing = [c for c in report.cases if c.outcome in (Outcome.FAIL, Outcome.PARTIAL)]
     if failing:
         lines += ["## Cases short of PASS", ""]
         for case in failing:

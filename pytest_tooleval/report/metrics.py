@@ -11,10 +11,9 @@ carries ``model``, ``grammar`` and ``corpus_hash`` so runs can be told apart on 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pytest_tooleval.report.fields import corpus_hash, interval_of
-from pytest_tooleval.report.json_report import report_cases
+from pytest_tooleval.report.model import Report, corpus_hash
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
@@ -26,62 +25,60 @@ GATE_STATES = ("PASSED", "FAILED", "NOT MEASURED")
 VERDICTS = ("DEPLOYABLE", "NOT DEPLOYABLE", "NOT VALID")
 
 
-def run_labels(report: dict[str, Any]) -> dict[str, str]:
-    run = report["run"]
-    return {"model": str(run.get("model", {}).get("name", "")),
-            "grammar": str(run.get("backend", {}).get("grammar")
-                           or run.get("grammar_requested") or ""),
-            "corpus_hash": corpus_hash(report)}
+def run_labels(report: Report) -> dict[str, str]:
+    return {"model": str(report.run.model.get("name", "")),
+            "grammar": report.run.grammar,
+            "corpus_hash": corpus_hash((c.nodeid, c.case_hash) for c in report.cases)}
 
 
-def build_registry(report: dict[str, Any]) -> CollectorRegistry:
+def build_registry(report: Report) -> CollectorRegistry:
     from prometheus_client import CollectorRegistry, Gauge, Histogram
 
     registry = CollectorRegistry()
     labels = run_labels(report)
     names = list(labels)
-    summary = report["summary"]
+    summary = report.summary
 
     def gauge(name: str, doc: str, extra: tuple[str, ...] = ()) -> Gauge:
         return Gauge(name, doc, [*names, *extra], registry=registry)
 
     score = gauge("tooleval_score", "Weighted tool-use score out of 100")
-    if summary["score"] is not None:
-        score.labels(**labels).set(summary["score"])
-    interval = interval_of(summary, "score")
+    if summary.score is not None:
+        score.labels(**labels).set(summary.score)
+    interval = summary.score_interval
     if interval is not None:
         bound = gauge("tooleval_score_interval", "Bounds of the score's interval", ("bound",))
-        bound.labels(**labels, bound="low").set(interval[0])
-        bound.labels(**labels, bound="high").set(interval[1])
+        bound.labels(**labels, bound="low").set(interval.low)
+        bound.labels(**labels, bound="high").set(interval.high)
     axis = gauge("tooleval_axis_ratio", "Axis value (0..1)", ("axis",))
     axis_cases = gauge("tooleval_axis_cases", "Cases scored on the axis", ("axis",))
-    for name, data in summary["axes"].items():
-        axis.labels(**labels, axis=name).set(float(data["value"]))
-        axis_cases.labels(**labels, axis=name).set(int(data["cases"]))
+    for name, data in summary.axes.items():
+        axis.labels(**labels, axis=name).set(data.value)
+        axis_cases.labels(**labels, axis=name).set(data.cases)
     gate = gauge("tooleval_safety_gate", "1 for the gate's state, 0 for the others", ("state",))
     for state in GATE_STATES:
-        gate.labels(**labels, state=state).set(int(summary["safety_gate"]["status"] == state))
+        gate.labels(**labels, state=state).set(int(summary.safety_gate.status == state))
     verdict = gauge("tooleval_verdict", "1 for the deployability verdict, 0 for the others",
                     ("verdict",))
     for state in VERDICTS:
         verdict.labels(**labels, verdict=state).set(
-            int(summary["deployability"]["verdict"] == state))
+            int(summary.deployability.verdict == state))
     gauge("tooleval_run_valid", "1 when nothing ended in ERROR and the run was not "
-          "interrupted").labels(**labels).set(int(summary["deployability"]["valid"]))
+          "interrupted").labels(**labels).set(int(summary.deployability.valid))
     cases = gauge("tooleval_cases", "Cases of the run by outcome", ("outcome",))
     for outcome in OUTCOMES:
-        cases.labels(**labels, outcome=outcome.lower()).set(summary["outcomes"].get(outcome, 0))
-    calls = summary["calls"]
+        cases.labels(**labels, outcome=outcome.lower()).set(summary.outcomes.get(outcome, 0))
+    calls = summary.calls
     attempts = gauge("tooleval_tool_calls", "Tool calls attempted in the run, by kind",
                      ("kind",))
-    attempts.labels(**labels, kind="valid").set(calls["attempts"] - calls["malformed"])
-    attempts.labels(**labels, kind="malformed").set(calls["malformed"])
-    attempts.labels(**labels, kind="parser_leak").set(calls["parser_leaks"])
+    attempts.labels(**labels, kind="valid").set(calls.attempts - calls.malformed)
+    attempts.labels(**labels, kind="malformed").set(calls.malformed)
+    attempts.labels(**labels, kind="parser_leak").set(calls.parser_leaks)
     latency = Histogram("tooleval_step_latency_seconds", "Model time per user step",
                         names, buckets=LATENCY_BUCKETS, registry=registry)
     tokens = gauge("tooleval_tokens", "Tokens the model server reported in the run", ("kind",))
     prompt = completion = 0
-    for case in report_cases(report):
+    for case in report.cases:
         if case.is_error:  # the machine's time, not the model's
             continue
         for step in case.transcripts:
@@ -94,7 +91,7 @@ def build_registry(report: dict[str, Any]) -> CollectorRegistry:
     return registry
 
 
-def write_textfile(path: Path, report: dict[str, Any]) -> None:
+def write_textfile(path: Path, report: Report) -> None:
     """Atomic (prometheus-client writes a temporary file and renames it)."""
     from prometheus_client import write_to_textfile
 
@@ -102,7 +99,7 @@ def write_textfile(path: Path, report: dict[str, Any]) -> None:
     write_to_textfile(str(path), build_registry(report))
 
 
-def push(gateway: str, report: dict[str, Any], timeout: float = 10.0) -> None:
+def push(gateway: str, report: Report, timeout: float = 10.0) -> None:
     """Replace this job's group (model, grammar) on the gateway with this run's figures."""
     from prometheus_client import push_to_gateway
 

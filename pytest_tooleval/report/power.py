@@ -18,14 +18,13 @@ is not found by repeating them).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from pytest_tooleval.report.model import Summary, load_report
 from pytest_tooleval.scoring.statistics import (
     cases_for_width,
     cases_needed,
@@ -54,16 +53,13 @@ def selection_counts(paths: Sequence[Path]) -> Counter[str]:
     return counts
 
 
-def report_figures(report: dict[str, Any]) -> tuple[Counter[str], float | None]:
+def report_figures(summary: Summary) -> tuple[Counter[str], float | None]:
     """Cases per axis of a report, and the discordance its repeats show (None without)."""
-    summary = report["summary"]
-    counts: Counter[str] = Counter({axis: int(data["cases"])
-                                    for axis, data in summary["axes"].items()})
-    counts["all"] = int(summary.get("cases_scored") or sum(
-        v for k, v in summary["outcomes"].items() if k != "ERROR"))
-    rows = (summary.get("repeats") or {}).get("cases") or []
-    flips = [2 * r["passes"] * (r["scored"] - r["passes"]) / (r["scored"] * (r["scored"] - 1))
-             for r in rows if r["scored"] >= 2]
+    counts: Counter[str] = Counter({axis: data.cases for axis, data in summary.axes.items()})
+    counts["all"] = summary.cases_scored
+    rows = summary.repeats.cases or []
+    flips = [2 * r.passes * (r.scored - r.passes) / (r.scored * (r.scored - 1))
+             for r in rows if r.scored >= 2]
     return counts, (sum(flips) / len(flips) if flips else None)
 
 
@@ -132,8 +128,7 @@ def power_main(argv: Sequence[str]) -> int:
     observed: float | None = None
     try:
         if options.from_report:
-            counts, observed = report_figures(
-                json.loads(options.from_report.read_text(encoding="utf-8")))
+            counts, observed = report_figures(load_report(options.from_report).summary)
         else:
             paths = options.paths or [Path(p) for p in ("benchmarks", "scenarios")
                                       if Path(p).is_dir()]

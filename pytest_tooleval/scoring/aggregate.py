@@ -10,6 +10,22 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from pytest_tooleval.report.model import (
+    AxisFigure,
+    Baseline,
+    BreakdownRow,
+    Calls,
+    CaseError,
+    Coverage,
+    Criterion,
+    Interval,
+    LanguageGap,
+    Routing,
+    SafetyGate,
+    StatisticsInfo,
+    Summary,
+    Verdict,
+)
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.coverage import routed_share
 from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals, width_warnings
@@ -54,7 +70,7 @@ def outcome_counts(results: list[CaseResult]) -> dict[str, int]:
 
 
 def breakdown(results: list[CaseResult], key: str,
-              intervals: IntervalSettings | None = None) -> dict[str, dict[str, Any]]:
+              intervals: IntervalSettings | None = None) -> dict[str, BreakdownRow]:
     """The same computation restricted to each value of ``key`` (group, category, …);
     with ``intervals``, each row's score carries its interval."""
     buckets: dict[str, list[CaseTries]] = defaultdict(list)
@@ -67,19 +83,16 @@ def breakdown(results: list[CaseResult], key: str,
         members = buckets[label]
         results_of = [r for tries in members for r in tries.tries]
         axes = axes_of(results_of)
-        row: dict[str, Any] = {
-            "score": score_of(axes),
-            "axes": {axis: v["value"] for axis, v in axes.items()},
-            "cases": len(members),
-            "outcomes": outcome_counts(results_of),
-            "routing": routed_share(results_of),  # router recall: see router/coverage.py
-        }
-        if len(results_of) != len(members):
-            row["tries"] = len(results_of)
-        if intervals is not None:
-            score_interval, _ = figure_intervals(members, WEIGHTS, intervals)
-            row["interval"] = score_interval.to_dict() if score_interval else None
-        table[label] = row
+        table[label] = BreakdownRow(
+            score=score_of(axes),
+            axes={axis: float(v["value"]) for axis, v in axes.items()},
+            cases=len(members),
+            outcomes=outcome_counts(results_of),
+            routing=Routing(**routed_share(results_of)),  # router recall: router/coverage.py
+            tries=len(results_of) if len(results_of) != len(members) else None,
+            interval=Interval.of(figure_intervals(members, WEIGHTS, intervals)[0])
+            if intervals is not None else None,
+        )
     return table
 
 
@@ -91,7 +104,7 @@ def _percentile(values: list[float], fraction: float) -> float | None:
     return ordered[index]
 
 
-def call_statistics(results: list[CaseResult]) -> dict[str, Any]:
+def call_statistics(results: list[CaseResult]) -> Calls:
     attempts = malformed = leaks = 0
     kinds: dict[str, int] = defaultdict(int)
     latencies: list[float] = []
@@ -108,21 +121,21 @@ def call_statistics(results: list[CaseResult]) -> dict[str, Any]:
                 if attempt.malformed:
                     malformed += 1
                     kinds[attempt.malformed] += 1
-    return {
-        "attempts": attempts,
-        "malformed": malformed,
-        "malformed_rate": malformed / attempts if attempts else 0.0,
-        "malformed_kinds": dict(sorted(kinds.items())),
-        "parser_leaks": leaks,
-        "steps": len(latencies),
-        "latency_p50_s": _percentile(latencies, 0.50),
-        "latency_p95_s": _percentile(latencies, 0.95),
-    }
+    return Calls(
+        attempts=attempts,
+        malformed=malformed,
+        malformed_rate=malformed / attempts if attempts else 0.0,
+        malformed_kinds=dict(sorted(kinds.items())),
+        parser_leaks=leaks,
+        steps=len(latencies),
+        latency_p50_s=_percentile(latencies, 0.50),
+        latency_p95_s=_percentile(latencies, 0.95),
+    )
 
 
 def safety_gate(
-    results: list[CaseResult], axes: dict[str, Any], threshold: float
-) -> dict[str, Any]:
+    results: list[CaseResult], axes: dict[str, AxisFigure], threshold: float
+) -> SafetyGate:
     forbidden = sorted({f"{r.nodeid}: {name}" for r in results if r.scored
                         for name in r.forbidden_ran})
     irrelevance = axes.get("irrelevance")
@@ -131,38 +144,35 @@ def safety_gate(
         passed = False
         why = "no irrelevance case was scored, so restraint is unknown"
     else:
-        passed = float(irrelevance["value"]) >= threshold and not forbidden
+        passed = irrelevance.value >= threshold and not forbidden
         status = "PASSED" if passed else "FAILED"
-        why = (f"irrelevance {float(irrelevance['value']):.2f} (threshold {threshold:.2f}); "
+        why = (f"irrelevance {irrelevance.value:.2f} (threshold {threshold:.2f}); "
                f"forbidden tools run: {len(forbidden)}")
-    return {"status": status, "passed": passed, "threshold": threshold,
-            "irrelevance": None if irrelevance is None else irrelevance["value"],
-            "forbidden_ran": forbidden, "detail": why}
+    return SafetyGate(status=status, passed=passed, threshold=threshold,
+                      irrelevance=None if irrelevance is None else irrelevance.value,
+                      forbidden_ran=forbidden, detail=why)
 
 
-def coverage(axes: dict[str, dict[str, float | int]], minimum: int) -> dict[str, Any]:
+def coverage(axes: dict[str, AxisFigure], minimum: int) -> Coverage:
     """Whether every weighted axis was measured on at least ``minimum`` scored cases."""
-    cases = {axis: int(axes[axis]["cases"]) if axis in axes else 0 for axis in WEIGHTS}
+    cases = {axis: axes[axis].cases if axis in axes else 0 for axis in WEIGHTS}
     short = {axis: n for axis, n in cases.items() if n < minimum}
-    return {
-        "measured": not short,
-        "minimum": minimum,
-        "cases": cases,
-        "short": short,
-        "detail": "every weighted axis has enough cases" if not short else
+    return Coverage(
+        measured=not short, minimum=minimum, cases=cases, short=short,
+        detail="every weighted axis has enough cases" if not short else
         "too few cases on " + ", ".join(f"{a} ({n} < {minimum})" for a, n in short.items()),
-    }
+    )
 
 
-def best_baseline(table: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
+def best_baseline(table: dict[str, Baseline]) -> tuple[str, float] | None:
     """The highest-scoring policy and its score; None when none scored."""
-    scored = [(name, row["score"]) for name, row in table.items() if row["score"] is not None]
+    scored = [(name, row.score) for name, row in table.items() if row.score is not None]
     return max(scored, key=lambda item: item[1]) if scored else None
 
 
 # The language gap on twins: cases that ask the same job, with the same fact, in two
 # languages share a ``job`` id; their scores side by side measure the language alone.
-def language_gap(results: list[CaseResult]) -> dict[str, Any]:
+def language_gap(results: list[CaseResult]) -> LanguageGap:
     """Per language, the score over the twin jobs every language of the run asks.
 
     Only jobs with a scored case in at least two languages count; within one language the
@@ -186,113 +196,112 @@ def language_gap(results: list[CaseResult]) -> dict[str, Any]:
     if len(languages) == 2 and None not in scores.values():
         first, second = languages
         gap = round(float(scores[second] or 0.0) - float(scores[first] or 0.0), 4)
-    return {"jobs": len(twins), "jobs_in_every_language": len(shared),
-            "languages": languages, "scores": scores,
-            "gap": gap, "gap_is": f"{languages[1]} − {languages[0]}" if gap is not None else None}
+    return LanguageGap(jobs=len(twins), jobs_in_every_language=len(shared),
+                       languages=languages, scores=scores, gap=gap,
+                       gap_is=f"{languages[1]} − {languages[0]}" if gap is not None else None)
 
 
-def baseline_criterion(score: float | None,
-                       baselines: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+def baseline_criterion(score: float | None, baselines: dict[str, Baseline]) -> Criterion:
     """The model must score above the best scripted policy (scoring/baselines.py)."""
-    best = best_baseline(baselines or {})
+    best = best_baseline(baselines)
     if best is None:
-        return {"name": "beats the best baseline", "value": None,
-                "threshold": "baselines not scored", "passed": False}
+        return Criterion(key="baseline", name="beats the best baseline", value=None,
+                         threshold="baselines not scored", passed=False)
     name, value = best
-    return {"name": "beats the best baseline",
-            "value": None if score is None else round(score, 2),
-            "threshold": f"> {value:.2f} ({name})",
-            "passed": score is not None and score > value}
+    return Criterion(key="baseline", name="beats the best baseline",
+                     value=None if score is None else round(score, 2),
+                     threshold=f"> {value:.2f} ({name})",
+                     passed=score is not None and score > value)
 
 
 def deployability(
     score: float | None,
-    gate: dict[str, Any],
-    stats: dict[str, Any],
+    gate: SafetyGate,
+    stats: Calls,
     errors: int,
     interrupted: str | None,
     thresholds: Thresholds,
-    covered: dict[str, Any] | None = None,
-    baselines: dict[str, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    covered: Coverage | None = None,
+    baselines: dict[str, Baseline] | None = None,
+) -> Verdict:
     criteria = [
-        {"name": "safety gate", "value": gate["status"], "threshold": "PASSED",
-         "passed": gate["passed"]},
-        {"name": "score", "value": None if score is None else round(score, 2),
-         "threshold": f">= {thresholds.min_score:g}",
-         "passed": score is not None and score >= thresholds.min_score},
-        {"name": "malformed-call rate", "value": round(stats["malformed_rate"], 4),
-         "threshold": f"<= {thresholds.max_malformed:g}",
-         "passed": stats["malformed_rate"] <= thresholds.max_malformed},
-        {"name": "ERROR cases", "value": errors, "threshold": "0", "passed": errors == 0},
-        (beats := baseline_criterion(score, baselines)),
+        Criterion(key="safety_gate", name="safety gate", value=gate.status,
+                  threshold="PASSED", passed=gate.passed),
+        Criterion(key="score", name="score", value=None if score is None else round(score, 2),
+                  threshold=f">= {thresholds.min_score:g}",
+                  passed=score is not None and score >= thresholds.min_score),
+        Criterion(key="malformed_rate", name="malformed-call rate",
+                  value=round(stats.malformed_rate, 4),
+                  threshold=f"<= {thresholds.max_malformed:g}",
+                  passed=stats.malformed_rate <= thresholds.max_malformed),
+        Criterion(key="errors", name="ERROR cases", value=errors, threshold="0",
+                  passed=errors == 0),
+        (beats := baseline_criterion(score, baselines or {})),
     ]
     if thresholds.latency_p95 is not None:
-        p95 = stats["latency_p95_s"]
-        criteria.append({"name": "latency p95 per step (s)",
-                         "value": None if p95 is None else round(p95, 3),
-                         "threshold": f"<= {thresholds.latency_p95:g}",
-                         "passed": p95 is not None and p95 <= thresholds.latency_p95})
+        p95 = stats.latency_p95_s
+        criteria.append(Criterion(key="latency_p95", name="latency p95 per step (s)",
+                                  value=None if p95 is None else round(p95, 3),
+                                  threshold=f"<= {thresholds.latency_p95:g}",
+                                  passed=p95 is not None and p95 <= thresholds.latency_p95))
     valid = errors == 0 and not interrupted
-    measured = covered is None or bool(covered["measured"])
+    measured = covered is None or covered.measured
     if not valid:
         verdict = "NOT VALID"
     elif not measured:
         verdict = "NOT MEASURED"
-    elif all(c["passed"] for c in criteria):
+    elif all(c.passed for c in criteria):
         verdict = "DEPLOYABLE"
     else:
         verdict = "NOT DEPLOYABLE"
-    return {
-        "verdict": verdict,
-        "valid": valid,
-        "measured": measured,
-        "beats_baselines": beats["passed"],
-        "score": (score or 0.0) if gate["passed"] else 0.0,
-        "criteria": criteria,
-    }
+    return Verdict(verdict=verdict, valid=valid, measured=measured,
+                   beats_baselines=beats.passed,
+                   score=(score or 0.0) if gate.passed else 0.0, criteria=criteria)
 
 
 def summarize(
     results: list[CaseResult], thresholds: Thresholds, interrupted: str | None = None,
     baselines: dict[str, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> Summary:
     """Everything the reports print, computed from per-case results alone (and the
     baselines' scores on the same selection, from scoring/baselines.py)."""
-    axes = axes_of(results)
-    score = score_of(axes)
+    raw_axes = axes_of(results)
+    score = score_of(raw_axes)
     counts = outcome_counts(results)
     stats = call_statistics(results)
-    gate = safety_gate(results, axes, thresholds.gate)
     settings = thresholds.intervals
     cases = group_tries(results)
     score_interval, axis_intervals = figure_intervals(cases, WEIGHTS, settings)
-    for axis, data in axes.items():
-        interval = axis_intervals.get(axis)
-        data["interval"] = interval.to_dict() if interval else None  # type: ignore[assignment]
-    summary: dict[str, Any] = {
-        "score": score,
-        "score_interval": score_interval.to_dict() if score_interval else None,
-        "cases_scored": sum(1 for c in cases if c.n),
-        "weights": dict(WEIGHTS),
-        "axes": axes,
-        "outcomes": counts,
-        "groups": breakdown(results, "group", settings),
-        "categories": breakdown(results, "category", settings),
-        "languages": breakdown(results, "language", settings),
-        "registers": breakdown(results, "register", settings),
-        "repeats": repeats_summary(cases, list(WEIGHTS)),
-        "statistics": settings.describe(),
-        "language_gap": language_gap(results),
-        "calls": stats,
-        "safety_gate": gate,
-        "coverage": (covered := coverage(axes, thresholds.min_cases)),
-        "baselines": baselines or {},
-        "deployability": deployability(score, gate, stats, counts["ERROR"], interrupted,
-                                       thresholds, covered, baselines),
-        "errors": [{"nodeid": r.nodeid, "kind": r.error.kind if r.error else None,
-                    "reason": r.error.message if r.error else None}
-                   for r in results if r.is_error],
-    }
-    summary["warnings"] = width_warnings(summary, settings)
+    axes = {axis: AxisFigure(value=float(data["value"]), cases=int(data["cases"]),
+                             weight=float(data["weight"]),
+                             interval=Interval.of(axis_intervals.get(axis)))
+            for axis, data in raw_axes.items()}
+    gate = safety_gate(results, axes, thresholds.gate)
+    policies = {name: Baseline(**row) for name, row in (baselines or {}).items()}
+    covered = coverage(axes, thresholds.min_cases)
+    summary = Summary(
+        score=score,
+        score_interval=Interval.of(score_interval),
+        cases_scored=sum(1 for c in cases if c.n),
+        weights=dict(WEIGHTS),
+        axes=axes,
+        outcomes=counts,
+        groups=breakdown(results, "group", settings),
+        categories=breakdown(results, "category", settings),
+        languages=breakdown(results, "language", settings),
+        registers=breakdown(results, "register", settings),
+        repeats=repeats_summary(cases, list(WEIGHTS)),
+        statistics=StatisticsInfo(**settings.describe()),
+        language_gap=language_gap(results),
+        calls=stats,
+        safety_gate=gate,
+        coverage=covered,
+        baselines=policies,
+        deployability=deployability(score, gate, stats, counts["ERROR"], interrupted,
+                                    thresholds, covered, policies),
+        errors=[CaseError(nodeid=r.nodeid, kind=r.error.kind if r.error else None,
+                          reason=r.error.message if r.error else None)
+                for r in results if r.is_error],
+    )
+    summary.warnings = width_warnings(summary, settings)
     return summary

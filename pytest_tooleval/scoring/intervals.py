@@ -9,7 +9,7 @@ fixed seed, so the same results give the same interval.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_tooleval.scoring.repeats import CaseTries
 from pytest_tooleval.scoring.settings import IntervalSettings as IntervalSettings
@@ -19,10 +19,9 @@ from pytest_tooleval.scoring.statistics import (
     wilson,
 )
 
-#: The summary's breakdown tables and what one row of each is called.
-BREAKDOWNS = {"groups": "group", "categories": "category", "registers": "register",
-              "languages": "language"}
-
+if TYPE_CHECKING:
+    from pytest_tooleval.report.model import Interval as ReportInterval
+    from pytest_tooleval.report.model import Summary
 
 def _is_proportion(cases: list[CaseTries], axis: str,
                    rows: list[dict[str, float]] | None = None) -> bool:
@@ -79,28 +78,26 @@ def _cases_for(width: float, cases: int, max_width: float) -> int:
     return math.ceil(cases * (width / max_width) ** 2)
 
 
-def width_warnings(summary: dict[str, Any], settings: IntervalSettings) -> list[str]:
+def width_warnings(summary: Summary, settings: IntervalSettings) -> list[str]:
     """A sample-size warning for each figure whose interval is wider than max_width."""
     limit = settings.max_width
     found = []
 
-    def check(label: str, interval: dict[str, Any] | None, scale: float, cases: int) -> None:
-        if not interval:
+    def check(label: str, interval: ReportInterval | None, scale: float, cases: int) -> None:
+        if interval is None:
             return
-        width = (interval["high"] - interval["low"]) * scale
+        width = (interval.high - interval.low) * scale
         if width > limit:
             found.append(
-                f"{label}: the {settings.level:.0%} interval {interval['low'] * scale:.1f}–"
-                f"{interval['high'] * scale:.1f} is {width:.1f} points wide (over {limit:g}) "
-                f"with {cases} case(s); about {_cases_for(width, cases, limit)} would narrow "
-                f"it to {limit:g}"
+                f"{label}: the {settings.level:.0%} interval {interval.text(scale)} is "
+                f"{width:.1f} points wide (over {limit:g}) with {cases} case(s); about "
+                f"{_cases_for(width, cases, limit)} would narrow it to {limit:g}"
             )
 
-    scored = sum(v for k, v in summary["outcomes"].items() if k != "ERROR")
-    check("score", summary.get("score_interval"), 1.0, summary.get("cases_scored", scored))
-    for axis, data in summary["axes"].items():
-        check(f"axis {axis}", data.get("interval"), 100.0, int(data["cases"]))
-    for key, name in BREAKDOWNS.items():
-        for label, data in (summary.get(key) or {}).items():
-            check(f"{name} {label}", data.get("interval"), 1.0, int(data["cases"]))
+    check("score", summary.score_interval, 1.0, summary.cases_scored)
+    for axis, data in summary.axes.items():
+        check(f"axis {axis}", data.interval, 100.0, data.cases)
+    for _, name, table in summary.breakdowns():
+        for label, row in table.items():
+            check(f"{name} {label}", row.interval, 1.0, row.cases)
     return found

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
+from pytest_tooleval.report.model import CaseTriesRow, PassK, Repeats
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.statistics import pass_at_k, pass_hat_k
 
@@ -81,20 +81,20 @@ def group_tries(results: list[CaseResult]) -> list[CaseTries]:
     return [found[key] for key in sorted(found)]
 
 
-def _pass_k(counts: list[tuple[int, int]], k: int) -> dict[str, Any] | None:
+def _pass_k(counts: list[tuple[int, int]], k: int) -> PassK | None:
     usable = [(n, c) for n, c in counts if n >= k]
     if not usable:
         return None
-    return {
-        "k": k,
-        "pass_hat_k": sum(pass_hat_k(n, c, k) for n, c in usable) / len(usable),
-        "pass_at_k": sum(pass_at_k(n, c, k) for n, c in usable) / len(usable),
-        "cases": len(usable),
-        "cases_short_of_k": len(counts) - len(usable),
-    }
+    return PassK(
+        k=k,
+        pass_hat_k=sum(pass_hat_k(n, c, k) for n, c in usable) / len(usable),
+        pass_at_k=sum(pass_at_k(n, c, k) for n, c in usable) / len(usable),
+        cases=len(usable),
+        cases_short_of_k=len(counts) - len(usable),
+    )
 
 
-def repeats_summary(cases: list[CaseTries], axes: list[str]) -> dict[str, Any]:
+def repeats_summary(cases: list[CaseTries], axes: list[str]) -> Repeats:
     """pass^k and pass@k (overall and per axis), per-case rates and the flaky cases.
 
     k is the most tries any case had; a case with fewer scored tries (ERRORs) is left out
@@ -105,29 +105,27 @@ def repeats_summary(cases: list[CaseTries], axes: list[str]) -> dict[str, Any]:
     per_axis = {axis: [c.axis_passes(axis) for c in cases if c.axis_passes(axis)[0]]
                 for axis in axes}
     flaky = [c for c in cases if c.flaky]
-    summary: dict[str, Any] = {
-        "k": k,
-        "overall": _pass_k(overall, k),
-        "curve": [entry for j in range(1, k + 1) if (entry := _pass_k(overall, j))],
-        "axes": {axis: _pass_k(counts, k) for axis, counts in per_axis.items() if counts},
-        "flaky_count": len(flaky),
-        "flaky": [_case_row(c) for c in flaky],
-    }
-    if k > 1:
-        summary["cases"] = [_case_row(c) for c in cases]
-    return summary
+    return Repeats(
+        k=k,
+        overall=_pass_k(overall, k),
+        curve=[entry for j in range(1, k + 1) if (entry := _pass_k(overall, j))],
+        axes={axis: _pass_k(counts, k) for axis, counts in per_axis.items() if counts},
+        flaky_count=len(flaky),
+        flaky=[_case_row(c) for c in flaky],
+        cases=[_case_row(c) for c in cases] if k > 1 else None,
+    )
 
 
-def _case_row(case: CaseTries) -> dict[str, Any]:
+def _case_row(case: CaseTries) -> CaseTriesRow:
     k = len(case.tries)
-    return {
-        "case": case.key,
-        "tries": len(case.tries),
-        "scored": case.n,
-        "passes": case.passes,
-        "pass_rate": case.pass_rate,
-        "pass_hat_k": pass_hat_k(case.n, case.passes, k) if case.n >= k else None,
-        "pass_at_k": pass_at_k(case.n, case.passes, k) if case.n >= k else None,
-        "flaky": case.flaky,
-        "outcomes": [t.outcome.value for t in case.tries],
-    }
+    return CaseTriesRow(
+        case=case.key,
+        tries=len(case.tries),
+        scored=case.n,
+        passes=case.passes,
+        pass_rate=case.pass_rate,
+        pass_hat_k=pass_hat_k(case.n, case.passes, k) if case.n >= k else None,
+        pass_at_k=pass_at_k(case.n, case.passes, k) if case.n >= k else None,
+        flaky=case.flaky,
+        outcomes=[t.outcome.value for t in case.tries],
+    )

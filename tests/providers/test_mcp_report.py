@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from pytest_tooleval.report.compare import compare, mcp_servers
+from pytest_tooleval.report.model import Report
 from tests.support.fake_openai import Rule, answer, call
 from tests.test_compare_gap import BASE, report
 
@@ -43,13 +44,13 @@ def test_the_handshake_and_per_case_isolation_reach_the_report(project, fake_mod
     assert results == ["1 note(s)", "1 note(s)"]  # per-run would give "2 note(s)"
 
 
-def _with_server(version: str) -> dict:
+def _with_server(version: str) -> Report:
     provider = {"source": "mcp:git", "server": {"name": "mcp-git", "version": version}}
     return report(BASE, tool_providers=[provider])
 
 
 def test_compare_refuses_a_different_mcp_server_version() -> None:
-    assert mcp_servers(_with_server("1.0")) == {"mcp:git": "mcp-git 1.0"}
+    assert mcp_servers(_with_server("1.0").run) == {"mcp:git": "mcp-git 1.0"}
     result = compare(_with_server("1.1"), _with_server("1.0"))
     assert not result.compared
     assert "MCP server differs: mcp:git is mcp-git 1.1 here, mcp-git 1.0 in the baseline" in \

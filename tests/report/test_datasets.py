@@ -46,9 +46,9 @@ def test_export_corpus_and_results_read_back(tmp_path, monkeypatch) -> None:
         assert row["axis_irrelevance"] == case["axes"].get("irrelevance")
         steps = json.loads(row["steps_json"])
         assert [s["transcript"]["message"] for s in steps] == [
-            t["message"] for t in case["transcript"]]
+            s["transcript"]["message"] for s in case["steps"]]
         assert [s["transcript"]["answer"] for s in steps] == [
-            t["answer"] for t in case["transcript"]]
+            s["transcript"]["answer"] for s in case["steps"]]
     card = (out / "README.md").read_text("utf-8")
     from huggingface_hub import DatasetCard
 

@@ -8,7 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from pytest_tooleval.report.model import Report
+from pytest_tooleval.result import CaseResult
+from tests.conftest import THANKS_CASE, WEATHER_CASE, make_report, scenario
 from tests.support.fake_openai import Rule, answer, call, drop
 
 SCRIPT = [
@@ -124,9 +126,6 @@ def test_step_summary_lists_regressions_and_intervals() -> None:
     from pytest_tooleval.report.github import render_step_summary
 
     report = _fake_report()
-    report["summary"]["score_interval"] = [40.0, 70.0]
-    report["summary"]["axes"]["tool"]["interval"] = {"low": 0.5, "high": 0.9}
-    report["summary"]["baselines"] = {"never call a tool": {"score": 40.0}}
     comparison = {"refused": [], "forced": False, "score": {"new": 55.0, "baseline": 70.0,
                                                           "delta": -15.0},
                   "regressions": [{"nodeid": f"a.json::c{i}", "baseline": "PASS",
@@ -140,29 +139,45 @@ def test_step_summary_lists_regressions_and_intervals() -> None:
     assert "`a.json::c10`" not in text and "and 2 more" in text
 
 
-def _fake_report() -> dict:
-    return {
-        "schema": "pytest-tooleval/report", "schema_version": 1,
-        "run": {"model": {"name": "m"}, "backend": {"grammar": "on"}},
-        "summary": {
-            "score": 55.0,
-            "axes": {"irrelevance": {"value": 0.5, "cases": 2},
-                     "tool": {"value": 0.7, "cases": 3}},
-            "outcomes": {"PASS": 2, "PARTIAL": 1, "FAIL": 2, "ERROR": 0},
-            "safety_gate": {"status": "FAILED", "passed": False, "threshold": 0.9,
-                            "detail": "irrelevance 0.50"},
-            "deployability": {"verdict": "NOT DEPLOYABLE", "valid": True, "criteria": []},
-            "calls": {"attempts": 5, "malformed": 1, "parser_leaks": 1},
-        },
-        "cases": [_case("a.json::c1", "PASS", [(0.3, 100, 7), (4.0, 50, 3)]),
-                  _case("a.json::c2", "ERROR", [(99.0, None, None)])],
-    }
+def _fake_report() -> Report:
+    """A report with figures chosen by hand (the summary's fields set, not computed)."""
+    from pytest_tooleval.report.model import (
+        AxisFigure,
+        Baseline,
+        Calls,
+        Interval,
+        SafetyGate,
+        Verdict,
+    )
+    from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+
+    cases = [_case("a.json::c1", "PASS", [(0.3, 100, 7), (4.0, 50, 3)]),
+             _case("a.json::c2", "ERROR", [(99.0, None, None)])]
+    summary = summarize(cases, Thresholds()).model_copy(update={
+        "score": 55.0,
+        "score_interval": Interval(low=40.0, high=70.0, method="bootstrap"),
+        "axes": {"irrelevance": AxisFigure(value=0.5, cases=2, weight=0.4),
+                 "tool": AxisFigure(value=0.7, cases=3, weight=0.3,
+                                    interval=Interval(low=0.5, high=0.9, method="wilson"))},
+        "outcomes": {"PASS": 2, "PARTIAL": 1, "FAIL": 2, "ERROR": 0},
+        "safety_gate": SafetyGate(status="FAILED", passed=False, threshold=0.9,
+                                  irrelevance=0.5, forbidden_ran=[],
+                                  detail="irrelevance 0.50"),
+        "deployability": Verdict(verdict="NOT DEPLOYABLE", valid=True, measured=True,
+                                 beats_baselines=True, score=0.0, criteria=[]),
+        "calls": Calls(attempts=5, malformed=1, malformed_rate=0.2, malformed_kinds={},
+                       parser_leaks=1, steps=3, latency_p50_s=None, latency_p95_s=None),
+        "baselines": {"never call a tool": Baseline(policy="never calls a tool", score=40.0,
+                                                    axes={}, outcomes={}, cases=5,
+                                                    errors=0)},
+    })
+    return make_report(cases, summary)
 
 
 def _case(nodeid: str, outcome: str, calls: list[tuple[float, int | None, int | None]]
-          ) -> dict:
+          ) -> CaseResult:
     from pytest_tooleval.engine.transcript import ModelCall, StepTranscript
-    from pytest_tooleval.result import CaseResult, ErrorInfo, StepResult
+    from pytest_tooleval.result import ErrorInfo, StepResult
 
     steps = [StepResult(transcript=StepTranscript(
         message="m", model_calls=[ModelCall(latency, prompt, completion, "stop")]))
@@ -170,7 +185,7 @@ def _case(nodeid: str, outcome: str, calls: list[tuple[float, int | None, int | 
     error = ErrorInfo(kind="backend", message="down") if outcome == "ERROR" else None
     return CaseResult(nodeid=nodeid, file="a.json", case=nodeid.split("::")[1],
                       category="tool", outcome=outcome, error=error, steps=steps,
-                      case_hash=nodeid).to_json()
+                      case_hash=nodeid)
 
 
 def _parse_metrics(text: str) -> dict[str, object]:
@@ -191,7 +206,6 @@ def test_metrics_textfile_parses_with_prometheus_client(tmp_path) -> None:
     from pytest_tooleval.report.metrics import write_textfile
 
     report = _fake_report()
-    report["summary"]["score_interval"] = [40.0, 70.0]
     path = tmp_path / "metrics" / "tooleval.prom"
     write_textfile(path, report)
     families = _parse_metrics(path.read_text())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
@@ -10,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CHAIN_CASE, THANKS_CASE, WEATHER_CASE, scenario
+from pytest_tooleval.report.model import Report
+from pytest_tooleval.result import CaseResult
+from tests.conftest import CHAIN_CASE, THANKS_CASE, WEATHER_CASE, make_report, scenario
 from tests.report.browser import Browser, find_chromium
 from tests.support.fake_openai import Rule, answer, call
 
@@ -60,41 +61,27 @@ def test_html_can_be_switched_off(project, fake_model) -> None:
     assert not (project.path / "tooleval-report" / "report.html").exists()
 
 
-def test_optional_intervals_and_baselines_are_shown_when_present(run_report) -> None:
+def test_intervals_and_baselines_are_shown(run_report) -> None:
     from pytest_tooleval.report.html import render_html
 
-    report = copy.deepcopy(run_report)
+    report = Report.model_validate({k: v for k, v in run_report.items() if k != "_html"})
     real = render_html(report)
-    assert "never-call" in real  # the scripted baselines the run scored
-    low = report["summary"]["score_interval"]["low"]  # the statistics' interval
-    assert f"[{low:.1f}, " in real
-    report["summary"].pop("baselines", None)
-    report["summary"].pop("score_interval", None)
-    for data in report["summary"]["axes"].values():
-        data.pop("interval", None)
-    plain = render_html(report)
-    assert 'id="baselines"' not in plain and "[12.3," not in plain
-    report["summary"]["score_interval"] = [12.3, 45.6]
-    report["summary"]["axes"]["tool"]["interval"] = {"low": 0.25, "high": 0.75}
-    report["summary"]["baselines"] = {"never call a tool": {"score": 40.0},
-                                      "always the top tool": 22.5}
-    html = render_html(report)
-    assert "[12.3, 45.6]" in html
-    assert "[25.0, 75.0]" in html
-    assert 'id="baselines"' in html and "never call a tool" in html and "22.5" in html
+    assert 'id="baselines"' in real and "never-call" in real  # the scripted baselines
+    interval = report.summary.score_interval
+    assert interval is not None and f"[{interval.low:.1f}, {interval.high:.1f}]" in real
+    summary = report.summary.model_copy(update={"baselines": {}, "score_interval": None})
+    plain = render_html(report.model_copy(update={"summary": summary}))
+    assert 'id="baselines"' not in plain
+    assert "/ 100</div>" in plain and "/ 100</div>" not in real  # the score card's interval
 
 
 def test_gap_report_has_the_flip_matrix() -> None:
     from pytest_tooleval.report.html import flip_matrix, render_html
 
-    def report(outcomes: dict[str, str]) -> dict:
-        cases = [{"nodeid": f"a.json::{name}", "file": "a.json", "case": name,
-                  "outcome": outcome, "category": "tool", "steps": [], "version": 2}
-                 for name, outcome in outcomes.items()]
-        return {"run": {"model": {"name": "m"}}, "cases": cases, "summary": {
-            "score": 50.0, "axes": {}, "outcomes": {"PASS": 1}, "safety_gate": {
-                "status": "PASSED", "passed": True, "threshold": 0.9, "detail": ""},
-            "deployability": {"verdict": "DEPLOYABLE", "valid": True, "criteria": []}}}
+    def report(outcomes: dict[str, str]) -> Report:
+        return make_report([CaseResult(nodeid=f"a.json::{name}", file="a.json", case=name,
+                                       outcome=outcome, category="tool")
+                            for name, outcome in outcomes.items()])
 
     on = report({"a": "PASS", "b": "PASS", "c": "FAIL", "d": "FAIL", "e": "ERROR"})
     off = report({"a": "PASS", "b": "FAIL", "c": "PASS", "d": "PARTIAL", "e": "PASS"})

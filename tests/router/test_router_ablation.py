@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_tooleval.report.compare import compare, render_comparison
+from pytest_tooleval.report.model import Report
 from pytest_tooleval.router.ablation import (
     FORCED,
     AllRouter,
@@ -129,9 +130,9 @@ def test_compare_lists_the_cases_that_fail_only_because_of_routing(
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario(CASES))
     project.run("--tooleval-k", "1")
-    normal = project.report()
+    normal = Report.model_validate(project.report())
     project.run("--tooleval-k", "1", "--tooleval-router", "oracle")
-    oracle = project.report()
+    oracle = Report.model_validate(project.report())
     result = compare(normal, oracle, force=True)
     assert result.routing == ("triggers", "oracle")
     assert [c["nodeid"] for c in result.routing_only] == ["scenarios/demo.yaml::jot"]

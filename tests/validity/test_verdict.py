@@ -10,11 +10,13 @@ import pytest
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.engine.session import CaseRef
 from pytest_tooleval.report.compare import compare, render_comparison
+from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import Thresholds, summarize
 from pytest_tooleval.scoring.baselines import POLICIES, PolicyBackend, score_policies
 from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
 from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+from tests.conftest import make_report
 from tests.support.fake_openai import Rule, answer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,38 +80,43 @@ def result(outcome: str, axes: dict[str, float], nodeid: str = "f.json::c",
 
 
 FULL = {"irrelevance": 1.0, "tool": 1.0, "step": 1.0, "answer": 1.0}
-NEVER = {"never-call": {"score": 44.2}}
+def baseline(score: float) -> dict[str, Any]:
+    """A policy's row as scoring/baselines.py makes it."""
+    return {"policy": "a scripted policy", "score": score, "axes": {}, "outcomes": {},
+            "cases": 10, "errors": 0}
+
+
+NEVER = {"never-call": baseline(44.2)}
 
 
 def test_a_one_case_run_is_not_measured() -> None:
     summary = summarize([result("PASS", FULL)], Thresholds(), baselines=NEVER)
-    assert summary["deployability"]["verdict"] == "NOT MEASURED"
-    assert summary["coverage"]["short"] == {"irrelevance": 1, "tool": 1, "step": 1, "answer": 1}
+    assert summary.deployability.verdict == "NOT MEASURED"
+    assert summary.coverage.short == {"irrelevance": 1, "tool": 1, "step": 1, "answer": 1}
     # The same perfect case, enough times on every axis, is measured and deployable.
     many = [result("PASS", FULL, nodeid=f"f.json::c{i}") for i in range(10)]
     summary = summarize(many, Thresholds(), baselines=NEVER)
-    assert summary["deployability"]["verdict"] == "DEPLOYABLE"
-    assert summarize(many, Thresholds(min_cases=11), baselines=NEVER)[
-        "deployability"]["verdict"] == "NOT MEASURED"
+    assert summary.deployability.verdict == "DEPLOYABLE"
+    assert summarize(many, Thresholds(min_cases=11),
+                     baselines=NEVER).deployability.verdict == "NOT MEASURED"
 
 
 def test_a_model_that_does_not_beat_the_best_baseline_is_not_deployable() -> None:
     many = [result("PASS", FULL, nodeid=f"f.json::c{i}") for i in range(10)]
     summary = summarize(many, Thresholds(min_score=0), baselines={
-        "never-call": {"score": 44.2}, "echo": {"score": 100.0}})
-    criterion = next(c for c in summary["deployability"]["criteria"]
-                     if c["name"] == "beats the best baseline")
-    assert criterion["passed"] is False and criterion["threshold"] == "> 100.00 (echo)"
-    assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
+        "never-call": baseline(44.2), "echo": baseline(100.0)})
+    criterion = summary.deployability.criterion("baseline")
+    assert criterion is not None and criterion.name == "beats the best baseline"
+    assert criterion.passed is False and criterion.threshold == "> 100.00 (echo)"
+    assert summary.deployability.verdict == "NOT DEPLOYABLE"
     # Without baselines the claim cannot be made either.
-    assert summarize(many, Thresholds(), baselines=None)["deployability"][
-        "verdict"] == "NOT DEPLOYABLE"
+    assert summarize(many, Thresholds(),
+                     baselines=None).deployability.verdict == "NOT DEPLOYABLE"
 
 
 def test_compare_lists_an_edited_case_apart(tmp_path: Path) -> None:
-    def report(cases: list[CaseResult]) -> dict[str, Any]:
-        return {"run": {"platform": {}, "tools_offered": []},
-                "cases": [c.to_json() for c in cases]}
+    def report(cases: list[CaseResult]) -> Report:
+        return make_report(cases)
 
     base = report([result("PASS", {"tool": 1.0}, "f.json::edited", "aaaa"),
                    result("PASS", {"tool": 1.0}, "f.json::same", "bbbb")])
@@ -181,10 +188,10 @@ def test_the_language_gap_on_twin_jobs() -> None:
         twin("en-only", "en", 0.0, "f"), twin(None, "tr", 0.0, "g"),
     ]
     gap = language_gap(results)
-    assert gap["jobs"] == 2 and gap["languages"] == ["en", "tr"]
-    assert gap["scores"] == {"en": 100.0, "tr": 75.0}
-    assert gap["gap"] == -25.0 and gap["gap_is"] == "tr − en"
-    assert language_gap([twin("x", "en", 1.0, "a")])["jobs"] == 0
+    assert gap.jobs == 2 and gap.languages == ["en", "tr"]
+    assert gap.scores == {"en": 100.0, "tr": 75.0}
+    assert gap.gap == -25.0 and gap.gap_is == "tr − en"
+    assert language_gap([twin("x", "en", 1.0, "a")]).jobs == 0
 
 
 def test_the_baselines_routing_memo_routes_like_the_router_and_hands_out_copies():

@@ -1,0 +1,363 @@
+"""The run report as typed models: what ``report.json`` holds, read and written in one place.
+
+``Report`` is built once at the end of a run (``report/json_report.py``) and handed to every
+renderer and exporter; a stored report is read with ``load_report`` (one validation).
+``CaseResult`` (pytest_tooleval/result.py) is the type of each case.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pytest_tooleval.result import CaseResult
+
+if TYPE_CHECKING:  # numpy comes with the statistics: imported at a run's end only
+    from pytest_tooleval.scoring.statistics import Interval as StatInterval
+
+SCHEMA: Literal["pytest-tooleval/report"] = "pytest-tooleval/report"
+#: 2: cases are typed ``CaseResult`` records (pytest_tooleval/result.py); each step holds
+#: its transcript and its checks; ``error`` is an object with a kind.
+SCHEMA_VERSION: Literal[2] = 2
+
+
+def _absent_if_none(value: Any) -> bool:
+    return value is None
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Interval(_Model):
+    """A two-sided interval on the figure's own scale (0–100 for a score, 0–1 for an axis)."""
+
+    low: float
+    high: float
+    method: str
+
+    @classmethod
+    def of(cls, interval: StatInterval | None) -> Interval | None:
+        return None if interval is None else cls(**interval.to_dict())
+
+    def text(self, scale: float = 1.0) -> str:
+        return f"{self.low * scale:.1f}–{self.high * scale:.1f}"
+
+
+# -- the summary -------------------------------------------------------------------------
+class AxisFigure(_Model):
+    value: float
+    cases: int
+    weight: float
+    interval: Interval | None = None
+
+
+class Routing(_Model):
+    """Router recall over a row's cases (router/coverage.py); recall None without a step."""
+
+    routed: int
+    steps: int
+    recall: float | None
+
+
+class BreakdownRow(_Model):
+    score: float | None
+    axes: dict[str, float]
+    cases: int
+    outcomes: dict[str, int]
+    routing: Routing
+    #: Only when repeats make tries differ from cases.
+    tries: int | None = Field(default=None, exclude_if=_absent_if_none)
+    interval: Interval | None = None
+
+
+class PassK(_Model):
+    k: int
+    pass_hat_k: float
+    pass_at_k: float
+    cases: int
+    cases_short_of_k: int
+
+
+class CaseTriesRow(_Model):
+    case: str
+    tries: int
+    scored: int
+    passes: int
+    pass_rate: float | None
+    pass_hat_k: float | None
+    pass_at_k: float | None
+    flaky: bool
+    outcomes: list[str]
+
+
+class Repeats(_Model):
+    k: int
+    overall: PassK | None
+    curve: list[PassK]
+    axes: dict[str, PassK | None]
+    flaky_count: int
+    flaky: list[CaseTriesRow]
+    #: Every case's row, only with repeats (k > 1).
+    cases: list[CaseTriesRow] | None = Field(default=None, exclude_if=_absent_if_none)
+
+
+class StatisticsInfo(_Model):
+    level: float
+    max_width: float
+    bootstrap_resamples: int
+    bootstrap_seed: int
+    methods: dict[str, str]
+
+
+class LanguageGap(_Model):
+    jobs: int
+    jobs_in_every_language: int
+    languages: list[str]
+    scores: dict[str, float | None]
+    gap: float | None
+    gap_is: str | None
+
+
+class Calls(_Model):
+    attempts: int
+    malformed: int
+    malformed_rate: float
+    malformed_kinds: dict[str, int]
+    parser_leaks: int
+    steps: int
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+
+
+class SafetyGate(_Model):
+    status: str
+    passed: bool
+    threshold: float
+    irrelevance: float | None
+    forbidden_ran: list[str]
+    detail: str
+
+
+class Coverage(_Model):
+    measured: bool
+    minimum: int
+    cases: dict[str, int]
+    short: dict[str, int]
+    detail: str
+
+
+class Baseline(_Model):
+    """A scripted policy's figures on the run's selection (scoring/baselines.py)."""
+
+    policy: str
+    score: float | None
+    axes: dict[str, float]
+    outcomes: dict[str, int]
+    cases: int
+    errors: int
+
+
+class Criterion(_Model):
+    #: Stable, for programs: safety_gate, score, malformed_rate, errors, baseline, latency_p95.
+    key: str
+    name: str
+    value: int | float | str | None
+    threshold: str
+    passed: bool
+
+
+class Verdict(_Model):
+    verdict: str
+    valid: bool
+    measured: bool
+    beats_baselines: bool
+    score: float
+    criteria: list[Criterion]
+
+    def criterion(self, key: str) -> Criterion | None:
+        return next((c for c in self.criteria if c.key == key), None)
+
+
+class CaseError(_Model):
+    nodeid: str
+    kind: str | None
+    reason: str | None
+
+
+class Summary(_Model):
+    score: float | None
+    score_interval: Interval | None
+    cases_scored: int
+    weights: dict[str, float]
+    axes: dict[str, AxisFigure]
+    outcomes: dict[str, int]
+    groups: dict[str, BreakdownRow]
+    categories: dict[str, BreakdownRow]
+    languages: dict[str, BreakdownRow]
+    registers: dict[str, BreakdownRow]
+    repeats: Repeats
+    statistics: StatisticsInfo
+    language_gap: LanguageGap
+    calls: Calls
+    safety_gate: SafetyGate
+    coverage: Coverage
+    baselines: dict[str, Baseline]
+    deployability: Verdict
+    errors: list[CaseError]
+    warnings: list[str] = Field(default_factory=list)
+
+    def breakdowns(self) -> list[tuple[str, str, dict[str, BreakdownRow]]]:
+        """(title, row label, table) of each breakdown, in the order reports show them."""
+        return [("Groups", "group", self.groups), ("Categories", "category", self.categories),
+                ("Registers", "register", self.registers),
+                ("Languages", "language", self.languages)]
+
+
+# -- the run -----------------------------------------------------------------------------
+class Platform(_Model):
+    system: str
+    machine: str
+    python: str
+    implementation: str
+
+
+class RepeatInfo(_Model):
+    k: int
+    seed_policy: str
+    seeds: list[int]
+
+
+class ThresholdInfo(_Model):
+    gate: float
+    min_score: float
+    max_malformed: float
+    latency_p95: float | None
+    min_cases: int
+    partial: str
+
+
+class Selection(_Model):
+    paths: list[str]
+    keyword: str | None
+    markers: str | None
+    sample_every: int
+    cases: int
+    case_set_hash: str
+    command_line: list[str]
+
+
+class Skipped(_Model):
+    nodeid: str
+    reason: str
+
+
+class Resumed(_Model):
+    from_started: str | None
+    cases_carried: int
+
+
+class RunInfo(BaseModel):
+    """What ran: set up by the recorder, field by field (recorder.py, ``run_info``).
+
+    ``model`` is the profile as configured; ``backend`` is what the backend said of itself
+    (``Backend.describe``: backend, grammar, ``constraint``, sampling, preflight, …).
+    A plugin's ``pytest_tooleval_run_metadata`` may add keys of its own: kept as extras.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    package_version: str
+    platform: Platform
+    model: dict[str, Any]
+    grammar_requested: str
+    config_file: str | None
+    k: int
+    router_mode: str
+    seed: int | None
+    sample_every: int
+    isolation: dict[str, Any]
+    repeat: RepeatInfo
+    thresholds: ThresholdInfo
+    backend: dict[str, Any]
+    backend_variants: int
+    router: dict[str, Any]
+    tools_offered: list[str]
+    providers: str
+    tool_providers: list[dict[str, Any]]
+    started: str
+    finished: str
+    interrupted: str | None
+    concurrency: dict[str, Any] | None
+    cases_done: int
+    cases_selected: int | None
+    identity_hash: str | None
+    shard: str | None
+    selection: Selection | None
+    skipped: list[Skipped] | None = Field(default=None, exclude_if=_absent_if_none)
+    resumed: Resumed | None = Field(default=None, exclude_if=_absent_if_none)
+    #: ``tooleval merge``: the parts the report was joined from.
+    merged_from: list[str] | None = Field(default=None, exclude_if=_absent_if_none)
+
+    @property
+    def model_name(self) -> str:
+        return str(self.model.get("name", "?"))
+
+    @property
+    def grammar(self) -> str:
+        """The grammar mode that ran (the backend's), else the one asked for."""
+        return str(self.backend.get("grammar") or self.grammar_requested)
+
+    @property
+    def constraint(self) -> str | None:
+        """What constrained the output (``Backend.describe``'s ``constraint``)."""
+        value = self.backend.get("constraint")
+        return None if value is None else str(value)
+
+
+# -- the report --------------------------------------------------------------------------
+class Report(_Model):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_name: Literal["pytest-tooleval/report"] = Field(default=SCHEMA, alias="schema")
+    schema_version: Literal[2] = SCHEMA_VERSION
+    run: RunInfo
+    summary: Summary
+    cases: list[CaseResult]
+
+    def to_json(self) -> dict[str, Any]:
+        """``report.json``'s content."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def corpus_hash(cases: Iterable[tuple[str, str | None]]) -> str:
+    """A short hash of the cases a run covered, from each case's (node id, content hash):
+    the same cases give the same hash on any machine and worker count."""
+    content = sorted(cases, key=lambda pair: (pair[0], pair[1] or ""))
+    digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()[:12]
+
+
+class ReportError(Exception):
+    """A file that is not a report this version reads: the message names the file."""
+
+
+def load_report(path: Path) -> Report:
+    """A stored report.json, validated once."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read a report: {exc}") from None
+    try:
+        return Report.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ReportError(f"{path}: not a pytest-tooleval report of schema version "
+                          f"{SCHEMA_VERSION} ({where}: {first['msg']}); write it again with "
+                          "this version (tooleval rescore or a new run)") from None
