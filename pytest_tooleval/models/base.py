@@ -52,6 +52,14 @@ class ServerTimeout(BackendUnavailable):
     kind = "timeout"
 
 
+class ServerStall(ServerTimeout):
+    """The server sent nothing (not one byte) for the request's read timeout. Replies are
+    not streamed, so a server sends its reply whole when the generation ends: a stall is a
+    generation that did not end in time, or a stuck server; either way the machine's."""
+
+    kind = "stall"
+
+
 class ServerError(BackendError):
     """The server answered 5xx (after retries): it is erroring."""
 

@@ -1,10 +1,13 @@
 """The one HTTP layer of the remote backends: retries, backoff, ``Retry-After``, one status
 set, a wall clock per request, and failures sorted into the ``BackendError`` classes.
 
-A request has one wall clock (the profile's ``timeout``) that covers every attempt. A
-timeout ends the request at once and is never retried: on a serial server (llama-server
-with one slot, llama-cpp-python's server) a retry would queue behind the generation the
-client just abandoned and time out in turn, so a slow server would pass for a dead one.
+A request has one wall clock (the profile's ``timeout``) that covers every attempt; it
+is also each attempt's read timeout. Replies are not streamed (a server sends one whole
+when the generation ends), so a read timeout is a server that sent nothing for that long:
+a ``ServerStall``, told apart from a reply still arriving when the clock ran out (a
+``ServerTimeout``). Neither is retried: on a serial server (llama-server with one slot,
+llama-cpp-python's server) a retry would queue behind the generation the client just
+abandoned and time out in turn, so a slow server would pass for a dead one.
 Connection failures, 408/409/425/429 and 5xx are retried with exponential backoff (or the
 server's ``Retry-After``) while the clock allows. The server's full error text is kept.
 
@@ -36,10 +39,15 @@ from pytest_tooleval.models.base import (
     MalformedReply,
     RequestRefused,
     ServerError,
+    ServerStall,
     ServerTimeout,
     ServerUnreachable,
 )
 
+#: The fix for a stall or a timeout, and why it is not retried.
+_SLOW = ("Lower max_tokens, give the server more cores (and fewer other jobs), or raise the "
+         "profile's timeout. Not retried: on a serial server a retry would wait behind the "
+         "abandoned generation.")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_ERROR_TEXT = 20_000  # "full" text, bounded so a runaway page cannot flood the report
 # How servers word a prompt that does not fit: llama-server, llama-cpp-python, vLLM, OpenAI.
@@ -248,19 +256,24 @@ class HttpClient:
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
-                        raise httpx.ReadTimeout("the wall clock ran out while reading")
+                        raise ServerTimeout(
+                            f"the model server at {server} was still sending its reply to "
+                            f"{url} when the request's {budget:g} s ran out. {_SLOW}")
                 status = response.status_code
                 headers = response.headers
         except httpx.ConnectTimeout:
             raise _Retryable(ServerUnreachable(
                 f"no model server at {server} (connecting timed out)")) from None
+        except httpx.ReadTimeout:
+            raise ServerStall(
+                f"the model server at {server} sent nothing for {round(remaining, 1):g} s "
+                f"in reply to {url} (a stall: a reply comes whole when its generation ends, "
+                f"so the generation did not end in time, or the server is stuck). {_SLOW}"
+            ) from None
         except httpx.TimeoutException:
             raise ServerTimeout(
-                f"the model server at {server} did not answer {url} within {budget:g} s "
-                "(a slow server, or a generation that does not stop: lower max_tokens or "
-                "raise the profile's timeout). Not retried: on a serial server a retry "
-                "would wait behind the abandoned generation."
-            ) from None
+                f"the model server at {server} did not answer {url} within {budget:g} s. "
+                f"{_SLOW}") from None
         except httpx.ConnectError as error:
             raise _Retryable(ServerUnreachable(
                 f"no model server at {server} ({type(error).__name__}: {error})"

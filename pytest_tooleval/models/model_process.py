@@ -32,7 +32,8 @@ from typing import IO, Any
 from pytest_tooleval.models.base import BackendUnavailable
 
 _HEADER = struct.Struct(">I")
-#: Seconds to wait for one reply before the worker is taken to be hung and killed.
+#: Seconds the worker may send nothing while it owes a reply (a reply comes whole when
+#: the generation ends) before it is taken to be stalled and killed.
 DEFAULT_TIMEOUT_S = 900.0
 #: The pid of the process that started the worker (set by ``ModelProcess``).
 PARENT_ENV = "TOOLEVAL_MODEL_PARENT"
@@ -55,6 +56,12 @@ class ModelProcessDied(BackendUnavailable):
             return signal.Signals(-self.returncode).name
         except ValueError:
             return f"signal {-self.returncode}"
+
+
+class ModelProcessStalled(ModelProcessDied):
+    """The worker sent nothing for ``timeout_s`` while it owed a reply, and was killed."""
+
+    kind = "stall"
 
 
 class ModelRequestFailed(BackendUnavailable):
@@ -244,12 +251,15 @@ class ModelProcess:
         if not ready:
             proc.kill()
             proc.wait()
-            self.deaths.append("timeout")
+            self.deaths.append("stall")
             tail = self._stderr_tail()
             self._discard()
-            raise ModelProcessDied(
-                f"the {self.label} (pid {proc.pid}) gave no reply within {self.timeout_s:.0f} s "
-                f"while {doing} and was killed; the next case starts a fresh one."
+            raise ModelProcessStalled(
+                f"the {self.label} (pid {proc.pid}) sent nothing for {self.timeout_s:g} s while "
+                f"{doing} (a stall: a reply comes whole when its generation ends, so the "
+                "generation did not end in time, or the model library is stuck) and was killed; "
+                "this case is not scored and the next case starts a fresh process. Lower "
+                "max_tokens, or run fewer xdist workers or other jobs beside it."
                 + (f" Its last output: {tail}" if tail else ""), None)
         return read_frame(proc.stdout)
 

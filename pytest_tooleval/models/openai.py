@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from typing import Any
 
 from pytest_tooleval.models.base import (
@@ -20,6 +21,7 @@ from pytest_tooleval.models.base import (
     Message,
     ModelTurn,
     RequestRefused,
+    ServerStall,
     ServerTimeout,
     ServerUnreachable,
     ToolsNotShown,
@@ -61,7 +63,17 @@ PROBE_TIMEOUT_S = 60.0
 
 
 def api_key_of(profile: Profile) -> str | None:
-    return os.environ.get(profile.api_key_env) if profile.api_key_env else None
+    """The key in the variable ``api_key_env`` names; a warning when it names one not set."""
+    if not profile.api_key_env:
+        return None
+    key = os.environ.get(profile.api_key_env)
+    if not key:
+        warnings.warn(
+            f"tooleval: profile {profile.name!r}: api_key_env = {profile.api_key_env!r} names "
+            "an environment variable that is not set (or empty), so requests carry no key. "
+            f"Set it (export {profile.api_key_env}=...) or remove api_key_env from the profile.",
+            stacklevel=2)
+    return key or None
 
 
 def server_defaults(http: HttpClient, root_url: str) -> dict[str, Any]:
@@ -92,6 +104,22 @@ def list_models(http: HttpClient) -> list[str] | str:
     if not isinstance(data, list):
         return "not listed (GET /models gave no data list)"
     return [str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id") is not None]
+
+
+def model_listed(model: str | None, models: list[str] | str, base_url: str) -> dict[str, Any]:
+    """``model_listed`` for the preflight's record (nothing when there is no list or no id
+    to look for), with a warning naming the ids listed when the profile's is not one."""
+    if not isinstance(models, list) or model in (None, "default"):
+        return {}
+    listed = model in models or f"{model}:latest" in models  # Ollama's implicit tag
+    if not listed:
+        shown = ", ".join(models[:10]) + (f", … ({len(models)} in all)" if len(models) > 10
+                                          else "")
+        warnings.warn(
+            f"tooleval: the server at {base_url} does not list the profile's model {model!r} "
+            f"(GET /models lists: {shown or 'none'}); it may answer with another model or "
+            "refuse. Set the profile's model to one of those.", stacklevel=2)
+    return {"model_listed": listed}
 
 
 class OpenAIChatBackend(Backend):
@@ -212,10 +240,13 @@ class OpenAIChatBackend(Backend):
                 except RequestRefused:
                     pass
             return self.http.post("/chat/completions", payload, timeout=timeout)
-        except ServerTimeout:
-            raise ServerTimeout(
-                f"preflight: the server at {self.base_url} did not answer a one-token probe "
-                f"within {timeout:g} s{' (with one tool)' if tools else ''}: it does not "
+        except ServerTimeout as error:
+            probe = f"a one-token probe{' (with one tool)' if tools else ''}"
+            what = (f"sent nothing for {timeout:g} s in reply to {probe}"
+                    if isinstance(error, ServerStall)
+                    else f"did not finish its reply to {probe} within {timeout:g} s")
+            raise type(error)(
+                f"preflight: the server at {self.base_url} {what}: it does not "
                 "stop generating at max_tokens, or it is far too slow for this benchmark. "
                 "Check the server's log; with llama-cpp-python use --chat_format "
                 "chatml-function-calling and a current version") from None
@@ -229,9 +260,8 @@ class OpenAIChatBackend(Backend):
 
     def _preflight_checks(self) -> dict[str, Any]:
         models = list_models(self.http)
-        info: dict[str, Any] = {"models": models}
-        if isinstance(models, list) and self.profile.model not in (None, "default"):
-            info["model_listed"] = self.profile.model in models
+        info: dict[str, Any] = {"models": models,
+                                **model_listed(self.profile.model, models, self.base_url)}
         info["sampling_sent"] = dict(self.sampling)
         defaults = server_defaults(self.http, self.root_url)
         if defaults:

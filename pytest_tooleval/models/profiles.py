@@ -172,7 +172,11 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
     if name in BUILTIN_PROFILES:
         fields.update(BUILTIN_PROFILES[name])
     elif name.startswith("ollama:"):
-        model = name.split(":", 1)[1]
+        model = name.split(":", 1)[1].strip()
+        if not model:
+            raise ProfileError(
+                "--model ollama: names no model; put the model after the colon as `ollama "
+                "list` shows it, for example --model ollama:qwen3:4b")
         fields.update(
             base_url=OLLAMA_URL, model=model, grammar="vendor",
             start_hint=f"ollama serve & ollama pull {model}",

@@ -40,7 +40,12 @@ from pytest_tooleval.models.base import (
     fork_http_backend,
 )
 from pytest_tooleval.models.http import HttpClient
-from pytest_tooleval.models.openai import api_key_of, list_models, server_defaults
+from pytest_tooleval.models.openai import (
+    api_key_of,
+    list_models,
+    model_listed,
+    server_defaults,
+)
 from pytest_tooleval.models.parsing import split_output
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
@@ -282,9 +287,8 @@ class RawCompletionBackend(Backend):
         models = list_models(self.http)
         info: dict[str, Any] = {"models": models, "server": self.flavor,
                                 "chat_template": self.template_origin,
-                                "sampling_sent": dict(self.sampling)}
-        if isinstance(models, list) and self.model not in (None, "default"):
-            info["model_listed"] = self.model in models
+                                "sampling_sent": dict(self.sampling),
+                                **model_listed(self.model, models, self.base_url)}
         defaults = server_defaults(self.http, self.root_url)
         if defaults:
             info["server_defaults"] = defaults

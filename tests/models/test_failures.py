@@ -3,9 +3,11 @@ server: unreachable, slow, 5xx, 4xx, context overflow, malformed 200 bodies, tru
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +21,7 @@ from pytest_tooleval.models.base import (
     MalformedReply,
     RequestRefused,
     ServerError,
+    ServerStall,
     ServerTimeout,
     ServerUnreachable,
 )
@@ -64,14 +67,58 @@ def test_unreachable_is_its_own_class_with_the_start_hint(free_port: int) -> Non
     assert "Start one with: llama-server -m x.gguf" in str(caught.value)
 
 
-def test_slow_is_a_timeout_not_unreachable_and_is_not_retried() -> None:
+def test_a_server_that_sends_nothing_is_a_stall_not_unreachable_and_is_not_retried() -> None:
     with FakeOpenAI([Rule("", [delay(2)])]) as fake:
         started = time.monotonic()
-        with pytest.raises(ServerTimeout) as caught:
+        with pytest.raises(ServerStall) as caught:
             backend(fake, timeout=0.4).complete(QUESTION, [])
         assert time.monotonic() - started < 1.5  # one wall clock, not one per attempt
-        assert caught.value.kind == "timeout" and "no model server" not in str(caught.value)
+        assert caught.value.kind == "stall" and "no model server" not in str(caught.value)
+        assert "sent nothing for 0.4 s" in str(caught.value)
         assert chats(fake) == 1
+
+
+@pytest.fixture
+def trickle() -> Iterator[str]:
+    """A server that answers at once, then sends its body one byte every 0.1 s."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 1000\r\n\r\n")
+            with contextlib.suppress(OSError):
+                while not stop.wait(0.1):
+                    conn.sendall(b" ")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    stop.set()
+    thread.join(5)
+    listener.close()
+
+
+def test_a_reply_still_arriving_when_the_clock_runs_out_is_a_timeout_not_a_stall(
+    trickle: str,
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(ServerTimeout) as caught:
+        HttpClient(trickle, timeout=0.5, retries=2).post("/chat/completions", {})
+    assert time.monotonic() - started < 2
+    assert caught.value.kind == "timeout" and "still sending" in str(caught.value)
+
+
+def test_a_stall_is_an_error_of_the_machine_with_its_kind_in_the_case_result() -> None:
+    from tests.engine.test_loop import ref, session_with
+
+    with FakeOpenAI([Rule("", [delay(2)])]) as fake:
+        run = session_with(backend(fake, timeout=0.4)).run(ref())
+    assert run.error is not None and run.error.kind == "backend"  # ERROR, never a FAIL
+    assert run.error.detail == "stall" and "sent nothing for 0.4 s" in run.error.message
 
 
 def test_after_a_timeout_a_serial_server_still_answers_the_next_request() -> None:
@@ -242,7 +289,7 @@ def test_the_report_kind_of_every_class_is_distinct() -> None:
     kinds = [cls.kind for cls in vars(base).values()
              if isinstance(cls, type) and issubclass(cls, BackendError)]
     assert len(kinds) == len(set(kinds))
-    assert {"unreachable", "timeout", "server_error", "refused", "context_overflow",
+    assert {"unreachable", "timeout", "stall", "server_error", "refused", "context_overflow",
             "malformed_reply", "template_missing", "constraint_ignored",
             "tools_not_shown"} <= set(kinds)
     assert json.dumps(kinds)  # plain strings, as the report records them

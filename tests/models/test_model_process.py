@@ -8,10 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from pytest_tooleval.engine.session import classify_error
 from pytest_tooleval.models.base import BackendUnavailable
 from pytest_tooleval.models.model_process import (
     ModelProcess,
     ModelProcessDied,
+    ModelProcessStalled,
     ModelRequestFailed,
 )
 
@@ -79,12 +81,16 @@ def test_native_output_on_stdout_does_not_corrupt_the_frames(process: ModelProce
     assert process.request({"op": "complete"})["text"]
 
 
-def test_a_hung_process_is_killed_after_the_timeout() -> None:
+def test_a_process_that_sends_nothing_is_a_stall_and_is_killed() -> None:
     # 2 s: a fresh process must start and load within it on a loaded 2-core machine
     proc = ModelProcess(FAKE, {"op": "load"}, timeout_s=2.0)
     try:
-        with pytest.raises(ModelProcessDied, match=r"no reply within 2 s"):
+        with pytest.raises(ModelProcessStalled, match=r"sent nothing for 2 s while answering"
+                           ) as caught:
             proc.request({"op": "hang"})
+        assert proc.deaths == ["stall"]
+        error = classify_error(caught.value)  # as the case result records it
+        assert error.kind == "backend" and error.detail == "stall"  # the machine's, not a FAIL
         assert proc.request({"op": "complete"})["text"]
     finally:
         proc.close()

@@ -140,8 +140,10 @@ def test_the_tools_probe_names_its_tool_and_ends_where_auto_would_not(
     with FakeOpenAI(refuses_named_choice=True, auto_tools_hang=30) as fake:
         backend = OpenAIChatBackend(profile(fake.base_url, timeout=300))
         started = time.monotonic()
-        with pytest.raises(ServerTimeout, match="one-token probe within 1 s"):
+        with pytest.raises(ServerTimeout, match="sent nothing for 1 s in reply to a one-token "
+                           r"probe \(with one tool\)") as caught:
             backend.preflight()
+        assert caught.value.kind == "stall"
         assert time.monotonic() - started < 10
 
 

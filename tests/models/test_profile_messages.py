@@ -1,0 +1,75 @@
+"""Set-up mistakes of a model profile said with their fix: an empty ``ollama:`` name is
+refused; a model id the server does not list, and an ``api_key_env`` naming a variable
+that is not set, are one warning each."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from pytest_tooleval.models.openai import OpenAIChatBackend
+from pytest_tooleval.models.profiles import Profile, ProfileError, resolve_profile
+from pytest_tooleval.models.raw_openai import RawCompletionBackend
+from tests.conftest import THANKS_CASE, scenario
+from tests.support.fake_openai import FakeOpenAI
+
+UNSET = "TOOLEVAL_TEST_UNSET_KEY"
+
+
+@pytest.mark.parametrize("name", ["ollama:", "ollama:  "])
+def test_an_empty_ollama_model_is_refused_with_the_fix(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match=r"names no model.*ollama list.*--model ollama:qwen3:4b"):
+        resolve_profile(name, {}, tmp_path)
+    assert resolve_profile("ollama:qwen3:4b", {}, tmp_path).model == "qwen3:4b"
+
+
+def test_a_model_the_server_does_not_list_is_a_warning_naming_the_ids_it_lists() -> None:
+    with FakeOpenAI() as fake:
+        chat = OpenAIChatBackend(Profile(name="t", base_url=fake.base_url, model="qwen3-4b"))
+        with pytest.warns(UserWarning, match=r"does not list the profile's model 'qwen3-4b' "
+                          r"\(GET /models lists: fake-model\).*Set the profile's model") as seen:
+            info = chat.preflight()
+        raw = RawCompletionBackend(fake.base_url, grammar="off", model="qwen3-4b")
+        with pytest.warns(UserWarning, match="does not list the profile's model 'qwen3-4b'"):
+            raw.preflight()
+    assert len(seen) == 1 and info["preflight"]["model_listed"] is False
+
+
+@pytest.mark.parametrize(("listed", "model"), [("fake-model", "fake-model"),
+                                               ("llama3.2:latest", "llama3.2"),
+                                               ("fake-model", "default")])
+def test_a_listed_model_gives_no_warning(listed: str, model: str) -> None:
+    with FakeOpenAI(model=listed) as fake, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        OpenAIChatBackend(Profile(name="t", base_url=fake.base_url, model=model)).preflight()
+
+
+def test_an_api_key_variable_that_is_not_set_is_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(UNSET, raising=False)
+    profile = Profile(name="cloud", base_url="http://127.0.0.1:9/v1", api_key_env=UNSET)
+    with pytest.warns(UserWarning, match=rf"profile 'cloud': api_key_env = '{UNSET}' names an "
+                      rf"environment variable that is not set.*export {UNSET}="):
+        OpenAIChatBackend(profile)
+    with pytest.warns(UserWarning, match=UNSET):
+        RawCompletionBackend.from_profile(profile, "off")
+    monkeypatch.setenv(UNSET, "sk-test")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert OpenAIChatBackend(profile).http._client.headers["Authorization"] == \
+            "Bearer sk-test"
+
+
+def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> None:
+    monkeypatch.delenv(UNSET, raising=False)
+    project.profile(fake_model(), model="other-model", api_key_env=UNSET)
+    project.write("scenarios/demo.yaml",
+                  scenario([THANKS_CASE, dict(THANKS_CASE, name="thanks-again")]))
+    result = project.run(subprocess=True)  # in the summary, or on stderr before the cases
+    out = result.stdout.str() + result.stderr.str()
+    assert out.count("does not list the profile's model 'other-model' "
+                     "(GET /models lists: fake-model)") == 1
+    assert out.count(f"api_key_env = '{UNSET}' names an environment variable") == 1
