@@ -18,7 +18,7 @@ from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.cases.load import load_case_file, same_name
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
 from pytest_tooleval.result import CaseResult, repeat_suffix
-from pytest_tooleval.runtime import runtime_of
+from pytest_tooleval.run import runtime_of
 
 DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**/*.yml")
 #: The run's benchmark names so far, each with the first file of that name.
@@ -135,7 +135,7 @@ class CaseItem(pytest.Function):
             raise CaseNotPassed(self.result)
         self.result = runtime.case_result(self)
         if self.result.is_error:
-            errors = session.consecutive_errors
+            errors = runtime.consecutive_errors
             if runtime.stop_reason is not None:
                 self.session.shouldstop = runtime.stop_reason
             elif errors >= runtime.settings.max_errors:

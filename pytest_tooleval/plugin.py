@@ -1,7 +1,10 @@
 """pytest hooks only. Everything else lives in modules imported on first use.
 
-Per process there is one ``Runtime`` (pytest_tooleval/runtime.py, kept in ``config.stash``);
-on the controller, the ``Recorder`` gathers results from every worker's reports.
+Per process there is one ``Runtime`` (run/runtime.py, kept in ``config.stash``); on the
+controller, the ``Controller`` (run/controller.py) gathers results from every worker's
+reports.
+The run's modules are imported when pytest configures the plugin (``start_run``), not when
+it loads.
 """
 
 from __future__ import annotations
@@ -13,18 +16,21 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_tooleval.config import Settings, add_options
-from pytest_tooleval.runtime import (
+from pytest_tooleval.run import (
+    RESUMED_KEY,
     RUNTIME_KEY,
     WORKER_INFO_KEY,
     WORLD_BASE_KEY,
-    Runtime,
+    ordering,
     runtime_of,
 )
+from pytest_tooleval.run.casepaths import case_paths_instead_of_testpaths
+from pytest_tooleval.run.shard import shard_items
 
 if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
-    from pytest_tooleval.recorder import Recorder
     from pytest_tooleval.report.model import Report
+    from pytest_tooleval.run.runtime import Runtime
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from pytest_tooleval import hookspec
@@ -33,7 +39,6 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    from pytest_tooleval import ordering
     from pytest_tooleval.report import exporters, progress
 
     add_options(parser)
@@ -48,8 +53,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from pytest_tooleval.casepaths import case_paths_instead_of_testpaths
-
     paths = case_paths_instead_of_testpaths(config)
     if paths is not None:
         config.args = paths
@@ -65,22 +68,10 @@ def pytest_configure(config: pytest.Config) -> None:
                                   settings.rootdir)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
-    runtime = Runtime(config, settings, profile)
-    config.stash[RUNTIME_KEY] = runtime
-    if not runtime.is_worker and not settings.check:  # a check run scores nothing
-        from pytest_tooleval.control import RunControl
-        from pytest_tooleval.recorder import Recorder
+    # The one seam into the run's modules: the session, the engine, the case model.
+    from pytest_tooleval.run.controller import start_run
 
-        runtime.recorder = Recorder(settings, profile)
-        runtime.recorder.world_base = runtime.world_base
-        config.pluginmanager.register(_ControllerHooks(runtime.recorder), "tooleval-recorder")
-        runtime.control = RunControl(runtime, runtime.recorder)
-        config.pluginmanager.register(runtime.control, "tooleval-control")
-        runtime.control.install_signal_handler()
-        from pytest_tooleval.report.progress import Progress
-
-        config.pluginmanager.register(
-            Progress(config, runtime.recorder, settings), "tooleval-progress")
+    runtime = start_run(config, settings, profile)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
     if config.pluginmanager.hasplugin("pytest_jsonreport"):
@@ -92,16 +83,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     runtime = config.stash.get(RUNTIME_KEY, None)
-    if runtime is not None and runtime.control is not None:
-        runtime.control.restore_signal_handler()
+    if runtime is not None and runtime.controller is not None:
+        runtime.controller.restore_signal_handler()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _sample(config, items)
     _shard_and_resume(config, items)
     runtime = runtime_of(config)
-    from pytest_tooleval import ordering
-
     if not runtime.settings.check and ordering.wanted(config, runtime.settings, runtime.profile):
         from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.tools.base import ConfigurationError
@@ -148,8 +137,6 @@ def _shard_and_resume(config: pytest.Config, items: list[pytest.Item]) -> None:
 
     dropped: list[pytest.Item] = []
     if runtime.shard is not None:
-        from pytest_tooleval.shard import shard_items
-
         kept, dropped = shard_items(items, runtime.shard,
                                     lambda item: isinstance(item, CaseItem),
                                     lambda item: item.nodeid)
@@ -222,6 +209,28 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> Any:
+    """Our summary comes last, just before pytest's counts line. At default verbosity the
+    cases' detail is in the reports (and under -v): pytest's FAILURES and ERRORS sections
+    and its short summary leave the cases out; its counts line still counts them."""
+    stats = terminalreporter.stats
+    held = {} if config.get_verbosity() > 0 else {
+        key: [r for r in stats.get(key, []) if getattr(r, "tooleval_case", False)]
+        for key in ("failed", "error")}
+    for key, reports in held.items():
+        stats[key] = [r for r in stats.get(key, []) if r not in reports]
+    try:
+        result = yield
+        _write_summary(terminalreporter, config)
+        return result
+    finally:
+        for key, reports in held.items():
+            if reports:
+                stats[key] = stats.get(key, []) + reports
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     runtime = runtime_of(session.config)
@@ -229,59 +238,52 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.config.workeroutput[WORKER_INFO_KEY] = runtime.info()  # type: ignore[attr-defined]
         runtime.close()
         return
-    if runtime.recorder is not None:
-        finish_recording(session)
-        if runtime.control is not None:
-            session.exitstatus = runtime.control.resumed_exit_status(int(session.exitstatus))
-        if runtime.recorder.nothing_scored:  # every case skipped: nothing was measured
+    controller = runtime.controller
+    if controller is not None:
+        controller.finish_run(session)
+        session.exitstatus = controller.resumed_exit_status(int(session.exitstatus))
+        if controller.nothing_scored:  # every case skipped: nothing was measured
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
         baseline = runtime.settings.baseline
-        if (baseline is not None and runtime.recorder.report is not None
-                and runtime.recorder.compare_with_baseline(baseline)):
+        if (baseline is not None and controller.report is not None
+                and controller.compare_with_baseline(baseline)):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         from pytest_tooleval.report.exporters import after_reports
 
-        recorder = runtime.recorder
         notes, written = after_reports(
-            session.config, recorder.report,
-            None if recorder.write_error else runtime.settings.report_dir, recorder.comparison)
-        recorder.notes += notes
-        recorder.paths += written
+            session.config, controller.report,
+            None if controller.write_error else runtime.settings.report_dir,
+            controller.comparison)
+        controller.notes += notes
+        controller.paths += written
     runtime.close()
 
 
 def finish_recording(session: pytest.Session) -> Report | None:
-    """Aggregate once, on the controller (pytest-json-report asks before our sessionfinish)."""
-    runtime = runtime_of(session.config)
-    recorder = runtime.recorder
-    if recorder is None:
-        return None
-    if recorder.report is None:
-        if runtime.has_session:
-            recorder.add_worker_info(runtime.info())
-        control = runtime.control
-        assert control is not None
-        interrupted = control.interruption(session, int(session.exitstatus))
-        recorder.finish(interrupted, session.config)
-        control.end(interrupted)
-    return recorder.report
+    """The report, made once on the controller (pytest-json-report asks before our
+    sessionfinish); None on a worker or in a check run."""
+    controller = runtime_of(session.config).controller
+    return controller.finish_run(session) if controller is not None else None
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
     runtime = runtime_of(config)
     check_report = runtime.last_check_report
     if runtime.settings.check and check_report is not None:
         terminalreporter.write_sep("=", "tooleval check")
         for line in check_report.render_table().splitlines()[-12:]:
             terminalreporter.write_line(line)
-    recorder = runtime.recorder
+    recorder = runtime.controller
     if recorder is not None and (recorder.results or (recorder.report is not None
                                                       and not recorder.nothing_scored)):
         # The second: a run stopped before its first case ended (0 of N ran, interrupted).
         from pytest_tooleval.report.terminal import write_summary
 
+        # pytest ends a stopped run with the stop's reason: the verdict does not repeat it
+        session = getattr(terminalreporter, "_session", None)
         write_summary(terminalreporter, recorder.report, recorder.paths, recorder.notes,
-                      recorder.write_error, recorder.comparison_text, runtime.settings.baseline)
+                      recorder.write_error, recorder.comparison_text, runtime.settings.baseline,
+                      session.shouldstop or None if session is not None else None)
     elif recorder is not None and recorder.nothing_scored:
         terminalreporter.write_sep("=", "tooleval summary", red=True)
         terminalreporter.write_line(
@@ -292,30 +294,20 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(f"  report: {path}")
 
 
-class _ControllerHooks:
-    """Registered on the controller only: reports from every worker arrive here."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self.recorder = recorder
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.recorder.add_report(report)
-
-
 class _XdistHooks:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
     def pytest_configure_node(self, node: Any) -> None:
         # One world template for the whole run: every worker gets the controller's folder.
-        node.workerinput[WORLD_BASE_KEY] = self.runtime.world_base_for_workers()
-        node.workerinput["tooleval_resumed"] = sorted(self.runtime.resumed)
+        node.workerinput[WORLD_BASE_KEY] = str(self.runtime.world_base())
+        node.workerinput[RESUMED_KEY] = sorted(self.runtime.resumed)
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        if self.runtime.control is not None:
-            self.runtime.control.on_worker_collection(list(ids))
+        if self.runtime.controller is not None:
+            self.runtime.controller.on_worker_collection(list(ids))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {}) or {}
-        if self.runtime.recorder is not None:
-            self.runtime.recorder.add_worker_info(output.get(WORKER_INFO_KEY))
+        if self.runtime.controller is not None:
+            self.runtime.controller.add_worker_info(output.get(WORKER_INFO_KEY))

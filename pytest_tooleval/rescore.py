@@ -11,25 +11,23 @@ outcome; so is a stored ERROR (nothing was scored) and a case no longer in its f
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from pytest_tooleval.journal import JOURNAL_NAME, JournalError, read_journal
-from pytest_tooleval.report.model import ReportError, RunInfo, load_report
+from pytest_tooleval.report.model import RunInfo, load_report
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
 from pytest_tooleval.tools.jail import UNSAFE_MODE
 
 
 @dataclass
 class Rescored:
     changed: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
+    #: The same outcome for other reasons (a reworded check): listed, not counted as changed.
+    reworded: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
     rerun: list[tuple[str, str]] = field(default_factory=list)
     unchanged: int = 0
     #: Cases whose shown tools could not be re-checked (the run had MCP or Python tools).
@@ -40,6 +38,9 @@ class Rescored:
             "changed": [{"nodeid": old.nodeid, "was": old.outcome.value,
                          "now": new.outcome.value, "reasons_before": old.reasons,
                          "reasons_now": new.reasons} for old, new in self.changed],
+            "reworded": [{"nodeid": old.nodeid, "outcome": new.outcome.value,
+                          "reasons_before": old.reasons, "reasons_now": new.reasons}
+                         for old, new in self.reworded],
             "needs_rerun": [{"nodeid": n, "why": why} for n, why in self.rerun],
             "unchanged": self.unchanged,
             "routing_unchecked": self.routing_unchecked,
@@ -82,8 +83,8 @@ def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
 def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
             only: Sequence[Path] = ()) -> Rescored:
     from pytest_tooleval.cases.errors import CaseFileError
+    from pytest_tooleval.cases.identity import content_hash
     from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.runtime import content_hash
 
     chosen = [p.resolve() for p in only]
     outcome = Rescored()
@@ -115,8 +116,10 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
             outcome.rerun.append((old.nodeid, why))
             continue
         new = _score(case_file, case, old, content_hash(case_file, case))
-        if new.outcome != old.outcome or new.reasons != old.reasons:
+        if new.outcome != old.outcome:
             outcome.changed.append((old, new))
+        elif new.reasons != old.reasons:
+            outcome.reworded.append((old, new))
         else:
             outcome.unchanged += 1
     return outcome
@@ -227,8 +230,10 @@ def _score(case_file: Any, case: Any, old: CaseResult, digest: str) -> CaseResul
 
 def render(result: Rescored) -> str:
     lines = [f"tooleval rescore: {len(result.changed)} changed outcome, "
-             f"{len(result.rerun)} need a rerun, {result.unchanged} unchanged"]
-    for old, new in result.changed:
+             f"{len(result.rerun)} need a rerun, {result.unchanged} unchanged"
+             + (f", {len(result.reworded)} with the same outcome for other reasons"
+                if result.reworded else "")]
+    for old, new in [*result.changed, *result.reworded]:
         lines.append(f"  {old.nodeid}: {old.outcome.value} -> {new.outcome.value}")
         lines += [f"      now: {reason}" for reason in new.reasons if reason not in old.reasons]
         lines += [f"      no longer: {reason}" for reason in old.reasons
@@ -240,28 +245,3 @@ def render(result: Rescored) -> str:
         lines.append("needs a rerun (not re-scored; the stored outcome stands):")
         lines += [f"  {nodeid}: {why}" for nodeid, why in result.rerun]
     return "\n".join(lines) + "\n"
-
-
-def rescore_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval rescore",
-        description="Apply the current case files to the transcripts of a stored run (a "
-        "report.json, a journal.jsonl or a report folder) without a model. Exit 0 when "
-        "nothing changed, 1 when an outcome changed or a case needs a rerun, 2 on bad input.")
-    parser.add_argument("stored", type=Path, help="report.json, journal.jsonl or a folder")
-    parser.add_argument("paths", nargs="*", type=Path,
-                        help="only the cases under these files or folders")
-    parser.add_argument("--json", type=Path, help="also write the result as JSON")
-    options = parser.parse_args(list(argv))
-    try:
-        results, run = load_stored(options.stored)
-    except (OSError, JournalError, ReportError, ValidationError) as exc:
-        print(f"tooleval rescore: {options.stored}: {exc}", file=sys.stderr)
-        return 2
-    result = rescore(results, run, Path.cwd(), options.paths)
-    print(render(result), end="")
-    if options.json:
-        from pytest_tooleval.report.write import write_json
-
-        write_json(options.json, result.to_dict())
-    return 1 if (result.changed or result.rerun) else 0

@@ -8,8 +8,6 @@ the step was answered are read from the transcript.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import traceback
 from enum import StrEnum
 from typing import Any, Literal
@@ -202,7 +200,3 @@ def strip_repeat(nodeid: str, repeat: int | None) -> str:
     return nodeid[: -len(suffix)] if suffix and nodeid.endswith(suffix) else nodeid
 
 
-def case_hash(content: Any) -> str:
-    """A short, stable hash of a case's content (its model dump)."""
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

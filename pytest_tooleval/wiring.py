@@ -170,7 +170,7 @@ def _cached(settings: Settings, profile: Profile, grammar: str,
     """The backend factory, behind the response cache when one is asked for."""
     if settings.cache is None or settings.cache_mode == "off":
         return factory
-    from pytest_tooleval.cache import CachingBackend, model_identity
+    from pytest_tooleval.run.cache import CachingBackend, model_identity
 
     directory = settings.cache if settings.cache.is_absolute() else \
         settings.rootdir / settings.cache

@@ -44,10 +44,9 @@ def first_prompts(paths: list[str], backend: LlamaBackend) -> dict[str, list[tup
     """Each case's first prompt, as the harness builds it, in collection and prefix order."""
     import pytest
 
-    from pytest_tooleval import ordering
     from pytest_tooleval.collect import CaseItem
     from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT
-    from pytest_tooleval.runtime import runtime_of
+    from pytest_tooleval.run import ordering, runtime_of
 
     grabbed: dict[str, Any] = {}
 

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from pytest_tooleval.cases.evidence import evidence_found
+from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, Step
 from pytest_tooleval.check.files import collect_files
@@ -52,7 +53,6 @@ from pytest_tooleval.engine.session import CaseRef, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult, Outcome, repeat_suffix
 from pytest_tooleval.router import default_router
-from pytest_tooleval.runtime import content_hash
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, score_of
 from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals
 from pytest_tooleval.scoring.outcome import score_case

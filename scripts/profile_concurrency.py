@@ -66,7 +66,7 @@ AREAS = (
     ("pytest/pluggy", ("_pytest", "pluggy")),
     ("xdist/execnet", ("xdist", "execnet")),
     ("threading/queue", ("threading.py", "queue.py")),
-    ("tooleval: journal", ("pytest_tooleval/journal",)),
+    ("tooleval: journal", ("pytest_tooleval/run/journal",)),
     ("tooleval: report", ("pytest_tooleval/report",)),
     ("tooleval: baselines", ("pytest_tooleval/scoring/baselines",)),
     ("tooleval: scoring", ("pytest_tooleval/scoring",)),

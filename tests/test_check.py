@@ -9,11 +9,19 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.check.cli import check_main, route_main
 from pytest_tooleval.check.report import DOC_END, DOC_START
 from pytest_tooleval.check.static import run_check
+from pytest_tooleval.cli import main
 
 ALL_BUILTINS = None  # run_check's default: this machine's built-ins
+
+
+def check_main(argv: list[str]) -> int:
+    return main(["check", *argv])
+
+
+def route_main(argv: list[str]) -> int:
+    return main(["route", *argv])
 
 
 def write(path: Path, data: dict[str, Any]) -> Path:

@@ -13,9 +13,9 @@ import pytest
 
 from pytest_tooleval import localcache
 from pytest_tooleval.check import cache
-from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.report import CheckReport
 from pytest_tooleval.check.static import run_check
+from pytest_tooleval.cli.check import main as check_main
 
 
 def _write(path: Path, data: dict[str, Any]) -> Path:

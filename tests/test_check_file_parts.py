@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.check import cache, static
-from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.split import dump, make_split
+from pytest_tooleval.cli.check import main as check_main
 
 
 def _write(path: Path, data: dict[str, Any]) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.check.cli import check_main
+from pytest_tooleval.cli.check import main as check_main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = ROOT / "tests" / "data" / "check_expected"

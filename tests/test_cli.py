@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -10,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tooleval.check.report import REQUIRES, CheckReport, Failure
+from pytest_tooleval.cli import COMMANDS as CLI_COMMANDS
 from pytest_tooleval.cli import main
+from pytest_tooleval.cli.run import pytest_args_for_run, run_parser
+from pytest_tooleval.config import OPTIONS
+from pytest_tooleval.scoring.statistics import cases_needed
+from pytest_tooleval.tools import jail
+from tests.providers._support import TOY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,14 +50,28 @@ def test_check_on_a_broken_file_exits_1_and_writes_json(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["failures"]
 
 
-COMMANDS = ["init", "run", "check", "split", "route", "call", "gap", "compare", "rescore", "merge",
-            "doctor", "power", "html", "export", "import"]
+COMMANDS = ["init", "run", "check", "split", "route", "call", "gap", "compare", "board", "rescore",
+            "merge", "doctor", "power", "html", "export", "import"]
 
 
 def test_every_command_is_in_the_help_pipe_test() -> None:
-    from pytest_tooleval.cli import _commands
+    assert sorted(CLI_COMMANDS) == sorted(COMMANDS)
 
-    assert sorted(_commands()) == sorted(COMMANDS)
+
+def test_one_module_per_command_each_with_its_main() -> None:
+    """Every listed command is a module of the cli package with ``main(argv)``; the
+    listing itself imports none of them."""
+    done = subprocess.run([sys.executable, "-c",
+                           "import sys; from pytest_tooleval.cli import main; main(['--help']); "
+                           "print(sorted(m for m in sys.modules if m.startswith("
+                           "'pytest_tooleval.cli.')))"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+    for name, (module, _summary) in CLI_COMMANDS.items():
+        command = importlib.import_module(f"pytest_tooleval.cli.{module}")
+        assert callable(command.main), name
+    assert not (ROOT / "pytest_tooleval" / "check" / "cli.py").exists()
+    assert not (ROOT / "pytest_tooleval" / "report" / "html_cli.py").exists()
 
 
 # The listing flushes before it returns, so a closed pipe gives 141 buffered or not; a
@@ -93,3 +115,141 @@ def test_a_closed_pipe_is_not_a_traceback(tmp_path: Path) -> None:
                                                           "PYTHONPATH": str(ROOT)})
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
     assert done.returncode == 141  # the command never finished its output: not a success
+
+
+# ---------------------------------------------------------------- run: the plugin's options
+
+
+def test_run_takes_every_plugin_option_with_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tooleval run`'s parser is built from config.OPTIONS: each flag, help text and
+    choice list is the plugin's, and a given value goes to pytest under the plugin's flag."""
+    parser = run_parser("tooleval run", "")
+    text = " ".join(parser.format_help().split())
+    for option in OPTIONS:
+        assert option.flag in text, option.flag
+        assert " ".join(option.help.split()) in text, option.flag
+    options = parser.parse_args(["--tooleval-k", "5", "--grammar", "off", "--report", "out",
+                                 "--tooleval-skip-missing", "--tooleval-router", "oracle"])
+    args = pytest_args_for_run(options, [])
+    for pair in (["--tooleval-k", "5"], ["--grammar", "off"], ["--tooleval-report", "out"],
+                 ["--tooleval-router", "oracle"]):
+        assert " ".join(pair) in " ".join(args)
+    assert "--tooleval-skip-missing" in args
+    assert "--tooleval-sample" not in args  # not given: the configuration decides
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--tooleval-router", "nosuch"])  # the plugin's choices
+    assert "triggers" in capsys.readouterr().err
+
+
+def test_run_suggests_the_nearest_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--modle", "X"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean '--model'?" in err
+    assert "go after --" not in err  # a typo, not a pytest option
+    assert main(["run", "--tooleval-sampel", "4"]) == 2
+    assert "did you mean '--tooleval-sample'?" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- check: the table and requires
+
+FIX = "fix: give the step an 'args' table naming the values the call must carry, or a state check"
+LONG = ("the step expects write_file but its gold path writes nothing the checks can see, so "
+        "a model that skips the write would pass as well; " + FIX)
+
+
+def _report() -> CheckReport:
+    return CheckReport(k=9, failures=[Failure("guard", "benchmarks/some/deep/folder/file.json",
+                                              "a-case-with-a-long-name", 2, LONG)])
+
+
+def test_check_table_wraps_to_the_width_and_never_cuts() -> None:
+    wrapped = _report().render_table(80).split("\n\n")[0].splitlines()
+    assert all(len(line) <= 80 for line in wrapped), wrapped
+    assert len(wrapped) > 3  # the detail continues on the lines below
+    assert " ".join(" ".join(wrapped[2:]).split()).endswith(FIX)
+    unwrapped = _report().render_table(None).splitlines()
+    assert unwrapped[2].endswith(LONG)  # one line per failure, whole
+
+
+def test_check_piped_prints_every_detail_whole(tmp_path: Path) -> None:
+    """Not a terminal (a pipe, a file): the full text, however long."""
+    detail = "x" * 150
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"name": "b", "requires": ["no_such_tool_" + detail],
+                               "cases": [{"name": "x", "category": "irrelevance",
+                                          "steps": [{"message": "hello there"}]}]}))
+    done = subprocess.run([sys.executable, "-m", "pytest_tooleval.cli", "check", str(bad),
+                           "--no-cache", "--mcp", "off"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 1, done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("requires"))
+    assert f"'no_such_tool_{detail}'" in line and line.endswith("not started)")
+    assert "…" not in done.stdout
+
+
+def test_check_names_bubblewrap_when_the_jail_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jail, "probe", lambda: jail.Probe(False, "bubblewrap (bwrap) is not "
+                                                                 "installed"))
+    path = tmp_path / "py.json"
+    path.write_text(json.dumps({"name": "py", "requires": ["run_python"], "cases": [
+        {"name": "x", "category": "irrelevance", "steps": [{"message": "hello there"}]}]}))
+    out = tmp_path / "check.json"
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", str(path), "--no-cache", "--mcp", "off", "--json", str(out)]) == 1
+    [failure] = [f for f in json.loads(out.read_text())["failures"] if f["kind"] == REQUIRES]
+    assert "requires 'run_python', a built-in this machine cannot offer" in failure["detail"]
+    assert "bubblewrap (bwrap) is not installed" in failure["detail"]
+    assert "apt-get install bubblewrap" in failure["detail"]  # the fix
+    assert "a missing binary, an MCP server" not in failure["detail"]
+
+
+# ---------------------------------------------------------------- call: the configured tools
+
+CONFTEST = """
+from pytest_tooleval import tool
+
+
+@tool
+def double(n: int) -> int:
+    \"\"\"Twice a number.\"\"\"
+    return 2 * n
+"""
+
+
+def test_call_runs_a_conftest_tool_and_an_mcp_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "tooleval.toml").write_text(
+        f"[mcp.toy]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(TOY))}]\n"
+        'prefix = "toy_"\n')
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    monkeypatch.chdir(tmp_path)
+    assert main(["call", "double", '{"n": 21}']) == 0
+    assert capsys.readouterr().out.strip() == "42"
+    assert main(["call", "toy_echo", '{"text": "hi there"}']) == 0
+    assert "hi there" in capsys.readouterr().out
+    assert main(["call", "calculator", '{"expression": "6*7"}']) == 0  # built-ins still
+    assert "42" in capsys.readouterr().out
+    assert main(["call", "tripple", "{}"]) == 2
+    err = capsys.readouterr().err
+    assert "no configured tool is named 'tripple'" in err and "double" in err
+
+
+# ---------------------------------------------------------------- power: compare's alpha
+
+
+def test_power_plans_at_the_alpha_compare_decides_at(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps({"name": "p", "cases": [
+        {"name": f"c{i}", "category": "irrelevance", "steps": [{"message": f"hello {i}"}]}
+        for i in range(40)]}))
+    assert main(["power", str(path), "--detect", "5", "--discordance", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "α = 0.0083, the level compare decides at: 0.05 over its 6 deciding figures" in out
+    needed = cases_needed(0.05, 0.10, alpha=0.05 / 6)
+    assert needed == 482
+    assert f"{'pass rate':<12} {40:>6} {needed:>7}" in out
+    usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    assert "5 points is ~480 cases" in usage  # the docs' figure is this one

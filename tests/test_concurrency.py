@@ -263,8 +263,8 @@ class _SlowSession:
 
 
 def test_lanes_run_in_order_and_start_nothing_after_a_stop() -> None:
-    from pytest_tooleval.concurrency import Lanes
     from pytest_tooleval.engine.session import CaseRef
+    from pytest_tooleval.run.lanes import Lanes
 
     ran: list[str] = []
     sessions = [_SlowSession(0.2, ran) for _ in range(3)]
@@ -285,7 +285,7 @@ def test_lanes_run_in_order_and_start_nothing_after_a_stop() -> None:
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_ctrl_c_with_concurrency_counts_only_reported_cases(project, fake_model, workers) -> None:
-    from pytest_tooleval.journal import read_journal
+    from pytest_tooleval.run.journal import read_journal
 
     server = fake_model(WEATHER_SCRIPT, latency=0.1)
     _profile(project, server.base_url, concurrency=4)

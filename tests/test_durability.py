@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.cli import main as tooleval_main
-from pytest_tooleval.journal import read_journal
-from pytest_tooleval.shard import ShardError, parse_shard, shard_items
+from pytest_tooleval.run.journal import read_journal
+from pytest_tooleval.run.shard import ShardError, parse_shard, shard_items
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call, status
 from tests.support.interrupt import stop_after
@@ -337,7 +337,7 @@ def test_cache_replay_reruns_a_recorded_run_with_no_model(project, fake_model, w
                                     "tooleval-report/journal.jsonl"])
 def test_rescore_applies_edited_checks_and_lists_changed_steps(project, fake_model, monkeypatch,
                                                               capsys, source) -> None:
-    server = fake_model(_script(fail={1}))
+    server = fake_model(_script(fail={1, 3}))
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario(_cases(5)))
     project.run("--tooleval-min-cases", "1")
@@ -351,16 +351,22 @@ def test_rescore_applies_edited_checks_and_lists_changed_steps(project, fake_mod
     cases[1]["category"] = "irrelevance"  # ...which is now what it asks for: FAIL -> PASS
     del cases[1]["steps"][0]["evidence"]
     cases[2]["steps"][0]["message"] = "weather number 02 in Izmir, quickly"
+    cases[3]["steps"][0]["evidence"] = ["17.40"]  # still FAIL, for a reworded reason
     project.write("scenarios/demo.yaml", scenario(cases))
     assert tooleval_main(["rescore", source, "scenarios", "--json", "out.json"]) == 1
     text = capsys.readouterr().out
-    assert "2 changed outcome, 1 need a rerun, 2 unchanged" in text, text
+    assert ("2 changed outcome, 1 need a rerun, 1 unchanged, 1 with the same outcome for "
+            "other reasons") in text, text
+    assert "scenarios/demo.yaml::c03: FAIL -> FAIL" in text
     assert "scenarios/demo.yaml::c00: PASS -> PARTIAL" in text
     assert "now: evidence missing from the answer: 18.9" in text
     assert "scenarios/demo.yaml::c01: FAIL -> PASS" in text
     assert "scenarios/demo.yaml::c02: step 1's message changed" in text
     data = json.loads((project.path / "out.json").read_text())
     assert [row["nodeid"] for row in data["needs_rerun"]] == ["scenarios/demo.yaml::c02"]
+    assert [row["nodeid"] for row in data["changed"]] == [
+        "scenarios/demo.yaml::c00", "scenarios/demo.yaml::c01"]
+    assert [row["nodeid"] for row in data["reworded"]] == ["scenarios/demo.yaml::c03"]
     assert len(server.requests) == asked  # no model was asked
 
 

@@ -112,7 +112,7 @@ def test_a_model_process_killed_mid_run_costs_one_error_and_the_run_goes_on(
     assert by_name["after"]["steps"][0]["transcript"]["model_calls"]  # a fresh process answered
     assert report["summary"]["outcomes"]["ERROR"] == 1
     assert report["summary"]["deployability"]["valid"] is False
-    assert "THIS RUN IS NOT VALID" in result.stdout
+    assert "verdict: NOT VALID: 1 case(s) ended in ERROR" in result.stdout
 
 
 def test_the_same_command_twice_gives_the_same_transcripts(tiny_project: Path) -> None:

@@ -100,7 +100,7 @@ def test_ctrl_c_keeps_the_journal_and_the_report_with_the_baselines_of_what_ran(
         project, fake_model, concurrency) -> None:
     """Ctrl-C after 10 cases: the journal holds them, the report says interrupted and
     carries the baselines of exactly those cases."""
-    from pytest_tooleval.journal import read_journal
+    from pytest_tooleval.run.journal import read_journal
     from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
     from tests.conftest import report_cases
     from tests.support.interrupt import stop_after

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from pytest_tooleval.ordering import prefix_order
+from pytest_tooleval.run.ordering import prefix_order
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer
 

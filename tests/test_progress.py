@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from pytest_tooleval.cli import main, pytest_args_for_run
+from pytest_tooleval.cli import main
+from pytest_tooleval.cli.run import pytest_args_for_run
 from pytest_tooleval.report.progress import clock, progress_line
 from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
 from tests.support.fake_openai import Rule, answer
@@ -19,11 +20,11 @@ LINE = "tooleval: * cases, * elapsed, ETA *, running score *"
 
 
 def test_progress_line_counts_eta_and_score() -> None:
-    line = progress_line(30, 120, 90.0, 41.25, {"PASS": 20, "FAIL": 10, "ERROR": 0})
+    line = progress_line(30, 120, 90.0, 270.0, 41.25, {"PASS": 20, "FAIL": 10, "ERROR": 0})
     assert line == ("tooleval: 30/120 cases, 1m30s elapsed, ETA 4m30s, running score 41.2 "
                     "(20 PASS 10 FAIL)")
     assert clock(3725) == "1h02m" and clock(7) == "7s"
-    assert "ETA ?" in progress_line(0, 5, 0.0, None, {})
+    assert "ETA ?" in progress_line(0, 5, 0.0, None, None, {})
 
 
 def _project(project, fake_model, cases: int = 4):
@@ -35,7 +36,7 @@ def _project(project, fake_model, cases: int = 4):
 def test_a_line_per_case_with_interval_zero_and_none_on_the_last(project, fake_model) -> None:
     _project(project, fake_model)
     result = project.run("--tooleval-progress", "0")
-    lines = [line for line in result.stdout.lines if line.startswith("tooleval: ")]
+    lines = [line for line in result.stdout.lines if " cases, " in line]
     assert [line.split(" cases")[0] for line in lines] == [
         "tooleval: 1/4", "tooleval: 2/4", "tooleval: 3/4"]
     assert "running score 100.0 (3 PASS)" in lines[-1]
@@ -49,13 +50,18 @@ def test_a_line_per_case_with_interval_zero_and_none_on_the_last(project, fake_m
 def test_no_line_when_quiet_off_or_too_soon(project, fake_model, args) -> None:
     _project(project, fake_model)
     result = project.run(*args)
-    assert not [line for line in result.stdout.lines if line.startswith("tooleval: ")]
+    assert not [line for line in result.stdout.lines if " cases, " in line]
 
 
-def test_nothing_extra_under_xdist(project, fake_model) -> None:
+def test_eta_under_xdist_from_the_workers_finished_cases(project, fake_model) -> None:
     _project(project, fake_model)
     result = project.run("--tooleval-progress", "0", workers=2)
-    assert not [line for line in result.stdout.lines if line.startswith("tooleval: ")]
+    lines = [line for line in result.stdout.lines if " cases, " in line]
+    assert [line.split(" cases")[0] for line in lines] == [
+        "tooleval: 1/4", "tooleval: 2/4", "tooleval: 3/4"]
+    assert "ETA ?" in lines[0] and "ETA ?" not in lines[1]  # counted from the first case
+    assert "tooleval: 4 case(s) from 1 file(s); each worker starts the model" in \
+        result.stdout.str()
 
 
 def _options(**given: object) -> argparse.Namespace:

@@ -100,10 +100,9 @@ def test_repeats_under_xdist_give_the_serial_report(project, fake_model) -> None
 
 
 def test_tooleval_run_and_gap_pass_repeat_to_pytest() -> None:
-    from pytest_tooleval.cli import _run_parser, pytest_args_for_run
+    from pytest_tooleval.cli.run import pytest_args_for_run, run_parser
 
-    options = _run_parser("tooleval run", "", grammar=True,
-                          report_default=None).parse_args(["x.json", "--repeat", "3"])
+    options = run_parser("tooleval run", "").parse_args(["x.json", "--repeat", "3"])
     args = pytest_args_for_run(options, [])
     assert args[args.index("--tooleval-repeat") + 1] == "3"
 

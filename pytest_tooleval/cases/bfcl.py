@@ -25,12 +25,10 @@ are packed into files of at most ``TOOLS_PER_FILE`` distinct tools, so with
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable
@@ -373,65 +371,3 @@ def write_all(files: dict[str, dict[str, Any]], out: Path) -> None:
         os.replace(folder, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def _reasons(bad: list[BadEntry]) -> str:
-    counts = Counter(b.reason for b in bad)
-    return "; ".join(f"{n} × {reason}" for reason, n in counts.most_common())
-
-
-def import_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval import",
-        description="Convert another benchmark's local files into tooleval benchmark files. "
-        "bfcl: Berkeley Function-Calling Leaderboard question files under BFCL's own names "
-        f"(kinds: {', '.join(KINDS)}); simple and multiple kinds need their possible_answer "
-        "file (default: possible_answer/ beside the question file). Nothing is written "
-        "unless every entry converts (see --skip-bad).")
-    parser.add_argument("source", choices=("bfcl",))
-    parser.add_argument("paths", nargs="+", type=Path, help="BFCL question files (JSON Lines)")
-    parser.add_argument("--answers", type=Path, help="folder of the possible_answer files")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/bfcl"),
-                        help="a new or empty folder for the benchmark files "
-                        "(default benchmarks/bfcl)")
-    parser.add_argument("--skip-bad", action="store_true",
-                        help="import the entries that convert and list the others")
-    options = parser.parse_args(argv)
-    out: Path = options.out
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        print(f"tooleval import: {out} is not an empty folder; give a new one with --out "
-              "(or remove it): an import into it would mix with what is there",
-              file=sys.stderr)
-        return 2
-    try:
-        imported = import_bfcl(options.paths, options.answers)
-        if imported.bad and not options.skip_bad:
-            print(f"tooleval import: {len(imported.bad)} entries cannot be converted, so "
-                  "nothing was written (--skip-bad imports the others):", file=sys.stderr)
-            for bad in imported.bad:
-                print(f"  {bad}", file=sys.stderr)
-            return 1
-        if not imported.files:
-            raise BfclError("no entry converted, so nothing was written")
-        write_all(imported.files, out)
-    except BfclError as exc:
-        print(f"tooleval import: {exc}", file=sys.stderr)
-        return 2
-    for bad in imported.bad:
-        print(f"skipped {bad}")
-    if imported.duplicates:
-        print(f"{len(imported.duplicates)} entries left out as near-duplicates of earlier "
-              "ones (BFCL's own: the same question under other functions):")
-        for line in imported.duplicates:
-            print(f"  {line}")
-    if imported.skipped_constraints:
-        print(f"{imported.skipped_constraints} nested-dictionary argument constraint(s) left "
-              "out of 'args' (only scalar and list values are checked; the gold call has them)")
-    print(f"wrote {imported.cases} cases in {len(imported.files)} file(s) under {out}"
-          + (f"; skipped {len(imported.bad)} entries: {_reasons(imported.bad)}"
-             if imported.bad else "")
-          + (f"; {len(imported.duplicates)} near-duplicates left out"
-             if imported.duplicates else ""))
-    print(f"prove them with: tooleval check --oracle --no-builtin {out}")
-    print(f"run them with: pytest {out} --model M --tooleval-no-builtin")
-    return 0

@@ -349,3 +349,20 @@ def _person_found(person: Person, words: tuple[Word, ...], language: str) -> boo
                 or (before.sentence_start and language == "tr"):
             return True
     return False
+
+
+#: Typographic apostrophes read as the plain one in claims ("I’ve booked" is "I've booked").
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+def claims_found(items: list[str], answer: str, language: str = "en") -> list[str]:
+    """The items of a step's ``wrong`` list (or any list of claims) that ``answer``
+    states, matched as evidence is (boundaries, values written another way)."""
+    text = answer.translate(_APOSTROPHES)
+    return [item for item in items
+            if evidence_found([item.translate(_APOSTROPHES)], text, language)]
+
+
+def same_phone(first: Phone, second: Phone) -> bool:
+    """The two numbers share their national number (country code or trunk zero optional)."""
+    return bool(_national(first) & _national(second))

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from pytest_tooleval.cases.errors import Problem
-from pytest_tooleval.cases.evidence import evidence_found
+from pytest_tooleval.cases.evidence import claims_found, evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
 from pytest_tooleval.cases.schemashape import plainly_valid
 from pytest_tooleval.tools.names import (
@@ -42,6 +42,39 @@ def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[
             "use a value only the tool's result contains",
         )
     return None
+
+
+#: A ``wrong`` list fits a screen: at most this many items, this many characters in all.
+MAX_WRONG_ITEMS = 8
+MAX_WRONG_CHARS = 200
+
+
+def check_wrong(step: Step, language: str = "en") -> list[tuple[str, str, str | None]]:
+    """Why the step's ``wrong`` list is unsound, each with the fix and the item; empty when
+    it is sound. A wrong claim may not be one a right answer makes: none may be in the
+    step's evidence or its own message (the oracle adds: nor in the gold path's output)."""
+    found: list[tuple[str, str, str | None]] = []
+    size = sum(len(item) for item in step.wrong)
+    if len(step.wrong) > MAX_WRONG_ITEMS or size > MAX_WRONG_CHARS:
+        found.append((
+            f"'wrong' holds {len(step.wrong)} items of {size} characters: more than a screen "
+            f"(at most {MAX_WRONG_ITEMS} items, {MAX_WRONG_CHARS} characters in all)",
+            "keep the few claims that make this answer wrong (the inverted direction, the "
+            "wrong value); evidence says what a right answer holds", None))
+    for item in step.wrong:
+        if len(item.strip()) < 2:
+            found.append(("a 'wrong' item that is empty or one character matches almost any "
+                          "answer", "write the wrong claim itself (\"fell\", \"1-1\")", item))
+        elif any(claims_found([item], alt, language) for alts in
+                 step.evidence_alternatives() for alt in alts):
+            found.append(("a 'wrong' item is contained in the step's evidence: a right "
+                          "answer would be marked wrong", "remove it, or make it the wrong "
+                          "claim only (a phrase a right answer never holds)", item))
+        elif claims_found([item], step.message, language):
+            found.append(("a 'wrong' item is in the step's own message: an answer that "
+                          "repeats the question would be marked wrong", "remove it, or write "
+                          "the claim as the wrong answer states it", item))
+    return found
 
 
 def _schema_problem(schema: dict) -> str | None:
@@ -211,6 +244,8 @@ def _check_step(
             found = check_evidence_value(value, step, language)
             if found:
                 problem(found[0], found[1], "evidence", value)
+    for message, fix, item in check_wrong(step, language):
+        problem(message, fix, "wrong", item)
     if step.args is not None and not step.routes:
         problem(
             "'args' constrains the expected call, but the step expects no tool",

@@ -154,11 +154,15 @@ class Step(_Strict):
     expect_any: list[list[str]] | None = None
     gold: list[GoldCall] | None = None
     after: list[StateCheck] = Field(default_factory=list)
+    #: Claims that make the answer wrong however right the rest is (the inverted direction,
+    #: the wrong score, "booked" after a failure). Left out of dumps while empty, so a case
+    #: without it keeps its content hash.
+    wrong: list[str] = Field(default_factory=list, exclude_if=lambda value: not value)
     #: The oracle's only: this step's evidence deliberately recalls an earlier step's fact.
     #: Left out of dumps, so it is no part of a case's content hash (the outcome ignores it).
     recall: bool = Field(False, exclude=True)
 
-    @field_validator("expect", "forbidden", mode="before")
+    @field_validator("expect", "forbidden", "wrong", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         if isinstance(value, str):

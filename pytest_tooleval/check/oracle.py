@@ -10,7 +10,8 @@ holds came from a tool, never from the question or from general knowledge.
 
 A case is proven when it PASSes, every gold call ran without a tool error, every evidence
 item is in the tools' output and none was already in the conversation before its step
-(unless the step is marked ``recall``), every state check holds, and the measuring guards
+(unless the step is marked ``recall``), no ``wrong`` item is in the tools' output, every
+state check holds, and the measuring guards
 (a write step has ``args`` or a state check; a read-only tool is forbidden only with a
 reason) pass. An irrelevance case, or a step expecting no tool, must pass with no call at all.
 """
@@ -26,7 +27,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.cases.errors import CaseFileError
-from pytest_tooleval.cases.evidence import evidence_found
+from pytest_tooleval.cases.evidence import claims_found, evidence_found
 from pytest_tooleval.cases.guards import measuring_problems
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
@@ -40,7 +41,7 @@ from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.outcome import score_case
 from pytest_tooleval.tools.base import ToolProvider, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
-from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES, READ_ONLY_BUILTINS
+from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
 from pytest_tooleval.wiring import CaseWorlds, configured_providers
 from pytest_tooleval.world import WorldFactory
 
@@ -166,6 +167,10 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
                 fail(number, f"evidence {' | '.join(alternatives)!r} is not in the output of "
                              f"any gold call so far: the fact does not come from the tools "
                              f"({shown})")
+        for item in claims_found(step.wrong, transcript.answer or "", case_file.language):
+            fail(number, f"wrong item {item!r} is in the gold path's own tool output, so a "
+                         f"right answer may cite it; fix: remove it from 'wrong', or write the "
+                         f"claim as a wrong answer states it (a phrase the tools never show)")
         if not step.recall:
             for index, alternatives in enumerate(step.evidence_alternatives()):
                 if any(evidence_found(alternatives, text, case_file.language)
@@ -320,50 +325,3 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
             session.close()
     report.seconds = time.perf_counter() - started
     return report
-
-
-def call_main(argv: list[str]) -> int:
-    """``tooleval call TOOL [ARGS] [--file CASEFILE]``: one built-in call on a fresh world.
-
-    For writing gold paths and evidence: prints exactly what the tool returns (what the
-    model, and the oracle, would see). ``--file`` applies that case file's world overrides.
-    """
-    import argparse
-    import json
-    import sys
-
-    parser = argparse.ArgumentParser(prog="tooleval call", description=call_main.__doc__)
-    parser.add_argument("tool", help="a built-in tool name, e.g. search_documents")
-    parser.add_argument("args", nargs="?", default="{}", help='JSON arguments, e.g. {"q": 1}')
-    parser.add_argument("--file", type=Path, help="use this case file's world overrides")
-    try:
-        options = parser.parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-
-    if options.tool not in BUILTIN_TOOL_NAMES:
-        print(f"tooleval call: {options.tool!r} is not a built-in tool; known: "
-              f"{', '.join(sorted(BUILTIN_TOOL_NAMES))}", file=sys.stderr)
-        return 2
-    try:
-        arguments = json.loads(options.args)
-    except json.JSONDecodeError as exc:
-        print(f"tooleval call: the arguments are not JSON: {exc.msg}", file=sys.stderr)
-        return 2
-    overrides: dict[str, Any] = {}
-    if options.file is not None:
-        try:
-            case_file = load_case_file(options.file)
-        except CaseFileError as error:
-            print(str(error), file=sys.stderr)
-            return 2
-        if case_file.world is not None:
-            overrides = case_file.world.model_dump(exclude_none=True)
-
-    with tempfile.TemporaryDirectory(prefix="tooleval-call-") as scratch:
-        world = WorldFactory(Path(scratch)).new_case_world(Path(scratch) / "case", overrides)
-        provider = BuiltinToolProvider(lambda context: world)
-        provider.use_world(world)
-        result = provider.call(options.tool, arguments if isinstance(arguments, dict) else {})
-    print(result.text)
-    return 1 if result.is_error else 0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -236,23 +237,31 @@ class CheckReport:
             cached=bool(data.get("cached", False)),
         )
 
-    def render_table(self, width: int = 120) -> str:
+    def render_table(self, width: int | None = None) -> str:
+        """The terminal table: failures (each cell wrapped to ``width`` columns, nothing
+        cut, the fix included; ``None``: one unwrapped line per failure), then the totals."""
         lines: list[str] = []
         if self.failures:
             rows = [
                 (f.kind, f.file, f.case or "-", str(f.step or "-"), f.detail) for f in self.failures
             ]
             heads = ("kind", "file", "case", "step", "detail")
-            widths = [min(max(len(row[i]) for row in [heads, *rows]), 40) for i in range(4)]
-            room = max(width - sum(widths) - 8, 30)
-
-            def line(row: tuple[str, ...]) -> str:
-                cells = [cell[: widths[i]].ljust(widths[i]) for i, cell in enumerate(row[:4])]
-                detail = row[4] if len(row[4]) <= room else row[4][: room - 1] + "…"
-                return "  ".join([*cells, detail])
-
-            lines += [line(heads), line(tuple("-" * w for w in [*widths, 6]))]
-            lines += [line(row) for row in rows]
+            widths = [max(len(row[i]) for row in [heads, *rows]) for i in range(5)]
+            below = False  # a narrow terminal: each detail on the lines under its row
+            if width is not None:
+                widths[:4] = [min(w, 40) for w in widths[:4]]
+                widths[4] = width - sum(widths[:4]) - 8
+                if widths[4] < 30:
+                    below = True
+                    widths[:4] = [min(w, max(4, (width - 6) // 4)) for w in widths[:4]]
+                    widths[4] = max(width - 4, 20)
+            for index, row in enumerate([heads, tuple("-" * w for w in [*widths[:4], 6]), *rows]):
+                if below:
+                    lines += _table_lines(row[:4], widths[:4])
+                    lines += ["    " + part for part in textwrap.wrap(row[4], widths[4])
+                              if index > 1]
+                else:
+                    lines += _table_lines(row, widths)
             lines.append("")
         lines.append(
             f"tooleval check: {self.files} file(s), {self.cases} case(s), "
@@ -328,3 +337,13 @@ def write_router_doc(report: CheckReport, path: Path) -> None:
     else:
         text = text.rstrip("\n") + "\n\n## Cases the router cannot serve\n\n" + block + "\n"
     path.write_text(text, encoding="utf-8")
+
+
+def _table_lines(row: tuple[str, ...], widths: list[int]) -> list[str]:
+    """One table row as lines: each cell wrapped to its column, never cut."""
+    cells = [textwrap.wrap(cell, width) or [""]
+             for cell, width in zip(row, widths, strict=True)]
+    return ["  ".join(
+        (cell[n] if n < len(cell) else "").ljust(width if i < len(row) - 1 else 0)
+        for i, (cell, width) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        for n in range(max(len(cell) for cell in cells))]

@@ -16,12 +16,10 @@ refreshed on the next ``--record``.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -258,44 +256,3 @@ def find_split(path: Path, cache: dict[Path, Split | None]) -> Split | None:
         if (folder / "pyproject.toml").exists() or (folder / ".git").exists():
             break
     return None
-
-
-def split_main(argv: Sequence[str]) -> int:
-    """``tooleval split FOLDER [--record WHY] [--seed S]``: make or update the split."""
-    parser = argparse.ArgumentParser(
-        prog="tooleval split",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--record", metavar="WHY", help="record edits to an existing split")
-    parser.add_argument("--seed", default=DEFAULT_SEED, help="seed of a new split")
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    if not args.folder.is_dir():
-        print(f"tooleval split: no such folder: {args.folder}", file=sys.stderr)
-        return 2
-    try:
-        split = load_split(args.folder)
-        if split is None:
-            split = make_split(args.folder, args.seed)
-            message = "written"
-        elif args.record:
-            touched = record_changes(split, args.record)
-            message = f"recorded {len(touched)} change(s)"
-        else:
-            print(
-                f"tooleval split: {split.path} exists; to record edits pass --record 'why'",
-                file=sys.stderr,
-            )
-            return 2
-    except ValueError as error:
-        print(f"tooleval split: {error}", file=sys.stderr)
-        return 2
-    split.path.write_text(dump(split), encoding="utf-8")
-    count = {h: sum(e.half == h for e in split.entries.values()) for h in HALVES}
-    print(f"{split.path}: {message}; {count[TUNING]} tuning, {count[FROZEN]} frozen case(s)")
-    return 0
-

@@ -36,11 +36,13 @@ from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.router.catalogue import (
     BUILTIN_ORDER,
     GROUP_OF,
+    builtin_rows,
     builtin_specs,
     offered_builtin_names,
 )
 from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.tools.offered import missing_tools
 
 
 @dataclass
@@ -287,15 +289,7 @@ def _check_file(
     for tool in case_file.requires:
         if tool not in offered:
             part.failures.append(
-                Failure(
-                    REQUIRES,
-                    source,
-                    None,
-                    None,
-                    f"requires {tool!r}, which no provider on this machine offers "
-                    "(a missing binary, an MCP server not configured or not started)"
-                    + "".join(f"; {line}" for line in unlisted),
-                )
+                Failure(REQUIRES, source, None, None, _requires_detail(tool, machine, unlisted))
             )
     specs = _catalogue(offered, case_file, source, known)
     scratch = _Recorder(router.k)
@@ -311,6 +305,19 @@ def _check_file(
     part.counts = scratch.counted
     part.steps_routed, part.steps_skipped = scratch.steps_routed, scratch.steps_skipped
     return part
+
+
+def _requires_detail(tool: str, machine: set[str], unlisted: list[str]) -> str:
+    """Why a required tool is missing here, with the fix: a built-in's own reason (no
+    ``git``, no jail: bubblewrap named) when the built-ins are offered, else the usual ones."""
+    row = next((row for row in builtin_rows() if row.spec.name == tool), None)
+    if row is not None and machine & set(BUILTIN_ORDER):
+        why = missing_tools([(tool, row.needs, row.jailed)]).get(tool)
+        if why:
+            return f"requires {tool!r}, a built-in this machine cannot offer: {why}"
+    return (f"requires {tool!r}, which no provider on this machine offers (a missing binary, "
+            "an MCP server not configured or not started)"
+            + "".join(f"; {line}" for line in unlisted))
 
 
 def _route_case(

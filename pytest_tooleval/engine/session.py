@@ -96,7 +96,6 @@ class ModelSession:
     #: The wall clocks of a tool call (None: ``tools.base.TOOL_TIMEOUT_S``) and of a case.
     tool_timeout: float | None = None
     case_timeout: float = CASE_TIMEOUT_S
-    consecutive_errors: int = 0
     _backend: Backend | None = None
     _catalogue: Catalogue | None = None
     _inline: dict[str, InlineToolProvider] = field(default_factory=dict)
@@ -190,7 +189,6 @@ class ModelSession:
             if type(exc).__module__.startswith("_pytest"):
                 raise  # pytest.exit() and its kin are pytest's, not a case's failure
             error = classify_error(exc)
-        self.consecutive_errors = self.consecutive_errors + 1 if error else 0
         return CaseRun(transcripts, error, round(time.perf_counter() - started, 4))
 
     @contextlib.contextmanager

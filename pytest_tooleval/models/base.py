@@ -140,7 +140,7 @@ class ModelTurn:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
-    #: Answered from the response cache (pytest_tooleval/cache.py), not by the model.
+    #: Answered from the response cache (pytest_tooleval/run/cache.py), not by the model.
     cached: bool = False
 
     @property
@@ -168,7 +168,7 @@ class Backend(ABC):
     #: The grammar mode this backend runs ("vendor", "on", "off").
     mode: str = "vendor"
     #: ``--tooleval-order auto`` runs cases grouped by the prompt prefix they share: for a
-    #: backend that reuses the state of the prefix it evaluated last (ordering.py).
+    #: backend that reuses the state of the prefix it evaluated last (run/ordering.py).
     prefix_order: ClassVar[bool] = False
     #: Why ``fork`` gives no second handle, as ``run.concurrency.why`` says it (None: a
     #: sentence naming the class).

@@ -9,10 +9,8 @@ wants one type per column, and a JSON column keeps every value exactly.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +20,9 @@ AXES = ("irrelevance", "tool", "step", "answer")
 
 
 def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
+    from pytest_tooleval.cases.identity import content_hash  # a run's results carry it
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.check.static import collect_files
-    from pytest_tooleval.runtime import content_hash  # the hash a run's results carry
 
     rows = []
     for path in collect_files(paths):
@@ -178,37 +176,3 @@ def export(paths: list[Path], out: Path, report: Report | None,
     digest = corpus_hash((row["nodeid"], row["case_hash"]) for row in corpus)
     write_atomic(out / "README.md", dataset_card(corpus, report, digest))
     return written
-
-
-def export_main(argv: list[str]) -> int:
-    from pytest_tooleval.cases.errors import CaseFileError
-    from pytest_tooleval.report.model import ReportError, load_report
-
-    parser = argparse.ArgumentParser(
-        prog="tooleval export",
-        description="Write the corpus (and, with --report, a run's per-case results) as a "
-        "Hugging Face dataset: Parquet files and a dataset card. Needs the [datasets] extra.")
-    parser.add_argument("paths", nargs="*", type=Path,
-                        help="case files or folders (default: benchmarks scenarios)")
-    parser.add_argument("--report", type=Path, help="a report.json whose cases to export")
-    parser.add_argument("--out", type=Path, default=Path("tooleval-dataset"),
-                        help="output folder (default tooleval-dataset)")
-    options = parser.parse_args(argv)
-    paths = options.paths or [p for p in (Path("benchmarks"), Path("scenarios")) if p.is_dir()]
-    if not paths:
-        parser.error("no case paths given and no benchmarks/ or scenarios/ here")
-    try:
-        import datasets  # noqa: F401
-    except ImportError:
-        print("tooleval export: needs the datasets package: "
-              "pip install 'pytest-tooleval[datasets]'", file=sys.stderr)
-        return 2
-    try:
-        report = load_report(options.report) if options.report else None
-        written = export(paths, options.out, report, Path.cwd())
-    except (ReportError, CaseFileError) as exc:
-        print(f"tooleval export: {exc}", file=sys.stderr)
-        return 2
-    parts = ", ".join(f"{name} {count} rows" for name, count in written.items())
-    print(f"written {options.out}: {parts}, README.md (dataset card)")
-    return 0

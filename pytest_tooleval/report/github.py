@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.model import Interval, Report
+from pytest_tooleval.report.terminal import interval_text, verdict_line
 from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.failure_modes import modes_text
 
 TOP_REGRESSIONS = 10
 
@@ -20,35 +22,36 @@ def _fmt(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _with_interval(value: float | None, interval: Interval | None,
+def _with_interval(value: float | None, interval: Interval | None, cases: int,
                    scale: float = 1.0) -> str:
+    """The figure and its interval; "too few cases" where it has none for that reason."""
     shown = _fmt(None if value is None else value * scale)
     if interval is None:
-        return shown
+        return shown + interval_text(None, scale, cases=cases)
     return f"{shown} [{interval.low * scale:.1f}, {interval.high * scale:.1f}]"
 
 
 def render_step_summary(report: Report, comparison: dict[str, Any] | None = None) -> str:
     summary, run = report.summary, report.run
-    gate, deploy = summary.safety_gate, summary.deployability
+    gate = summary.safety_gate
     outcomes = summary.outcomes
     lines = [f"### tooleval: `{run.model_name}` (grammar {run.backend.get('grammar', '?')})",
              ""]
-    if not deploy.valid:
-        lines += [f"> **Not valid**: {outcomes['ERROR']} case(s) ended in ERROR or the "
-                  "run was interrupted; infrastructure failures are not scored.", ""]
-    score = _with_interval(summary.score, summary.score_interval)
+    score = _with_interval(summary.score, summary.score_interval, summary.cases_scored)
+    verdict, _, reason = verdict_line(summary, run.interrupted).partition(": ")
     lines += [f"**Score {score} / 100** · safety gate **{gate.status}** · "
-              f"**{deploy.verdict}**", ""]
+              f"**{verdict}**: {reason}", ""]
     header = "| " + " | ".join(WEIGHTS) + " |"
     cells = []
     for axis in WEIGHTS:
         data = summary.axes.get(axis)
         cells.append("left out" if data is None else
-                     _with_interval(data.value, data.interval, 100))
+                     _with_interval(data.value, data.interval, data.cases, 100))
     lines += [header, "|" + "---|" * len(WEIGHTS), "| " + " | ".join(cells) + " |", ""]
     lines.append(f"{outcomes['PASS']} pass · {outcomes['PARTIAL']} partial · "
                  f"{outcomes['FAIL']} fail · {outcomes['ERROR']} error")
+    if summary.failure_modes.run:
+        lines += ["", f"Failure modes: {modes_text(summary.failure_modes.run)}"]
     if summary.baselines:
         lines += ["", "Baselines: " + ", ".join(f"{name} {_fmt(row.score)}"
                                                  for name, row in summary.baselines.items())]

@@ -11,17 +11,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
+from pytest_tooleval.report.terminal import interval_note, verdict_line
 from pytest_tooleval.report.write import write_atomic
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.failure_modes import MODES, case_modes
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 @lru_cache(maxsize=1)
-def _environment() -> Any:
+def environment() -> Any:
     import jinja2
 
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -31,7 +34,7 @@ def _environment() -> Any:
 
 def template() -> Any:
     """report.html's template, compiled once (jinja2 keeps it in the environment)."""
-    return _environment().get_template("report.html.j2")
+    return environment().get_template("report.html.j2")
 
 
 def _bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:
@@ -39,19 +42,27 @@ def _bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float
 
 
 def axis_chart(summary: Summary) -> str:
-    bars = []
+    """The score and each axis; the safety gate's threshold on the irrelevance row, the
+    only axis it applies to."""
+    gate = 100 * summary.safety_gate.threshold
+    bars = [Bar("score", summary.score, _bounds(summary.score_interval), css="bar score")]
     for axis, weight in WEIGHTS.items():
         data = summary.axes.get(axis)
+        here = axis == "irrelevance" and gate > 0
+        marker, marker_label = (gate, f"gate ≥ {gate:.0f}") if here else (None, "")
         if data is None:
-            bars.append(Bar(f"{axis} (×{weight:.2f})", None, note="left out"))
+            bars.append(Bar(f"{axis} (×{weight:.2f})", None, note="not measured",
+                            marker=marker, marker_label=marker_label))
             continue
         bars.append(Bar(f"{axis} (×{weight:.2f})", 100 * data.value,
-                        _bounds(data.interval, 100), f"{data.cases} cases"))
-    bars.insert(0, Bar("score", summary.score, _bounds(summary.score_interval),
-                       css="bar score"))
-    gate = 100 * summary.safety_gate.threshold
-    return bar_chart("Score and axes", bars, marker=gate or None,
-                     marker_label=f"safety gate threshold {gate:.0f}")
+                        _bounds(data.interval, 100), f"{data.cases} cases",
+                        marker=marker, marker_label=marker_label))
+    return bar_chart("Score and axes", bars)
+
+
+def verdict_reason(report: Report) -> str:
+    """Why the verdict is what it is (the terminal's verdict line, less the verdict)."""
+    return verdict_line(report.summary, report.run.interrupted).partition(": ")[2]
 
 
 def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
@@ -63,14 +74,41 @@ def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
     return bar_chart(title, bars)
 
 
-def _case_view(case: CaseResult) -> dict[str, Any]:
+FILTERS = ("category", "group", "register", "language")  # besides outcome and mode
+RANK = {"PASS": 0, "PARTIAL": 1, "FAIL": 2, "ERROR": 3}  # the sort's "worst first"
+
+
+def one_line(case: CaseResult) -> str:
+    """A collapsed case row's reason: the error, else the first reason, else a pass."""
+    if case.error is not None:
+        return f"{case.error.kind} error: {case.error.message.splitlines()[0]}"
+    if case.reasons:
+        more = len(case.reasons) - 1
+        return case.reasons[0] + (f" (+{more} more)" if more else "")
+    return "every check held"
+
+
+def step_cost(step: StepTranscript) -> dict[str, Any]:
+    """A step's model calls: count, latency (s), prompt and completion tokens."""
+    calls = step.model_calls
+    return {"calls": len(calls), "latency": step.latency_s,
+            "prompt": sum(c.prompt_tokens or 0 for c in calls),
+            "completion": sum(c.completion_tokens or 0 for c in calls)}
+
+
+def _case_view(case: CaseResult, order: int) -> dict[str, Any]:
     checks = [step.checks for step in case.steps]
     text = " ".join([case.nodeid, *(t.message for t in case.transcripts), *case.reasons,
                      *(t.answer or "" for t in case.transcripts)])
-    return {"case": case, "steps": list(enumerate(case.transcripts, start=1)),
-            "checks": checks, "search": text.lower(),
-            "labels": {key: case.label(key) or "" for key in ("category", "group",
-                                                            "register", "language")}}
+    costs = [step_cost(t) for t in case.transcripts]
+    return {"case": case, "steps": list(zip(range(1, len(costs) + 1), case.transcripts, costs,
+                                            strict=True)),
+            "checks": checks, "search": text.lower(), "why": one_line(case),
+            "modes": " ".join(dict.fromkeys(case_modes(case))),
+            "sort": {"order": order, "rank": RANK[case.outcome.value],
+                     "latency": round(sum(c["latency"] for c in costs), 3),
+                     "tokens": sum(c["prompt"] + c["completion"] for c in costs)},
+            "labels": {key: case.label(key) or "" for key in FILTERS}}
 
 
 def _options(cases: list[CaseResult], key: str) -> list[str]:
@@ -84,13 +122,13 @@ def render_html(report: Report, *, title: str | None = None,
               for title, _, table in summary.breakdowns() if table]
     return str(template().render(
         title=title or f"tooleval: {run.model_name}",
-        run=run, summary=summary, weights=WEIGHTS,
+        run=run, summary=summary, weights=WEIGHTS, verdict_reason=verdict_reason(report),
+        interval_note=interval_note(summary),
         score_interval=_bounds(summary.score_interval),
         axis_chart=axis_chart(summary), charts=charts,
-        cases=[_case_view(c) for c in cases],
+        cases=[_case_view(c, i) for i, c in enumerate(cases)],
         outcomes=("PASS", "PARTIAL", "FAIL", "ERROR"),
-        groups=_options(cases, "group"), registers=_options(cases, "register"),
-        categories=_options(cases, "category"), gap=gap,
+        options={key: _options(cases, key) for key in FILTERS}, modes=MODES, gap=gap,
     ))
 
 
@@ -113,12 +151,25 @@ def flip_matrix(on: Report, off: Report) -> dict[str, list[str]]:
     return cells
 
 
+def gap_chart(gap: dict[str, Any]) -> str:
+    """Each figure's two arms, grammar on above grammar off, the gap in the off row's note."""
+    rows = [("score", gap["score"]), *((f"axis {a}", v) for a, v in gap["axes"].items()),
+            *((f"group {g}", v) for g, v in gap["groups"].items())]
+    bars = []
+    for label, values in rows:
+        shown = "" if values["gap"] is None else f"gap {values['gap']:+.1f}"
+        bars.append(Bar(f"{label} · on", values["on"], css="bar on"))
+        bars.append(Bar(f"{label} · off", values["off"], note=shown, css="bar off"))
+    return bar_chart("Grammar on against off", bars)
+
+
 def write_gap_html(path: Path, gap: dict[str, Any], on: Report, off: Report) -> None:
-    """The grammar-on report with the gap on top: figures per arm and the flip matrix."""
+    """The grammar-on report with the gap on top: both arms as a chart, figures per arm
+    and the flip matrix."""
     figures = (gap.get("paired") or {}).get("figures") or {}
     engine = (figures.get("pass rate") or {}).get("flips")  # the statistics' own pairing
     per_figure = [(name, row["flips"]["counts"], row.get("status"), row.get("p_value"))
                   for name, row in figures.items() if row.get("flips")]
     view = {**gap, "flips": engine or gap.get("flips") or flip_matrix(on, off),
-            "figure_flips": per_figure}
+            "figure_flips": per_figure, "chart": gap_chart(gap)}
     write_html(path, on, title=f"tooleval gap: {gap.get('model')}", gap=view)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pytest_tooleval.report.model import Interval, Report, Routing, Summary
-from pytest_tooleval.report.terminal import measurement_warnings, unsafe_banner
+from pytest_tooleval.report.terminal import interval_note, unsafe_banner, verdict_line
 from pytest_tooleval.result import Outcome
-from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
+from pytest_tooleval.scoring.failure_modes import MODES
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -32,8 +33,29 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return lines
 
 
-def _interval(interval: Interval | None, scale: float = 1.0) -> str:
-    return "" if interval is None else f" [{interval.text(scale)}]"
+def _interval(interval: Interval | None, scale: float = 1.0, cases: int | None = None) -> str:
+    if interval is None:
+        return (" too few cases" if cases is not None and 0 < cases < INTERVAL_MIN_CASES
+                else "")
+    return f" [{interval.text(scale)}]"
+
+
+def failure_mode_section(summary: Summary) -> list[str]:
+    """The failure modes: over the run, then per group and per language."""
+    modes = summary.failure_modes
+    if not modes.run:
+        return []
+    lines = ["## Failure modes", "",
+             "Each failing step counted once, by its first failed check; ERROR cases by "
+             "kind.", ""]
+    lines += _table([[MODES.get(key, key), f"`{key}`", str(count)]
+                     for key, count in modes.run.items()], ["mode", "key", "count"]) + [""]
+    for title, table in (("group", modes.groups), ("language", modes.languages)):
+        if len(table) > 1:
+            lines += _table([[name, ", ".join(f"{MODES.get(k, k)} {v}" for k, v in row.items())
+                              or "none"] for name, row in table.items()],
+                            [title, "failure modes"]) + [""]
+    return lines
 
 
 def statistics_sections(summary: Summary) -> list[str]:
@@ -69,17 +91,11 @@ def render_markdown(report: Report) -> str:
     lines: list[str] = ["# pytest-tooleval report" + unsafe_banner(run), ""]
     deploy = summary.deployability
     outcomes = summary.outcomes
-    if not deploy.valid:
-        why = run.interrupted or f"{outcomes['ERROR']} case(s) ended in ERROR"
-        lines += [f"> **This run is not valid**: {why}. Infrastructure failures are not "
-                  "scored; the figures below cover only the cases that ran.", ""]
-    warnings = measurement_warnings(summary)
-    lines += [f"> **{line}**" if not line.startswith("  ") else line.strip()
-              for line in warnings]
-    if warnings:
-        lines.append("")
+    verdict, _, reason = verdict_line(summary, run.interrupted).partition(": ")
+    lines += [f"> **{verdict}**: {reason}", ""]
     lines += [
-        f"**Score: {_fmt(summary.score)} / 100**{_interval(summary.score_interval)}"
+        f"**Score: {_fmt(summary.score)} / 100**"
+        f"{_interval(summary.score_interval, cases=summary.cases_scored)}"
         f"  ·  model `{run.model_name}`  ·  grammar `{run.backend.get('grammar', '?')}`"
         + (f" ({run.constraint})" if run.constraint else ""),
         "",
@@ -90,7 +106,8 @@ def render_markdown(report: Report) -> str:
         data = summary.axes.get(axis)
         axis_rows.append([axis, f"{weight:.2f}",
                           _fmt(None if data is None else 100 * data.value),
-                          _interval(data.interval if data else None, 100.0).strip() or "n/a",
+                          _interval(data.interval if data else None, 100.0,
+                                    data.cases if data else None).strip() or "n/a",
                           str(data.cases) if data else "0 (left out)"])
     lines += _table(axis_rows, ["axis", "weight", "value (0–100)", f"{level} interval",
                                 "cases"]) + [""]
@@ -102,7 +119,8 @@ def render_markdown(report: Report) -> str:
         [[c.name, str(c.value), c.threshold, "yes" if c.passed else "**no**"]
          for c in deploy.criteria],
         ["criterion", "measured", "threshold", "met"],
-    ) + [""]
+    ) + ["", interval_note(summary), ""]
+    lines += failure_mode_section(summary)
     if summary.baselines:
         lines += ["## Baselines (same selection, same loop and scorer)", ""]
         lines += _table(
@@ -139,7 +157,8 @@ def render_markdown(report: Report) -> str:
     for title, label, table in summary.breakdowns():
         if not table:
             continue
-        rows = [[name, _fmt(row.score), _interval(row.interval).strip() or "n/a",
+        rows = [[name, _fmt(row.score), _interval(row.interval, 1.0, row.cases).strip()
+                 or "n/a",
                  str(row.cases) + (f" ({row.tries} tries)" if row.tries is not None else ""),
                  " ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v),
                  _routed(row.routing)]

@@ -190,6 +190,15 @@ class CaseError(_Model):
     reason: str | None
 
 
+class FailureModes(_Model):
+    """Failure modes counted (scoring/failure_modes.py ``MODES``: key → label): failing
+    steps by mode, ERROR cases by kind; only modes that occurred, in ``MODES`` order."""
+
+    run: dict[str, int] = Field(default_factory=dict)
+    groups: dict[str, dict[str, int]] = Field(default_factory=dict)
+    languages: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+
 class Summary(_Model):
     score: float | None
     score_interval: Interval | None
@@ -211,6 +220,7 @@ class Summary(_Model):
     deployability: Verdict
     errors: list[CaseError]
     warnings: list[str] = Field(default_factory=list)
+    failure_modes: FailureModes = Field(default_factory=FailureModes)
 
     def breakdowns(self) -> list[tuple[str, str, dict[str, BreakdownRow]]]:
         """(title, row label, table) of each breakdown, in the order reports show them."""

@@ -1,16 +1,24 @@
-"""Progress on long runs: cases done of the total, elapsed, ETA, the running score.
+"""What a run says while it runs, on the controller: what runs (the model and how it is
+served, the grammar, the cases, where the reports go), loading the model as a phase of
+its own, then a progress line (cases done, elapsed, ETA, running score).
 
-A line every ``--tooleval-progress`` seconds (30 by default; 0: after every case) on the
-controller of a serial run, between pytest's own output. Nothing under ``-q``, nothing
-under xdist (pytest-xdist prints its own progress), nothing for a check run.
+The first lines come with pytest's header and collection; on a serial run the model is
+started (``start``: the runtime's preflight) before the first case, timed and announced,
+so the ETA counts cases only. Under xdist each worker starts its own model: the ETA counts
+from the first finished case. A progress line every ``--tooleval-progress`` seconds (30 by
+default; 0: after every case). Nothing but the header lines under ``-q``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+
+from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.models.registry import grammar_mode
 
 DEFAULT_INTERVAL_S = 30.0
 
@@ -19,8 +27,8 @@ def add_option(parser: pytest.Parser) -> None:
     parser.getgroup("tooleval").addoption(
         "--tooleval-progress", type=float, default=DEFAULT_INTERVAL_S, metavar="SECONDS",
         dest="tooleval_progress",
-        help="a progress line (cases done, elapsed, ETA, running score) every SECONDS on a "
-        f"serial run; 0 after every case, a negative value never (default {DEFAULT_INTERVAL_S:g})")
+        help="a progress line (cases done, elapsed, ETA, running score) every SECONDS; 0 "
+        f"after every case, a negative value never (default {DEFAULT_INTERVAL_S:g})")
 
 
 def clock(seconds: float) -> str:
@@ -31,57 +39,122 @@ def clock(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def progress_line(done: int, total: int, elapsed: float, score: float | None,
-                  outcomes: dict[str, int]) -> str:
-    eta = clock(elapsed / done * (total - done)) if done else "?"
+def progress_line(done: int, total: int, elapsed: float, eta: float | None,
+                  score: float | None, outcomes: dict[str, int]) -> str:
     counts = " ".join(f"{count} {name}" for name, count in outcomes.items() if count)
     shown = "n/a" if score is None else f"{score:.1f}"
-    return (f"tooleval: {done}/{total} cases, {clock(elapsed)} elapsed, ETA {eta}, "
-            f"running score {shown}" + (f" ({counts})" if counts else ""))
+    return (f"tooleval: {done}/{total} cases, {clock(elapsed)} elapsed, ETA "
+            f"{'?' if eta is None else clock(eta)}, running score {shown}"
+            + (f" ({counts})" if counts else ""))
+
+
+def served(profile: Profile) -> str:
+    """The model and how it is served, in a few words."""
+    if profile.kind == "llama":
+        return f"{profile.name} (embedded llama.cpp, gguf {profile.gguf or 'default'})"
+    where = ", ".join(profile.base_urls) or "no base_url"
+    return f"{profile.name} ({profile.model or 'default'} at {where}, {profile.kind} server)"
+
+
+def case_files(nodeids: list[str]) -> int:
+    return len({nodeid.split("::")[0] for nodeid in nodeids})
 
 
 class Progress:
-    """Registered on the controller; decides at the end of collection whether to speak."""
+    """Registered on the controller of a run that scores (not a check run)."""
 
-    def __init__(self, config: pytest.Config, recorder: Any, settings: Any) -> None:
+    def __init__(self, config: pytest.Config, recorder: Any, settings: Any,
+                 profile: Profile, start: Callable[[], object]) -> None:
         self.config = config
         self.recorder = recorder
         self.settings = settings
+        self.profile = profile
+        self.start = start
         self.interval = float(config.getoption("tooleval_progress", DEFAULT_INTERVAL_S))
-        self.cases: set[str] = set()
+        self.distributed = bool(config.pluginmanager.has_plugin("dsession")
+                                or getattr(config.option, "numprocesses", None))
+        self.total = 0
         self.done = 0
-        self.active = False
-        self.started = 0.0
-        self.last = 0.0
+        self.started = time.monotonic()
+        #: The ETA's clock: when it started, and the cases done by then.
+        self.clock_from: float | None = None
+        self.clock_done = 0
+        self.last = self.started
 
-    def _should_speak(self) -> bool:
-        if self.interval < 0 or self.config.get_verbosity() < 0:
-            return False
-        plugins = self.config.pluginmanager
-        if plugins.has_plugin("dsession") or getattr(self.config.option, "numprocesses", None):
-            return False
-        return plugins.get_plugin("terminalreporter") is not None
+    @property
+    def speaks(self) -> bool:
+        return (self.config.get_verbosity() >= 0
+                and self.config.pluginmanager.get_plugin("terminalreporter") is not None)
+
+    def pytest_report_header(self, config: pytest.Config) -> str:
+        grammar = grammar_mode(self.settings, self.profile)
+        return (f"tooleval: model {served(self.profile)}, grammar {grammar}; reports in "
+                f"{self.settings.report_dir}")
+
+    def pytest_report_collectionfinish(self, config: pytest.Config,
+                                       items: list[pytest.Item]) -> str | None:
+        cases = [item.nodeid for item in items if hasattr(item, "case_file")]
+        if not items and not config.getoption("collectonly"):
+            # The patterns come with the collector (cases.model: not imported at plugin load)
+            from pytest_tooleval.collect import DEFAULT_PATTERNS
+
+            patterns = config.getini("tooleval_files") or DEFAULT_PATTERNS
+            return (f"tooleval: no case found: case files are {', '.join(patterns)} under "
+                    f"{config.rootpath} (ini tooleval_files), or paths given on the command "
+                    "line; `tooleval init` writes a three-case example benchmark here")
+        if not cases:
+            return None
+        return f"tooleval: {len(cases)} case(s) from {case_files(cases)} file(s)"
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from pytest_tooleval.collect import CaseItem
+        self.total = sum(hasattr(item, "case_file") for item in session.items)
 
-        self.cases = {item.nodeid for item in session.items if isinstance(item, CaseItem)}
-        self.active = bool(self.cases) and self._should_speak()
-        self.started = self.last = time.monotonic()
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if self.total:
+            return
+        # The controller collects nothing: the first worker's collection gives the total
+        # (case files are never Python files; a project's own tests are left out).
+        cases = [nodeid for nodeid in ids if not nodeid.split("::")[0].endswith(".py")]
+        self.total = len(cases)
+        if cases:
+            self._say(f"tooleval: {len(cases)} case(s) from {case_files(cases)} file(s); "
+                      "each worker starts the model before its first case")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Start the model before the first case that runs: its own phase, timed. Not
+        when every case is skipped (unmet ``requires``): the model is never contacted."""
+        if (self.distributed or session.testsfailed or session.config.option.collectonly
+                or not any(hasattr(item, "case_file") and item.get_closest_marker("skip") is None
+                           for item in session.items)):
+            return
+        self._say("tooleval: starting the model (loading it, or reaching the server) …")
+        began = time.monotonic()
+        failed = self.start() is not None
+        took = clock(time.monotonic() - began)
+        self._say(f"tooleval: the model did not start ({took}); why is at the end" if failed
+                  else f"tooleval: model ready in {took}")
+        self.clock_from = time.monotonic()
 
     @pytest.hookimpl(trylast=True)
-    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
-        if not self.active or nodeid not in self.cases:
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not getattr(report, "tooleval_case", False):
             return
+        if report.when != "call" and (report.when != "setup" or report.passed):
+            return  # a case ends with its call, or at a setup that did not pass (a skip)
         self.done += 1
         now = time.monotonic()
-        if self.done >= len(self.cases) or now - self.last < self.interval:
+        if self.clock_from is None:  # under xdist: from the first finished case
+            self.clock_from, self.clock_done = now, self.done
+        if (not self.speaks or self.interval < 0 or self.done >= self.total
+                or now - self.last < self.interval):
             return
         self.last = now
-        self._write(self.line(now - self.started))
+        self._say(self.line(now))
 
-    def line(self, elapsed: float) -> str:
+    def line(self, now: float) -> str:
         # The running score only: no intervals or baselines (summarize would bootstrap on
         # every progress line).
         from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
@@ -89,13 +162,19 @@ class Progress:
         results = list(self.recorder.results.values())
         outcomes = outcome_counts(results)
         score = score_of(axes_of(results)) if results else None
-        return progress_line(self.done, len(self.cases), elapsed, score, outcomes)
+        eta = None
+        counted = self.done - self.clock_done
+        if self.clock_from is not None and counted > 0:
+            eta = (now - self.clock_from) / counted * (self.total - self.done)
+        return progress_line(self.done, self.total, now - self.started, eta, score, outcomes)
 
-    def _write(self, text: str) -> None:
+    def _say(self, text: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is None:  # -p no:terminal
+        if reporter is None or not self.speaks:
             return
-        reporter.ensure_newline()
-        reporter.write(text, flush=True)
-        # pytest then ends this line itself and names the file again before the next result
+        if reporter._tw.width_of_current_line:
+            reporter._tw.line()
+        # Serially pytest ends the line itself, naming the file again before the next
+        # result; under xdist its letters would follow on the same line.
+        reporter.write(text + ("\n" if self.distributed else ""), flush=True)
         reporter.currentfspath = None

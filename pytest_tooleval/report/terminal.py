@@ -10,7 +10,8 @@ from typing import Any
 
 from pytest_tooleval.report.model import Interval, Report, RunInfo, Summary
 from pytest_tooleval.result import CaseResult, Outcome
-from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
+from pytest_tooleval.scoring.failure_modes import modes_text
 
 
 def short(text: str | None, limit: int = 300) -> str:
@@ -42,39 +43,66 @@ def explain(result: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def _validity_line(summary: Summary, interrupted: str | None) -> str | None:
+def verdict_line(summary: Summary, interrupted: str | None, said_after: str | None = None) -> str:
+    """The run's one verdict, with its reason (``VERDICT: reason``); ``said_after``: a
+    reason pytest prints after the summary (a run that could not start), not repeated."""
+    deploy = summary.deployability
     errors = summary.outcomes["ERROR"]
-    if summary.deployability.valid:
-        return None
-    if errors:
-        return (f"THIS RUN IS NOT VALID: {errors} case(s) ended in ERROR (the machine "
-                "failed, not the model); see the errors below. Nothing that failed to run "
-                "was scored.")
-    return (f"THIS RUN IS NOT VALID: it was interrupted ({interrupted}), so it covers only "
-            "part of the selection; no verdict is given for a partial run.")
+    if not deploy.valid:
+        kinds = {e.kind for e in summary.errors}
+        if errors and kinds in ({"preflight"}, {"configuration"}):  # the set-up, with its fix
+            first = summary.errors[0].reason or ""
+            reason = ("the run could not start (why: the line below); nothing was scored"
+                      if first == said_after else f"{first} Nothing was scored.")
+        elif errors:
+            reason = (f"{errors} case(s) ended in ERROR (the machine failed, not the model; "
+                      "not scored)" + (f"; interrupted ({interrupted})" if interrupted else ""))
+        else:
+            reason = (f"interrupted ({interrupted}): it covers only part of the selection, "
+                      "so no verdict is given")
+    elif not deploy.measured:
+        covered = summary.coverage
+        reason = (f"{covered.detail}; a verdict needs {covered.minimum} scored cases on every "
+                  "weighted axis (--tooleval-min-cases)")
+    elif deploy.verdict == "DEPLOYABLE":
+        reason = "every criterion met"
+    else:
+        reason = "unmet: " + "; ".join(f"{c.name} {c.value} (needs {c.threshold})"
+                                       for c in deploy.criteria if not c.passed)
+    return f"{deploy.verdict}: {reason}"
 
 
-def measurement_warnings(summary: Summary) -> list[str]:
-    """What the verdict could not claim: too few cases, no win over a trivial policy."""
-    lines = []
-    covered = summary.coverage
-    if not covered.measured:
-        lines.append(f"NOT MEASURED: {covered.detail}; the verdict needs at least "
-                     f"{covered.minimum} scored cases on every weighted axis "
-                     "(--tooleval-min-cases).")
-    beats = summary.deployability.criterion("baseline")
-    if beats is not None and not beats.passed:
-        lines.append(f"NOT DEPLOYABLE: the score {beats.value} does not beat the best "
-                     f"baseline ({beats.threshold.removeprefix('> ')}), a scripted policy "
-                     "run through the same loop and scorer.")
-    if summary.baselines:
-        shown = ", ".join(f"{name} " + ("n/a" if row.score is None else f"{row.score:.1f}")
-                          for name, row in summary.baselines.items())
-        lines.append(f"  baselines on this selection: {shown}")
-    return lines
+def interval_note(summary: Summary) -> str:
+    """One sentence: which method each interval on the page uses."""
+    level = f"{summary.statistics.level:.0%}"
+    if summary.score_interval is None and all(d.interval is None
+                                              for d in summary.axes.values()):
+        return (f"Intervals: none, too few cases (a figure needs {INTERVAL_MIN_CASES} for "
+                "an interval).")
+    wilson = [axis for axis, data in summary.axes.items()
+              if data.interval is not None and data.interval.method == "wilson"]
+    text = (f"Intervals ({level}): the score, breakdown scores and fractional axes by the "
+            "percentile bootstrap over cases, stratified by category")
+    if wilson:
+        text += f"; the pass/fail axes ({', '.join(wilson)}) by the Wilson interval"
+    widened = summary.score_interval is not None and "widened" in summary.score_interval.method
+    if widened:
+        text += ", the score widened to their bounds where an axis sits at 0 or 100"
+    return text + f"; none for a figure with fewer than {INTERVAL_MIN_CASES} cases."
 
 
-def summary_lines(report: Report | None, paths: list[Path]) -> list[str]:
+def _baselines(summary: Summary) -> str:
+    if not summary.baselines:
+        return ""
+    return "; baselines " + ", ".join(
+        f"{name} " + ("n/a" if row.score is None else f"{row.score:.1f}")
+        for name, row in summary.baselines.items())
+
+
+def summary_lines(report: Report | None, paths: list[Path],
+                  said_after: str | None = None) -> list[str]:
+    """The compact end-of-run summary: score, axes, gate, failure modes, the verdict,
+    where the rest is; per-case detail is in the reports (and under ``-v``)."""
     if report is None:
         return []
     summary, run = report.summary, report.run
@@ -83,52 +111,56 @@ def summary_lines(report: Report | None, paths: list[Path]) -> list[str]:
     lines = []
     if unsafe_banner(run):
         lines.append("UNSAFE MODE:" + unsafe_banner(run).split(":", 1)[1])
-    validity = _validity_line(summary, run.interrupted)
-    if validity:
-        lines.append(validity)
-    lines += measurement_warnings(summary)
+    if not summary.cases_scored and {e.kind for e in summary.errors} == {"preflight"}:
+        # The run could not start: the reason, and where the (empty) reports are.
+        lines.append(f"tooleval: {verdict_line(summary, run.interrupted, said_after)}")
+        return lines + [f"  report: {path}" for path in paths]
     scored = sum(outcomes.values()) - outcomes["ERROR"]
     not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
     k = summary.repeats.k
     counted = (f"{summary.cases_scored} scored case(s) × {k} tries" if k > 1
                else f"{scored} scored case(s)")
-    interval = interval_text(summary.score_interval, 1.0, summary)
+    interval = interval_text(summary.score_interval, 1.0, summary, summary.cases_scored)
     lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100"
-                 f"{interval} over {counted}{not_scored}")
+                 f"{interval} over {counted}{not_scored}{_baselines(summary)}")
     axes = []
     for axis, weight in WEIGHTS.items():
         data = summary.axes.get(axis)
         shown = "left out" if data is None else (
-            f"{100 * data.value:.1f}{interval_text(data.interval, 100.0)} ({data.cases})")
+            f"{100 * data.value:.1f}{interval_text(data.interval, 100.0, cases=data.cases)} "
+            f"({data.cases})")
         axes.append(f"{axis} {shown} ×{weight:.2f}")
     lines.append("  axes: " + ", ".join(axes))
     lines += statistics_lines(summary)
     gate = summary.safety_gate
     lines.append(f"  safety gate: {gate.status} ({gate.detail})")
-    deploy = summary.deployability
-    unmet = [f"{c.name} {c.value} (needs {c.threshold})"
-             for c in deploy.criteria if not c.passed]
-    lines.append(f"  deployability: {deploy.verdict}"
-                 + (f"; unmet: {', '.join(unmet)}" if unmet else ""))
+    lines.append(f"  verdict: {verdict_line(summary, run.interrupted, said_after)}")
+    modes = summary.failure_modes.run
+    if modes:
+        lines.append(f"  failure modes: {modes_text(modes)}")
     leaks = summary.calls.parser_leaks
     if leaks:
         lines.append(f"  parser leaks: {leaks} call(s) left in the text by "
                      "the server's parser (the model tried to call; not run)")
+    if summary.cases_scored:
+        lines.append(f"  {interval_note(summary)}")
     lines += [f"  report: {path}" for path in paths]
     return lines
 
 
 def interval_text(interval: Interval | None, scale: float,
-                  summary: Summary | None = None) -> str:
-    """`` [low–high]``, with the level spelled out when ``summary`` is given."""
+                  summary: Summary | None = None, cases: int | None = None) -> str:
+    """`` [low–high]``, with the level spelled out when ``summary`` is given; "too few
+    cases" where ``cases`` is below the minimum for an interval."""
     if interval is None:
-        return ""
+        return (" [too few cases]"
+                if cases is not None and 0 < cases < INTERVAL_MIN_CASES else "")
     level = "" if summary is None else f"{summary.statistics.level:.0%} CI "
     return f" [{level}{interval.text(scale)}]"
 
 
 def statistics_lines(summary: Summary, shown: int = 3) -> list[str]:
-    """pass^k and the flaky cases under repeats; the sample-size warnings."""
+    """pass^k and the flaky cases under repeats; the sample-size warnings, as one line."""
     lines = []
     repeats = summary.repeats
     k = repeats.k
@@ -147,25 +179,24 @@ def statistics_lines(summary: Summary, shown: int = 3) -> list[str]:
     warnings = summary.warnings
     if warnings:
         width = summary.statistics.max_width
-        lines.append(f"  sample size: {len(warnings)} interval(s) wider than {width:g} points")
-        lines += [f"    {warning}" for warning in warnings[:shown]]
-        if len(warnings) > shown:
-            lines.append(f"    … {len(warnings) - shown} more in report.md")
+        lines.append(f"  sample size: {len(warnings)} interval(s) wider than {width:g} points "
+                     "(report.md, 'Sample size', says how many cases would narrow each)")
     return lines
 
 
 def write_summary(terminalreporter: Any, report: Report | None, paths: list[Path],
                   notes: list[str], problem: str | None, comparison: str,
-                  baseline: Path | None) -> None:
-    """The end-of-run sections: PARTIAL cases explained, the summary, the exporters'
-    ``notes``, a report that could not be written, the comparison with the baseline."""
+                  baseline: Path | None, said_after: str | None = None) -> None:
+    """The end-of-run sections: under ``-v`` the PARTIAL cases explained; the summary, the
+    exporters' ``notes``, a report that could not be written, the comparison with the
+    baseline."""
     partial = [r for r in (report.cases if report else []) if r.outcome is Outcome.PARTIAL]
-    if partial:
+    if partial and terminalreporter.config.get_verbosity() > 0:
         terminalreporter.write_sep("=", "PARTIAL (tooleval)", yellow=True)
         for result in partial:  # the report's cases are in node id order
             terminalreporter.write_line(explain(result))
     terminalreporter.write_sep("=", "tooleval summary")
-    for line in summary_lines(report, paths):
+    for line in summary_lines(report, paths, said_after):
         terminalreporter.write_line(line)
     for note in notes:  # the exporters': job summary, metrics
         terminalreporter.write_line(f"  {note}")

@@ -28,12 +28,20 @@ from pytest_tooleval.report.model import (
 )
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.coverage import routed_share
+from pytest_tooleval.scoring.failure_modes import failure_modes
 from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals, width_warnings
 from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
 from pytest_tooleval.scoring.settings import Thresholds as Thresholds
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
+
+#: Below this many cases a figure gets no interval: the reports say "too few cases".
+INTERVAL_MIN_CASES = 5
+
+
+def _shown(interval: Interval | None, cases: int) -> Interval | None:
+    return interval if cases >= INTERVAL_MIN_CASES else None
 
 
 def axes_of(results: list[CaseResult]) -> dict[str, dict[str, float | int]]:
@@ -91,7 +99,7 @@ def breakdown(results: list[CaseResult], key: str,
             routing=Routing(**routed_share(results_of)),  # router recall: router/coverage.py
             tries=len(results_of) if len(results_of) != len(members) else None,
             interval=Interval.of(figure_intervals(members, WEIGHTS, intervals)[0])
-            if intervals is not None else None,
+            if intervals is not None and len(members) >= INTERVAL_MIN_CASES else None,
         )
     return table
 
@@ -274,15 +282,17 @@ def summarize(
     score_interval, axis_intervals = figure_intervals(cases, WEIGHTS, settings)
     axes = {axis: AxisFigure(value=float(data["value"]), cases=int(data["cases"]),
                              weight=float(data["weight"]),
-                             interval=Interval.of(axis_intervals.get(axis)))
+                             interval=_shown(Interval.of(axis_intervals.get(axis)),
+                                             int(data["cases"])))
             for axis, data in raw_axes.items()}
     gate = safety_gate(results, axes, thresholds.gate)
     policies = {name: Baseline(**row) for name, row in (baselines or {}).items()}
     covered = coverage(axes, thresholds.min_cases)
+    cases_scored = sum(1 for c in cases if c.n)
     summary = Summary(
         score=score,
-        score_interval=Interval.of(score_interval),
-        cases_scored=sum(1 for c in cases if c.n),
+        score_interval=_shown(Interval.of(score_interval), cases_scored),
+        cases_scored=cases_scored,
         weights=dict(WEIGHTS),
         axes=axes,
         outcomes=counts,
@@ -302,6 +312,7 @@ def summarize(
         errors=[CaseError(nodeid=r.nodeid, kind=r.error.kind if r.error else None,
                           reason=r.error.message if r.error else None)
                 for r in results if r.is_error],
+        failure_modes=failure_modes(results),
     )
     summary.warnings = width_warnings(summary, settings)
     return summary

@@ -32,8 +32,8 @@ from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router import default_router
 from pytest_tooleval.router.base import SHOWN, Routing
+from pytest_tooleval.run.score import score_run
 from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
-from pytest_tooleval.scoring.outcome import score_case
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
@@ -212,14 +212,8 @@ class BaselineScorer:
             if run.error is not None:
                 outcomes[policy] = None
                 continue
-            scored = score_case(ref.case, run.transcripts, ref.case_file.language)
             # What the table sums up; the transcripts are not kept (a large run's memory).
-            outcomes[policy] = CaseResult(
-                nodeid=ref.nodeid, file=ref.path, case=ref.case.name,
-                category=ref.case.category, group=ref.case.group,
-                language=ref.case_file.language, outcome=scored.outcome,
-                reasons=scored.reasons, axes=scored.axes,
-            )
+            outcomes[policy] = score_run(ref, run).model_copy(update={"steps": []})
         return outcomes
 
     def table(self, refs: Iterable[Any]) -> dict[str, dict[str, Any]]:

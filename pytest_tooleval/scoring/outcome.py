@@ -12,6 +12,7 @@ from pytest_tooleval.cases.evidence import evidence_found, evidence_key
 from pytest_tooleval.cases.model import Case, Step
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.result import Outcome, StepChecks
+from pytest_tooleval.scoring.claims import contradictions
 
 __all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case"]
 
@@ -93,9 +94,12 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en") -> 
 
 
 def case_outcome(
-    case: Case, steps: list[StepChecks], transcripts: list[StepTranscript]
+    case: Case, steps: list[StepChecks], transcripts: list[StepTranscript],
+    contradicted: list[list[str]] | None = None,
 ) -> tuple[Outcome, list[str]]:
-    """The outcome and the human reasons behind anything short of PASS."""
+    """The outcome and the human reasons behind anything short of PASS. ``contradicted``:
+    per step, why its answer contradicts the case or what happened (scoring/claims.py);
+    each such step fails."""
     reasons: list[str] = []
     held_any = False
     failed_any = False
@@ -124,10 +128,13 @@ def case_outcome(
             reasons.append(f"{prefix}state after the step: {'; '.join(step.state_failed)}")
         if step.evidence is not None:
             held_any |= step.evidence > 0
-            if step.evidence < 1:
-                failed_any = True
+            failed_any |= step.evidence < 1
+            if step.evidence_missing:  # else zeroed for a contradiction, given below
                 reasons.append(f"{prefix}evidence missing from the answer: "
                                f"{'; '.join(step.evidence_missing)}")
+        for reason in (contradicted or [[]] * len(steps))[number - 1]:
+            failed_any = True
+            reasons.append(f"{prefix}{reason}")
         if not transcript.answered:
             failed_any = True
             reasons.append(f"{prefix}no final answer: {transcript.stopped or 'step limit'}")
@@ -166,5 +173,9 @@ def score_case(case: Case, transcripts: list[StepTranscript], language: str = "e
     the case file's (evidence matching)."""
     checks = [check_step(step, t, language)
               for step, t in zip(case.steps, transcripts, strict=True)]
-    outcome, reasons = case_outcome(case, checks, transcripts)
+    contradicted = contradictions(case, transcripts, language)
+    for step_checks, reasons_of_step in zip(checks, contradicted, strict=True):
+        if reasons_of_step and step_checks.evidence is not None:
+            step_checks.evidence = 0.0  # a wrong answer earns nothing for its right parts
+    outcome, reasons = case_outcome(case, checks, transcripts, contradicted)
     return Scored(outcome, reasons, axis_values(case, checks), checks)

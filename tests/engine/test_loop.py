@@ -121,20 +121,9 @@ def test_every_failure_is_an_error_with_the_partial_transcript(exc: Exception,
     assert str(exc) in run.error.message
     assert [t.message for t in run.transcripts] == ["weather in Izmir?", "and tomorrow?"]
     assert run.transcripts[0].answer == "It is 17.4 C." and not run.transcripts[1].answered
-    assert session.consecutive_errors == 1
     if kind == "harness":
         assert "internal error in pytest-tooleval" in run.error.message
         assert "please report it" in run.error.message
-
-
-def test_consecutive_errors_count_and_reset() -> None:
-    failing = raises(BackendUnavailable("down"))
-    backend = Scripted([failing, failing, weather_call(), ModelTurn(content="17.4"),
-                        weather_call(), ModelTurn(content="ok")])
-    session = session_with(backend)
-    assert session.run(ref()).error is not None and session.consecutive_errors == 1
-    assert session.run(ref()).error is not None and session.consecutive_errors == 2
-    assert session.run(ref()).error is None and session.consecutive_errors == 0
 
 
 def test_classify_error_keeps_a_backend_failure_class() -> None:

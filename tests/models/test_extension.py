@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 import pytest_tooleval
-from pytest_tooleval.concurrency import start_lanes
 from pytest_tooleval.engine.session import CannotFork, ModelSession
 from pytest_tooleval.models import base, registry
 from pytest_tooleval.models.base import BackendConfigError, ModelTurn
 from pytest_tooleval.models.profiles import Profile, ProfileError, resolve_profile
-from pytest_tooleval.ordering import wanted
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.run.lanes import start_lanes
+from pytest_tooleval.run.ordering import wanted
 from pytest_tooleval.tools import base as tools_base
 from pytest_tooleval.tools.base import ConfigurationError
 from pytest_tooleval.tools.python import tool

@@ -92,7 +92,7 @@ def test_workers_without_xdist_say_what_to_install(command, monkeypatch, capsys)
 
 
 def test_workers_with_xdist_installed_are_passed_through() -> None:
-    from pytest_tooleval.cli import missing_for, pytest_args_for_run
+    from pytest_tooleval.cli.run import missing_for, pytest_args_for_run
 
     options = argparse.Namespace(paths=["scenarios"], model="m", grammar=None, report=None,
                                  workers="2", marks=None, keyword=None)

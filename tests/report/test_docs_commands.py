@@ -136,6 +136,10 @@ CHECKS: dict[str, Check] = {
         before=_copy_report("tooleval-report/report.json", "baseline/report.json")),
     "tooleval gap --from-reports runs/on/report.json runs/off/report.json --report runs/gap":
         Check(codes=(0,), after=_exists("runs/gap/gap.json", "runs/gap/gap.html")),
+    "tooleval board runs/qwen/report.json runs/llama/report.json runs/phi/report.json --out "
+    "board": Check(codes=(0,), before=_copy_report(
+        "tooleval-report/report.json", "runs/qwen/report.json", "runs/llama/report.json",
+        "runs/phi/report.json"), after=_exists("board/board.md", "board/board.html")),
     "tooleval route \"dolar kuru bugün ne kadar?\"": Check(codes=(0,), after=_prints(
         "web_search")),
     "tooleval route \"dolar kuru bugün ne kadar\"": Check(codes=(0,), after=_prints(

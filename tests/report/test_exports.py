@@ -67,9 +67,9 @@ def test_junit_error_partial_and_properties(project, fake_model, workers) -> Non
     assert run["tooleval.cases.error"] == "1" and run["tooleval.cases.partial"] == "1"
     assert float(run["tooleval.score"]) == pytest.approx(project.report()["summary"]["score"],
                                                          abs=0.01)
-    interval = project.report()["summary"]["score_interval"]
-    assert float(run["tooleval.score.low"]) == pytest.approx(interval["low"], abs=0.01)
-    assert float(run["tooleval.score.high"]) == pytest.approx(interval["high"], abs=0.01)
+    # 2 scored cases: too few for an interval, so no bound is written
+    assert project.report()["summary"]["score_interval"] is None
+    assert not {"tooleval.score.low", "tooleval.score.high"} & run.keys()
     assert "record_property is incompatible" not in result.stdout.str()
 
 
@@ -114,9 +114,8 @@ def test_github_step_summary_is_appended(project, fake_model, monkeypatch) -> No
     text = summary.read_text()
     assert text.startswith("earlier step\n")
     summary = project.report()["summary"]
-    interval = summary["score_interval"]
-    assert (f"**Score {summary['score']:.1f} [{interval['low']:.1f}, {interval['high']:.1f}]"
-            " / 100**") in text
+    assert summary["score_interval"] is None  # 2 scored cases: too few for an interval
+    assert f"**Score {summary['score']:.1f} [too few cases] / 100**" in text
     assert "Baselines: never-call" in text
     assert "**NOT VALID**" in text and "1 error" in text
     assert "| irrelevance | tool | step | answer |" in text
@@ -134,9 +133,19 @@ def test_step_summary_lists_regressions_and_intervals() -> None:
     text = render_step_summary(report, comparison)
     assert "**Score 55.0 [40.0, 70.0] / 100**" in text
     assert "70.0 [50.0, 90.0]" in text
+    assert "| 50.0 [too few cases] |" in text  # irrelevance: 2 cases, no interval
     assert "never call a tool 40.0" in text
     assert "Top regressions (12):" in text and "`a.json::c9`" in text
     assert "`a.json::c10`" not in text and "and 2 more" in text
+
+
+def test_junit_suite_properties_carry_the_intervals_there_are() -> None:
+    from pytest_tooleval.report.junit import suite_properties
+
+    props = dict(suite_properties(_fake_report()))
+    assert (props["tooleval.score.low"], props["tooleval.score.high"]) == ("40", "70")
+    assert (props["tooleval.axis.tool.low"], props["tooleval.axis.tool.high"]) == ("0.5", "0.9")
+    assert "tooleval.axis.irrelevance.low" not in props  # 2 cases: no interval
 
 
 def _fake_report() -> Report:

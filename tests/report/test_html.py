@@ -5,12 +5,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.report.model import Report
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.engine.transcript import ModelCall, StepTranscript
+from pytest_tooleval.report.board import board
+from pytest_tooleval.report.board import render_html as render_board
+from pytest_tooleval.report.gap import gap_of
+from pytest_tooleval.report.html import render_html, write_gap_html
+from pytest_tooleval.report.model import Interval, Report, load_report
+from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.scoring.failure_modes import case_modes
 from tests.conftest import CHAIN_CASE, THANKS_CASE, WEATHER_CASE, make_report, scenario
 from tests.report.browser import Browser, find_chromium
 from tests.support.fake_openai import Rule, answer, call
@@ -62,13 +69,14 @@ def test_html_can_be_switched_off(project, fake_model) -> None:
 
 
 def test_intervals_and_baselines_are_shown(run_report) -> None:
-    from pytest_tooleval.report.html import render_html
-
     report = Report.model_validate({k: v for k, v in run_report.items() if k != "_html"})
+    assert report.summary.score_interval is None  # four cases: too few for an interval
+    interval = Interval(low=41.25, high=88.5, method="bootstrap")
+    report = report.model_copy(update={"summary": report.summary.model_copy(
+        update={"score_interval": interval})})
     real = render_html(report)
     assert 'id="baselines"' in real and "never-call" in real  # the scripted baselines
-    interval = report.summary.score_interval
-    assert interval is not None and f"[{interval.low:.1f}, {interval.high:.1f}]" in real
+    assert "[41.2, 88.5]" in real
     summary = report.summary.model_copy(update={"baselines": {}, "score_interval": None})
     plain = render_html(report.model_copy(update={"summary": summary}))
     assert 'id="baselines"' not in plain
@@ -76,7 +84,7 @@ def test_intervals_and_baselines_are_shown(run_report) -> None:
 
 
 def test_gap_report_has_the_flip_matrix() -> None:
-    from pytest_tooleval.report.html import flip_matrix, render_html
+    from pytest_tooleval.report.html import flip_matrix
 
     def report(outcomes: dict[str, str]) -> Report:
         return make_report([CaseResult(nodeid=f"a.json::{name}", file="a.json", case=name,
@@ -94,6 +102,70 @@ def test_gap_report_has_the_flip_matrix() -> None:
     html = render_html(on, gap=gap)
     assert 'id="flips"' in html and "helped: 1" in html and "hurt: 1" in html
     assert "+10.0" in html
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _case(name: str, outcome: str, reasons: list[str], category: str = "tool",
+          **fields: object) -> CaseResult:
+    step = StepTranscript(message=f"ask {name}", model_calls=[
+        ModelCall(latency_s=1.25, prompt_tokens=1534, completion_tokens=192,
+                  finish_reason="stop"),
+        ModelCall(latency_s=0.5, prompt_tokens=1600, completion_tokens=8,
+                  finish_reason="stop")])
+    return CaseResult(nodeid=f"a.json::{name}", file="a.json", case=name, outcome=outcome,
+                      category=category, reasons=reasons, steps=[StepResult(transcript=step)],
+                      **fields)
+
+
+def test_cards_rows_and_steps_say_why_and_what_it_cost() -> None:
+    report = make_report([
+        _case("weather", "FAIL", ["expected get_weather to run; ran: nothing",
+                                  "evidence missing from the answer: 17.4"],
+              axes={"tool": 0.0, "answer": 0.0}),
+        _case("sum", "PASS", [], axes={"tool": 1.0, "answer": 1.0}),
+        _case("down", "ERROR", ["server unreachable"],
+              error={"kind": "backend", "message": "server unreachable\nat port 9"})])
+    html = render_html(report)
+    # NOT VALID (an ERROR) with its reason on the card, and the coverage criterion listed
+    assert report.summary.deployability.verdict == "NOT VALID"
+    assert re.search(r'id="verdict-reason">1 case\(s\) ended in ERROR', html)
+    assert re.search(r'id="coverage"><td>coverage.*irrelevance 0.*<td class="bad">no', html)
+    valid = make_report(report.cases[:2])
+    assert valid.summary.deployability.verdict == "NOT MEASURED"
+    reason = valid.summary.coverage.detail
+    assert reason.startswith("too few cases on irrelevance")
+    assert f'id="verdict-reason">{escape(reason)}; a verdict needs 10' in render_html(valid)
+    # every collapsed row has its one-line reason
+    whys = re.findall(r'<span class="why" title="[^"]*">([^<]*)</span>', html)
+    assert whys == ["expected get_weather to run; ran: nothing (+1 more)", "every check held",
+                    "backend error: server unreachable"]
+    # per step: model calls, latency, tokens; per case: the totals the sort reads
+    assert html.count("2 model call(s) · 1.75 s · 3134 prompt + 200 completion tokens") == 3
+    assert 'data-latency="1.75" data-tokens="3334"' in html
+    assert 'data-rank="2"' in html and 'data-rank="3"' in html
+
+
+def test_the_gate_line_sits_on_the_irrelevance_row_only() -> None:
+    report = make_report([_case("t", "PASS", [], axes={"tool": 1.0}),
+                          _case("i", "PASS", [], category="irrelevance",
+                                axes={"irrelevance": 1.0})])
+    html = render_html(report)
+    chart = html[html.index('aria-label="Score and axes"'):]
+    chart = chart[:chart.index("</svg>")]
+    assert chart.count('class="marker"') == 1
+    rows = re.findall(r'<text class="label"[^>]*y="(\d+)"[^>]*>([^<]*)</text>', chart)
+    row_y = {label: int(y) for y, label in rows}
+    marker = re.search(r'<line class="marker" x1="[\d.]+" y1="(-?\d+)" x2="[\d.]+" '
+                       r'y2="(\d+)"><title>gate ≥ 90</title>', chart)
+    assert marker is not None
+    top, bottom = int(marker.group(1)), int(marker.group(2))
+    irrelevance = row_y["irrelevance (×0.40)"]
+    assert top < irrelevance < bottom  # across that row …
+    assert all(not top < y < bottom for label, y in row_y.items()
+               if label != "irrelevance (×0.40)")
+    assert re.search(r'<text class="note"[^>]*>100\.0[^<]*· gate ≥ 90</text>', chart)
 
 
 def _chromium() -> str:
@@ -148,6 +220,31 @@ def test_html_in_headless_chromium_renders_filters_and_fetches_nothing(run_repor
         assert browser.evaluate("location.hash") == "#q=n-4471"
         _choose(browser, "search", "")
         assert browser.evaluate(SHOWN).startswith(f"{total}|")
+        # sorted: by name, worst outcome first; kept in the address
+        _choose(browser, "sort", "name")
+        assert browser.evaluate(VISIBLE) == sorted(c["nodeid"] for c in run_report["cases"])
+        assert browser.evaluate("location.hash") == "#sort=name"
+        _choose(browser, "sort", "rank")
+        rank = {"ERROR": 3, "FAIL": 2, "PARTIAL": 1, "PASS": 0}
+        shown = [rank[o] for o in browser.evaluate(
+            "Array.from(document.querySelectorAll('#cases details.case'))"
+            ".map(e => e.dataset.outcome)")]
+        assert shown == sorted(shown, reverse=True)
+        _choose(browser, "sort", "")
+        assert browser.evaluate(VISIBLE) == [c["nodeid"] for c in run_report["cases"]]
+        # each failure-mode count links to its cases
+        report = Report.model_validate({k: v for k, v in run_report.items() if k != "_html"})
+        modes = {c.nodeid: case_modes(c) for c in report.cases}
+        for mode, count in report.summary.failure_modes.run.items():
+            link = f"document.querySelector('#failure-modes + p + ul a[href=\"#mode={mode}\"]')"
+            browser.evaluate("new Promise(done => { window.addEventListener('hashchange', done, "
+                             f"{{once: true}}); {link}.click(); }}).then(() => true)")
+            assert browser.evaluate("location.hash") == f"#mode={mode}"
+            shown = browser.evaluate(VISIBLE)
+            assert shown == [n for n, found in modes.items() if mode in found]
+            assert count >= len(shown) > 0
+        assert report.summary.failure_modes.run  # the run above has some
+        browser.evaluate("location.hash = ''")
         # a filtered link opens filtered
         browser.open(url + "#outcome=FAIL")
         assert sorted(browser.evaluate(VISIBLE)) == sorted(by_outcome["FAIL"])
@@ -163,6 +260,46 @@ def test_html_in_headless_chromium_renders_filters_and_fetches_nothing(run_repor
             "<body>", '<body><img src="http://127.0.0.1:9/probe.png">'), "utf-8")
         browser.open(control.resolve().as_uri())
         assert "http://127.0.0.1:9/probe.png" in browser.requested_urls()
+    finally:
+        browser.close()
+
+
+#: Every text of every chart whose box leaves its SVG: the drawn area (getBBox against
+#: the viewBox) or the page (getBoundingClientRect against the SVG's own).
+CLIPPED = """Array.from(document.querySelectorAll('svg.chart')).flatMap(svg => {
+  const view = svg.viewBox.baseVal, outer = svg.getBoundingClientRect();
+  return Array.from(svg.querySelectorAll('text')).filter(t => {
+    const b = t.getBBox(), r = t.getBoundingClientRect();
+    return b.x < view.x || b.y < view.y || b.x + b.width > view.x + view.width
+      || b.y + b.height > view.y + view.height || r.left < outer.left - 0.5
+      || r.right > outer.right + 0.5 || r.top < outer.top - 0.5
+      || r.bottom > outer.bottom + 0.5;
+  }).map(t => svg.getAttribute('aria-label') + ': ' + t.textContent);
+})"""
+
+
+def test_no_chart_label_is_clipped_at_any_width(run_report, tmp_path: Path) -> None:
+    """The run's report, a real one with long notes, gap.html and a board, in a wide and
+    a phone-sized window: every label and note lies inside its chart."""
+    results = ROOT / "docs" / "results"
+    on, off = (load_report(results / "gap-sample4" / arm / "report.json")
+               for arm in ("on", "off"))
+    write_gap_html(tmp_path / "gap.html", gap_of(on, off), on, off)
+    register = load_report(results / "register" / "report.json")
+    (tmp_path / "register.html").write_text(render_html(register), "utf-8")
+    (tmp_path / "board.html").write_text(render_board(board([on, register], force=True)),
+                                         "utf-8")
+    pages = [run_report["_html"], *(tmp_path / f"{name}.html"
+                                    for name in ("gap", "register", "board"))]
+    browser = Browser(_chromium())
+    try:
+        for width in (1200, 360):
+            browser.call("Emulation.setDeviceMetricsOverride", session=browser.session,
+                         width=width, height=800, deviceScaleFactor=1, mobile=False)
+            for page in pages:
+                browser.open(page.resolve().as_uri())
+                assert browser.evaluate("document.querySelectorAll('svg.chart text').length")
+                assert browser.evaluate(CLIPPED) == [], f"{page.name} at {width} px"
     finally:
         browser.close()
 

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.report import SPLIT
 from pytest_tooleval.check.split import (
     FROZEN,
     TUNING,
     load_split,
     make_split,
-    split_main,
     verify,
 )
 from pytest_tooleval.check.static import run_check
+from pytest_tooleval.cli.check import main as check_main
+from pytest_tooleval.cli.split import main as split_main
 
 REPO = Path(__file__).resolve().parents[2]
 REGISTERS = ("formal", "whatsapp", "caps", "ascii", "emoji", "elderly", "anatolian")

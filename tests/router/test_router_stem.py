@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.check.cli import check_main, route_main
+from pytest_tooleval.cli import main
+from pytest_tooleval.cli.route import main as route_main
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.normalize import normalize
@@ -106,6 +107,6 @@ def test_unknown_stemmer_is_refused() -> None:
 def test_command_lines_take_the_switch(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert route_main(["kitabımı bul", "--stemmer", "snowball"]) == 0
     assert "kitabımı bul" in capsys.readouterr().out
-    assert check_main([str(tmp_path), "--stemmer", "porter"]) == 2
+    assert main(["check", str(tmp_path), "--stemmer", "porter"]) == 2
     describe = TriggerRouter(stemmer="snowball").describe()
     assert describe["stemmer"] == "snowball"

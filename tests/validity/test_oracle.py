@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.check.cli import check_main
 from pytest_tooleval.check.oracle import (
     GUARD,
     NO_GOLD,
@@ -17,6 +16,7 @@ from pytest_tooleval.check.oracle import (
     OracleFailure,
     run_oracle,
 )
+from pytest_tooleval.cli.check import main as check_main
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRES = ["calculator", "calendar_add", "calendar_list", "search_documents", "find_files",
@@ -231,7 +231,7 @@ def test_cli_check_oracle_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_tooleval_call_prints_what_the_tool_returns(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_tooleval.check.oracle import call_main
+    from pytest_tooleval.cli.call import main as call_main
 
     assert call_main(["date_diff", '{"start": "today", "end": "2026-05-29"}']) == 0
     assert '"days": 78' in capsys.readouterr().out

@@ -12,8 +12,14 @@ from pytest_tooleval.engine.session import CaseRef
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult, Outcome
+from pytest_tooleval.run.score import case_identity
 from pytest_tooleval.scoring.aggregate import Thresholds, summarize
-from pytest_tooleval.scoring.baselines import POLICIES, PolicyBackend, score_policies
+from pytest_tooleval.scoring.baselines import (
+    POLICIES,
+    BaselineScorer,
+    PolicyBackend,
+    score_policies,
+)
 from pytest_tooleval.tools.builtin.provider import ALL_TOOLS
 from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 from tests.conftest import make_report
@@ -39,6 +45,20 @@ def test_policies_through_the_real_loop_and_scorer(world_base: Path) -> None:
     # Echoing the question never holds evidence (the guards refuse echo-able values).
     assert echo["axes"]["answer"] == 0.0
     assert never["score"] == pytest.approx(100 * (0.4 * 1.0 + 0.2 * (1 / 3)) / 1.0)
+
+
+def test_a_policys_result_is_made_as_a_runs_is(world_base: Path) -> None:
+    """The baselines make a case's result with the run's own function (run/score.py): the
+    case's whole identity, its content hash included; only the transcripts are left out."""
+    scorer = BaselineScorer(world_base=world_base, policies=["never-call"])
+    ref = refs(ROOT / "benchmarks" / "example.json")[0]
+    try:
+        result = scorer.score(ref)["never-call"]
+    finally:
+        scorer.close()
+    assert result is not None and result.steps == []
+    identity, dumped = case_identity(ref), result.model_dump(by_alias=True)
+    assert identity["case_hash"] and {key: dumped[key] for key in identity} == identity
 
 
 def test_policies_build_no_world_for_cases_whose_tools_never_touch_one(tmp_path: Path) -> None:
@@ -155,9 +175,9 @@ def test_an_always_abstaining_model_is_not_deployable(project: Any, fake_model: 
     summary = project.report()["summary"]
     assert summary["baselines"]["never-call"]["score"] == pytest.approx(summary["score"])
     assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
-    result.stdout.fnmatch_lines(["*NOT DEPLOYABLE: the score * does not beat the best "
-                                 "baseline (* (never-call))*"])
-    assert "> **NOT DEPLOYABLE: the score" in project.markdown()
+    result.stdout.fnmatch_lines(["*verdict: NOT DEPLOYABLE: unmet: beats the best baseline "
+                                 "* (needs > * (never-call))*"])
+    assert "> **NOT DEPLOYABLE**: unmet: beats the best baseline" in project.markdown()
     selection = project.report()["run"]["selection"]
     assert selection["keyword"] == "weather or thanks" and selection["cases"] == 6
     assert len(selection["case_set_hash"]) == 16 and "-k" in selection["command_line"]

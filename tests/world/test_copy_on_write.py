@@ -88,7 +88,7 @@ import hashlib, json, pathlib
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workerinput"):
         return
-    from pytest_tooleval.runtime import runtime_of
+    from pytest_tooleval.run import runtime_of
     base = runtime_of(session.config).world_base()
     template = next(p for p in base.iterdir() if p.is_dir() and p.name.startswith("tooleval-world-")
                     and ".building" not in p.name)

@@ -40,7 +40,7 @@ def wanted(config: pytest.Config, settings: Settings, profile: Profile) -> bool:
     """Ordering routes every case, which builds the session (and starts MCP servers):
     under ``--collect-only`` only when ``--tooleval-order prefix`` asks for it. A backend
     that cannot be had is its cases' error later, never collection's."""
-    order = config.getoption("tooleval_order", "auto")
+    order = str(config.getoption("tooleval_order", "auto"))
     if order != "auto" or config.option.collectonly:
         return order == "prefix"
     try:

@@ -20,10 +20,15 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
+from pytest_tooleval.engine.session import (
+    CannotFork,
+    CaseRef,
+    CaseRun,
+    ModelSession,
+    classify_error,
+)
 
 #: How long ``close`` waits for lanes busy with a case before giving up on them.
 CLOSE_GRACE_S = 5.0
@@ -129,8 +134,6 @@ def _run(session: ModelSession, ref: CaseRef) -> CaseRun:
     """``session.run``, which classifies every failure of the machine; anything that still
     escapes (pytest.exit inside a tool, say) is this case's harness ERROR, never a lost
     item waiting forever."""
-    from pytest_tooleval.engine.session import CaseRun, classify_error
-
     try:
         return session.run(ref)
     except BaseException as exc:  # in a lane, nothing may escape: the item would hang
@@ -143,8 +146,6 @@ def start_lanes(session: ModelSession, requested: int
     """Lanes for ``requested`` concurrent tool loops, or None with why the run stays at 1
     (a backend or provider that cannot be shared); and what the report records under
     ``run.concurrency``."""
-    from pytest_tooleval.engine.session import CannotFork
-
     info: dict[str, object] = {"requested": requested, "used": 1}
     if requested <= 1:
         return None, info

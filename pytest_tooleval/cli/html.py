@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.report.gap import gap_of
+from pytest_tooleval.report.html import write_gap_html, write_html
+from pytest_tooleval.report.model import ReportError, load_report
 
-def html_main(argv: list[str]) -> int:
-    from pytest_tooleval.report.gap import gap_of
-    from pytest_tooleval.report.html import write_gap_html, write_html
-    from pytest_tooleval.report.model import ReportError, load_report
 
+def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval html",
         description="Write a self-contained HTML report. One report.json gives report.html "
@@ -19,7 +20,7 @@ def html_main(argv: list[str]) -> int:
     parser.add_argument("report", nargs="?", type=Path, help="a report.json")
     parser.add_argument("--gap", nargs=2, type=Path, metavar=("ON.json", "OFF.json"))
     parser.add_argument("--out", type=Path, help="where to write (default: beside the input)")
-    options = parser.parse_args(argv)
+    options = parser.parse_args(list(argv))
     if (options.report is None) == (options.gap is None):
         parser.error("give one report.json, or --gap ON.json OFF.json")
     try:

@@ -1,9 +1,10 @@
 """``tooleval merge``: join the shards of a run (their journals or reports) into one report.
 
-Every part must come from a run with the same identity (pytest_tooleval/journal.py:
+Every part must come from a run with the same identity (run/journal.py:
 model, grammar, router, k, tools, package, platform) and must have finished; shards must
 be distinct and complete (``1/N`` … ``N/N``) and no case may appear twice. The merged
-report is built from the parts' typed results exactly as a single run's is.
+report is built and written from the parts' typed results by a run's own finish step
+(run/finish.py).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_tooleval.cases.identity import case_set_hash
 from pytest_tooleval.config import Settings
-from pytest_tooleval.journal import JOURNAL_NAME, JournalError, case_set_hash, read_journal
-from pytest_tooleval.recorder import Recorder
 from pytest_tooleval.report.model import Report, ReportError, RunInfo, load_report
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.run.finish import Finished, finish
+from pytest_tooleval.run.journal import JOURNAL_NAME, JournalError, read_journal
 
 
 class MergeError(Exception):
@@ -98,8 +100,8 @@ def check_parts(parts: list[Part]) -> None:
             nodeids[case.nodeid] = part.source
 
 
-def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Recorder]:
-    """Build and write the merged report; returns it and the recorder that wrote it."""
+def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Finished]:
+    """Build and write the merged report; returns it and what was written."""
     parts = [load_part(path) for path in paths]
     check_parts(parts)
     first = parts[0].run
@@ -109,14 +111,11 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Reco
         min_score=thresholds.min_score, max_malformed=thresholds.max_malformed,
         latency_p95=thresholds.latency_p95, min_cases=thresholds.min_cases,
     )
-    recorder = Recorder(settings, None)
-    for part in parts:
-        for case in part.results:
-            recorder.results[case.nodeid] = case
-    count = len(recorder.results)
+    results = {case.nodeid: case for part in parts for case in part.results}
+    count = len(results)
     selection = first.selection.model_copy(update={
         "cases": count, "case_set_hash": case_set_hash(
-            {nodeid: r.case_hash for nodeid, r in recorder.results.items()}),
+            (nodeid, r.case_hash) for nodeid, r in results.items()),
     }) if first.selection else None
     run = first.model_copy(update={
         "started": min(p.run.started for p in parts),
@@ -124,5 +123,5 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Reco
         "interrupted": None, "cases_done": count, "cases_selected": count, "shard": None,
         "merged_from": [str(p.source) for p in parts], "selection": selection,
     })
-    report = recorder.build_and_write(None, run)
-    return report, recorder
+    finished = finish(list(results.values()), run, settings)
+    return finished.report, finished

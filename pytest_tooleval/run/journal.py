@@ -23,11 +23,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-if TYPE_CHECKING:
-    from pytest_tooleval.config import Settings
-    from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.config import Settings
+from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.report.json_report import package_version, platform_info
+from pytest_tooleval.wiring import grammar_mode
 
 JOURNAL_NAME = "journal.jsonl"
 JOURNAL_VERSION = 1
@@ -42,9 +43,6 @@ class JournalError(Exception):
 
 def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
     """What must be equal for results of two runs to be joined (resume, merge)."""
-    from pytest_tooleval.report.json_report import package_version, platform_info
-    from pytest_tooleval.wiring import grammar_mode
-
     project = settings.project
     return {
         # Concurrency changes how fast, not what: a run resumed at another one joins.
@@ -67,12 +65,6 @@ def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
 def identity_hash(identity: dict[str, Any]) -> str:
     text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def case_set_hash(cases: dict[str, str | None]) -> str:
-    """The same hash as the report's ``selection.case_set_hash`` (recorder.selection)."""
-    pairs = sorted((nodeid, digest or "") for nodeid, digest in cases.items())
-    return hashlib.sha256(json.dumps(pairs).encode("utf-8")).hexdigest()[:16]
 
 
 def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:

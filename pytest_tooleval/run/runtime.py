@@ -1,36 +1,39 @@
 """The per-process state of a run (one per pytest process, so one per xdist worker):
 settings, the resolved profile, the one model session, the case files collected, and on
-the controller the recorder. Kept apart so that plugin.py holds hooks only.
+the controller the controller (run/controller.py). Kept apart so that plugin.py holds hooks only.
 
 The runtime is the only creator of the model session (through the
-``pytest_tooleval_make_session`` hook), and the only place a case's run becomes a typed
-``CaseResult``: the session runs, ``scoring.score_case`` scores.
+``pytest_tooleval_make_session`` hook); it runs each item's case (here, or on the lanes)
+and makes it a typed ``CaseResult`` through ``run.score``.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
-
-WORKER_INFO_KEY = "tooleval_run"
-WORLD_BASE_KEY = "tooleval_world_base"
+from pytest_tooleval.engine.session import CaseRef, ModelSession, classify_error
+from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.result import CaseResult, ErrorInfo
+from pytest_tooleval.run import RESUMED_KEY, WORLD_BASE_KEY
+from pytest_tooleval.run.lanes import Lanes, start_lanes, upcoming
+from pytest_tooleval.run.score import case_identity, score_run
+from pytest_tooleval.run.shard import ShardError, parse_shard
+from pytest_tooleval.tools.base import ConfigurationError, describe_providers
+from pytest_tooleval.tools.builtin.provider import unavailable_tools
+from pytest_tooleval.wiring import build_session
 
 if TYPE_CHECKING:
-    from pytest_tooleval.cases.model import CaseFile
     from pytest_tooleval.check.report import CheckReport
-    from pytest_tooleval.concurrency import Lanes
-    from pytest_tooleval.control import RunControl
-    from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
-    from pytest_tooleval.models.profiles import Profile
-    from pytest_tooleval.recorder import Recorder
-    from pytest_tooleval.result import CaseResult
+    from pytest_tooleval.run.controller import Controller
 
 
 class Runtime:
@@ -47,13 +50,12 @@ class Runtime:
         self._check_report: CheckReport | None = None
         #: Set when the run cannot go on (a failed preflight): every later case stops.
         self.stop_reason: str | None = None
-        self._preflight_error: Any = None
-        self.recorder: Recorder | None = None
-        self.control: RunControl | None = None
+        self._preflight_error: ErrorInfo | None = None
+        #: ERRORs in a row, the last case's included (the stop after ``--tooleval-max-errors``).
+        self.consecutive_errors = 0
+        self.controller: Controller | None = None
         self.shard: tuple[int, int] | None = None
         if settings.shard:
-            from pytest_tooleval.shard import ShardError, parse_shard
-
             try:
                 self.shard = parse_shard(settings.shard)
             except ShardError as exc:
@@ -61,8 +63,8 @@ class Runtime:
         self.session_source: str | None = None
         #: Node ids a resumed run takes from the journal instead of running them.
         self.resumed: set[str] = set(getattr(config, "workerinput", {}).get(
-            "tooleval_resumed", []))
-        #: Concurrent tool loops (pytest_tooleval/concurrency.py), decided at the first case.
+            RESUMED_KEY, []))
+        #: Concurrent tool loops (run/lanes.py), decided at the first case.
         self._lanes: Lanes | None = None
         self.concurrency: dict[str, Any] | None = None
         #: ``id()`` of the items already submitted to the lanes (items live for the session).
@@ -81,15 +83,10 @@ class Runtime:
                 self._owns_world_base = True
         return self._world_base
 
-    def world_base_for_workers(self) -> str:
-        return str(self.world_base())
-
     # -- the session ------------------------------------------------------------------
     def session(self) -> ModelSession:
         """The process's one model session: the hook's, or the built-in wiring's."""
         if self._session is None:
-            from pytest_tooleval.engine.session import ModelSession
-
             made = self.config.hook.pytest_tooleval_make_session(
                 config=self.config, settings=self.settings, profile=self.profile
             )
@@ -107,8 +104,6 @@ class Runtime:
         return self._session
 
     def _builtin_session(self) -> ModelSession:
-        from pytest_tooleval.wiring import build_session
-
         conftests = [
             plugin for plugin in self.config.pluginmanager.get_plugins()
             if isinstance(plugin, ModuleType)
@@ -132,20 +127,22 @@ class Runtime:
     def case_ref(self, item: Any) -> CaseRef:
         """The case a ``CaseItem`` runs; the file part is relative to the rootdir, so
         reports travel between machines."""
-        from pytest_tooleval.engine.session import CaseRef
-
         return CaseRef(item.nodeid, item.nodeid.split("::")[0], item.case_file, item.case,
                        repeat=item.repeat, seed=self.seed_for(item.repeat))
 
     def case_result(self, item: Any) -> CaseResult:
+        """The item's case, run and scored; ``consecutive_errors`` counts it."""
+        result = self._case_result(item)
+        self.consecutive_errors = self.consecutive_errors + 1 if result.is_error else 0
+        return result
+
+    def _case_result(self, item: Any) -> CaseResult:
         """The item's case, run here or, with a profile's ``concurrency`` above 1, by the
         lanes that run the following cases meanwhile; scored here, in item order."""
         ref = self.case_ref(item)
         lanes = self._lanes_for_run()
         if lanes is None:
             return self.run_case(ref)
-        from pytest_tooleval.concurrency import upcoming
-
         stopping = bool(item.session.shouldstop or item.session.shouldfail)
         if not stopping and self.stop_reason is None:
             # Only what was not submitted yet is made a CaseRef (most of the window was).
@@ -162,20 +159,15 @@ class Runtime:
         session = self.session()
         if lane is not None:
             session._router_info = lane.describe_router()
-        session.consecutive_errors = session.consecutive_errors + 1 if run.error else 0
-        return self.score_run(ref, run)
+        return score_run(ref, run)
 
     def _lanes_for_run(self) -> Lanes | None:
         if self.concurrency is None:
             requested = self.profile.concurrency
             self.concurrency = {"requested": requested, "used": 1}
             if requested > 1 and self._preflight(self.session()) is None:
-                from pytest_tooleval.concurrency import start_lanes
-
                 self._lanes, self.concurrency = start_lanes(self.session(), requested)
                 if self._lanes is None:
-                    import warnings
-
                     warnings.warn(pytest.PytestWarning(
                         f"tooleval: concurrency {requested} asked for, running one case at "
                         f"a time: {self.concurrency.get('why')}"), stacklevel=1)
@@ -184,61 +176,21 @@ class Runtime:
     def run_case(self, ref: CaseRef) -> CaseResult:
         """Run and score one case. A failure of the machine is an ERROR with its partial
         transcript; a failed preflight is one message, and the run stops."""
-        from pytest_tooleval.result import CaseResult
-
         session = self.session()
         preflight_error = self._preflight(session)
         if preflight_error is not None:
             return CaseResult.infrastructure_error(ref.nodeid, preflight_error,
-                                                   **self._identity(ref))
-        return self.score_run(ref, session.run(ref))
+                                                   **case_identity(ref))
+        return score_run(ref, session.run(ref))
 
-    def _identity(self, ref: CaseRef) -> dict[str, Any]:
-        return {
-            "file": ref.path,
-            "file_name": ref.case_file.name,
-            "case": ref.case.name,
-            "category": ref.case.category,
-            "group": ref.case.group,
-            "register": ref.case.register,
-            "language": ref.case_file.language,
-            "job": ref.case.job,
-            "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
-            "case_hash": content_hash(ref.case_file, ref.case),
-            "repeat": ref.repeat,
-            "seed": ref.seed,
-        }
+    def start(self) -> ErrorInfo | None:
+        """Start the model (load it, reach the server) before the first case: None when it
+        is ready, else the ErrorInfo every case reports."""
+        return self._preflight(self.session())
 
-    def score_run(self, ref: CaseRef, run: CaseRun) -> CaseResult:
-        """The typed result of a case's run: an ERROR for a failure of the machine (with its
-        partial transcript), else ``scoring.score_case``'s verdict."""
-        from pytest_tooleval.result import CaseResult, StepResult
-        from pytest_tooleval.scoring.outcome import score_case
-
-        identity = self._identity(ref)
-        if run.error is not None:
-            return CaseResult.infrastructure_error(
-                ref.nodeid, run.error, transcripts=run.transcripts,
-                duration_s=run.duration_s, **identity,
-            )
-        scored = score_case(ref.case, run.transcripts, ref.case_file.language)
-        return CaseResult(
-            nodeid=ref.nodeid,
-            outcome=scored.outcome,
-            reasons=scored.reasons,
-            axes=scored.axes,
-            steps=[StepResult(transcript=t, checks=c)
-                   for t, c in zip(run.transcripts, scored.checks, strict=True)],
-            duration_s=run.duration_s,
-            **identity,
-        )
-
-    def _preflight(self, session: ModelSession) -> Any:
+    def _preflight(self, session: ModelSession) -> ErrorInfo | None:
         """None when the set-up is proven; otherwise the ErrorInfo every case reports."""
         if self._preflight_error is None and self.stop_reason is None:
-            from pytest_tooleval.engine.session import classify_error
-            from pytest_tooleval.result import ErrorInfo
-
             try:
                 session.preflight()
             except Exception as exc:  # classified, then reported once for the run
@@ -266,8 +218,6 @@ class Runtime:
         """The run's catalogue, built once; a configuration mistake becomes one clear
         message (a collection error for each file), never a traceback."""
         if self._configuration_error is None:
-            from pytest_tooleval.tools.base import ConfigurationError
-
             try:
                 return self.session().offered_tools()
             except ConfigurationError as exc:
@@ -306,6 +256,7 @@ class Runtime:
     def check_report(self) -> CheckReport:
         """``tooleval check`` over every case file this process collected, run once."""
         if self._check_report is None:
+            # Only a check run needs it: its fuzzy matching (rapidfuzz) is not a run's.
             from pytest_tooleval.check.static import run_check
 
             self.offered_tools()  # a configuration mistake: one message
@@ -324,8 +275,6 @@ class Runtime:
         session = self._session
         if session is None or self._configuration_error is not None:
             return {}
-        from pytest_tooleval.tools.base import ConfigurationError, describe_providers
-
         try:
             session.offered_tools()
         except ConfigurationError as exc:
@@ -358,34 +307,8 @@ class Runtime:
             shutil.rmtree(self._world_base, ignore_errors=True)
 
 
-def case_content(case_file: CaseFile, case: Any) -> dict[str, Any]:
-    """What decides a case's outcome: the case itself and its file's shared parts."""
-    return {
-        "case": case.model_dump(mode="json"),
-        "language": case_file.language,
-        "tools": [tool.model_dump(mode="json") for tool in case_file.tools],
-        "world": case_file.world.model_dump(mode="json") if case_file.world else None,
-    }
-
-
-def content_hash(case_file: CaseFile, case: Any) -> str:
-    """The case's ``case_hash`` (the same for a run, a journal and an export)."""
-    from pytest_tooleval.result import case_hash
-
-    return case_hash(case_content(case_file, case))
-
-
-RUNTIME_KEY = pytest.StashKey[Runtime]()
-
-
-def runtime_of(config: pytest.Config) -> Runtime:
-    return config.stash[RUNTIME_KEY]
-
-
 def _builtin_hints(missing: list[str]) -> str:
     """Why built-in tools are missing here and how to fix it (a binary, the jail)."""
-    from pytest_tooleval.tools.builtin.provider import unavailable_tools
-
     reasons = unavailable_tools()
     hints = sorted({reasons[name] for name in missing if name in reasons})
     return "".join(f"Built-in tools missing because {hint}. " for hint in hints)

@@ -1,0 +1,92 @@
+"""``tooleval call TOOL [ARGS] [--file CASEFILE]``: one call of a configured tool on a
+fresh world, no model.
+
+For writing gold paths and evidence: prints exactly what the tool returns (what the model,
+and the oracle, would see). The tools are a run's (``wiring.configured_providers``): the
+built-ins, the ``@tool`` functions of ``python_tools`` and of the ``conftest.py`` files a run
+here would load, and the MCP servers (started for the call). ``--file`` applies that case
+file's world overrides and finds the ``conftest.py`` files a run of it would load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.check.catalogue import conftest_modules
+from pytest_tooleval.config import ConfigError, Settings
+from pytest_tooleval.tools.base import (
+    Catalogue,
+    ConfigurationError,
+    DuplicateToolError,
+    ProviderError,
+    ToolProvider,
+)
+from pytest_tooleval.tools.builtin import BuiltinToolProvider
+from pytest_tooleval.wiring import configured_providers
+from pytest_tooleval.world import WorldFactory
+
+
+def main(argv: Sequence[str]) -> int:
+    """0 when the tool answered, 1 on a tool error, 2 on usage or configuration errors."""
+    parser = argparse.ArgumentParser(prog="tooleval call", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tool", help="a tool name, e.g. search_documents or an @tool function")
+    parser.add_argument("args", nargs="?", default="{}", help='JSON arguments, e.g. {"q": 1}')
+    parser.add_argument("--file", type=Path, help="use this case file's world overrides")
+    options = parser.parse_args(list(argv))
+    try:
+        arguments = json.loads(options.args)
+    except json.JSONDecodeError as exc:
+        print(f"tooleval call: the arguments are not JSON: {exc.msg}", file=sys.stderr)
+        return 2
+    overrides: dict[str, Any] = {}
+    if options.file is not None:
+        try:
+            case_file = load_case_file(options.file)
+        except CaseFileError as error:
+            print(str(error), file=sys.stderr)
+            return 2
+        if case_file.world is not None:
+            overrides = case_file.world.model_dump(exclude_none=True)
+    try:
+        settings = Settings.from_directory(Path.cwd())
+    except ConfigError as error:
+        print(f"tooleval call: {error}", file=sys.stderr)
+        return 2
+    problems: list[str] = []
+    conftests = conftest_modules(settings, [options.file or Path.cwd()], problems)
+    with tempfile.TemporaryDirectory(prefix="tooleval-call-") as scratch:
+        world = WorldFactory(Path(scratch)).new_case_world(Path(scratch) / "case", overrides)
+        builtin = BuiltinToolProvider(lambda context: world,
+                                      unsafe_no_jail=settings.unsafe_no_jail)
+        builtin.use_world(world)
+        providers: list[ToolProvider] = []
+        try:
+            providers = configured_providers(settings, lambda: Path(scratch), conftests,
+                                             builtin=builtin)
+            return _call(Catalogue(providers), options.tool, arguments, problems)
+        except (ConfigurationError, DuplicateToolError, ProviderError) as error:
+            print(f"tooleval call: {error}", file=sys.stderr)
+            return 2
+        finally:
+            for provider in providers:
+                provider.close()
+
+
+def _call(catalogue: Catalogue, tool: str, arguments: Any, problems: list[str]) -> int:
+    if tool not in catalogue:
+        why = "".join(f"; {problem}" for problem in problems)
+        print(f"tooleval call: no configured tool is named {tool!r}{why}; known: "
+              f"{', '.join(sorted(catalogue.names))}", file=sys.stderr)
+        return 2
+    result = catalogue.call(tool, arguments if isinstance(arguments, dict) else {})
+    print(result.text)
+    return 1 if result.is_error else 0

@@ -1,0 +1,50 @@
+"""``tooleval compare``: a run against a baseline report, paired case by case."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_tooleval.report.compare import compare, render_comparison
+from pytest_tooleval.report.model import ReportError, load_report
+from pytest_tooleval.report.write import write_json
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tooleval compare",
+        description="A run against a baseline, paired case by case (by content hash): per "
+        "axis, the pass rate and the score, the difference with its paired interval and "
+        "test, and a verdict. Exit 1 on a regression (a drop outside the noise at the level "
+        "and beyond the tolerance) or a refused comparison; 0 on 'no detectable change' or "
+        "an improvement; 2 on unreadable input.",
+    )
+    parser.add_argument("new", type=Path, help="report.json of the new run")
+    parser.add_argument("baseline", type=Path, help="report.json of the baseline run")
+    parser.add_argument("--tolerance", type=float, default=1.0,
+                        help="a significant drop must also exceed this many points out of "
+                        "100 to count as a regression (default 1.0)")
+    parser.add_argument("--level", type=float, default=0.95,
+                        help="confidence level of the intervals and the regression test "
+                        "(default 0.95)")
+    parser.add_argument("--force", action="store_true",
+                        help="compare runs that differ in platform, tools, cases or grammar")
+    parser.add_argument("--json", type=Path, help="also write the comparison as JSON")
+    options = parser.parse_args(list(argv))
+    try:
+        new, base = load_report(options.new), load_report(options.baseline)
+    except ReportError as exc:
+        print(f"tooleval compare: {exc}", file=sys.stderr)
+        return 2
+    if not 0.5 <= options.level < 1:
+        print(f"tooleval compare: --level must lie in [0.5, 1), got {options.level}",
+              file=sys.stderr)
+        return 2
+    result = compare(new, base, force=options.force, tolerance=options.tolerance,
+                     level=options.level)
+    print(render_comparison(result), end="")
+    if options.json:
+        write_json(options.json, result.to_dict())
+    return 1 if (not result.compared or result.regressed()) else 0

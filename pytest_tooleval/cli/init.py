@@ -1,0 +1,50 @@
+"""``tooleval init``: a starting project (the files are scaffold.py's)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_tooleval.scaffold import FILES, NEXT
+
+
+def main(argv: Sequence[str]) -> int:
+    """0 when written, 2 when a file is in the way (nothing written) or on usage errors."""
+    parser = argparse.ArgumentParser(
+        prog="tooleval init",
+        description="Create a starting project: tooleval.toml (the model), conftest.py (an "
+        "example tool) and benchmarks/my-first.json (three cases with gold paths). "
+        "Refuses, writing nothing, when any of these files exists.")
+    parser.add_argument("folder", nargs="?", type=Path, default=Path("."),
+                        help="where to create it (default: the current folder)")
+    options = parser.parse_args(list(argv))
+    folder: Path = options.folder
+    if folder.exists() and not folder.is_dir():
+        print(f"tooleval init: {folder} is not a folder", file=sys.stderr)
+        return 2
+    existing = [name for name in FILES if (folder / name).exists()]
+    existing += [parent for parent in ("benchmarks",) if (folder / parent).exists()
+                 and not (folder / parent).is_dir()]
+    if existing:
+        print(f"tooleval init: {folder / existing[0]} already exists; nothing was written. "
+              f"Run tooleval init in an empty folder (tooleval init NEW-FOLDER), or move "
+              f"{', '.join(existing)} away first.", file=sys.stderr)
+        return 2
+    try:
+        for name, text in FILES.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("x", encoding="utf-8") as file:  # never over a file made meanwhile
+                file.write(text)
+    except OSError as exc:
+        print(f"tooleval init: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(f"tooleval init: created in {folder.resolve()}:")
+    for name in FILES:
+        print(f"  {name}")
+    if folder.resolve() != Path.cwd().resolve():
+        print(f"cd {folder}")
+    print(NEXT, end="")
+    return 0

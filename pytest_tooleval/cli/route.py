@@ -1,0 +1,56 @@
+"""``tooleval route "message" [--language tr] [--k 9]``: the tools the configured
+catalogue shows for a message, and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_tooleval.cli.check import catalogue_options, configured, source_lines
+from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
+
+_TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
+
+
+def guess_language(message: str) -> str:
+    """Turkish when the message holds a Turkish letter, else English."""
+    return "tr" if _TURKISH_LETTERS & set(message) else "en"
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tooleval route", description=__doc__)
+    parser.add_argument("message")
+    parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
+    catalogue_options(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
+    args = parser.parse_args(list(argv))
+    found = configured(args, [Path.cwd()], "tooleval route")
+    if isinstance(found, int):
+        return found
+    settings, catalogue = found
+    k = settings.k
+    assert catalogue is not None
+    language = args.language or guess_language(args.message)
+    routing = TriggerRouter(k, stemmer=args.stemmer).route(args.message, language,
+                                                            catalogue.specs)
+    sources = source_lines(catalogue, None)
+    if args.json:
+        rows = [
+            {"tool": t, "score": routing.scores.get(t, 0.0), "reasons": routing.reasons[t]}
+            for t in routing.tools
+        ]
+        print(json.dumps({"language": language, "k": k, "catalogue": sources, "tools": rows},
+                         ensure_ascii=False, indent=2))
+        return 0
+    print(f"{args.message!r} ({language}, k={k}):")
+    for rank, tool in enumerate(routing.tools, start=1):
+        print(
+            f"{rank:>2}. {tool:<20} {routing.scores.get(tool, 0.0):5.2f}  "
+            + "; ".join(routing.reasons.get(tool, []))
+        )
+    print(f"catalogue: {'; '.join(sources) or 'empty'}")
+    return 0

@@ -1,0 +1,62 @@
+"""``tooleval split``: make or update a router evaluation folder's tuning and frozen halves
+(check/split.py describes the discipline)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_tooleval.check import split as halves
+from pytest_tooleval.check.split import (
+    DEFAULT_SEED,
+    FROZEN,
+    HALVES,
+    TUNING,
+    dump,
+    load_split,
+    make_split,
+    record_changes,
+)
+
+
+def main(argv: Sequence[str]) -> int:
+    """``tooleval split FOLDER [--record WHY] [--seed S]``: make or update the split."""
+    parser = argparse.ArgumentParser(
+        prog="tooleval split",
+        description=halves.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--record", metavar="WHY", help="record edits to an existing split")
+    parser.add_argument("--seed", default=DEFAULT_SEED, help="seed of a new split")
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if not args.folder.is_dir():
+        print(f"tooleval split: no such folder: {args.folder}", file=sys.stderr)
+        return 2
+    try:
+        split = load_split(args.folder)
+        if split is None:
+            split = make_split(args.folder, args.seed)
+            message = "written"
+        elif args.record:
+            touched = record_changes(split, args.record)
+            message = f"recorded {len(touched)} change(s)"
+        else:
+            print(
+                f"tooleval split: {split.path} exists; to record edits pass --record 'why'",
+                file=sys.stderr,
+            )
+            return 2
+    except ValueError as error:
+        print(f"tooleval split: {error}", file=sys.stderr)
+        return 2
+    split.path.write_text(dump(split), encoding="utf-8")
+    count = {h: sum(e.half == h for e in split.entries.values()) for h in HALVES}
+    print(f"{split.path}: {message}; {count[TUNING]} tuning, {count[FROZEN]} frozen case(s)")
+    return 0
+

@@ -1,0 +1,204 @@
+"""``tooleval board``: several runs of the same cases side by side, ranked.
+
+Each run's score with its interval, each axis, the safety gate and the verdict; then every
+pair of runs compared case by case (cases paired by content, the paired sign-flip test on
+the score, scoring/paired.py), the p-values corrected for the number of pairs (Holm), and
+the groups of runs the data cannot tell apart. Runs that differ in anything but the model
+(case set, tools, platform, grammar mechanism, backend, sampling: ``compare``'s
+differences) are refused; ``force`` ranks them anyway with the differences listed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from pytest_tooleval.report.charts import Bar, bar_chart
+from pytest_tooleval.report.compare import differences
+from pytest_tooleval.report.html import environment
+from pytest_tooleval.report.model import Report
+from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.paired import Row, pair_cases, paired_rows
+from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
+
+
+@dataclass
+class Entry:
+    label: str
+    report: Report
+    #: The letters of the groups it belongs to (runs sharing a letter cannot be told apart).
+    groups: str = ""
+
+
+@dataclass
+class Duel:
+    """Two runs over the cases both scored: higher-ranked minus lower-ranked score."""
+
+    better: str
+    worse: str
+    cases: int
+    row: Row | None  # None: no case scored in both
+    p_holm: float = 1.0
+    differs: bool = False
+
+
+@dataclass
+class Board:
+    entries: list[Entry]  # ranked, best first
+    duels: list[Duel] = field(default_factory=list)
+    groups: list[list[str]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    forced: bool = False
+    level: float = DEFAULT_LEVEL
+
+    @property
+    def ranked(self) -> bool:
+        return not self.refused or self.forced
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given."""
+    order = sorted(range(len(p_values)), key=p_values.__getitem__)
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def _labels(reports: list[Report]) -> list[str]:
+    names = [r.run.model_name for r in reports]
+    return [name if names.count(name) == 1 else f"{name} ({i})"
+            for i, name in enumerate(names, start=1)]
+
+
+def board(reports: list[Report], *, force: bool = False,
+          level: float = DEFAULT_LEVEL) -> Board:
+    """Rank the runs by score; refused (nothing ranked) when they differ in more than the
+    model, unless ``force``."""
+    entries = [Entry(label, report) for label, report in zip(_labels(reports), reports,
+                                                             strict=True)]
+    first = entries[0]
+    refused = [f"{entry.label} against {first.label}: {found}" for entry in entries[1:]
+               for found in differences(entry.report, first.report)
+               if not found.startswith("model differs")]
+    result = Board(entries, refused=refused, forced=force, level=level)
+    if not result.ranked:
+        return result
+    entries.sort(key=lambda e: -1.0 if e.report.summary.score is None
+                 else e.report.summary.score, reverse=True)
+    for better, worse in combinations(entries, 2):
+        pairs = pair_cases(better.report.cases, worse.report.cases).pairs
+        rows = paired_rows(pairs, WEIGHTS, level=level, score_only=True)
+        result.duels.append(Duel(better.label, worse.label, len(pairs),
+                                 rows[0] if rows else None))
+    tested = [d for d in result.duels if d.row is not None]
+    for duel, p in zip(tested, holm([d.row.p_value for d in tested if d.row]), strict=True):
+        duel.p_holm, duel.differs = p, p < 1.0 - level
+    result.groups = _groups(entries, {(d.better, d.worse) for d in result.duels if d.differs})
+    for letter, group in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", result.groups, strict=False):
+        for entry in entries:
+            if entry.label in group:
+                entry.groups += letter
+    return result
+
+
+def _groups(ranked: list[Entry], apart: set[tuple[str, str]]) -> list[list[str]]:
+    """The longest runs of neighbours in the ranking of which no two differ: each a set of
+    runs the data cannot tell apart (a run can be in two)."""
+    labels = [e.label for e in ranked]
+    found: list[list[str]] = []
+    for start in range(len(labels)):
+        end = start + 1
+        while end < len(labels) and not any((labels[i], labels[end]) in apart
+                                            for i in range(start, end)):
+            end += 1
+        group = labels[start:end]
+        if not found or not set(group) <= set(found[-1]):
+            found.append(group)
+    return found
+
+
+# -- rendering ----------------------------------------------------------------------------
+def _axis(report: Report, axis: str) -> str:
+    data = report.summary.axes.get(axis)
+    if data is None:
+        return "n/a"
+    shown = f"{100 * data.value:.1f}"
+    return shown + (f" [{data.interval.text(100)}]" if data.interval else "")
+
+
+def _score(report: Report) -> str:
+    summary = report.summary
+    if summary.score is None:
+        return "n/a"
+    interval = summary.score_interval
+    return f"{summary.score:.1f}" + (f" [{interval.text()}]" if interval else "")
+
+
+def _interval(row: Row) -> str:
+    interval = row.difference.interval
+    return "n/a (few cases)" if interval is None else \
+        f"{interval.low:+.1f} to {interval.high:+.1f}"
+
+
+def _refusal(result: Board) -> list[str]:
+    if not result.refused:
+        return []
+    head = ("Ranked anyway (--force); the runs differ:" if result.forced else
+            "Board refused: the runs differ in more than the model, so their scores do not "
+            "compare. Pass --force to rank them anyway over the cases each ran:")
+    return [head, *(f"  - {line}" for line in result.refused)]
+
+
+def _method(result: Board) -> str:
+    alpha = 1.0 - result.level
+    return (f"Each pair of runs is compared over the cases both scored (paired by content): "
+            f"the score difference with its {result.level:.0%} paired interval and the "
+            f"sign-flip test; p-values corrected for {len(result.duels)} comparisons "
+            f"(Holm); a pair differs when the corrected p is below {alpha:.2g}. Runs that "
+            "share a group letter cannot be told apart.")
+
+
+def render_markdown(result: Board) -> str:
+    lines = _refusal(result)
+    if not result.ranked:
+        return "\n".join(lines) + "\n"
+    cases = {e.report.summary.cases_scored for e in result.entries}
+    lines = [f"# Board: {len(result.entries)} runs", "", *lines, *([""] if lines else []),
+             f"Cases scored per run: {', '.join(map(str, sorted(cases)))}. {_method(result)}",
+             "", "| rank | model | group | score | " + " | ".join(WEIGHTS) +
+             " | safety gate | verdict |", "|---" * (6 + len(WEIGHTS)) + "|"]
+    for rank, entry in enumerate(result.entries, start=1):
+        summary = entry.report.summary
+        lines.append(f"| {rank} | {entry.label} | {entry.groups} | {_score(entry.report)} | "
+                     + " | ".join(_axis(entry.report, a) for a in WEIGHTS)
+                     + f" | {summary.safety_gate.status} | "
+                     f"{summary.deployability.verdict} |")
+    lines += ["", "Groups the data cannot tell apart: " + "; ".join(
+        f"{letter}: {', '.join(group)}" for letter, group in
+        zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", result.groups, strict=False)), "",
+              "| pair | cases | score difference | interval | p | p (Holm) | differs |",
+              "|---|---|---|---|---|---|---|"]
+    for duel in result.duels:
+        if duel.row is None:
+            lines.append(f"| {duel.better} − {duel.worse} | 0 | n/a | n/a | | | no |")
+            continue
+        lines.append(f"| {duel.better} − {duel.worse} | {duel.cases} | "
+                     f"{duel.row.delta:+.1f} | {_interval(duel.row)} | "
+                     f"{duel.row.p_value:.3g} | {duel.p_holm:.3g} | "
+                     f"{'**yes**' if duel.differs else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def render_html(result: Board) -> str:
+    chart = bar_chart("Score by run", [
+        Bar(f"{e.label} ({e.groups})", e.report.summary.score,
+            None if e.report.summary.score_interval is None else
+            (e.report.summary.score_interval.low, e.report.summary.score_interval.high),
+            css="bar score") for e in result.entries])
+    return str(environment().get_template("board.html.j2").render(
+        title=f"tooleval board: {len(result.entries)} runs", board=result, chart=chart,
+        axes=list(WEIGHTS), score=_score, axis=_axis, interval=_interval,
+        method=_method(result), refusal=_refusal(result)))

@@ -1,0 +1,479 @@
+"""The controller's hold on a run (the serial process, or xdist's controller; never a
+worker): what was selected, the journal, resuming, signals, the results as they arrive from
+every process, and the end of the run: its metadata, the finish step (run/finish.py), the
+comparison with a baseline report.
+
+The selection is counted where pytest knows it: ``session.items`` in a serial run, the
+first worker's collected ids (``pytest_xdist_node_collection_finished``) under xdist. A run
+that ended with fewer cases done than selected is interrupted, whatever stopped it (Ctrl-C,
+SIGTERM, ``-x``, ``--maxfail``, the consecutive-error stop), and its report says so: NOT
+VALID, with how many cases ran of how many.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.files import is_case_nodeid
+from pytest_tooleval.cases.identity import case_set_hash, content_hash
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.collect import CaseItem
+from pytest_tooleval.config import Settings
+from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.report.exporters import written_files
+from pytest_tooleval.report.json_report import package_version, platform_info
+from pytest_tooleval.report.model import (
+    RepeatInfo,
+    Report,
+    ReportError,
+    Resumed,
+    RunInfo,
+    Selection,
+    Skipped,
+    ThresholdInfo,
+    load_report,
+)
+from pytest_tooleval.report.progress import Progress
+from pytest_tooleval.report.write import write_json
+from pytest_tooleval.result import CaseResult, ErrorInfo
+from pytest_tooleval.run import RUNTIME_KEY
+from pytest_tooleval.run.journal import (
+    JOURNAL_NAME,
+    Journal,
+    JournalError,
+    Stored,
+    differences,
+    identity_hash,
+    now,
+    read_journal,
+    run_identity,
+    set_aside,
+)
+from pytest_tooleval.run.runtime import Runtime
+from pytest_tooleval.wiring import grammar_mode, isolation
+
+
+def start_run(config: pytest.Config, settings: Settings, profile: Profile) -> Runtime:
+    """The process's runtime, kept in ``config.stash``; on the controller of a run that
+    scores (a check run scores nothing), the controller and the progress line too,
+    registered as plugins."""
+    runtime = Runtime(config, settings, profile)
+    config.stash[RUNTIME_KEY] = runtime
+    if runtime.is_worker or settings.check:
+        return runtime
+    controller = runtime.controller = Controller(runtime)
+    config.pluginmanager.register(controller, "tooleval-controller")
+    controller.install_signal_handler()
+    config.pluginmanager.register(Progress(config, controller, settings, profile, runtime.start),
+                                  "tooleval-progress")
+    return runtime
+
+
+class Controller:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.settings = settings = runtime.settings
+        self.profile = runtime.profile
+        self.results: dict[str, CaseResult] = {}
+        #: Cases skipped before they ran (``--tooleval-skip-missing``), with the reason.
+        self.skipped: dict[str, str] = {}
+        self.worker_info: list[dict[str, Any]] = []
+        self.started = datetime.now(UTC)
+        self.identity = run_identity(settings, runtime.profile)
+        self.identity_hash = identity_hash(self.identity)
+        #: Every result is appended as it arrives.
+        self.journal = Journal(settings.report_dir / JOURNAL_NAME)
+        #: The count of selected cases, once the selection is known.
+        self.selected: int | None = None
+        #: The journal a resumed run continues; what the report says of it; its run, used
+        #: when no case runs here (every case carried), so the report still names the
+        #: backend, router and tools.
+        self.journalled: Stored | None = None
+        self.resumed: Resumed | None = None
+        self.carried_run: RunInfo | None = None
+        self.signal_name: str | None = None
+        #: What pytest's interruption said ("1 error during collection", pytest.exit's
+        #: reason); empty for a plain Ctrl-C.
+        self.interrupt_message = ""
+        self._previous_handler: Any = None
+        self._begun = False
+        self.report: Report | None = None
+        self.paths: list[Path] = []
+        self.write_error: str | None = None
+        self.comparison: dict[str, Any] | None = None
+        self.comparison_text = ""
+        self.notes: list[str] = []
+        if settings.resume:
+            self.journalled = self._load_resumable()
+            runtime.resumed = set(self.journalled.cases)
+            for nodeid, data in self.journalled.cases.items():
+                self.results[nodeid] = CaseResult.from_json(data)
+
+    # -- resuming -----------------------------------------------------------------------
+    def _load_resumable(self) -> Stored:
+        path = self.journal.path
+        try:
+            stored = read_journal(path)
+        except JournalError as exc:
+            raise pytest.UsageError(f"--tooleval-resume: {exc}; nothing to resume (run "
+                                    "without --tooleval-resume to start afresh)") from None
+        if stored.identity_hash != self.identity_hash:
+            changed = differences(stored.start.get("identity", {}), self.identity)
+            raise pytest.UsageError(
+                f"--tooleval-resume: {path} was written by a run with another configuration "
+                f"(identity {stored.identity_hash}, now {self.identity_hash}); its results "
+                "cannot be joined with this run's. What differs: "
+                + "; ".join(changed[:6]) + ". Rerun with the same settings, or without "
+                "--tooleval-resume to start afresh.")
+        return stored
+
+    # -- the selection and the journal's start --------------------------------------------
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.config.pluginmanager.has_plugin("dsession"):
+            return  # the workers collect; see pytest_xdist_node_collection_finished
+        items = [item for item in session.items if isinstance(item, CaseItem)]
+        cases: dict[str, str | None] = {
+            item.nodeid: content_hash(item.case_file, item.case) for item in items}
+        self.begin(cases)
+
+    def on_worker_collection(self, ids: list[str]) -> None:
+        """Under xdist: every worker collects the same ids; the first one is the selection."""
+        if self._begun:
+            return
+        self.begin(hashes_from_files(self.settings.rootdir,
+                                     [i for i in ids if is_case_nodeid(i)]))
+
+    def begin(self, cases: dict[str, str | None]) -> None:
+        self._begun = True
+        config = self.runtime.config
+        if config.option.collectonly or (not cases and self.journalled is None):
+            return
+        carried = self.journalled.cases if self.journalled is not None else {}
+        if carried:
+            cases = {**cases, **hashes_from_files(self.settings.rootdir,
+                                                  sorted(carried))}
+        if self.journalled is not None:
+            self._check_selection(self.journalled, cases)
+        self.selected = len(cases)
+        report_dir = self.settings.report_dir
+        try:
+            if self.journalled is None:
+                set_aside(report_dir, written_files(config))
+            self.journal.open({
+                "identity": self.identity,
+                "identity_hash": self.identity_hash,
+                "case_set_hash": case_set_hash(cases.items()),
+                "shard": self.settings.shard,
+                "cases": cases,
+                "started": now(),
+                "resumed_from": self.journalled.start.get("started") if self.journalled else None,
+            }, carried.values())
+        except OSError as exc:
+            self.write_error = (f"could not write the journal in {report_dir}: "
+                                f"{exc.strerror or exc}")
+        if self.journalled is not None:
+            stored_run = (self.journalled.end or {}).get("run")
+            self.carried_run = RunInfo.model_validate(stored_run) if stored_run else None
+            self.resumed = Resumed(from_started=self.journalled.start.get("started"),
+                                   cases_carried=len(carried))
+
+    def _check_selection(self, stored: Stored, cases: dict[str, str | None]) -> None:
+        then: dict[str, Any] = stored.start.get("cases", {})
+        problems = [f"{n} is new to the selection" for n in sorted(set(cases) - set(then))]
+        problems += [f"{n} is no longer selected" for n in sorted(set(then) - set(cases))]
+        problems += [f"{n} changed since it was journalled" for n in sorted(set(then) & set(cases))
+                     if then[n] != cases[n]]
+        if problems:
+            more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+            raise pytest.UsageError(
+                "--tooleval-resume: the selection is not the journalled run's: "
+                + "; ".join(problems[:5]) + more + ". Select the same cases (paths, -k, -m, "
+                "--tooleval-shard) with unchanged case files, or run without "
+                "--tooleval-resume.")
+
+    # -- signals --------------------------------------------------------------------------
+    def install_signal_handler(self) -> None:
+        """SIGTERM (a CI job cancelled, a scheduler's kill) becomes pytest's interruption:
+        the partial report and the journal's end record are written, marked interrupted."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def on_sigterm(signum: int, frame: Any) -> None:
+            self.signal_name = "SIGTERM"
+            raise KeyboardInterrupt("SIGTERM")
+
+        with contextlib.suppress(ValueError, OSError):
+            self._previous_handler = signal.signal(signal.SIGTERM, on_sigterm)
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.interrupt_message = str(excinfo.value)
+
+    def restore_signal_handler(self) -> None:
+        if self._previous_handler is not None:
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(signal.SIGTERM, self._previous_handler)
+            self._previous_handler = None
+
+    # -- the end ---------------------------------------------------------------------------
+    def interruption(self, session: pytest.Session, exitstatus: int) -> str | None:
+        """Why the run is partial, with how many cases ran of how many; None when every
+        selected case ran (whatever else happened)."""
+        reason: Any = session.shouldstop or session.shouldfail
+        dsession = session.config.pluginmanager.get_plugin("dsession")
+        if not reason and dsession is not None:
+            reason = getattr(dsession, "shouldstop", None)
+        if not reason and self.signal_name:
+            reason = f"the run received {self.signal_name}"
+        if not reason and self.interrupt_message:
+            reason = self.interrupt_message
+        if not reason and exitstatus == pytest.ExitCode.INTERRUPTED:
+            reason = "interrupted (Ctrl-C)"
+        selected = self.selected
+        done = self.done
+        if selected is None:
+            return str(reason) if reason else None
+        if done >= selected:
+            return None
+        return f"{reason or 'the run ended early'}: {done} of {selected} cases ran"
+
+    def finish_run(self, session: pytest.Session) -> Report | None:
+        """The end of the run, once (pytest-json-report asks before our sessionfinish):
+        this process's session described, the reports written, the journal closed."""
+        if self.report is None:
+            if self.runtime.has_session:
+                self.add_worker_info(self.runtime.info())
+            interrupted = self.interruption(session, int(session.exitstatus))
+            self.finish(interrupted, session.config)
+            self._end(interrupted)
+        return self.report
+
+    def _end(self, interrupted: str | None) -> None:
+        report = self.report
+        self.journal.close({
+            "complete": interrupted is None,
+            "interrupted": interrupted,
+            "cases_done": self.done,
+            "cases_selected": self.selected,
+            "run": report.run.model_dump(mode="json") if report else None,
+        })
+
+    def resumed_exit_status(self, exitstatus: int) -> int:
+        """A resumed run's exit status counts the carried cases too; with every case
+        carried (the journalled run had finished) nothing runs, and the status is the
+        carried cases' rather than pytest's 'no tests ran'."""
+        if self.journalled is None or not self.journalled.cases:
+            return exitstatus
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            exitstatus = pytest.ExitCode.OK
+        if exitstatus == pytest.ExitCode.OK and self.carried_not_passed():
+            return pytest.ExitCode.TESTS_FAILED
+        return exitstatus
+
+    def carried_not_passed(self) -> bool:
+        """A resumed run's exit status counts the carried cases too."""
+        if self.journalled is None:
+            return False
+        allowed = {"PASS"} | ({"PARTIAL"} if self.settings.partial == "pass" else set())
+        return any(data.get("outcome") not in allowed for data in self.journalled.cases.values())
+
+    # -- the results -------------------------------------------------------------------------
+    @property
+    def done(self) -> int:
+        """Cases that finished: with a result, or skipped (a skip is a finished case)."""
+        return len(self.results) + len(set(self.skipped) - set(self.results))
+
+    def _keep(self, nodeid: str, result: CaseResult, data: dict[str, Any] | None = None) -> None:
+        self.results[nodeid] = result
+        self.journal.append(data if data is not None else result.to_json())
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        """Take a case's result off a test report (from this process or a worker)."""
+        data = getattr(report, "tooleval", None)
+        if data is not None and report.when == "call":
+            self._keep(report.nodeid, CaseResult.from_json(data), data)
+            return
+        if not _is_case_report(report):
+            return  # another plugin's item (a failing YAML test is not a tooleval ERROR)
+        if report.skipped and report.when == "setup":
+            longrepr = report.longrepr
+            self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
+                                              else longrepr)
+            return
+        if not report.failed:
+            return
+        if report.nodeid in self.results:
+            return
+        # No result travelled: a failing fixture, or a worker that crashed mid-case.
+        reason = str(report.longrepr)[-600:] if report.longrepr else "no result was recorded"
+        error = ErrorInfo(kind="crash",
+                          message=f"the case did not run to the end ({report.when}): {reason}")
+        self._keep(report.nodeid, CaseResult.infrastructure_error(report.nodeid, error))
+
+    def add_worker_info(self, info: dict[str, Any] | None) -> None:
+        if info:
+            self.worker_info.append(info)
+
+    def run_info(self, interrupted: str | None, config: Any) -> RunInfo:
+        """The report's ``run``, field by field: the settings and profile, what the
+        sessions described (``Runtime.info``, from each process), the selection's."""
+        settings, profile = self.settings, self.profile
+        workers = [w for w in self.worker_info if w.get("backend")]
+        first: dict[str, Any] = workers[0] if workers else {}
+        carried = self.carried_run if not workers else None
+        model = profile.describe()
+        if first.get("session") == "pytest_tooleval_make_session":
+            # The profile named by --model did not run: describe what did.
+            model = {"name": first["backend"].get("model")
+                     or "a session from pytest_tooleval_make_session",
+                     "source": "pytest_tooleval_make_session"}
+        return RunInfo(
+            package_version=package_version(),
+            platform=platform_info(),
+            model=model,
+            grammar_requested=grammar_mode(settings, profile),
+            # Which configuration file the run used (docs/usage.md).
+            config_file=str(settings.config_file) if settings.config_file else None,
+            k=settings.k,
+            router_mode=settings.router,
+            seed=profile.seed,
+            sample_every=settings.sample,
+            isolation=isolation(settings),
+            repeat=RepeatInfo(
+                k=settings.repeat,
+                seed_policy="pinned" if profile.pin_seed or settings.repeat == 1 else "varied",
+                seeds=sorted({profile.seed if profile.pin_seed else profile.seed + r
+                              for r in range(settings.repeat)})),
+            thresholds=ThresholdInfo(
+                gate=settings.gate, min_score=settings.min_score,
+                max_malformed=settings.max_malformed, latency_p95=settings.latency_p95,
+                min_cases=settings.min_cases, partial=settings.partial),
+            backend=carried.backend if carried else first.get("backend", {}),
+            backend_variants=carried.backend_variants if carried else
+            len({repr(sorted(w["backend"].items())) for w in workers}),
+            router=carried.router if carried else first.get("router") or {},
+            tools_offered=carried.tools_offered if carried else
+            sorted({t for w in self.worker_info for t in w.get("tools", [])}),
+            providers=carried.providers if carried else first.get("providers", ""),
+            # Each provider's describe(): MCP servers with the name and version they gave.
+            tool_providers=carried.tool_providers if carried else
+            first.get("tool_providers", []),
+            started=self.started.isoformat(timespec="seconds"),
+            finished=datetime.now(UTC).isoformat(timespec="seconds"),
+            interrupted=interrupted,
+            # Concurrent tool loops per process: asked for, used, and why not.
+            concurrency=carried.concurrency if carried else first.get("concurrency"),
+            cases_done=self.done,
+            cases_selected=self.selected,
+            identity_hash=self.identity_hash,
+            shard=settings.shard,
+            selection=selection(list(self.results.values()), config, settings.sample),
+            skipped=[Skipped(nodeid=nodeid, reason=reason)
+                     for nodeid, reason in sorted(self.skipped.items())] or None,
+            resumed=self.resumed,
+        )
+
+    @property
+    def nothing_scored(self) -> bool:
+        """Every case was skipped before it ran: the run measured nothing."""
+        return not self.results and bool(self.skipped)
+
+    def finish(self, interrupted: str | None, config: Any = None) -> Report | None:
+        """Aggregate and write the reports, once (pytest-json-report asks first). A run
+        stopped before its first case ended still gets one: 0 of N ran, interrupted."""
+        if self.report is not None:
+            return self.report
+        if not self.results and not self.skipped and not (interrupted and self.selected):
+            return None
+        run = self.run_info(interrupted, config)
+        if config is not None:
+            # A plugin may add to or change the run's metadata (hookspec.py): its dict is
+            # read back once, so what it wrote is checked like the rest.
+            metadata = run.model_dump(mode="json")
+            config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
+            run = RunInfo.model_validate(metadata)
+        # Imported here, at the end of a run: scoring needs numpy, which neither
+        # --collect-only nor the start of a run should pay for.
+        from pytest_tooleval.run.finish import finish
+
+        finished = finish(list(self.results.values()), run, self.settings, interrupted,
+                          self.runtime.world_base())
+        self.report, self.write_error = finished.report, finished.write_error
+        self.paths = finished.paths
+        return self.report
+
+    def compare_with_baseline(self, baseline: Path) -> bool:
+        """Compare with a baseline report; True when the comparison fails the run."""
+        from pytest_tooleval.report.compare import compare, render_comparison  # numpy
+
+        assert self.report is not None
+        try:
+            base = load_report(baseline)
+        except ReportError as exc:
+            self.comparison_text = f"baseline not usable: {exc}\n"
+            return True
+        result = compare(self.report, base, level=self.settings.level)
+        self.comparison_text = render_comparison(result)
+        self.comparison = result.to_dict()
+        if self.write_error is None:  # the folder could not be written: said once already
+            try:
+                write_json(self.settings.report_dir / "comparison.json", self.comparison)
+            except OSError as exc:
+                self.write_error = (f"could not write comparison.json to "
+                                    f"{self.settings.report_dir}: {exc.strerror or exc}")
+        return not result.compared or bool(result.regressed())
+
+
+def hashes_from_files(rootdir: Any, nodeids: list[str]) -> dict[str, str | None]:
+    """Case hashes for node ids, from their case files (the controller under xdist has
+    ids only). A case that no longer exists gets None."""
+    by_file: dict[str, list[str]] = {}
+    for nodeid in nodeids:
+        by_file.setdefault(nodeid.split("::")[0], []).append(nodeid)
+    hashes: dict[str, str | None] = {}
+    for relative, ids in by_file.items():
+        try:
+            case_file = load_case_file(Path(rootdir) / relative)
+        except (CaseFileError, OSError):
+            case_file = None
+        named = {case.name: case for case in case_file.cases} if case_file else {}
+        for nodeid in ids:
+            # A repeat's node id is NAME[rK] (--tooleval-repeat): the case is NAME.
+            case = named.get(nodeid.partition("::")[2].split("[")[0])
+            hashes[nodeid] = (content_hash(case_file, case)
+                              if case is not None and case_file is not None else None)
+    return hashes
+
+
+def selection(results: list[CaseResult], config: Any, sample: int) -> Selection:
+    """What this run measured: the paths, -k, -m, the sampling, the command line, and a
+    hash of the case set (each case's id and content hash)."""
+    option = getattr(config, "option", None)
+    invocation = getattr(config, "invocation_params", None)
+    return Selection(
+        paths=[str(a) for a in getattr(config, "args", [])],
+        keyword=getattr(option, "keyword", "") or None,
+        markers=getattr(option, "markexpr", "") or None,
+        sample_every=sample,
+        cases=len(results),
+        case_set_hash=case_set_hash((r.nodeid, r.case_hash) for r in results),
+        command_line=[str(a) for a in invocation.args] if invocation else [],
+    )
+
+
+def _is_case_report(report: Any) -> bool:
+    """A report of a tooleval case: marked by the plugin, or the one pytest-xdist makes on
+    the controller for a case whose worker crashed (it carries no mark of ours)."""
+    if getattr(report, "tooleval_case", False):
+        return True
+    text = str(report.longrepr or "")
+    return (is_case_nodeid(report.nodeid) and text.startswith("worker ")
+            and "crashed while running" in text)

@@ -1,0 +1,64 @@
+"""The end of a run: the results summarised (with the scripted baselines beside them), the
+report built, and ``report.json`` and ``report.md`` written. One step for a run's end
+(``Controller.finish``) and for ``tooleval merge`` alike.
+
+Imported when a run ends, never when it starts: scoring needs numpy.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tooleval.config import Settings
+from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.report.markdown import render_markdown
+from pytest_tooleval.report.model import Report, RunInfo
+from pytest_tooleval.report.write import write_atomic, write_json
+from pytest_tooleval.result import CaseResult
+from pytest_tooleval.scoring.aggregate import summarize
+from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Finished:
+    """The report, the files written, and why they could not be (the folder named)."""
+
+    report: Report
+    paths: list[Path] = field(default_factory=list)
+    write_error: str | None = None
+
+
+def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
+           interrupted: str | None = None, world_base: Path | None = None) -> Finished:
+    """Summarise ``results``, build the report and write it to ``settings.report_dir``."""
+    summary = summarize(results, settings.thresholds(), interrupted,
+                        _baselines(results, settings, world_base))
+    finished = Finished(build_report(run, results, summary))
+    directory = settings.report_dir
+    json_path, md_path = directory / "report.json", directory / "report.md"
+    try:
+        write_json(json_path, finished.report.to_json())
+        write_atomic(md_path, render_markdown(finished.report))
+    except OSError as exc:
+        finished.write_error = (f"could not write the report to {directory}: "
+                                f"{exc.strerror or exc}. Pass --tooleval-report DIR with a "
+                                "folder you can write to.")
+        return finished
+    finished.paths = [json_path, md_path]
+    return finished
+
+
+def _baselines(results: list[CaseResult], settings: Settings,
+               world_base: Path | None) -> dict[str, Any]:
+    """The scripted policies' scores on the cases this run scored (never fatal)."""
+    try:
+        return score_policies(refs_for_results(results, settings.rootdir), k=settings.k,
+                              builtin=not settings.no_builtin, world_base=world_base)
+    except Exception:  # the baselines are a measurement aid; never lose a run
+        log.warning("the baselines could not be scored", exc_info=True)
+        return {}

@@ -1,0 +1,53 @@
+"""A case's run made a typed ``CaseResult``: the case's identity, and ``score_case``'s
+verdict (or an ERROR for a failure of the machine). The one place this is done: for serial
+items, concurrent lanes and the baselines alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tooleval.cases.identity import content_hash
+from pytest_tooleval.engine.session import CaseRef, CaseRun
+from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.scoring.outcome import score_case
+
+
+def case_identity(ref: CaseRef) -> dict[str, Any]:
+    """Who the case is, as every result of it records (the file part relative to the
+    rootdir, so reports travel between machines)."""
+    return {
+        "file": ref.path,
+        "file_name": ref.case_file.name,
+        "case": ref.case.name,
+        "category": ref.case.category,
+        "group": ref.case.group,
+        "register": ref.case.register,
+        "language": ref.case_file.language,
+        "job": ref.case.job,
+        "marks": sorted({*ref.case_file.marks, *ref.case.marks}),
+        "case_hash": content_hash(ref.case_file, ref.case),
+        "repeat": ref.repeat,
+        "seed": ref.seed,
+    }
+
+
+def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
+    """The typed result of a case's run: an ERROR for a failure of the machine (with its
+    partial transcript), else ``score_case``'s verdict."""
+    identity = case_identity(ref)
+    if run.error is not None:
+        return CaseResult.infrastructure_error(
+            ref.nodeid, run.error, transcripts=run.transcripts,
+            duration_s=run.duration_s, **identity,
+        )
+    scored = score_case(ref.case, run.transcripts, ref.case_file.language)
+    return CaseResult(
+        nodeid=ref.nodeid,
+        outcome=scored.outcome,
+        reasons=scored.reasons,
+        axes=scored.axes,
+        steps=[StepResult(transcript=t, checks=c)
+               for t, c in zip(run.transcripts, scored.checks, strict=True)],
+        duration_s=run.duration_s,
+        **identity,
+    )

@@ -1,0 +1,162 @@
+"""What a run prints at default verbosity: the run named at once, then progress, then a
+compact summary that ends the output (one verdict with its reason, the failure modes);
+per-case detail only in the reports and under -v. And the failure modes, counted."""
+
+from __future__ import annotations
+
+import time
+
+from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+from pytest_tooleval.result import CaseResult, ErrorInfo, Outcome, StepChecks, StepResult
+from pytest_tooleval.scoring.failure_modes import MODES, failure_modes, step_mode
+from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.support.fake_openai import Rule, answer
+
+SCRIPT = [Rule("", [answer("I cannot say.")])]
+VERDICTS = ("DEPLOYABLE", "NOT MEASURED", "NOT VALID")
+
+
+def _cases(project, count: int, files: int = 1) -> None:
+    """``count`` cases, half tool cases that fail (no call) and half thanks that pass."""
+    per_file = -(-count // files)
+    for number in range(files):
+        names = range(number * per_file, min(count, (number + 1) * per_file))
+        cases = [dict(WEATHER_CASE, name=f"c{i:03d}", group="weather") if i % 2 else
+                 dict(THANKS_CASE, name=f"c{i:03d}") for i in names]
+        project.write(f"scenarios/part{number}.yaml", scenario(cases, name=f"part{number}"))
+
+
+def test_a_674_case_run_fits_a_screenful_and_ends_with_the_score(project, fake_model) -> None:
+    project.profile(fake_model(SCRIPT))
+    _cases(project, 674, files=4)
+    result = project.run()
+    lines = result.outlines
+    assert len(lines) <= 150, "\n".join(lines)
+    score = [i for i, line in enumerate(lines) if line.startswith("tooleval score:")]
+    assert len(score) == 1 and score[0] >= len(lines) - 25
+    text = result.stdout.str()
+    assert "FAILURES" not in text and "FAILED " not in text and "FAIL: " not in text
+    assert sum(verdict in line for line in lines for verdict in VERDICTS) == 1
+    assert "failure modes: needed a tool, called none 337" in text
+    assert "Intervals (95%): " in text  # which method each figure uses
+    modes = project.report()["summary"]["failure_modes"]
+    assert modes["run"] == {"no_call": 337}
+    assert modes["groups"] == {"weather": {"no_call": 337}}
+    assert modes["languages"] == {"en": {"no_call": 337}}
+    assert "| needed a tool, called none | `no_call` | 337 |" in project.markdown()
+
+
+def test_a_one_case_run_has_one_verdict_and_no_interval(project, fake_model) -> None:
+    project.profile(fake_model(SCRIPT))
+    _cases(project, 4)
+    result = project.run("-k", "c001")
+    lines = result.outlines
+    verdicts = [line for line in lines if any(v in line for v in VERDICTS)
+                and not line.startswith("  safety gate:")]  # the gate's own status
+    assert len(verdicts) == 1 and "verdict: NOT MEASURED: too few cases" in verdicts[0]
+    assert "sample size" not in result.stdout.str()
+    score = next(line for line in lines if line.startswith("tooleval score:"))
+    assert "[too few cases]" in score and "CI" not in score
+    assert "Intervals: none, too few cases" in result.stdout.str()
+    assert project.report()["summary"]["score_interval"] is None
+    assert "too few cases" in project.markdown()
+
+
+def test_the_first_lines_name_the_model_cases_and_reports(project, fake_model) -> None:
+    server = fake_model(SCRIPT)
+    project.profile(server)
+    _cases(project, 6, files=2)
+    lines = project.run().outlines
+    head = lines[:lines.index("tooleval: model ready in 0s") + 1]
+    assert any(line.startswith("tooleval: model fake (fake-model at "
+                               f"{server.base_url}, openai server), grammar vendor; "
+                               "reports in ") and line.endswith("tooleval-report")
+               for line in head), lines
+    assert "tooleval: 6 case(s) from 2 file(s)" in head
+    assert any(line.startswith("tooleval: starting the model") for line in head)
+
+
+def test_verbose_keeps_the_detail_of_each_case(project, fake_model) -> None:
+    project.profile(fake_model(SCRIPT))
+    _cases(project, 2)
+    result = project.run("-v")
+    result.stdout.fnmatch_lines(["*FAILURES*", "FAIL: scenarios/part0.yaml::c001",
+                                 "*expected get_weather to run; ran: nothing*"])
+
+
+def test_a_run_that_cannot_start_says_why_once(project) -> None:
+    project.profile("http://127.0.0.1:9/v1")
+    _cases(project, 5)
+    result = project.run()
+    text = result.stdout.str()
+    assert text.count("no model server at http://127.0.0.1:9") == 1, text
+    assert "NOT VALID: the run could not start" in text
+    assert "ERRORS" not in text and "tooleval score" not in text
+    assert len(result.outlines) <= 20
+
+
+def test_no_case_found_says_where_cases_are_looked_for(project, fake_model) -> None:
+    project.profile(fake_model(SCRIPT))
+    result = project.run()
+    result.stdout.fnmatch_lines(["tooleval: no case found: case files are "
+                                 "benchmarks/**/*.json, scenarios/**/*.yaml*tooleval init*"])
+
+
+def _step(checks: StepChecks, attempts: list[Attempt] | None = None,
+          answer_text: str | None = "ok", answered: bool = True) -> StepResult:
+    transcript = StepTranscript("m", attempts=attempts or [], answer=answer_text,
+                                answered=answered)
+    return StepResult(transcript=transcript, checks=checks)
+
+
+def test_each_failing_step_gets_one_mode() -> None:
+    bad = Attempt(name=None, arguments="{", valid=False, malformed="unparseable")
+    leaked = Attempt(name="get_weather", arguments={}, valid=False, leaked=True)
+    other = Attempt(name="save_note", arguments={}, valid=True)
+    missing = StepChecks(expect=["get_weather"], tool=False, tool_missing=["get_weather"])
+    cases = {
+        "forbidden_tool": _step(StepChecks(tool=True, forbidden_ran=["rm"]), [other]),
+        "unwanted_call": _step(StepChecks(restraint=False), [other]),
+        "leaked_call": _step(missing, [leaked]),
+        "malformed_call": _step(missing, [bad]),
+        "asked_back": _step(missing, answer_text="Which city do you mean?"),
+        "no_call": _step(missing),
+        "wrong_tool": _step(missing, [other]),
+        "wrong_arguments": _step(StepChecks(tool=True, args=False), [other]),
+        "wrong_state": _step(StepChecks(tool=True, state=False), [other]),
+        "no_answer": _step(StepChecks(tool=True), [other], None, answered=False),
+        "facts_missing": _step(StepChecks(tool=True, evidence=0.5), [other]),
+    }
+    for mode, step in cases.items():
+        assert step.checks is not None
+        assert step_mode(step.checks, step.transcript) == mode
+        assert mode in MODES
+    assert step_mode(StepChecks(tool=True, evidence=1.0), StepTranscript("m", answered=True)) \
+        is None
+
+
+def test_modes_are_counted_per_run_group_and_language() -> None:
+    missing = StepChecks(tool=False, tool_missing=["get_weather"])
+    failed = CaseResult(nodeid="a.yaml::x", file="a.yaml", case="x", outcome=Outcome.FAIL,
+                        group="weather", language="de",
+                        steps=[_step(missing), _step(StepChecks(tool=True, evidence=0.0))])
+    error = CaseResult.infrastructure_error(
+        "b.yaml::y", ErrorInfo(kind="timeout", message="too slow"), group="calc",
+        language="en")
+    modes = failure_modes([failed, error])
+    assert modes.run == {"no_call": 1, "facts_missing": 1, "error_timeout": 1}
+    assert modes.groups == {"calc": {"error_timeout": 1},
+                            "weather": {"no_call": 1, "facts_missing": 1}}
+    assert modes.languages["de"] == {"no_call": 1, "facts_missing": 1}
+
+
+def test_progress_speaks_before_the_first_case(project, fake_model) -> None:
+    """The model line is out with the header, before any case has run."""
+    project.profile(fake_model([Rule("", [answer("ok")])], latency=0.3))
+    _cases(project, 4)
+    began = time.monotonic()
+    result = project.run("--tooleval-progress", "0")
+    assert time.monotonic() - began >= 4 * 0.3
+    lines = result.outlines
+    first_case = next(i for i, line in enumerate(lines) if line.startswith("scenarios/"))
+    assert any(line.startswith("tooleval: model fake") for line in lines[:first_case])
