@@ -16,10 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.identity import content_hash
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.check.catalogue import _Listed
+from pytest_tooleval.engine.transcript import shorten
 from pytest_tooleval.report.model import RunInfo, load_report
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.router.ablation import make_router
 from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.router.catalogue import listed_builtin_specs
 from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
+from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.tools.base import CaseContext, Catalogue, ToolProvider
+from pytest_tooleval.tools.inline import InlineToolProvider
 from pytest_tooleval.tools.jail import UNSAFE_MODE
 
 
@@ -82,10 +92,6 @@ def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
 
 def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
             only: Sequence[Path] = ()) -> Rescored:
-    from pytest_tooleval.cases.errors import CaseFileError
-    from pytest_tooleval.cases.identity import content_hash
-    from pytest_tooleval.cases.load import load_case_file
-
     chosen = [p.resolve() for p in only]
     outcome = Rescored()
     files: dict[str, Any] = {}
@@ -126,8 +132,6 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
 
 
 def _router(run: StoredRun) -> Any:
-    from pytest_tooleval.router.ablation import make_router
-
     return make_router(run.router_mode, run.k)
 
 
@@ -156,11 +160,6 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     offered, then the file's inline tools): a different set shown means the model saw
     something else. Raises ``Unrouted`` when the run's catalogue cannot be rebuilt here
     (it had MCP or Python tools)."""
-    from pytest_tooleval.check.catalogue import _Listed
-    from pytest_tooleval.router.catalogue import listed_builtin_specs
-    from pytest_tooleval.tools.base import Catalogue, ToolProvider
-    from pytest_tooleval.tools.inline import InlineToolProvider
-
     offered = set(run.tools_offered)
     providers: list[ToolProvider] = []
     if offered:
@@ -194,10 +193,6 @@ class Unrouted(Exception):
 def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
     """Each inline call the stored run made, made again: a different result means the
     model's answer was based on output that no longer exists."""
-    from pytest_tooleval.engine.transcript import shorten
-    from pytest_tooleval.tools.base import CaseContext
-    from pytest_tooleval.tools.inline import InlineToolProvider
-
     if not case_file.tools:
         return None
     provider = InlineToolProvider(list(case_file.tools), old.file)
@@ -216,9 +211,6 @@ def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
 
 
 def _score(case_file: Any, case: Any, old: CaseResult, digest: str) -> CaseResult:
-    from pytest_tooleval.result import StepResult
-    from pytest_tooleval.scoring.outcome import score_case
-
     scored = score_case(case, old.transcripts, case_file.language)
     return old.model_copy(update={
         "outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,

@@ -23,7 +23,18 @@ from pytest_tooleval.models.base import Backend
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.registry import grammar_mode, make_backend
 from pytest_tooleval.router.base import Router
+from pytest_tooleval.run.cache import CachingBackend, model_identity
+from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.base import CaseContext, ConfigurationError, ToolProvider
+from pytest_tooleval.tools.builtin import BuiltinToolProvider
+from pytest_tooleval.tools.mcp import McpConfigError, mcp_providers
+from pytest_tooleval.tools.python import (
+    PythonToolError,
+    collect_python_tools,
+    python_providers,
+    tools_in_module,
+)
+from pytest_tooleval.world import WorldFactory
 
 
 class CaseWorlds:
@@ -37,8 +48,6 @@ class CaseWorlds:
 
     def _world_factory(self) -> Any:
         """The one factory (its template built on first use, once, under the lock)."""
-        from pytest_tooleval.world import WorldFactory
-
         with self._lock:
             if self._factory is None:
                 self._factory = WorldFactory(self._base())
@@ -77,8 +86,6 @@ def make_providers(
     providers: list[ToolProvider] = []
     if not settings.no_builtin:
         if builtin is None:
-            from pytest_tooleval.tools.builtin import BuiltinToolProvider
-
             worlds = CaseWorlds(world_base)
             builtin = BuiltinToolProvider(worlds.world_for_case, worlds.discard,
                                           unsafe_no_jail=settings.unsafe_no_jail,
@@ -93,8 +100,6 @@ def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> 
     named by ``python_tools``) and MCP servers."""
     providers = python_tool_providers(settings, conftests)
     if settings.mcp_servers:
-        from pytest_tooleval.tools.mcp import mcp_providers
-
         # Validated with the configuration; started on first use. A server that fails to
         # start is recorded by the session and its tools count as missing for `requires`.
         providers.extend(mcp_providers(settings.mcp_servers, settings.config_dir))
@@ -110,11 +115,6 @@ def python_tool_providers(
     # Only code that uses the decorator imports its module; nothing to find otherwise.
     if not modules and "pytest_tooleval.tools.python" not in sys.modules:
         return []
-    from pytest_tooleval.tools.python import (
-        collect_python_tools,
-        python_providers,
-        tools_in_module,
-    )
 
     functions = [fn for module in conftests for fn in tools_in_module(module)]
     functions += collect_python_tools(modules, base_dir=settings.config_dir)
@@ -122,7 +122,7 @@ def python_tool_providers(
 
 
 def make_router_factory(settings: Settings) -> Callable[[CaseFile], Router]:
-    from pytest_tooleval.router.ablation import make_router
+    from pytest_tooleval.router.ablation import make_router  # the trigger tables: heavy
 
     router = make_router(settings.router, settings.k)
     return lambda case_file: router
@@ -136,9 +136,6 @@ def configured_providers(
     builtin: ToolProvider | None = None,
 ) -> list[ToolProvider]:
     """``make_providers``, a configuration mistake as one ``ConfigurationError``."""
-    from pytest_tooleval.tools.mcp import McpConfigError
-    from pytest_tooleval.tools.python import PythonToolError
-
     try:
         return make_providers(settings, world_base, conftests, builtin=builtin)
     except (McpConfigError, PythonToolError) as exc:
@@ -170,7 +167,6 @@ def _cached(settings: Settings, profile: Profile, grammar: str,
     """The backend factory, behind the response cache when one is asked for."""
     if settings.cache is None or settings.cache_mode == "off":
         return factory
-    from pytest_tooleval.run.cache import CachingBackend, model_identity
 
     directory = settings.cache if settings.cache.is_absolute() else \
         settings.rootdir / settings.cache
@@ -180,8 +176,6 @@ def _cached(settings: Settings, profile: Profile, grammar: str,
 
 def isolation(settings: Settings) -> dict[str, Any]:
     """The jail in force for run_python and git (tools/jail.py), or the unsafe mode."""
-    from pytest_tooleval.tools import jail
-
     if settings.no_builtin:
         return {"mode": "not used (no built-in tools)"}
     return jail.describe(settings.unsafe_no_jail)

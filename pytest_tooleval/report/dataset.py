@@ -14,16 +14,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.cases.identity import content_hash
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.check.static import collect_files
 from pytest_tooleval.report.model import Report, corpus_hash
+from pytest_tooleval.report.write import write_atomic
 
 AXES = ("irrelevance", "tool", "step", "answer")
 
 
 def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
-    from pytest_tooleval.cases.identity import content_hash  # a run's results carry it
-    from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.check.static import collect_files
-
     rows = []
     for path in collect_files(paths):
         case_file = load_case_file(path)
@@ -160,7 +160,6 @@ def export(paths: list[Path], out: Path, report: Report | None,
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import datasets
 
-    from pytest_tooleval.report.write import write_atomic
 
     datasets.disable_progress_bars()
     corpus = corpus_rows(paths, rootdir)

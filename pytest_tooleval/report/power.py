@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.check.static import collect_files
 from pytest_tooleval.report.model import Summary
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.statistics import (
@@ -46,9 +48,6 @@ def compare_alpha(level: float) -> float:
 
 def selection_counts(paths: Sequence[Path]) -> Counter[str]:
     """Cases per axis in these case files (directories walked)."""
-    from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.check.static import collect_files
-
     counts: Counter[str] = Counter()
     for path in collect_files(paths):
         case_file = load_case_file(path)
