@@ -228,6 +228,22 @@ def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_mo
     assert _strip(project.report()) == whole
 
 
+def test_listing_what_a_resume_would_run_writes_no_report(project, fake_model) -> None:
+    """--collect-only with --tooleval-resume lists the cases still to run; it must not
+    rewrite the stopped run's report as a finished one (it once did: "interrupted": null)."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(6)))
+    stop_after(project, 2)
+    project.run("--tooleval-min-cases", "1", subprocess=True)
+    (project.path / "conftest.py").unlink()
+    report = project.path / "tooleval-report" / "report.json"
+    stopped = report.read_bytes()
+    assert json.loads(stopped)["run"]["interrupted"]
+    result = project.run("--tooleval-resume", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*tests collected (* deselected)*"])
+    assert report.read_bytes() == stopped
+
+
 def test_resume_without_a_journal_is_a_clear_refusal(project, fake_model) -> None:
     project.profile(fake_model(_script()))
     project.write("scenarios/demo.yaml", scenario(_cases(2)))

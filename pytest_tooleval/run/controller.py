@@ -247,7 +247,10 @@ class Controller:
 
     def finish_run(self, session: pytest.Session) -> Report | None:
         """The end of the run, once (pytest-json-report asks before our sessionfinish):
-        this process's session described, the reports written, the journal closed."""
+        this process's session described, the reports written, the journal closed.
+        Nothing for --collect-only: no case ran, and a resumed run's report stands."""
+        if session.config.option.collectonly:
+            return None
         if self.report is None:
             if self.runtime.has_session:
                 self.add_worker_info(self.runtime.info())
