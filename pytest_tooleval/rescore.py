@@ -27,7 +27,7 @@ from pytest_tooleval.router.ablation import make_router
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.router.catalogue import listed_builtin_specs
 from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
-from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.scoring.outcome import case_today, score_case
 from pytest_tooleval.tools.base import CaseContext, Catalogue, ToolProvider
 from pytest_tooleval.tools.inline import InlineToolProvider
 from pytest_tooleval.tools.jail import UNSAFE_MODE
@@ -211,7 +211,8 @@ def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
 
 
 def _score(case_file: Any, case: Any, old: CaseResult, digest: str) -> CaseResult:
-    scored = score_case(case, old.transcripts, case_file.language)
+    scored = score_case(case, old.transcripts, case_file.language,
+                        case_today(case_file))
     return old.model_copy(update={
         "outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,
         "steps": [StepResult(transcript=t, checks=c)

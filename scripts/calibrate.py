@@ -55,7 +55,7 @@ from pytest_tooleval.result import CaseResult, Outcome, repeat_suffix
 from pytest_tooleval.router import default_router
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, score_of
 from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals
-from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.scoring.outcome import case_today, score_case
 from pytest_tooleval.scoring.paired import decide, pair_cases, paired_rows
 from pytest_tooleval.scoring.repeats import group_tries
 from pytest_tooleval.scoring.statistics import mcnemar_power
@@ -196,7 +196,7 @@ class Runner:
         if run.error is not None:
             raise RuntimeError(f"{ref.nodeid}: plan {plan}: the run failed "
                                f"({run.error.kind}): {run.error.message}")
-        scored = score_case(ref.case, run.transcripts, language)
+        scored = score_case(ref.case, run.transcripts, language, case_today(ref.case_file))
         return CaseResult(nodeid=ref.nodeid, file=ref.path, case=ref.case.name,
                           category=ref.case.category, group=ref.case.group, language=language,
                           case_hash=content_hash(ref.case_file, ref.case),

@@ -10,7 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_tooleval.cases.evidence import evidence_found
@@ -164,6 +164,7 @@ def test_every_written_form_of_a_date_matches(day: date) -> None:
 
 @settings(max_examples=150)
 @given(days, st.integers(min_value=1, max_value=800))
+@example(day=date(2020, 5, 8), offset=89)  # 05.08.2020 (5 August) once read as 8 May
 def test_a_different_date_never_matches(day: date, offset: int) -> None:
     other = day + timedelta(days=offset)
     same_day = (other.month, other.day) == (day.month, day.day)
@@ -235,3 +236,28 @@ def test_a_different_phone_number_never_matches(national: str, where: int, chang
     other = national[:where] + digit + national[where + 1:]
     for form in phone_forms(other, "90"):
         assert not found(national, f"Numara: {form}.", "tr"), form
+
+
+def test_tomorrow_today_yesterday_are_read_against_the_cases_clock() -> None:
+    today = date(2026, 3, 12)
+    assert evidence_found(["2026-03-13"], "Yarın saat 18:15'te.", "tr", today)
+    assert evidence_found(["2026-03-13"], "YARIN 18:15", "tr", today)
+    assert evidence_found(["13 March"], "Tomorrow at 6.", "en", today)
+    assert evidence_found(["2026-03-12"], "Evet, bugün.", "tr", today)
+    assert not evidence_found(["2026-03-13"], "today at 6", "en", today)  # the wrong day
+    assert not evidence_found(["2026-03-13"], "tomorrow", "en")  # no clock: not exact
+    assert not evidence_found(["2026-03-11"], "dünya", "tr", today)  # a word, not "dün"
+
+
+def test_the_named_release_planning_answer_passes_on_the_cases_clock() -> None:
+    from pytest_tooleval.cases.load import load_case_file
+    from pytest_tooleval.scoring.outcome import case_today
+
+    case_file = load_case_file(ROOT / "benchmarks/tr/chains.json")
+    case = next(c for c in case_file.cases if c.name == "release-planning-pazartesiye-al")
+    today = case_today(case_file)
+    assert today == date(2026, 3, 12)  # the world's clock: Thursday 12 March
+    items = case.steps[0].evidence_alternatives()
+    answer = "Yarın, cuma günü saat 18:15'te."
+    assert all(evidence_found(alts, answer, "tr", today) for alts in items)
+    assert not all(evidence_found(alts, answer, "tr") for alts in items)

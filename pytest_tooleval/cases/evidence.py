@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP
 from functools import lru_cache
 
@@ -245,9 +246,11 @@ def occurs(value: Keyed, answer: Keyed) -> bool:
     return False
 
 
-def evidence_found(alternatives: list[str], answer: str, language: str = "en") -> bool:
+def evidence_found(alternatives: list[str], answer: str, language: str = "en",
+                   today: date | None = None) -> bool:
     """Whether any alternative occurs in ``answer``: as text on boundaries, or as the same
-    value written another way (``value_found``).
+    value written another way (``value_found``), or, for a date, as the word the case's
+    clock makes exact ("tomorrow", "yarın" for the day after ``today``).
 
     ``language`` is the file's: it reads a lone separator before three digits in the
     evidence (tr: 5.878 is 5878; en: 5.878 is a decimal).
@@ -255,7 +258,27 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en") -
     answer_key = keyed(answer)
     values = [alt for alt in alternatives if alt.strip()]
     return any(occurs(keyed(alt), answer_key) and not _other_half_day(alt, answer, language)
-               for alt in values) or any(value_found(alt, answer, language) for alt in values)
+               for alt in values) or any(value_found(alt, answer, language) or (
+                   today is not None and _relative_day_found(alt, answer, language, today))
+                   for alt in values)
+
+
+#: Words that name a day relative to the clock: exact only where the case's clock is known.
+RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1, "dün": -1, "bugün": 0,
+                 "yarın": 1}
+_RELATIVE_DAY = re.compile(r"(?<!\w)(" + "|".join(RELATIVE_DAYS) + r")(?!\w)")
+
+
+def _relative_day_found(value: str, answer: str, language: str, today: date) -> bool:
+    """The evidence is a date, and the answer names that day by its distance from
+    ``today``: "tomorrow" or "yarın" for today + 1, "today"/"bugün", "yesterday"/"dün"."""
+    lowered = turkish_lower(answer) if language == "tr" else answer.casefold()
+    days = {today + timedelta(days=RELATIVE_DAYS[m.group(1)])
+            for m in _RELATIVE_DAY.finditer(lowered)}
+    return any(isinstance(want, Date) and any(
+        (day.month, day.day) == (want.month, want.day)
+        and want.year in (None, day.year) for day in days)
+        for want in evidence_values(value, language))
 
 
 def _other_half_day(value: str, answer: str, language: str) -> bool:

@@ -38,7 +38,7 @@ from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router import default_router
 from pytest_tooleval.router.base import SHOWN
-from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.scoring.outcome import case_today, score_case
 from pytest_tooleval.tools.base import ToolProvider, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
@@ -184,7 +184,7 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
             if not check["held"]:
                 fail(number, f"state check {check['check']} does not hold: {check['detail']}")
         before += [step.message, *_step_texts(transcript)]
-    scored = score_case(case, run.transcripts, case_file.language)
+    scored = score_case(case, run.transcripts, case_file.language, case_today(case_file))
     if scored.outcome != "PASS":
         fail(None, f"the gold path scores {scored.outcome}: " + "; ".join(scored.reasons))
     return failures

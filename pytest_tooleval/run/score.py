@@ -9,7 +9,7 @@ from typing import Any
 from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.engine.session import CaseRef, CaseRun
 from pytest_tooleval.result import CaseResult, StepResult
-from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.scoring.outcome import case_today, score_case
 
 
 def case_identity(ref: CaseRef) -> dict[str, Any]:
@@ -40,7 +40,8 @@ def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
             ref.nodeid, run.error, transcripts=run.transcripts,
             duration_s=run.duration_s, **identity,
         )
-    scored = score_case(ref.case, run.transcripts, ref.case_file.language)
+    scored = score_case(ref.case, run.transcripts, ref.case_file.language,
+                        case_today(ref.case_file))
     return CaseResult(
         nodeid=ref.nodeid,
         outcome=scored.outcome,

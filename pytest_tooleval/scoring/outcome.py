@@ -6,13 +6,16 @@ The rules are docs/scoring.md's. A check that did not apply is ``None``, never `
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pytest_tooleval.cases.evidence import evidence_found, evidence_key
-from pytest_tooleval.cases.model import Case, Step
+from pytest_tooleval.cases.model import Case, CaseFile, Step
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.result import Outcome, StepChecks
 from pytest_tooleval.scoring.claims import contradictions
+from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
 
 __all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case"]
 
@@ -53,7 +56,17 @@ def _route_check(step: Step, ran: list[str]) -> tuple[list[str], int | None]:
     return best or [], None
 
 
-def check_step(step: Step, transcript: StepTranscript, language: str = "en") -> StepChecks:
+def case_today(case_file: CaseFile) -> date:
+    """The day the case's world clock reads, in its zone: the day "today" (and so
+    "tomorrow", "yarın") means in an answer."""
+    world = case_file.world
+    zone = ZoneInfo(world.timezone if world and world.timezone else DEFAULT_TIMEZONE)
+    now = datetime.fromisoformat(world.clock if world and world.clock else DEFAULT_NOW)
+    return (now.replace(tzinfo=zone) if now.tzinfo is None else now).astimezone(zone).date()
+
+
+def check_step(step: Step, transcript: StepTranscript, language: str = "en",
+               today: date | None = None) -> StepChecks:
     ran = transcript.ran
     attempts = transcript.attempts
     expected = step.expected_tools
@@ -87,7 +100,8 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en") -> 
     if step.evidence:
         answer = transcript.answer or ""
         items = step.evidence_alternatives()
-        missing_items = [alts for alts in items if not evidence_found(alts, answer, language)]
+        missing_items = [alts for alts in items
+                         if not evidence_found(alts, answer, language, today)]
         checks.evidence = (len(items) - len(missing_items)) / len(items)
         checks.evidence_missing = [" | ".join(alts) for alts in missing_items]
     return checks
@@ -168,10 +182,12 @@ class Scored:
     checks: list[StepChecks] = field(default_factory=list)
 
 
-def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en") -> Scored:
+def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en",
+               today: date | None = None) -> Scored:
     """Score a case from its transcripts alone: the engine never scores. ``language`` is
-    the case file's (evidence matching)."""
-    checks = [check_step(step, t, language)
+    the case file's (evidence matching); ``today``, its world clock's day (``case_today``:
+    a date in the evidence is also found as "tomorrow" where that day is tomorrow)."""
+    checks = [check_step(step, t, language, today)
               for step, t in zip(case.steps, transcripts, strict=True)]
     contradicted = contradictions(case, transcripts, language)
     for step_checks, reasons_of_step in zip(checks, contradicted, strict=True):

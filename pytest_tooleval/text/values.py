@@ -269,9 +269,9 @@ def _dates(text: str, english: bool) -> list[Date]:
     found: list[Date | None] = []
     for y, _, m, d in _ISO.findall(text):
         found.append(_date(y, int(m), d))
-    for d, _, m, y in _NUMERIC_DATE.findall(text):
+    for d, separator, m, y in _NUMERIC_DATE.findall(text):
         found.append(_date(y, int(m), d))
-        if english:
+        if english and separator != ".":  # 05.08.2020 is day-first everywhere; 05/08 is not
             found.append(_date(y, int(d), m))
     for a, b in _SLASH_DATE.findall(text):
         found += [_date(None, int(b), a), _date(None, int(a), b)]
