@@ -228,11 +228,22 @@ def _as_user(argv: Sequence[str], uid: int) -> list[str]:
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", *argv]
 
 
+# bwrap's options as this module writes them, with how many arguments each takes; the
+# mount options' last argument is the mount point.
+_ARITY = {"--bind": 2, "--ro-bind": 2, "--bind-try": 2, "--ro-bind-try": 2, "--symlink": 2,
+          "--tmpfs": 1, "--dir": 1, "--perms": 1, "--size": 1}
+_MOUNTS = {"--bind", "--ro-bind", "--bind-try", "--ro-bind-try", "--tmpfs"}
+
+
 def _folders(binds: Sequence[str]) -> list[str]:
     """``--dir`` options making the parents of these mount points traversable (bwrap makes
     a missing parent 0700, root's, which a jail running as another uid cannot enter)."""
-    targets = [binds[i + 2] for i, arg in enumerate(binds) if "bind" in arg]
-    targets += [binds[i + 1] for i, arg in enumerate(binds) if arg == "--tmpfs"]
+    targets, i = [], 0
+    while i < len(binds):
+        arity = _ARITY[binds[i]]
+        if binds[i] in _MOUNTS:
+            targets.append(binds[i + arity])
+        i += 1 + arity
     parents = {str(parent) for target in targets for parent in Path(target).parents
                if str(parent) not in ("/", "/usr", "/tmp")}
     made = []

@@ -178,3 +178,21 @@ def test_a_traceback_names_no_host_folder_of_the_interpreter(hostile: Hostile) -
     prefix = os.path.realpath(sys.base_prefix)
     if not prefix.startswith("/usr"):
         assert prefix not in out and f"{jail.JAIL_PYTHON}/lib/" in out, out
+
+
+@pytest.mark.parametrize("folder", ["rebind", "x/--tmpfs", "ro-bind-try/a"])
+def test_a_world_whose_path_reads_like_an_option_is_still_jailed(tmp_path: Path,
+                                                                  folder: str) -> None:
+    """The mount points are read from bwrap's arguments by position, not by a word in a
+    path: a world under ``.../rebind`` once crashed ``tooleval doctor`` (IndexError)."""
+    world = tmp_path / folder
+    world.mkdir(parents=True)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        done = jail.run(["/usr/bin/pwd"], writable=world, cwd=world,
+                        env={"PATH": "/usr/bin"}, timeout=10, stdout=out, stderr=err,
+                        interpreter=False)
+        out.seek(0)
+        err.seek(0)
+        where, why = out.read().decode().strip(), err.read().decode()
+    assert done.returncode == 0, why
+    assert where == jail.JAIL_HOME  # the world, under its name in the jail
