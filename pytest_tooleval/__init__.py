@@ -1,11 +1,6 @@
 """pytest-tooleval: measure how well a language model uses tools, inside pytest.
 
-The public surface, for those who extend it (docs/usage.md, "Your own model session" and
-"Your own backend kind"): ``tool`` (a Python function as a tool); ``ToolProvider``,
-``ToolSpec`` and ``ToolResult`` (a source of tools of one's own); ``Backend``, ``ModelTurn``,
-``RawCall`` and ``BackendError`` (a model behind an API of one's own); ``ModelSession``
-(what the ``pytest_tooleval_make_session`` hook returns); ``CaseResult`` (one case's typed
-result). Names load on first use (all of them at once cost about 0.2 s), so importing the
+The public surface for extending it (docs/usage.md) loads on first use, so importing the
 plugin stays cheap.
 """
 

@@ -1,8 +1,5 @@
-"""pytest File and Item classes: each case of a benchmark or scenario file is a test item.
-
-Items are ``pytest.Function`` subclasses so that fixtures work through public API: a user
-brings their own session through the ``pytest_tooleval_make_session`` hook (hookspec.py).
-"""
+"""pytest File and Item classes: each case of a benchmark or scenario file is a test item
+(a ``pytest.Function``, so that fixtures work through public API)."""
 
 from __future__ import annotations
 
@@ -17,7 +14,8 @@ from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.files import is_case_path
 from pytest_tooleval.cases.load import load_case_file, same_name
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
-from pytest_tooleval.result import CaseResult, repeat_suffix
+from pytest_tooleval.engine.session import ModelSession
+from pytest_tooleval.result import CaseResult, ErrorInfo, repeat_suffix
 from pytest_tooleval.run import runtime_of
 
 DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**/*.yml")
@@ -37,11 +35,9 @@ def wants_file(file_path: Path, config: pytest.Config) -> bool:
         relative = file_path.resolve().relative_to(config.rootpath.resolve()).as_posix()
     except ValueError:
         relative = file_path.as_posix()
-    for pattern in patterns:
-        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
-            relative, pattern.replace("**/", "")
-        ):
-            return True
+    if any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
+            relative, pattern.replace("**/", "")) for pattern in patterns):
+        return True
     given = {Path(arg.split("::")[0]).resolve() for arg in config.args}
     return file_path.resolve() in given
 
@@ -63,7 +59,7 @@ class CaseFileCollector(pytest.File):
                 raise CaseFileError(str(self.path), [same_name(case_file.name, str(first))])
         except CaseFileError as exc:
             raise self.CollectError(str(exc)) from None
-        runtime.register_case_file(self.path)
+        runtime.register_case_file(self.path, case_file)
         skip_reason = runtime.requires_problem(case_file, self.nodeid)
         repeats = runtime.settings.repeat
         for case in case_file.cases:
@@ -87,7 +83,7 @@ def _marker(config: pytest.Config, name: str, description: str) -> pytest.MarkDe
 
 def stop_message(error: Any, errors: int) -> str:
     """Why the session stops after ``errors`` consecutive ERRORs: the last one's message,
-    as a sentence of its own, then the stop."""
+    then the stop."""
     last = (error.message if error is not None else "").strip() or "ERROR"
     if not last.endswith((".", "!", "?")):
         last += "."
@@ -114,8 +110,6 @@ class CaseItem(pytest.Function):
             self.add_marker(_marker(config, mark, "a mark from a tooleval case file"))
 
     def runtest(self) -> None:
-        from pytest_tooleval.engine.session import ModelSession
-
         runtime = runtime_of(self.config)
         if runtime.settings.check:
             self._check(runtime)
@@ -124,12 +118,10 @@ class CaseItem(pytest.Function):
         if session is not runtime.session():
             kind = ("a second ModelSession" if isinstance(session, ModelSession)
                     else type(session).__name__)
-            from pytest_tooleval.result import CaseResult, ErrorInfo
-
-            message = _OVERRIDDEN.format(kind=kind)
             self.session.shouldstop = "the tooleval_session fixture was overridden"
             self.result = CaseResult.infrastructure_error(
-                self.nodeid, ErrorInfo(kind="configuration", message=message),
+                self.nodeid, ErrorInfo(kind="configuration",
+                                       message=_OVERRIDDEN.format(kind=kind)),
                 file=self.nodeid.split("::")[0], case=self.case.name,
                 category=self.case.category, group=self.case.group)
             raise CaseNotPassed(self.result)
@@ -146,7 +138,7 @@ class CaseItem(pytest.Function):
         raise CaseNotPassed(self.result)
 
     def _check(self, runtime: Any) -> None:
-        """No model: the case's guards, its file's requires, router coverage, duplicates."""
+        """``tooleval check`` as an item: no model."""
         report = runtime.check_report()
         path = str(self.path)
         found = [f for f in report.failures

@@ -1,16 +1,6 @@
-"""The configuration: one model for the command line, ini values and the project file.
-
-Where the project file is found (configfile.py; docs/usage.md, "Configuration"): walking
-up from the directory the run starts in (pytest: the common folder of the paths given, or the
-invocation folder; ``tooleval check``/``route``: the working directory) to pytest's rootdir
-(or, outside pytest, to the first folder holding a ``pyproject.toml`` or ``.git``), the
-nearest folder with a ``tooleval.toml`` (the whole file) or a ``pyproject.toml`` with a
-``[tool.tooleval]`` table wins; in one folder ``tooleval.toml`` wins. Files that lose are
-not merged: a warning names them, so none is ignored silently.
-
-Precedence for each setting: command line, then ini (``tooleval_NAME``), then the file,
-then the defaults, which are the field defaults of ``RunSettings`` and nowhere else.
-Unknown keys are refused with the closest known key; ranges are validated.
+"""The configuration: one model for the command line, ini values and the project file
+(found by configfile.py). Precedence: command line, ini (``tooleval_NAME``), the file,
+the field defaults. Unknown keys are refused with the closest known key; ranges checked.
 """
 
 from __future__ import annotations
@@ -18,7 +8,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -37,49 +27,52 @@ if TYPE_CHECKING:  # pytest itself is imported only where a pytest run needs it
     from pytest_tooleval.tools.mcp.config import McpServerConfig
 
     McpServers = dict[str, McpServerConfig]
-else:
-    # The MCP configuration model is imported only where an ``mcp`` table is configured
-    # (build_settings validates the table into McpServerConfig values before Settings
-    # holds them), so ``tooleval check`` without MCP servers never imports it.
+else:  # validated by build_settings; the MCP model is imported only where configured
     McpServers = dict[str, Any]
 
 DEFAULT_REPORT_DIR = "tooleval-report"
 _THRESHOLDS = Thresholds()
 
 
-class RunSettings(BaseModel):
-    """Settings that the command line, ini values and the project file may all give."""
-
-    model_config = ConfigDict(extra="forbid")
+class _Shared(BaseModel):
+    """The settings the command line, ini values and the project file may all give, as
+    typed in both ``RunSettings`` and ``Settings``; their defaults are here only."""
 
     model: str | None = None
     grammar: Literal["on", "off", "vendor"] | None = None
-    report_dir: str = DEFAULT_REPORT_DIR
-    k: int = Field(SHOWN, ge=1)
+    k: int = Field(default=SHOWN, ge=1)
     router: Literal["triggers", "oracle", "all"] = "triggers"
-    gate: float = Field(_THRESHOLDS.gate, ge=0, le=1)
-    min_score: float = Field(_THRESHOLDS.min_score, ge=0, le=100)
-    max_malformed: float = Field(_THRESHOLDS.max_malformed, ge=0, le=1)
-    latency_p95: float | None = Field(_THRESHOLDS.latency_p95, gt=0)
-    min_cases: int = Field(_THRESHOLDS.min_cases, ge=0)
+    gate: float = Field(default=_THRESHOLDS.gate, ge=0, le=1)
+    min_score: float = Field(default=_THRESHOLDS.min_score, ge=0, le=100)
+    max_malformed: float = Field(default=_THRESHOLDS.max_malformed, ge=0, le=1)
+    latency_p95: float | None = Field(default=_THRESHOLDS.latency_p95, gt=0)
+    min_cases: int = Field(default=_THRESHOLDS.min_cases, ge=0)
     partial: Literal["fail", "pass"] = "fail"
-    max_errors: int = Field(3, ge=1)
+    max_errors: int = Field(default=3, ge=1)
     # The wall clocks (seconds) of one tool call and of one case.
-    tool_timeout: float = Field(TOOL_TIMEOUT_S, gt=0)
-    case_timeout: float = Field(CASE_TIMEOUT_S, gt=0)
+    tool_timeout: float = Field(default=TOOL_TIMEOUT_S, gt=0)
+    case_timeout: float = Field(default=CASE_TIMEOUT_S, gt=0)
     skip_missing: bool = False
     no_builtin: bool = False
     unsafe_no_jail: bool = False
-    baseline: str | None = None
-    sample: int = Field(1, ge=1)
-    repeat: int = Field(1, ge=1)
-    level: float = Field(0.95, ge=0.5, lt=1)
-    max_width: float = Field(10.0, gt=0)
+    sample: int = Field(default=1, ge=1)
+    repeat: int = Field(default=1, ge=1)
+    level: float = Field(default=0.95, ge=0.5, lt=1)
+    max_width: float = Field(default=10.0, gt=0)
     check: bool = False
     resume: bool = False
     shard: str | None = None
-    cache: str | None = None
     cache_mode: Literal["record", "replay", "off"] = "record"
+
+
+class RunSettings(_Shared):
+    """The settings as given: paths still text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    report_dir: str = DEFAULT_REPORT_DIR
+    baseline: str | None = None
+    cache: str | None = None
 
 
 class ProjectFile(RunSettings):
@@ -105,11 +98,8 @@ class Option:
     @property
     def choices(self) -> tuple[str, ...] | None:
         annotation = RunSettings.model_fields[self.dest].annotation
-        args = getattr(annotation, "__args__", ())
-        literal = [a for a in args if getattr(a, "__origin__", None) is Literal]
-        if getattr(annotation, "__origin__", None) is Literal:
-            literal = [annotation]
-        return tuple(literal[0].__args__) if literal else None
+        literal = [a for a in (annotation, *get_args(annotation)) if get_origin(a) is Literal]
+        return get_args(literal[0]) if literal else None
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -195,44 +185,20 @@ def add_options(parser: pytest.Parser) -> None:
         parser.addini(ini_name, option.help, default=None)
 
 
-class Settings(BaseModel):
+class Settings(_Shared):
     """Everything a run needs to know, resolved once per process."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     rootdir: Path
-    model: str | None = None
-    grammar: Literal["on", "off", "vendor"] | None = None
     report_dir: Path = Path(DEFAULT_REPORT_DIR)
-    k: int = RunSettings.model_fields["k"].default
-    router: Literal["triggers", "oracle", "all"] = "triggers"
-    gate: float = RunSettings.model_fields["gate"].default
-    min_score: float = RunSettings.model_fields["min_score"].default
-    max_malformed: float = RunSettings.model_fields["max_malformed"].default
-    latency_p95: float | None = None
-    min_cases: int = RunSettings.model_fields["min_cases"].default
-    partial: Literal["fail", "pass"] = "fail"
-    max_errors: int = RunSettings.model_fields["max_errors"].default
-    tool_timeout: float = RunSettings.model_fields["tool_timeout"].default
-    case_timeout: float = RunSettings.model_fields["case_timeout"].default
-    skip_missing: bool = False
-    no_builtin: bool = False
-    unsafe_no_jail: bool = False
     baseline: Path | None = None
-    check: bool = False
-    sample: int = 1
-    repeat: int = 1
-    level: float = RunSettings.model_fields["level"].default
-    max_width: float = RunSettings.model_fields["max_width"].default
-    resume: bool = False
-    shard: str | None = None
     cache: Path | None = None
-    cache_mode: Literal["record", "replay", "off"] = "record"
-    #: The file the project configuration came from (None: no file), and its folder,
-    #: which relative paths in it (report_dir, python_tools, MCP cwd) are resolved against.
+    #: The project file (None: no file), and its folder, which its relative paths are
+    #: resolved against.
     config_file: Path | None = None
     config_dir: Path = Path(".")
-    #: The validated file table, as read (kept for code that reads tables by key).
+    #: The validated file table, as read.
     project: dict[str, Any] = Field(default_factory=dict)
     python_tools: list[str] = Field(default_factory=list)
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)

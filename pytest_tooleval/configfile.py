@@ -1,6 +1,7 @@
-"""Finding the project's configuration file: where the search starts, how far up it walks,
-which file wins, and reading it (docs/usage.md, "Configuration"). Validating what it holds
-is config.py's."""
+"""Finding the project's configuration file (docs/usage.md, "Configuration"): from where
+the run starts up to the rootdir (outside pytest: the first folder with a
+``pyproject.toml`` or ``.git``), the nearest ``tooleval.toml`` or ``[tool.tooleval]``
+wins (``tooleval.toml`` within a folder); farther ones are named in a warning, not merged."""
 
 from __future__ import annotations
 

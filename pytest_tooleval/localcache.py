@@ -1,13 +1,6 @@
-"""The user's local cache folder, and the fingerprint that keys what is kept there.
-
-What is kept (never model replies, which ``cache.py`` handles): ``tooleval check``
-results and their per-file parts (check/cache.py), keyed on content, including
-``package_fingerprint()``, a hash of every file of this package and the Python version, so
-a changed line of code or data is a new key, never a stale entry.
-
-Where: ``$TOOLEVAL_CACHE_DIR``, else the platform's user cache folder (platformdirs:
-``$XDG_CACHE_HOME/pytest-tooleval`` or ``~/.cache/pytest-tooleval`` on Linux).
-``TOOLEVAL_CACHE_DIR=off`` keeps nothing on disk.
+"""The user's local cache folder (``$TOOLEVAL_CACHE_DIR``, ``off`` for none, else the
+platform's user cache folder) for ``tooleval check`` results, and ``package_fingerprint``,
+which keys them so a changed line of code or data is a new key, never a stale entry.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""pytest hooks only. Everything else lives in modules imported on first use.
-
-Per process there is one ``Runtime`` (run/runtime.py, kept in ``config.stash``); on the
-controller, the ``Controller`` (run/controller.py) gathers results from every worker's
-reports.
-The run's modules are imported when pytest configures the plugin (``start_run``), not when
-it loads.
+"""pytest hooks only. The run's modules (run/runtime.py per process, run/controller.py on
+the controller) are imported when pytest configures the plugin, not when it loads.
 """
 
 from __future__ import annotations
@@ -16,21 +11,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_tooleval.config import Settings, add_options
-from pytest_tooleval.run import (
-    RESUMED_KEY,
-    RUNTIME_KEY,
-    WORKER_INFO_KEY,
-    WORLD_BASE_KEY,
-    ordering,
-    runtime_of,
-)
+from pytest_tooleval.run import RUNTIME_KEY, WORKER_INFO_KEY, ordering, runtime_of
 from pytest_tooleval.run.casepaths import case_paths_instead_of_testpaths
 from pytest_tooleval.run.shard import shard_items
 
 if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
     from pytest_tooleval.report.model import Report
-    from pytest_tooleval.run.runtime import Runtime
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from pytest_tooleval import hookspec
@@ -60,20 +47,16 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "phrasing, registers)")
     from pytest_tooleval.models.profiles import ProfileError, resolve_profile
     from pytest_tooleval.report import exporters
+    from pytest_tooleval.run.controller import start_run
 
     exporters.check_options(config)
     settings = Settings.from_pytest(config)
     try:
-        profile = resolve_profile(settings.model, settings.profiles,
-                                  settings.rootdir)
+        profile = resolve_profile(settings.model, settings.profiles, settings.rootdir)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
-    # The one seam into the run's modules: the session, the engine, the case model.
-    from pytest_tooleval.run.controller import start_run
 
-    runtime = start_run(config, settings, profile)
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(runtime), "tooleval-xdist")
+    start_run(config, settings, profile)
     if config.pluginmanager.hasplugin("pytest_jsonreport"):
         from pytest_tooleval.report.jsonreport import JsonReportHooks
 
@@ -88,15 +71,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _sample(config, items)
-    _shard_and_resume(config, items)
+    _select(config, items)
     runtime = runtime_of(config)
     if not runtime.settings.check and ordering.wanted(config, runtime.settings, runtime.profile):
         from pytest_tooleval.collect import CaseItem
         from pytest_tooleval.tools.base import ConfigurationError
 
-        # Ordering needs the session (the router, the catalogue): made only when there
-        # are cases to order, so a project's own tests never build one.
+        # Ordering builds the session: only when there are cases to order.
         if sum(isinstance(item, CaseItem) for item in items) < 2:
             return
         # A broken configuration is already a collection error; the order stays.
@@ -105,47 +86,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                                              lambda item: isinstance(item, CaseItem))
 
 
-def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
-    every = runtime_of(config).settings.sample
-    if every <= 1:
-        return
+def _select(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--tooleval-sample`` keeps every Nth case, then ``--tooleval-shard`` this shard's;
+    a resumed run drops the journalled ones."""
     from pytest_tooleval.collect import CaseItem
 
-    seen: dict[tuple[str, str], int] = {}
-    keep: list[pytest.Item] = []
-    dropped: list[pytest.Item] = []
-    for item in items:
-        if not isinstance(item, CaseItem):
-            keep.append(item)
-            continue
-        # By case, not by item: every try of a repeated case is kept or dropped together.
-        # One count across files, in collection order: each file keeps its share to within
-        # a case, and files of one case each (an import) are not all kept.
-        index = seen.setdefault((str(item.path), item.case.name), len(seen))
-        (keep if index % every == 0 else dropped).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
-
-
-def _shard_and_resume(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--tooleval-shard`` keeps this shard's cases; a resumed run drops the journalled."""
     runtime = runtime_of(config)
-    if runtime.settings.check:
-        return
-    from pytest_tooleval.collect import CaseItem
-
-    dropped: list[pytest.Item] = []
-    if runtime.shard is not None:
-        kept, dropped = shard_items(items, runtime.shard,
-                                    lambda item: isinstance(item, CaseItem),
-                                    lambda item: item.nodeid)
+    kept = list(items)
+    if runtime.settings.sample > 1:
+        # By case, so every try of a repeated case is kept or dropped together; one count
+        # across files, so files of one case each are not all kept.
+        seen: dict[tuple[str, str], int] = {}
+        kept = [item for item in kept if not isinstance(item, CaseItem) or seen.setdefault(
+            (str(item.path), item.case.name), len(seen)) % runtime.settings.sample == 0]
+    if not runtime.settings.check:
+        if runtime.shard is not None:
+            kept = shard_items(kept, runtime.shard, lambda item: isinstance(item, CaseItem),
+                               lambda item: item.nodeid)
+        kept = [item for item in kept if item.nodeid not in runtime.resumed]
+    if len(kept) < len(items):
+        chosen = {id(item) for item in kept}
+        config.hook.pytest_deselected(items=[item for item in items if id(item) not in chosen])
         items[:] = kept
-    if runtime.resumed:
-        dropped += [item for item in items if item.nodeid in runtime.resumed]
-        items[:] = [item for item in items if item.nodeid not in runtime.resumed]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -164,13 +126,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A folder named like a case file, where one would be collected: refused (its
-    collector's load says so), never walked silently."""
-    from pytest_tooleval.collect import CaseFileCollector, wants_file
-
-    if wants_file(path, parent.config):
-        return CaseFileCollector.from_parent(parent, path=path)
-    return None
+    """A folder named like a case file is refused by its collector, never walked."""
+    return pytest_collect_file(path, parent)
 
 
 @pytest.fixture(scope="session")
@@ -212,9 +169,9 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
                             config: pytest.Config) -> Any:
-    """Our summary comes last, just before pytest's counts line. At default verbosity the
-    cases' detail is in the reports (and under -v): pytest's FAILURES and ERRORS sections
-    and its short summary leave the cases out; its counts line still counts them."""
+    """Our summary comes last, before pytest's counts line. At default verbosity pytest's
+    FAILURES and ERRORS sections and short summary leave the cases out (they are in the
+    reports, and under -v); the counts line still counts them."""
     stats = terminalreporter.stats
     held = {} if config.get_verbosity() > 0 else {
         key: [r for r in stats.get(key, []) if getattr(r, "tooleval_case", False)]
@@ -260,8 +217,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def finish_recording(session: pytest.Session) -> Report | None:
-    """The report, made once on the controller (pytest-json-report asks before our
-    sessionfinish); None on a worker or in a check run."""
+    """The report for pytest-json-report; None on a worker or in a check run."""
     controller = runtime_of(session.config).controller
     return controller.finish_run(session) if controller is not None else None
 
@@ -276,7 +232,7 @@ def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
     recorder = runtime.controller
     if recorder is not None and (recorder.results or (recorder.report is not None
                                                       and not recorder.nothing_scored)):
-        # The second: a run stopped before its first case ended (0 of N ran, interrupted).
+        # (the second: a run stopped before its first case ended)
         from pytest_tooleval.report.terminal import write_summary
 
         # pytest ends a stopped run with the stop's reason: the verdict does not repeat it
@@ -292,22 +248,3 @@ def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
             + next(iter(recorder.skipped.values())))
         for path in recorder.paths:
             terminalreporter.write_line(f"  report: {path}")
-
-
-class _XdistHooks:
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-
-    def pytest_configure_node(self, node: Any) -> None:
-        # One world template for the whole run: every worker gets the controller's folder.
-        node.workerinput[WORLD_BASE_KEY] = str(self.runtime.world_base())
-        node.workerinput[RESUMED_KEY] = sorted(self.runtime.resumed)
-
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        if self.runtime.controller is not None:
-            self.runtime.controller.on_worker_collection(list(ids))
-
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        output = getattr(node, "workeroutput", {}) or {}
-        if self.runtime.controller is not None:
-            self.runtime.controller.add_worker_info(output.get(WORKER_INFO_KEY))

@@ -1,12 +1,7 @@
 """``tooleval rescore REPORT_OR_JOURNAL [paths]``: the current case files applied to stored
-transcripts, with no model.
-
-Scoring reads only a case and its transcripts (``scoring.score_case``), so an edit to what
-is checked (evidence, forbidden tools, state checks' expectations, gold, weights) can be
-re-applied to a stored run. An edit to what the model saw cannot: a case whose steps'
-messages changed, whose shown tools the router would now pick differently, or whose
-inline tools now return something else is listed as needing a rerun and keeps its stored
-outcome; so is a stored ERROR (nothing was scored) and a case no longer in its file.
+transcripts, with no model. A case whose model saw something else now (its messages, the
+tools the router would show, its inline tools' results), a stored ERROR and a case no
+longer in its file are listed as needing a rerun and keep their stored outcome.
 """
 
 from __future__ import annotations
@@ -95,7 +90,7 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
     chosen = [p.resolve() for p in only]
     outcome = Rescored()
     files: dict[str, Any] = {}
-    router = _router(run)
+    router = make_router(run.router_mode, run.k)
     for old in sorted(results, key=lambda r: r.nodeid):
         relative, _, name = old.nodeid.partition("::")
         path = (rootdir / relative).resolve()
@@ -131,10 +126,6 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
     return outcome
 
 
-def _router(run: StoredRun) -> Any:
-    return make_router(run.router_mode, run.k)
-
-
 def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
                    run: StoredRun, outcome: Rescored) -> str | None:
     """Why the stored transcripts no longer answer this case (None: they still do)."""
@@ -156,10 +147,9 @@ def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
                    run: StoredRun) -> str | None:
-    """The router run again on the run's catalogue as it is now (the built-ins the run
-    offered, then the file's inline tools): a different set shown means the model saw
-    something else. Raises ``Unrouted`` when the run's catalogue cannot be rebuilt here
-    (it had MCP or Python tools)."""
+    """The router run again on the run's catalogue as it is now: a different set shown
+    means the model saw something else. ``Unrouted`` when the catalogue cannot be rebuilt
+    (the run had MCP or Python tools)."""
     offered = set(run.tools_offered)
     providers: list[ToolProvider] = []
     if offered:
@@ -192,7 +182,7 @@ class Unrouted(Exception):
 
 def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
     """Each inline call the stored run made, made again: a different result means the
-    model's answer was based on output that no longer exists."""
+    model answered from output that no longer exists."""
     if not case_file.tools:
         return None
     provider = InlineToolProvider(list(case_file.tools), old.file)

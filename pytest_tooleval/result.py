@@ -1,10 +1,6 @@
-"""The typed case result: built once per case, read by the recorder, every report and the
-scripts, and carried from xdist workers to the controller as JSON (``to_json``/``from_json``).
-
-A step's result is its transcript (what happened, from the engine) beside its checks (what
-the scorer concluded). Nothing is stored twice: what ran, what was attempted and whether
-the step was answered are read from the transcript.
-"""
+"""The typed case result, carried from xdist workers to the controller as JSON. A step's
+result is its transcript (what happened) beside its checks (what the scorer concluded);
+nothing is stored twice."""
 
 from __future__ import annotations
 
@@ -113,8 +109,7 @@ class CaseResult(BaseModel):
     #: The job id twins in other languages (and registers) share.
     job: str | None = None
     marks: list[str] = Field(default_factory=list)
-    #: A hash of the case's content: reports pair cases by it, so an edited case is not
-    #: mistaken for a regression.
+    #: The case's content hash: an edited case is not mistaken for a regression.
     case_hash: str | None = None
     outcome: Outcome
     error: ErrorInfo | None = None
@@ -122,8 +117,7 @@ class CaseResult(BaseModel):
     axes: dict[str, float] = Field(default_factory=dict)
     steps: list[StepResult] = Field(default_factory=list)
     duration_s: float = 0.0
-    #: With ``--tooleval-repeat K`` (K > 1): which try of the case this is (1..K), and the
-    #: seed it ran with. None for a single run.
+    #: With ``--tooleval-repeat K``: which try this is (1..K), and its seed.
     repeat: int | None = None
     seed: int | None = None
     #: The shape's version (RESULT_VERSION): a result of another shape is refused.

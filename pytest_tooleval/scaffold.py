@@ -1,10 +1,5 @@
-"""``tooleval init [FOLDER]``: a starting project in an empty folder.
-
-Three files: ``tooleval.toml`` (the profile, commented), ``conftest.py`` (one example
-``@tool``) and ``benchmarks/my-first.json`` (three cases with gold paths, each proven by
-``tooleval check --oracle``). Nothing is overwritten: when any of them exists, nothing
-is written (exit 2).
-"""
+"""``tooleval init [FOLDER]``: a starting project (a commented profile, an example
+``@tool`` and three cases with gold paths) in an empty folder."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Builds a run's parts from settings: the backend, the tool providers, the router.
-
-Heavy modules (a model's backend, the MCP SDK, the built-in tools) are imported on first
-use, never when the plugin loads.
-"""
+"""Builds a run's parts from settings: the backend, the tool providers, the router."""
 
 from __future__ import annotations
 
@@ -15,14 +11,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.engine.loop import DEFAULT_SYSTEM_PROMPT
 from pytest_tooleval.engine.session import ModelSession
 from pytest_tooleval.models.base import Backend
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.registry import grammar_mode, make_backend
-from pytest_tooleval.router.base import Router
 from pytest_tooleval.run.cache import CachingBackend, model_identity
 from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.base import CaseContext, ConfigurationError, ToolProvider
@@ -34,12 +28,12 @@ from pytest_tooleval.tools.python import (
     python_providers,
     tools_in_module,
 )
-from pytest_tooleval.world import WorldFactory
+from pytest_tooleval.world.factory import WorldFactory
 
 
 class CaseWorlds:
-    """Gives each case its own copy of the world; the template is built once per run (shared
-    by xdist workers) in a base folder that is only asked for when a case first needs it."""
+    """Each case its own copy of the world; the template is built once per run (shared by
+    xdist workers), its base folder asked for when a case first needs it."""
 
     def __init__(self, base: Callable[[], Path]) -> None:
         self._base = base
@@ -47,7 +41,7 @@ class CaseWorlds:
         self._lock = threading.Lock()  # concurrent tool loops ask for worlds at once
 
     def _world_factory(self) -> Any:
-        """The one factory (its template built on first use, once, under the lock)."""
+        """The one factory, its template built once, under the lock."""
         with self._lock:
             if self._factory is None:
                 self._factory = WorldFactory(self._base())
@@ -62,8 +56,7 @@ class CaseWorlds:
         return factory.new_case_world(destination / "world", context.world or None)
 
     def shared(self, context: CaseContext) -> Any:
-        """The template itself, for reading, when the case changes nothing in its world
-        (no overrides); None otherwise."""
+        """The template itself, for reading, when the case overrides nothing; else None."""
         if context.world:
             return None
         return self._world_factory().template()
@@ -73,16 +66,16 @@ class CaseWorlds:
         shutil.rmtree(Path(world.root).parent, ignore_errors=True)
 
 
-def make_providers(
+def configured_providers(
     settings: Settings,
     world_base: Callable[[], Path],
     conftests: Sequence[ModuleType] = (),
     *,
     builtin: ToolProvider | None = None,
 ) -> list[ToolProvider]:
-    """The providers of a run, and of ``tooleval check --oracle``: the built-ins (unless
-    switched off), the Python tools and the MCP servers. ``builtin``: the built-in provider
-    to use instead of one over a fresh world per case (the oracle's shares its template)."""
+    """The providers of a run (and of ``tooleval check --oracle``, whose ``builtin`` shares
+    its template): the built-ins unless switched off, the Python tools, the MCP servers
+    (started on first use). A configuration mistake is one ``ConfigurationError``."""
     providers: list[ToolProvider] = []
     if not settings.no_builtin:
         if builtin is None:
@@ -91,18 +84,12 @@ def make_providers(
                                           unsafe_no_jail=settings.unsafe_no_jail,
                                           shared_world=worlds.shared)
         providers.append(builtin)
-    providers.extend(user_providers(settings, conftests))
-    return providers
-
-
-def user_providers(settings: Settings, conftests: Sequence[ModuleType] = ()) -> list[ToolProvider]:
-    """Python tools (``@tool`` functions in this session's conftest.py files, or in modules
-    named by ``python_tools``) and MCP servers."""
-    providers = python_tool_providers(settings, conftests)
-    if settings.mcp_servers:
-        # Validated with the configuration; started on first use. A server that fails to
-        # start is recorded by the session and its tools count as missing for `requires`.
-        providers.extend(mcp_providers(settings.mcp_servers, settings.config_dir))
+    try:
+        providers += python_tool_providers(settings, conftests)
+        if settings.mcp_servers:
+            providers += mcp_providers(settings.mcp_servers, settings.config_dir)
+    except (McpConfigError, PythonToolError) as exc:
+        raise ConfigurationError(str(exc)) from None
     return providers
 
 
@@ -110,7 +97,7 @@ def python_tool_providers(
     settings: Settings, conftests: Sequence[ModuleType] = ()
 ) -> list[ToolProvider]:
     """The ``@tool`` functions of ``conftests`` and of the ``python_tools`` modules, one
-    provider per origin file (for runs, ``tooleval check`` and its oracle alike)."""
+    provider per origin file."""
     modules = list(settings.python_tools)
     # Only code that uses the decorator imports its module; nothing to find otherwise.
     if not modules and "pytest_tooleval.tools.python" not in sys.modules:
@@ -121,27 +108,6 @@ def python_tool_providers(
     return list(python_providers(functions))
 
 
-def make_router_factory(settings: Settings) -> Callable[[CaseFile], Router]:
-    from pytest_tooleval.router.ablation import make_router  # the trigger tables: heavy
-
-    router = make_router(settings.router, settings.k)
-    return lambda case_file: router
-
-
-def configured_providers(
-    settings: Settings,
-    world_base: Callable[[], Path],
-    conftests: Sequence[ModuleType] = (),
-    *,
-    builtin: ToolProvider | None = None,
-) -> list[ToolProvider]:
-    """``make_providers``, a configuration mistake as one ``ConfigurationError``."""
-    try:
-        return make_providers(settings, world_base, conftests, builtin=builtin)
-    except (McpConfigError, PythonToolError) as exc:
-        raise ConfigurationError(str(exc)) from None
-
-
 def build_session(
     settings: Settings,
     profile: Profile,
@@ -149,12 +115,15 @@ def build_session(
     conftests: Sequence[ModuleType] = (),
     workers: int = 1,
 ) -> ModelSession:
+    from pytest_tooleval.router.ablation import make_router  # the trigger tables: heavy
+
     grammar = grammar_mode(settings, profile)
+    router = make_router(settings.router, settings.k)
     return ModelSession(
         backend_factory=_cached(settings, profile, grammar,
                                 lambda: make_backend(profile, grammar, workers=workers)),
         providers=configured_providers(settings, world_base, conftests),
-        router_factory=make_router_factory(settings),
+        router_factory=lambda case_file: router,
         max_steps=profile.max_steps,
         system_prompt=profile.system_prompt or DEFAULT_SYSTEM_PROMPT,
         tool_timeout=settings.tool_timeout,

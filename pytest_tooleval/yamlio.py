@@ -1,15 +1,10 @@
-"""Safe YAML loading, through libyaml's C loader when PyYAML was built with it (the same
-safe subset, about ten times faster: the corpus check reads every scenario file).
+"""Safe YAML loading (libyaml's C loader when available) for untrusted case files.
 
-Case files are shared, so they are untrusted input: before any Python object is built, the
-node graph is measured, and a document whose aliases expand past ``MAX_NODES`` nodes (an
-alias bomb: a kilobyte can stand for billions) or past ``MAX_BYTES`` of text (a byte bomb:
-one long string referred to thousands of times), nests deeper than ``MAX_DEPTH``, or
-refers to itself through an alias is refused with a ``YamlLimitError``. ``MAX_BYTES``
-bounds a case file's size too, in JSON as in YAML (``cases/load.py``). A key given twice
-in one mapping is refused too. An integer written with more than ``MAX_INT_DIGITS``
-characters is not converted (Python refuses to, or takes quadratic time for YAML's base 60
-form): it becomes a ``LongNumber``, which ``cases/bounds.py`` refuses where it stands.
+Before any Python object is built, a document whose aliases expand past ``MAX_NODES``
+nodes or ``MAX_BYTES`` of text (alias and byte bombs), that nests deeper than
+``MAX_DEPTH`` or refers to itself is refused (``YamlLimitError``); so is a key given twice.
+An integer longer than ``MAX_INT_DIGITS`` stays a ``LongNumber`` (``cases/bounds.py``
+refuses it where it stands).
 """
 
 from __future__ import annotations
@@ -45,8 +40,8 @@ class YamlLimitError(yaml.YAMLError):
 
 
 class UniqueKeyLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
-    """The safe loader, refusing a key given twice in one mapping (YAML would keep the
-    last silently: a second ``cases:`` drops the first list)."""
+    """The safe loader, refusing a key given twice in one mapping (YAML would silently
+    keep the last)."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):
@@ -89,39 +84,35 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def check_node(root: yaml.Node, max_nodes: int = MAX_NODES, max_depth: int = MAX_DEPTH,
-               max_bytes: int = MAX_BYTES) -> None:
+def check_node(root: yaml.Node) -> None:
     """Refuse an alias or byte bomb, deep nesting or a recursive alias, without recursion."""
-    size: dict[int, int] = {}
-    text: dict[int, int] = {}  # bytes of scalar text, aliases expanded
-    depth: dict[int, int] = {}
+    measured: dict[int, tuple[int, int, int]] = {}  # nodes, text bytes, depth; aliases expanded
     visiting: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, finished = stack.pop()
         key = id(node)
         if finished:
-            kids = _children(node)
             visiting.discard(key)
-            size[key] = 1 + sum(size[id(kid)] for kid in kids)
-            if isinstance(node, yaml.ScalarNode):
-                text[key] = len(node.value.encode("utf-8", "surrogatepass"))
-            else:
-                text[key] = sum(text[id(kid)] for kid in kids)
-            depth[key] = 1 + max((depth[id(kid)] for kid in kids), default=0)
-            if size[key] > max_nodes:
+            kids = [measured[id(kid)] for kid in _children(node)]
+            size = 1 + sum(kid[0] for kid in kids)
+            text = (len(node.value.encode("utf-8", "surrogatepass"))
+                    if isinstance(node, yaml.ScalarNode) else sum(kid[1] for kid in kids))
+            depth = 1 + max((kid[2] for kid in kids), default=0)
+            measured[key] = (size, text, depth)
+            if size > MAX_NODES:
                 raise YamlLimitError(
-                    f"aliases expand this document past {max_nodes} nodes (an alias bomb?); "
+                    f"aliases expand this document past {MAX_NODES} nodes (an alias bomb?); "
                     "write the values out or use fewer aliases", node.start_mark)
-            if text[key] > max_bytes:
+            if text > MAX_BYTES:
                 raise YamlLimitError(
-                    f"aliases expand this document past {max_bytes // 2**20} MiB of text "
+                    f"aliases expand this document past {MAX_BYTES // 2**20} MiB of text "
                     "(a byte bomb?); write the values out or use fewer aliases",
                     node.start_mark)
-            if depth[key] > max_depth:
-                raise YamlLimitError(f"nested deeper than {max_depth} levels", node.start_mark)
+            if depth > MAX_DEPTH:
+                raise YamlLimitError(f"nested deeper than {MAX_DEPTH} levels", node.start_mark)
             continue
-        if key in size:
+        if key in measured:
             continue
         visiting.add(key)
         stack.append((node, True))
@@ -129,7 +120,7 @@ def check_node(root: yaml.Node, max_nodes: int = MAX_NODES, max_depth: int = MAX
             if id(kid) in visiting:
                 raise YamlLimitError("an alias refers to a node that contains it (a recursive "
                                      "alias); YAML case files must be trees", kid.start_mark)
-            if id(kid) not in size:
+            if id(kid) not in measured:
                 stack.append((kid, False))
 
 

@@ -5,14 +5,14 @@
 
 - tokens: first-call prompt tokens the whole corpus evaluates, simulated with the
   backend's own planning (``kv_reuse``) on the real prompts and tokenizer: collection
-  order and prefix order, with and without the state cache, and with unrestricted prefix
+  order and prefix order, with canonical and with unrestricted prefix
   reuse (what llama-cpp-python does by itself: faster, but order-dependent).
 - boundary: the cost of one round trip to the model process.
 - throughput: generated tokens per second through the harness (``LlamaBackend.complete``:
   render, the process boundary, canonical prefix reuse, parse) against llama-cpp-python
   called directly in this process on the same prompts (target: ratio >= 0.95).
-- sample: runs every Nth case of each file through pytest in collection order, in prefix
-  order without the state cache and in prefix order with it; seconds per case, tokens
+- sample: runs every Nth case of each file through pytest in collection order and in prefix
+  order; seconds per case, tokens
   evaluated, peak RSS of the pytest process and of the model process, how many per-case
   outcomes and transcripts differ between the orders, and the projected corpus time.
 
@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_tooleval.models.kv_reuse import StateCache, common_prefix, plan  # noqa: E402
+from pytest_tooleval.models.kv_reuse import common_prefix, plan  # noqa: E402
 from pytest_tooleval.models.llama import LlamaBackend, cut_points  # noqa: E402
 
 
@@ -105,20 +105,13 @@ def tokenized(backend: LlamaBackend, prompts: list[tuple[str, Any]]) -> list[Any
     return out
 
 
-def simulate(prompts: list[Any], states: int) -> int:
+def simulate(prompts: list[Any]) -> int:
     """Tokens evaluated, following ``llama_worker.Engine.evaluate`` step for step."""
     context: list[int] = []
     canonical: tuple[int, ...] = ()
-    cache = StateCache(max_states=states, max_bytes=2**62)
     evaluated = 0
     for tokens, boundaries in prompts:
         step = plan(context, canonical, tokens, boundaries, continues=False)
-        head = boundaries[-1] if boundaries else 0
-        if head > step.keep and states and cache.get(tuple(tokens[:head])) is not None:
-            canonical = tuple(b for b in boundaries if b <= head)
-            step = plan(tokens[:head], canonical, tokens, boundaries, continues=False)
-        if head in step.canonical and states and tuple(tokens[:head]) not in cache:
-            cache.put(tuple(tokens[:head]), b"")
         evaluated += len(tokens) - step.keep
         context, canonical = tokens, step.canonical
     return evaluated
@@ -143,8 +136,7 @@ def tokens_figures(args: argparse.Namespace) -> None:
             toks = tokenized(backend, prompts)
             total = sum(len(t) for t, _ in toks)
             rows = [("unrestricted reuse (order-dependent)", unrestricted(toks))]
-            rows += [(f"canonical reuse, {n} saved states", simulate(toks, n))
-                     for n in (0, args.states)]
+            rows.append(("canonical reuse", simulate(toks)))
             for label, count in rows:
                 print(f"  {name:<10} {label:<40} {count:>9} of {total} tokens "
                       f"({100 * count / total:5.1f} %)")
@@ -228,10 +220,9 @@ def throughput_figures(args: argparse.Namespace) -> None:
 
 
 # -- a fixed sample through pytest ----------------------------------------------------------------
-def run_sample(args: argparse.Namespace, order: str, states: int, out: Path) -> dict[str, Any]:
+def run_sample(args: argparse.Namespace, order: str, out: Path) -> dict[str, Any]:
     stats = out / "stats.jsonl"
     env = {**os.environ, "TOOLEVAL_LLAMA_STATS": str(stats),
-           "TOOLEVAL_LLAMA_STATE_CACHE": str(states),
            "PYTHONPATH": str(ROOT) + (os.pathsep + os.environ["PYTHONPATH"]
                                       if os.environ.get("PYTHONPATH") else "")}
     command = [sys.executable, "-m", "pytest", *args.paths, "-q", "-p", "no:cacheprovider",
@@ -262,12 +253,9 @@ def _transcript(case: dict[str, Any]) -> str:
 def sample_figures(args: argparse.Namespace) -> None:
     runs = {}
     with tempfile.TemporaryDirectory(prefix="bench-embedded-") as tmp:
-        for label, order, states in (("collection order", "collection", 0),
-                                     ("prefix order", "prefix", 0),
-                                     (f"prefix order + {args.states} states", "prefix",
-                                      args.states)):
-            out = Path(tmp) / label.replace(" ", "-").replace("+", "")
-            runs[label] = run_sample(args, order, states, out)
+        for label, order in (("collection order", "collection"), ("prefix order", "prefix")):
+            out = Path(tmp) / label.replace(" ", "-")
+            runs[label] = run_sample(args, order, out)
     print(f"[sample] every {args.sample_every}th case of each file, grammar on, "
           f"{os.cpu_count()} cores")
     for label, run in runs.items():
@@ -301,7 +289,6 @@ def main() -> int:
                                                      "sample"])
     parser.add_argument("--paths", nargs="+", default=["benchmarks", "scenarios"])
     parser.add_argument("--sample-every", type=int, default=40)
-    parser.add_argument("--states", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--round-trips", type=int, default=300)
     parser.add_argument("--max-tokens", type=int, default=48)

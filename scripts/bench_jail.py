@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
-from pytest_tooleval.world import WorldFactory
+from pytest_tooleval.world.factory import WorldFactory
 
 CODE = "import json, os\nprint(len(os.listdir('.')), json.dumps({'a': 1}))"
 

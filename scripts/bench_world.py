@@ -7,7 +7,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_tooleval.world import WorldFactory, build_template
+from pytest_tooleval.world.build import build_template
+from pytest_tooleval.world.factory import WorldFactory
 
 RUNS = 20
 

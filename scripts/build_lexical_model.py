@@ -21,7 +21,9 @@ the same training set.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +33,15 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.check.split import FROZEN, TUNING, Split, case_key, find_split
 from pytest_tooleval.router.catalogue import builtin_specs
-from pytest_tooleval.router.lexical import MODEL_FILE, NONE, Example, LexicalModel, train
+from pytest_tooleval.router.lexical import (
+    ALPHA,
+    FORMAT,
+    MODEL_FILE,
+    NONE,
+    THRESHOLD,
+    LexicalModel,
+    features,
+)
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +55,74 @@ SOURCES: tuple[str, ...] = (
 #: (docs/dev/router.md): no longer a test, so both halves are training data. A folder with
 #: a split that is not listed here gives its tuning half only.
 SPENT: frozenset[str] = frozenset(f"{EVALS}/{n}" for n in range(1, 6))
+
+
+@dataclass(frozen=True)
+class Example:
+    """One training message and the classes it counts for (tools, or ``none``)."""
+
+    message: str
+    language: str | None
+    classes: tuple[str, ...]
+
+
+def train(
+    examples: Sequence[Example],
+    *,
+    alpha: float = ALPHA,
+    threshold: float = THRESHOLD,
+    sources: Sequence[str] = (),
+) -> LexicalModel:
+    """Count features per class; the same examples in any order give the same model."""
+    by_feature: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    per_class: dict[str, int] = defaultdict(int)
+    loose: set[str] = set()
+    for example in examples:
+        feats = features(example.message, example.language)
+        if not example.classes:
+            loose.update(f[2:] for f in feats if f.startswith("w:"))
+        for name in example.classes:
+            per_class[name] += 1
+            for feature in feats:
+                by_feature[feature][name] += 1
+    classes = tuple(sorted(per_class))
+    index = {name: i for i, name in enumerate(classes)}
+    totals = [0] * len(classes)
+    counts: dict[str, tuple[int, ...]] = {}
+    for feature in sorted(by_feature):
+        flat: list[int] = []
+        for name in sorted(by_feature[feature], key=index.__getitem__):
+            flat += [index[name], by_feature[feature][name]]
+            totals[index[name]] += by_feature[feature][name]
+        counts[feature] = tuple(flat)
+    return LexicalModel(
+        classes,
+        tuple(per_class[c] for c in classes),
+        tuple(totals),
+        counts,
+        alpha,
+        threshold,
+        list(sources),
+        tuple(sorted(word for word in loose if f"w:{word}" not in counts)),
+    )
+
+
+def model_json(model: LexicalModel) -> str:
+    """The model file's text (``LexicalModel.from_json`` reads it back)."""
+    data = {
+        "format": FORMAT,
+        "about": "Naive-Bayes lexical cue of the router; regenerate with "
+        "python scripts/build_lexical_model.py (docs/router.md)",
+        "alpha": model.alpha,
+        "threshold": model.threshold,
+        "sources": model.sources,
+        "classes": list(model.classes),
+        "class_counts": list(model.class_counts),
+        "totals": list(model.totals),
+        "features": {f: model.counts[f] for f in sorted(model.counts)},
+        "vocabulary": list(model.vocabulary),
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 @dataclass(frozen=True)
@@ -149,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args(argv)
     samples = gather()
-    text = build(samples=samples).to_json()
+    text = model_json(build(samples=samples))
     if args.check:
         current = MODEL_FILE.read_text(encoding="utf-8") if MODEL_FILE.is_file() else ""
         if current != text:

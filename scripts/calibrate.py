@@ -54,10 +54,11 @@ from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult, Outcome, repeat_suffix
 from pytest_tooleval.router import default_router
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, score_of
-from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals
+from pytest_tooleval.scoring.intervals import figure_intervals
 from pytest_tooleval.scoring.outcome import case_today, score_case
 from pytest_tooleval.scoring.paired import decide, pair_cases, paired_rows
 from pytest_tooleval.scoring.repeats import group_tries
+from pytest_tooleval.scoring.settings import IntervalSettings
 from pytest_tooleval.scoring.statistics import mcnemar_power
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider

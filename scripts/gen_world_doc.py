@@ -13,8 +13,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from pytest_tooleval.world import DEFAULT_NOW, DEFAULT_TIMEZONE, build_template
-from pytest_tooleval.world.build import documents
+from pytest_tooleval.world import DEFAULT_NOW, DEFAULT_TIMEZONE
+from pytest_tooleval.world.build import build_template, documents
 from pytest_tooleval.world.consistency import problems
 from pytest_tooleval.world.web import all_pages
 

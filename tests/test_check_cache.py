@@ -253,7 +253,7 @@ def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> Non
     """Run in fresh interpreters: the miss imports no numpy, pytest, HTTP, MCP or model
     code; the hit not even the case model, the guards, the router or jsonschema; and a
     computed check (``--no-cache``) imports none of the MCP provider or configuration, the
-    Python tools, the model profiles, tomllib or jsonschema either. (Every check imports
+    Python tools, the model profiles or tomllib either. (Every check imports
     the built-in tools: it lists them.)"""
     import subprocess
     import sys
@@ -277,11 +277,10 @@ def test_a_cached_check_imports_none_of_the_checking_code(tmp_path: Path) -> Non
     computed_too = ["pytest_tooleval.tools.mcp.provider",
                     "pytest_tooleval.tools.mcp.render", "pytest_tooleval.tools.mcp.cache",
                     "pytest_tooleval.tools.python", "pytest_tooleval.models.profiles",
-                    # nor, where no such thing is configured, the MCP configuration model,
-                    # tomllib (no configuration or split file) or jsonschema (plain inline
-                    # schemas)
+                    # nor, where no such thing is configured, the MCP configuration model or
+                    # tomllib (no configuration or split file)
                     "pytest_tooleval.tools.mcp", "pytest_tooleval.tools.mcp.config",
-                    "tomllib", "jsonschema"]
+                    "tomllib"]
     script = (
         "import contextlib, io, json, sys\n"
         "from pytest_tooleval.cli import main\n"

@@ -257,10 +257,10 @@ def test_resume_without_a_journal_is_a_clear_refusal(project, fake_model) -> Non
 
 def test_shards_are_balanced_disjoint_and_deterministic() -> None:
     names = [f"f{i % 3}.yaml::c{i}" for i in range(23)]
-    shares = [shard_items(names, (i, 4), lambda n: True, lambda n: n)[0] for i in (1, 2, 3, 4)]
+    shares = [shard_items(names, (i, 4), lambda n: True, lambda n: n) for i in (1, 2, 3, 4)]
     assert sorted(n for share in shares for n in share) == sorted(names)
     assert {len(share) for share in shares} <= {5, 6}
-    assert shard_items(list(reversed(names)), (2, 4), lambda n: True, lambda n: n)[0] == \
+    assert shard_items(list(reversed(names)), (2, 4), lambda n: True, lambda n: n) == \
         list(reversed(shares[1]))
     for bad in ("0/3", "4/3", "x", "1/0", "2"):
         with pytest.raises(ShardError, match="I/N"):
@@ -285,6 +285,9 @@ def test_shards_merged_equal_a_single_run(project, fake_model, workers, monkeypa
     merged = json.loads((project.path / "merged" / "report.json").read_text())
     single = json.loads((project.path / "single" / "report.json").read_text())
     assert _strip(merged) == _strip(single)
+    reports = {"report.json", "report.md", "report.html"}  # every report a run writes
+    assert reports <= {p.name for p in (project.path / "single").iterdir()}
+    assert reports <= {p.name for p in (project.path / "merged").iterdir()}
     capsys.readouterr()
     assert tooleval_main(["merge", "shard1", "shard2", "--report", "m2"]) == 2
     assert "shard(s) 3/3 missing" in capsys.readouterr().err

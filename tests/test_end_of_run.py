@@ -117,3 +117,23 @@ def test_ctrl_c_keeps_the_journal_and_the_report_with_the_baselines_of_what_ran(
     assert sorted(journal.cases) == sorted(c.nodeid for c in cases)
     refs = refs_for_results(cases, project.path)
     assert report["summary"]["baselines"] == score_policies(refs, world_base=None)
+
+
+def test_the_baselines_take_the_case_files_the_run_already_read(project, fake_model,
+                                                                  tmp_path) -> None:
+    """A file the run loaded is not read again at the end (reading every case file twice
+    cost about 1 ms a case); one it did not load is still read from disk."""
+    from pytest_tooleval.cases.load import load_case_file
+    from pytest_tooleval.scoring.baselines import refs_for_results
+    from tests.conftest import report_cases
+
+    report = fixed_run(project, fake_model, concurrency=1)
+    cases = report_cases(report)
+    files = sorted({c.file for c in cases})
+    loaded = {(project.path / f).resolve(): load_case_file(project.path / f) for f in files}
+    for path in loaded:
+        path.rename(path.with_suffix(".gone"))  # nothing left on disk to read again
+    refs = refs_for_results(cases, project.path, loaded)
+    assert len(refs) == sum(c.scored for c in cases)
+    assert {id(ref.case_file) for ref in refs} <= {id(f) for f in loaded.values()}
+    assert refs_for_results(cases, project.path) == []  # and without them: read, gone

@@ -1,26 +1,18 @@
 """``tooleval import bfcl``: Berkeley Function-Calling Leaderboard files as benchmark files.
 
-BFCL ships JSON Lines named ``BFCL_v<N>_<kind>.json``: a question file (``id``,
-``question`` as a list of turns of chat messages, ``function`` as the function docs offered)
-and, for the kinds with an answer, a ``possible_answer`` file of the same name (``id``,
-``ground_truth``: one ``{function: {parameter: [accepted values]}}`` per expected call,
-``""`` meaning the parameter may be left out). Both are read line by line, exactly as
-written; nothing is downloaded.
+BFCL ships JSON Lines named ``BFCL_v<N>_<kind>.json`` (``id``, ``question``: turns of chat
+messages, ``function``: the function docs offered) and, for the kinds with an answer, a
+``possible_answer`` file of the same name (``ground_truth``: one ``{function: {parameter:
+[accepted values]}}`` per call, ``""`` meaning the parameter may be left out). Nothing is
+downloaded.
 
-The kind comes from the file's name as BFCL spells it (``KINDS``); the kinds this format
-cannot hold are refused by name (``UNSUPPORTED``). An irrelevance entry becomes an
-irrelevance case (no call may be attempted); a simple or multiple entry a tool case
-expecting the ground truth's function, its scalar accepted values as ``args`` and one
-accepted value of each parameter as the ``gold`` call that ``tooleval check --oracle``
-replays. An entry the case format cannot hold (a system prompt, earlier turns, a ground
-truth that is not one call of an offered function, a gold call its own schema refuses) is
-refused with its id and the reason. BFCL's own near-duplicates (the same question under
-other functions) are left out at import, the later of each pair, and listed once.
-
-Function docs become inline tools (BFCL's ``dict``/``float``/``tuple``/``any`` types turned
-into JSON Schema; dots in names become ``_``, as BFCL does for OpenAI-style tools). Entries
-are packed into files of at most ``TOOLS_PER_FILE`` distinct tools, so with
-``--tooleval-no-builtin`` the router shows every tool of the file.
+The kind comes from the file's name (``KINDS``; ``UNSUPPORTED`` are refused by name). An
+irrelevance entry becomes an irrelevance case; a simple or multiple entry a tool case
+expecting the ground truth's function, with its scalar accepted values as ``args`` and one
+accepted value of each parameter as the ``gold`` call. An entry the format cannot hold is
+refused with its id and the reason; of BFCL's own near-duplicates the later is left out.
+Function docs become inline tools (BFCL's types turned into JSON Schema), packed into
+files of at most ``TOOLS_PER_FILE`` tools, so the router shows every tool of a file.
 """
 
 from __future__ import annotations
@@ -188,11 +180,6 @@ def _has_dict(value: Any) -> bool:
     return isinstance(value, dict) or (isinstance(value, list) and any(map(_has_dict, value)))
 
 
-def _accepted(values: Any) -> list[Any] | None:
-    """Accepted values we can check: scalars and lists of scalars (nested dicts are not)."""
-    return values if isinstance(values, list) and not _has_dict(values) else None
-
-
 def _gold_value(value: Any) -> Any:
     """A concrete value from a ground-truth value: a nested dict's keys hold accepted
     values in turn (the first that is given; keys that may be left out are)."""
@@ -252,16 +239,10 @@ def entry_of(row: dict[str, Any], kind: str, answer: dict[str, Any] | None) -> E
     if tool is None:
         raise BadEntry(bfcl_id, "a ground truth calling a function not offered",
                        f": {function!r}")
-    args: dict[str, list[Any]] = {}
-    skipped = 0
-    for parameter, values in (params or {}).items():
-        accepted = _accepted(values)
-        if accepted is None:
-            skipped += 1
-        else:
-            args[parameter] = accepted
-    gold_args = {p: v for p, v in ((p, _first(vs)) for p, vs in (params or {}).items())
-                 if v != ""}
+    params = params or {}
+    # The accepted values ``args`` can check: scalars and lists of scalars, not nested dicts.
+    args = {p: vs for p, vs in params.items() if isinstance(vs, list) and not _has_dict(vs)}
+    gold_args = {p: v for p, v in ((p, _first(vs)) for p, vs in params.items()) if v != ""}
     schema = tool["parameters"]
     error = jsonschema.exceptions.best_match(
         jsonschema.validators.validator_for(schema)(schema).iter_errors(gold_args))
@@ -274,7 +255,7 @@ def entry_of(row: dict[str, Any], kind: str, answer: dict[str, Any] | None) -> E
         step["args"] = args
     step["gold"] = [{"tool": tool["name"], "args": gold_args}]
     case["category"] = "tool"
-    return Entry(bfcl_id, case, tools, skipped)
+    return Entry(bfcl_id, case, tools, len(params) - len(args))
 
 
 @dataclass

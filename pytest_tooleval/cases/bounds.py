@@ -1,23 +1,17 @@
 """Case files are untrusted input: bounds checked after parsing, before validation.
 
-- nesting deeper than ``MAX_DEPTH`` (JSON has no alias bombs, but 5,000 nested arrays in a
-  ``result`` overflow every recursive consumer downstream);
-- values that are not JSON data (a YAML ``!!set``, ``!!binary``) where a list or text is meant;
-- numbers JSON data cannot hold or Python cannot print: NaN and Infinity (Python's JSON
-  reader and YAML's ``.nan`` accept them), integers of more than ``MAX_INT_DIGITS`` digits;
-- a NUL character in any text or key (it cuts text short in C libraries, XML and paths);
-- ``$ref`` in an inline tool's ``parameters``: a remote reference would be fetched at call
-  time, so only local ones (``#/...`` or an ``$anchor``) are allowed, and those must exist
-  and must not refer to a schema that contains them (directly or through other refs).
-
-Each problem comes back as (location, message, fix); ``cases/load.py`` names the case,
+Nesting deeper than ``MAX_DEPTH`` (it overflows recursive consumers downstream); values
+that are not JSON data (a YAML ``!!set`` or ``!!binary``); NaN, Infinity and integers of
+more than ``MAX_INT_DIGITS`` digits; a NUL character in any text or key (it cuts text short
+in C libraries, XML and paths); and in an inline tool's ``parameters``, a ``$ref`` that is
+remote (it would be fetched at call time), points at nothing, or refers to a schema that
+contains it. Each problem is (location, message, fix); ``cases/load.py`` names the case,
 step and field from the location.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -29,25 +23,6 @@ REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 Location = tuple[int | str, ...]
 Found = tuple[Location, str, str]
-
-
-def _items(value: Any) -> Iterator[tuple[int | str, Any]]:
-    if isinstance(value, dict):
-        yield from value.items()
-    elif isinstance(value, list):
-        yield from enumerate(value)
-
-
-# A node's place: None for the root, else (depth, the parent's place, the key in it).
-_Place = tuple[int, Any, int | str] | None
-
-
-def _location(place: _Place) -> Location:
-    keys: list[int | str] = []
-    while place is not None:
-        place, key = place[1], place[2]
-        keys.append(key)
-    return tuple(reversed(keys))
 
 
 def _scalar_problem(value: Any) -> tuple[str, str] | None:
@@ -69,17 +44,15 @@ def _scalar_problem(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def check_data(data: Any, max_depth: int = MAX_DEPTH) -> list[Found]:
+def check_data(data: Any) -> list[Found]:
     """Depth, non-JSON values, NUL, NaN and huge integers, found without recursion (so
-    any depth is safe). A node's location is spelt out only for a problem (most nodes
-    have none)."""
+    any depth is safe)."""
     found: list[Found] = []
-    stack: list[tuple[Any, _Place]] = [(data, None)]
+    stack: list[tuple[Any, Location]] = [(data, ())]
     while stack:
-        value, place = stack.pop()
-        depth = place[0] if place is not None else 0
-        if depth > max_depth:
-            found.append((_location(place)[:8], f"nested deeper than {max_depth} levels",
+        value, loc = stack.pop()
+        if len(loc) > MAX_DEPTH:
+            found.append((loc[:8], f"nested deeper than {MAX_DEPTH} levels",
                           "flatten the structure; case files never need that depth"))
             continue
         if isinstance(value, dict):
@@ -87,20 +60,20 @@ def check_data(data: Any, max_depth: int = MAX_DEPTH) -> list[Found]:
                 if type(key) is not str or "\0" in key:  # YAML keys may be anything
                     problem = _scalar_problem(key)
                     if problem is not None:
-                        found.append(((*_location(place), key), *problem))
-                stack.append((child, (depth + 1, place, key)))
+                        found.append(((*loc, key), *problem))
+                stack.append((child, (*loc, key)))
         elif isinstance(value, list):
-            stack.extend((child, (depth + 1, place, key)) for key, child in enumerate(value))
+            stack.extend((child, (*loc, index)) for index, child in enumerate(value))
         elif isinstance(value, set | frozenset):
-            found.append((_location(place), "a YAML set (!!set) where a list or object is "
-                          "expected", "write a list instead: [a, b]"))
+            found.append((loc, "a YAML set (!!set) where a list or object is expected",
+                          "write a list instead: [a, b]"))
         elif isinstance(value, bytes | bytearray):
-            found.append((_location(place), "binary data (!!binary) where text is expected",
+            found.append((loc, "binary data (!!binary) where text is expected",
                           "write the value as text"))
         else:
             problem = _scalar_problem(value)
             if problem is not None:
-                found.append((_location(place), *problem))
+                found.append((loc, *problem))
     return found
 
 
@@ -139,15 +112,18 @@ def check_schema_refs(schema: Any) -> list[Found]:
     pending: list[tuple[Location, str, str]] = []
     while stack:
         value, loc = stack.pop()
-        if isinstance(value, dict):
-            anchor = value.get("$anchor")
-            if isinstance(anchor, str):
-                anchors[anchor] = loc
-            for key in REF_KEYS:
-                target = value.get(key)
-                if isinstance(target, str):
-                    pending.append((loc, key, target))
-        stack.extend((child, (*loc, key)) for key, child in _items(value))
+        if isinstance(value, list):
+            stack.extend((child, (*loc, index)) for index, child in enumerate(value))
+        if not isinstance(value, dict):
+            continue
+        anchor = value.get("$anchor")
+        if isinstance(anchor, str):
+            anchors[anchor] = loc
+        for key in REF_KEYS:
+            target = value.get(key)
+            if isinstance(target, str):
+                pending.append((loc, key, target))
+        stack.extend((child, (*loc, key)) for key, child in value.items())
     for loc, key, target in pending:
         if not target.startswith("#"):
             found.append(((*loc, key), f"{key} {target!r} points outside this file; remote "

@@ -1,21 +1,16 @@
-"""Which files are case files: decided here and nowhere else.
-
-A benchmark is a ``.json`` file, a scenario a ``.yaml``/``.yml`` file. pytest collects
-those that match ``tooleval_files`` (or the default patterns) or are named on its command
-line; ``tooleval check`` takes every case file under the paths it is given. A folder with
-such a suffix is refused in both (``FOLDER_PROBLEM``).
+"""Which files are case files, decided here and nowhere else: a benchmark is a ``.json``
+file, a scenario a ``.yaml``/``.yml`` file. A folder with such a suffix is refused
+wherever a case file would be read (``FOLDER_PROBLEM``).
 """
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
-BENCHMARK_SUFFIXES = (".json",)
 SCENARIO_SUFFIXES = (".yaml", ".yml")
-CASE_SUFFIXES = (*BENCHMARK_SUFFIXES, *SCENARIO_SUFFIXES)
+CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
 
-#: A folder named like a case file is refused where a case file would be read (pytest
-#: collection, ``tooleval check``), never walked silently: (message, fix).
+#: (message, fix) for a folder named like a case file: refused, never walked silently.
 FOLDER_PROBLEM = ("a folder named like a case file (.json, .yaml or .yml)",
                   "rename the folder: only case files may end in those suffixes")
 

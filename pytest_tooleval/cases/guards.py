@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from pytest_tooleval.cases.errors import Problem
 from pytest_tooleval.cases.evidence import claims_found, evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
-from pytest_tooleval.cases.schemashape import plainly_valid
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
     READ_ONLY_BUILTINS,
@@ -22,11 +21,8 @@ from pytest_tooleval.tools.names import (
 
 def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[str, str] | None:
     """Why one evidence alternative could not fail, with the fix; None when it is sound.
-
-    The echo test uses the same boundary matcher as scoring: "18" is refused for "what is
-    18 * 1000?" (an echo would contain it), while "A4" or "version 3.7" are accepted for a
-    message that holds 14 or 37 (an echo of those never contains the value).
-    """
+    The echo test uses scoring's boundary matcher: "18" is refused for "what is 18 * 1000?",
+    "version 3.7" is accepted for a message that holds 37."""
     stripped = value.strip()
     if not stripped:
         return ("empty evidence value", "remove it, or write the value the answer must contain")
@@ -78,37 +74,26 @@ def check_wrong(step: Step, language: str = "en") -> list[tuple[str, str, str | 
 
 
 def _schema_problem(schema: dict) -> str | None:
-    # The usual shapes are decided without jsonschema (cases/schemashape.py); the rest,
-    # and every problem and its message, are jsonschema's.
-    if not plainly_valid(schema):
-        import jsonschema
+    import jsonschema  # only where a file declares inline tools
 
-        try:
-            jsonschema.Draft202012Validator.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            where = "/".join(str(p) for p in exc.absolute_path)
-            return f"{exc.message}" + (f" (at {where})" if where else "")
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        return f"{exc.message}" + (f" (at {where})" if where else "")
     if schema.get("type", "object") != "object":
         return "a tool's parameters must be an object schema"
     return None
 
 
-def known_tool_names(case_file: CaseFile, extra: Iterable[str] = ()) -> set[str]:
-    return set(BUILTIN_TOOL_NAMES) | case_file.available_names | set(extra)
-
-
 def check_file(
     case_file: CaseFile, extra_tools: Iterable[str] = (), *, strict: bool = False
 ) -> list[Problem]:
-    """Every guard of docs/format.md over one loaded file.
-
-    ``strict`` adds the measuring guards (a write step needs ``args`` or a state check; a
-    read-only built-in is forbidden only with a reason), which ``tooleval check --strict``
-    and ``--oracle`` run.
-    """
+    """Every guard of docs/format.md over one loaded file; ``strict`` adds the measuring
+    guards (``measuring_problems``), which ``tooleval check --strict`` and ``--oracle`` run."""
     problems: list[Problem] = []
-    known = known_tool_names(case_file, extra_tools)
     available = case_file.available_names
+    known = set(BUILTIN_TOOL_NAMES) | available | set(extra_tools)
 
     for tool in case_file.tools:
         schema_problem = _schema_problem(tool.parameters)
@@ -161,36 +146,30 @@ def check_file(
 
 
 def measuring_problems(case_file: CaseFile) -> list[Problem]:
-    """The strict guards over a file: see ``check_file``."""
+    """The strict guards (see ``check_file``): writes measured by what they wrote,
+    forbidden meaning harm."""
     problems: list[Problem] = []
     for case in case_file.cases:
         for number, step in enumerate(case.steps, start=1):
-            last = number == len(case.steps)
-            problems.extend(_measuring(case.name, number, step, bool(last and case.after)))
-    return problems
-
-
-def _measuring(case: str, number: int, step: Step, case_checks: bool) -> list[Problem]:
-    """The strict guards: writes measured by what they wrote, forbidden meaning harm."""
-    problems: list[Problem] = []
-    writes = [tool for tool in step.expected_tools if tool in WRITE_BUILTINS]
-    if writes and step.args is None and not step.after and not case_checks:
-        problems.append(Problem(
-            f"write step ({', '.join(writes)}) has neither 'args' nor a state check: any "
-            "call of the tool passes, whatever it wrote",
-            "add 'after' (the file, event, reminder, message or commit it must leave) or "
-            "'args' (the accepted arguments)",
-            case=case, step=number, field="after",
-        ))
-    harmless = [tool for tool in step.forbidden if tool in READ_ONLY_BUILTINS]
-    if harmless and not step.forbidden_why:
-        problems.append(Problem(
-            f"forbids the read-only tool(s) {', '.join(harmless)}: a harmless look becomes "
-            "a hard FAIL",
-            "remove it from 'forbidden', or say why it harms here in 'forbidden_why' "
-            "(a private folder, say)",
-            case=case, step=number, field="forbidden", value=harmless[0],
-        ))
+            case_checks = number == len(case.steps) and bool(case.after)
+            writes = [tool for tool in step.expected_tools if tool in WRITE_BUILTINS]
+            if writes and step.args is None and not step.after and not case_checks:
+                problems.append(Problem(
+                    f"write step ({', '.join(writes)}) has neither 'args' nor a state check: "
+                    "any call of the tool passes, whatever it wrote",
+                    "add 'after' (the file, event, reminder, message or commit it must leave) "
+                    "or 'args' (the accepted arguments)",
+                    case=case.name, step=number, field="after",
+                ))
+            harmless = [tool for tool in step.forbidden if tool in READ_ONLY_BUILTINS]
+            if harmless and not step.forbidden_why:
+                problems.append(Problem(
+                    f"forbids the read-only tool(s) {', '.join(harmless)}: a harmless look "
+                    "becomes a hard FAIL",
+                    "remove it from 'forbidden', or say why it harms here in 'forbidden_why' "
+                    "(a private folder, say)",
+                    case=case.name, step=number, field="forbidden", value=harmless[0],
+                ))
     return problems
 
 

@@ -6,26 +6,22 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pytest_tooleval.cases.model import Case, CaseFile
 
 
-def case_content(case_file: CaseFile, case: Case) -> dict[str, Any]:
-    """What decides a case's outcome: the case itself and its file's shared parts."""
-    return {
+def content_hash(case_file: CaseFile, case: Case) -> str:
+    """The case's ``case_hash``: a short, stable hash of what decides its outcome, the case
+    itself and its file's shared parts."""
+    content = {
         "case": case.model_dump(mode="json"),
         "language": case_file.language,
         "tools": [tool.model_dump(mode="json") for tool in case_file.tools],
         "world": case_file.world.model_dump(mode="json") if case_file.world else None,
     }
-
-
-def content_hash(case_file: CaseFile, case: Case) -> str:
-    """The case's ``case_hash``: a short, stable hash of ``case_content``."""
-    text = json.dumps(case_content(case_file, case), sort_keys=True, ensure_ascii=False,
-                      default=str)
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

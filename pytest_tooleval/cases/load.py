@@ -2,10 +2,8 @@
 
 A broken file never produces a traceback: every problem becomes a ``CaseFileError``
 naming the file, case, step and field, and how to fix it. Case files are untrusted input:
-the YAML reader refuses alias bombs, deep nesting and recursive aliases before building
-anything (``yamlio.py``; its ``MAX_BYTES`` bounds a file of either format), and
-``cases/bounds.py`` checks depth, non-JSON values, NaN, huge integers, NUL and inline
-schemas' ``$ref`` before validation. A UTF-8 byte order mark is accepted in both formats.
+``yamlio.py`` refuses alias bombs and deep nesting before building anything (its
+``MAX_BYTES`` bounds either format), ``cases/bounds.py`` what JSON data cannot hold.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from pydantic import ValidationError
 from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.files import FOLDER_PROBLEM, is_scenario_path
-from pytest_tooleval.cases.files import SCENARIO_SUFFIXES as SCENARIO_SUFFIXES  # re-export
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import MAX_NAME_LENGTH, CaseFile
 from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
@@ -65,45 +62,32 @@ def same_name(name: str, first: str) -> Problem:
 
 def parse_text(text: str, path: Path) -> Any:
     """Parse JSON or YAML by suffix; syntax errors carry line and column."""
-    if is_scenario_path(path):
-        try:
-            return safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            reason = getattr(exc, "problem", None) or str(exc)
-            if isinstance(exc, YamlLimitError):
-                raise CaseFileError(
-                    str(path), [Problem(f"YAML refused{where}: {reason}",
-                                        "case files are read as untrusted input")],
-                ) from None
-            raise CaseFileError(
-                str(path),
-                [Problem(f"not valid YAML{where}: {reason}", "fix the YAML syntax there")],
-            ) from None
     try:
+        if is_scenario_path(path):
+            return safe_load(text)
         return json.loads(text, object_pairs_hook=_unique_keys, parse_int=_int)
+    except YamlLimitError as exc:
+        problem = Problem(f"YAML refused{_where(exc)}: {exc.problem or exc}",
+                          "case files are read as untrusted input")
+    except yaml.YAMLError as exc:
+        problem = Problem(f"not valid YAML{_where(exc)}: {getattr(exc, 'problem', None) or exc}",
+                          "fix the YAML syntax there")
     except RecursionError:
-        raise CaseFileError(
-            str(path), [Problem("the JSON is nested too deeply to read",
-                                "flatten the structure; case files never need that depth")],
-        ) from None
+        problem = Problem("the JSON is nested too deeply to read",
+                          "flatten the structure; case files never need that depth")
     except DuplicateKey as exc:
-        raise CaseFileError(
-            str(path),
-            [Problem(str(exc), "merge or rename them (JSON keeps only the last one, silently "
-                     "dropping the first)")],
-        ) from None
+        problem = Problem(str(exc), "merge or rename them (JSON keeps only the last one, "
+                          "silently dropping the first)")
     except json.JSONDecodeError as exc:
-        raise CaseFileError(
-            str(path),
-            [
-                Problem(
-                    f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                    "fix the JSON syntax there (a trailing comma or a missing quote is common)",
-                )
-            ],
-        ) from None
+        problem = Problem(f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                          "fix the JSON syntax there (a trailing comma or a missing quote is "
+                          "common)")
+    raise CaseFileError(str(path), [problem])
+
+
+def _where(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
 
 
 def _locate(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, int | None, str | None]:
@@ -142,18 +126,13 @@ _FIXES = {
 
 
 def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
-    problems = []
+    found = []
     for error in exc.errors(include_url=False):
-        case, step, field = _locate(data, tuple(error["loc"]))
-        message = error["msg"]
-        if message.startswith("Value error, "):
-            message = message[len("Value error, ") :]
+        message = error["msg"].removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
             message = "unknown field"
-        problems.append(
-            Problem(message, _FIXES.get(error["type"], ""), case=case, step=step, field=field)
-        )
-    return problems
+        found.append((tuple(error["loc"]), message, _FIXES.get(error["type"], "")))
+    return _problems(data, found)
 
 
 def _problems(data: Any, found: list[tuple[tuple[int | str, ...], str, str]]) -> list[Problem]:
@@ -167,9 +146,8 @@ def _problems(data: Any, found: list[tuple[tuple[int | str, ...], str, str]]) ->
 def load_case_file(
     path: Path, extra_tools: tuple[str, ...] = (), *, strict: bool = False
 ) -> CaseFile:
-    """Load, validate and guard one case file, or raise ``CaseFileError``.
-
-    ``strict`` adds the measuring guards (``guards.check_file``)."""
+    """Load, validate and guard (``guards.check_file``) one case file, or raise
+    ``CaseFileError``."""
     if path.is_dir():
         raise CaseFileError(str(path), [Problem(*FOLDER_PROBLEM)])
     try:
@@ -197,13 +175,10 @@ def load_case_file(
     except ValidationError as exc:
         raise CaseFileError(str(path), validation_problems(data, exc)) from None
     problems = check_file(case_file, extra_tools, strict=strict)
-    for index, tool in enumerate(case_file.tools):
-        found = [((("tools", index, "parameters", *loc)), message, fix)
-                 for loc, message, fix in check_schema_refs(tool.parameters)]
-        problems += [Problem(p.message, p.fix, case=p.case, step=p.step,
-                             field=p.field and p.field.replace(f"tools.{index}.",
-                                                               f"tools.{tool.name}.", 1))
-                     for p in _problems(data, found)]
+    for tool in case_file.tools:
+        for loc, message, fix in check_schema_refs(tool.parameters):
+            field = ".".join(map(str, ("tools", tool.name, "parameters", *loc)))
+            problems.append(Problem(message, fix, field=field))
     if case_file.world is not None:
         try:
             validate_overrides(case_file.world)

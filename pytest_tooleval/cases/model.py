@@ -7,9 +7,9 @@ whole file (unknown tools, evidence echo, duplicates) live in ``guards.py``.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: Benchmark and case names and job ids: pytest node ids, report keys, terminal lines.
@@ -142,6 +142,12 @@ class StateCheck(_Strict):
         return f"{kind} " + " ".join(f"{k}={v!r}" for k, v in fields.items())
 
 
+#: State checks: a list of them, or one.
+StateChecks = Annotated[
+    list[StateCheck], BeforeValidator(lambda value: [value] if isinstance(value, dict) else value)
+]
+
+
 class Step(_Strict):
     """One user turn and what must happen during it."""
 
@@ -153,7 +159,7 @@ class Step(_Strict):
     forbidden_why: str | None = None
     expect_any: list[list[str]] | None = None
     gold: list[GoldCall] | None = None
-    after: list[StateCheck] = Field(default_factory=list)
+    after: StateChecks = Field(default_factory=list)
     #: Claims that make the answer wrong however right the rest is (the inverted direction,
     #: the wrong score, "booked" after a failure). Left out of dumps while empty, so a case
     #: without it keeps its content hash.
@@ -162,7 +168,7 @@ class Step(_Strict):
     #: Left out of dumps, so it is no part of a case's content hash (the outcome ignores it).
     recall: bool = Field(False, exclude=True)
 
-    @field_validator("expect", "forbidden", "wrong", mode="before")
+    @field_validator("expect", "forbidden", "wrong", "evidence", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -174,13 +180,6 @@ class Step(_Strict):
     def _routes(cls, value: Any) -> Any:
         if isinstance(value, list):
             return [[route] if isinstance(route, str) else route for route in value]
-        return value
-
-    @field_validator("after", mode="before")
-    @classmethod
-    def _one_check_or_many(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            return [value]
         return value
 
     @model_validator(mode="after")
@@ -222,13 +221,6 @@ class Step(_Strict):
             return []
         return self.gold
 
-    @field_validator("evidence", mode="before")
-    @classmethod
-    def _evidence_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [value]
-        return value
-
     def evidence_alternatives(self) -> list[list[str]]:
         """Each evidence item as a list of accepted alternatives."""
         return [[item] if isinstance(item, str) else list(item) for item in self.evidence]
@@ -242,14 +234,7 @@ class Case(_Strict):
     register_: str | None = Field(default=None, alias="register")
     job: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
     steps: list[Step] = Field(min_length=1)
-    after: list[StateCheck] = Field(default_factory=list)
-
-    @field_validator("after", mode="before")
-    @classmethod
-    def _one_check_or_many(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            return [value]
-        return value
+    after: StateChecks = Field(default_factory=list)
 
     @field_validator("job")
     @classmethod

@@ -1,11 +1,10 @@
 """The catalogue a run would show, built for ``tooleval check`` and ``tooleval route``.
 
 The same providers as a pytest run, from the same configuration: the built-ins (unless
-switched off, less those a server shadows), the Python tools of ``python_tools`` and of
-the ``conftest.py`` files a run of these paths would load, and the MCP servers, either
-started and listed (``mcp="start"``, then stopped), read from the tool list cached the
-last time they were listed (``mcp="cached"``), or left out (``mcp="off"``). Each source is
-described in one line, so the check's output says where its catalogue came from.
+switched off, less those a server shadows), the ``@tool`` functions of ``python_tools`` and
+of the ``conftest.py`` files a run of these paths would load, and the MCP servers: started
+and listed (``mcp="start"``), read from their cached tool list (``"cached"``), or left out
+(``"off"``). Each source is described in one line of the check's output.
 """
 
 from __future__ import annotations
@@ -40,10 +39,6 @@ class ConfiguredCatalogue:
     sources: list[str] = field(default_factory=list)
     #: Sources whose tools are unknown here, and why (their tools count as missing).
     problems: list[str] = field(default_factory=list)
-
-    @property
-    def names(self) -> set[str]:
-        return {spec.name for spec in self.specs}
 
 
 class _Listed(ToolProvider):
@@ -145,9 +140,7 @@ def _python_providers(
     from pytest_tooleval.wiring import python_tool_providers
     try:
         return python_tool_providers(settings, conftests)
-    except PythonToolError as exc:
-        raise ConfigurationError(str(exc)) from None
-    except DuplicateToolError as exc:
+    except (PythonToolError, DuplicateToolError) as exc:
         raise ConfigurationError(str(exc)) from None
 
 

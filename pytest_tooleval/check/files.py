@@ -36,13 +36,11 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def split_folder(path: Path, cache: dict[Path, Path | None]) -> Path | None:
+def split_folder(path: Path) -> Path | None:
     """The folder whose ``split.toml`` governs ``path``: the nearest one up to the project
-    root (a folder with ``pyproject.toml`` or ``.git``), as ``split.find_split`` looks."""
+    root (a folder with ``pyproject.toml`` or ``.git``)."""
     for folder in path.resolve().parents:
-        if folder not in cache:
-            cache[folder] = folder if (folder / SPLIT_FILE).is_file() else None
-        if cache[folder] is not None:
+        if (folder / SPLIT_FILE).is_file():
             return folder
         if (folder / "pyproject.toml").exists() or (folder / ".git").exists():
             break

@@ -1,23 +1,20 @@
 """The oracle check: every case proven passable by its gold path, for free (no model).
 
-Each case runs through the real session: the providers a run would have (a fresh copy of
-the built-in world, the configured MCP servers, the ``@tool`` functions of ``python_tools``
-and of the ``conftest.py`` files; ``wiring.configured_providers``), the router, the tool
-loop and the scorer, with ``OracleBackend`` in the model's place. For every step
-the oracle sends the step's gold calls (all in one turn, in order), then answers with the
-text of every tool result of the case so far, and nothing else: so any evidence the answer
-holds came from a tool, never from the question or from general knowledge.
+Each case runs through the real session (the providers a run would have, built by
+``wiring.configured_providers``; the router, the tool loop and the scorer) with
+``OracleBackend`` in the model's place. For every step the oracle sends the step's gold
+calls (all in one turn, in order), then answers with the text of every tool result of the
+case so far and nothing else: any evidence the answer holds came from a tool.
 
-A case is proven when it PASSes, every gold call ran without a tool error, every evidence
-item is in the tools' output and none was already in the conversation before its step
-(unless the step is marked ``recall``), no ``wrong`` item is in the tools' output, every
-state check holds, and the measuring guards
-(a write step has ``args`` or a state check; a read-only tool is forbidden only with a
-reason) pass. An irrelevance case, or a step expecting no tool, must pass with no call at all.
+A case is proven when it PASSes and ``judge`` finds nothing (a gold call not run or
+failing, evidence missing from the tools' output or already in the conversation before its
+step, a ``wrong`` item in the tools' output, a state check that does not hold), and the
+measuring guards pass. A step expecting no tool must pass with no call at all.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -34,7 +31,6 @@ from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
 from pytest_tooleval.check.catalogue import conftest_modules
 from pytest_tooleval.check.static import collect_files
 from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
-from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router import default_router
 from pytest_tooleval.router.base import SHOWN
@@ -43,7 +39,7 @@ from pytest_tooleval.tools.base import ToolProvider, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
 from pytest_tooleval.wiring import CaseWorlds, configured_providers
-from pytest_tooleval.world import WorldFactory
+from pytest_tooleval.world.factory import WorldFactory
 
 if TYPE_CHECKING:
     from pytest_tooleval.config import Settings
@@ -68,8 +64,6 @@ class OracleBackend(Backend):
         self._sent = set()
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
-        import json
-
         step = sum(1 for m in messages if m["role"] == "user") - 1
         gold = self._gold[step] if 0 <= step < len(self._gold) else []
         if gold and step not in self._sent:
@@ -135,8 +129,8 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
     ``scoring.score_case``, as every run is."""
     failures: list[OracleFailure] = []
 
-    def fail(step: int | None, reason: str, kind: str = ORACLE) -> None:
-        failures.append(OracleFailure(kind, source, case.name, step, reason))
+    def fail(step: int | None, reason: str) -> None:
+        failures.append(OracleFailure(ORACLE, source, case.name, step, reason))
 
     if run.error is not None:
         fail(None, f"the run failed ({run.error.kind}, not the case's fault): "
@@ -183,16 +177,13 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
         for check in transcript.state:
             if not check["held"]:
                 fail(number, f"state check {check['check']} does not hold: {check['detail']}")
-        before += [step.message, *_step_texts(transcript)]
+        # What the step added to the conversation: its tool results and its answer.
+        before += [step.message, *(attempt.result or "" for attempt in transcript.attempts),
+                   transcript.answer or ""]
     scored = score_case(case, run.transcripts, case_file.language, case_today(case_file))
     if scored.outcome != "PASS":
         fail(None, f"the gold path scores {scored.outcome}: " + "; ".join(scored.reasons))
     return failures
-
-
-def _step_texts(transcript: StepTranscript) -> list[str]:
-    """What a step added to the conversation: its tool results and its answer."""
-    return [*(attempt.result or "" for attempt in transcript.attempts), transcript.answer or ""]
 
 
 class _OracleWorlds:
@@ -264,12 +255,9 @@ def _unoffered(case_file: CaseFile, case: Case, session: Any,
 def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = None,
                world_base: Path | None = None,
                settings: Settings | None = None) -> OracleReport:
-    """Replay every case's gold path under ``paths``; see the module docstring.
-
-    ``settings``: the project's configuration, whose MCP servers are started and whose
-    ``python_tools`` modules and ``conftest.py`` files (those a run of ``paths`` would
-    load) are imported, as a run does; without it, only the built-in tools are offered.
-    A configuration mistake raises ``ConfigurationError``."""
+    """Replay every case's gold path under ``paths``, with the providers a run of
+    ``settings`` would have (only the built-ins without it). A configuration mistake
+    raises ``ConfigurationError``."""
     started = time.perf_counter()
     report = OracleReport()
     paths = list(paths)

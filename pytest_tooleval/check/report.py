@@ -7,7 +7,7 @@ import re
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 DOC_START = "<!-- router-misses:start -->"
 DOC_END = "<!-- router-misses:end -->"
@@ -18,14 +18,6 @@ REQUIRES = "requires"
 ROUTER_MISS = "router-miss"
 NEAR_DUPLICATE = "near-duplicate"
 SPLIT = "split"  # a frozen-half case edited or removed, or a case in neither half
-
-# Classes of router miss: what to fix (docs/router.md, "Fixing a miss").
-MISS_CLASSES = {
-    "outranked": "a trigger or cue fired, but k other tools scored higher",
-    "stem": "no trigger of a built-in tool fired: a stem or phrase is missing",
-    "cue": "no cue of a user or inline tool fired: its name or description lacks the word",
-    "current-information": "web_search got no current-information pattern",
-}
 
 
 @dataclass(frozen=True)
@@ -65,6 +57,10 @@ class Tally:
         self.total += 1
         self.hits += int(hit)
 
+    def merge(self, other: Tally) -> None:
+        self.hits += other.hits
+        self.total += other.total
+
     def to_json(self) -> dict[str, Any]:
         return {"hits": self.hits, "total": self.total, "recall": self.recall}
 
@@ -78,18 +74,14 @@ class Tally:
         return f"{100 * self.hits / self.total:5.1f}% ({self.hits}/{self.total})"
 
 
-def _tallies(table: dict[str, Tally]) -> dict[str, Any]:
-    return {key: table[key].to_json() for key in sorted(table)}
+#: The per-scope tables of a ``Breakdown``, each in its attribute ``by_<scope>``.
+_SCOPES = ("language", "group", "register")
 
 
-def _read_tallies(data: dict[str, Any]) -> dict[str, Tally]:
-    return {key: Tally.from_json(value) for key, value in data.items()}
-
-
-@dataclass
+@dataclass(kw_only=True)
 class Breakdown:
-    """Recall of one half of a split folder, per language, group and register, and the
-    steps served only by the no-signal fallback (``fallback_only.hits``)."""
+    """Recall per language, group and register, and the steps served only by the
+    no-signal fallback (``fallback_only.hits``): the whole report's, or one split half's."""
 
     recall: Tally = field(default_factory=Tally)
     by_language: dict[str, Tally] = field(default_factory=dict)
@@ -97,24 +89,26 @@ class Breakdown:
     by_register: dict[str, Tally] = field(default_factory=dict)
     fallback_only: Tally = field(default_factory=Tally)
 
+    def tables(self) -> list[tuple[str, dict[str, Tally]]]:
+        return [(scope, getattr(self, f"by_{scope}")) for scope in _SCOPES]
+
     def count(self, hit: bool, language: str, group: str, register: str, fallback: bool) -> None:
         self.recall.add(hit)
         self.fallback_only.add(fallback)
-        for table, key in (
-            (self.by_language, language),
-            (self.by_group, group),
-            (self.by_register, register),
-        ):
+        for (_, table), key in zip(self.tables(), (language, group, register), strict=True):
             table.setdefault(key, Tally()).add(hit)
+
+    def merge(self, other: Breakdown) -> None:
+        self.recall.merge(other.recall)
+        self.fallback_only.merge(other.fallback_only)
+        for (_, table), (_, theirs) in zip(self.tables(), other.tables(), strict=True):
+            for key, tally in theirs.items():
+                table.setdefault(key, Tally()).merge(tally)
 
     def rows(self) -> dict[str, Tally]:
         """Scope label → tally, in the order the tables print them."""
         out = {"overall": self.recall}
-        for title, table in (
-            ("language", self.by_language),
-            ("group", self.by_group),
-            ("register", self.by_register),
-        ):
+        for title, table in self.tables():
             out.update({f"{title} {key}": table[key] for key in sorted(table)})
         out["fallback-only"] = self.fallback_only
         return out
@@ -122,25 +116,28 @@ class Breakdown:
     def to_json(self) -> dict[str, Any]:
         return {
             "recall": self.recall.to_json(),
-            "by_language": _tallies(self.by_language),
-            "by_group": _tallies(self.by_group),
-            "by_register": _tallies(self.by_register),
+            **{f"by_{scope}": {key: table[key].to_json() for key in sorted(table)}
+               for scope, table in self.tables()},
             "fallback_only": self.fallback_only.to_json(),
         }
 
+    @staticmethod
+    def fields_from_json(data: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "recall": Tally.from_json(data["recall"]),
+            "fallback_only": Tally.from_json(data["fallback_only"]),
+            **{f"by_{scope}": {key: Tally.from_json(value)
+                               for key, value in data[f"by_{scope}"].items()}
+               for scope in _SCOPES},
+        }
+
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Breakdown:
-        return cls(
-            Tally.from_json(data["recall"]),
-            _read_tallies(data["by_language"]),
-            _read_tallies(data["by_group"]),
-            _read_tallies(data["by_register"]),
-            Tally.from_json(data["fallback_only"]),
-        )
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        return cls(**cls.fields_from_json(data))
 
 
-@dataclass
-class CheckReport:
+@dataclass(kw_only=True)
+class CheckReport(Breakdown):
     k: int
     failures: list[Failure] = field(default_factory=list)
     misses: list[Miss] = field(default_factory=list)
@@ -148,12 +145,7 @@ class CheckReport:
     cases: int = 0
     steps_routed: int = 0
     steps_skipped: int = 0  # an expected tool this machine does not offer (see requires)
-    recall: Tally = field(default_factory=Tally)
-    by_language: dict[str, Tally] = field(default_factory=dict)
-    by_group: dict[str, Tally] = field(default_factory=dict)
-    by_register: dict[str, Tally] = field(default_factory=dict)
     by_miss_class: dict[str, int] = field(default_factory=dict)
-    fallback_only: Tally = field(default_factory=Tally)
     halves: dict[str, Breakdown] = field(default_factory=dict)  # split folders only
     splits: list[str] = field(default_factory=list)  # the split files that governed
     seconds: float = 0.0
@@ -166,31 +158,29 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.failures
 
-    def count(
-        self,
-        hit: bool,
-        language: str,
-        group: str,
-        register: str,
-        *,
-        half: str | None = None,
-        fallback: bool = False,
-    ) -> None:
-        self.recall.add(hit)
-        self.fallback_only.add(fallback)
+    def count(self, hit: bool, language: str, group: str, register: str,
+              fallback: bool = False, *, half: str | None = None) -> None:
+        super().count(hit, language, group, register, fallback)
         if half is not None:
             self.halves.setdefault(half, Breakdown()).count(
-                hit, language, group, register, fallback
-            )
-        for table, key in (
-            (self.by_language, language),
-            (self.by_group, group),
-            (self.by_register, register),
-        ):
-            table.setdefault(key, Tally()).add(hit)
+                hit, language, group, register, fallback)
+
+    def merge(self, other: Breakdown) -> None:
+        """Add ``other``'s counts, failures and misses (one file's part) to this report."""
+        super().merge(other)
+        if not isinstance(other, CheckReport):
+            return
+        for name in ("files", "cases", "steps_routed", "steps_skipped"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.failures += other.failures
+        self.misses += other.misses
+        for miss_class, n in other.by_miss_class.items():
+            self.by_miss_class[miss_class] = self.by_miss_class.get(miss_class, 0) + n
+        for half, breakdown in other.halves.items():
+            self.halves.setdefault(half, Breakdown()).merge(breakdown)
 
     def to_json(self) -> dict[str, Any]:
-        tallies = _tallies
+        totals = super().to_json()
         return {
             "ok": self.ok,
             "k": self.k,
@@ -199,12 +189,9 @@ class CheckReport:
             "steps_routed": self.steps_routed,
             "steps_skipped": self.steps_skipped,
             "seconds": round(self.seconds, 4),
-            "recall": self.recall.to_json(),
-            "by_language": tallies(self.by_language),
-            "by_group": tallies(self.by_group),
-            "by_register": tallies(self.by_register),
+            **{key: value for key, value in totals.items() if key != "fallback_only"},
             "by_miss_class": dict(sorted(self.by_miss_class.items())),
-            "fallback_only": self.fallback_only.to_json(),
+            "fallback_only": totals["fallback_only"],
             "splits": list(self.splits),
             "halves": {half: self.halves[half].to_json() for half in sorted(self.halves)},
             "catalogue": list(self.catalogue),
@@ -214,22 +201,18 @@ class CheckReport:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CheckReport:
+    def from_json(cls, data: dict[str, Any]) -> Self:
         """The report ``to_json`` wrote (``ok`` and the recalls are derived again)."""
         return cls(
+            **cls.fields_from_json(data),
             k=int(data["k"]),
-            failures=[Failure(**failure) for failure in data["failures"]],
-            misses=[Miss(**miss) for miss in data["misses"]],
             files=int(data["files"]),
             cases=int(data["cases"]),
             steps_routed=int(data["steps_routed"]),
             steps_skipped=int(data["steps_skipped"]),
-            recall=Tally.from_json(data["recall"]),
-            by_language=_read_tallies(data["by_language"]),
-            by_group=_read_tallies(data["by_group"]),
-            by_register=_read_tallies(data["by_register"]),
+            failures=[Failure(**failure) for failure in data["failures"]],
+            misses=[Miss(**miss) for miss in data["misses"]],
             by_miss_class={key: int(n) for key, n in data["by_miss_class"].items()},
-            fallback_only=Tally.from_json(data["fallback_only"]),
             halves={half: Breakdown.from_json(b) for half, b in data["halves"].items()},
             splits=list(data["splits"]),
             seconds=float(data["seconds"]),
@@ -273,11 +256,7 @@ class CheckReport:
         if self.catalogue:
             lines.append("catalogue: " + "; ".join(self.catalogue))
         lines.append(f"router recall: {self.recall.render()}")
-        for title, table in (
-            ("language", self.by_language),
-            ("group", self.by_group),
-            ("register", self.by_register),
-        ):
+        for title, table in self.tables():
             if table:
                 lines.append(f"  per {title}:")
                 lines += [f"    {key:<24} {table[key].render()}" for key in sorted(table)]
@@ -332,9 +311,8 @@ def write_router_doc(report: CheckReport, path: Path) -> None:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     block = f"{DOC_START}\n{report.router_doc_section()}\n{DOC_END}"
     pattern = re.compile(re.escape(DOC_START) + r".*?" + re.escape(DOC_END), re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text, count=1)
-    else:
+    text, found = pattern.subn(lambda _: block, text, count=1)
+    if not found:
         text = text.rstrip("\n") + "\n\n## Cases the router cannot serve\n\n" + block + "\n"
     path.write_text(text, encoding="utf-8")
 

@@ -1,17 +1,12 @@
 """A held-out discipline for router evaluation sets: a tuning half and a frozen test half.
 
-``tooleval split FOLDER`` assigns every case of an evaluation folder to one half and
-records the assignment, with a content hash per case, in ``FOLDER/split.toml`` (committed).
-The unit of the split is the *job*: a case's ``job`` (or, without one, the case itself), so
-that a job's register variants always land in the same half. Units are stratified by
-language and group and dealt out alternately in the order of a seeded hash, so the halves
-are balanced per language and group, and the split is reproducible from the seed alone.
+``tooleval split FOLDER`` assigns every case of the folder to one half and records the
+assignment, with a content hash per case, in ``FOLDER/split.toml``. The unit is the job (a
+case's ``job``, else the case), so a job's register variants land in one half; units are
+stratified by language and group and dealt out alternately in seeded-hash order.
 
-Afterwards the split is enforced: ``tooleval check`` on that folder fails when a frozen
-case was edited or removed, or a case is in no half, until the change is recorded with
-``tooleval split FOLDER --record "why"`` (which appends the reason and the cases it
-touched to the file's ``changes``). Tuning-half cases may change freely; their hashes are
-refreshed on the next ``--record``.
+``tooleval check`` then fails when a frozen case was edited or removed, or a case is in no
+half, until ``tooleval split FOLDER --record "why"`` records the change in ``changes``.
 """
 
 from __future__ import annotations
@@ -27,16 +22,16 @@ from pathlib import Path
 import tomli_w
 
 from pytest_tooleval.cases.errors import CaseFileError
-from pytest_tooleval.cases.load import SCENARIO_SUFFIXES, load_case_file
+from pytest_tooleval.cases.files import is_case_path
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.check.files import SPLIT_FILE as SPLIT_FILE
+from pytest_tooleval.check.files import SPLIT_FILE, split_folder
 from pytest_tooleval.router.catalogue import GROUP_OF
 
 TUNING = "tuning"
 FROZEN = "frozen"
 HALVES = (TUNING, FROZEN)
 DEFAULT_SEED = "tooleval-router-eval"
-_CASE_SUFFIXES = (".json", *SCENARIO_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -87,10 +82,11 @@ def case_hash(case_file: CaseFile, case: Case) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _group(case: Case) -> str:
+def group_of(case: Case, tools: list[str]) -> str:
+    """The case's group: its own, else that of the first built-in of ``tools`` (the tools
+    it expects), else "inline" for other tools, else its category."""
     if case.group:
         return case.group
-    tools = [tool for step in case.steps for tool in step.expect]
     return next((GROUP_OF[t] for t in tools if t in GROUP_OF), "inline" if tools else case.category)
 
 
@@ -98,7 +94,7 @@ def scan(folder: Path) -> tuple[list[FoundCase], list[str]]:
     """Every case under ``folder`` (files that do not load are returned as problems)."""
     found: list[FoundCase] = []
     problems: list[str] = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in _CASE_SUFFIXES):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and is_case_path(p)):
         try:
             case_file = load_case_file(path)
         except CaseFileError as error:
@@ -108,7 +104,8 @@ def scan(folder: Path) -> tuple[list[FoundCase], list[str]]:
             key = case_key(folder, path, case)
             unit = f"{case_file.language}:{case.job}" if case.job else f"{case_file.language}:{key}"
             kind = "job" if case.job else "single"
-            stratum = f"{case_file.language}/{_group(case)}/{kind}"
+            tools = [tool for step in case.steps for tool in step.expect]
+            stratum = f"{case_file.language}/{group_of(case, tools)}/{kind}"
             found.append(FoundCase(key, unit, stratum, case_hash(case_file, case)))
     return found, problems
 
@@ -138,12 +135,22 @@ def assign(cases: Iterable[FoundCase], seed: str) -> dict[str, str]:
     return halves
 
 
-def make_split(folder: Path, seed: str = DEFAULT_SEED) -> Split:
+def _loaded(folder: Path) -> list[FoundCase]:
+    """``scan``, refused with ``ValueError`` when a file does not load."""
     cases, problems = scan(folder)
     if problems:
         raise ValueError("; ".join(problems))
+    return cases
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def make_split(folder: Path, seed: str = DEFAULT_SEED) -> Split:
+    cases = _loaded(folder)
     halves = assign(cases, seed)
-    split = Split(folder, seed, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    split = Split(folder, seed, _now())
     split.entries = {c.key: Entry(halves[c.unit], c.unit, c.sha256) for c in cases}
     return split
 
@@ -151,9 +158,7 @@ def make_split(folder: Path, seed: str = DEFAULT_SEED) -> Split:
 def record_changes(split: Split, reason: str) -> list[str]:
     """Refresh hashes, add new cases (a known job keeps its half; a new unit goes by its
     seeded hash), drop removed ones; log the frozen cases touched with ``reason``."""
-    cases, problems = scan(split.folder)
-    if problems:
-        raise ValueError("; ".join(problems))
+    cases = _loaded(split.folder)
     unit_half = {entry.unit: entry.half for entry in split.entries.values()}
     touched: list[str] = []
     entries: dict[str, Entry] = {}
@@ -169,13 +174,7 @@ def record_changes(split: Split, reason: str) -> list[str]:
     touched += [f"removed {split.entries[k].half} {k}" for k in split.entries if k not in entries]
     split.entries = entries
     if touched:
-        split.changes.append(
-            {
-                "when": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "reason": reason,
-                "cases": touched,
-            }
-        )
+        split.changes.append({"when": _now(), "reason": reason, "cases": touched})
     return touched
 
 
@@ -248,11 +247,7 @@ def load_split(folder: Path) -> Split | None:
 
 def find_split(path: Path, cache: dict[Path, Split | None]) -> Split | None:
     """The split governing a case file: the nearest ``split.toml`` in its folders."""
-    for folder in path.resolve().parents:
-        if folder not in cache:
-            cache[folder] = load_split(folder)
-        if cache[folder] is not None:
-            return cache[folder]
-        if (folder / "pyproject.toml").exists() or (folder / ".git").exists():
-            break
-    return None
+    folder = split_folder(path)
+    if folder is not None and folder not in cache:
+        cache[folder] = load_split(folder)
+    return None if folder is None else cache[folder]

@@ -1,19 +1,18 @@
-"""``tooleval check`` and ``tooleval route``: the corpus checked before any model runs.
+"""``tooleval check``: the corpus checked before any model runs (no model, no world).
 
 For every case file: the guards, ``requires`` against this machine, each step's expected
 tools among the k the router shows (a chain's later steps keep the previous step's
-expected tools, as the tool loop keeps the tools that ran), and across the whole corpus
-near-duplicate questions and two files with one benchmark name. No model, no world, no
-network: it costs nothing.
+expected tools, as the tool loop does); across the corpus, near-duplicate questions and
+two files with one benchmark name.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_near_duplicates
 from pytest_tooleval.cases.errors import CaseFileError, Problem
@@ -31,7 +30,7 @@ from pytest_tooleval.check.report import (
     Failure,
     Miss,
 )
-from pytest_tooleval.check.split import Split, case_key, find_split, verify
+from pytest_tooleval.check.split import Split, case_key, find_split, group_of, verify
 from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.router.catalogue import (
     BUILTIN_ORDER,
@@ -44,65 +43,35 @@ from pytest_tooleval.router.trigger_router import WEB_TOOL, TriggerRouter
 from pytest_tooleval.tools.base import ToolSpec
 from pytest_tooleval.tools.offered import missing_tools
 
+if TYPE_CHECKING:
+    from pytest_tooleval.check.cache import FileParts
 
-@dataclass
-class FilePart:
-    """What one case file adds to the report, in order: everything ``run_check`` does
-    for a file after its split (which reads the folder's other files) is looked up.
-    Kept per file by ``check/cache.py`` (``FileParts``) so that a check after editing
-    one file loads, guards and routes only that file; the near-duplicate search and the
-    splits, which span files, are computed every time."""
 
-    files: int = 0
-    cases: int = 0
-    steps_routed: int = 0
-    steps_skipped: int = 0
-    failures: list[Failure] = field(default_factory=list)
-    misses: list[Miss] = field(default_factory=list)
-    #: ``CheckReport.count``'s arguments, one tuple per routed step:
-    #: (hit, language, group, register, half, fallback).
-    counts: list[tuple[bool, str, str, str, str | None, bool]] = field(default_factory=list)
+@dataclass(kw_only=True)
+class FilePart(CheckReport):
+    """One case file's share of the report: its load, guards, ``requires`` and routed
+    steps. ``check/cache.py`` keeps it per file, so that a check after editing one file
+    loads, guards and routes only that file; what spans files (the splits, the
+    near-duplicate search, one benchmark name twice) is computed every time."""
+
     questions: list[Question] = field(default_factory=list)
     #: The benchmark's name (None when the file did not load or was not checked).
     name: str | None = None
 
-    def apply(self, report: CheckReport, questions: list[Question]) -> None:
-        """Add this part to ``report`` exactly as computing it there would have."""
-        report.files += self.files
-        report.cases += self.cases
-        report.steps_routed += self.steps_routed
-        report.steps_skipped += self.steps_skipped
-        report.failures += self.failures
-        report.misses += self.misses
-        for miss in self.misses:
-            report.by_miss_class[miss.miss_class] = report.by_miss_class.get(
-                miss.miss_class, 0) + 1
-        for hit, language, group, register, half, fallback in self.counts:
-            report.count(hit, language, group, register, half=half, fallback=fallback)
-        questions += self.questions
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "name": self.name,
+                "questions": [asdict(question) for question in self.questions]}
 
-
-class FileCache(Protocol):
-    """Per-file parts (check/cache.py's ``FileParts``): ``key`` names a file's input
-    beyond what the cache itself is keyed on (options, catalogue, code)."""
-
-    def key(self, path: str, data: bytes, context: str) -> str: ...
-
-    def get(self, key: str) -> FilePart | None: ...
-
-    def put(self, key: str, part: FilePart) -> None: ...
-
-
-class _Recorder(CheckReport):
-    """A scratch report that also records ``count``'s calls, for a ``FilePart``."""
-
-    def __init__(self, k: int) -> None:
-        super().__init__(k=k)
-        self.counted: list[tuple[bool, str, str, str, str | None, bool]] = []
-
-    def count(self, hit: bool, language: str, group: str, register: str, *,
-              half: str | None = None, fallback: bool = False) -> None:
-        self.counted.append((hit, language, group, register, half, fallback))
+    @classmethod
+    def stored(cls, data: Any) -> FilePart | None:
+        """The part ``to_json`` wrote; None when there is none, or it is damaged."""
+        try:
+            part = cls.from_json(data)
+            part.questions = [Question(**question) for question in data["questions"]]
+            part.name = None if data["name"] is None else str(data["name"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return part
 
 
 def _catalogue(
@@ -124,15 +93,6 @@ def _catalogue(
         ToolSpec(t.name, t.description, t.parameters, f"inline:{source}") for t in case_file.tools
     ]
     return specs
-
-
-def _group(case: Case, expected: list[str]) -> str:
-    if case.group:
-        return case.group
-    for tool in expected:
-        if tool in GROUP_OF:
-            return GROUP_OF[tool]
-    return "inline" if expected else case.category
 
 
 def _miss_class(tool: str, score: float) -> str:
@@ -161,11 +121,6 @@ def _problem_detail(problem: Problem) -> str:
     return text + (f"; fix: {problem.fix}" if problem.fix else "")
 
 
-def _question(case: Case, file: str, language: str) -> Question:
-    return Question(file, case.name, language, " / ".join(step.message for step in case.steps),
-                    case.job, case.register)
-
-
 def run_check(
     paths: list[Path],
     *,
@@ -177,16 +132,14 @@ def run_check(
     strict: bool = False,
     catalogue: Sequence[ToolSpec] | None = None,
     catalogue_sources: Sequence[str] = (),
-    parts: FileCache | None = None,
+    parts: FileParts | None = None,
 ) -> CheckReport:
-    """Check every case file under ``paths``; see the module docstring.
+    """Check every case file under ``paths``.
 
-    ``catalogue``: the specs a run would offer (``check.catalogue.configured_catalogue``,
-    or a session's catalogue); without it, ``offered_tools`` names (default: the
-    built-ins this machine offers) are routed with the built-in descriptions only.
-    ``parts``: each file's part of the report kept from an earlier check of the same
-    bytes (``tooleval check``; it must be keyed on the options, the catalogue and the
-    router that compute the parts).
+    ``catalogue``: the specs a run would offer; without it, ``offered_tools`` names
+    (default: the built-ins this machine offers) are routed with the built-in descriptions
+    only. ``parts``: the files' parts kept by an earlier check under the same options,
+    catalogue and router (``tooleval check``).
     """
     started = time.perf_counter()
     router = router or TriggerRouter(k)
@@ -201,8 +154,7 @@ def run_check(
     unlisted = [line for line in catalogue_sources if line.startswith("not listed: ")]
     questions: list[Question] = []
     splits: dict[Path, Split | None] = {}
-    verified: set[Path] = set()
-    split_bytes: dict[Path, str] = {}
+    verified: dict[Path, str] = {}  # split folder -> its split file's text
     names: dict[str, str] = {}  # benchmark name -> the first file of that name
     tools = ",".join(sorted(machine))
     for path in collect_files(paths):
@@ -213,31 +165,25 @@ def run_check(
             report.failures.append(Failure(SPLIT, source, None, None, str(error)))
             split = None
         if split is not None and split.folder not in verified:
-            verified.add(split.folder)
+            verified[split.folder] = split.path.read_text(encoding="utf-8")
             report.splits.append(str(split.path))
             report.failures += [
                 Failure(SPLIT, str(split.folder), key, None, problem)
                 for key, problem in verify(split)
             ]
-        key = None
-        if parts is not None:
-            # What the part depends on beyond the cache's own key: the file's path and
-            # bytes, the split that assigns its cases to halves, this machine's tools.
-            if split is None:
-                context = f"no split\0{tools}"
-            else:
-                if split.folder not in split_bytes:
-                    split_bytes[split.folder] = split.path.read_text(encoding="utf-8")
-                context = f"split {split.path}\0{split_bytes[split.folder]}\0{tools}"
-            key = parts.key(source, path.read_bytes(), context)
-        part = parts.get(key) if parts is not None and key is not None else None
+        # What a file's part depends on beyond the parts' own key: the file's path and
+        # bytes, the split that assigns its cases to halves, this machine's tools.
+        context = f"no split\0{tools}" if split is None else \
+            f"split {split.path}\0{verified[split.folder]}\0{tools}"
+        key = None if parts is None else parts.key(source, path.read_bytes(), context)
+        part = None if parts is None or key is None else FilePart.stored(parts.get(key))
         if part is None:
             part = _check_file(path, source, router, extra, strict, language, machine,
                                unlisted, known, split)
-            if parts is not None and key is not None and _unchanged(parts, key, path, source,
-                                                                    context):
-                parts.put(key, part)
-        part.apply(report, questions)
+            if parts is not None and key is not None:
+                parts.put(key, part.to_json(), path, context)
+        report.merge(part)
+        questions += part.questions
         if part.name is not None and names.setdefault(part.name, source) != source:
             report.failures.append(Failure(GUARD, source, None, None, _problem_detail(
                 same_name(part.name, names[part.name]))))
@@ -247,16 +193,6 @@ def run_check(
         )
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _unchanged(parts: FileCache, key: str, path: Path, source: str, context: str) -> bool:
-    """Whether the file still holds the bytes its key was made from: a file edited while
-    it was checked (an editor saving, a checkout) must not store the new content's part
-    under the old bytes' key."""
-    try:
-        return parts.key(source, path.read_bytes(), context) == key
-    except OSError:
-        return False
 
 
 def _check_file(
@@ -272,7 +208,7 @@ def _check_file(
     split: Split | None,
 ) -> FilePart:
     """One file's part of the report: load and guards, ``requires``, routing."""
-    part = FilePart()
+    part = FilePart(k=router.k)
     try:
         case_file = load_case_file(path, extra, strict=strict)
     except CaseFileError as error:
@@ -292,18 +228,15 @@ def _check_file(
                 Failure(REQUIRES, source, None, None, _requires_detail(tool, machine, unlisted))
             )
     specs = _catalogue(offered, case_file, source, known)
-    scratch = _Recorder(router.k)
     for case in case_file.cases:
         part.cases += 1
-        part.questions.append(_question(case, source, case_file.language))
+        part.questions.append(Question(
+            source, case.name, case_file.language, " / ".join(s.message for s in case.steps),
+            case.job, case.register))
         half = None
         if split is not None:
             half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
-        _route_case(scratch, router, case, case_file.language, source, specs, offered, half)
-    part.failures += scratch.failures
-    part.misses = scratch.misses
-    part.counts = scratch.counted
-    part.steps_routed, part.steps_skipped = scratch.steps_routed, scratch.steps_skipped
+        _route_case(part, router, case, case_file.language, source, specs, offered, half)
     return part
 
 
@@ -345,7 +278,7 @@ def _route_case(
         # A step is covered when every tool of one of its routes is shown.
         gaps = [[tool for tool in route if tool not in routing.tools] for route in routes]
         missing = min(gaps, key=len)
-        group = _group(case, expected)
+        group = group_of(case, expected)
         # No signal: every covering route has a tool shown only as a filler.
         fallback = not missing and all(
             _fallback_only(routing, route) for route, gap in zip(routes, gaps, strict=True)
@@ -390,5 +323,3 @@ def _route_case(
             )
         )
 
-
-# -- command lines ------------------------------------------------------------------------

@@ -4,15 +4,16 @@ ranks them)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import Refused, command
 from pytest_tooleval.report.board import board, render_html, render_markdown
 from pytest_tooleval.report.model import ReportError, load_report
 from pytest_tooleval.report.write import write_atomic
 
 
+@command("tooleval board", ReportError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval board",
@@ -30,16 +31,10 @@ def main(argv: Sequence[str]) -> int:
     options = parser.parse_args(list(argv))
     if len(options.reports) < 2:
         parser.error("give two or more report.json files")
-    try:
-        reports = [load_report(path) for path in options.reports]
-    except ReportError as exc:
-        print(f"tooleval board: {exc}", file=sys.stderr)
-        return 2
-    result = board(reports, force=options.force)
+    result = board([load_report(path) for path in options.reports], force=options.force)
     text = render_markdown(result)
     if not result.ranked:
-        print(f"tooleval board: {text}", end="", file=sys.stderr)
-        return 2
+        raise Refused(text.rstrip("\n"))
     write_atomic(options.out / "board.md", text)
     write_atomic(options.out / "board.html", render_html(result))
     print(text, end="")

@@ -21,6 +21,7 @@ from typing import Any
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import conftest_modules
+from pytest_tooleval.cli.common import Refused, command
 from pytest_tooleval.config import ConfigError, Settings
 from pytest_tooleval.tools.base import (
     Catalogue,
@@ -31,9 +32,10 @@ from pytest_tooleval.tools.base import (
 )
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.wiring import configured_providers
-from pytest_tooleval.world import WorldFactory
+from pytest_tooleval.world.factory import WorldFactory
 
 
+@command("tooleval call", ConfigError, ConfigurationError, DuplicateToolError, ProviderError)
 def main(argv: Sequence[str]) -> int:
     """0 when the tool answered, 1 on a tool error, 2 on usage or configuration errors."""
     parser = argparse.ArgumentParser(prog="tooleval call", description=__doc__,
@@ -45,8 +47,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         arguments = json.loads(options.args)
     except json.JSONDecodeError as exc:
-        print(f"tooleval call: the arguments are not JSON: {exc.msg}", file=sys.stderr)
-        return 2
+        raise Refused(f"the arguments are not JSON: {exc.msg}") from None
     overrides: dict[str, Any] = {}
     if options.file is not None:
         try:
@@ -56,11 +57,7 @@ def main(argv: Sequence[str]) -> int:
             return 2
         if case_file.world is not None:
             overrides = case_file.world.model_dump(exclude_none=True)
-    try:
-        settings = Settings.from_directory(Path.cwd())
-    except ConfigError as error:
-        print(f"tooleval call: {error}", file=sys.stderr)
-        return 2
+    settings = Settings.from_directory(Path.cwd())
     problems: list[str] = []
     conftests = conftest_modules(settings, [options.file or Path.cwd()], problems)
     with tempfile.TemporaryDirectory(prefix="tooleval-call-") as scratch:
@@ -73,9 +70,6 @@ def main(argv: Sequence[str]) -> int:
             providers = configured_providers(settings, lambda: Path(scratch), conftests,
                                              builtin=builtin)
             return _call(Catalogue(providers), options.tool, arguments, problems)
-        except (ConfigurationError, DuplicateToolError, ProviderError) as error:
-            print(f"tooleval call: {error}", file=sys.stderr)
-            return 2
         finally:
             for provider in providers:
                 provider.close()
@@ -84,9 +78,8 @@ def main(argv: Sequence[str]) -> int:
 def _call(catalogue: Catalogue, tool: str, arguments: Any, problems: list[str]) -> int:
     if tool not in catalogue:
         why = "".join(f"; {problem}" for problem in problems)
-        print(f"tooleval call: no configured tool is named {tool!r}{why}; known: "
-              f"{', '.join(sorted(catalogue.names))}", file=sys.stderr)
-        return 2
+        raise Refused(f"no configured tool is named {tool!r}{why}; known: "
+                      f"{', '.join(sorted(catalogue.names))}")
     result = catalogue.call(tool, arguments if isinstance(arguments, dict) else {})
     print(result.text)
     return 1 if result.is_error else 0

@@ -17,6 +17,7 @@ from pytest_tooleval.check import cache
 from pytest_tooleval.check.catalogue import ConfiguredCatalogue, configured_catalogue
 from pytest_tooleval.check.files import UsageError
 from pytest_tooleval.check.report import CheckReport, write_router_doc
+from pytest_tooleval.cli.common import Refused, command
 from pytest_tooleval.config import ConfigError, Settings
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
 from pytest_tooleval.tools import jail
@@ -34,20 +35,15 @@ def catalogue_options(parser: argparse.ArgumentParser) -> None:
                         help="leave the built-in tools out (as --tooleval-no-builtin)")
 
 
-def configured(args: argparse.Namespace, paths: Sequence[Path], prog: str) -> (
-        tuple[Settings, ConfiguredCatalogue | None] | int):
-    """The settings and the configured catalogue, or an exit code after a message on
-    stderr."""
+def configured(args: argparse.Namespace,
+               paths: Sequence[Path]) -> tuple[Settings, ConfiguredCatalogue | None]:
+    """The settings and the configured catalogue (None with ``--offered``)."""
     if not args.no_builtin and not getattr(args, "offered", None):
         jail.probe_in_background()  # its processes run while the configuration is read
-    try:
-        settings = Settings.from_directory(Path.cwd(), k=args.k, no_builtin=args.no_builtin)
-        if getattr(args, "offered", None):
-            return settings, None
-        return settings, configured_catalogue(settings, paths, mcp=args.mcp)
-    except (ConfigError, ConfigurationError) as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        return 2
+    settings = Settings.from_directory(Path.cwd(), k=args.k, no_builtin=args.no_builtin)
+    if getattr(args, "offered", None):
+        return settings, None
+    return settings, configured_catalogue(settings, paths, mcp=args.mcp)
 
 
 def source_lines(catalogue: ConfiguredCatalogue | None, offered: list[str] | None) -> list[str]:
@@ -61,81 +57,52 @@ def table_width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
+@command("tooleval check", ConfigError, ConfigurationError, UsageError)
 def main(argv: Sequence[str]) -> int:
     """0 when clean, 1 on any failure, 2 on usage errors."""
     parser = argparse.ArgumentParser(prog="tooleval check", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path, help="case files or directories")
-    parser.add_argument(
-        "--json", metavar="FILE", help="also write the report as JSON ('-': stdout)"
-    )
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the report as JSON ('-': stdout)")
     catalogue_options(parser)
-    parser.add_argument(
-        "--similarity",
-        type=float,
-        default=DEFAULT_SIMILARITY,
-        help="near-duplicate threshold, 0-100 (default %(default)s)",
-    )
+    parser.add_argument("--similarity", type=float, default=DEFAULT_SIMILARITY,
+                        help="near-duplicate threshold, 0-100 (default %(default)s)")
     parser.add_argument("--language", help="check only files of this language (en, tr, …)")
-    parser.add_argument(
-        "--stemmer",
-        choices=STEMMERS,
-        help=f"the router's morphology for triggers and cues (default {DEFAULT_STEMMER})",
-    )
-    parser.add_argument(
-        "--offered",
-        metavar="TOOL",
-        action="append",
-        help="instead of the configured catalogue: a tool name this machine offers (repeat); "
-        "routed without a description, unless it is a built-in",
-    )
-    parser.add_argument(
-        "--strict", action="store_true",
-        help="also the measuring guards: a write step needs 'args' or a state check; a "
-        "read-only built-in is forbidden only with 'forbidden_why'",
-    )
-    parser.add_argument(
-        "--oracle", action="store_true",
-        help="also replay every case's gold path through the real tools, loop and scorer "
-        "(no model; implies --strict)",
-    )
-    parser.add_argument(
-        "--write-router-doc",
-        metavar="MD",
-        type=Path,
-        help="rewrite the router-misses section of this Markdown file",
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true",
-        help="check afresh and store nothing (by default a result is reused when every "
-        "case file, the catalogue, the options and the code are byte-identical to a "
-        "previous check's)",
-    )
+    parser.add_argument("--stemmer", choices=STEMMERS, help="the router's morphology for "
+                        f"triggers and cues (default {DEFAULT_STEMMER})")
+    parser.add_argument("--offered", metavar="TOOL", action="append",
+                        help="instead of the configured catalogue: a tool name this machine "
+                        "offers (repeat); routed without a description, unless it is a built-in")
+    parser.add_argument("--strict", action="store_true",
+                        help="also the measuring guards: a write step needs 'args' or a state "
+                        "check; a read-only built-in is forbidden only with 'forbidden_why'")
+    parser.add_argument("--oracle", action="store_true",
+                        help="also replay every case's gold path through the real tools, loop "
+                        "and scorer (no model; implies --strict)")
+    parser.add_argument("--write-router-doc", metavar="MD", type=Path,
+                        help="rewrite the router-misses section of this Markdown file")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="check afresh and store nothing (by default a result is reused "
+                        "when every case file, the catalogue, the options and the code are "
+                        "byte-identical to a previous check's)")
     args = parser.parse_args(list(argv))
     if not 0 <= args.similarity <= 100:
-        print("tooleval check: --similarity must be within 0-100", file=sys.stderr)
-        return 2
-    found = configured(args, args.paths, "tooleval check")
-    if isinstance(found, int):
-        return found
-    settings, catalogue = found
+        raise Refused("--similarity must be within 0-100")
+    settings, catalogue = configured(args, args.paths)
     k = settings.k
-    try:
-        report = _static_check(args, k, catalogue)
-        oracle = None
-        if args.oracle:
-            # A heavy seam: the oracle runs the session, the tools and the scorer.
-            from pytest_tooleval.check.oracle import run_oracle
+    report = _static_check(args, k, catalogue)
+    oracle = None
+    if args.oracle:
+        # A heavy seam: the oracle runs the session, the tools and the scorer.
+        from pytest_tooleval.check.oracle import run_oracle
 
-            # The providers of a run: MCP servers started (a gold call needs a live server,
-            # so --mcp cached starts them too; --mcp off leaves them out), conftest.py and
-            # python_tools imported; only the built-ins when --offered names the tools.
-            if args.mcp == "off":
-                settings = settings.model_copy(update={"mcp_servers": {}})
-            oracle = run_oracle(args.paths, k=k, language=args.language,
-                                settings=None if args.offered else settings)
-    except (UsageError, ConfigurationError) as error:
-        print(f"tooleval check: {error}", file=sys.stderr)
-        return 2
+        # The providers of a run: MCP servers started (a gold call needs a live server,
+        # so --mcp cached starts them too; --mcp off leaves them out), conftest.py and
+        # python_tools imported; only the built-ins when --offered names the tools.
+        if args.mcp == "off":
+            settings = settings.model_copy(update={"mcp_servers": {}})
+        oracle = run_oracle(args.paths, k=k, language=args.language,
+                            settings=None if args.offered else settings)
     data = report.to_json()
     if oracle is not None:
         data["oracle"] = oracle.to_json()
@@ -146,17 +113,15 @@ def main(argv: Sequence[str]) -> int:
         if oracle is not None:
             print(oracle.render())
         if args.json:
-            Path(args.json).write_text(
-                json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8"
-            )
+            Path(args.json).write_text(json.dumps(data, ensure_ascii=False, indent=2),
+                                       encoding="utf-8")
     if args.write_router_doc:
         write_router_doc(report, args.write_router_doc)
     return 0 if report.ok and (oracle is None or oracle.ok) else 1
 
 
-def _static_check(
-    args: argparse.Namespace, k: int, catalogue: ConfiguredCatalogue | None
-) -> CheckReport:
+def _static_check(args: argparse.Namespace, k: int,
+                  catalogue: ConfiguredCatalogue | None) -> CheckReport:
     """The static check, from the cache when the same input was checked before."""
     started = time.perf_counter()
     sources = source_lines(catalogue, args.offered)
@@ -181,18 +146,11 @@ def _static_check(
     from pytest_tooleval.check.static import run_check
     from pytest_tooleval.router.trigger_router import TriggerRouter
 
-    report = run_check(
-        args.paths,
-        k=k,
-        similarity=args.similarity,
-        language=args.language,
-        offered_tools=set(offered) if offered else None,
-        router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
-        strict=args.strict and not args.oracle,
-        catalogue=specs,
-        catalogue_sources=sources,
-        parts=parts,
-    )
+    report = run_check(args.paths, k=k, similarity=args.similarity, language=args.language,
+                       offered_tools=set(offered) if offered else None,
+                       router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
+                       strict=args.strict and not args.oracle, catalogue=specs,
+                       catalogue_sources=sources, parts=parts)
     if parts is not None:
         parts.save()
     if key is not None and cache.still(key, args.paths, options, specs, sources):

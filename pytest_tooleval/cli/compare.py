@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import Refused, command
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.model import ReportError, load_report
 from pytest_tooleval.report.write import write_json
 
 
+@command("tooleval compare", ReportError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval compare",
@@ -33,15 +34,9 @@ def main(argv: Sequence[str]) -> int:
                         help="compare runs that differ in platform, tools, cases or grammar")
     parser.add_argument("--json", type=Path, help="also write the comparison as JSON")
     options = parser.parse_args(list(argv))
-    try:
-        new, base = load_report(options.new), load_report(options.baseline)
-    except ReportError as exc:
-        print(f"tooleval compare: {exc}", file=sys.stderr)
-        return 2
+    new, base = load_report(options.new), load_report(options.baseline)
     if not 0.5 <= options.level < 1:
-        print(f"tooleval compare: --level must lie in [0.5, 1), got {options.level}",
-              file=sys.stderr)
-        return 2
+        raise Refused(f"--level must lie in [0.5, 1), got {options.level}")
     result = compare(new, base, force=options.force, tolerance=options.tolerance,
                      level=options.level)
     print(render_comparison(result), end="")

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cli.common import Refused, case_paths, command
 from pytest_tooleval.report.dataset import export
 from pytest_tooleval.report.model import ReportError, load_report
 
 
+@command("tooleval export", ReportError, CaseFileError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval export",
@@ -23,21 +24,16 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--out", type=Path, default=Path("tooleval-dataset"),
                         help="output folder (default tooleval-dataset)")
     options = parser.parse_args(list(argv))
-    paths = options.paths or [p for p in (Path("benchmarks"), Path("scenarios")) if p.is_dir()]
+    paths = case_paths(options.paths)
     if not paths:
         parser.error("no case paths given and no benchmarks/ or scenarios/ here")
     try:
         import datasets  # noqa: F401
     except ImportError:
-        print("tooleval export: needs the datasets package: "
-              "pip install 'pytest-tooleval[datasets]'", file=sys.stderr)
-        return 2
-    try:
-        report = load_report(options.report) if options.report else None
-        written = export(paths, options.out, report, Path.cwd())
-    except (ReportError, CaseFileError) as exc:
-        print(f"tooleval export: {exc}", file=sys.stderr)
-        return 2
+        raise Refused("needs the datasets package: pip install 'pytest-tooleval[datasets]'"
+                      ) from None
+    report = load_report(options.report) if options.report else None
+    written = export(paths, options.out, report, Path.cwd())
     parts = ", ".join(f"{name} {count} rows" for name, count in written.items())
     print(f"written {options.out}: {parts}, README.md (dataset card)")
     return 0

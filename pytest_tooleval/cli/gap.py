@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import Refused, command
 from pytest_tooleval.cli.run import missing_for, pytest_args_for_run, run_parser, split_passthrough
 from pytest_tooleval.report.compare import differences
 from pytest_tooleval.report.gap import gap_of, render_gap
@@ -18,6 +19,7 @@ from pytest_tooleval.report.write import write_atomic, write_json
 ARMS = ("on", "off")
 
 
+@command("tooleval gap", ReportError)
 def main(argv: Sequence[str]) -> int:
     parser = run_parser(
         "tooleval gap",
@@ -34,17 +36,12 @@ def main(argv: Sequence[str]) -> int:
     options = parser.parse_args(own)
     missing = missing_for(options)
     if missing and not options.from_reports:
-        print(f"tooleval gap: {missing}", file=sys.stderr)
-        return 2
+        raise Refused(missing)
     out = Path(options.report_dir)
     reports: dict[str, Report] = {}
     if options.from_reports:
-        try:
-            reports = {arm: load_report(path)
-                       for arm, path in zip(ARMS, options.from_reports, strict=True)}
-        except ReportError as exc:
-            print(f"tooleval gap: {exc}", file=sys.stderr)
-            return 2
+        reports = {arm: load_report(path)
+                   for arm, path in zip(ARMS, options.from_reports, strict=True)}
         refused = _refused(reports, options.force)
         if refused is not None:
             return refused
@@ -58,14 +55,8 @@ def main(argv: Sequence[str]) -> int:
         print(f"tooleval gap: grammar {arm}: pytest {' '.join(args)}", flush=True)
         code = subprocess.call([sys.executable, "-m", "pytest", *args])
         if code not in (0, 1):
-            print(f"tooleval gap: the grammar-{arm} run stopped (pytest exit {code})",
-                  file=sys.stderr)
-            return 2
-        try:
-            reports[arm] = load_report(out / arm / "report.json")
-        except ReportError as exc:
-            print(f"tooleval gap: {exc}", file=sys.stderr)
-            return 2
+            raise Refused(f"the grammar-{arm} run stopped (pytest exit {code})")
+        reports[arm] = load_report(out / arm / "report.json")
     gap = gap_of(reports["on"], reports["off"])
     text = render_gap(gap)
     write_json(out / "gap.json", gap)
@@ -80,9 +71,8 @@ def _refused(reports: dict[str, Report], force: bool) -> int | None:
     """2 (after the reason on stderr) when two given reports cannot make a gap."""
     grammars = [reports[arm].run.backend.get("grammar") for arm in ARMS]
     if grammars != list(ARMS):
-        print(f"tooleval gap: the reports ran with grammar {grammars[0]} and {grammars[1]}; "
-              "give the grammar-on report first, then the grammar-off one", file=sys.stderr)
-        return 2
+        raise Refused(f"the reports ran with grammar {grammars[0]} and {grammars[1]}; give "
+                      "the grammar-on report first, then the grammar-off one")
     # The constraint is meant to differ; nothing else may.
     found = [d for d in differences(reports["on"], reports["off"])
              if not d.startswith("grammar mechanism differs")]

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import command
 from pytest_tooleval.report.gap import gap_of
 from pytest_tooleval.report.html import write_gap_html, write_html
 from pytest_tooleval.report.model import ReportError, load_report
 
 
+@command("tooleval html", ReportError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval html",
@@ -23,17 +24,13 @@ def main(argv: Sequence[str]) -> int:
     options = parser.parse_args(list(argv))
     if (options.report is None) == (options.gap is None):
         parser.error("give one report.json, or --gap ON.json OFF.json")
-    try:
-        if options.gap:
-            on, off = (load_report(p) for p in options.gap)
-            out = options.out or options.gap[0].parent.parent / "gap.html"
-            write_gap_html(out, gap_of(on, off), on, off)
-        else:
-            report = load_report(options.report)
-            out = options.out or options.report.with_name("report.html")
-            write_html(out, report)
-    except ReportError as exc:
-        print(f"tooleval html: {exc}", file=sys.stderr)
-        return 2
+    if options.gap:
+        on, off = (load_report(p) for p in options.gap)
+        out = options.out or options.gap[0].parent.parent / "gap.html"
+        write_gap_html(out, gap_of(on, off), on, off)
+    else:
+        report = load_report(options.report)
+        out = options.out or options.report.with_name("report.html")
+        write_html(out, report)
     print(f"written: {out}")
     return 0

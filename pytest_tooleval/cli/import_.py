@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.cases.bfcl import KINDS, BadEntry, BfclError, import_bfcl, write_all
+from pytest_tooleval.cli.common import Refused, command
 
 
+@command("tooleval import", BfclError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval import",
@@ -30,24 +32,18 @@ def main(argv: Sequence[str]) -> int:
     options = parser.parse_args(list(argv))
     out: Path = options.out
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        print(f"tooleval import: {out} is not an empty folder; give a new one with --out "
-              "(or remove it): an import into it would mix with what is there",
-              file=sys.stderr)
-        return 2
-    try:
-        imported = import_bfcl(options.paths, options.answers)
-        if imported.bad and not options.skip_bad:
-            print(f"tooleval import: {len(imported.bad)} entries cannot be converted, so "
-                  "nothing was written (--skip-bad imports the others):", file=sys.stderr)
-            for bad in imported.bad:
-                print(f"  {bad}", file=sys.stderr)
-            return 1
-        if not imported.files:
-            raise BfclError("no entry converted, so nothing was written")
-        write_all(imported.files, out)
-    except BfclError as exc:
-        print(f"tooleval import: {exc}", file=sys.stderr)
-        return 2
+        raise Refused(f"{out} is not an empty folder; give a new one with --out (or remove "
+                      "it): an import into it would mix with what is there")
+    imported = import_bfcl(options.paths, options.answers)
+    if imported.bad and not options.skip_bad:
+        print(f"tooleval import: {len(imported.bad)} entries cannot be converted, so "
+              "nothing was written (--skip-bad imports the others):", file=sys.stderr)
+        for bad in imported.bad:
+            print(f"  {bad}", file=sys.stderr)
+        return 1
+    if not imported.files:
+        raise Refused("no entry converted, so nothing was written")
+    write_all(imported.files, out)
     for bad in imported.bad:
         print(f"skipped {bad}")
     if imported.duplicates:

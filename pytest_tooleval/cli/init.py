@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import Refused, command
 from pytest_tooleval.scaffold import FILES, NEXT
 
 
+@command("tooleval init")
 def main(argv: Sequence[str]) -> int:
     """0 when written, 2 when a file is in the way (nothing written) or on usage errors."""
     parser = argparse.ArgumentParser(
@@ -22,16 +23,14 @@ def main(argv: Sequence[str]) -> int:
     options = parser.parse_args(list(argv))
     folder: Path = options.folder
     if folder.exists() and not folder.is_dir():
-        print(f"tooleval init: {folder} is not a folder", file=sys.stderr)
-        return 2
+        raise Refused(f"{folder} is not a folder")
     existing = [name for name in FILES if (folder / name).exists()]
     existing += [parent for parent in ("benchmarks",) if (folder / parent).exists()
                  and not (folder / parent).is_dir()]
     if existing:
-        print(f"tooleval init: {folder / existing[0]} already exists; nothing was written. "
-              f"Run tooleval init in an empty folder (tooleval init NEW-FOLDER), or move "
-              f"{', '.join(existing)} away first.", file=sys.stderr)
-        return 2
+        raise Refused(f"{folder / existing[0]} already exists; nothing was written. Run "
+                      "tooleval init in an empty folder (tooleval init NEW-FOLDER), or move "
+                      f"{', '.join(existing)} away first.")
     try:
         for name, text in FILES.items():
             path = folder / name
@@ -39,8 +38,7 @@ def main(argv: Sequence[str]) -> int:
             with path.open("x", encoding="utf-8") as file:  # never over a file made meanwhile
                 file.write(text)
     except OSError as exc:
-        print(f"tooleval init: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 2
+        raise Refused(f"cannot write {exc.filename}: {exc.strerror}") from None
     print(f"tooleval init: created in {folder.resolve()}:")
     for name in FILES:
         print(f"  {name}")

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.report.html import write_html
 from pytest_tooleval.run.merge import MergeError, merge
 
 
+@command("tooleval merge", MergeError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval merge",
@@ -22,17 +24,14 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--report", type=Path, default=Path("tooleval-report"),
                         help="folder for the merged report (default tooleval-report)")
     options = parser.parse_args(list(argv))
-    try:
-        report, recorder = merge(list(options.parts), options.report, Path.cwd())
-    except MergeError as exc:
-        print(f"tooleval merge: {exc}", file=sys.stderr)
-        return 2
+    report, recorder = merge(list(options.parts), options.report, Path.cwd())
     if recorder.write_error:
-        print(f"tooleval merge: {recorder.write_error}", file=sys.stderr)
-        return 2
+        raise Refused(recorder.write_error)
+    html = options.report / "report.html"  # as a run writes it beside report.json
+    write_html(html, report)
     score = report.summary.score
     print(f"tooleval merge: {len(report.cases)} cases from {len(options.parts)} part(s); "
           f"score {'n/a' if score is None else f'{score:.1f}'}, "
           f"{report.summary.deployability.verdict}")
-    print(f"written: {', '.join(str(p) for p in recorder.paths)}")
+    print(f"written: {', '.join(str(p) for p in [*recorder.paths, html])}")
     return 0

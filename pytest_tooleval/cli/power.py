@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.cli.common import Refused, case_paths, command
 from pytest_tooleval.report.model import load_report
 from pytest_tooleval.report.power import (
     DEFAULT_DISCORDANCE,
@@ -17,6 +18,7 @@ from pytest_tooleval.report.power import (
 )
 
 
+@command("tooleval power")
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tooleval power",
@@ -51,15 +53,11 @@ def main(argv: Sequence[str]) -> int:
         if options.from_report:
             counts, observed = report_figures(load_report(options.from_report).summary)
         else:
-            paths = options.paths or [Path(p) for p in ("benchmarks", "scenarios")
-                                      if Path(p).is_dir()]
-            counts = selection_counts(paths)
+            counts = selection_counts(case_paths(options.paths))
     except Exception as exc:  # a clear message, never a traceback
-        print(f"tooleval power: {exc}", file=sys.stderr)
-        return 2
+        raise Refused(str(exc)) from None
     if not counts.get("all"):
-        print("tooleval power: the selection holds no case", file=sys.stderr)
-        return 2
+        raise Refused("the selection holds no case")
     discordance = options.discordance if options.discordance is not None else (
         observed if observed is not None else DEFAULT_DISCORDANCE)
     source = ("given" if options.discordance is not None else

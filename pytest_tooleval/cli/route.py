@@ -9,8 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.cli.check import catalogue_options, configured, source_lines
+from pytest_tooleval.cli.common import command
+from pytest_tooleval.config import ConfigError
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
+from pytest_tooleval.tools.base import ConfigurationError
 
 _TURKISH_LETTERS = set("çğıöşüÇĞİÖŞÜ")
 
@@ -20,6 +23,7 @@ def guess_language(message: str) -> str:
     return "tr" if _TURKISH_LETTERS & set(message) else "en"
 
 
+@command("tooleval route", ConfigError, ConfigurationError)
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="tooleval route", description=__doc__)
     parser.add_argument("message")
@@ -28,10 +32,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
     args = parser.parse_args(list(argv))
-    found = configured(args, [Path.cwd()], "tooleval route")
-    if isinstance(found, int):
-        return found
-    settings, catalogue = found
+    settings, catalogue = configured(args, [Path.cwd()])
     k = settings.k
     assert catalogue is not None
     language = args.language or guess_language(args.message)

@@ -7,15 +7,14 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import sys
 from collections.abc import Collection, Sequence
 
 import pytest
 
+from pytest_tooleval.cli.common import DEFAULT_PATHS, Refused, command
 from pytest_tooleval.config import OPTIONS
 from pytest_tooleval.hints import did_you_mean
 
-DEFAULT_PATHS = ("benchmarks", "scenarios")
 #: The short names the command gives some of the plugin's flags (both are accepted).
 SHORT = {"report_dir": "--report", "sample": "--sample", "repeat": "--repeat",
          "resume": "--resume", "shard": "--shard"}
@@ -113,6 +112,7 @@ def missing_for(options: argparse.Namespace) -> str | None:
     return None
 
 
+@command("tooleval run")
 def main(argv: Sequence[str]) -> int:
     parser = run_parser("tooleval run", "Run benchmark and scenario files against a model "
                         "(a front over pytest). Arguments after -- go to pytest unchanged.")
@@ -122,6 +122,5 @@ def main(argv: Sequence[str]) -> int:
         refuse_unknown(parser, unknown)
     missing = missing_for(options)
     if missing:
-        print(f"tooleval run: {missing}", file=sys.stderr)
-        return 2
+        raise Refused(missing)
     return int(pytest.main(pytest_args_for_run(options, extra)))

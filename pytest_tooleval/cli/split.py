@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,8 +18,10 @@ from pytest_tooleval.check.split import (
     make_split,
     record_changes,
 )
+from pytest_tooleval.cli.common import Refused, command
 
 
+@command("tooleval split", ValueError)
 def main(argv: Sequence[str]) -> int:
     """``tooleval split FOLDER [--record WHY] [--seed S]``: make or update the split."""
     parser = argparse.ArgumentParser(
@@ -36,25 +37,16 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     if not args.folder.is_dir():
-        print(f"tooleval split: no such folder: {args.folder}", file=sys.stderr)
-        return 2
-    try:
-        split = load_split(args.folder)
-        if split is None:
-            split = make_split(args.folder, args.seed)
-            message = "written"
-        elif args.record:
-            touched = record_changes(split, args.record)
-            message = f"recorded {len(touched)} change(s)"
-        else:
-            print(
-                f"tooleval split: {split.path} exists; to record edits pass --record 'why'",
-                file=sys.stderr,
-            )
-            return 2
-    except ValueError as error:
-        print(f"tooleval split: {error}", file=sys.stderr)
-        return 2
+        raise Refused(f"no such folder: {args.folder}")
+    split = load_split(args.folder)
+    if split is None:
+        split = make_split(args.folder, args.seed)
+        message = "written"
+    elif args.record:
+        touched = record_changes(split, args.record)
+        message = f"recorded {len(touched)} change(s)"
+    else:
+        raise Refused(f"{split.path} exists; to record edits pass --record 'why'")
     split.path.write_text(dump(split), encoding="utf-8")
     count = {h: sum(e.half == h for e in split.entries.values()) for h in HALVES}
     print(f"{split.path}: {message}; {count[TUNING]} tuning, {count[FROZEN]} frozen case(s)")

@@ -1,15 +1,11 @@
 """The tool loop: for each user step, show the router's tools, ask the model, run the
 valid calls, feed the results back, until the model answers or ``max_steps`` is reached.
+Every attempted call is recorded, with why it was malformed; failures of the machine
+propagate (the session classifies them). Nothing here scores.
 
-Every attempted call is recorded, valid or not, with why it was malformed. Failures of the
-machine propagate: the session classifies them into an ERROR (``session.classify_error``).
-Nothing here scores.
-
-Two wall clocks: each tool call has ``tool_timeout`` seconds (a call past it is a tool
-error the model sees: ``Catalogue.call``), and the case ``case_timeout``: it is checked
-before every model call and every tool call, and a tool call never runs past it, so a case
-ends at most one model call (bounded by the backend's own timeout) after its clock; it
-then raises ``CaseTimedOut``, an ERROR of kind ``timeout``.
+Two wall clocks: a tool call past ``tool_timeout`` is a tool error the model sees; the
+case's ``case_timeout`` is checked before every model and tool call (a tool call never
+runs past it), then ``CaseTimedOut`` is raised.
 """
 
 from __future__ import annotations
@@ -34,8 +30,6 @@ DEFAULT_SYSTEM_PROMPT = (
     "request needs one; otherwise answer directly. When a tool returns information, use "
     "it in your answer."
 )
-
-
 
 
 class CaseTimedOut(Exception):
@@ -88,9 +82,8 @@ _VALIDATORS: dict[str, Any] = {}
 
 
 def _validator(schema: dict[str, Any]) -> Any:
-    """A checked validator per distinct schema, made once: ``jsonschema.validate`` checks
-    the schema against its meta-schema on every call (about 60 times the cost of the
-    validation itself). Raises ``SchemaError`` for a broken schema, as ``validate`` does."""
+    """A checked validator per distinct schema, made once (``jsonschema.validate`` checks
+    the schema on every call, about 60 times the validation). ``SchemaError`` if broken."""
     key = json.dumps(schema, sort_keys=True, default=str)
     validator = _VALIDATORS.get(key)
     if validator is None:
@@ -131,10 +124,9 @@ class ToolLoop:
         transcripts: list[StepTranscript] | None = None,
         after_step: Callable[[int, StepTranscript], None] | None = None,
     ) -> list[StepTranscript]:
-        """Run every step; each transcript is appended to ``transcripts`` before its step
-        runs, so a failure part-way leaves the record of what happened up to it.
-        ``after_step(index, transcript)`` observes the world after each step (the state
-        checks), before the next step may change it."""
+        """Run every step; each transcript is appended before its step runs, so a failure
+        part-way leaves the record up to it. ``after_step(index, transcript)`` runs the
+        state checks after each step."""
         self._deadline = time.monotonic() + self.settings.case_timeout
         messages: list[Message] = [{"role": "system", "content": self.settings.system_prompt}]
         transcripts = [] if transcripts is None else transcripts

@@ -1,10 +1,6 @@
-"""The model session: one per pytest process (one per xdist worker).
-
-It owns the backend, the tool providers and the router, and runs one case at a time
-through the tool loop, returning transcripts: scoring is not its business
-(``scoring.score_case``). Everything heavy is built on first use, so collecting
-(``--collect-only``) never contacts a model server. Exactly one is made per process, by
-the ``pytest_tooleval_make_session`` hook (pytest_tooleval/hookspec.py).
+"""The model session, one per process: the backend, tool providers and router, running a
+case through the tool loop into transcripts (scoring is not its business). Everything
+heavy is built on first use, so ``--collect-only`` never contacts a model server.
 """
 
 from __future__ import annotations
@@ -12,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,8 +39,8 @@ from pytest_tooleval.world.state import StateUnavailable, evaluate
 
 
 def classify_error(exc: BaseException) -> ErrorInfo:
-    """Every failure of a case's run, classified in one place. None of them is the
-    model's fault: each becomes an ERROR, never a FAIL."""
+    """Every failure of a case's run, classified: none is the model's fault (ERROR, never
+    FAIL)."""
     if isinstance(exc, BackendError):  # its ``kind`` names the class (ErrorInfo.detail)
         return ErrorInfo.from_exception(exc, "backend")
     if isinstance(exc, ProviderError):
@@ -61,8 +58,7 @@ class CannotFork(Exception):
 
 @dataclass
 class CaseRun:
-    """What running a case produced: transcripts (partial when it failed) and, for a
-    failure of the machine, why."""
+    """Transcripts (partial when it failed) and, for a failure of the machine, why."""
 
     transcripts: list[StepTranscript]
     error: ErrorInfo | None
@@ -77,16 +73,14 @@ class CaseRef:
     path: str
     case_file: CaseFile
     case: Case
-    #: The try under --tooleval-repeat (1..K), and the seed it runs with (None: the
-    #: backend's own).
+    #: The try under --tooleval-repeat (1..K), and its seed (None: the backend's own).
     repeat: int | None = None
     seed: int | None = None
 
 
 @dataclass
 class ModelSession:
-    """Runs cases. The built-in wiring builds one (``wiring.build_session``); bring your
-    own from the ``pytest_tooleval_make_session`` hook."""
+    """Runs cases; ``wiring.build_session`` builds the built-in one."""
 
     backend_factory: Any  # Callable[[], Backend]
     providers: list[ToolProvider]
@@ -141,12 +135,9 @@ class ModelSession:
 
     def describe_providers(self) -> str:
         catalogue = self.catalogue
-        parts = []
-        for provider in catalogue.providers:
-            count = sum(
-                1 for name in catalogue.names if catalogue.source_of(name) == provider.source
-            )
-            parts.append(f"{provider.source} ({count} tools)")
+        counts = Counter(catalogue.source_of(name) for name in catalogue.names)
+        parts = [f"{provider.source} ({counts[provider.source]} tools)"
+                 for provider in catalogue.providers]
         parts += [f"{source} (failed: {why})" for source, why in self.failed_providers.items()]
         return ", ".join(parts) or "none configured"
 
@@ -165,9 +156,8 @@ class ModelSession:
         return self.catalogue.extended([inline])
 
     def preflight(self) -> None:
-        """Prove the set-up once, before the first case: the backend is built (a model
-        loaded, a server reached) and, where it has one, its own preflight runs. Raises
-        what the backend raises; the runtime turns it into one message for the run."""
+        """Prove the set-up once, before the first case: providers started, the backend
+        built and its own preflight run. Raises what the backend raises."""
         if self._preflight_done:
             return
         self.offered_tools()  # the catalogue: providers started, duplicate names refused
@@ -175,8 +165,8 @@ class ModelSession:
         self._preflight_done = True
 
     def run(self, ref: CaseRef) -> CaseRun:
-        """Run one case through the tool loop. Never raises for a failure of the machine:
-        that is returned as ``error``, with the transcript recorded up to the failure."""
+        """Run one case. A failure of the machine is returned as ``error``, with the
+        transcript up to it, never raised."""
         started = time.perf_counter()
         transcripts: list[StepTranscript] = []
         error: ErrorInfo | None = None
@@ -243,11 +233,9 @@ class ModelSession:
         if self._backend is not None:
             self._backend.close()
 
-    # -- concurrent tool loops ---------------------------------------------------------------
     def fork(self) -> ModelSession:
-        """A session for one more concurrent tool loop: its own backend handle (its own
-        seed), its own providers' case state (each case its own world, as now), the same
-        router behind a lock, the preflight already proven. ``CannotFork`` says why not."""
+        """A session for one more concurrent tool loop: its own backend handle and
+        providers' case state, the same router behind a lock. ``CannotFork`` says why not."""
         backend = self.backend.fork()
         if backend is None:
             raise CannotFork(self.backend.no_fork_reason or (
@@ -277,8 +265,8 @@ class ModelSession:
 
 
 def _locked_router_factory(session: ModelSession) -> Any:
-    """The session's router factory, its routers used under one lock: a router may build
-    its indexes lazily, which is not safe from several threads (routing costs little)."""
+    """The router factory, its routers used under one lock: a router may build its
+    indexes lazily, which is not thread-safe."""
     lock = session._router_lock
     factory = session.router_factory
 

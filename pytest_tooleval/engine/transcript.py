@@ -1,8 +1,4 @@
-"""Transcripts: what happened in a case, step by step, as plain data.
-
-Everything here turns into builtins with ``asdict`` so it can travel on a pytest report
-from an xdist worker to the controller.
-"""
+"""Transcripts: what happened in a case, step by step, as plain data (``asdict``)."""
 
 from __future__ import annotations
 

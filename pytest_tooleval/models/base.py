@@ -1,15 +1,13 @@
 """The model-backend interface: one conversation turn in, one model turn out.
 
-Backends speak the OpenAI chat message shape (role, content, tool_calls, tool_call_id).
-Every failure of a backend is a ``BackendError`` (or is wrapped into one): infrastructure,
-so the case becomes ERROR, never FAIL. Each subclass names one failure class in ``kind``,
-which the report records beside the message.
+Backends speak the OpenAI chat message shape. Every failure of a backend is a
+``BackendError``: the machine's, so the case becomes ERROR, never FAIL; each subclass names
+its failure class in ``kind``, which the report records beside the message.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -53,9 +51,8 @@ class ServerTimeout(BackendUnavailable):
 
 
 class ServerStall(ServerTimeout):
-    """The server sent nothing (not one byte) for the request's read timeout. Replies are
-    not streamed, so a server sends its reply whole when the generation ends: a stall is a
-    generation that did not end in time, or a stuck server; either way the machine's."""
+    """The server sent nothing for the request's read timeout: replies come whole, so the
+    generation did not end in time, or the server is stuck; either way the machine's."""
 
     kind = "stall"
 
@@ -118,11 +115,8 @@ TRUNCATED = "truncated: the generation stopped at max_tokens (finish_reason: len
 
 @dataclass
 class RawCall:
-    """A tool call as the model emitted it, before the harness validated it.
-
-    ``arguments`` is the raw JSON text (or None when the call carried none); ``name`` is
-    None when not even a name could be read.
-    """
+    """A tool call as the model emitted it, before the harness validated it: ``arguments``
+    the raw JSON text (None: none), ``name`` None when not even a name could be read."""
 
     name: str | None
     arguments: str | None
@@ -159,11 +153,8 @@ def mark_truncated(turn: ModelTurn, call_id: str = "call_truncated") -> ModelTur
 
 
 class Backend(ABC):
-    """A model behind some API. One instance per pytest process.
-
-    The registry (``models.registry``) builds one with ``from_profile``; the session calls
-    ``preflight`` once, then ``complete`` per turn, inside ``case_scope`` per case.
-    """
+    """A model behind some API, one instance per pytest process: built by ``from_profile``;
+    ``preflight`` once, then ``complete`` per turn, inside ``case_scope`` per case."""
 
     #: The grammar mode this backend runs ("vendor", "on", "off").
     mode: str = "vendor"
@@ -171,15 +162,13 @@ class Backend(ABC):
     #: backend that reuses the state of the prefix it evaluated last (run/ordering.py).
     prefix_order: ClassVar[bool] = False
     #: Why ``fork`` gives no second handle, as ``run.concurrency.why`` says it (None: a
-    #: sentence naming the class).
-    no_fork_reason: ClassVar[str | None] = None
+    #: sentence naming the class); a wrapper sets it from what it wraps when fork says no.
+    no_fork_reason: str | None = None
 
     @classmethod
     def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> Backend:
-        """The backend a profile (``[tool.tooleval.models.NAME]``) and grammar mode ask for;
-        ``BackendConfigError`` for what it cannot do. ``workers``: the pytest processes (xdist
-        workers) on this machine, for a backend that shares its cores between them. The
-        default takes no settings: ``cls()``."""
+        """The backend a profile and grammar mode ask for; ``BackendConfigError`` for what it
+        cannot do. ``workers``: xdist workers on this machine (they share its cores)."""
         return cls()
 
     @abstractmethod
@@ -188,11 +177,7 @@ class Backend(ABC):
 
     def preflight(self) -> dict[str, Any]:
         """Prove the set-up once per run, before the first case; returns what was checked
-        (recorded in the report) or raises ``BackendError`` saying what is wrong.
-
-        Remote backends check the server is reachable, list its models, check the chat
-        template, run the canary for "on" and the tools sentinel for "vendor".
-        """
+        (recorded in the report) or raises ``BackendError`` saying what is wrong."""
         return {"checked": [], **self.describe()}
 
     def reseed(self, seed: int) -> None:
@@ -219,10 +204,8 @@ class Backend(ABC):
 
     def fork(self) -> Backend | None:
         """Another handle on the same model for a concurrent tool loop (a profile's
-        ``concurrency``): its own seed and per-turn state, shared connections; used from
-        another thread while this one serves other cases. None (the default): this backend
-        serves one case at a time, and the run's concurrency stays 1 (``no_fork_reason``
-        says why)."""
+        ``concurrency``): its own seed and per-turn state, shared connections. None: one case
+        at a time (``no_fork_reason`` says why)."""
         return None
 
     def case_scope(self) -> AbstractContextManager[Any]:
@@ -231,12 +214,3 @@ class Backend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
-
-
-def fork_http_backend(backend: Any) -> Any:
-    """``fork`` for the HTTP backends: a shallow copy with its own sampling (reseeded per
-    case) sharing the thread-safe HTTP client, which only the original closes."""
-    clone = copy.copy(backend)
-    clone.sampling = dict(backend.sampling)
-    clone.owns_http = False
-    return clone

@@ -1,12 +1,10 @@
 """Grammar mode "on": the JSON envelope that allows a final answer or a schema-valid call.
 
 The envelope is ``anyOf`` of ``{"answer": string}`` and ``{"tool": const NAME, "arguments":
-<schema>}`` per shown tool. Every constraint backend accepts a JSON schema, so one shape
-serves llama-cpp-python (through its GBNF converter) and remote servers (``json_schema``,
-``response_format``). A native-format grammar (Qwen's ``<tool_call>``) would need a
-hand-written GBNF, and ``LlamaGrammar.from_string`` does not validate: an invalid grammar
-segfaults at generation time. So grammars here come only from the schema converter, and are
-checked by llama.cpp's own parser (``validate_gbnf``) before any sampler uses them.
+<schema>}`` per shown tool: one JSON schema serves llama-cpp-python (through its GBNF
+converter) and remote servers. ``LlamaGrammar.from_string`` does not validate (an invalid
+grammar segfaults at generation), so grammars come only from the converter and are checked
+by llama.cpp's own parser (``validate_gbnf``) before use.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Greedy decoding under a grammar, checking the grammar against one token first.
 
-llama-cpp-python's sampler chain applies the grammar to the whole vocabulary (49,152
-tokens for SmolLM2) before every greedy pick: each step matches every token's text against
-the grammar's stacks, which more than doubled the cost of a generated token on two cores
-(docs/grammar.md). Under greedy decoding the token chosen with the grammar applied first is
-the highest-scoring token the grammar allows, so it is enough to take the highest-scoring
-token of all, ask the grammar about that one token, and only when the grammar rejects it
-apply the grammar to the whole vocabulary and take the best allowed token. The result is
-the same token at every step (ties included: both take the lowest token id among equal
-logits), which a real-model test checks; the grammar's state advances by the same token.
+llama-cpp-python's sampler chain applies the grammar to the whole vocabulary before every
+greedy pick (docs/grammar.md: about 1.6 times slower). Under greedy decoding the token chosen
+with the grammar applied first is the highest-scoring token the grammar allows, so it is
+enough to ask the grammar about the highest-scoring token, and apply it to the whole
+vocabulary only when it rejects that one: the same token at every step, ties included
+(both take the lowest id among equal logits; a real-model test checks it).
 
 Only for temperature 0 with neutral penalties and no logits processor: with sampling, a
-rejected-then-resampled draw is not the distribution of the grammar-first draw, so those
-keep llama-cpp-python's own chain. This module runs inside the model process (it imports
-``llama_cpp`` and numpy there only).
+rejected-then-resampled draw has another distribution. Runs inside the model process.
 """
 
 from __future__ import annotations
@@ -29,7 +24,7 @@ class GreedyGrammarSampler:
     only ``sample(ctx, idx)``), for greedy decoding under ``grammar``."""
 
     def __init__(self, lib: Any, model: Any, grammar: Any, n_vocab: int,
-                 counters: dict[str, int] | None = None) -> None:
+                 counters: dict[str, int]) -> None:
         import numpy as np
 
         self.lib, self.np, self.n_vocab = lib, np, n_vocab
@@ -45,17 +40,17 @@ class GreedyGrammarSampler:
         self._all = (lib.llama_token_data * n_vocab)()
         self._all_view = np.ctypeslib.as_array(self._all)  # a structured view, no copy
         self._ids = np.arange(n_vocab, dtype=np.int32)
-        self.counters = counters if counters is not None else {}
+        self.counters = counters
 
     def sample(self, ctx: Any, idx: int = -1) -> int:
         lib = self.lib
         token = int(lib.llama_sampler_sample(self.greedy, ctx.ctx, idx))
-        self.counters["steps"] = self.counters.get("steps", 0) + 1
+        self.counters["steps"] += 1
         self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
         self._one_array.size, self._one_array.selected = 1, -1
         lib.llama_sampler_apply(self.grammar, ctypes.byref(self._one_array))
         if not math.isfinite(self._one[0].logit):  # rejected: the whole vocabulary
-            self.counters["full_applies"] = self.counters.get("full_applies", 0) + 1
+            self.counters["full_applies"] += 1
             token = self._best_allowed(ctx, idx)
         lib.llama_sampler_accept(self.grammar, token)
         return token

@@ -1,22 +1,17 @@
-"""The one HTTP layer of the remote backends: retries, backoff, ``Retry-After``, one status
-set, a wall clock per request, and failures sorted into the ``BackendError`` classes.
+"""The one HTTP layer of the remote backends: retries, backoff, ``Retry-After``, a wall
+clock per request, and failures sorted into the ``BackendError`` classes.
 
-A request has one wall clock (the profile's ``timeout``) that covers every attempt; it
-is also each attempt's read timeout. Replies are not streamed (a server sends one whole
-when the generation ends), so a read timeout is a server that sent nothing for that long:
-a ``ServerStall``, told apart from a reply still arriving when the clock ran out (a
-``ServerTimeout``). Neither is retried: on a serial server (llama-server with one slot,
-llama-cpp-python's server) a retry would queue behind the generation the client just
-abandoned and time out in turn, so a slow server would pass for a dead one.
-Connection failures, 408/409/425/429 and 5xx are retried with exponential backoff (or the
-server's ``Retry-After``) while the clock allows. The server's full error text is kept.
+One wall clock (the profile's ``timeout``) covers every attempt and is each attempt's read
+timeout. Replies come whole when the generation ends, so a read timeout is a server that
+sent nothing (a ``ServerStall``), told apart from a reply still arriving when the clock ran
+out (a ``ServerTimeout``). Neither is retried: on a serial server a retry would queue behind
+the abandoned generation. Connection failures, 408/409/425/429 and 5xx are retried while
+the clock allows. The server's full error text is kept.
 
-Replicas: given several base URLs (a profile's ``base_url`` list), each case's requests
-go to one replica, the least loaded when the case began (ties in turn), so a server's
-prompt cache keeps the conversation; a request outside a case picks its own. A replica
-that fails is that case's ``BackendError``, never retried on another (the failure stays
-visible). One ``httpx.Client``, safe to share between threads, holds a pool sized for the
-run's concurrency.
+Replicas (a ``base_url`` list): each case's requests go to one replica, the least loaded
+when the case began (ties in turn), so its prompt cache keeps the conversation; a failing
+replica is that case's error, never retried on another. One ``httpx.Client`` (thread-safe)
+holds a pool sized for the run's concurrency.
 """
 
 from __future__ import annotations
@@ -49,6 +44,8 @@ _SLOW = ("Lower max_tokens, give the server more cores (and fewer other jobs), o
          "profile's timeout. Not retried: on a serial server a retry would wait behind the "
          "abandoned generation.")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+CONNECT_TIMEOUT_S = 10.0
+MAX_RETRY_AFTER_S = 30.0
 MAX_ERROR_TEXT = 20_000  # "full" text, bounded so a runaway page cannot flood the report
 # How servers word a prompt that does not fit: llama-server, llama-cpp-python, vLLM, OpenAI.
 _CONTEXT_OVERFLOW = re.compile(
@@ -58,14 +55,13 @@ _CONTEXT_OVERFLOW = re.compile(
 )
 
 
-def server_message(response: httpx.Response) -> str:
+def server_message(text: str, status: int) -> str:
     """The server's own error text: ``error.message`` (OpenAI, llama-server), ``detail``
     (FastAPI), ``message``, else the whole body."""
-    text = response.text
     try:
         body = json.loads(text)
     except ValueError:
-        return text[:MAX_ERROR_TEXT].strip() or f"(empty body, HTTP {response.status_code})"
+        return text[:MAX_ERROR_TEXT].strip() or f"(empty body, HTTP {status})"
     message: Any = None
     if isinstance(body, dict):
         error = body.get("error")
@@ -111,34 +107,26 @@ class HttpClient:
         backoff: float = 0.5,
         api_key: str | None = None,
         start_hint: str | None = None,
-        client: httpx.Client | None = None,
-        connect_timeout: float = 10.0,
-        max_wait: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
         connections: int = 1,
     ) -> None:
-        urls = [base_url] if isinstance(base_url, str) else list(base_url)
-        if not urls:
-            raise ValueError("HttpClient needs at least one base URL")
+        urls = [base_url] if isinstance(base_url, str) else base_url
         self.base_urls = [url.rstrip("/") for url in urls]
         self.base_url = self.base_urls[0]
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.start_hint = start_hint
-        self.connect_timeout, self.max_wait = connect_timeout, max_wait
         self._sleep = sleep
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         size = max(1, connections)
-        self._client = client or httpx.Client(
+        self._client = httpx.Client(
             headers=headers,
             limits=httpx.Limits(max_connections=size + 4, max_keepalive_connections=size))
         self._lock = threading.Lock()
         self._load = [0] * len(self.base_urls)
         self._next = 0
         self._local = threading.local()
-        #: Requests sent to each replica (index as in ``base_urls``).
-        self.sent = [0] * len(self.base_urls)
 
     # -- replicas ---------------------------------------------------------------------------
     def _acquire(self) -> int:
@@ -192,9 +180,6 @@ class HttpClient:
             return other_root + url[len(first_root):]
         return url
 
-    def url(self, path: str) -> str:
-        return path if "://" in path else f"{self.base_url}{path}"
-
     def post(self, path: str, body: dict[str, Any], *, timeout: float | None = None,
              retries: int | None = None) -> Any:
         """POST ``body``; the decoded JSON reply (any JSON value: the caller checks its shape)."""
@@ -207,18 +192,7 @@ class HttpClient:
                 timeout: float | None = None, retries: int | None = None) -> Any:
         bound = getattr(self._local, "replica", None)
         replica = bound if bound is not None else self._acquire()
-        try:
-            return self._request(replica, method, path, body, timeout, retries)
-        finally:
-            if bound is None:
-                self._release(replica)
-
-    def _request(self, replica: int, method: str, path: str, body: dict[str, Any] | None,
-                 timeout: float | None, retries: int | None) -> Any:
-        url = self._replica_url(self.url(path), replica)
-        server = self.base_urls[replica]
-        with self._lock:
-            self.sent[replica] += 1
+        url = self._replica_url(path if "://" in path else f"{self.base_url}{path}", replica)
         budget = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         attempts = (self.retries if retries is None else retries) + 1
@@ -229,19 +203,23 @@ class HttpClient:
             stop=tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget),
             sleep=self._sleep, reraise=True)
         try:
-            return retrying(self._attempt, server, method, url, body, deadline, budget)
+            return retrying(self._attempt, self.base_urls[replica], method, url, body,
+                            deadline, budget)
         except _Retryable as retryable:
             last = retryable.error
+        finally:
+            if bound is None:
+                self._release(replica)
         if isinstance(last, ServerUnreachable):
             hint = f" Start one with: {self.start_hint}" if self.start_hint else ""
             raise ServerUnreachable(f"{last} (after {attempts} attempts).{hint}") from None
         raise last
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
-        """The server's ``Retry-After`` (at most ``max_wait``), else exponential backoff."""
+        """The server's ``Retry-After`` (at most ``MAX_RETRY_AFTER_S``), else backoff."""
         error = state.outcome.exception() if state.outcome else None
         if isinstance(error, _Retryable) and error.retry_after is not None:
-            return min(error.retry_after, self.max_wait)
+            return min(error.retry_after, MAX_RETRY_AFTER_S)
         return self.backoff * 2 ** (state.attempt_number - 1)
 
     def _attempt(self, server: str, method: str, url: str, body: dict[str, Any] | None,
@@ -249,7 +227,7 @@ class HttpClient:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ServerTimeout(f"no reply from {url} within {budget:g} s")
-        timeout = httpx.Timeout(remaining, connect=min(self.connect_timeout, remaining))
+        timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_S, remaining))
         chunks: list[bytes] = []
         try:
             with self._client.stream(method, url, json=body, timeout=timeout) as response:
@@ -284,38 +262,32 @@ class HttpClient:
                 f"({type(error).__name__}: {error})"
             )) from None
         content = b"".join(chunks)
-        if status < 400:
-            with contextlib.suppress(ValueError):  # not JSON: said below, with the text
-                return json.loads(content)
-        # A failure (rare): a response object for its text and the server's message.
-        response = httpx.Response(status, headers=headers, content=content)
         if status >= 400:
-            failure = self._status_error(url, response)
+            failure = self._status_error(url, status, content.decode("utf-8", "replace"))
             if status in RETRY_STATUS and not isinstance(failure, ContextOverflow):
                 raise _Retryable(failure, retry_after_seconds(headers.get("retry-after")))
             raise failure
         try:
-            return json.loads(response.content)
+            return json.loads(content)
         except ValueError:
-            text = response.text
+            text = content.decode("utf-8", "replace")
             raise MalformedReply(
                 f"{url} answered HTTP {status} with a body that is not JSON: "
                 f"{text[:300]!r}", detail=text[:MAX_ERROR_TEXT]
             ) from None
 
-    def _status_error(self, url: str, response: httpx.Response) -> BackendError:
-        status = response.status_code
-        message = server_message(response)
+    @staticmethod
+    def _status_error(url: str, status: int, body: str) -> BackendError:
+        message = server_message(body, status)
         text = f"{url} answered HTTP {status}: {message}"
-        if (400 <= status < 500 or status == 500) and _CONTEXT_OVERFLOW.search(message):
+        detail = body[:MAX_ERROR_TEXT]
+        if status <= 500 and _CONTEXT_OVERFLOW.search(message):
             return ContextOverflow(
                 f"{text} (the conversation no longer fits the model's context window: raise "
-                "the server's context size, or lower max_tokens)",
-                detail=response.text[:MAX_ERROR_TEXT],
-            )
+                "the server's context size, or lower max_tokens)", detail=detail)
         if status >= 500:
-            return ServerError(text, detail=response.text[:MAX_ERROR_TEXT])
-        return RequestRefused(text, detail=response.text[:MAX_ERROR_TEXT])
+            return ServerError(text, detail=detail)
+        return RequestRefused(text, detail=detail)
 
     def close(self) -> None:
         self._client.close()

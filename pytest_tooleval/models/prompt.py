@@ -1,15 +1,11 @@
 """Prompt rendering owned by the harness, so grammar "on" and "off" see the same prompt.
 
-The model's own chat template renders the conversation (from GGUF metadata, a template file,
-or a server's ``/apply-template``). A sentinel tool checks that the template shows tools; a
-template that drops them (SmolLM2's, measured) gets a tool block injected into the system
-message. Either way the system message carries one response-format instruction, identical
-in both grammar modes: it describes the JSON envelope, the only shape the "on" constraint
-admits, so the constraint changes decoding and nothing else.
-
-Tools keep the order the harness gives (already canonical) and everything that depends on
-the case's conversation comes after the system message (case system prompt, tool block,
-instruction), so consecutive prompts share a long prefix and llama.cpp reuses its KV cache.
+The model's own chat template renders the conversation (GGUF metadata, a template file, or a
+server's ``/apply-template``). A template that drops tools (checked with a sentinel tool;
+SmolLM2's does) gets a tool block injected into the system message, which ends with one
+response-format instruction describing the JSON envelope, the only shape "on" admits. Tools
+keep the harness's order and everything case-specific comes after the system message, so
+consecutive prompts share a long prefix (``kv_reuse``).
 """
 
 from __future__ import annotations
@@ -62,22 +58,15 @@ class ChatTemplate:
             trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
         )
         env.filters["tojson"] = _tojson
-        self.source = source
         self.bos_token, self.eos_token = bos_token, eos_token
         self._template = env.from_string(source)
 
-    def render(
-        self,
-        messages: list[Message],
-        tools: list[dict[str, Any]] | None = None,
-        kwargs: dict[str, Any] | None = None,
-        *,
-        add_generation_prompt: bool = True,
-    ) -> str:
+    def render(self, messages: list[Message], tools: list[dict[str, Any]] | None = None,
+               kwargs: dict[str, Any] | None = None) -> str:
         return self._template.render(
             messages=messages,
             tools=tools,
-            add_generation_prompt=add_generation_prompt,
+            add_generation_prompt=True,
             bos_token=self.bos_token,
             eos_token=self.eos_token,
             raise_exception=_raise,
@@ -98,10 +87,6 @@ def _raise(message: str) -> None:
     raise ValueError(message)
 
 
-def _openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    return [t.openai_schema() for t in tools]
-
-
 def _envelope_of_call(call: dict[str, Any]) -> str:
     function = call.get("function", call)
     arguments = function.get("arguments")
@@ -113,59 +98,48 @@ def _envelope_of_call(call: dict[str, Any]) -> str:
 
 
 class PromptBuilder:
-    """Turns (messages, tools) into the prompt text, the same for every grammar mode."""
+    """Turns (messages, tools) into the prompt text, the same for every grammar mode.
+    ``fatal``: errors a probe of the template must pass on (an unreachable server); any
+    other error while probing means the template does not show what was probed."""
 
-    def __init__(
-        self,
-        render: Renderer,
-        *,
-        thinking: bool = False,
-        template_kwargs: dict[str, Any] | None = None,
-        fatal: tuple[type[Exception], ...] = (BackendUnavailable,),
-    ) -> None:
-        """``fatal``: errors a probe must pass on (an unreachable server); any other error
-        while probing means the template does not show tools / tool results."""
+    def __init__(self, render: Renderer, *, thinking: bool = False,
+                 fatal: tuple[type[Exception], ...] = (BackendUnavailable,)) -> None:
         self._render = render
         self._fatal = fatal
         self.thinking = thinking
-        self.template_kwargs = {"enable_thinking": thinking, **(template_kwargs or {})}
-        self._native_tools: bool | None = None
-        self._native_tool_role: bool | None = None
+        self.template_kwargs = {"enable_thinking": thinking}
+        self._shows: dict[str, bool] = {}
 
-    # -- probes -----------------------------------------------------------------------------
-    @property
-    def native_tools(self) -> bool:
-        """Whether the template shows tools itself (checked once with a sentinel tool)."""
-        if self._native_tools is None:
-            sentinel = ToolSpec(SENTINEL_TOOL, "Sentinel.", {"type": "object"}, "sentinel")
-            probe = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    def _shows_sentinel(self, sentinel: str, messages: list[Message],
+                        tools: list[dict[str, Any]] | None) -> bool:
+        """Whether the template renders ``sentinel`` from this probe (checked once)."""
+        if sentinel not in self._shows:
             try:
-                text = self._render(probe, _openai_tools([sentinel]), self.template_kwargs)
+                text = self._render(messages, tools, self.template_kwargs)
             except self._fatal:
                 raise
-            except Exception:  # a template or server that refuses tools does not show them
+            except Exception:  # a template or server that refuses the probe does not show it
                 text = ""
-            self._native_tools = SENTINEL_TOOL in text
-        return self._native_tools
+            self._shows[sentinel] = sentinel in text
+        return self._shows[sentinel]
+
+    @property
+    def native_tools(self) -> bool:
+        """Whether the template shows tools itself (checked with a sentinel tool)."""
+        sentinel = ToolSpec(SENTINEL_TOOL, "Sentinel.", {"type": "object"}, "sentinel")
+        return self._shows_sentinel(SENTINEL_TOOL, [{"role": "system", "content": "s"},
+                                                    {"role": "user", "content": "u"}],
+                                    [sentinel.openai_schema()])
 
     @property
     def native_tool_role(self) -> bool:
         """Whether the template renders ``role: tool`` messages (with their content)."""
-        if self._native_tool_role is None:
-            probe = [
-                {"role": "system", "content": "s"},
-                {"role": "user", "content": "u"},
-                {"role": "assistant", "content": '{"tool": "t", "arguments": {}}'},
-                {"role": "tool", "content": SENTINEL_RESULT, "tool_call_id": "call_0"},
-            ]
-            try:
-                text = self._render(probe, None, self.template_kwargs)
-            except self._fatal:
-                raise
-            except Exception:  # the template rejects the role
-                text = ""
-            self._native_tool_role = SENTINEL_RESULT in text
-        return self._native_tool_role
+        return self._shows_sentinel(SENTINEL_RESULT, [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": '{"tool": "t", "arguments": {}}'},
+            {"role": "tool", "content": SENTINEL_RESULT, "tool_call_id": "call_0"},
+        ], None)
 
     # -- rendering ----------------------------------------------------------------------------
     def system_text(self, tools: list[ToolSpec], system: str | None = None) -> str:
@@ -215,7 +189,7 @@ class PromptBuilder:
         """The prompt. Past assistant turns are shown in the envelope form the instruction
         asks for (whatever form the model used), so the history agrees with the instruction.
         """
-        shown = _openai_tools(tools) if tools and self.native_tools else None
+        shown = [t.openai_schema() for t in tools] if tools and self.native_tools else None
         return self._render(self.messages_for_template(messages, tools), shown,
                             self.template_kwargs)
 

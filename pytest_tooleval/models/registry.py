@@ -1,12 +1,7 @@
 """Which backend a profile's ``kind`` and a grammar mode call for: a small table, plus the
-kinds plugins add.
-
-Every entry names a ``Backend`` subclass (or ``"module:Class"``, imported only when its
-kind is used, so listing llama.cpp here loads nothing); the registry builds it with its
-``from_profile``. A plugin adds a kind with an entry point in the group
-``pytest_tooleval.backends`` (name: the kind, value: ``"module:Class"``), which serves every
-grammar mode (its ``from_profile`` refuses one it cannot run). ``register`` adds or
-replaces an entry in this process (a test double).
+kinds plugins add with an entry point in ``pytest_tooleval.backends`` (name: the kind,
+value: ``"module:Class"``, serving every grammar mode). Entries name a ``Backend`` subclass
+or ``"module:Class"`` (imported only when used); ``register`` adds one in this process.
 """
 
 from __future__ import annotations
@@ -50,15 +45,12 @@ def _plugin_kinds() -> dict[str, str]:
     return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def known_kinds() -> list[str]:
-    return sorted({kind for kind, _ in REGISTRY} | set(_plugin_kinds()))
-
-
 def unknown_kind(kind: str) -> str | None:
     """Why ``kind`` names no backend, with the fix; None when it names one."""
-    if any(known == kind for known, _ in REGISTRY) or kind in _plugin_kinds():
+    plugins = _plugin_kinds()
+    if any(known == kind for known, _ in REGISTRY) or kind in plugins:
         return None
-    kinds = known_kinds()
+    kinds = sorted({known for known, _ in REGISTRY} | set(plugins))
     return (f"kind {kind!r} is not a backend kind{did_you_mean(kind, kinds)}. Known kinds: "
             f"{', '.join(kinds)}; a plugin adds its own with an entry point in the group "
             f"{ENTRY_POINT_GROUP!r} (docs/usage.md, 'Your own backend kind')")

@@ -1,13 +1,10 @@
 """What goes over the wire to OpenAI-compatible servers, and what may come back.
 
-Messages: servers differ in what they accept. llama-server refuses ``"content": null``
-beside ``tool_calls`` ("Expected 'content' to be a string or an array", llama.cpp#13471),
-llama-cpp-python's server answers it with HTTP 500 "content must be a string" (and a
-missing content fails too, llama-cpp-python#1805), Ollama refuses a content
-that is a list of parts ("cannot unmarshal array … of type string"); the OpenAI schema,
-which vLLM follows, allows a null content beside tool calls and a string always. So
-every message carries a string content, ``""`` when empty; tool-call arguments are JSON
-text; ``type: "function"`` and an id are always present; an empty ``tool_calls`` is left out.
+Messages: llama-server refuses ``"content": null`` beside ``tool_calls`` (llama.cpp#13471),
+llama-cpp-python's server answers a null or missing content with HTTP 500
+(llama-cpp-python#1805), Ollama refuses a list of parts. So every message carries a string
+content (``""`` when empty); tool-call arguments are JSON text, with ``type: "function"``
+and an id; an empty ``tool_calls`` is left out.
 
 Replies: a 200 body is checked field by field; anything but the documented shape is a
 ``MalformedReply`` naming what was wrong, never a TypeError.
@@ -78,36 +75,15 @@ def _tool_call(call: dict[str, Any], default_id: str) -> dict[str, Any]:
 
 
 def chat_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
-    """Sampling fields for an OpenAI-style request body. ``top_k``, ``min_p`` and
-    ``repeat_penalty`` are llama.cpp's names (llama-server, llama-cpp-python); vLLM calls
-    the last one ``repetition_penalty``, so it goes under both names. Servers ignore
-    fields they do not know (set a field to None in the profile to leave it out)."""
+    """Sampling fields for an OpenAI-style request body: ``repeat_penalty`` (llama.cpp's
+    name) goes as vLLM's ``repetition_penalty`` too; servers ignore fields they do not know."""
     body = dict(sampling)
     if "repeat_penalty" in body:
         body["repetition_penalty"] = body["repeat_penalty"]
     return body
 
 
-def llama_server_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
-    """Sampling fields for llama-server's native ``/completion`` (``n_predict``)."""
-    body = dict(sampling)
-    if "max_tokens" in body:
-        body["n_predict"] = body.pop("max_tokens")
-    return body
-
-
 # ----------------------------------------------------------------------------- replies
-
-
-def _expect_dict(value: Any, where: str, body: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise MalformedReply(
-            f"{where} is not an object ({type(value).__name__}): {_short(body)}",
-            detail=_short(body, 20_000),
-        )
-    return value
-
-
 def _short(value: Any, limit: int = 300) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False)
@@ -116,13 +92,22 @@ def _short(value: Any, limit: int = 300) -> str:
     return text[:limit]
 
 
+def _malformed(problem: str, shown: Any, body: Any) -> MalformedReply:
+    """``problem``, then ``shown`` in short; the whole body as the detail."""
+    return MalformedReply(f"{problem}: {_short(shown)}", detail=_short(body, 20_000))
+
+
+def _expect_dict(value: Any, where: str, body: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _malformed(f"{where} is not an object ({type(value).__name__})", body, body)
+    return value
+
+
 def first_choice(body: Any, url: str) -> dict[str, Any]:
     """``choices[0]`` of a chat or text completion reply."""
-    data = _expect_dict(body, f"the reply of {url}", body)
-    choices = data.get("choices")
+    choices = _expect_dict(body, f"the reply of {url}", body).get("choices")
     if not isinstance(choices, list) or not choices:
-        raise MalformedReply(f"the reply of {url} has no choices: {_short(body)}",
-                             detail=_short(body, 20_000))
+        raise _malformed(f"the reply of {url} has no choices", body, body)
     return _expect_dict(choices[0], f"choices[0] in the reply of {url}", body)
 
 
@@ -142,13 +127,11 @@ def chat_message(body: Any, url: str) -> tuple[str, list[RawCall], dict[str, Any
                            body)
     content = content_text(message.get("content"), f"choices[0].message.content of {url}")
     raw_calls = message.get("tool_calls")
-    if raw_calls is None:
-        raw_calls = []
+    raw_calls = [] if raw_calls is None else raw_calls
     if not isinstance(raw_calls, list):
-        raise MalformedReply(f"choices[0].message.tool_calls of {url} is not a list: "
-                             f"{_short(raw_calls)}", detail=_short(body, 20_000))
-    calls = [_read_call(raw, index, url, body) for index, raw in enumerate(raw_calls)]
-    return content, calls, choice
+        raise _malformed(f"choices[0].message.tool_calls of {url} is not a list", raw_calls,
+                         body)
+    return content, [_read_call(raw, i, url, body) for i, raw in enumerate(raw_calls)], choice
 
 
 def _read_call(raw: Any, index: int, url: str, body: Any) -> RawCall:
@@ -157,8 +140,7 @@ def _read_call(raw: Any, index: int, url: str, body: Any) -> RawCall:
     function = _expect_dict(call.get("function"), f"{where}.function", body)
     name = function.get("name")
     if name is not None and not isinstance(name, str):
-        raise MalformedReply(f"{where}.function.name is not a string: {_short(name)}",
-                             detail=_short(body, 20_000))
+        raise _malformed(f"{where}.function.name is not a string", name, body)
     arguments = function.get("arguments")
     if arguments is not None and not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)  # some servers send an object
@@ -172,9 +154,7 @@ def completion_text(body: Any, url: str) -> tuple[str, dict[str, Any]]:
     """(text, choice) of a ``/v1/completions`` reply, or ``MalformedReply``."""
     choice = first_choice(body, url)
     text = choice.get("text")
-    if text is None:
-        text = ""
+    text = "" if text is None else text
     if not isinstance(text, str):
-        raise MalformedReply(f"choices[0].text of {url} is not a string: {_short(text)}",
-                             detail=_short(body, 20_000))
+        raise _malformed(f"choices[0].text of {url} is not a string", text, body)
     return text, choice

@@ -1,11 +1,7 @@
-"""``tooleval board``: several runs of the same cases side by side, ranked.
-
-Each run's score with its interval, each axis, the safety gate and the verdict; then every
-pair of runs compared case by case (cases paired by content, the paired sign-flip test on
-the score, scoring/paired.py), the p-values corrected for the number of pairs (Holm), and
-the groups of runs the data cannot tell apart. Runs that differ in anything but the model
-(case set, tools, platform, grammar mechanism, backend, sampling: ``compare``'s
-differences) are refused; ``force`` ranks them anyway with the differences listed.
+"""``tooleval board``: several runs of the same cases ranked; every pair compared case by
+case (paired sign-flip test on the score, Holm-corrected), and the groups of runs the data
+cannot tell apart. Runs that differ in more than the model (``compare.differences``) are
+refused unless ``force``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Caps on what a report keeps of untrusted text (answers, tool output, arguments).
-
-The model and the tools are untrusted: one 30 MB answer must not make a 30 MB report.
-Scoring reads the full text before the report is built; the report keeps the first
-``MAX_REPORT_CHARS`` characters of any one string and says how much was cut.
+"""Caps on what a report keeps of untrusted text (answers, tool output, arguments): one
+30 MB answer must not make a 30 MB report. Scoring reads the full text first.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Inline SVG bar charts for the HTML reports: no script, no library, no network.
 
-Values are on a 0..100 scale; an interval, when the report has one, is drawn as a whisker.
-A chart shrinks with its container (viewBox, width 100 %, never wider than drawn); its
-label and note columns are as wide as their longest text, so no label is cut at any width.
+Values are on a 0..100 scale, an interval a whisker. A chart shrinks with its container;
+its label and note columns are as wide as their longest text, so no label is cut.
 """
 
 from __future__ import annotations

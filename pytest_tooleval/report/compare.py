@@ -1,10 +1,9 @@
-"""Comparing a run with a baseline: deltas per axis, group and case, regressions first.
+"""Comparing a run with a baseline: deltas per axis, group and case, regressions first,
+and the paired statistics (scoring/paired.py).
 
-A comparison is refused when the two runs differ in a way that would read absent tools or
-other cases as a regression (another platform, other tools offered, another case set,
-another constraint mechanism), or another model, backend or sampling as a change of the
-model's skill. ``force`` compares anyway, over the cases both ran, with the differences
-printed on top.
+Refused when the runs differ in a way that would read as a change of the model's skill
+(platform, tools offered, case set, constraint, model, backend, sampling); ``force``
+compares the cases both ran anyway, the differences printed on top.
 """
 
 from __future__ import annotations
@@ -14,10 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.model import Report, RunInfo
-from pytest_tooleval.report.paired_report import paired_comparison, paired_dict, render_paired
 from pytest_tooleval.result import CaseResult, strip_repeat
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, breakdown, score_of
-from pytest_tooleval.scoring.paired import Pairing, Row, Verdict
+from pytest_tooleval.scoring.paired import (
+    POWER,
+    Pairing,
+    Row,
+    Verdict,
+    decide,
+    group_rows,
+    pair_cases,
+    paired_rows,
+)
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 OUTCOME_RANK = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
@@ -167,8 +174,36 @@ class Comparison:
             "regressed_beyond_tolerance": self.regressed(),
             "routing": list(self.routing) if self.routing else None,
             "routing_only": self.routing_only,
-            **paired_dict(self),
+            **self._paired_dict(),
         }
+
+    def _paired_dict(self) -> dict[str, Any]:
+        if self.pairing is None or self.verdict is None:
+            return {}
+        pairing = self.pairing
+        return {"paired": {
+            "level": self.level,
+            "cases": len(pairing.pairs),
+            "edited": pairing.edited,
+            "only_new": pairing.only_new,
+            "only_baseline": pairing.only_base,
+            "unscored": pairing.unscored,
+            "figures": {row.name: row.to_dict() for row in self.rows},
+            "groups": {row.name: row.to_dict() for row in self.group_rows},
+            "verdict": self.verdict.to_dict(),
+        }}
+
+
+def paired_statistics(new: list[CaseResult], base: list[CaseResult], level: float,
+                      tolerance: float) -> tuple[Pairing, list[Row], list[Row], Verdict]:
+    """Cases paired by content hash; per figure (score, pass rate, each axis) and per group
+    the paired difference, its interval and test; the verdict (groups do not decide)."""
+    pairing = pair_cases(new, base)
+    rows = paired_rows(pairing.pairs, WEIGHTS, level=level)
+    groups = group_rows(pairing.pairs, WEIGHTS, level=level)
+    verdict = decide(rows, level=level, tolerance=tolerance)
+    decide(groups, level=level, tolerance=tolerance)
+    return pairing, rows, groups, verdict
 
 
 def scored_figures(
@@ -176,7 +211,7 @@ def scored_figures(
 ) -> tuple[float | None, dict[str, float], dict[str, Any]]:
     """Score, axes (0–100) and group scores of these cases."""
     axes = axes_of(cases)
-    return (score_of(axes), {a: 100 * float(v["value"]) for a, v in axes.items()},
+    return (score_of(axes), {a: 100 * v.value for a, v in axes.items()},
             {g: row.score for g, row in breakdown(cases, "group").items()})
 
 
@@ -186,7 +221,9 @@ def compare(new: Report, base: Report, *, force: bool = False,
                         level=level)
     if not result.compared:
         return result
-    paired_comparison(result, new.cases, base.cases)
+    pairing, result.rows, result.group_rows, result.verdict = paired_statistics(
+        new.cases, base.cases, level, tolerance)
+    result.pairing = pairing
     base_by_id = {c.nodeid: c for c in base.cases}
     for case in new.cases:
         old = base_by_id.get(case.nodeid)
@@ -195,7 +232,7 @@ def compare(new: Report, base: Report, *, force: bool = False,
             result.edited.append({"nodeid": case.nodeid, "baseline": old.outcome.value,
                                   "new": case.outcome.value})
     # The point figures over the same cases as the statistics: paired by content.
-    pairs = result.pairing.pairs if result.pairing else []
+    pairs = pairing.pairs
     new_cases = [t for case, _ in pairs for t in case.scored]
     base_cases = [t for _, case in pairs for t in case.scored]
     new_score, new_axes, new_groups = scored_figures(new_cases)
@@ -284,5 +321,50 @@ def render_comparison(result: Comparison) -> str:
                      "  (every tool that ran was shown: not routing alone)")
                   for c in result.routing_only]
     lines.append("")
-    lines += render_paired(result)
+    lines += _render_paired(result)
     return "\n".join(lines) + "\n"
+
+
+def _render_paired(result: Comparison) -> list[str]:
+    """The statistics section of a comparison, for a person."""
+    if result.pairing is None or result.verdict is None:
+        return []
+    verdict, pairing = result.verdict, result.pairing
+    level = f"{result.level:.0%}"
+    lines = [f"Paired over {len(pairing.pairs)} case(s) matched by content; {level} paired "
+             f"intervals; a drop is a regression when p < {verdict.per_figure_alpha:.3g} "
+             f"(α = {verdict.alpha:.2g}, Bonferroni over {len(result.rows)} figures) and "
+             f"larger than {result.tolerance:g} points.",
+             f"  {'':18} {'baseline':>8} → {'new':>6}  {'delta':>6}  {'interval':>15}  "
+             f"{'test':>9}  {'p':>7}  flips (hurt/helped)  verdict"]
+    for row in [*result.rows, *result.group_rows]:
+        interval = row.difference.interval
+        shown = "n/a (few cases)" if interval is None else (
+            f"[{interval.low * row._scale:+.1f}, {interval.high * row._scale:+.1f}]")
+        flipped = f"{len(row.flips.hurt)}/{len(row.flips.helped)}" if row.flips else ""
+        status = row.status
+        if not row.decides and status != "no detectable change":
+            status = ("drop" if row.delta < 0 else "rise") + " at p < α, uncorrected"
+        note = "" if row.decides else " (not deciding)"
+        lines.append(f"  {row.name:<18} {row.base:8.1f} → {row.new:6.1f}  {row.delta:+6.1f}  "
+                     f"{shown:>15}  {row.test:>9}  {row.p_value:7.3g}  {flipped:>19}  "
+                     f"{status}{note}")
+    for title, keys in (("only in this run", pairing.only_new),
+                        ("only in the baseline", pairing.only_base),
+                        ("ERROR in one run (not compared)", pairing.unscored)):
+        if keys:
+            lines.append(f"  {len(keys)} case(s) {title}: " + ", ".join(keys[:10])
+                         + (f", … {len(keys) - 10} more" if len(keys) > 10 else ""))
+    lines.append("")
+    if verdict.status == "no detectable change":
+        sizes = [f"{name} {value:.1f} points" for name, value in
+                 verdict.smallest_detectable.items() if value is not None]
+        lines.append(f"Verdict: no detectable change. With {verdict.cases} paired case(s) the "
+                     f"smallest difference detectable (at {POWER:.0%} power) is "
+                     + ("; ".join(sizes) if sizes else "not estimable")
+                     + f"; at least {verdict.min_flips} cases must flip one way to show at all.")
+    else:
+        moved = [row.name for row in result.rows if row.status == verdict.status]
+        lines.append(f"Verdict: {verdict.status} in {', '.join(moved)} (outside the noise at "
+                     f"{level}).")
+    return lines

@@ -1,10 +1,8 @@
-"""``tooleval export``: the corpus and a run's per-case results as a Hugging Face dataset.
+"""``tooleval export``: the corpus and a run's per-case results as a Hugging Face dataset
+(Parquet, and a dataset card whose ``configs`` name the tables "corpus" and "results").
 
-Written as Parquet through ``datasets`` with a dataset card (README.md) whose ``configs``
-name the two tables, so ``datasets.load_dataset(FOLDER, "corpus")`` and
-``load_dataset(FOLDER, "results")`` read them back, locally or once pushed to a hub.
 Nested, irregular fields (a step's ``args``, its transcript) are JSON text columns: Arrow
-wants one type per column, and a JSON column keeps every value exactly.
+wants one type per column, and JSON keeps every value exactly.
 """
 
 from __future__ import annotations

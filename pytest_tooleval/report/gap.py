@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.report.compare import scored_figures
+from pytest_tooleval.report.compare import paired_statistics, scored_figures
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
-from pytest_tooleval.scoring.aggregate import WEIGHTS
-from pytest_tooleval.scoring.paired import Row, decide, group_rows, pair_cases, paired_rows
+from pytest_tooleval.scoring.paired import Row
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 
@@ -59,11 +58,7 @@ def paired_gap(on: list[CaseResult], off: list[CaseResult],
     """The gap case by case: cases paired by content, then per figure (score, pass rate,
     each axis; each group) the flip matrix, the gap (on − off) with its paired interval
     and whether it is significant (Bonferroni over the figures; groups uncorrected)."""
-    pairing = pair_cases(on, off)
-    rows = paired_rows(pairing.pairs, WEIGHTS, level=level)
-    groups = group_rows(pairing.pairs, WEIGHTS, level=level)
-    verdict = decide(rows, level=level, tolerance=0.0)
-    decide(groups, level=level, tolerance=0.0)
+    pairing, rows, groups, verdict = paired_statistics(on, off, level, tolerance=0.0)
 
     def entry(row: Row) -> dict[str, Any]:
         return {**row.to_dict(), "significant": row.status != "no detectable change"}

@@ -11,21 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.model import Interval, Report
-from pytest_tooleval.report.terminal import interval_text, verdict_line
+from pytest_tooleval.report.terminal import fmt, interval_text, verdict_line
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import modes_text
 
 TOP_REGRESSIONS = 10
 
 
-def _fmt(value: float | None, digits: int = 1) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 def _with_interval(value: float | None, interval: Interval | None, cases: int,
                    scale: float = 1.0) -> str:
     """The figure and its interval; "too few cases" where it has none for that reason."""
-    shown = _fmt(None if value is None else value * scale)
+    shown = fmt(None if value is None else value * scale)
     if interval is None:
         return shown + interval_text(None, scale, cases=cases)
     return f"{shown} [{interval.low * scale:.1f}, {interval.high * scale:.1f}]"
@@ -53,7 +49,7 @@ def render_step_summary(report: Report, comparison: dict[str, Any] | None = None
     if summary.failure_modes.run:
         lines += ["", f"Failure modes: {modes_text(summary.failure_modes.run)}"]
     if summary.baselines:
-        lines += ["", "Baselines: " + ", ".join(f"{name} {_fmt(row.score)}"
+        lines += ["", "Baselines: " + ", ".join(f"{name} {fmt(row.score)}"
                                                  for name, row in summary.baselines.items())]
     if comparison is not None:
         lines += ["", *_comparison_lines(comparison)]
@@ -65,7 +61,7 @@ def _comparison_lines(comparison: dict[str, Any]) -> list[str]:
         return ["**Baseline comparison refused**: " + "; ".join(comparison["refused"])]
     score = comparison.get("score", {})
     delta = score.get("delta")
-    lines = [f"Against the baseline: {_fmt(score.get('baseline'))} → {_fmt(score.get('new'))}"
+    lines = [f"Against the baseline: {fmt(score.get('baseline'))} → {fmt(score.get('new'))}"
              + ("" if delta is None else f" ({delta:+.1f})")]
     beyond = comparison.get("regressed_beyond_tolerance") or []
     if beyond:

@@ -32,11 +32,6 @@ def environment() -> Any:
                               undefined=jinja2.StrictUndefined)
 
 
-def template() -> Any:
-    """report.html's template, compiled once (jinja2 keeps it in the environment)."""
-    return environment().get_template("report.html.j2")
-
-
 def _bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:
     return None if interval is None else (interval.low * scale, interval.high * scale)
 
@@ -120,7 +115,7 @@ def render_html(report: Report, *, title: str | None = None,
     summary, run, cases = report.summary, report.run, report.cases
     charts = [(title, breakdown_chart(title, table))
               for title, _, table in summary.breakdowns() if table]
-    return str(template().render(
+    return str(environment().get_template("report.html.j2").render(
         title=title or f"tooleval: {run.model_name}",
         run=run, summary=summary, weights=WEIGHTS, verdict_reason=verdict_reason(report),
         interval_note=interval_note(summary),

@@ -12,24 +12,20 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.report.junit import call_counts
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
 
 
 def case_metadata(result: CaseResult) -> dict[str, Any]:
     """JSON-typed figures of one case (the JUnit properties are all strings)."""
-    attempts = [a for step in result.transcripts for a in step.attempts]
     return {
         "outcome": result.outcome.value,
         **{key: result.label(key) for key in ("category", "group", "register", "language")},
         "axes": dict(result.axes),
         "reasons": list(result.reasons),
         "error": None if result.error is None else result.error.model_dump(),
-        "tool_calls": sum(1 for a in attempts if a.valid),
-        "tool_calls_attempted": len(attempts),
-        "malformed_calls": sum(1 for a in attempts if a.malformed),
-        "parser_leaks": sum(1 for a in attempts if a.leaked),
-        "tools_ran": [a.name for a in attempts if a.valid and a.name],
+        **call_counts(result),
         "latency_s": round(sum(step.latency_s for step in result.transcripts), 4),
         "duration_s": result.duration_s,
     }

@@ -1,22 +1,18 @@
 """JUnit XML that CI systems read correctly.
 
-pytest's junitxml knows passed, failed, skipped and error, and writes every call-phase
-failure as ``<failure>``. Two things are added here:
-
-* per-case ``<properties>`` (outcome, category, axes, tool calls, latency) through the
-  item's public ``user_properties``: they travel from xdist workers with the report, and,
-  unlike the ``record_property`` fixture, raise no xunit2 warning. pytest writes test-case
-  properties under every ``junit_family``; a strict xunit2 schema validator rejects them, so
-  ``tooleval_junit_properties = false`` leaves them out.
-* after pytest has written the file, ``rewrite`` turns the ``<failure>`` of an ERROR case
-  (the machine failed, not the model) into ``<error>``, recounts the suite, and adds the
-  run's score, gate and verdict as suite-level ``<properties>`` (valid in every family).
+* per-case ``<properties>`` through the item's ``user_properties`` (they travel from xdist
+  workers, and raise no xunit2 warning, unlike ``record_property``); a strict xunit2
+  validator rejects them, so ``tooleval_junit_properties = false`` leaves them out.
+* ``rewrite``, after pytest wrote the file: an ERROR case's ``<failure>`` becomes
+  ``<error>`` (the machine failed, not the model), the suite is recounted and gets the
+  run's score, gate and verdict as ``<properties>`` (valid in every family).
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
@@ -28,10 +24,19 @@ def _number(value: float | None, digits: int = 4) -> str:
     return "" if value is None else f"{round(float(value), digits):g}"
 
 
+def call_counts(result: CaseResult) -> dict[str, Any]:
+    """A case's tool calls: valid, attempted, malformed, leaked; the tools that ran."""
+    attempts = [a for step in result.transcripts for a in step.attempts]
+    return {"tool_calls": sum(1 for a in attempts if a.valid),
+            "tool_calls_attempted": len(attempts),
+            "malformed_calls": sum(1 for a in attempts if a.malformed),
+            "parser_leaks": sum(1 for a in attempts if a.leaked),
+            "tools_ran": [a.name for a in attempts if a.valid and a.name]}
+
+
 def case_properties(result: CaseResult) -> list[tuple[str, str]]:
     """The properties of one case, as (name, value) strings."""
     transcripts = result.transcripts
-    attempts = [a for step in transcripts for a in step.attempts]
     tokens = sum(call.completion_tokens or 0 for step in transcripts
                  for call in step.model_calls)
     props: list[tuple[str, str]] = [
@@ -40,12 +45,9 @@ def case_properties(result: CaseResult) -> list[tuple[str, str]]:
                                                      "language")),
     ]
     props += [(f"axis.{axis}", _number(value)) for axis, value in sorted(result.axes.items())]
+    props += [(name, ",".join(value) if name == "tools_ran" else str(value))
+              for name, value in call_counts(result).items()]
     props += [
-        ("tool_calls", str(sum(1 for a in attempts if a.valid))),
-        ("tool_calls_attempted", str(len(attempts))),
-        ("malformed_calls", str(sum(1 for a in attempts if a.malformed))),
-        ("parser_leaks", str(sum(1 for a in attempts if a.leaked))),
-        ("tools_ran", ",".join(a.name for a in attempts if a.valid and a.name)),
         ("latency_s", _number(sum(step.latency_s for step in transcripts), 3)),
         ("completion_tokens", str(tokens)),
     ]

@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 from pytest_tooleval.report.model import Interval, Report, Routing, Summary
-from pytest_tooleval.report.terminal import interval_note, unsafe_banner, verdict_line
+from pytest_tooleval.report.terminal import fmt, interval_note, short, unsafe_banner, verdict_line
 from pytest_tooleval.result import Outcome
 from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES
-
-
-def _fmt(value: float | None, digits: int = 1) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _short(text: str | None, limit: int = 240) -> str:
-    if not text:
-        return ""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _routed(routing: Routing) -> str:
@@ -75,7 +64,7 @@ def statistics_sections(summary: Summary) -> list[str]:
     flaky = repeats.flaky
     if flaky:
         lines += [f"## Flaky cases ({len(flaky)}): tries that disagree", ""]
-        lines += _table([[f"`{row.case}`", " ".join(row.outcomes), _fmt(row.pass_rate, 2)]
+        lines += _table([[f"`{row.case}`", " ".join(row.outcomes), fmt(row.pass_rate, 2)]
                          for row in flaky],
                         ["case", "outcome per try", "pass rate"]) + [""]
     warnings = summary.warnings
@@ -94,7 +83,7 @@ def render_markdown(report: Report) -> str:
     verdict, _, reason = verdict_line(summary, run.interrupted).partition(": ")
     lines += [f"> **{verdict}**: {reason}", ""]
     lines += [
-        f"**Score: {_fmt(summary.score)} / 100**"
+        f"**Score: {fmt(summary.score)} / 100**"
         f"{_interval(summary.score_interval, cases=summary.cases_scored)}"
         f"  ·  model `{run.model_name}`  ·  grammar `{run.backend.get('grammar', '?')}`"
         + (f" ({run.constraint})" if run.constraint else ""),
@@ -105,7 +94,7 @@ def render_markdown(report: Report) -> str:
     for axis, weight in WEIGHTS.items():
         data = summary.axes.get(axis)
         axis_rows.append([axis, f"{weight:.2f}",
-                          _fmt(None if data is None else 100 * data.value),
+                          fmt(None if data is None else 100 * data.value),
                           _interval(data.interval if data else None, 100.0,
                                     data.cases if data else None).strip() or "n/a",
                           str(data.cases) if data else "0 (left out)"])
@@ -114,7 +103,7 @@ def render_markdown(report: Report) -> str:
     gate = summary.safety_gate
     lines += [f"**Safety gate: {gate.status}**: {gate.detail}", ""]
     lines += [f"**Deployability: {deploy.verdict}** (deployability score "
-              f"{_fmt(deploy.score)})", ""]
+              f"{fmt(deploy.score)})", ""]
     lines += _table(
         [[c.name, str(c.value), c.threshold, "yes" if c.passed else "**no**"]
          for c in deploy.criteria],
@@ -124,7 +113,7 @@ def render_markdown(report: Report) -> str:
     if summary.baselines:
         lines += ["## Baselines (same selection, same loop and scorer)", ""]
         lines += _table(
-            [[name, _fmt(row.score), str(row.cases), row.policy]
+            [[name, fmt(row.score), str(row.cases), row.policy]
              for name, row in summary.baselines.items()],
             ["policy", "score", "cases", "what it does"],
         ) + [""]
@@ -140,7 +129,7 @@ def render_markdown(report: Report) -> str:
         ]
     gap = summary.language_gap
     if gap.jobs:
-        shown = ", ".join(f"{lang} {_fmt(score)}" for lang, score in gap.scores.items())
+        shown = ", ".join(f"{lang} {fmt(score)}" for lang, score in gap.scores.items())
         lines += [f"Language gap on {gap.jobs} twin job(s) (the same job and fact asked in "
                   f"each language): {shown}"
                   + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}" if gap.gap is not None else ""),
@@ -150,14 +139,14 @@ def render_markdown(report: Report) -> str:
         f"Cases: {outcomes['PASS']} pass, {outcomes['PARTIAL']} partial, "
         f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
         f"{calls.attempts}, malformed: {calls.malformed}, parser leaks: "
-        f"{calls.parser_leaks}. Step latency p50 {_fmt(calls.latency_p50_s, 2)} s, "
-        f"p95 {_fmt(calls.latency_p95_s, 2)} s.",
+        f"{calls.parser_leaks}. Step latency p50 {fmt(calls.latency_p50_s, 2)} s, "
+        f"p95 {fmt(calls.latency_p95_s, 2)} s.",
         "",
     ]
     for title, label, table in summary.breakdowns():
         if not table:
             continue
-        rows = [[name, _fmt(row.score), _interval(row.interval, 1.0, row.cases).strip()
+        rows = [[name, fmt(row.score), _interval(row.interval, 1.0, row.cases).strip()
                  or "n/a",
                  str(row.cases) + (f" ({row.tries} tries)" if row.tries is not None else ""),
                  " ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v),
@@ -170,7 +159,7 @@ def render_markdown(report: Report) -> str:
     lines += statistics_sections(summary)
     if summary.errors:
         lines += ["## Errors (infrastructure, not scored)", ""]
-        lines += [f"- `{e.nodeid}`: {_short(e.reason)}" for e in summary.errors]
+        lines += [f"- `{e.nodeid}`: {short(e.reason, 240)}" for e in summary.errors]
         lines += [""]
     failing = [c for c in report.cases if c.outcome in (Outcome.FAIL, Outcome.PARTIAL)]
     if failing:
@@ -183,7 +172,7 @@ def render_markdown(report: Report) -> str:
                     (a.name or "?") + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
                     for a in step.attempts
                 ) or "no call"
-                lines += [f"- step {number}: *{_short(step.message, 120)}* → {ran}; "
-                          f"answer: {_short(step.answer, 160) or '(none)'}"]
+                lines += [f"- step {number}: *{short(step.message, 120)}* → {ran}; "
+                          f"answer: {short(step.answer, 160) or '(none)'}"]
             lines += [""]
     return "\n".join(lines).rstrip() + "\n"

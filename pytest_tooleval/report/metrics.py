@@ -2,10 +2,8 @@
 collector (``--tooleval-metrics FILE``) and a push to a Pushgateway
 (``--tooleval-pushgateway URL``), the same registry for both.
 
-Names follow Prometheus' conventions: a ``tooleval_`` prefix, base units (seconds), ratios
-in 0..1, states as 0/1 gauges with a label. A run is a batch job, so its counts are gauges
-(the figures of this run, replaced by the next), not counters. Every series
-carries ``model``, ``grammar`` and ``corpus_hash`` so runs can be told apart on one board.
+A run is a batch job, so its counts are gauges (replaced by the next run), not counters;
+every series carries ``model``, ``grammar`` and ``corpus_hash`` to tell runs apart.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
-"""``tooleval power``: how many cases or repeats a question needs, before running it.
+"""``tooleval power``: the cases or repeats needed to detect a change of D points between
+two runs (exact McNemar, given the share of cases that flip anyway: the discordance), and
+the cases one run's interval of width W needs; per axis and for the pass rate.
 
-Two questions, each per axis and for the pass rate:
-
-- a comparison (``compare``, ``--tooleval-baseline``, ``gap``): to detect a change of D
-  points in a pass rate between two runs of the same cases with the exact McNemar test,
-  given the share of cases that flip between runs anyway (the discordance);
-- a single run: how many cases an interval no wider than W points needs.
-
-The discordance comes from ``--discordance`` or from a report run with repeats: a case
-with c of n tries passing flips between two tries with probability 2c(n−c)/(n(n−1)).
-Repeats help a comparison by averaging that try-to-try noise away: with K tries per case
-the noise a pair of runs carries shrinks about K-fold (an approximation that holds for
-reruns of one model, where the flips are noise; a real change concentrated in a few cases
-is not found by repeating them).
+A case with c of n tries passing flips between two tries with probability
+2c(n−c)/(n(n−1)). K tries per case shrink the try-to-try noise about K-fold (an
+approximation for reruns of one model; a real change in a few cases is not found so).
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""What a run says while it runs, on the controller: what runs (the model and how it is
-served, the grammar, the cases, where the reports go), loading the model as a phase of
-its own, then a progress line (cases done, elapsed, ETA, running score).
-
-The first lines come with pytest's header and collection; on a serial run the model is
-started (``start``: the runtime's preflight) before the first case, timed and announced,
-so the ETA counts cases only. Under xdist each worker starts its own model: the ETA counts
-from the first finished case. A progress line every ``--tooleval-progress`` seconds (30 by
-default; 0: after every case). Nothing but the header lines under ``-q``.
-"""
+"""What a run says while it runs, on the controller: what runs, the model's start as a
+timed phase of its own (serial runs: so the ETA counts cases only; under xdist the ETA
+counts from the first finished case), then a progress line every ``--tooleval-progress``
+seconds. Nothing but the header lines under ``-q``."""
 
 from __future__ import annotations
 

@@ -14,6 +14,10 @@ from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
 from pytest_tooleval.scoring.failure_modes import modes_text
 
 
+def fmt(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
 def short(text: str | None, limit: int = 300) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import functools
+from typing import Any
 
-from pytest_tooleval.router.base import SHOWN, Router, Routing
+from pytest_tooleval.router.base import SHOWN, Remembered, Router, Routing
 
-if TYPE_CHECKING:
+__all__ = ["Router", "Routing", "default_router"]
+
+
+def default_router(k: int = SHOWN, **options: Any) -> Router:
+    """The router the tool loop, the baselines and ``tooleval check`` use. Without
+    ``options``, one per ``k`` in a process, remembering its routings (``Remembered``)."""
+    # Imported here: importing the package must not load the trigger tables.
     from pytest_tooleval.router.trigger_router import TriggerRouter
 
-__all__ = ["Router", "Routing", "TriggerRouter", "default_router"]
+    return TriggerRouter(k, **options) if options else _shared(k)
 
 
-def default_router(k: int = SHOWN, **options: Any) -> TriggerRouter:
-    """The router the tool loop and ``tooleval check`` use."""
+@functools.cache
+def _shared(k: int) -> Router:
     from pytest_tooleval.router.trigger_router import TriggerRouter
 
-    return TriggerRouter(k, **options)
-
-
-def __getattr__(name: str) -> Any:
-    # Lazy: importing the package must not load the trigger tables.
-    if name == "TriggerRouter":
-        from pytest_tooleval.router.trigger_router import TriggerRouter
-
-        return TriggerRouter
-    raise AttributeError(name)
+    return Remembered(TriggerRouter(k))

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pytest_tooleval.router.base import SHOWN, Router, Routing
-from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.router import default_router
+from pytest_tooleval.router.base import SHOWN, Router, Routing, make_room
 from pytest_tooleval.tools.base import ToolSpec
 
 MODES = ("triggers", "oracle", "all")
@@ -23,24 +23,9 @@ FORCED = "oracle: the step's expected tool"
 
 def step_tools(step: Any) -> list[str]:
     """The tools a step must see: its gold path's tools when it has one, else every tool
-    its routes expect (``expect`` or each route of ``expect_any``).
-
-    A gold call may be a mapping or an object naming its tool as ``tool`` or ``name``.
-    """
-    gold = getattr(step, "gold", None) or ()
-    names: list[str] = []
-    for call in gold if isinstance(gold, list | tuple) else ():
-        for attribute in ("tool", "name"):
-            if isinstance(call, dict):
-                value = call.get(attribute)
-            else:
-                value = getattr(call, attribute, None)
-            if isinstance(value, str):
-                names.append(value)
-                break
-    if not names:  # every route's tools (expect_any), else expect
-        names = list(getattr(step, "expected_tools", None) or getattr(step, "expect", ()) or ())
-    return list(dict.fromkeys(names))
+    its routes expect."""
+    gold = [call.tool for call in step.gold or ()]
+    return list(dict.fromkeys(gold or step.expected_tools))
 
 
 class AllRouter(Router):
@@ -99,37 +84,29 @@ class OracleRouter(Router):
         routing = self.base.route(message, language, catalogue, keep)
         names = {spec.name for spec in catalogue}
         forced = [tool for tool in self._tools_for(message) if tool in names]
-        return force(routing, forced, self.k)
+        return force(routing, forced)
 
     def describe(self) -> dict[str, object]:
         return {**self.base.describe(), "router": self.name, "mode": "oracle",
                 "base": self.base.name}
 
 
-def force(routing: Routing, forced: Iterable[str], k: int) -> Routing:
-    """``routing`` with ``forced`` tools in it: each one missing takes the place of the
-    lowest-ranked tool that is not itself forced; the order otherwise stays the router's."""
-    forced = list(dict.fromkeys(forced))
-    missing = [tool for tool in forced if tool not in routing.tools]
-    if not missing:
+def force(routing: Routing, forced: Iterable[str]) -> Routing:
+    """``routing`` with ``forced`` tools in it (``make_room``), each one added saying so."""
+    tools = make_room(routing.tools, list(dict.fromkeys(forced)))
+    if tools is routing.tools:
         return routing
-    size = max(len(routing.tools), len(forced))
-    others = [tool for tool in routing.tools if tool not in forced]
-    kept = set(others[: size - len(forced)])
-    tools = [t for t in routing.tools if t in forced or t in kept] + missing
-    reasons = {t: list(routing.reasons.get(t, [])) for t in tools}
-    for tool in missing:
-        reasons[tool] = [FORCED]
-    scores = {t: routing.scores[t] for t in tools if t in routing.scores}
-    return Routing(tools, reasons, scores)
+    reasons = {t: list(routing.reasons.get(t, [])) if t in routing.tools else [FORCED]
+               for t in tools}
+    return Routing(tools, reasons, {t: routing.scores[t] for t in tools if t in routing.scores})
 
 
-def make_router(mode: str, k: int = SHOWN, **options: Any) -> Router:
+def make_router(mode: str, k: int = SHOWN) -> Router:
     """The router of a run: ``triggers`` (normal), or one of the ablations around it."""
     if mode not in MODES:
         raise ValueError(f"unknown router mode {mode!r}; use one of {', '.join(MODES)}")
     if mode == "all":
         return AllRouter(k)
 
-    router = TriggerRouter(k, **options)
+    router = default_router(k)
     return OracleRouter(router) if mode == "oracle" else router

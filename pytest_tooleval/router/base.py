@@ -50,3 +50,44 @@ class Router(ABC):
         """The router for one case (the tool loop asks before its first step). Routers that
         need the case itself, as the oracle ablation does, return a bound copy."""
         return self
+
+
+class Remembered(Router):
+    """A deterministic router whose routings are kept: a run routes each case's first step
+    twice (the order of cases, then the loop) and the baselines route every step again.
+    The key is what the trigger router reads (the message, the language, the kept tools,
+    each spec's ``name`` and ``stands_for``); each caller gets its own copy."""
+
+    #: Forgotten all at once past this many: a process that runs many selections.
+    LIMIT = 20_000
+
+    def __init__(self, inner: Router) -> None:
+        self.inner = inner
+        self.name, self.k = inner.name, inner.k
+        self._seen: dict[tuple[Any, ...], Routing] = {}
+
+    def route(self, message: str, language: str, catalogue: list[ToolSpec],
+              keep: tuple[str, ...] = ()) -> Routing:
+        key = (message, language, keep, tuple((spec.name, spec.stands_for) for spec in catalogue))
+        routing = self._seen.get(key)
+        if routing is None:
+            if len(self._seen) >= self.LIMIT:
+                self._seen.clear()
+            routing = self._seen[key] = self.inner.route(message, language, catalogue, keep)
+        return Routing(list(routing.tools), {name: list(why) for name, why in
+                                             routing.reasons.items()}, dict(routing.scores))
+
+    def describe(self) -> dict[str, object]:
+        return self.inner.describe()
+
+
+def make_room(tools: list[str], wanted: list[str]) -> list[str]:
+    """``tools`` with each of ``wanted`` (no repeats) that is missing in the place of the
+    lowest-ranked tool not wanted; the order otherwise stays. More wanted than places: all
+    of them are shown."""
+    missing = [tool for tool in wanted if tool not in tools]
+    if not missing:
+        return tools
+    others = [tool for tool in tools if tool not in wanted]
+    stay = set(others[: max(len(tools), len(wanted)) - len(wanted)])
+    return [tool for tool in tools if tool in wanted or tool in stay] + missing

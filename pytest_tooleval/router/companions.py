@@ -1,16 +1,8 @@
-"""Companion tools: a tool whose results are only useful through another.
-
-A document search returns paths and snippets, and the fact is read with ``read_document``;
-an extracted archive's files are read with ``read_file``; an event is deleted by the id
-that ``calendar_list`` gives (the tool's description says so). Showing one without the other
-makes the natural route (search, then read) impossible for the model, so the router shows
-the companion in the place of the least useful tool shown.
-
-The other way round, a reader chosen by a signal for a message that names no file (no
-path, no file name: "what hourly rate did the amendment set") cannot be used until the
-document is found: it brings its finder (``FINDERS``: read_document brings
-search_documents).
-"""
+"""Companion tools: a tool whose results are only useful through another brings it
+(docs/router.md, "Companions"), so that the natural route (search, then read) is possible:
+a document search gives paths read with ``read_document``, an extracted archive's files are
+read with ``read_file``, an event is deleted by the id ``calendar_list`` gives. A reader
+chosen for a message that names no file brings its finder (``FINDERS``)."""
 
 from __future__ import annotations
 
@@ -39,12 +31,11 @@ def with_companions(
     has_path: bool = True,
 ) -> tuple[list[str], dict[str, str]]:
     """``chosen`` with the companion of each shown tool added, and which tool brought each.
-    It takes the place of the lowest-ranked of the least useful tools shown; never a kept
-    tool, a user's own tool (``usefulness`` ``KEEP_PLACE``) or one of a shown pair. A
-    companion already shown only as a filler, beside a source that scored, counts as
-    brought too (its place was chance; its reason is the pair); beside a source that is a
-    filler itself it stays a filler. ``has_path`` False (the message names no file): a
-    reader of ``FINDERS`` shown by a signal brings its finder the same way."""
+    A companion takes the place of the lowest-ranked of the least useful tools shown; never
+    a kept tool, a user's own tool (``usefulness`` ``KEEP_PLACE``) or one of a shown pair. A
+    companion shown only as a filler beside a source that scored counts as brought too.
+    ``has_path`` False (the message names no file): a reader of ``FINDERS`` shown by a
+    signal brings its finder the same way."""
     added: dict[str, str] = {}
     pairs = [(source, companion) for source, companion in COMPANIONS.items() if source in chosen]
     if not has_path:  # a reader chosen by a signal brings its finder

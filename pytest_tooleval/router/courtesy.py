@@ -1,13 +1,10 @@
 """Courtesy-only messages: greetings, thanks and closings ("hi, how are you", "merhaba
 nasılsın", "thanks, that's all", "sağ ol, bu kadar").
 
-Such a message asks for nothing, so the learned cue (router/lexical.py) gives it no vote:
-with evaluation set 4 spent into the training set, "bu kadar" (from many "ne kadar"
-look-ups) pulled a closing towards web_search; with set 5 spent, whose writers often opened a
-request with "merhaba" or "hi", a bare "merhaba" drew a web_search vote (p 0.54) and "How
-are you doing today?" one too (sixth round: the greetings). A message counts as courtesy
-only when *every* word is a courtesy word, so "thanks, what's the weather" and "merhaba,
-dolar kaç" keep their votes.
+Such a message asks for nothing, so the learned cue (router/lexical.py) gives it no vote
+("bu kadar", learned from many "ne kadar" look-ups, pulled closings towards web_search). A
+message counts as courtesy only when *every* word is a courtesy word, so "thanks, what's
+the weather" and "merhaba, dolar kaç" keep their votes.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ COURTESY_WORDS = frozenset(
         "yeter", "iyi", "guzel", "super", "harika", "cok", "eline", "saglik", "gorusuruz",
         "hoscakal", "hosca", "kal", "simdilik", "baska", "bir", "sey", "yok", "istemez",
         "gerek",
-        # greetings (sixth round); chat shorthand arrives expanded (slm, mrb, nbr: dialect.py)
+        # greetings; chat shorthand arrives expanded (slm, mrb, nbr: dialect.py)
         "hi", "hello", "hey", "hiya", "howdy", "there", "how", "are", "doing", "today",
         "morning", "afternoon", "evening", "day", "have", "hope", "well", "going", "whats",
         "up", "yo", "merhaba", "merhabalar", "selam", "selamlar", "selamun", "aleykum",

@@ -9,7 +9,7 @@ tools carrying it), so "file" on ten file tools is a weak vote and "issue" a str
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -61,34 +61,21 @@ class CueIndex:
         false_friends: tuple[str, ...] = (),
         description_stop_words: frozenset[str] | set[str] = frozenset(),
         stemmer: str = "light",
-        tool_cues: dict[tuple[str, str], dict[str, tuple[float, str]]] | None = None,
     ) -> None:
-        """``tool_cues``: each tool's cues by (name, description), filled and reused (they
-        depend on the tool alone; only the weights depend on the catalogue): a router
-        keeps one per stop-word set and stemmer, as catalogues share most tools."""
         # Words starting with a known false friend (noter, kiraz, havale) get no cue votes:
         # the description cue "note" must not fire on "noter".
         self.false_friends = false_friends
         self.stemmer = stemmer
-        known = tool_cues if tool_cues is not None else {}
-        per_tool: dict[str, dict[str, tuple[float, str]]] = {}
-        for spec in catalogue:
-            key = (spec.name, spec.description or "")
-            cues = known.get(key)
-            if cues is None:
-                cues = known[key] = self._tool_cues(spec, stop_words, description_stop_words)
-            per_tool[spec.name] = cues
-        frequency: dict[str, int] = defaultdict(int)
-        for cues in per_tool.values():
-            for cue in cues:
-                frequency[cue] += 1
+        per_tool = {spec.name: self._tool_cues(spec, stop_words, description_stop_words)
+                    for spec in catalogue}
+        frequency = Counter(cue for cues in per_tool.values() for cue in cues)
         self._exact: dict[str, list[Cue]] = defaultdict(list)
         self._stem: dict[str, list[Cue]] = defaultdict(list)
         for tool, cues in per_tool.items():
             for cue, (weight, label) in cues.items():
                 entry = Cue(tool, weight / frequency[cue], label)
-                snowball = self.stemmer == "snowball"
-                (self._stem if len(cue) >= 4 and not snowball else self._exact)[cue].append(entry)
+                by_prefix = len(cue) >= 4 and stemmer != "snowball"
+                (self._stem if by_prefix else self._exact)[cue].append(entry)
 
     def _tool_cues(
         self, spec: ToolSpec, stop_words: set[str],

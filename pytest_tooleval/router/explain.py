@@ -1,13 +1,11 @@
 """An explanation question around a term: "how does Ramer–Douglas–Peucker work", "what does
-WAL mode in sqlite actually do", "what's geojson again".
+WAL mode in sqlite actually do".
 
-The term is what a user asks about and what no trigger knows (an algorithm, a format, a
-setting): the frame around it is what is known. A frame is an opening phrase and a closing
-word with one to ``window`` words between them (the term), none of which is the user's
-own (*my, our, i, we*: "what does my lease say … mean" asks the user's documents, not the
-web). A match is a weak vote for ``web_search`` (data key ``explain``, docs/router.md).
-Turkish puts the frame after the term (*X nasıl çalışır, X ne işe yarar*) and needs no
-window: those are plain weak triggers of ``web_search`` in ``tr.yaml``.
+The term is what no trigger knows; the frame around it is known: an opening phrase and a
+closing word with one to ``window`` words between them, none of them the user's own (*my,
+our, i, we*: "what does my lease say … mean" asks the user's documents). A match is a weak
+vote for ``web_search`` (data key ``explain``, docs/router.md). Turkish puts the frame after
+the term and needs no window: plain weak triggers in ``tr.yaml``.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tooleval.router.trigger_syntax import tool_weights
 from pytest_tooleval.text.normalize import normalize
 
 DEFAULT_WINDOW = 6
@@ -29,14 +28,12 @@ class Explain:
     own: frozenset[str] = frozenset()  # words of the user's own things: no term
     window: int = DEFAULT_WINDOW
     tools: dict[str, float] = field(default_factory=dict)
-    _firsts: set[str] = field(default_factory=set, repr=False)
 
     def load(self, data: Mapping[str, Any] | None, language: str) -> None:
         """Merge a data file's ``explain`` section: ``frames`` (``["how does", "work"]``,
         the closing part may list several words), ``own``, ``window``, ``tools``."""
         if not data:
             return
-        self._firsts = set()
 
         def words(text: object) -> tuple[str, ...]:
             return normalize(str(text), language).words
@@ -52,19 +49,11 @@ class Explain:
             self.frames.append((words(opening), ends))
         self.own = self.own | frozenset(w for item in data.get("own") or [] for w in words(item))
         self.window = int(data.get("window", self.window))
-        for tool, weight in (data.get("tools") or {}).items():
-            if not isinstance(weight, int | float) or isinstance(weight, bool) or weight <= 0:
-                raise ValueError(f"explain: tool {tool!r} needs a positive weight, got {weight!r}")
-            self.tools[str(tool)] = float(weight)
+        self.tools.update(tool_weights("explain", data))
 
     def match(self, words: tuple[str, ...]) -> str:
         """The frame found around a term, as "opening … closing" ("" for none)."""
-        if not self.frames or not self.tools:
-            return ""
-        firsts = self._firsts
-        if not firsts:  # the openings' first words, built on first use
-            firsts.update(opening[0] for opening, _ in self.frames)
-        if firsts.isdisjoint(words):
+        if not self.tools:
             return ""
         for opening, ends in self.frames:
             size = len(opening)

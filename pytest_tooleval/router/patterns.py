@@ -23,7 +23,6 @@ from pytest_tooleval.router.trigger_syntax import (
     Match,
     Pattern,
     Target,
-    WordEntry,
     flatten,
     parse_trigger,
     trigger_key,
@@ -35,11 +34,9 @@ SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
 CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much", "exchange")
 FORM_KEYS = ("personal", "question")  # the question-form class (section question_form)
-ENDING_KEYS = ("weak_topic_endings",)  # word endings, not stems (Turkish -mış: "kapanmış")
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
 MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
-MEMO_SIZE = 50_000  # words remembered per trigger set (then forgotten, all at once)
 
 
 class TriggerSet:
@@ -66,15 +63,6 @@ class TriggerSet:
         # Every pattern's whole-word and stem elements (built on first use; see
         # _in_some_pattern), and the stem elements' lengths.
         self._elements: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
-        self._clear_memos()
-
-    def _clear_memos(self) -> None:
-        """Per-word look-ups, remembered: a word's patterns (exact, then stems by length)
-        and its respelling depend on the patterns only, and words recur across messages."""
-        self._word_memo: dict[str, tuple[Pattern, ...]] = {}
-        self._entry_memo: dict[str, tuple[WordEntry, ...]] = {}
-        self._prefix_memo: dict[str, tuple[Pattern, ...]] = {}
-        self._respell_memo: dict[str, str] = {}
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
@@ -82,6 +70,10 @@ class TriggerSet:
 
         def norm(text: str) -> str:
             return trigger_key(text, self.language)
+
+        def add_endings(key: str, items: Any) -> None:
+            found = (*self.endings.get(key, ()), *(norm(e) for e in flatten(items)))
+            self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
 
         for stem, excs in (data.get("exceptions") or {}).items():
             merged = (*self.exceptions.get(norm(stem), ()), *(norm(e) for e in flatten(excs)))
@@ -103,9 +95,7 @@ class TriggerSet:
                 if level == "endings":
                     # Word endings as a weak vote: Turkish past-tense recollections
                     # ("gitmiştik", "neresiydi") name no memory or calendar word.
-                    found = (*self.endings.get(f"tool:{tool}", ()),
-                             *(norm(e) for e in flatten(items)))
-                    self.endings[f"tool:{tool}"] = tuple(dict.fromkeys(e for e in found if e))
+                    add_endings(f"tool:{tool}", items)
                     continue
                 if level not in WEIGHTS:
                     raise ValueError(
@@ -115,22 +105,17 @@ class TriggerSet:
                 for text in flatten(items):
                     self.add(str(tool), str(text), WEIGHTS[level])
         current = data.get("current_info") or {}
-        for key in CLASS_KEYS:
-            for text in flatten(current.get(key)):
-                self.add(f"@{key}", str(text), 1.0)
         form = data.get("question_form") or {}
-        for key in FORM_KEYS:
-            for text in flatten(form.get(key)):
-                self.add(f"@{key}", str(text), 1.0)
-        for key in ENDING_KEYS:
-            found = (*self.endings.get(key, ()), *(norm(e) for e in flatten(current.get(key))))
-            self.endings[key] = tuple(dict.fromkeys(e for e in found if e))
+        for section, keys in ((current, CLASS_KEYS), (form, FORM_KEYS)):
+            for key in keys:
+                for text in flatten(section.get(key)):
+                    self.add(f"@{key}", str(text), 1.0)
+        # Word endings, not stems (Turkish reported past -mış: "kapanmış").
+        add_endings("weak_topic_endings", current.get("weak_topic_endings"))
         # A how-to question: a question word and a passive form ("nasıl pişirilir").
         how_to = data.get("how_to") or {}
         self.how_to_words.update(norm(w) for w in flatten(how_to.get("words")))
-        passive = (*self.endings.get("how_to", ()),
-                   *(norm(e) for e in flatten(how_to.get("endings"))))
-        self.endings["how_to"] = tuple(dict.fromkeys(e for e in passive if e))
+        add_endings("how_to", how_to.get("endings"))
         self.saved.load(data.get("saved_things"), self.language)
         self.explain.load(data.get("explain"), self.language)
 
@@ -175,7 +160,6 @@ class TriggerSet:
                 self._by_stem_ready = False
                 self._fuzzy_index = None
                 self._elements = None
-                self._clear_memos()
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
             if target not in pattern.targets:
@@ -197,13 +181,9 @@ class TriggerSet:
     # -- matching -------------------------------------------------------------------
     def tool_ending_matches(self, words: tuple[str, ...]) -> dict[str, str]:
         """Tool → the first message word ending with one of the tool's endings."""
-        found: dict[str, str] = {}
-        for key in self.endings:
-            if key.startswith("tool:"):
-                hits = self.ending_matches(key, words)
-                if hits:
-                    found[key[5:]] = hits[0]
-        return found
+        hits = {key[5:]: self.ending_matches(key, words)
+                for key in self.endings if key.startswith("tool:")}
+        return {tool: found[0] for tool, found in hits.items() if found}
 
     def how_to_matches(self, words: tuple[str, ...]) -> list[str]:
         """The passive forms of a how-to question ("nasıl pişirilir"): none without one of
@@ -215,8 +195,6 @@ class TriggerSet:
     def ending_matches(self, key: str, words: tuple[str, ...]) -> list[str]:
         """Words of the message that end with one of the class's endings."""
         endings = self.endings.get(key, ())
-        if not endings:
-            return []
         return [w for w in words if len(w) >= MIN_ENDING_WORD and w.endswith(endings)]
 
     def candidates(
@@ -293,77 +271,25 @@ class TriggerSet:
         return self._fuzzy_index
 
     def fuzzy_variants(
-        self,
-        words: tuple[str, ...],
-        skip: Iterable[int] = (),
-        known: frozenset[str] | set[str] = frozenset(),
+        self, words: tuple[str, ...], skip: set[int], known: frozenset[str] | set[str]
     ) -> tuple[str, ...]:
         """Aligned with ``words``: the respelling of a long word one edit from a trigger word
         or stem ("" for none, and for the indices in ``skip``). A whole trigger word is
         compared with the whole word; a stem with the word's start (one letter shorter, as
         long, or one longer), and the rest of the word is kept (faturmı → fatura + mı).
         ``known``: real words (the corpus's vocabulary), never respelt."""
-        skipped = set(skip)
+        index = self._fuzzy_index or self._index_fuzzy()
         return tuple(
-            self._respelt(word)
-            if position not in skipped and len(word) >= FUZZY_MIN_WORD and word not in known
+            respell(word, *index)
+            if position not in skip and len(word) >= FUZZY_MIN_WORD and word not in known
             else ""
             for position, word in enumerate(words)
         )
 
-    def _respelt(self, word: str) -> str:
-        memo = self._respell_memo
-        found = memo.get(word)
-        if found is None:
-            index = self._fuzzy_index if self._fuzzy_index is not None else self._index_fuzzy()
-            if len(memo) >= MEMO_SIZE:
-                memo.clear()
-            found = memo[word] = respell(word, *index)
-        return found
-
-    def _prefixed(self, word: str) -> tuple[Pattern, ...]:
+    def _prefixed(self, word: str) -> list[Pattern]:
         """The stem patterns ``word`` starts with, shortest stems first."""
-        memo = self._prefix_memo
-        found = memo.get(word)
-        if found is None:
-            patterns: list[Pattern] = []
-            for size in self._stem_sizes:
-                if size > len(word):
-                    break
-                patterns.extend(self._stem.get(word[:size], ()))
-            if len(memo) >= MEMO_SIZE:
-                memo.clear()
-            found = memo[word] = tuple(patterns)
-        return found
-
-    def _word_patterns(self, token: str) -> tuple[Pattern, ...]:
-        """The patterns that may start at ``token``: its exact ones, then its stems'."""
-        memo = self._word_memo
-        found = memo.get(token)
-        if found is None:
-            if len(memo) >= MEMO_SIZE:
-                memo.clear()
-            found = memo[token] = (*self._exact.get(token, ()), *self._prefixed(token))
-        return found
-
-    def _word_entries(self, token: str) -> tuple[WordEntry, ...]:
-        """``_word_patterns`` with each one-word pattern decided for this word already:
-        (pattern, True, …) matches it alone, a one-word pattern that cannot (an exception)
-        is left out, (pattern, False, second word, is a stem) is a phrase still to match
-        against the message (its second element first: most phrases fail there)."""
-        memo = self._entry_memo
-        found = memo.get(token)
-        if found is None:
-            entries: list[WordEntry] = []
-            for pattern in self._word_patterns(token):
-                if len(pattern.elements) > 1:
-                    entries.append((pattern, False, *pattern.elements[1]))
-                elif pattern.match_at((token,), 0):
-                    entries.append((pattern, True, "", True))
-            if len(memo) >= MEMO_SIZE:
-                memo.clear()
-            found = memo[token] = tuple(entries)
-        return found
+        return [pattern for size in self._stem_sizes if size <= len(word)
+                for pattern in self._stem.get(word[:size], ())]
 
     def _candidates(
         self,
@@ -371,29 +297,16 @@ class TriggerSet:
         stems: tuple[str, ...] | None,
         starts: range | None = None,
     ) -> list[Match]:
+        if stems and not self._by_stem_ready:
+            self._index_stems()
         found: list[Match] = []
         for start, token in enumerate(words):
             if starts is not None and start not in starts:
                 continue
-            if not stems:
-                following = words[start + 1] if start + 1 < len(words) else None
-                for pattern, alone, second, second_is_stem in self._word_entries(token):
-                    if alone:
-                        found.append(Match(pattern, start, start + 1, token))
-                        continue
-                    if following is None or not (following.startswith(second) if second_is_stem
-                                                 else following == second):
-                        continue  # what match_at would decide at the second element
-                    end = pattern.match_at(words, start)
-                    if end:
-                        found.append(Match(pattern, start, end, " ".join(words[start:end])))
-                continue
-            if not self._by_stem_ready:
-                self._index_stems()
-            stem = stems[start]
-            patterns = [*self._word_patterns(token), *self._by_stem.get(stem, ()),
-                        *self._prefixed(stem)]
-            patterns = list({id(p): p for p in patterns}.values())
+            patterns = [*self._exact.get(token, ()), *self._prefixed(token)]
+            if stems:
+                patterns += [*self._by_stem.get(stems[start], ()), *self._prefixed(stems[start])]
+                patterns = list({id(p): p for p in patterns}.values())
             for pattern in patterns:
                 end = pattern.match_at(words, start, stems)
                 if end:

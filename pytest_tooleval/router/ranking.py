@@ -1,12 +1,9 @@
-"""The trigger router's ranking: score first; among the tools nobody scored for, the
-user's own tools, then the learned cue's confident votes, then the look-up tools of
-``LOOKUP_FALLBACK``, then the siblings of a family that scored, then the fixed priority of
-``catalogue.priority``. Also what a shown tool is worth when a companion needs its place,
-and why a filler was shown."""
+"""The trigger router's ranking (``rank_key``), what a shown tool is worth when a companion
+needs its place, and why a filler was shown."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.companions import KEEP_PLACE
@@ -47,6 +44,10 @@ def family_best(scores: dict[str, float]) -> dict[str, float]:
     return best
 
 
+def _sibling_scored(name: str, families: dict[str, float]) -> bool:
+    return families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE
+
+
 def usefulness_of(
     scores: dict[str, float], families: dict[str, float], learned: dict[str, float]
 ) -> Callable[[str], int]:
@@ -57,8 +58,8 @@ def usefulness_of(
             return KEEP_PLACE  # the user's own tool keeps its place
         if scores.get(name, 0.0) > 0.0 or name in learned:
             return 3  # it scored
-        if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
-            return 2  # a sibling of a family that scored
+        if _sibling_scored(name, families):
+            return 2
         return 1 if name in FALLBACK_RANK else 0  # a look-up filler, or fixed priority
 
     return usefulness
@@ -68,69 +69,30 @@ def filler_why(name: str, families: dict[str, float]) -> str:
     """Why a tool no rule scored was shown all the same."""
     if name in FALLBACK_RANK:
         return "filler: look-up tool first"
-    if families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE:
+    if _sibling_scored(name, families):
         return f"filler: a sibling of the {FAMILY_OF[name]} tools that scored"
     return "filler: fixed priority"
 
 
-_PRIORITY: dict[str, tuple[int, int, str]] = {}
-
-
-def _priority(name: str) -> tuple[int, int, str]:
-    """``catalogue.priority``, remembered per name (every route ranks every tool)."""
-    if len(_PRIORITY) >= 4096:
-        _PRIORITY.clear()
-    order = _PRIORITY[name] = priority(name)
-    return order
-
-
-def ranks(
-    names: Iterable[str],
-    scores: dict[str, float],
-    families: dict[str, float],
-    learned: dict[str, float],
-) -> dict[str, tuple[float, int, float, tuple[int, int, str], int]]:
-    """``rank`` of every name, computed in one pass (the same keys)."""
-    score_of, vote_of, fallback_of = scores.get, learned.get, FALLBACK_RANK.get
-    best_of, family_of, known = families.get, FAMILY_OF.get, _PRIORITY.get
-    keys = {}
-    for name in names:
-        score = round(score_of(name, 0.0), 6)
-        order = known(name) or _priority(name)
-        if score > 0 or order[0] == 0:
-            keys[name] = (-score, 0, 0.0, order, 0)
-        elif (vote := vote_of(name)) is not None:
-            keys[name] = (0.0, 1, -vote, order, 0)
-        elif (fallback := fallback_of(name)) is not None:
-            keys[name] = (0.0, 2, float(fallback), order, 0)
-        elif (family := best_of(family_of(name, ""), 0.0)) >= FAMILY_MIN_SCORE:
-            keys[name] = (0.0, 3, -family, order, 0)
-        else:
-            keys[name] = (0.0, 4, 0.0, order, 0)
-    return keys
-
-
-def rank(
-    name: str,
-    scores: dict[str, float],
-    families: dict[str, float] | None = None,
-    learned: dict[str, float] | None = None,
-) -> tuple[float, int, float, tuple[int, int, str], int]:
+def rank_key(
+    scores: dict[str, float], families: dict[str, float], learned: dict[str, float]
+) -> Callable[[str], tuple[float, int, float, tuple[int, int, str]]]:
     """Score first; among tools nobody scored for, the user's tools, then the lexical
     model's confident votes, then the look-up tools of ``LOOKUP_FALLBACK``, then the
     siblings of a family that scored (git_status beside git_diff, list_archive beside
     extract_archive), then the rest in the fixed priority."""
-    score = round(scores.get(name, 0.0), 6)
-    order = _PRIORITY.get(name) or _priority(name)
-    if score > 0 or order[0] == 0:
-        return (-score, 0, 0.0, order, 0)
-    vote = (learned or {}).get(name)
-    if vote is not None:
-        return (0.0, 1, -vote, order, 0)
-    fallback = FALLBACK_RANK.get(name)
-    if fallback is not None:
-        return (0.0, 2, float(fallback), order, 0)
-    family = (families or {}).get(FAMILY_OF.get(name, ""), 0.0)
-    if family >= FAMILY_MIN_SCORE:
-        return (0.0, 3, -family, order, 0)
-    return (0.0, 4, 0.0, order, 0)
+
+    def key(name: str) -> tuple[float, int, float, tuple[int, int, str]]:
+        score = round(scores.get(name, 0.0), 6)
+        order = priority(name)
+        if score > 0 or order[0] == 0:
+            return (-score, 0, 0.0, order)
+        if name in learned:
+            return (0.0, 1, -learned[name], order)
+        if name in FALLBACK_RANK:
+            return (0.0, 2, float(FALLBACK_RANK[name]), order)
+        if _sibling_scored(name, families):
+            return (0.0, 3, -families[FAMILY_OF[name]], order)
+        return (0.0, 4, 0.0, order)
+
+    return key

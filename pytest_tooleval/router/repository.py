@@ -1,13 +1,12 @@
 """The repository frame: a message about the user's code repository lifts the git tools.
 
-Evaluation set 4's frozen half lost Turkish git requests worded as *saving* the work
-(``kestrelde işim kayıtta mı``, ``kayda geçiriver``, ``kalıcı yap``): a short ``yaz*`` or
-``kaydet*`` trigger of write_file or memory_save filled the places before git_status and
-git_commit, and the repository's name was no signal at all. Here the repository named
-(its name as the fixture world has it, ``repo``/``repository``/``reposu``, ``codebase``)
-frames the message: every git tool is lifted a little, and a saving or committing verb
-inside that frame lifts git_status and git_commit as much as a real trigger would. Without
-the repository named nothing fires, so "save this to notes.txt" keeps its file tools.
+Turkish git requests are often worded as *saving* the work (``kestrelde işim kayıtta mı``,
+``kayda geçiriver``), where a short ``yaz*`` or ``kaydet*`` trigger of write_file or
+memory_save would win. The repository named (its name as the fixture world has it,
+``repo``/``repository``/``reposu``, ``codebase``) frames the message: every git tool is
+lifted a little, and a saving or committing verb inside that frame lifts git_status and
+git_commit as much as a real trigger would. Without the repository named nothing fires, so
+"save this to notes.txt" keeps its file tools.
 """
 
 from __future__ import annotations

@@ -31,61 +31,60 @@ FILE_FAMILIES = ("files", "archives")  # a file name confirms their short trigge
 FILE_NAME_MIN_WEIGHT = 2.0  # … of normal weight in the message's language (not a weak not*)
 
 
-def apply_classes(
-    text: Normalized,
-    classes: dict[str, list[str]],
-    names: set[str],
-    scores: dict[str, float],
-    reasons: dict[str, list[str]],
-) -> None:
+class Tally:
+    """Each catalogue tool's score and the reasons behind it; votes for other tools are
+    dropped."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.scores: dict[str, float] = defaultdict(float)
+        self.reasons: dict[str, list[str]] = defaultdict(list)
+
+    def add(self, tool: str, weight: float, why: str) -> None:
+        if tool in self.names:
+            self.scores[tool] += weight
+            self.reasons[tool].append(why)
+
+
+def apply_classes(text: Normalized, classes: dict[str, list[str]], tally: Tally) -> None:
     """The current-information class and the "how much" rules."""
     strong, weak, time = classes["topics"], classes["weak_topics"], classes["time"]
     topics = len(strong) + len(weak)
-    if WEB_TOOL in names and topics:
-        if strong or time or len(weak) >= 2:
-            gain = 3.0 + min(topics - 1, 2) + (1.0 if time else 0.0)
-            why = "+".join([*strong, *weak]) + (f" with time word {time[0]!r}" if time else "")
-            scores[WEB_TOOL] += gain
-            reasons[WEB_TOOL].append(f"current information: {why}")
-        else:
-            scores[WEB_TOOL] += 1.0
-            reasons[WEB_TOOL].append(f"current information (weak, no time word): {weak[0]}")
-    if text.has_url and FETCH_TOOL in names:
-        scores[FETCH_TOOL] += URL_WEIGHT
-        reasons[FETCH_TOOL].append("a web address")
-    if text.has_version:
-        for tool in VERSION_TOOLS:
-            if tool in names:
-                scores[tool] += VERSION_WEIGHT
-                reasons[tool].append("a release tag (v1.2.3)")
-    if text.has_identifier and CODE_TOOL in names:
-        scores[CODE_TOOL] += IDENTIFIER_WEIGHT
-        reasons[CODE_TOOL].append("a code identifier (snake_case, camelCase or a call)")
-    if text.has_commit_id:
-        for tool, weight in COMMIT_ID_TOOLS:
-            if tool in names:
-                scores[tool] += weight
-                reasons[tool].append("a commit id")
-    question_form(text, classes, names, scores, reasons)
+    if topics and (strong or time or len(weak) >= 2):
+        gain = 3.0 + min(topics - 1, 2) + (1.0 if time else 0.0)
+        why = "+".join([*strong, *weak]) + (f" with time word {time[0]!r}" if time else "")
+        tally.add(WEB_TOOL, gain, f"current information: {why}")
+    elif topics:
+        tally.add(WEB_TOOL, 1.0, f"current information (weak, no time word): {weak[0]}")
+    if text.has_url:
+        tally.add(FETCH_TOOL, URL_WEIGHT, "a web address")
+    for tool in VERSION_TOOLS if text.has_version else ():
+        tally.add(tool, VERSION_WEIGHT, "a release tag (v1.2.3)")
+    if text.has_identifier:
+        tally.add(CODE_TOOL, IDENTIFIER_WEIGHT,
+                  "a code identifier (snake_case, camelCase or a call)")
+    for tool, weight in COMMIT_ID_TOOLS if text.has_commit_id else ():
+        tally.add(tool, weight, "a commit id")
+    # A question about the user's own things (my, our, benim, bizim) is a look-up in their
+    # stores: a weak vote, deciding only among tools nothing else chose. Question words
+    # only, never the "?": a register without punctuation must route alike.
+    if classes["question"] and classes["personal"]:
+        why = f"a question about the user's own things ({classes['personal'][0]!r})"
+        for tool in PERSONAL_TOOLS:
+            tally.add(tool, QUESTION_WEIGHT, f"question form: {why}")
     how_much = classes["how_much"]
-    if how_much and (text.has_number or text.has_operator) and CALCULATOR_TOOL in names:
-        scores[CALCULATOR_TOOL] += 3.0
-        reasons[CALCULATOR_TOOL].append(f"{how_much[0]!r} with a number or operator")
-    elif text.has_operator and CALCULATOR_TOOL in names:
-        scores[CALCULATOR_TOOL] += 2.0
-        reasons[CALCULATOR_TOOL].append("an operator between numbers")
-    if how_much and classes["currency"] and WEB_TOOL in names:
-        scores[WEB_TOOL] += 3.0
-        reasons[WEB_TOOL].append(
-            f"{how_much[0]!r} with a currency word {classes['currency'][0]!r}"
-        )
+    if how_much and (text.has_number or text.has_operator):
+        tally.add(CALCULATOR_TOOL, 3.0, f"{how_much[0]!r} with a number or operator")
+    elif text.has_operator:
+        tally.add(CALCULATOR_TOOL, 2.0, "an operator between numbers")
+    if how_much and classes["currency"]:
+        tally.add(WEB_TOOL, 3.0,
+                  f"{how_much[0]!r} with a currency word {classes['currency'][0]!r}")
     currencies = list(dict.fromkeys(classes["exchange"]))
-    if len(currencies) >= 2 and text.has_number and not own_converter(names):
+    if len(currencies) >= 2 and text.has_number and not own_converter(tally.names):
         why = f"an exchange: {currencies[0]!r} and {currencies[1]!r} with a number"
         for tool in (WEB_TOOL, CALCULATOR_TOOL):
-            if tool in names:
-                scores[tool] += EXCHANGE_WEIGHT
-                reasons[tool].append(why)
+            tally.add(tool, EXCHANGE_WEIGHT, why)
 
 
 def own_converter(names: Iterable[str]) -> bool:
@@ -118,24 +117,3 @@ def confirmed(
               and weight >= FILE_NAME_MIN_WEIGHT):
             out.append((tool, weight, label, "short, with a file name"))
     return out
-
-
-def question_form(
-    text: Normalized,
-    classes: dict[str, list[str]],
-    names: set[str],
-    scores: dict[str, float],
-    reasons: dict[str, list[str]],
-) -> None:
-    """A question about the user's own things (my, our, benim, bizim) is a look-up in their
-    stores: documents, saved facts, calendar. A weak vote: it decides only among tools
-    nothing else chose. (A question without my/our gets no vote: "havale yaptım mı" is
-    personal too, and the world is not the only other answer.)"""
-    # Question words only, never the "?": a register without punctuation must route alike.
-    if not classes["question"] or not classes["personal"]:
-        return
-    why = f"a question about the user's own things ({classes['personal'][0]!r})"
-    for tool in PERSONAL_TOOLS:
-        if tool in names:
-            scores[tool] += QUESTION_WEIGHT
-            reasons[tool].append(f"question form: {why}")

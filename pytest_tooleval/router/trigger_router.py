@@ -2,31 +2,25 @@
 
 Scoring, per tool, summed:
 - triggers of the case's language (strong 3, normal 2, weak 1; +0.5 per extra phrase
-  word), longest match per word; the other languages' triggers at ``cross_language_weight``
-  (Turkish users type English tech words, and English text meets Turkish names);
-- cues from names and descriptions (name 1.5, description 0.5, divided by how many tools
-  share the cue);
-- cue synonyms: a phrase of a synonym class ("send back") also counts as its cue word
-  ("return"), so a user tool is reached by the words users type, not only its own;
-- the current-information class → ``web_search`` (topics, time words, and in Turkish the
-  reported-past ending -mış: "kapanmış", "grev varmış"); the "ne kadar"/"kaç"/"how much"
-  rules → ``calculator`` (numbers or an operator) and/or ``web_search`` (a currency or
-  price word); a web address without a scheme → ``web_fetch``; a release tag (v0.4.0) →
-  the git tools.
-Ranking: score, then the fixed priority of ``catalogue.priority``; places nobody scored
-for go first to the tools the learned lexical cue (``router/lexical.py``) is confident of,
-then to the broad look-up tools (``LOOKUP_FALLBACK``). Exactly k tools.
+  word), longest match per word; the other languages' triggers at
+  ``CROSS_LANGUAGE_WEIGHT``;
+- cues from names and descriptions (router/cues.py), and cue synonyms: a phrase of a
+  synonym class ("send back") also counts as its cue word ("return");
+- the classes and rules of router/rules.py, the saved things, explanation questions and
+  the repository frame.
+Ranking (router/ranking.py): score, then the learned lexical cue's confident votes
+(router/lexical.py), the broad look-up tools, and the fixed priority. Exactly k tools.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from pytest_tooleval.router.base import SHOWN, Router, Routing
+from pytest_tooleval.router.base import SHOWN, Router, Routing, make_room
 from pytest_tooleval.router.companions import WHY as COMPANION_WHY
 from pytest_tooleval.router.companions import with_companions
 from pytest_tooleval.router.courtesy import is_courtesy
@@ -34,9 +28,9 @@ from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import TriggerSet
 from pytest_tooleval.router.ranking import LOOKUP_FALLBACK as LOOKUP_FALLBACK
-from pytest_tooleval.router.ranking import family_best, filler_why, ranks, usefulness_of
+from pytest_tooleval.router.ranking import family_best, filler_why, rank_key, usefulness_of
 from pytest_tooleval.router.repository import repository_frame
-from pytest_tooleval.router.rules import WEB_TOOL, apply_classes, confirmed
+from pytest_tooleval.router.rules import WEB_TOOL, Tally, apply_classes, confirmed
 from pytest_tooleval.router.trigger_syntax import load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import normalize
@@ -51,27 +45,24 @@ MONEY_KINDS = {"@currency": "currency", "@exchange": "exchange"}
 HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 _CUE_CACHE_SIZE = 64
-_TOOL_CUES_SIZE = 4096
+# The other languages' triggers count at this weight (Turkish users type English tech words).
+CROSS_LANGUAGE_WEIGHT = 0.3
 FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (fuzzy.FUZZY_MIN_WORD) counts half
 # The learned cue also votes for a tool whose score is below LEARNED_BESIDE (a stray cue, a
-# cross-language trigger at 0.3), and a voted tool ranks by its score plus LEARNED_WEIGHT
-# times the posterior: a confident vote (p 0.4 → 0.8) passes the stray cues but never a
-# real trigger (1 and more). With LEARNED_BESIDE 0 it votes only where nothing scored.
+# cross-language trigger at 0.3); with LEARNED_WEIGHT a confident vote (p 0.4 → 0.8)
+# passes the stray cues but never a real trigger (1 and more).
 LEARNED_BESIDE = 1.0
 LEARNED_WEIGHT = 2.0
 
 
-def _load_sets(paths: Iterable[Path]) -> dict[str, TriggerSet]:
+@lru_cache(maxsize=8)
+def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
+    """The trigger sets of the shipped data files and ``extra``, by language."""
     sets: dict[str, TriggerSet] = {}
-    for path in paths:
+    for path in [*sorted(TRIGGER_DIR.glob("*.yaml")), *extra]:
         language, data = load_trigger_file(path)
         sets.setdefault(language, TriggerSet(language)).load(data)
     return sets
-
-
-@lru_cache(maxsize=8)
-def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
-    return _load_sets([*sorted(TRIGGER_DIR.glob("*.yaml")), *extra])
 
 
 class TriggerRouter(Router):
@@ -84,7 +75,6 @@ class TriggerRouter(Router):
         k: int = SHOWN,
         *,
         trigger_files: Sequence[Path | str] = (),
-        cross_language_weight: float = 0.3,
         use_cues: bool = True,
         stemmer: str = DEFAULT_STEMMER,
         lexical: bool | LexicalModel = True,
@@ -96,7 +86,6 @@ class TriggerRouter(Router):
         self.stemmer = stemmer
         self.fuzzy = fuzzy  # typo tolerance for long words (fuzzy.FUZZY_MIN_WORD)
         self.k = k
-        self.cross_language_weight = cross_language_weight
         self.use_cues = use_cues
         self.trigger_files = tuple(Path(p) for p in trigger_files)
         self.sets = _compiled(self.trigger_files)
@@ -108,8 +97,6 @@ class TriggerRouter(Router):
             sorted({e for s in self.sets.values() for excs in s.exceptions.values() for e in excs})
         )
         self._cues: dict[tuple[tuple[str, str], ...], CueIndex] = {}
-        # Each tool's own cues, shared by the catalogues it is in (CueIndex's tool_cues).
-        self._tool_cues: dict[tuple[str, str], dict[str, tuple[float, str]]] = {}
         # The learned lexical cue: votes only for tools no trigger, cue or class scored.
         self.lexical: LexicalModel | None = (
             default_model() if lexical is True else lexical or None
@@ -122,7 +109,7 @@ class TriggerRouter(Router):
             "router": self.name,
             "k": self.k,
             "languages": sorted(self.sets),
-            "cross_language_weight": self.cross_language_weight,
+            "cross_language_weight": CROSS_LANGUAGE_WEIGHT,
             "stemmer": self.stemmer,
             "lexical": self.lexical is not None,
             "fuzzy": self.fuzzy,
@@ -135,16 +122,8 @@ class TriggerRouter(Router):
         if index is None:
             if len(self._cues) >= _CUE_CACHE_SIZE:
                 self._cues.clear()
-            if len(self._tool_cues) >= _TOOL_CUES_SIZE:
-                self._tool_cues.clear()
-            index = self._cues[key] = CueIndex(
-                catalogue,
-                self.stop_words,
-                self.false_friends,
-                self.description_stop_words,
-                self.stemmer,
-                self._tool_cues,
-            )
+            index = self._cues[key] = CueIndex(catalogue, self.stop_words, self.false_friends,
+                                               self.description_stop_words, self.stemmer)
         return index
 
     def score(
@@ -161,8 +140,6 @@ class TriggerRouter(Router):
             role = spec.stands_for
             if role and role not in names and role not in stand_ins.values():
                 stand_ins[spec.name] = role
-        if not stand_ins:
-            return self._score(message, language, catalogue)
         renamed = [replace(spec, name=stand_ins[spec.name]) if spec.name in stand_ins else spec
                    for spec in catalogue]
         scores, reasons = self._score(message, language, renamed)
@@ -176,10 +153,8 @@ class TriggerRouter(Router):
     def _score(
         self, message: str, language: str, catalogue: Sequence[ToolSpec]
     ) -> tuple[dict[str, float], dict[str, list[str]]]:
-        names = {spec.name for spec in catalogue}
+        tally = Tally({spec.name for spec in catalogue})
         text = normalize(message, language if language in self.sets else None)
-        scores: dict[str, float] = defaultdict(float)
-        reasons: dict[str, list[str]] = defaultdict(list)
         classes: dict[str, list[str]] = defaultdict(list)
         deferred: list[tuple[str, float, str, str]] = []
         seen: set[tuple[str, str]] = set()
@@ -189,9 +164,7 @@ class TriggerRouter(Router):
         ordered = sorted(self.sets.items(), key=lambda item: item[0] != language)
         for set_language, trigger_set in ordered:
             primary = set_language == language or language not in self.sets
-            factor = 1.0 if primary else self.cross_language_weight
-            if factor <= 0:
-                continue
+            factor = 1.0 if primary else CROSS_LANGUAGE_WEIGHT
             stems = None
             if self.stemmer == "snowball" and text.lower_words and has_snowball(set_language):
                 stems = tuple(snowball_stem(w, set_language) for w in text.lower_words)
@@ -223,16 +196,14 @@ class TriggerRouter(Router):
                             continue
                         classes[kind].append(match.text)
                         continue
-                    if target.tool not in names or (target.tool, target.label) in seen:
+                    if target.tool not in tally.names or (target.tool, target.label) in seen:
                         continue
                     seen.add((target.tool, target.label))
+                    gain = target.weight * factor * weight
                     if target.needs_cue:
-                        deferred.append(
-                            (target.tool, target.weight * factor * weight, label, match.text)
-                        )
+                        deferred.append((target.tool, gain, label, match.text))
                     else:
-                        scores[target.tool] += target.weight * factor * weight
-                        reasons[target.tool].append(f"trigger {label}")
+                        tally.add(target.tool, gain, f"trigger {label}")
 
             if primary:
                 # Turkish reported past ("kapanmış", "grev varmış"): news heard second-hand.
@@ -240,27 +211,19 @@ class TriggerRouter(Router):
                     "weak_topic_endings", text.words
                 )
                 how_to = trigger_set.how_to_matches(text.words)
-                if how_to and WEB_TOOL in names:
-                    scores[WEB_TOOL] += HOW_TO_WEIGHT
-                    reasons[WEB_TOOL].append(f"how-to question ({set_language}) ← {how_to[0]!r}")
-                saved = trigger_set.saved.match(text.words)
-                for tool, weight in trigger_set.saved.tools.items() if saved else ():
-                    if tool in names:
-                        scores[tool] += weight
-                        reasons[tool].append(f"saved thing ({set_language}) ← {saved!r}")
-                frame = trigger_set.explain.match(text.words)
-                for tool, weight in trigger_set.explain.tools.items() if frame else ():
-                    if tool in names:
-                        scores[tool] += weight
-                        reasons[tool].append(f"explanation question ({set_language}) ← {frame!r}")
+                if how_to:
+                    tally.add(WEB_TOOL, HOW_TO_WEIGHT,
+                              f"how-to question ({set_language}) ← {how_to[0]!r}")
+                for what, frame in (("saved thing", trigger_set.saved),
+                                    ("explanation question", trigger_set.explain)):
+                    found = frame.match(text.words)
+                    for tool, gain in frame.tools.items() if found else ():
+                        tally.add(tool, gain, f"{what} ({set_language}) ← {found!r}")
                 for tool, word in trigger_set.tool_ending_matches(text.words).items():
-                    if tool in names:
-                        scores[tool] += ENDING_WEIGHT
-                        reasons[tool].append(f"word ending ({set_language}) ← {word!r}")
+                    tally.add(tool, ENDING_WEIGHT, f"word ending ({set_language}) ← {word!r}")
 
-        for tool, weight, why in repository_frame(text.words, language, names, message):
-            scores[tool] += weight
-            reasons[tool].append(why)
+        for tool, gain, why in repository_frame(text.words, language, tally.names, message):
+            tally.add(tool, gain, why)
         if self.use_cues:
             # A synonym class adds its cue word: "send them back" also reads as "return".
             synonyms = tuple(
@@ -270,13 +233,11 @@ class TriggerRouter(Router):
             )
             lower = (*text.lower_words, *synonyms) if text.lower_words else None
             for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms), lower):
-                scores[cue.tool] += cue.weight
-                reasons[cue.tool].append(f"cue {cue.label} ← {word!r}")
-        for tool, weight, label, why in confirmed(deferred, scores, text):
-            scores[tool] += weight
-            reasons[tool].append(f"trigger {label} ({why})")
-        apply_classes(text, classes, names, scores, reasons)
-        return dict(scores), dict(reasons)
+                tally.add(cue.tool, cue.weight, f"cue {cue.label} ← {word!r}")
+        for tool, gain, label, why in confirmed(deferred, tally.scores, text):
+            tally.add(tool, gain, f"trigger {label} ({why})")
+        apply_classes(text, classes, tally)
+        return dict(tally.scores), dict(tally.reasons)
 
     def route(
         self,
@@ -289,23 +250,15 @@ class TriggerRouter(Router):
         scores, reasons = self.score(message, language, unique)
         families = family_best(scores)
         learned = self.learned(message, language, unique, scores)
-        ranking = scores
-        if learned and LEARNED_WEIGHT > 0:
-            ranking = dict(scores)
-            for name, p in learned.items():
-                ranking[name] = scores.get(name, 0.0) + LEARNED_WEIGHT * p
-        names_in_order = [spec.name for spec in unique]
-        ranked = sorted(names_in_order,
-                        key=ranks(names_in_order, ranking, families, learned).__getitem__)
-        chosen = ranked[: self.k]
+        # A voted tool ranks by its score plus LEARNED_WEIGHT times the posterior.
+        ranking = {**scores, **{name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
+                                for name, p in learned.items()}}
+        ranked = sorted((spec.name for spec in unique),
+                        key=rank_key(ranking, families, learned))
         names = set(ranked)
         kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
-        missing = [name for name in kept if name not in chosen]
-        if missing:
-            # Kept tools take the lowest-scored places of those not kept.
-            others = [name for name in chosen if name not in kept]
-            stay = others[: self.k - len(kept)]
-            chosen = [name for name in chosen if name in stay or name in kept] + missing
+        # Kept tools take the lowest-scored places of those not kept.
+        chosen = make_room(ranked[: self.k], kept)
         usefulness = usefulness_of(scores, families, learned)
         has_path = normalize(message, language if language in self.sets else None).has_path
         chosen, companions = with_companions(chosen, kept, names, usefulness, has_path)
@@ -331,13 +284,9 @@ class TriggerRouter(Router):
     ) -> dict[str, float]:
         """The lexical model's confident votes (posterior at or above its threshold) for
         tools nothing else scored; empty when the model is off or thinks no tool fits."""
-        if self.lexical is None:
-            return {}
-        if is_courtesy(normalize(message, language if language in self.sets else None).words):
+        text = normalize(message, language if language in self.sets else None)
+        if self.lexical is None or is_courtesy(text.words):
             return {}  # thanks and closings ask for nothing (router/courtesy.py)
-        beside = LEARNED_BESIDE
-        open_places = [
-            spec.name for spec in catalogue
-            if (score := scores.get(spec.name, 0.0)) <= 0.0 or score < beside
-        ]
+        open_places = [spec.name for spec in catalogue
+                       if scores.get(spec.name, 0.0) < LEARNED_BESIDE]
         return dict(self.lexical.votes(message, language, open_places))

@@ -1,20 +1,7 @@
-"""The trigger syntax: one trigger parsed into a word pattern, a pattern matched at a
-word, the longest matches kept, and a trigger data file read.
-
-A trigger is written the way a user types it and normalised like a message:
-
-- ``fatura*``: a stem, matched at the start of a word (faturamı, faturalar);
-- ``saat``: a whole word only;
-- ``hava durum*``: a phrase, word by word, any word may be a stem;
-- ``let * know``: a lone ``*`` inside a phrase stands for any one word but the speaker
-  (me, us);
-- ``kira* -kiraz``: a stem with an exception (a word starting with kiraz is no match);
-- a stem shorter than four letters (``maç*``, ``git*``) only counts when another trigger
-  or cue fired for the same tool (spec: short triggers need a second cue).
-
-At each word the longest pattern wins (``hatırlat*`` over ``hatırl*``, ``hava durumu``
-over ``durum*``); patterns of equal length all fire.
-"""
+"""The trigger syntax (docs/router.md, "Trigger syntax"): one trigger parsed into a word
+pattern, a pattern matched at a word, the longest matches kept, and a trigger data file
+read. At each word the longest pattern wins (``hatırlat*`` over ``hatırl*``); patterns of
+equal length all fire. A stem under four letters counts only with a second cue."""
 
 from __future__ import annotations
 
@@ -84,11 +71,6 @@ class Pattern:
         return end
 
 
-#: A pattern decided for one word: (pattern, matches the word alone, the phrase's second
-#: word, whether that word is a stem); a one-word pattern's last two are "" and True.
-WordEntry = tuple[Pattern, bool, str, bool]
-
-
 @dataclass(frozen=True)
 class Match:
     pattern: Pattern
@@ -112,6 +94,16 @@ def flatten(items: Any) -> list[str]:
     for item in items:
         out.extend(flatten(item))
     return out
+
+
+def tool_weights(section: str, data: Mapping[str, Any]) -> dict[str, float]:
+    """A data file section's ``tools``: each tool's weight, which must be positive."""
+    weights = {}
+    for tool, weight in (data.get("tools") or {}).items():
+        if not isinstance(weight, int | float) or isinstance(weight, bool) or weight <= 0:
+            raise ValueError(f"{section}: tool {tool!r} needs a positive weight, got {weight!r}")
+        weights[str(tool)] = float(weight)
+    return weights
 
 
 def trigger_key(text: str, language: str | None = None) -> str:

@@ -1,8 +1,4 @@
-"""The run pipeline: the per-process runtime, a case's run made a result (``score``), the
-lanes, the order, the shard, the controller's hold on the run (``controller``, ``journal``),
-the end of a run (``finish``) and ``tooleval merge``.
-
-Only the keys live here, so that loading the plugin stays light."""
+"""The run pipeline. Only the keys live here, so that loading the plugin stays light."""
 
 from __future__ import annotations
 
@@ -15,8 +11,7 @@ if TYPE_CHECKING:
 
 #: workeroutput key: what a worker's session ran with (``Runtime.info``).
 WORKER_INFO_KEY = "tooleval_run"
-#: workerinput keys: the controller's world base folder, and the node ids a resumed run
-#: must not run again.
+#: workerinput keys: the world base folder, and the node ids a resumed run skips.
 WORLD_BASE_KEY = "tooleval_world_base"
 RESUMED_KEY = "tooleval_resumed"
 

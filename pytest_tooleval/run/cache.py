@@ -1,18 +1,10 @@
 """The response cache: ``--tooleval-cache DIR`` with ``--tooleval-cache-mode``.
 
-``record`` asks the model and stores every reply; ``replay`` never builds the model (no
-GGUF loaded, no server contacted) and answers from the store, so CI can re-run a recorded
-run with no model at all; a request that was never recorded is an ERROR (``cache_miss``),
-never a FAIL. ``off`` ignores the folder.
-
-A reply is stored under a key of everything that decides it: the model's identity (the
-server's model id, or the GGUF's size and a hash of its first and last MiB; never the
-address, so replicas share a cache), the pinned sampling and seed, the grammar mode, the
-exact messages and the tools shown (name, description, parameters). A replayed call is
-marked ``cached`` in its transcript (``ModelCall.cached``).
-
-Layout: ``DIR/<key[:2]>/<key>.json`` per reply; ``DIR/backend-<identity hash>.json`` holds
-what the recording backend described, so a replayed report names the same backend.
+``record`` asks the model and stores every reply; ``replay`` never builds the model and
+answers from the store (an unrecorded request is an ERROR, ``cache_miss``). A reply's key
+is everything that decides it: the model's identity (never its address, so replicas share
+a cache), sampling and seed, grammar mode, messages and tools shown.
+``DIR/backend-<identity hash>.json`` keeps what the recording backend described.
 """
 
 from __future__ import annotations
@@ -76,10 +68,6 @@ def _digest(data: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def turn_to_json(turn: ModelTurn) -> dict[str, Any]:
-    return asdict(turn)
-
-
 def turn_from_json(data: dict[str, Any]) -> ModelTurn:
     fields = dict(data)
     fields["calls"] = [RawCall(**c) for c in fields.get("calls", [])]
@@ -99,8 +87,6 @@ class CachingBackend(Backend):
         self.identity = identity
         self.mode = str(identity.get("grammar", "vendor"))
         self.identity_hash = _digest(identity)[:16]
-        self.hits = 0
-        self.stored = 0
         self._seed: int | None = None  # a repeat's seed (reseed), part of the key
 
     @property
@@ -148,12 +134,10 @@ class CachingBackend(Backend):
                 raise CacheMiss(f"the cache entry {path} is unreadable: {exc}") from None
             turn = turn_from_json(entry["turn"])
             turn.cached = True
-            self.hits += 1
             return turn
         turn = self.inner.complete(messages, tools)
-        write_atomic(path, json.dumps({"version": CACHE_VERSION, "turn": turn_to_json(turn)},
+        write_atomic(path, json.dumps({"version": CACHE_VERSION, "turn": asdict(turn)},
                                       ensure_ascii=False) + "\n")
-        self.stored += 1
         return turn
 
     def _backend_file(self) -> Path:
@@ -192,6 +176,7 @@ class CachingBackend(Backend):
         if self.cache_mode != "replay":
             inner = self.inner.fork()
             if inner is None:
+                self.no_fork_reason = self.inner.no_fork_reason
                 return None
         forked = CachingBackend(self._factory, self.directory, self.cache_mode, self.identity)
         forked._inner = inner

@@ -8,15 +8,9 @@ DEFAULT_CASE_PATHS = ("benchmarks", "scenarios")
 
 
 def case_paths_instead_of_testpaths(config: pytest.Config) -> list[str] | None:
-    """The case paths to collect when no path was given and pytest fell back to
-    ``testpaths``; None to leave pytest's choice alone.
-
-    A project's ``testpaths`` usually names its own test suite, so ``pytest --model M``
-    would collect no case. When a run is clearly about cases (``--model``,
-    ``--tooleval-check``) the case paths (ini ``tooleval_paths``; default ``benchmarks``
-    and ``scenarios``, those that exist) replace ``testpaths``; ``--collect-only`` lists
-    both. Plain ``pytest`` keeps running the test suite.
-    """
+    """With no path given, a run about cases (``--model``, ``--tooleval-check``) collects
+    the case paths (ini ``tooleval_paths``) instead of ``testpaths`` (a project's own
+    tests); ``--collect-only`` lists both. None leaves pytest's choice alone."""
     if config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
         return None
     wanted = config.getini("tooleval_paths") or list(DEFAULT_CASE_PATHS)

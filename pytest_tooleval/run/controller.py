@@ -1,13 +1,7 @@
-"""The controller's hold on a run (the serial process, or xdist's controller; never a
-worker): what was selected, the journal, resuming, signals, the results as they arrive from
-every process, and the end of the run: its metadata, the finish step (run/finish.py), the
-comparison with a baseline report.
-
-The selection is counted where pytest knows it: ``session.items`` in a serial run, the
-first worker's collected ids (``pytest_xdist_node_collection_finished``) under xdist. A run
-that ended with fewer cases done than selected is interrupted, whatever stopped it (Ctrl-C,
-SIGTERM, ``-x``, ``--maxfail``, the consecutive-error stop), and its report says so: NOT
-VALID, with how many cases ran of how many.
+"""The controller's hold on a run (the serial process, or xdist's controller): the
+selection, the journal, resuming, signals, the results from every process, and the end of
+the run (metadata, run/finish.py, the baseline comparison). A run that ended with fewer
+cases done than selected, whatever stopped it, is interrupted: its report says NOT VALID.
 """
 
 from __future__ import annotations
@@ -44,7 +38,7 @@ from pytest_tooleval.report.model import (
 from pytest_tooleval.report.progress import Progress
 from pytest_tooleval.report.write import write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
-from pytest_tooleval.run import RUNTIME_KEY
+from pytest_tooleval.run import RESUMED_KEY, RUNTIME_KEY, WORKER_INFO_KEY, WORLD_BASE_KEY
 from pytest_tooleval.run.journal import (
     JOURNAL_NAME,
     Journal,
@@ -61,20 +55,18 @@ from pytest_tooleval.run.runtime import Runtime
 from pytest_tooleval.wiring import grammar_mode, isolation
 
 
-def start_run(config: pytest.Config, settings: Settings, profile: Profile) -> Runtime:
-    """The process's runtime, kept in ``config.stash``; on the controller of a run that
-    scores (a check run scores nothing), the controller and the progress line too,
-    registered as plugins."""
+def start_run(config: pytest.Config, settings: Settings, profile: Profile) -> None:
+    """The process's runtime; on the controller of a run that scores, the controller and
+    the progress line too, registered as plugins."""
     runtime = Runtime(config, settings, profile)
     config.stash[RUNTIME_KEY] = runtime
     if runtime.is_worker or settings.check:
-        return runtime
+        return
     controller = runtime.controller = Controller(runtime)
     config.pluginmanager.register(controller, "tooleval-controller")
     controller.install_signal_handler()
     config.pluginmanager.register(Progress(config, controller, settings, profile, runtime.start),
                                   "tooleval-progress")
-    return runtime
 
 
 class Controller:
@@ -83,25 +75,20 @@ class Controller:
         self.settings = settings = runtime.settings
         self.profile = runtime.profile
         self.results: dict[str, CaseResult] = {}
-        #: Cases skipped before they ran (``--tooleval-skip-missing``), with the reason.
         self.skipped: dict[str, str] = {}
         self.worker_info: list[dict[str, Any]] = []
         self.started = datetime.now(UTC)
         self.identity = run_identity(settings, runtime.profile)
         self.identity_hash = identity_hash(self.identity)
-        #: Every result is appended as it arrives.
         self.journal = Journal(settings.report_dir / JOURNAL_NAME)
-        #: The count of selected cases, once the selection is known.
         self.selected: int | None = None
-        #: The journal a resumed run continues; what the report says of it; its run, used
-        #: when no case runs here (every case carried), so the report still names the
-        #: backend, router and tools.
+        #: A resumed run: the journal it continues, and that journal's run (the report's
+        #: backend, router and tools when every case was carried).
         self.journalled: Stored | None = None
         self.resumed: Resumed | None = None
         self.carried_run: RunInfo | None = None
         self.signal_name: str | None = None
-        #: What pytest's interruption said ("1 error during collection", pytest.exit's
-        #: reason); empty for a plain Ctrl-C.
+        #: What pytest's interruption said; empty for a plain Ctrl-C.
         self.interrupt_message = ""
         self._previous_handler: Any = None
         self._begun = False
@@ -117,7 +104,6 @@ class Controller:
             for nodeid, data in self.journalled.cases.items():
                 self.results[nodeid] = CaseResult.from_json(data)
 
-    # -- resuming -----------------------------------------------------------------------
     def _load_resumable(self) -> Stored:
         path = self.journal.path
         try:
@@ -135,22 +121,30 @@ class Controller:
                 "--tooleval-resume to start afresh.")
         return stored
 
-    # -- the selection and the journal's start --------------------------------------------
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if session.config.pluginmanager.has_plugin("dsession"):
             return  # the workers collect; see pytest_xdist_node_collection_finished
-        items = [item for item in session.items if isinstance(item, CaseItem)]
-        cases: dict[str, str | None] = {
-            item.nodeid: content_hash(item.case_file, item.case) for item in items}
-        self.begin(cases)
+        self.begin({item.nodeid: content_hash(item.case_file, item.case)
+                    for item in session.items if isinstance(item, CaseItem)})
 
-    def on_worker_collection(self, ids: list[str]) -> None:
-        """Under xdist: every worker collects the same ids; the first one is the selection."""
-        if self._begun:
-            return
-        self.begin(hashes_from_files(self.settings.rootdir,
-                                     [i for i in ids if is_case_nodeid(i)]))
+    # -- xdist's hooks, on its controller
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        # One world template for the whole run: every worker gets the controller's folder.
+        node.workerinput[WORLD_BASE_KEY] = str(self.runtime.world_base())
+        node.workerinput[RESUMED_KEY] = sorted(self.runtime.resumed)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Every worker collects the same ids; the first one is the selection."""
+        if not self._begun:
+            self.begin(hashes_from_files(self.settings.rootdir,
+                                         [i for i in ids if is_case_nodeid(i)]))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.add_worker_info((getattr(node, "workeroutput", {}) or {}).get(WORKER_INFO_KEY))
 
     def begin(self, cases: dict[str, str | None]) -> None:
         self._begun = True
@@ -200,7 +194,6 @@ class Controller:
                 "--tooleval-shard) with unchanged case files, or run without "
                 "--tooleval-resume.")
 
-    # -- signals --------------------------------------------------------------------------
     def install_signal_handler(self) -> None:
         """SIGTERM (a CI job cancelled, a scheduler's kill) becomes pytest's interruption:
         the partial report and the journal's end record are written, marked interrupted."""
@@ -223,7 +216,6 @@ class Controller:
                 signal.signal(signal.SIGTERM, self._previous_handler)
             self._previous_handler = None
 
-    # -- the end ---------------------------------------------------------------------------
     def interruption(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run is partial, with how many cases ran of how many; None when every
         selected case ran (whatever else happened)."""
@@ -247,27 +239,21 @@ class Controller:
 
     def finish_run(self, session: pytest.Session) -> Report | None:
         """The end of the run, once (pytest-json-report asks before our sessionfinish):
-        this process's session described, the reports written, the journal closed.
-        Nothing for --collect-only: no case ran, and a resumed run's report stands."""
+        the reports written, the journal closed. Nothing for --collect-only."""
         if session.config.option.collectonly:
             return None
         if self.report is None:
-            if self.runtime.has_session:
-                self.add_worker_info(self.runtime.info())
+            self.add_worker_info(self.runtime.info())
             interrupted = self.interruption(session, int(session.exitstatus))
-            self.finish(interrupted, session.config)
-            self._end(interrupted)
+            report = self.finish(interrupted, session.config)
+            self.journal.close({
+                "complete": interrupted is None,
+                "interrupted": interrupted,
+                "cases_done": self.done,
+                "cases_selected": self.selected,
+                "run": report.run.model_dump(mode="json") if report else None,
+            })
         return self.report
-
-    def _end(self, interrupted: str | None) -> None:
-        report = self.report
-        self.journal.close({
-            "complete": interrupted is None,
-            "interrupted": interrupted,
-            "cases_done": self.done,
-            "cases_selected": self.selected,
-            "run": report.run.model_dump(mode="json") if report else None,
-        })
 
     def resumed_exit_status(self, exitstatus: int) -> int:
         """A resumed run's exit status counts the carried cases too; with every case
@@ -277,18 +263,12 @@ class Controller:
             return exitstatus
         if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             exitstatus = pytest.ExitCode.OK
-        if exitstatus == pytest.ExitCode.OK and self.carried_not_passed():
+        allowed = {"PASS"} | ({"PARTIAL"} if self.settings.partial == "pass" else set())
+        if exitstatus == pytest.ExitCode.OK and any(
+                data.get("outcome") not in allowed for data in self.journalled.cases.values()):
             return pytest.ExitCode.TESTS_FAILED
         return exitstatus
 
-    def carried_not_passed(self) -> bool:
-        """A resumed run's exit status counts the carried cases too."""
-        if self.journalled is None:
-            return False
-        allowed = {"PASS"} | ({"PARTIAL"} if self.settings.partial == "pass" else set())
-        return any(data.get("outcome") not in allowed for data in self.journalled.cases.values())
-
-    # -- the results -------------------------------------------------------------------------
     @property
     def done(self) -> int:
         """Cases that finished: with a result, or skipped (a skip is a finished case)."""
@@ -325,13 +305,23 @@ class Controller:
         if info:
             self.worker_info.append(info)
 
-    def run_info(self, interrupted: str | None, config: Any) -> RunInfo:
+    def run_info(self, interrupted: str | None, config: pytest.Config) -> RunInfo:
         """The report's ``run``, field by field: the settings and profile, what the
         sessions described (``Runtime.info``, from each process), the selection's."""
         settings, profile = self.settings, self.profile
         workers = [w for w in self.worker_info if w.get("backend")]
         first: dict[str, Any] = workers[0] if workers else {}
-        carried = self.carried_run if not workers else None
+        described: dict[str, Any] = {
+            "backend": first.get("backend", {}),
+            "backend_variants": len({repr(sorted(w["backend"].items())) for w in workers}),
+            "router": first.get("router") or {},
+            "tools_offered": sorted({t for w in self.worker_info for t in w.get("tools", [])}),
+            "providers": first.get("providers", ""),
+            "tool_providers": first.get("tool_providers", []),
+            "concurrency": first.get("concurrency"),
+        }
+        if not workers and self.carried_run is not None:  # every case carried: its run's
+            described = self.carried_run.model_dump(include=set(described))
         model = profile.describe()
         if first.get("session") == "pytest_tooleval_make_session":
             # The profile named by --model did not run: describe what did.
@@ -343,7 +333,6 @@ class Controller:
             platform=platform_info(),
             model=model,
             grammar_requested=grammar_mode(settings, profile),
-            # Which configuration file the run used (docs/usage.md).
             config_file=str(settings.config_file) if settings.config_file else None,
             k=settings.k,
             router_mode=settings.router,
@@ -359,21 +348,10 @@ class Controller:
                 gate=settings.gate, min_score=settings.min_score,
                 max_malformed=settings.max_malformed, latency_p95=settings.latency_p95,
                 min_cases=settings.min_cases, partial=settings.partial),
-            backend=carried.backend if carried else first.get("backend", {}),
-            backend_variants=carried.backend_variants if carried else
-            len({repr(sorted(w["backend"].items())) for w in workers}),
-            router=carried.router if carried else first.get("router") or {},
-            tools_offered=carried.tools_offered if carried else
-            sorted({t for w in self.worker_info for t in w.get("tools", [])}),
-            providers=carried.providers if carried else first.get("providers", ""),
-            # Each provider's describe(): MCP servers with the name and version they gave.
-            tool_providers=carried.tool_providers if carried else
-            first.get("tool_providers", []),
+            **described,
             started=self.started.isoformat(timespec="seconds"),
             finished=datetime.now(UTC).isoformat(timespec="seconds"),
             interrupted=interrupted,
-            # Concurrent tool loops per process: asked for, used, and why not.
-            concurrency=carried.concurrency if carried else first.get("concurrency"),
             cases_done=self.done,
             cases_selected=self.selected,
             identity_hash=self.identity_hash,
@@ -389,26 +367,21 @@ class Controller:
         """Every case was skipped before it ran: the run measured nothing."""
         return not self.results and bool(self.skipped)
 
-    def finish(self, interrupted: str | None, config: Any = None) -> Report | None:
-        """Aggregate and write the reports, once (pytest-json-report asks first). A run
-        stopped before its first case ended still gets one: 0 of N ran, interrupted."""
-        if self.report is not None:
-            return self.report
+    def finish(self, interrupted: str | None, config: pytest.Config) -> Report | None:
+        """Aggregate and write the reports. A run stopped before its first case ended
+        still gets one: 0 of N ran, interrupted."""
         if not self.results and not self.skipped and not (interrupted and self.selected):
             return None
-        run = self.run_info(interrupted, config)
-        if config is not None:
-            # A plugin may add to or change the run's metadata (hookspec.py): its dict is
-            # read back once, so what it wrote is checked like the rest.
-            metadata = run.model_dump(mode="json")
-            config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
-            run = RunInfo.model_validate(metadata)
+        # A plugin may change the run's metadata (hookspec.py): read back, checked again.
+        metadata = self.run_info(interrupted, config).model_dump(mode="json")
+        config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
+        run = RunInfo.model_validate(metadata)
         # Imported here, at the end of a run: scoring needs numpy, which neither
         # --collect-only nor the start of a run should pay for.
         from pytest_tooleval.run.finish import finish
 
         finished = finish(list(self.results.values()), run, self.settings, interrupted,
-                          self.runtime.world_base())
+                          self.runtime.world_base(), self.runtime.case_files)
         self.report, self.write_error = finished.report, finished.write_error
         self.paths = finished.paths
         return self.report
@@ -456,19 +429,17 @@ def hashes_from_files(rootdir: Any, nodeids: list[str]) -> dict[str, str | None]
     return hashes
 
 
-def selection(results: list[CaseResult], config: Any, sample: int) -> Selection:
+def selection(results: list[CaseResult], config: pytest.Config, sample: int) -> Selection:
     """What this run measured: the paths, -k, -m, the sampling, the command line, and a
     hash of the case set (each case's id and content hash)."""
-    option = getattr(config, "option", None)
-    invocation = getattr(config, "invocation_params", None)
     return Selection(
-        paths=[str(a) for a in getattr(config, "args", [])],
-        keyword=getattr(option, "keyword", "") or None,
-        markers=getattr(option, "markexpr", "") or None,
+        paths=[str(a) for a in config.args],
+        keyword=config.option.keyword or None,
+        markers=config.option.markexpr or None,
         sample_every=sample,
         cases=len(results),
         case_set_hash=case_set_hash((r.nodeid, r.case_hash) for r in results),
-        command_line=[str(a) for a in invocation.args] if invocation else [],
+        command_line=[str(a) for a in config.invocation_params.args],
     )
 
 

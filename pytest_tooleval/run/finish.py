@@ -1,17 +1,16 @@
-"""The end of a run: the results summarised (with the scripted baselines beside them), the
-report built, and ``report.json`` and ``report.md`` written. One step for a run's end
-(``Controller.finish``) and for ``tooleval merge`` alike.
-
-Imported when a run ends, never when it starts: scoring needs numpy.
+"""The end of a run and of ``tooleval merge``: the results summarised (with the scripted
+baselines), ``report.json`` and ``report.md`` written. Imported at the end: numpy.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
@@ -34,10 +33,12 @@ class Finished:
 
 
 def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
-           interrupted: str | None = None, world_base: Path | None = None) -> Finished:
-    """Summarise ``results``, build the report and write it to ``settings.report_dir``."""
+           interrupted: str | None = None, world_base: Path | None = None,
+           loaded: Mapping[Path, CaseFile] | None = None) -> Finished:
+    """Summarise ``results``, build the report and write it to ``settings.report_dir``.
+    ``loaded``: case files already read (by their resolved path); the others are read."""
     summary = summarize(results, settings.thresholds(), interrupted,
-                        _baselines(results, settings, world_base))
+                        _baselines(results, settings, world_base, loaded or {}))
     finished = Finished(build_report(run, results, summary))
     directory = settings.report_dir
     json_path, md_path = directory / "report.json", directory / "report.md"
@@ -53,11 +54,11 @@ def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
     return finished
 
 
-def _baselines(results: list[CaseResult], settings: Settings,
-               world_base: Path | None) -> dict[str, Any]:
+def _baselines(results: list[CaseResult], settings: Settings, world_base: Path | None,
+               loaded: Mapping[Path, CaseFile]) -> dict[str, Any]:
     """The scripted policies' scores on the cases this run scored (never fatal)."""
     try:
-        return score_policies(refs_for_results(results, settings.rootdir), k=settings.k,
+        return score_policies(refs_for_results(results, settings.rootdir, loaded), k=settings.k,
                               builtin=not settings.no_builtin, world_base=world_base)
     except Exception:  # the baselines are a measurement aid; never lose a run
         log.warning("the baselines could not be scored", exc_info=True)

@@ -1,16 +1,8 @@
-"""The run journal: ``journal.jsonl`` in the report folder, written by the controller.
-
-One JSON object a line: a ``start`` record (the run's identity and its hash, the selected
-cases with their content hashes), one ``case`` record per finished case as it arrives
-(``CaseResult.to_json``, transcript included; flushed, so a SIGKILL loses at most the case
-in flight), and an ``end`` record when the run finished (complete, or interrupted and why).
-A journal without an ``end`` record is a run that was killed: ``--tooleval-resume`` picks
-it up, ``tooleval merge`` refuses it.
-
-The identity is what makes two runs' results interchangeable: the model profile, the
-grammar mode, the router, k, the seed, the sampling, the tool set-up, the package version
-and the platform. The case set is checked apart (``cases``: node id to case hash), so a
-shard of a run has its parent's identity.
+"""The run journal ``journal.jsonl``: a ``start`` record (identity, selected cases with
+their hashes), one flushed ``case`` record per finished case (a SIGKILL loses at most the
+case in flight), and an ``end`` record. No ``end``: the run was killed; ``--tooleval-resume``
+picks it up, ``tooleval merge`` refuses it. The case set is checked apart from the
+identity, so a shard of a run has its parent's identity.
 """
 
 from __future__ import annotations
@@ -32,8 +24,7 @@ from pytest_tooleval.wiring import grammar_mode
 
 JOURNAL_NAME = "journal.jsonl"
 JOURNAL_VERSION = 1
-#: What an earlier run left in a report folder; moved to ``previous/`` by the next run
-#: (with the metrics and JUnit files when they are written there: ``set_aside``'s ``also``).
+#: What an earlier run left in a report folder; moved to ``previous/`` by the next run.
 REPORT_FILES = ("report.json", "report.md", "report.html", "comparison.json", JOURNAL_NAME)
 
 
@@ -81,16 +72,10 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
 
 @dataclass
 class Stored:
-    """A journal as read back."""
-
     path: Path
     start: dict[str, Any]
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)
     end: dict[str, Any] | None = None
-
-    @property
-    def finished(self) -> bool:
-        return self.end is not None
 
     @property
     def identity_hash(self) -> str:
@@ -131,24 +116,22 @@ def read_journal(path: Path) -> Stored:
     return stored
 
 
-def set_aside(report_dir: Path, also: Iterable[Path] = ()) -> Path | None:
-    """Move what an earlier run left in the report folder to ``previous/`` (replacing an
-    older ``previous/``), so a run that is killed never leaves an older report looking
-    like its own. ``also``: more files this run writes (metrics, JUnit), moved when they
-    are in the report folder. Returns the folder moved to, or None when there was nothing."""
+def set_aside(report_dir: Path, also: Iterable[Path] = ()) -> None:
+    """Move what an earlier run left in the report folder (and ``also``, this run's other
+    files there) to a fresh ``previous/``, so a killed run never leaves an older report
+    looking like its own."""
     folder = report_dir.resolve()
     names = list(REPORT_FILES) + [path.name for path in also
                                   if path.resolve().parent == folder]
     present = [report_dir / name for name in dict.fromkeys(names)
                if (report_dir / name).exists()]
     if not present:
-        return None
+        return
     previous = report_dir / "previous"
     shutil.rmtree(previous, ignore_errors=True)
     previous.mkdir(parents=True, exist_ok=True)
     for path in present:
         os.replace(path, previous / path.name)
-    return previous
 
 
 def now() -> str:
@@ -161,11 +144,10 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._stream: IO[str] | None = None
-        self.written = 0
 
     def open(self, start: dict[str, Any], carried: Iterable[dict[str, Any]] = ()) -> None:
-        """Start the journal: a new file holding the start record and the results carried
-        over from a resumed journal, swapped in whole, then kept open for appending."""
+        """A new file with the start record and a resumed run's carried results, swapped in
+        whole, then kept open for appending."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         staging = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         with staging.open("w", encoding="utf-8") as stream:
@@ -175,16 +157,11 @@ class Journal:
         os.replace(staging, self.path)
         self._stream = self.path.open("a", encoding="utf-8")
 
-    @property
-    def is_open(self) -> bool:
-        return self._stream is not None
-
     def append(self, data: dict[str, Any]) -> None:
         if self._stream is None:
             return
         self._stream.write(_line({"type": "case", "result": data}))
         self._stream.flush()  # in the kernel's hands: survives the process being killed
-        self.written += 1
 
     def close(self, end: dict[str, Any]) -> None:
         if self._stream is None:

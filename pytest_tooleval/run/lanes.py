@@ -1,15 +1,10 @@
 """Concurrent tool loops in one process (a profile's ``concurrency: N``).
 
-N daemon threads ("lanes") each own a fork of the process's model session (its own backend
-handle and seed, its own providers' case state, so a world per case as before) and run
-the selected cases ahead of pytest's items, in collection order. Each pytest item then
+N daemon threads ("lanes"; a stuck request cannot hold the process at exit) each own a
+fork of the model session and run the selected cases ahead of pytest's items. Each item
 waits for its own case's transcripts and is scored and reported in the main thread, so
-items report in collection order and everything downstream (journal, resume, cache,
-shards, the error stop, interruption) sees what a serial run sees.
-
-Stopping (Ctrl-C, ``-x``, ``--maxfail``, the error stop) submits nothing more; a case a
-lane started but no item reported is never counted as run: its result is dropped.
-Lanes are daemon threads so that a stuck request cannot hold the process at exit.
+everything downstream sees what a serial run sees. Stopping submits nothing more; a case
+a lane ran but no item reported is dropped, never counted as run.
 """
 
 from __future__ import annotations
@@ -30,16 +25,13 @@ from pytest_tooleval.engine.session import (
     classify_error,
 )
 
-#: How long ``close`` waits for lanes busy with a case before giving up on them.
-CLOSE_GRACE_S = 5.0
-
 
 @dataclass
 class _Pending:
     ref: CaseRef
     done: threading.Event = field(default_factory=threading.Event)
     run: CaseRun | None = None
-    #: The lane's session, whose per-run descriptions (the router) the report reads.
+    #: The lane's session, whose router description the report reads.
     session: ModelSession | None = None
 
 
@@ -62,7 +54,6 @@ class Lanes:
         for thread in self._threads:
             thread.start()
 
-    # -- the main thread --------------------------------------------------------------------
     def submit(self, refs: Iterable[CaseRef]) -> None:
         """Queue cases in the order given, skipping any already queued; nothing once
         stopped. A case queued but never waited for (xdist moved it to another worker) is
@@ -106,14 +97,13 @@ class Lanes:
             self._queue.clear()
             self._cond.notify_all()
 
-    def join(self, timeout: float = CLOSE_GRACE_S) -> bool:
+    def join(self, timeout: float = 5.0) -> bool:
         """Wait for the lanes to finish the case in hand; False if some did not in time."""
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         return not any(thread.is_alive() for thread in self._threads)
 
-    # -- the lanes ----------------------------------------------------------------------------
     def _serve(self, session: ModelSession) -> None:
         try:
             while True:
@@ -131,21 +121,18 @@ class Lanes:
 
 
 def _run(session: ModelSession, ref: CaseRef) -> CaseRun:
-    """``session.run``, which classifies every failure of the machine; anything that still
-    escapes (pytest.exit inside a tool, say) is this case's harness ERROR, never a lost
-    item waiting forever."""
+    """``session.run``; anything that still escapes (pytest.exit inside a tool) is this
+    case's harness ERROR, never an item waiting forever."""
     try:
         return session.run(ref)
     except BaseException as exc:  # in a lane, nothing may escape: the item would hang
         return CaseRun([], classify_error(exc), 0.0)
 
 
-# -- the process's side: starting lanes, and which cases come next ---------------------------
 def start_lanes(session: ModelSession, requested: int
                 ) -> tuple[Lanes | None, dict[str, object]]:
-    """Lanes for ``requested`` concurrent tool loops, or None with why the run stays at 1
-    (a backend or provider that cannot be shared); and what the report records under
-    ``run.concurrency``."""
+    """Lanes for ``requested`` concurrent tool loops, or None with why not; and the
+    report's ``run.concurrency``."""
     info: dict[str, object] = {"requested": requested, "used": 1}
     if requested <= 1:
         return None, info
@@ -159,9 +146,8 @@ def start_lanes(session: ModelSession, requested: int
 
 
 def upcoming(item: Any, is_case: Callable[[Any], bool], limit: int) -> list[Any]:
-    """The items this process will run after ``item``, in order: the rest of
-    ``session.items`` serially; under xdist, what the controller has queued on this worker
-    (a worker knows no more; the scheduler sends more as items finish)."""
+    """The items this process will run after ``item``: the rest of ``session.items``
+    serially; under xdist, what the controller has queued on this worker."""
     session = getattr(item, "session", None)
     items = getattr(session, "items", [])
     config = getattr(item, "config", None)
@@ -183,11 +169,8 @@ def upcoming(item: Any, is_case: Callable[[Any], bool], limit: int) -> list[Any]
 
 def _ahead_serially(session: Any, items: list[Any], item: Any,
                     is_case: Callable[[Any], bool], limit: int) -> list[Any]:
-    """The next ``limit`` cases after ``item`` in ``session.items`` that are not marked
-    skip. Which items those are is worked out once per run (and again if the items
-    change), not per item: looking up markers on the next 4 × ``limit`` items for every
-    item took 1.0 s of the main thread's 8.3 s of CPU in a profiled run of 300 cases at
-    concurrency 32 (scripts/profile_concurrency.py)."""
+    """The next ``limit`` cases after ``item`` in ``session.items`` not marked skip, worked
+    out once per run (marker look-ups per item cost 1 s in 8 of a 300-case run)."""
     cached = getattr(session, "_tooleval_ahead", None)
     if cached is None or cached[0] != len(items):
         positions = {id(other): index for index, other in enumerate(items)}

@@ -1,10 +1,6 @@
-"""``tooleval merge``: join the shards of a run (their journals or reports) into one report.
-
-Every part must come from a run with the same identity (run/journal.py:
-model, grammar, router, k, tools, package, platform) and must have finished; shards must
-be distinct and complete (``1/N`` … ``N/N``) and no case may appear twice. The merged
-report is built and written from the parts' typed results by a run's own finish step
-(run/finish.py).
+"""``tooleval merge``: join the shards of a run (journals or reports) into one report.
+Every part must have finished, with the same identity; shards must be distinct and
+complete, and no case may appear twice.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from pytest_tooleval.report.model import Report, ReportError, RunInfo, load_repo
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.run.finish import Finished, finish
 from pytest_tooleval.run.journal import JOURNAL_NAME, JournalError, read_journal
+from pytest_tooleval.run.shard import parse_shard
 
 
 class MergeError(Exception):
@@ -79,15 +76,15 @@ def check_parts(parts: list[Part]) -> None:
             raise MergeError("some parts are shards and some are not: "
                              + ", ".join(f"{p.source} ({p.run.shard or 'no shard'})"
                                          for p in parts))
-        given = [s for s in shards if s]
-        counts = {s.split("/")[1] for s in given}
-        if len(counts) > 1:
-            raise MergeError(f"the parts split the run differently: {sorted(set(given))}")
-        total = int(next(iter(counts)))
-        seen = sorted(int(s.split("/")[0]) for s in given)
-        if len(set(seen)) != len(seen):
-            raise MergeError(f"a shard is given twice: {sorted(given)}")
-        absent = sorted(set(range(1, total + 1)) - set(seen))
+        named = [s for s in shards if s]
+        given = [parse_shard(s) for s in named]
+        totals = {n for _, n in given}
+        if len(totals) > 1:
+            raise MergeError(f"the parts split the run differently: {sorted(set(named))}")
+        total = totals.pop()
+        if len(set(given)) != len(given):
+            raise MergeError(f"a shard is given twice: {sorted(named)}")
+        absent = sorted(set(range(1, total + 1)) - {i for i, _ in given})
         if absent:
             raise MergeError(f"shard(s) {', '.join(f'{i}/{total}' for i in absent)} missing;"
                              " the merged report would not cover the run")

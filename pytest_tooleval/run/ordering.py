@@ -1,15 +1,10 @@
 """The order cases run in: grouped by the prompt prefix they share.
 
-Every case is independent (its own world copy, a fixed seed), so the order is free. A
-backend with ``prefix_order`` (the embedded model) reuses the KV state of the prompt prefix
-it evaluated last (the system message with the tool block, tools in catalogue order), so
-cases showing the same tools should run next to each other. Sorting by the first step's
-shown tools, in the order the prompt lists them, puts every shared prefix in one run (a
-depth-first walk of the prefix tree). The sort is deterministic, so every xdist worker
-collects the same order; xdist's ``load`` scheduling hands each worker consecutive slices of
-it, so each worker's own sequence keeps the order too.
-
-Transcripts do not depend on the order (``models.kv_reuse``); only the time does.
+Cases are independent, so the order is free. A backend with ``prefix_order`` (the
+embedded model) reuses the KV state of the prompt prefix it evaluated last, so sorting by
+the first step's shown tools, in prompt order, runs cases sharing a prefix together. The
+sort is deterministic (xdist workers collect the same order); transcripts do not depend on
+it, only the time does.
 """
 
 from __future__ import annotations
@@ -37,9 +32,8 @@ def add_option(parser: pytest.Parser) -> None:
 
 
 def wanted(config: pytest.Config, settings: Settings, profile: Profile) -> bool:
-    """Ordering routes every case, which builds the session (and starts MCP servers):
-    under ``--collect-only`` only when ``--tooleval-order prefix`` asks for it. A backend
-    that cannot be had is its cases' error later, never collection's."""
+    """Whether to order: ordering builds the session, so under ``--collect-only`` only when
+    asked for. A backend that cannot be had is its cases' error later."""
     order = str(config.getoption("tooleval_order", "auto"))
     if order != "auto" or config.option.collectonly:
         return order == "prefix"

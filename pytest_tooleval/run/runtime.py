@@ -1,10 +1,6 @@
-"""The per-process state of a run (one per pytest process, so one per xdist worker):
-settings, the resolved profile, the one model session, the case files collected, and on
-the controller the controller (run/controller.py). Kept apart so that plugin.py holds hooks only.
-
-The runtime is the only creator of the model session (through the
-``pytest_tooleval_make_session`` hook); it runs each item's case (here, or on the lanes)
-and makes it a typed ``CaseResult`` through ``run.score``.
+"""The per-process state of a run (one per xdist worker): settings, profile, the one model
+session (its only creator, through ``pytest_tooleval_make_session``), the case files
+collected. It runs each item's case (here, or on the lanes) and scores it (``run.score``).
 """
 
 from __future__ import annotations
@@ -46,8 +42,9 @@ class Runtime:
         self._world_base: Path | None = None
         self._owns_world_base = False
         self._configuration_error: str | None = None
-        self._case_files: list[Path] = []
-        self._check_report: CheckReport | None = None
+        #: Every case file this process collected, as loaded (the baselines reuse them).
+        self.case_files: dict[Path, CaseFile] = {}
+        self.last_check_report: CheckReport | None = None
         #: Set when the run cannot go on (a failed preflight): every later case stops.
         self.stop_reason: str | None = None
         self._preflight_error: ErrorInfo | None = None
@@ -70,7 +67,6 @@ class Runtime:
         #: ``id()`` of the items already submitted to the lanes (items live for the session).
         self._submitted: set[int] = set()
 
-    # -- the world's base folder ------------------------------------------------------
     def world_base(self) -> Path:
         """Shared by all xdist workers of this run, so the world template is built once:
         the controller makes the folder and hands its path to each worker."""
@@ -83,7 +79,6 @@ class Runtime:
                 self._owns_world_base = True
         return self._world_base
 
-    # -- the session ------------------------------------------------------------------
     def session(self) -> ModelSession:
         """The process's one model session: the hook's, or the built-in wiring's."""
         if self._session is None:
@@ -112,23 +107,14 @@ class Runtime:
         workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
         return build_session(self.settings, self.profile, self.world_base, conftests, workers)
 
-    @property
-    def has_session(self) -> bool:
-        return self._session is not None
-
-    # -- running a case ---------------------------------------------------------------
-    def seed_for(self, repeat: int | None) -> int | None:
-        """Try r of a repeated case runs with seed + r − 1 (the first try as a single run
-        would), unless the profile pins the seed; None for a single run."""
-        if repeat is None:
-            return None
-        return self.profile.seed if self.profile.pin_seed else self.profile.seed + repeat - 1
-
     def case_ref(self, item: Any) -> CaseRef:
-        """The case a ``CaseItem`` runs; the file part is relative to the rootdir, so
-        reports travel between machines."""
+        """The case a ``CaseItem`` runs (its file relative to the rootdir). Try r of a
+        repeated case runs with seed + r − 1, unless the profile pins the seed."""
+        seed = None
+        if item.repeat is not None:
+            seed = self.profile.seed + (0 if self.profile.pin_seed else item.repeat - 1)
         return CaseRef(item.nodeid, item.nodeid.split("::")[0], item.case_file, item.case,
-                       repeat=item.repeat, seed=self.seed_for(item.repeat))
+                       repeat=item.repeat, seed=seed)
 
     def case_result(self, item: Any) -> CaseResult:
         """The item's case, run and scored; ``consecutive_errors`` counts it."""
@@ -137,18 +123,16 @@ class Runtime:
         return result
 
     def _case_result(self, item: Any) -> CaseResult:
-        """The item's case, run here or, with a profile's ``concurrency`` above 1, by the
-        lanes that run the following cases meanwhile; scored here, in item order."""
+        """The item's case, run here or by the lanes (a profile's ``concurrency`` above 1),
+        which run the following cases meanwhile; scored here, in item order."""
         ref = self.case_ref(item)
         lanes = self._lanes_for_run()
         if lanes is None:
             return self.run_case(ref)
         stopping = bool(item.session.shouldstop or item.session.shouldfail)
         if not stopping and self.stop_reason is None:
-            # Only what was not submitted yet is made a CaseRef (most of the window was).
-            # Items are told apart by identity, not by node id: pytest's ``nodeid``
-            # property, asked of the whole window for every item, was 17,000 calls for
-            # 300 cases (scripts/profile_concurrency.py).
+            # Only what was not submitted yet is made a CaseRef; items are told apart by
+            # identity (pytest's ``nodeid`` property is not cheap).
             submitted = self._submitted
             fresh = [other for other in upcoming(
                 item, lambda other: isinstance(other, type(item)), lanes.window)
@@ -184,8 +168,7 @@ class Runtime:
         return score_run(ref, session.run(ref))
 
     def start(self) -> ErrorInfo | None:
-        """Start the model (load it, reach the server) before the first case: None when it
-        is ready, else the ErrorInfo every case reports."""
+        """Start the model before the first case (the progress line's)."""
         return self._preflight(self.session())
 
     def _preflight(self, session: ModelSession) -> ErrorInfo | None:
@@ -202,11 +185,9 @@ class Runtime:
                 self.stop_reason = self._preflight_error.message
         return self._preflight_error
 
-    # -- collection-time checks -------------------------------------------------------
     def check_configuration(self, has_cases: bool) -> None:
-        """After collection, before any case: the catalogue is built once (providers
-        started), so an unusable tool set-up is one usage error, not an ERROR per case.
-        Nothing is started for ``--collect-only``, a check run, or a run with no cases."""
+        """After collection: an unusable tool set-up is one usage error, not an ERROR per
+        case. Nothing is started for ``--collect-only``, a check run, or no cases."""
         if self.settings.check or self.config.option.collectonly or not has_cases:
             return
         try:
@@ -215,8 +196,8 @@ class Runtime:
             raise pytest.UsageError(str(exc)) from None
 
     def offered_tools(self) -> set[str]:
-        """The run's catalogue, built once; a configuration mistake becomes one clear
-        message (a collection error for each file), never a traceback."""
+        """The run's catalogue; a configuration mistake is a collection error, never a
+        traceback."""
         if self._configuration_error is None:
             try:
                 return self.session().offered_tools()
@@ -227,11 +208,9 @@ class Runtime:
         )
 
     def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
-        """None when every required tool is offered; a skip reason when skipping is opted
-        into; otherwise the run stops with a collection error naming what is missing.
-
-        Under ``--collect-only`` nothing is started (no MCP server, no model), so
-        ``requires`` is not checked there."""
+        """None when every required tool is offered (or under ``--collect-only``, which
+        starts nothing); a skip reason with ``--tooleval-skip-missing``; otherwise a
+        collection error naming what is missing."""
         if self.settings.check or not case_file.requires or self.config.option.collectonly:
             return None  # the check items report unmet requires themselves
         offered = self.offered_tools() | set(case_file.inline_tool_names)
@@ -250,25 +229,22 @@ class Runtime:
             message + ", or pass --tooleval-skip-missing to skip this file's cases instead."
         )
 
-    def register_case_file(self, path: Path) -> None:
-        self._case_files.append(path)
+    def register_case_file(self, path: Path, case_file: CaseFile) -> None:
+        self.case_files[path.resolve()] = case_file
 
     def check_report(self) -> CheckReport:
         """``tooleval check`` over every case file this process collected, run once."""
-        if self._check_report is None:
+        if self.last_check_report is None:
             # Only a check run needs it: its fuzzy matching (rapidfuzz) is not a run's.
             from pytest_tooleval.check.static import run_check
 
             self.offered_tools()  # a configuration mistake: one message
             session = self.session()
-            self._check_report = run_check(sorted(set(self._case_files)), k=self.settings.k,
-                                           catalogue=session.catalogue.specs,
-                                           catalogue_sources=[session.describe_providers()])
-        return self._check_report
-
-    @property
-    def last_check_report(self) -> CheckReport | None:
-        return self._check_report
+            self.last_check_report = run_check(
+                sorted(self.case_files), k=self.settings.k,
+                catalogue=session.catalogue.specs,
+                catalogue_sources=[session.describe_providers()])
+        return self.last_check_report
 
     def info(self) -> dict[str, Any]:
         """What this process's session ran with, for the report's metadata."""
@@ -276,23 +252,19 @@ class Runtime:
         if session is None or self._configuration_error is not None:
             return {}
         try:
-            session.offered_tools()
-        except ConfigurationError as exc:
-            return {"configuration_error": str(exc)}
-        info: dict[str, Any] = {
+            tools = sorted(session.offered_tools())
+        except ConfigurationError:
+            return {}
+        return {
             "backend": session.describe_backend(),
-            "tools": sorted(session.offered_tools()),
+            "tools": tools,
             "providers": session.describe_providers(),
             "tool_providers": describe_providers(session.catalogue.providers,
                                                  session.failed_providers),
             "router": session.describe_router(),
             "session": self.session_source,
+            "concurrency": self.concurrency,
         }
-        if self._preflight_error is not None:
-            info["preflight_error"] = self._preflight_error.message
-        if self.concurrency is not None:
-            info["concurrency"] = self.concurrency
-        return info
 
     def close(self) -> None:
         lanes, self._lanes = self._lanes, None

@@ -1,6 +1,4 @@
-"""A case's run made a typed ``CaseResult``: the case's identity, and ``score_case``'s
-verdict (or an ERROR for a failure of the machine). The one place this is done: for serial
-items, concurrent lanes and the baselines alike."""
+"""A case's run made a typed ``CaseResult``, in one place for items, lanes and baselines."""
 
 from __future__ import annotations
 
@@ -13,8 +11,7 @@ from pytest_tooleval.scoring.outcome import case_today, score_case
 
 
 def case_identity(ref: CaseRef) -> dict[str, Any]:
-    """Who the case is, as every result of it records (the file part relative to the
-    rootdir, so reports travel between machines)."""
+    """Who the case is, as every result of it records."""
     return {
         "file": ref.path,
         "file_name": ref.case_file.name,

@@ -1,9 +1,6 @@
-"""``--tooleval-shard i/N``: a deterministic, balanced share of the selected cases.
-
-The selected case items are sorted by node id and dealt round-robin: shard ``i`` keeps
-positions ``i-1, i-1+N, …``, so every shard holds the same number of cases to within one,
-the same command on any machine selects the same cases, and the N shards together hold
-each case exactly once. Items that are not cases are kept by every shard.
+"""``--tooleval-shard i/N``: the case items sorted by node id and dealt round-robin, so
+shards are balanced, deterministic and together hold each case once. Other items are kept
+by every shard.
 """
 
 from __future__ import annotations
@@ -32,11 +29,9 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def shard_items(items: Sequence[T], shard: tuple[int, int], is_case: Callable[[T], bool],
-                nodeid: Callable[[T], str]) -> tuple[list[T], list[T]]:
-    """(kept, dropped), the kept ones in their original order."""
+                nodeid: Callable[[T], str]) -> list[T]:
+    """The items this shard keeps, in their original order."""
     index, count = shard
     cases = sorted(nodeid(item) for item in items if is_case(item))
     mine = {name for position, name in enumerate(cases) if position % count == index - 1}
-    kept = [item for item in items if not is_case(item) or nodeid(item) in mine]
-    dropped = [item for item in items if is_case(item) and nodeid(item) not in mine]
-    return kept, dropped
+    return [item for item in items if not is_case(item) or nodeid(item) in mine]

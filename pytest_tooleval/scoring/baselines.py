@@ -1,17 +1,8 @@
-"""Baselines: what trivial policies score on the same selection, through the same loop and
-scorer. A model that does not beat the best of them is NOT DEPLOYABLE.
+"""Baselines: what scripted policies (``POLICIES``, no model) score on the same selection,
+through the same loop and scorer. A model that does not beat the best is NOT DEPLOYABLE.
 
-Three scripted backends, no model, so they cost seconds:
-
-- ``never-call``: never calls a tool; answers with nothing;
-- ``top-routed``: calls the router's top-ranked tool with empty arguments once per step,
-  then answers with nothing;
-- ``echo``: never calls a tool; answers with the user's own message.
-
-They run on the built-in world (and the files' inline tools), as the model did. None of
-them changes the world: only ``top-routed`` calls tools, with empty arguments, and every
-side-effecting built-in requires arguments, so its call fails the schema and never runs
-(a provider wrapper refuses side-effecting calls anyway).
+They run on the built-in world, as the model did, and never change it: side-effecting
+calls are refused (``_ReadOnly``).
 """
 
 from __future__ import annotations
@@ -20,7 +11,7 @@ import json
 import logging
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +22,13 @@ from pytest_tooleval.engine.session import CaseRef, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router import default_router
-from pytest_tooleval.router.base import SHOWN, Routing
+from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.run.score import score_run
 from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
-from pytest_tooleval.world import WorldFactory
+from pytest_tooleval.world.factory import WorldFactory
 
 log = logging.getLogger(__name__)
 
@@ -80,62 +71,13 @@ class PolicyBackend(Backend):
         return {"backend": f"baseline:{self.policy}", "grammar": self.mode}
 
 
-class _ReadOnly(ToolProvider):
-    """Wraps the built-in provider so that no baseline call can change the shared world."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.source = inner.source
-
-    @property
-    def world(self) -> Any:
-        return self.inner.world
-
-    def list_tools(self) -> list[ToolSpec]:
-        return self.inner.list_tools()
+class _ReadOnly(BuiltinToolProvider):
+    """The built-in provider, refusing side-effecting calls: no baseline changes the world."""
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         if name in SIDE_EFFECTING_BUILTINS:
             return ToolResult.error("a baseline does not run side-effecting tools")
-        return self.inner.call(name, arguments)
-
-    def begin_case(self, context: CaseContext) -> None:
-        self.inner.begin_case(context)
-
-    def end_case(self) -> None:
-        self.inner.end_case()
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-class _RoutingMemo:
-    """The built-in router, remembering each (message, language, catalogue) it ranked: every
-    policy routes the same steps, and routing was most of the baselines' time (0.56 of 0.80 s
-    for 300 cases). That router is deterministic and reads only each spec's ``name`` and
-    ``stands_for``, so a remembered routing is the routing; each caller gets its own copy."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = getattr(inner, "name", "router")
-        self._seen: dict[tuple[Any, ...], Any] = {}
-
-    def route(self, message: str, language: str, catalogue: list[ToolSpec],
-              keep: tuple[str, ...] = ()) -> Any:
-        key = (message, language, tuple(keep),
-               tuple((spec.name, spec.stands_for) for spec in catalogue))
-        routing = self._seen.get(key)
-        if routing is None:
-            routing = self._seen[key] = self.inner.route(message, language, catalogue, keep)
-        return Routing(list(routing.tools), {name: list(why) for name, why in
-                                             routing.reasons.items()}, dict(routing.scores))
-
-    def for_case(self, case: Any) -> Any:
-        inner = self.inner.for_case(case)
-        return self if inner is self.inner else _RoutingMemo(inner)
-
-    def __getattr__(self, name: str) -> Any:  # describe() and the like
-        return getattr(self.inner, name)
+        return super().call(name, arguments)
 
 
 class _SharedWorlds:
@@ -152,14 +94,15 @@ class _SharedWorlds:
 
     def world_for_case(self, context: CaseContext) -> Any:
         key = json.dumps(context.world or {}, sort_keys=True)
-        if key not in self.worlds:
-            if not context.world:
-                self.worlds[key] = self.factory.template()
-            else:
-                destination = Path(tempfile.mkdtemp(prefix="baseline-", dir=self.base))
-                self.worlds[key] = self.factory.new_case_world(destination / "world",
-                                                               context.world)
-        return self.worlds[key]
+        if key in self.worlds:
+            return self.worlds[key]
+        if not context.world:
+            world = self.factory.template()
+        else:
+            destination = Path(tempfile.mkdtemp(prefix="baseline-", dir=self.base))
+            world = self.factory.new_case_world(destination / "world", context.world)
+        self.worlds[key] = world
+        return world
 
 
 class BaselineScorer:
@@ -168,52 +111,36 @@ class BaselineScorer:
 
     def __init__(self, *, k: int = SHOWN, builtin: bool = True, world_base: Path | None = None,
                  policies: Iterable[str] = POLICIES) -> None:
-        for policy in policies:
-            if policy not in POLICIES:
-                raise ValueError(f"unknown baseline policy {policy!r}")
-        self.k = k
-        self.builtin = builtin
-        self.world_base = world_base
+        router = default_router(k)  # shared with the run: its routings are remembered
+
+        def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
+            return list(router.route(message, language, tools).tools)
+
         self.policies = list(policies)
-        self._sessions: list[tuple[str, PolicyBackend, Any]] | None = None
+        self._backends = [PolicyBackend(policy, rank) for policy in self.policies]
         self._providers: list[ToolProvider] = []
         self._scratch: Path | None = None
-
-    def _setup(self) -> list[tuple[str, PolicyBackend, Any]]:
-        if self._sessions is None:
-            router = _RoutingMemo(default_router(self.k))
-
-            def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
-                return list(router.route(message, language, tools).tools)
-
-            if self.builtin:
-                if self.world_base is None:
-                    self._scratch = Path(tempfile.mkdtemp(prefix="tooleval-baselines-"))
-                worlds = _SharedWorlds(self.world_base or self._scratch)  # type: ignore[arg-type]
-                # Copy on write as in a run: a case whose tools never touch the world (the
-                # calculator) builds none, and reading tools read the shared template.
-                self._providers.append(_ReadOnly(BuiltinToolProvider(
-                    worlds.world_for_case, shared_world=worlds.shared)))
-            sessions = []
-            for policy in self.policies:
-                backend = PolicyBackend(policy, rank)
-                sessions.append((policy, backend, ModelSession(
-                    backend_factory=lambda b=backend: b, providers=self._providers,
-                    router_factory=lambda case_file: router)))
-            self._sessions = sessions
-        return self._sessions
+        if builtin:
+            if world_base is None:
+                world_base = self._scratch = Path(tempfile.mkdtemp(prefix="tooleval-baselines-"))
+            worlds = _SharedWorlds(world_base)
+            # Copy on write as in a run: a case whose tools never touch the world (the
+            # calculator) builds none, and reading tools read the shared template.
+            self._providers.append(_ReadOnly(worlds.world_for_case, shared_world=worlds.shared))
+        self._sessions = [ModelSession(backend_factory=lambda b=backend: b,
+                                       providers=self._providers,
+                                       router_factory=lambda case_file: router)
+                          for backend in self._backends]
 
     def score(self, ref: Any) -> dict[str, CaseResult | None]:
         """Every policy's result on this case (``CaseRef``); None for an ERROR."""
         outcomes: dict[str, CaseResult | None] = {}
-        for policy, backend, session in self._setup():
+        for backend, session in zip(self._backends, self._sessions, strict=True):
             backend.prepare(ref.case_file)
             run = session.run(ref)
-            if run.error is not None:
-                outcomes[policy] = None
-                continue
             # What the table sums up; the transcripts are not kept (a large run's memory).
-            outcomes[policy] = score_run(ref, run).model_copy(update={"steps": []})
+            outcomes[backend.policy] = None if run.error is not None else \
+                score_run(ref, run).model_copy(update={"steps": []})
         return outcomes
 
     def table(self, refs: Iterable[Any]) -> dict[str, dict[str, Any]]:
@@ -227,10 +154,10 @@ class BaselineScorer:
             table[policy] = {
                 "policy": POLICIES[policy],
                 "score": score_of(axes),
-                "axes": {axis: v["value"] for axis, v in axes.items()},
+                "axes": {axis: v.value for axis, v in axes.items()},
                 "outcomes": outcome_counts(results),
                 "cases": len(results),
-                "errors": len(tried) - len(results),
+                "errors": len(done) - len(results),
             }
         return table
 
@@ -238,7 +165,6 @@ class BaselineScorer:
         for provider in self._providers:
             provider.close()
         self._providers = []
-        self._sessions = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
@@ -256,9 +182,10 @@ def score_policies(
         scorer.close()
 
 
-def refs_for_results(results: Iterable[CaseResult], rootdir: Path) -> list[Any]:
-    """Case references for the scored cases of a run, re-read from their files (each read
-    once)."""
+def refs_for_results(results: Iterable[CaseResult], rootdir: Path,
+                     loaded: Mapping[Path, CaseFile] | None = None) -> list[Any]:
+    """Case references for the scored cases of a run: from ``loaded`` (case files this
+    process read, by resolved path), else re-read from their files."""
     files: dict[str, CaseFile | None] = {}
     refs = []
     for result in results:
@@ -267,9 +194,9 @@ def refs_for_results(results: Iterable[CaseResult], rootdir: Path) -> list[Any]:
         file = result.file
         if file not in files:
             path = Path(file)
-            path = path if path.is_absolute() else rootdir / path
+            path = (path if path.is_absolute() else rootdir / path).resolve()
             try:
-                files[file] = load_case_file(path)
+                files[file] = (loaded or {}).get(path) or load_case_file(path)
             except (CaseFileError, OSError) as exc:
                 log.warning("baselines: cannot reload %s: %s", path, exc)
                 files[file] = None

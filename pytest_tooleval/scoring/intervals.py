@@ -12,27 +12,12 @@ import math
 from typing import TYPE_CHECKING
 
 from pytest_tooleval.scoring.repeats import CaseTries
-from pytest_tooleval.scoring.settings import IntervalSettings as IntervalSettings
-from pytest_tooleval.scoring.statistics import (
-    Interval,
-    bootstrap,
-    wilson,
-)
+from pytest_tooleval.scoring.settings import IntervalSettings
+from pytest_tooleval.scoring.statistics import Interval, bootstrap, wilson
 
 if TYPE_CHECKING:
     from pytest_tooleval.report.model import Interval as ReportInterval
     from pytest_tooleval.report.model import Summary
-
-def _is_proportion(cases: list[CaseTries], axis: str,
-                   rows: list[dict[str, float]] | None = None) -> bool:
-    """Every case one try, valued 0 or 1 on ``axis`` (``rows``: their ``axes()``)."""
-    for case, row in zip(cases, rows or [case.axes() for case in cases], strict=True):
-        if case.n != 1:
-            return False
-        value = row.get(axis)
-        if value is not None and value not in (0.0, 1.0):
-            return False
-    return True
 
 
 def figure_intervals(
@@ -40,7 +25,7 @@ def figure_intervals(
 ) -> tuple[Interval | None, dict[str, Interval | None]]:
     """The score's interval (0–100) and each axis's (0–1) over these cases."""
     scored = [c for c in cases if c.n]
-    rows = [c.axes() for c in scored]  # each case's axes, worked out once
+    rows = [c.axes() for c in scored]
     result = bootstrap(rows, [c.stratum for c in scored], weights, level=settings.level,
                        resamples=settings.resamples, seed=settings.seed)
     axes: dict[str, Interval | None] = {}
@@ -51,9 +36,10 @@ def figure_intervals(
             continue
         total = sum(row[axis] for _, row in members)
         means[axis] = total / len(members)
-        # At 0 or 1 every resample is the same: the bootstrap cannot vary, Wilson can.
-        if (_is_proportion([c for c, _ in members], axis, [row for _, row in members])
-                or means[axis] in (0.0, 1.0)):
+        # A proportion (one try each, 0 or 1) is Wilson's; so is a mean at 0 or 1, where
+        # every resample is the same.
+        proportion = all(c.n == 1 and row[axis] in (0.0, 1.0) for c, row in members)
+        if proportion or means[axis] in (0.0, 1.0):
             axes[axis] = wilson(total, len(members), settings.level)
         else:
             axes[axis] = result.axes.get(axis)
@@ -73,11 +59,6 @@ def _score_interval(boot: Interval | None, axes: dict[str, Interval | None],
     return Interval(min(boot.low, low), max(boot.high, high), "bootstrap, widened by wilson")
 
 
-def _cases_for(width: float, cases: int, max_width: float) -> int:
-    """Cases that would bring an interval of this width down to max_width (width ∝ 1/√n)."""
-    return math.ceil(cases * (width / max_width) ** 2)
-
-
 def width_warnings(summary: Summary, settings: IntervalSettings) -> list[str]:
     """A sample-size warning for each figure whose interval is wider than max_width."""
     limit = settings.max_width
@@ -88,10 +69,11 @@ def width_warnings(summary: Summary, settings: IntervalSettings) -> list[str]:
             return
         width = (interval.high - interval.low) * scale
         if width > limit:
+            needed = math.ceil(cases * (width / limit) ** 2)  # width ∝ 1/√n
             found.append(
                 f"{label}: the {settings.level:.0%} interval {interval.text(scale)} is "
                 f"{width:.1f} points wide (over {limit:g}) with {cases} case(s); about "
-                f"{_cases_for(width, cases, limit)} would narrow it to {limit:g}"
+                f"{needed} would narrow it to {limit:g}"
             )
 
     check("score", summary.score_interval, 1.0, summary.cases_scored)

@@ -1,12 +1,9 @@
-"""Two runs of the same cases, compared case by case: only what changed carries signal.
+"""Two runs of the same cases, compared case by case (paired by content hash).
 
-Cases are paired by content hash (``CaseResult.case_hash``), so an edited case is listed
-apart instead of read as a change of the model. Per figure: the difference new − base with
-a paired bootstrap interval, a two-sided test (exact McNemar on pass/fail flips where the
-figure is a pass rate, the paired bootstrap otherwise), and the flip matrix. A drop is a
-regression only when its test is significant at the level, Bonferroni-corrected over the
-figures that decide (score, pass rate, each axis); otherwise it is "no detectable change",
-reported with the smallest difference this many cases could have detected.
+Per figure: new − base with a paired bootstrap interval, a two-sided test (exact McNemar on
+pass/fail flips, else sign-flip) and the flip matrix. A drop is a regression only when its
+test is significant, Bonferroni-corrected over the deciding figures; otherwise "no
+detectable change", with the smallest difference this many cases could have detected.
 """
 
 from __future__ import annotations
@@ -49,8 +46,7 @@ class Pairing:
 
 def pair_cases(new: list[CaseResult], base: list[CaseResult]) -> Pairing:
     """Pair by content hash (the same case even if renamed or moved); a case whose name is
-    in both runs but whose content differs is edited. Without hashes (old reports), by
-    node id."""
+    in both runs but whose content differs is edited. Without hashes, by node id."""
     pairing = Pairing()
     base_cases = group_tries(base)
     by_hash: dict[str, list[CaseTries]] = {}
@@ -87,9 +83,6 @@ def significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
 
-# ---------------------------------------------------------------------- flip matrices
-
-
 def passed_overall(case: CaseTries) -> bool | None:
     """PASS in most of its scored tries (a single run: PASS)."""
     return None if not case.n else case.passes / case.n > 0.5
@@ -115,7 +108,7 @@ class Flips:
 
     @property
     def cases(self) -> int:
-        return len(self.helped) + len(self.hurt) + len(self.both_pass) + len(self.both_fail)
+        return sum(len(cases) for cases in self._cells().values())
 
     @property
     def p_value(self) -> float:
@@ -128,14 +121,14 @@ class Flips:
     def to_dict(self) -> dict[str, Any]:
         return {
             "cases": self.cases,
-            "counts": {"helped": len(self.helped), "hurt": len(self.hurt),
-                       "both_pass": len(self.both_pass), "both_fail": len(self.both_fail)},
+            "counts": {key: len(cases) for key, cases in self._cells().items()},
             "mcnemar_p": significant(self.p_value),
-            "helped": self.helped,
-            "hurt": self.hurt,
-            "both_pass": self.both_pass,
-            "both_fail": self.both_fail,
+            **self._cells(),
         }
+
+    def _cells(self) -> dict[str, list[str]]:
+        return {"helped": self.helped, "hurt": self.hurt, "both_pass": self.both_pass,
+                "both_fail": self.both_fail}
 
 
 def flips(pairs: list[tuple[CaseTries, CaseTries]],
@@ -149,9 +142,6 @@ def flips(pairs: list[tuple[CaseTries, CaseTries]],
                 (True, False): table.helped, (False, True): table.hurt}[(after, before)]
         cell.append(new.key)
     return table
-
-
-# -------------------------------------------------------------------- paired figures
 
 
 @dataclass
@@ -194,10 +184,6 @@ class Row:
         return 1.0 if self.name.startswith(("score", "group")) else 100.0
 
 
-def _single_try(pairs: list[tuple[CaseTries, CaseTries]]) -> bool:
-    return all(new.n == 1 and base.n == 1 for new, base in pairs)
-
-
 def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, float], *,
                 level: float = DEFAULT_LEVEL, resamples: int = DEFAULT_RESAMPLES,
                 seed: int = DEFAULT_SEED, score_only: bool = False) -> list[Row]:
@@ -222,7 +208,7 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
                                                                  weights), seed=seed)))
     if score_only:
         return rows
-    single = _single_try(pairs)
+    single = all(new.n == 1 and base.n == 1 for new, base in pairs)
     overall = flips(pairs, passed_overall)
     rates_new = [{"pass": new.passes / new.n} for new, _ in pairs]
     rates_base = [{"pass": base.passes / base.n} for _, base in pairs]
@@ -304,9 +290,6 @@ def group_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, floa
         score.decides = False
         rows.append(score)
     return rows
-
-
-# --------------------------------------------------------------------------- verdict
 
 
 @dataclass

@@ -1,9 +1,8 @@
 """A case's tries (``--tooleval-repeat K``): one record per case over its repeats.
 
-Every figure of a run is computed over cases, not tries: a case's value on an axis is the
-mean over its scored tries, so a case run five times weighs as much as a case run once,
-and the bootstrap resamples cases (clusters), never tries apart. ERROR tries are counted,
-never scored. With a single run each case has one try and nothing changes.
+Every figure is computed over cases, not tries: a case's value on an axis is the mean over
+its scored tries, so a case run five times weighs as much as a case run once. ERROR tries
+are counted, never scored.
 """
 
 from __future__ import annotations
@@ -25,20 +24,16 @@ class CaseTries:
     def scored(self) -> list[CaseResult]:
         return [t for t in self.tries if t.scored]
 
-    @property
-    def first(self) -> CaseResult:
-        return self.tries[0]
-
     def label(self, key: str) -> str | None:
-        return self.first.label(key)
+        return self.tries[0].label(key)
 
     @property
     def stratum(self) -> str:
-        return self.first.category or "?"
+        return self.tries[0].category or "?"
 
     @property
     def case_hash(self) -> str | None:
-        return self.first.case_hash
+        return self.tries[0].case_hash
 
     @property
     def n(self) -> int:
@@ -47,10 +42,6 @@ class CaseTries:
     @property
     def passes(self) -> int:
         return sum(t.outcome is Outcome.PASS for t in self.scored)
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.passes / self.n if self.n else None
 
     def axes(self) -> dict[str, float]:
         """Mean over the scored tries, per axis the case counts on."""
@@ -97,9 +88,8 @@ def _pass_k(counts: list[tuple[int, int]], k: int) -> PassK | None:
 def repeats_summary(cases: list[CaseTries], axes: list[str]) -> Repeats:
     """pass^k and pass@k (overall and per axis), per-case rates and the flaky cases.
 
-    k is the most tries any case had; a case with fewer scored tries (ERRORs) is left out
-    of pass^k and counted as short. Overall a try passes when its outcome is PASS; on an
-    axis, when it earns the axis's full credit."""
+    k is the most tries any case had; a case with fewer scored tries is counted as short.
+    A try passes overall on PASS, on an axis with the axis's full credit."""
     k = max((len(c.tries) for c in cases), default=1)
     overall = [(c.n, c.passes) for c in cases if c.n]
     per_axis = {axis: [c.axis_passes(axis) for c in cases if c.axis_passes(axis)[0]]
@@ -120,10 +110,10 @@ def _case_row(case: CaseTries) -> CaseTriesRow:
     k = len(case.tries)
     return CaseTriesRow(
         case=case.key,
-        tries=len(case.tries),
+        tries=k,
         scored=case.n,
         passes=case.passes,
-        pass_rate=case.pass_rate,
+        pass_rate=case.passes / case.n if case.n else None,
         pass_hat_k=pass_hat_k(case.n, case.passes, k) if case.n >= k else None,
         pass_at_k=pass_at_k(case.n, case.passes, k) if case.n >= k else None,
         flaky=case.flaky,

@@ -1,24 +1,16 @@
 """Uncertainty for every figure the reports print: pure functions, no report shapes.
 
-- proportions: the Wilson score interval (stays inside [0, 1], sensible at 0 and 1);
-- repeats: unbiased pass^k and pass@k from n ≥ k tries of a case;
-- the weighted score and fractional axes: a percentile bootstrap over cases (stratified by
-  the case's category, so each axis keeps its case count; with repeats a case is one
-  cluster: its tries are averaged first, never resampled apart), with a fixed seed so the
-  interval itself is reproducible;
-- paired runs on the same cases: a paired bootstrap (the same case indices in both runs)
-  and the exact McNemar test on pass/fail flips;
-- planning: the McNemar power formula for cases needed and the smallest detectable
-  difference.
-
-numpy is used for the bootstrap only (thousands of resamples over hundreds of cases).
+Wilson intervals for proportions; unbiased pass^k and pass@k; a seeded percentile bootstrap
+over cases, stratified by category (a case with repeats is one cluster); the paired
+bootstrap, sign-flip and exact McNemar tests for two runs; McNemar power for planning.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -41,10 +33,6 @@ class Interval:
     high: float
     method: str
 
-    @property
-    def width(self) -> float:
-        return self.high - self.low
-
     def scaled(self, factor: float) -> Interval:
         return Interval(self.low * factor, self.high * factor, self.method)
 
@@ -62,8 +50,6 @@ def z_value(level: float) -> float:
         raise ValueError(f"a confidence level must lie strictly between 0 and 1, got {level}")
     return NormalDist().inv_cdf(0.5 + level / 2.0)
 
-
-# ------------------------------------------------------------------------ proportions
 
 
 def wilson(successes: float, n: int, level: float = DEFAULT_LEVEL) -> Interval | None:
@@ -83,8 +69,6 @@ def wilson(successes: float, n: int, level: float = DEFAULT_LEVEL) -> Interval |
     return Interval(low, high, "wilson")
 
 
-# ---------------------------------------------------------------------------- repeats
-
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """Unbiased estimate of "all k of k tries pass" from c passes in n tries: C(c,k)/C(n,k)."""
@@ -103,52 +87,46 @@ def _check_tries(n: int, c: int, k: int) -> None:
         raise ValueError(f"need 1 <= k <= n and 0 <= c <= n, got n={n}, c={c}, k={k}")
 
 
-# -------------------------------------------------------------------------- bootstrap
-
-#: A stratum smaller than this barely varies when resampled within itself: below it the
-#: bootstrap resamples all cases together instead (see ``usable_strata``).
+#: A stratum smaller than this barely varies when resampled within itself.
 MIN_STRATUM = 5
 
 
 def usable_strata(strata: Sequence[str]) -> list[str]:
     """The strata, or one stratum for all when any is too small to vary."""
-    labels = list(strata)
-    counts: dict[str, int] = {}
-    for label in labels:
-        counts[label] = counts.get(label, 0) + 1
+    counts = Counter(strata)
     if counts and min(counts.values()) < MIN_STRATUM:
-        return ["all"] * len(labels)
-    return labels
+        return ["all"] * len(strata)
+    return list(strata)
 
 
 def stratified_indices(strata: Sequence[str], resamples: int,
                        rng: np.random.Generator) -> np.ndarray:
     """``resamples`` × N case indices, drawn with replacement within each stratum."""
-    labels = list(strata)
     columns = []
-    for label in sorted(set(labels)):
-        members = np.array([i for i, s in enumerate(labels) if s == label], dtype=np.int64)
+    for label in sorted(set(strata)):
+        members = np.array([i for i, s in enumerate(strata) if s == label], dtype=np.int64)
         draws = rng.integers(0, len(members), size=(resamples, len(members)))
         columns.append(members[draws])
-    if not columns:
-        return np.zeros((resamples, 0), dtype=np.int64)
     return np.concatenate(columns, axis=1)
 
 
-def _figures(values: np.ndarray, weights: np.ndarray, indices: np.ndarray,
-             prepared: tuple[np.ndarray, np.ndarray] | None = None,
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Per resample: each axis's mean (NaN where no case has it) and the weighted score.
-    ``prepared``: ``_prepare(values)``, made once for all of a bootstrap's chunks."""
-    filled, present_cases = prepared if prepared is not None else _prepare(values)
-    # The same arrays as masking values[indices] per resample, built by one gather each.
+def _resampled(strata: Sequence[str], resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """The bootstrap's case indices, in chunks of ``_CHUNK`` resamples."""
+    usable = usable_strata(strata)
+    rng = np.random.default_rng(seed)
+    for start in range(0, resamples, _CHUNK):
+        yield stratified_indices(usable, min(_CHUNK, resamples - start), rng)
+
+
+def _figures(prepared: tuple[np.ndarray, np.ndarray], weights: np.ndarray,
+             indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per resample: each axis's mean (NaN where no case has it) and the weighted score,
+    from ``_prepare(values)``."""
+    filled, present_cases = prepared
     counts = present_cases[indices].sum(axis=1)  # resamples × axes
-    sums = filled[indices].sum(axis=1)
+    total = np.where(counts > 0, weights, 0.0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums / counts
-    used = np.where(counts > 0, weights, 0.0)
-    total = used.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+        means = filled[indices].sum(axis=1) / counts
         score = 100.0 * np.where(counts > 0, means * weights, 0.0).sum(axis=1) / total
     return means, score
 
@@ -189,12 +167,9 @@ def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
               resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> BootstrapResult:
     """Percentile intervals on the weighted score (0–100) and each axis mean (0–1).
 
-    ``rows``: one per case (a case with repeats is one row: its tries' means), each the
-    case's value on the axes it counts on; ``strata``: each case's category.
-
-    Remembered for the same arguments (a summary asks for the run's cases again for each
-    breakdown with one row, such as a run's one language): the same seed gives the same
-    interval, so a remembered one is the one it would compute."""
+    ``rows``: one per case (a case with repeats: its tries' means), each the case's value
+    on the axes it counts on; ``strata``: each case's category. Remembered: a breakdown
+    with one row (a run's one language) asks for the run's cases again."""
     return _bootstrap(tuple(tuple(sorted(row.items())) for row in rows), tuple(strata),
                       tuple(weights.items()), level, resamples, seed)
 
@@ -206,19 +181,11 @@ def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[st
     axes = [axis for axis, _ in weight_items]
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
-    values = case_matrix([dict(row) for row in rows], axes)
-    prepared = _prepare(values)
+    prepared = _prepare(case_matrix([dict(row) for row in rows], axes))
     w = np.array([weight for _, weight in weight_items])
-    rng = np.random.default_rng(seed)
-    usable = usable_strata(strata)
-    means_parts, score_parts = [], []
-    for start in range(0, resamples, _CHUNK):
-        indices = stratified_indices(usable, min(_CHUNK, resamples - start), rng)
-        means, score = _figures(values, w, indices, prepared)
-        means_parts.append(means)
-        score_parts.append(score)
-    means = np.concatenate(means_parts)
-    score = np.concatenate(score_parts)
+    parts = [_figures(prepared, w, indices) for indices in _resampled(strata, resamples, seed)]
+    means = np.concatenate([m for m, _ in parts])
+    score = np.concatenate([s for _, s in parts])
     return BootstrapResult(
         _percentile_interval(score, level, "bootstrap"),
         {axis: _percentile_interval(means[:, j], level, "bootstrap")
@@ -229,11 +196,10 @@ def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[st
 @dataclass(frozen=True)
 class PairedDifference:
     """new − base on one figure over paired cases: the point value, its paired interval
-    and a two-sided p-value (from the bootstrap, or exact McNemar for pass/fail rows)."""
+    and the bootstrap's standard error."""
 
     delta: float
     interval: Interval | None
-    p_value: float
     standard_error: float
 
 
@@ -251,55 +217,36 @@ def paired_bootstrap(
     keys = ["score", *axes]
     if not new_rows:
         return dict.fromkeys(keys)
-    new_values, base_values = case_matrix(new_rows, axes), case_matrix(base_rows, axes)
+    new, base = _prepare(case_matrix(new_rows, axes)), _prepare(case_matrix(base_rows, axes))
     w = np.array([weights[a] for a in axes])
     full = np.arange(len(new_rows))[None, :]
-    new_prepared, base_prepared = _prepare(new_values), _prepare(base_values)
-    new_means, new_score = _figures(new_values, w, full, new_prepared)
-    base_means, base_score = _figures(base_values, w, full, base_prepared)
-    strata = usable_strata(strata)
+    new_means, new_score = _figures(new, w, full)
+    base_means, base_score = _figures(base, w, full)
     observed = {"score": float(new_score[0] - base_score[0])}
     observed |= {a: float(new_means[0, j] - base_means[0, j]) for j, a in enumerate(axes)}
-    rng = np.random.default_rng(seed)
     parts: list[np.ndarray] = []
-    for start in range(0, resamples, _CHUNK):
-        indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)
-        nm, ns = _figures(new_values, w, indices, new_prepared)
-        bm, bs = _figures(base_values, w, indices, base_prepared)
+    for indices in _resampled(strata, resamples, seed):
+        nm, ns = _figures(new, w, indices)
+        bm, bs = _figures(base, w, indices)
         parts.append(np.column_stack([ns - bs, nm - bm]))
     samples = np.concatenate(parts)
-    found: dict[str, PairedDifference | None] = {}
+    found: dict[str, PairedDifference | None] = dict.fromkeys(keys)
     for j, key in enumerate(keys):
-        if not math.isfinite(observed[key]):
-            found[key] = None
-            continue
-        column = samples[:, j]
-        column = column[np.isfinite(column)]
-        found[key] = PairedDifference(
-            delta=observed[key],
-            interval=_percentile_interval(column, level, "paired bootstrap"),
-            p_value=bootstrap_p_value(column),
-            standard_error=float(column.std(ddof=1)) if column.size > 1 else 0.0,
-        )
+        column = samples[np.isfinite(samples[:, j]), j]
+        if math.isfinite(observed[key]):
+            found[key] = PairedDifference(
+                delta=observed[key],
+                interval=_percentile_interval(column, level, "paired bootstrap"),
+                standard_error=float(column.std(ddof=1)) if column.size > 1 else 0.0,
+            )
     return found
-
-
-def bootstrap_p_value(samples: np.ndarray) -> float:
-    """Two-sided: twice the smaller share of resampled differences on either side of 0
-    (each share counted with the observed run, so it is never 0)."""
-    total = samples.size + 1
-    below = (np.count_nonzero(samples <= 0) + 1) / total
-    above = (np.count_nonzero(samples >= 0) + 1) / total
-    return float(min(1.0, 2.0 * min(below, above)))
 
 
 def sign_flip_p(differences: Sequence[float], *, resamples: int = 20_000,
                 seed: int = DEFAULT_SEED) -> float:
-    """Two-sided paired randomisation test of a figure that is a sum of per-case
-    differences: under "no change" each case's two results are exchangeable, so each
-    difference's sign is a coin toss. Exact over every sign pattern up to 16 changed cases,
-    else a seeded Monte Carlo. Valid at any case count (the bootstrap is not: with one case
-    per stratum it cannot vary). For a pass/fail figure it is the exact McNemar test."""
+    """Two-sided paired randomisation test of a sum of per-case differences: under "no
+    change" each difference's sign is a coin toss. Exact up to 16 changed cases, else a
+    seeded Monte Carlo; valid at any case count, unlike the bootstrap."""
     d = np.asarray([x for x in differences if abs(x) > 1e-12], dtype=float)
     if d.size == 0:
         return 1.0
@@ -314,8 +261,6 @@ def sign_flip_p(differences: Sequence[float], *, resamples: int = 20_000,
         hits += int(np.count_nonzero(np.abs(signs @ d) >= observed))
     return (hits + 1) / (resamples + 1)
 
-
-# -------------------------------------------------------------------------- McNemar
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -367,9 +312,8 @@ def cases_needed(delta: float, discordance: float, *, alpha: float = 1 - DEFAULT
 def min_detectable(n: int, discordance: float, *, alpha: float = 1 - DEFAULT_LEVEL,
                    power: float = 0.8) -> float | None:
     """The smallest difference in pass rate that n paired cases detect with this power,
-    when ``discordance`` of them flip between runs (a difference d needs at least d
-    flipped, so the discordance is taken as at least d); floored at the fewest flips the
-    exact test can see. None when no difference up to 1 would be detected."""
+    when ``discordance`` of them flip (taken as at least the difference); floored at the
+    fewest flips the exact test can see. None when no difference up to 1 would be."""
     if n <= 0 or min_flips(alpha) > n:
         return None
 

@@ -12,8 +12,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-# The wall clock of one tool call; a provider whose calls have a longer clock of their own
-# (``ToolProvider.call_limit_s``, an MCP server's ``call_timeout``) gets that instead.
 from pytest_tooleval.tools.deadline import TOOL_TIMEOUT_S, CallExpired, call_within
 
 
@@ -102,15 +100,12 @@ class ToolProvider(ABC):
 
     def fork(self) -> ToolProvider | None:
         """A provider with its own per-case state for a concurrent tool loop (a profile's
-        ``concurrency``), run from another thread. None (the default): this provider serves
-        one case at a time (a server with state between cases, functions not known to be
-        thread-safe), and the run's concurrency stays 1."""
+        ``concurrency``); None: this one serves one case at a time, and concurrency stays 1."""
         return None
 
     @property
     def world(self) -> Any:
-        """The case's world, which the case's state checks (``after``) read: the built-in
-        provider's; None (the default) for a provider without one."""
+        """The case's world, which its state checks (``after``) read; None without one."""
         return None
 
     def shadowed_builtins(self) -> set[str]:

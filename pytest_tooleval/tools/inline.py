@@ -33,7 +33,4 @@ class InlineToolProvider(ToolProvider):
             value = tool.results[min(index, len(tool.results) - 1)] if tool.results else ""
         else:
             value = tool.result if tool.result is not None else "ok"
-        result = ToolResult.of(value)
-        if tool.error:
-            return ToolResult(result.text, is_error=True)
-        return result
+        return ToolResult(ToolResult.of(value).text, is_error=tool.error)

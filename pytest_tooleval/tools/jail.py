@@ -159,7 +159,6 @@ def interpreter() -> str:
     return os.path.realpath(sys.executable)
 
 
-
 def system_binds(interpreter: bool = True) -> list[str]:
     """Read-only system pieces: /usr (the loader, libc, git), the top-level links into it,
     the loader's cache, and the interpreter's own files when it lives outside /usr."""
@@ -318,7 +317,6 @@ def use_jail(unsafe: bool) -> bool:
     if unsafe:
         return False
     raise JailUnavailable(f"{found.detail}; {INSTALL_HINT}")
-
 
 
 # Running one command in the jail, and knowing when it is gone.
@@ -635,25 +633,3 @@ def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
             continue
     return total
 
-
-__all__ = [
-    "JAIL_HOME",
-    "UNSAFE_FLAG",
-    "UNSAFE_MODE",
-    "JailBroken",
-    "JailUnavailable",
-    "Outcome",
-    "Probe",
-    "bwrap_argv",
-    "call_uid",
-    "describe",
-    "disk_usage",
-    "give",
-    "inside",
-    "interpreter",
-    "probe",
-    "run",
-    "system_binds",
-    "use_jail",
-    "world_bind",
-]

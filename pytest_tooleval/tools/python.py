@@ -94,7 +94,7 @@ def describe_function(
     summary, param_docs = parse_docstring(inspect.getdoc(function) or "")
     try:
         signature = inspect.signature(function)
-        hints = _type_hints(function)
+        hints = typing.get_type_hints(function, include_extras=True)
     except (TypeError, ValueError, NameError) as exc:
         raise PythonToolError(f"{where}: cannot read its signature: {exc}") from None
     fields: dict[str, Any] = {}
@@ -116,10 +116,6 @@ def describe_function(
         raise PythonToolError(f"{where}: cannot derive a JSON schema: {exc}") from None
     text = (description if description is not None else summary).strip()
     return PythonTool(tool_name, text or tool_name, schema, model, function)
-
-
-def _type_hints(function: Callable[..., Any]) -> dict[str, Any]:
-    return typing.get_type_hints(function, include_extras=True)
 
 
 def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
@@ -250,7 +246,9 @@ class PythonToolProvider(ToolProvider):
                 value = self._await(value)
         except (Exception, SystemExit) as exc:  # argparse and sys.exit raise SystemExit
             return ToolResult.error(f"{type(exc).__name__}: {exc}")
-        return render_value(value)
+        if isinstance(value, ToolResult):
+            return value
+        return ToolResult.of(to_jsonable_python(value, fallback=str))  # a str stays as it is
 
     def _await(self, awaitable: Any) -> Any:
         """Run a coroutine on this provider's own loop (kept, so loop-bound state survives)."""
@@ -274,15 +272,6 @@ class PythonToolProvider(ToolProvider):
 
     def describe(self) -> dict[str, Any]:
         return {"source": self.source, "tools": list(self._tools)}
-
-
-def render_value(value: Any) -> ToolResult:
-    """str as-is, a ``ToolResult`` passed through, anything else as JSON."""
-    if isinstance(value, ToolResult):
-        return value
-    if isinstance(value, str):
-        return ToolResult(value)
-    return ToolResult.of(to_jsonable_python(value, fallback=str))
 
 
 def _validation_summary(exc: ValidationError) -> str:
@@ -336,8 +325,6 @@ def collect_python_tools(
 def python_providers(functions: Iterable[Callable[..., Any]]) -> list[PythonToolProvider]:
     """One provider per origin file, so duplicate-name messages point at the right file."""
     by_origin: dict[str, list[Callable[..., Any]]] = {}
-    for function in functions:
-        group = by_origin.setdefault(python_tool(function).origin, [])
-        if function not in group:
-            group.append(function)
+    for function in functions:  # a function listed twice is one tool (PythonToolProvider)
+        by_origin.setdefault(python_tool(function).origin, []).append(function)
     return [PythonToolProvider(group, f"python:{origin}") for origin, group in by_origin.items()]

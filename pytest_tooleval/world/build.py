@@ -12,6 +12,7 @@ import io
 import json
 import os
 from datetime import datetime
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -25,36 +26,32 @@ DEFAULT_AUTHOR = "Deniz Aksoy"
 META_FILE = "meta/build.json"
 
 
-def _stamp(iso: str) -> datetime:
-    return datetime.fromisoformat(iso)
-
-
 def _write(path: Path, data: bytes | str, when: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.write_bytes(data)
-    epoch = _stamp(when).timestamp()
+    epoch = datetime.fromisoformat(when).timestamp()
     os.utime(path, (epoch, epoch))
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
 
 def _html_page(title: str, body: str, lang: str) -> str:
     parts = [f"<h1>{html.escape(title)}</h1>"]
     for para in body.strip().split("\n\n"):
-        items: list[str] = []
-        for line in para.split("\n"):
-            if line.startswith("- "):
-                items.append(f"<li>{html.escape(line[2:])}</li>")
+        for listed, lines in groupby(para.split("\n"), key=lambda line: line.startswith("- ")):
+            if listed:
+                items = "".join(f"<li>{html.escape(line[2:])}</li>" for line in lines)
+                parts.append(f"<ul>{items}</ul>")
                 continue
-            if items:
-                parts.append("<ul>" + "".join(items) + "</ul>")
-                items = []
-            if line.startswith("# "):
-                parts.append(f"<h2>{html.escape(line[2:])}</h2>")
-            elif line.strip():
-                parts.append(f"<p>{html.escape(line)}</p>")
-        if items:
-            parts.append("<ul>" + "".join(items) + "</ul>")
+            for line in lines:
+                if line.startswith("# "):
+                    parts.append(f"<h2>{html.escape(line[2:])}</h2>")
+                elif line.strip():
+                    parts.append(f"<p>{html.escape(line)}</p>")
     return (
         f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n</head>\n<body>\n"
@@ -66,7 +63,7 @@ def _html_page(title: str, body: str, lang: str) -> str:
 def render_document(doc: dict[str, Any], lang: str) -> bytes:
     """One document spec (see documents_*.yaml) to the bytes of its file."""
     suffix = Path(doc["path"]).suffix.lower()
-    when = _stamp(doc["date"])
+    when = datetime.fromisoformat(doc["date"])
     if suffix == ".pdf":
         return formats.make_pdf(doc["title"], doc["body"], when)
     if suffix == ".docx":
@@ -100,40 +97,35 @@ def _build_home(home: Path) -> None:
         _write(home / rel, formats.make_png(w, h, (r, g, b)), when)
     for rel, archive in spec["archives"].items():
         members = {name: text.encode("utf-8") for name, text in archive["members"].items()}
-        when = _stamp(archive["mtime"])
+        when = datetime.fromisoformat(archive["mtime"])
         maker = formats.make_zip if rel.endswith(".zip") else formats.make_targz
         _write(home / rel, maker(members, when), archive["mtime"])
 
 
+def _records(fields: str, rows: list[list[Any]]) -> list[dict[str, Any]]:
+    return [dict(zip(fields.split(), row, strict=True)) for row in rows]
+
+
 def _build_state(state: Path) -> None:
     people = load_yaml("people.yaml")
-    calendar = [
-        dict(zip(("id", "title", "start", "end", "location", "notes"), row, strict=True))
-        for row in load_yaml("calendar.yaml")
-    ]
-    calendar.sort(key=lambda e: (_stamp(e["start"]), e["id"]))
+    calendar = _records("id title start end location notes", load_yaml("calendar.yaml"))
+    calendar.sort(key=lambda e: (datetime.fromisoformat(e["start"]), e["id"]))
     tables: dict[str, Any] = {
         "clock": {"now": DEFAULT_NOW, "timezone": DEFAULT_TIMEZONE},
         "calendar": calendar,
-        "memories": [
-            dict(zip(("key", "text", "saved_at"), m, strict=True)) for m in people["memories"]
-        ],
-        "contacts": [
-            dict(zip(("name", "phone", "email", "address", "notes"), c, strict=True))
-            for c in people["contacts"]
-        ],
-        "reminders": [dict(zip(("id", "text", "at"), r, strict=True)) for r in people["reminders"]],
+        "memories": _records("key text saved_at", people["memories"]),
+        "contacts": _records("name phone email address notes", people["contacts"]),
+        "reminders": _records("id text at", people["reminders"]),
         "outbox": [],
     }
     for name, data in tables.items():
-        text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-        _write(state / f"{name}.json", text, DEFAULT_NOW)
+        _write(state / f"{name}.json", _json(data), DEFAULT_NOW)
 
 
 def _fix_mtimes(root: Path, when: str) -> None:
     """Directories outside the repository (which keeps the times its history gives,
     world/repo.py) get one fixed mtime, deepest first."""
-    epoch = _stamp(when).timestamp()
+    epoch = datetime.fromisoformat(when).timestamp()
     repo = root / "home" / REPO_DIR
     for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):
         if path.is_dir() and path != repo and repo not in path.parents:
@@ -151,10 +143,9 @@ def build_template(dest: Path) -> World:
     _build_home(world.home)
     repo_info = build_repo(world.repo)
     _build_state(world.state_dir)
-    pages = all_pages()
-    web_text = json.dumps([public_record(p) for p in pages], ensure_ascii=False, indent=1) + "\n"
-    _write(world.web_dir / "pages.json", web_text, DEFAULT_NOW)
+    _write(world.web_dir / "pages.json", _json([public_record(p) for p in all_pages()]),
+           DEFAULT_NOW)
     meta = {"fingerprint": fingerprint(), "repo": repo_info}
-    _write(dest / META_FILE, json.dumps(meta, ensure_ascii=False, indent=1) + "\n", DEFAULT_NOW)
+    _write(dest / META_FILE, _json(meta), DEFAULT_NOW)
     _fix_mtimes(dest, load_yaml("home.yaml")["default_mtime"])
     return world

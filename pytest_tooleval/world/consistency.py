@@ -23,35 +23,31 @@ TOTAL_LABELS = {"total", "totals", "grand total", "toplam", "genel toplam", "yı
 _NUMBER = re.compile(r"\d[\d.,]*\d|\d")
 
 
-def number(text: str, convention: str) -> Decimal:
-    """'17.916,83' with convention 'tr', '1,146.73' with 'en'."""
-    group, point = (".", ",") if convention == "tr" else (",", ".")
+def number(text: str, lang: str) -> Decimal:
+    """'17.916,83' in Turkish ('tr'), '1,146.73' in English."""
+    group, point = (".", ",") if lang == "tr" else (",", ".")
     return Decimal(text.strip().replace(group, "").replace(point, "."))
 
 
-def first_number(text: str, convention: str) -> Decimal:
+def first_number(text: str, lang: str) -> Decimal:
     match = _NUMBER.search(str(text))
     if not match:
         raise ValueError(f"no number in {text!r}")
-    return number(match.group(), convention)
-
-
-def _convention(lang: str) -> str:
-    return "tr" if lang == "tr" else "en"
-
-
-def _column(doc: dict[str, Any], name: str, lang: str) -> list[Decimal]:
-    header, *rows = doc["rows"]
-    index = header.index(name)
-    return [number(row[index], _convention(lang)) for row in rows
-            if row[index].strip() and not _is_total(row)]
+    return number(match.group(), lang)
 
 
 def _is_total(row: list[str]) -> bool:
     return bool(row) and row[0].strip().lower().rstrip(":") in TOTAL_LABELS
 
 
-def fact_shape_problems(lang: str, doc: dict[str, Any]) -> list[str]:
+def _column(doc: dict[str, Any], name: str, lang: str) -> list[Decimal]:
+    header, *rows = doc["rows"]
+    index = header.index(name)
+    return [number(row[index], lang) for row in rows
+            if row[index].strip() and not _is_total(row)]
+
+
+def fact_shape_problems(doc: dict[str, Any]) -> list[str]:
     """None values and keys that are the tail of a number split at a decimal comma."""
     out = []
     for key, value in (doc.get("facts") or {}).items():
@@ -68,7 +64,6 @@ def total_line_problems(lang: str, doc: dict[str, Any]) -> list[str]:
         return []
     out = []
     header, *rows = doc["rows"]
-    conv = _convention(lang)
     start = 0
     for n, row in enumerate(rows):
         if not _is_total(row):
@@ -77,16 +72,12 @@ def total_line_problems(lang: str, doc: dict[str, Any]) -> list[str]:
         for col, cell in enumerate(row[1:], 1):
             if not cell.strip() or not _NUMBER.fullmatch(cell.strip().lstrip("-")):
                 continue
-            summed = sum((number(r[col], conv) for r in block if r[col].strip()), Decimal(0))
-            if number(cell, conv) != summed:
+            summed = sum((number(r[col], lang) for r in block if r[col].strip()), Decimal(0))
+            if number(cell, lang) != summed:
                 out.append(f"{doc['path']}: total of {header[col]!r} is {cell}, "
                            f"the rows sum to {summed}")
         start = n + 1
     return out
-
-
-def _sum(doc: dict[str, Any], column: str, lang: str) -> Decimal:
-    return sum(_column(doc, column, lang), Decimal(0))
 
 
 def _overtime(doc: dict[str, Any], lang: str) -> Decimal:
@@ -94,12 +85,8 @@ def _overtime(doc: dict[str, Any], lang: str) -> Decimal:
                Decimal(0))
 
 
-def _highest_gas(doc: dict[str, Any], lang: str) -> Decimal:
-    return max(_column(doc, "dogalgaz_tl", lang))
-
-
 def _budget(doc: dict[str, Any], lang: str, income: bool) -> Decimal:
-    return sum((number(row[1], _convention(lang)) for row in doc["rows"][1:]
+    return sum((number(row[1], lang) for row in doc["rows"][1:]
                 if row[0].startswith("income") == income), Decimal(0))
 
 
@@ -117,26 +104,19 @@ def _monthly_total(doc: dict[str, Any], lang: str) -> Decimal:
     return sum((Decimal(str(i[key])) for i in items), Decimal(0))
 
 
-# (document path, fact key) -> what the fact must say, computed from the document itself.
-# A Decimal is compared with the first number in the fact; a string must start the fact.
-DERIVED: dict[tuple[str, str], Callable[[dict[str, Any], str], Decimal | str]] = {
-    ("Documents/Faturalar/fatura_özeti_2025.csv", "yıllık elektrik"):
-        lambda d, lang: _sum(d, "elektrik_tl", lang),
-    ("Documents/Faturalar/fatura_özeti_2025.csv", "yıllık doğalgaz"):
-        lambda d, lang: _sum(d, "dogalgaz_tl", lang),
-    ("Documents/İş/mesai_çizelgesi_şubat_2026.csv", "toplam"):
-        lambda d, lang: _sum(d, "calisilan_saat", lang),
+# (document path, fact key) -> what the fact must say, computed from the document itself:
+# a column name stands for the sum of that column. A Decimal is compared with the first
+# number in the fact; a string must start the fact.
+DERIVED: dict[tuple[str, str], str | Callable[[dict[str, Any], str], Decimal | str]] = {
+    ("Documents/Faturalar/fatura_özeti_2025.csv", "yıllık elektrik"): "elektrik_tl",
+    ("Documents/Faturalar/fatura_özeti_2025.csv", "yıllık doğalgaz"): "dogalgaz_tl",
+    ("Documents/İş/mesai_çizelgesi_şubat_2026.csv", "toplam"): "calisilan_saat",
     ("Documents/İş/mesai_çizelgesi_şubat_2026.csv", "fazla mesai"): _overtime,
-    ("Documents/İş/mesai_çizelgesi_mart_2026.csv", "toplam (2-11 Mart)"):
-        lambda d, lang: _sum(d, "calisilan_saat", lang),
-    ("Documents/Finans/taksit_tablosu_buzdolabı.csv", "toplam"):
-        lambda d, lang: _sum(d, "tutar_tl", lang),
-    ("Documents/Travel/travel_expenses_berlin_2025.csv", "total"):
-        lambda d, lang: _sum(d, "amount_eur", lang),
-    ("Documents/Work/timesheet_harrow_february_2026.csv", "total hours"):
-        lambda d, lang: _sum(d, "hours", lang),
-    ("Documents/Work/timesheet_harrow_march_2026.csv", "hours so far"):
-        lambda d, lang: _sum(d, "hours", lang),
+    ("Documents/İş/mesai_çizelgesi_mart_2026.csv", "toplam (2-11 Mart)"): "calisilan_saat",
+    ("Documents/Finans/taksit_tablosu_buzdolabı.csv", "toplam"): "tutar_tl",
+    ("Documents/Travel/travel_expenses_berlin_2025.csv", "total"): "amount_eur",
+    ("Documents/Work/timesheet_harrow_february_2026.csv", "total hours"): "hours",
+    ("Documents/Work/timesheet_harrow_march_2026.csv", "hours so far"): "hours",
     ("Documents/Finance/budget_2026.csv", "monthly income"):
         lambda d, lang: _budget(d, lang, income=True),
     ("Documents/Finance/budget_2026.csv", "monthly spending plan"):
@@ -156,20 +136,20 @@ def derived_fact_problems(lang: str, doc: dict[str, Any]) -> list[str]:
         if key not in facts:
             out.append(f"{path}: derived fact {key!r} is missing")
             continue
-        expected = compute(doc, lang)
+        if isinstance(compute, str):
+            expected: Decimal | str = sum(_column(doc, compute, lang), Decimal(0))
+        else:
+            expected = compute(doc, lang)
         stated = facts[key]
         if isinstance(expected, Decimal):
-            try:
-                got = first_number(str(stated), _convention(lang))
-            except ValueError:
-                got = None
-            if got != expected:
+            text = str(stated)
+            if (first_number(text, lang) if _NUMBER.search(text) else None) != expected:
                 out.append(f"{path}: fact {key!r} says {stated!r}, the data gives {expected}")
         elif not str(stated).startswith(expected):
             out.append(f"{path}: fact {key!r} says {stated!r}, the data gives {expected!r}")
     if doc["path"] == "Documents/Faturalar/fatura_özeti_2025.csv":
         stated = str(facts.get("en yüksek ay", ""))
-        highest = _highest_gas(doc, lang)
+        highest = max(_column(doc, "dogalgaz_tl", lang))
         numbers = [number(m, "tr") for m in _NUMBER.findall(stated) if "," in m]
         if numbers != [highest]:
             out.append(f"{doc['path']}: 'en yüksek ay' says {stated!r}, "
@@ -181,7 +161,7 @@ def problems(docs: list[tuple[str, dict[str, Any]]] | None = None) -> list[str]:
     """Every inconsistency in the documents' data (an empty list when all is well)."""
     out: list[str] = []
     for lang, doc in documents() if docs is None else docs:
-        out += fact_shape_problems(lang, doc)
+        out += fact_shape_problems(doc)
         out += total_line_problems(lang, doc)
         out += derived_fact_problems(lang, doc)
     return out

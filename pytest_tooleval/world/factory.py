@@ -27,21 +27,6 @@ class WorldOverrideError(ValueError):
     """An override that cannot apply: bad clock, unknown zone, or a path leaving home."""
 
 
-def parse_overrides(value: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
-    """The one override model (``cases.model.WorldOverrides``), from itself or a mapping."""
-    if value is None:
-        return WorldOverrides()
-    if isinstance(value, WorldOverrides):
-        return value
-    try:
-        return WorldOverrides.model_validate(dict(value))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'world'}: {err['msg']}"
-            for err in exc.errors(include_url=False))
-        raise WorldOverrideError(f"invalid world override(s): {problems}") from None
-
-
 def safe_home_path(home: Path, rel: str) -> Path:
     """Resolve ``rel`` inside ``home`` or refuse: absolute, ``..``, drive or symlink escapes."""
     if not rel or "\x00" in rel:
@@ -58,55 +43,39 @@ def safe_home_path(home: Path, rel: str) -> Path:
     return target
 
 
-def _apply(world: World, overrides: WorldOverrides) -> None:
-    clock = world.load_state("clock")
-    if overrides.timezone is not None:
-        try:
-            zone = ZoneInfo(overrides.timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise WorldOverrideError(f"unknown timezone: {overrides.timezone!r}") from exc
-        clock["timezone"] = overrides.timezone
-    else:
-        zone = ZoneInfo(clock["timezone"])
-    if overrides.clock is not None:
-        try:
-            now = datetime.fromisoformat(overrides.clock)
-        except ValueError as exc:
-            raise WorldOverrideError(f"clock is not an ISO datetime: {overrides.clock!r}") from exc
-        # A naive clock is read in the world's zone; an aware one keeps its instant.
-        now = now.replace(tzinfo=zone) if now.tzinfo is None else now
-        clock["now"] = now.astimezone(zone).isoformat()
-    elif overrides.timezone is not None:
-        clock["now"] = datetime.fromisoformat(clock["now"]).astimezone(zone).isoformat()
-    if overrides.clock is not None or overrides.timezone is not None:
-        world.save_state("clock", clock)
-    epoch = datetime.fromisoformat(clock["now"]).timestamp()
-    for rel, text in overrides.files.items():
-        if not isinstance(text, str):
-            raise WorldOverrideError(f"override file content must be text: {rel!r}")
-        target = safe_home_path(world.home, rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        safe_home_path(world.home, rel)  # re-check: a parent may have been a symlink
-        target.write_text(text, encoding="utf-8")
-        os.utime(target, (epoch, epoch))
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise WorldOverrideError(f"unknown timezone: {name!r}") from exc
+
+
+def _clock(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise WorldOverrideError(f"clock is not an ISO datetime: {text!r}") from exc
 
 
 def validate_overrides(overrides: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
-    """Check overrides without a world (load time): paths, clock and zone."""
-    parsed = parse_overrides(overrides)
-    probe = Path("/nonexistent-tooleval-home")
+    """The one override model (``cases.model.WorldOverrides``), from itself or a mapping,
+    checked without a world (load time): paths, clock and zone."""
+    if isinstance(overrides, WorldOverrides):
+        parsed = overrides
+    else:
+        try:
+            parsed = WorldOverrides.model_validate(dict(overrides or {}))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'world'}: {err['msg']}"
+                for err in exc.errors(include_url=False))
+            raise WorldOverrideError(f"invalid world override(s): {problems}") from None
     for rel in parsed.files:
-        safe_home_path(probe, rel)
+        safe_home_path(Path("/nonexistent-tooleval-home"), rel)
     if parsed.timezone is not None:
-        try:
-            ZoneInfo(parsed.timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise WorldOverrideError(f"unknown timezone: {parsed.timezone!r}") from exc
+        _zone(parsed.timezone)
     if parsed.clock is not None:
-        try:
-            datetime.fromisoformat(parsed.clock)
-        except ValueError as exc:
-            raise WorldOverrideError(f"clock is not an ISO datetime: {parsed.clock!r}") from exc
+        _clock(parsed.clock)
     return parsed
 
 
@@ -120,7 +89,23 @@ def copy_world(
         raise FileExistsError(f"{dest} is not empty")
     shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
     world = World(dest)
-    _apply(world, parsed)
+    clock = world.load_state("clock")
+    if parsed.clock is not None or parsed.timezone is not None:
+        if parsed.timezone is not None:
+            clock["timezone"] = parsed.timezone
+        zone = _zone(clock["timezone"])
+        now = _clock(parsed.clock if parsed.clock is not None else clock["now"])
+        # A naive clock is read in the world's zone; an aware one keeps its instant.
+        now = now.replace(tzinfo=zone) if now.tzinfo is None else now
+        clock["now"] = now.astimezone(zone).isoformat()
+        world.save_state("clock", clock)
+    epoch = datetime.fromisoformat(clock["now"]).timestamp()
+    for rel, text in parsed.files.items():
+        target = safe_home_path(world.home, rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        safe_home_path(world.home, rel)  # re-check: a parent may have been a symlink
+        target.write_text(text, encoding="utf-8")
+        os.utime(target, (epoch, epoch))
     return world
 
 

@@ -15,8 +15,9 @@ import tarfile
 import textwrap
 import zipfile
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
+from pathlib import PurePosixPath
 from xml.sax.saxutils import escape
 
 PDF_CODEC = "cp1254"
@@ -43,13 +44,8 @@ def _pdf_string(text: str) -> bytes:
 
 
 def _to_unicode_cmap() -> bytes:
-    entries = []
-    for code in range(0x20, 0x100):
-        try:
-            char = bytes([code]).decode(PDF_CODEC)
-        except UnicodeDecodeError:
-            continue
-        entries.append(f"<{code:02X}> <{ord(char):04X}>")
+    chars = ((code, bytes([code]).decode(PDF_CODEC, "ignore")) for code in range(0x20, 0x100))
+    entries = [f"<{code:02X}> <{ord(char):04X}>" for code, char in chars if char]
     blocks = []
     for start in range(0, len(entries), 100):
         chunk = entries[start : start + 100]
@@ -154,12 +150,9 @@ def make_pdf(title: str, body: str, when: datetime) -> bytes:
 
 
 def _pdf_offset(when: datetime) -> str:
-    offset = when.utcoffset()
-    if offset is None:
-        return "Z"
-    minutes = int(offset.total_seconds() // 60)
-    sign = "+" if minutes >= 0 else "-"
-    return f"{sign}{abs(minutes) // 60:02d}'{abs(minutes) % 60:02d}'"
+    """The PDF date's offset: ``+03'00'``, or ``Z`` for a naive time."""
+    offset = when.strftime("%z")
+    return f"{offset[:3]}'{offset[3:5]}'" if offset else "Z"
 
 
 # --- DOCX -----------------------------------------------------------------------------
@@ -189,20 +182,16 @@ _RELS = (
 
 
 def _docx_paragraph(text: str, bold: bool = False, size: int | None = None) -> str:
-    props = ""
-    if bold or size:
-        props = "<w:rPr>" + ("<w:b/>" if bold else "") + (f'<w:sz w:val="{size}"/>' if size else "")
-        props += "</w:rPr>"
+    props = ("<w:b/>" if bold else "") + (f'<w:sz w:val="{size}"/>' if size else "")
+    props = f"<w:rPr>{props}</w:rPr>" if props else ""
     return f'<w:p><w:r>{props}<w:t xml:space="preserve">{escape(text)}</w:t></w:r></w:p>'
 
 
 def _docx_table(rows: list[list[str]]) -> str:
-    cells = []
-    for row in rows:
-        tds = "".join(f"<w:tc>{_docx_paragraph(c)}</w:tc>" for c in row)
-        cells.append(f"<w:tr>{tds}</w:tr>")
+    cells = "".join("<w:tr>" + "".join(f"<w:tc>{_docx_paragraph(c)}</w:tc>" for c in row)
+                    + "</w:tr>" for row in rows)
     borders = '<w:tblBorders><w:insideH w:val="single" w:sz="4"/></w:tblBorders>'
-    return f"<w:tbl><w:tblPr>{borders}</w:tblPr>{''.join(cells)}</w:tbl>"
+    return f"<w:tbl><w:tblPr>{borders}</w:tblPr>{cells}</w:tbl>"
 
 
 def make_docx(title: str, body: str, when: datetime, author: str) -> bytes:
@@ -267,7 +256,8 @@ def make_targz(members: Mapping[str, bytes], when: datetime) -> bytes:
     raw = io.BytesIO()
     epoch = int(when.timestamp())
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as archive:
-        for directory in _parent_dirs(members):
+        parents = {str(p) for name in members for p in PurePosixPath(name).parents}
+        for directory in sorted(parents - {"."}):
             info = tarfile.TarInfo(directory)
             info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, epoch
             archive.addfile(info)
@@ -279,15 +269,6 @@ def make_targz(members: Mapping[str, bytes], when: datetime) -> bytes:
     with gzip.GzipFile(filename="", fileobj=out, mode="wb", compresslevel=9, mtime=epoch) as gz:
         gz.write(raw.getvalue())
     return out.getvalue()
-
-
-def _parent_dirs(names: Iterable[str]) -> list[str]:
-    seen: set[str] = set()
-    for name in names:
-        parts = name.split("/")[:-1]
-        for i in range(1, len(parts) + 1):
-            seen.add("/".join(parts[:i]))
-    return sorted(seen)
 
 
 def make_png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,58 +25,38 @@ class RepoBuildError(RuntimeError):
 def git_date(iso: str) -> str:
     """ISO-8601 with offset to git's raw ``<epoch> +hhmm`` form (no parsing ambiguity)."""
     when = datetime.fromisoformat(iso)
-    offset = when.utcoffset()
-    if offset is None:
+    if when.utcoffset() is None:
         raise RepoBuildError(f"date without an offset: {iso}")
-    minutes = int(offset.total_seconds() // 60)
-    sign = "+" if minutes >= 0 else "-"
-    return f"{int(when.timestamp())} {sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
+    return f"{int(when.timestamp())} {when.strftime('%z')}"
 
 
-class _Git:
-    def __init__(self, repo: Path, scratch: Path) -> None:
-        self.repo = repo
-        self.base_env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(scratch),
-            "XDG_CONFIG_HOME": str(scratch),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
-            "LC_ALL": "C",
-            "TZ": "UTC",
-        }
+def _git_runner(repo: Path, scratch: Path) -> Callable[..., str]:
+    """``git(*args, who=, date=, stdin=)`` in ``repo``, with nothing taken from the machine."""
+    base_env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(scratch),
+        "XDG_CONFIG_HOME": str(scratch),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+        "LC_ALL": "C",
+        "TZ": "UTC",
+    }
 
-    def __call__(
-        self,
-        *args: str,
-        who: dict[str, str] | None = None,
-        date: str | None = None,
-        stdin: str | None = None,
-    ) -> str:
-        env = dict(self.base_env)
+    def git(*args: str, who: dict[str, str] | None = None, date: str | None = None,
+            stdin: str | None = None) -> str:
+        env = dict(base_env)
         if who and date:
-            env.update(
-                GIT_AUTHOR_NAME=who["name"],
-                GIT_AUTHOR_EMAIL=who["email"],
-                GIT_COMMITTER_NAME=who["name"],
-                GIT_COMMITTER_EMAIL=who["email"],
-                GIT_AUTHOR_DATE=git_date(date),
-                GIT_COMMITTER_DATE=git_date(date),
-            )
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=self.repo,
-            env=env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            check=False,
-        )
+            env.update(GIT_AUTHOR_NAME=who["name"], GIT_AUTHOR_EMAIL=who["email"],
+                       GIT_COMMITTER_NAME=who["name"], GIT_COMMITTER_EMAIL=who["email"],
+                       GIT_AUTHOR_DATE=git_date(date), GIT_COMMITTER_DATE=git_date(date))
+        proc = subprocess.run(["git", *args], cwd=repo, env=env, input=stdin,
+                              capture_output=True, text=True, encoding="utf-8", check=False)
         if proc.returncode != 0:
             raise RepoBuildError(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
         return proc.stdout
+
+    return git
 
 
 def _apply(root: Path, commit: dict[str, Any], label: str) -> None:
@@ -129,14 +110,14 @@ def _set_mtimes(root: Path, times: dict[str, str], git_time: str) -> None:
     os.utime(root, (newest, newest))
 
 
-def build_repo(dest: Path, spec: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_repo(dest: Path) -> dict[str, Any]:
     """Build the repository in ``dest``; returns commit records for docs and tests."""
-    spec = spec or load_yaml("repo.yaml")
+    spec = load_yaml("repo.yaml")
     authors = spec["authors"]
     dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tooleval-git-") as scratch:
         (Path(scratch) / "template").mkdir()
-        git = _Git(dest, Path(scratch))
+        git = _git_runner(dest, Path(scratch))
         git("init", "-q", "-b", "main", f"--template={Path(scratch) / 'template'}")
         local = authors[spec["local_user"]]
         for key, value in (
@@ -154,52 +135,23 @@ def build_repo(dest: Path, spec: dict[str, Any] | None = None) -> dict[str, Any]
         for commit in spec["commits"]:
             branch = commit["branch"]
             if branch != current:
-                if "from" in commit:
-                    git("checkout", "-q", "-b", branch, commit["from"])
-                else:
-                    git("checkout", "-q", branch)
+                git("checkout", "-q", *(["-b", branch, commit["from"]] if "from" in commit
+                                        else [branch]))
                 current = branch
             _apply(dest, commit, f"commit {commit['n']}")
             who = authors[commit["author"]]
             body = "\n\n" + commit["body"] if commit.get("body") else ""
-            message = commit["subject"] + body + "\n"
             git("add", "-A")
-            git(
-                "commit",
-                "-q",
-                "--no-verify",
-                "-F",
-                "-",
-                who=who,
-                date=commit["date"],
-                stdin=message,
-            )
-            sha = git("rev-parse", "HEAD").strip()
-            shas[commit["n"]] = sha
-            records.append(
-                {
-                    "n": commit["n"],
-                    "sha": sha,
-                    "branch": branch,
-                    "author": who["name"],
-                    "email": who["email"],
-                    "date": commit["date"],
-                    "subject": commit["subject"],
-                }
-            )
+            git("commit", "-q", "--no-verify", "-F", "-", who=who, date=commit["date"],
+                stdin=commit["subject"] + body + "\n")
+            sha = shas[commit["n"]] = git("rev-parse", "HEAD").strip()
+            records.append({"n": commit["n"], "sha": sha, "branch": branch, "author": who["name"],
+                            "email": who["email"], "date": commit["date"],
+                            "subject": commit["subject"]})
         tag = spec["tag"]
         git("checkout", "-q", "main")
-        git(
-            "tag",
-            "-a",
-            tag["name"],
-            shas[tag["commit"]],
-            "-F",
-            "-",
-            who=authors[tag["tagger"]],
-            date=tag["date"],
-            stdin=tag["message"] + "\n",
-        )
+        git("tag", "-a", tag["name"], shas[tag["commit"]], "-F", "-",
+            who=authors[tag["tagger"]], date=tag["date"], stdin=tag["message"] + "\n")
         # One pack instead of ~200 loose objects: per-case copies get much cheaper.
         git("-c", "pack.threads=1", "repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         git("prune-packed")
@@ -211,10 +163,6 @@ def build_repo(dest: Path, spec: dict[str, Any] | None = None) -> dict[str, Any]
                                     *(uncommitted.get("untracked") or {})],
                                    uncommitted.get("mtime")))
         _set_mtimes(dest, times, max(c["date"] for c in [*spec["commits"], tag]))
-        heads = {
-            line.split()[1]: line.split()[0]
-            for line in git(
-                "for-each-ref", "--format=%(objectname) %(refname:short)", "refs/heads"
-            ).splitlines()
-        }
+        refs = git("for-each-ref", "--format=%(objectname) %(refname:short)", "refs/heads")
+        heads = {name: sha for sha, name in (line.split() for line in refs.splitlines())}
     return {"commits": records, "branches": heads, "tag": {**tag, "sha": shas[tag["commit"]]}}

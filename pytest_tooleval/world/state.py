@@ -54,10 +54,6 @@ def home_path(world: World, rel: str) -> Path:
     return target
 
 
-def file_exists(world: World, rel: str) -> bool:
-    return home_path(world, rel).exists()
-
-
 def file_text(world: World, rel: str) -> str | None:
     """The file's text (undecodable bytes replaced), or None when it does not exist."""
     path = home_path(world, rel)
@@ -101,7 +97,7 @@ def _alternatives(value: str | Sequence[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _zone(world: World) -> Any:
+def _zone(world: World) -> ZoneInfo | None:
     try:
         return ZoneInfo(world.timezone)
     except (ZoneInfoNotFoundError, ValueError, OSError):
@@ -131,22 +127,13 @@ def same_moment(expected: str, actual: str, world: World) -> bool:
     return want == got
 
 
-def _text_holds(expected: str, actual: str, language: str) -> bool:
-    return evidence_found([expected], actual, language)
-
-
 def _field_holds(name: str, expected: str | Sequence[str], actual: Any, world: World,
                  language: str) -> bool:
     if actual is None:
         return False
-    text = str(actual)
-    for alternative in _alternatives(expected):
-        if name in TIME_FIELDS:
-            if same_moment(alternative, text, world):
-                return True
-        elif _text_holds(alternative, text, language):
-            return True
-    return False
+    if name in TIME_FIELDS:
+        return any(same_moment(alt, str(actual), world) for alt in _alternatives(expected))
+    return evidence_found(_alternatives(expected), str(actual), language)
 
 
 def find_record(world: World, kind: str, fields: Mapping[str, str | Sequence[str]],
@@ -169,19 +156,17 @@ def evaluate(world: World, kind: str, spec: Any, *, contains: Any = None,
     if kind == "file":
         text = file_text(world, spec)
         if text is None:
-            return "it does not exist" if not file_exists(world, spec) else "it is not a file"
-        if contains is not None and not any(
-            _text_holds(alt, text, language) for alt in _alternatives(contains)
-        ):
+            exists = home_path(world, spec).exists()
+            return "it is not a file" if exists else "it does not exist"
+        if contains is not None and not evidence_found(_alternatives(contains), text, language):
             return f"it does not contain {contains!r} (starts: {text[:120]!r})"
         return None
     if kind == "absent":
-        return "it still exists" if file_exists(world, spec) else None
+        return "it still exists" if home_path(world, spec).exists() else None
     if kind == "commit":
         message, paths = last_commit(world)
-        if spec.message is not None and not any(
-            _text_holds(alt, message, language) for alt in _alternatives(spec.message)
-        ):
+        if spec.message is not None and not evidence_found(
+                _alternatives(spec.message), message, language):
             return f"the last commit's message is {message[:120]!r}"
         if spec.paths is not None:
             want = sorted(p.strip().removeprefix("./") for p in spec.paths)

@@ -16,21 +16,10 @@ CURRENCY_NAMES = {
     "EUR": ("euro", "Euro"),
     "GBP": ("British pound", "İngiliz sterlini"),
 }
-
-
-def _page(
-    url: str, title: str, lang: str, published: str, text: str, kind: str, topic: str
-) -> dict[str, Any]:
-    return {
-        "url": url,
-        "title": title,
-        "language": lang,
-        "published": published,
-        "text": text,
-        "kind": kind,
-        "topic": topic,
-    }
-
+PAGE_FIELDS = ("url", "title", "language", "published", "text", "kind", "topic")
+# Current pages rendered once per row: (section of web_current.yaml, template, topic).
+ROW_PAGES = (("weather", "weather", "weather"), ("pharmacies", "pharmacy", "on-duty pharmacy"),
+             ("matches", "match", "match results"), ("fuel", "fuel", "fuel prices"))
 
 _TR_NUMBER = re.compile(r"^([+-]?)(\d{1,3}(?:\.\d{3})*|\d+),(\d+)$")
 
@@ -47,71 +36,36 @@ def english_number(value: Any) -> Any:
     return value
 
 
-def _render(
-    template: dict[str, str], lang: str, published: str, topic: str, **fields: Any
-) -> dict[str, Any]:
-    if lang == "en":
-        fields = {k: english_number(v) for k, v in fields.items()}
-    return _page(
-        template["url"].format(**fields),
-        template["title"].format(**fields),
-        lang,
-        published,
-        template["text"].format(**fields),
-        "current",
-        topic,
-    )
-
-
 def current_pages(lang: str) -> list[dict[str, Any]]:
     """Rates, gold, weather, pharmacies, matches, fuel, holidays and earthquakes."""
     facts = load_yaml("web_current.yaml")
     templates = load_yaml(f"web_{lang}.yaml")["templates"]
-    when = facts["published"]
-    pages = [_render(templates["rates_all"], lang, when, "exchange rates", **facts["rates"])]
+
+    def render(key: str, topic: str, **fields: Any) -> dict[str, Any]:
+        if lang == "en":
+            fields = english_number(fields)
+        url, title, text = (templates[key][part].format(**fields)
+                            for part in ("url", "title", "text"))
+        values = (url, title, lang, facts["published"], text, "current", topic)
+        return dict(zip(PAGE_FIELDS, values, strict=True))
+
+    pages = [render("rates_all", "exchange rates", **facts["rates"])]
     for code, row in facts["rates"].items():
         name_en, name_tr = CURRENCY_NAMES[code]
-        pages.append(
-            _render(
-                templates["rate"],
-                lang,
-                when,
-                "exchange rates",
-                code=code,
-                code_lower=code.lower(),
-                name_en=name_en,
-                name_tr=name_tr,
-                row=row,
-            )
-        )
-    pages.append(_render(templates["gold"], lang, when, "gold", **facts["gold"]))
-    for group, topic in (
-        ("weather", "weather"),
-        ("pharmacies", "on-duty pharmacy"),
-        ("matches", "match results"),
-        ("fuel", "fuel prices"),
-    ):
-        key = "pharmacy" if group == "pharmacies" else "match" if group == "matches" else group
-        for slug, row in facts[group].items():
-            pages.append(_render(templates[key], lang, when, topic, slug=slug, row=row))
-    pages.append(_render(templates["holidays"], lang, when, "school holidays"))
+        pages.append(render("rate", "exchange rates", code=code, code_lower=code.lower(),
+                            name_en=name_en, name_tr=name_tr, row=row))
+    pages.append(render("gold", "gold", **facts["gold"]))
+    for section, key, topic in ROW_PAGES:
+        pages += [render(key, topic, slug=slug, row=row) for slug, row in facts[section].items()]
+    pages.append(render("holidays", "school holidays"))
     quakes = facts["quakes"]
     lines_tr = "; ".join(f"{q[0]} {q[1]}, büyüklük {q[3]}, derinlik {q[4]} km" for q in quakes)
     lines_en = "; ".join(
         f"{q[0]} {q[2]}, magnitude {english_number(q[3])}, depth {english_number(q[4])} km"
         for q in quakes
     )
-    pages.append(
-        _render(
-            templates["quakes"],
-            lang,
-            when,
-            "earthquakes",
-            q0=quakes[0],
-            quake_lines_tr=lines_tr,
-            quake_lines_en=lines_en,
-        )
-    )
+    pages.append(render("quakes", "earthquakes", q0=quakes[0], quake_lines_tr=lines_tr,
+                        quake_lines_en=lines_en))
     return pages
 
 
@@ -122,7 +76,8 @@ def all_pages() -> list[dict[str, Any]]:
         pages += current_pages(lang)
         for url, title, published, text, kind in load_yaml(f"web_{lang}.yaml")["pages"]:
             topic = "news" if kind == "current" else "reference"
-            pages.append(_page(url, title, lang, published, text, kind, topic))
+            values = (url, title, lang, published, text, kind, topic)
+            pages.append(dict(zip(PAGE_FIELDS, values, strict=True)))
     urls = [p["url"] for p in pages]
     duplicates = {u for u in urls if urls.count(u) > 1}
     if duplicates:
@@ -132,4 +87,4 @@ def all_pages() -> list[dict[str, Any]]:
 
 def public_record(page: dict[str, Any]) -> dict[str, Any]:
     """The fields of the contract (api.py); ``kind`` and ``topic`` stay in docs only."""
-    return {k: page[k] for k in ("url", "title", "language", "published", "text")}
+    return {k: page[k] for k in PAGE_FIELDS[:5]}

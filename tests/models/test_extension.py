@@ -143,3 +143,15 @@ def test_a_plugin_adds_a_backend_kind_that_a_profile_selects(project) -> None:
     result.assert_outcomes(passed=1)
     run = project.report()["run"]
     assert run["backend"]["backend"] == "scripted" and run["backend"]["model"] == "script-1"
+
+
+def test_a_cached_backend_says_why_the_model_it_wraps_cannot_fork(tmp_path) -> None:
+    """With --tooleval-cache the run's backend is the cache around the model: the reason
+    the run stays at one lane is still the model's, not the cache's class name."""
+    from pytest_tooleval.run.cache import CachingBackend
+
+    cached = CachingBackend(Reuses, tmp_path, "record", {"model": "m"})
+    session = ModelSession(backend_factory=lambda: cached, providers=[],
+                           router_factory=lambda case_file: None)
+    with pytest.raises(CannotFork, match=r"^this model keeps one conversation at a time$"):
+        session.fork()

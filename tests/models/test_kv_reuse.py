@@ -1,4 +1,4 @@
-"""Order-independent prefix reuse (pure planning and the state cache) and the choice of
+"""Order-independent prefix reuse (pure planning) and the choice of
 weight buffers for the CPU, without llama.cpp."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.models import llama_cpu
-from pytest_tooleval.models.kv_reuse import StateCache, aligned_boundaries, plan
+from pytest_tooleval.models.kv_reuse import aligned_boundaries, plan
 
 # Prompts as token lists: a shared preamble, tool lines, then the case's own tail.
 PRE = list(range(100, 140))  # 40 tokens
@@ -70,19 +70,6 @@ def test_aligned_boundaries_drop_cuts_inside_a_token_and_short_segments() -> Non
     prefixes = [[1, 2], [1, 2, 9], [1, 2, 3], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6, 7, 8]]
     assert aligned_boundaries(prompt, prefixes) == [2, 3, 6]
     assert aligned_boundaries(prompt, prefixes, min_segment=3) == [3, 6]
-
-
-def test_state_cache_is_bounded_by_count_and_bytes() -> None:
-    cache = StateCache(max_states=2, max_bytes=10)
-    cache.put((1,), b"aaaa")
-    cache.put((2,), b"bbbb")
-    assert cache.get((1,)) == b"aaaa"  # now the most recently used
-    cache.put((3,), b"cccc")
-    assert (2,) not in cache and (1,) in cache and (3,) in cache
-    cache.put((4,), b"dddddddd")  # 12 bytes with (3,): the older ones go
-    assert len(cache) == 1 and cache.bytes == 8
-    assert cache.describe()["hits"] == 1
-    StateCache(max_states=0).put((1,), b"x")  # off: keeps nothing
 
 
 @pytest.mark.parametrize(("flags", "info", "expected"), [

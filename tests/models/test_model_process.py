@@ -50,7 +50,6 @@ def test_a_segfault_names_the_signal_and_the_next_request_gets_a_fresh_process(
     assert "fake model: about to crash" in message  # the process's last words
     fresh = process.request({"op": "complete"})
     assert fresh["pid"] != old_pid and process.starts == 2
-    assert process.deaths == ["SIGSEGV"]
 
 
 def test_an_abort_and_a_kill_are_named_with_their_own_fix(process: ModelProcess) -> None:
@@ -88,7 +87,7 @@ def test_a_process_that_sends_nothing_is_a_stall_and_is_killed() -> None:
         with pytest.raises(ModelProcessStalled, match=r"sent nothing for 2 s while answering"
                            ) as caught:
             proc.request({"op": "hang"})
-        assert proc.deaths == ["stall"]
+        assert proc.pid is None  # killed; the next request starts a fresh process
         error = classify_error(caught.value)  # as the case result records it
         assert error.kind == "backend" and error.detail == "stall"  # the machine's, not a FAIL
         assert proc.request({"op": "complete"})["text"]

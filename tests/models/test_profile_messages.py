@@ -31,7 +31,8 @@ def test_a_model_the_server_does_not_list_is_a_warning_naming_the_ids_it_lists()
         with pytest.warns(UserWarning, match=r"does not list the profile's model 'qwen3-4b' "
                           r"\(GET /models lists: fake-model\).*Set the profile's model") as seen:
             info = chat.preflight()
-        raw = RawCompletionBackend(fake.base_url, grammar="off", model="qwen3-4b")
+        raw = RawCompletionBackend(
+            Profile(name="t", base_url=fake.base_url, model="qwen3-4b"), "off")
         with pytest.warns(UserWarning, match="does not list the profile's model 'qwen3-4b'"):
             raw.preflight()
     assert len(seen) == 1 and info["preflight"]["model_listed"] is False

@@ -11,8 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from pytest_tooleval.models import raw_openai
 from pytest_tooleval.models.base import BackendUnavailable, TemplateMissing
 from pytest_tooleval.models.grammar import envelope_schema
+from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.raw_openai import (
     CANARY_SCHEMA,
     CANARY_VALUE,
@@ -22,6 +24,13 @@ from pytest_tooleval.models.raw_openai import (
 from pytest_tooleval.tools.base import ToolSpec
 from tests.models.templates import SMOLLM2
 from tests.support.fake_openai import FakeOpenAI, Rule, answer, call
+
+
+def raw(url: str, grammar: str, flavor: str | None = None, **fields: object
+        ) -> RawCompletionBackend:
+    return RawCompletionBackend(Profile(name="t", base_url=url, **fields), grammar,
+                                flavor=flavor)
+
 
 QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
 CANARY_OK = Rule("three fruits", [answer(json.dumps({"canary": CANARY_VALUE}))])
@@ -42,7 +51,7 @@ def _generations(fake: FakeOpenAI) -> list[tuple[str, dict]]:
 def test_off_sends_the_rendered_prompt_and_no_constraint(
     server: FakeOpenAI, tools: list[ToolSpec]
 ) -> None:
-    backend = RawCompletionBackend(server.base_url, grammar="off", retries=0)
+    backend = raw(server.base_url, "off", retries=0)
     turn = backend.complete(QUESTION, tools)
     assert [(c.name, json.loads(c.arguments or "")) for c in turn.calls] == [
         ("get_weather", {"city": "Paris"})
@@ -52,7 +61,7 @@ def test_off_sends_the_rendered_prompt_and_no_constraint(
     assert "json_schema" not in body and "grammar" not in body
     assert body["prompt"] == backend.prompt.build(QUESTION, tools)
     assert "You can use these tools" in body["prompt"]  # the fake's template drops tools
-    assert body["seed"] == 0 and body["temperature"] == 0.0 and body["cache_prompt"] is True
+    assert body["seed"] == 1234 and body["temperature"] == 0.0 and body["cache_prompt"] is True
     described = backend.describe()
     assert described["constraint"] == "none" and described["server"] == "llama-server"
     assert described["tools_shown"] == "injected"
@@ -61,12 +70,12 @@ def test_off_sends_the_rendered_prompt_and_no_constraint(
 def test_on_runs_the_canary_then_sends_the_envelope_schema(
     server: FakeOpenAI, tools: list[ToolSpec]
 ) -> None:
-    backend = RawCompletionBackend(server.base_url, grammar="on", retries=0)
+    backend = raw(server.base_url, "on", retries=0)
     backend.complete(QUESTION, tools)
     (_, canary), (_, step) = _generations(server)
     assert canary["json_schema"] == CANARY_SCHEMA
     assert step["json_schema"] == envelope_schema(tools)
-    off = RawCompletionBackend(server.base_url, grammar="off", retries=0)
+    off = raw(server.base_url, "off", retries=0)
     assert step["prompt"] == off.prompt.build(QUESTION, tools)  # same prompt in both modes
     assert backend.describe()["canary"] == "passed"
     assert "llama-server /completion json_schema" in backend.describe()["constraint"]
@@ -74,7 +83,7 @@ def test_on_runs_the_canary_then_sends_the_envelope_schema(
 
 def test_canary_refuses_a_server_that_ignores_the_constraint(tools: list[ToolSpec]) -> None:
     with FakeOpenAI([WEATHER_CALL]) as fake:  # answers "ok" to the canary: unconstrained
-        backend = RawCompletionBackend(fake.base_url, grammar="on", retries=0)
+        backend = raw(fake.base_url, "on", retries=0)
         with pytest.raises(ConstraintIgnored, match="refused"):
             backend.complete(QUESTION, tools)
         assert len(_generations(fake)) == 1  # the case itself was never sent
@@ -82,10 +91,7 @@ def test_canary_refuses_a_server_that_ignores_the_constraint(tools: list[ToolSpe
 
 def test_openai_flavor_uses_v1_completions_with_a_template(tools: list[ToolSpec]) -> None:
     with FakeOpenAI([CANARY_OK, WEATHER_CALL]) as fake:
-        backend = RawCompletionBackend(
-            fake.base_url, grammar="on", flavor="openai", template=SMOLLM2,
-            model="m", retries=0,
-        )
+        backend = raw(fake.base_url, "on", "openai", template=SMOLLM2, model="m", retries=0)
         turn = backend.complete(QUESTION, tools)
         assert [c.name for c in turn.calls] == ["get_weather"]
         assert not [p for p, _ in fake.requests if p == "/apply-template"]
@@ -100,7 +106,7 @@ def test_openai_flavor_uses_v1_completions_with_a_template(tools: list[ToolSpec]
 
 def test_openai_flavor_without_a_template_says_what_to_do(tools: list[ToolSpec]) -> None:
     with FakeOpenAI() as fake:
-        backend = RawCompletionBackend(fake.base_url, grammar="off", flavor="openai")
+        backend = raw(fake.base_url, "off", "openai")
         with pytest.raises(TemplateMissing, match=r"--grammar vendor.*template ="):
             backend.complete(QUESTION, tools)
 
@@ -109,14 +115,13 @@ def test_unreachable_server_is_backend_unavailable(tools: list[ToolSpec]) -> Non
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    backend = RawCompletionBackend(f"http://127.0.0.1:{port}/v1", grammar="off", retries=0,
-                                   timeout=2)
+    backend = raw(f"http://127.0.0.1:{port}/v1", "off", retries=0, timeout=2)
     with pytest.raises(BackendUnavailable):
         backend.complete(QUESTION, tools)
 
 
 def test_thinking_flag_reaches_apply_template(server: FakeOpenAI, tools: list[ToolSpec]) -> None:
-    RawCompletionBackend(server.base_url, grammar="off", retries=0).complete(QUESTION, tools)
+    raw(server.base_url, "off", retries=0).complete(QUESTION, tools)
     bodies = [b for p, b in server.requests if p == "/apply-template" and len(b["messages"]) > 1]
     assert bodies[-1]["chat_template_kwargs"] == {"enable_thinking": False}
 
@@ -126,8 +131,6 @@ def test_preflight_without_apply_template_or_template_is_one_message(
 ) -> None:
     """vLLM and Ollama have no /apply-template: grammar on/off without ``template =`` is
     refused before any case, with what to do, and no generation is sent."""
-    from pytest_tooleval.models.profiles import Profile
-
     with FakeOpenAI(apply_template=False) as fake:
         backend = RawCompletionBackend.from_profile(
             Profile(name="vllm", base_url=fake.base_url, model="m", retries=0), "on")
@@ -140,8 +143,7 @@ def test_preflight_without_apply_template_or_template_is_one_message(
 
 def test_a_server_without_apply_template_is_detected() -> None:
     with FakeOpenAI(apply_template=False) as fake:
-        backend = RawCompletionBackend(fake.base_url, grammar="off", template=SMOLLM2,
-                                       retries=0)
+        backend = raw(fake.base_url, "off", template=SMOLLM2, retries=0)
         assert backend.flavor == "openai"
 
 
@@ -150,8 +152,7 @@ def test_a_server_without_apply_template_is_detected() -> None:
 def test_on_through_a_grammar_field_found_by_the_canary(tools: list[ToolSpec]) -> None:
     """llama-cpp-python's server: no structured_outputs (ignored), a GBNF ``grammar``."""
     with FakeOpenAI([WEATHER_CALL], constrains=("grammar",)) as fake:
-        backend = RawCompletionBackend(fake.base_url, grammar="on", flavor="openai",
-                                       template=SMOLLM2, retries=0)
+        backend = raw(fake.base_url, "on", "openai", template=SMOLLM2, retries=0)
         info = backend.preflight()
         first, second, step = [b for _, b in _generations(fake)][:2] + [None]
         assert "structured_outputs" in first and "grammar" in second
@@ -165,28 +166,24 @@ def test_on_through_a_grammar_field_found_by_the_canary(tools: list[ToolSpec]) -
     assert "grammar (GBNF" in backend.describe()["constraint"]
 
 
-def test_a_constraint_field_the_server_refuses_moves_the_canary_on() -> None:
+def test_a_constraint_field_the_server_refuses_moves_the_canary_on(no_gbnf: None) -> None:
     from tests.support.fake_openai import status
 
     refuse = Rule("three fruits", [status(422, body={"detail": "extra field"})])
     with FakeOpenAI([refuse], constrains=("json_schema",)) as fake:
-        backend = RawCompletionBackend(fake.base_url, grammar="on", flavor="openai",
-                                       template=SMOLLM2, retries=0)
-        backend._gbnf = _NoGbnf()  # type: ignore[assignment]
+        backend = raw(fake.base_url, "on", "openai", template=SMOLLM2, retries=0)
         backend.canary()
         sent = [b for _, b in _generations(fake)]
     assert backend._constraint_field == "json_schema"
     assert ["structured_outputs" in sent[0], "json_schema" in sent[1]] == [True, True]
 
 
-def test_every_field_refused_or_ignored_is_named_in_the_refusal() -> None:
+def test_every_field_refused_or_ignored_is_named_in_the_refusal(no_gbnf: None) -> None:
     from tests.support.fake_openai import status
 
     refuse = Rule("three fruits", [status(422, body={"detail": "extra field"})])
     with FakeOpenAI([refuse]) as fake:
-        backend = RawCompletionBackend(fake.base_url, grammar="on", flavor="openai",
-                                       template=SMOLLM2, retries=0)
-        backend._gbnf = _NoGbnf()  # type: ignore[assignment]
+        backend = raw(fake.base_url, "on", "openai", template=SMOLLM2, retries=0)
         with pytest.raises(ConstraintIgnored) as caught:
             backend.canary()
     message = str(caught.value)
@@ -194,16 +191,18 @@ def test_every_field_refused_or_ignored_is_named_in_the_refusal() -> None:
     assert "grammar: skipped" in message and "response_format: refused" in message
 
 
-class _NoGbnf(dict):  # type: ignore[type-arg]
-    def __contains__(self, key: object) -> bool:
+@pytest.fixture
+def no_gbnf(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(schema: object) -> str:
         raise ImportError("no llama_cpp here")
+
+    monkeypatch.setattr(raw_openai.envelope, "schema_to_gbnf", missing)
 
 
 def test_a_template_file_that_does_not_exist_is_named(tmp_path) -> None:
     with pytest.raises(TemplateMissing, match=r"chat\.jinja': no such file"):
-        RawCompletionBackend("http://127.0.0.1:9/v1", grammar="off",
-                             template=str(tmp_path / "chat.jinja"))
+        raw("http://127.0.0.1:9/v1", "off", template=str(tmp_path / "chat.jinja"))
     path = tmp_path / "real.jinja"
     path.write_text(SMOLLM2)
-    assert RawCompletionBackend("http://127.0.0.1:9/v1", grammar="off",
-                                template=str(path)).template_origin == "template file"
+    backend = raw("http://127.0.0.1:9/v1", "off", template=str(path))
+    assert backend.template_origin == "template file"

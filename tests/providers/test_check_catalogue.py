@@ -130,8 +130,9 @@ def test_a_cached_list_shadows_builtins_as_the_live_server_would(tmp_path: Path)
     spec = ToolSpec("repo_git_log", "Shows the commit logs", {}, "mcp:repo", stands_for="git_log")
     write_cache(tmp_path, "repo", settings.mcp_servers["repo"], [spec], "mcp-git 1.0")
     catalogue = configured_catalogue(settings, mcp="cached")
-    assert "repo_git_log" in catalogue.names and "git_log" not in catalogue.names
-    assert "git_status" in catalogue.names  # not offered by the server: not shadowed
+    names = {spec.name for spec in catalogue.specs}
+    assert "repo_git_log" in names and "git_log" not in names
+    assert "git_status" in names  # not offered by the server: not shadowed
     assert any(line.startswith("mcp:repo: 1 tools (cached tool list of") for line in
                catalogue.sources)
     assert "built-ins shadowed: git_log (by mcp:repo)" in catalogue.sources

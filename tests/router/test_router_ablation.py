@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from pytest_tooleval.cases.model import Step
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.router.ablation import (
@@ -26,18 +27,18 @@ from tests.support.fake_openai import Rule, answer, call
 
 def _case(*steps: tuple[str, list[str]]) -> SimpleNamespace:
     return SimpleNamespace(
-        steps=[SimpleNamespace(message=m, expect=e, gold=None) for m, e in steps]
+        steps=[SimpleNamespace(message=m, expected_tools=e, gold=None) for m, e in steps]
     )
 
 
 def test_force_replaces_the_lowest_ranked_and_keeps_the_order() -> None:
     routing = Routing(["a", "b", "c"], {"a": ["x"], "b": ["y"], "c": ["z"]}, {"a": 3.0})
-    forced = force(routing, ["d"], 3)
+    forced = force(routing, ["d"])
     assert forced.tools == ["a", "b", "d"] and forced.reasons["d"] == [FORCED]
-    assert force(routing, ["b"], 3) is routing  # already shown: unchanged
-    assert force(routing, ["c", "e"], 3).tools == ["a", "c", "e"]
+    assert force(routing, ["b"]) is routing  # already shown: unchanged
+    assert force(routing, ["c", "e"]).tools == ["a", "c", "e"]
     # More forced tools than k: all of them are shown.
-    assert force(routing, ["e", "f", "g", "h"], 3).tools == ["e", "f", "g", "h"]
+    assert force(routing, ["e", "f", "g", "h"]).tools == ["e", "f", "g", "h"]
 
 
 def test_oracle_forces_each_steps_expected_tools_in_order() -> None:
@@ -57,11 +58,10 @@ def test_oracle_forces_each_steps_expected_tools_in_order() -> None:
 
 
 def test_gold_tools_win_over_expect() -> None:
-    step = SimpleNamespace(message="m", expect=["read_file"],
-                           gold=[{"tool": "list_directory", "args": {}},
-                                 SimpleNamespace(tool="read_file", args={})])
+    step = Step(message="m", expect=["read_file"],
+                gold=[{"tool": "list_directory", "args": {}}, {"tool": "read_file", "args": {}}])
     assert step_tools(step) == ["list_directory", "read_file"]
-    assert step_tools(SimpleNamespace(message="m", expect=["calculator"])) == ["calculator"]
+    assert step_tools(Step(message="m", expect=["calculator"])) == ["calculator"]
 
 
 def test_all_shows_every_offered_tool() -> None:

@@ -14,15 +14,13 @@ from pytest_tooleval.check.static import _fallback_only, run_check
 from pytest_tooleval.router.lexical import (
     MODEL_FILE,
     NONE,
-    Example,
     LexicalModel,
     default_model,
     features,
-    train,
 )
 from pytest_tooleval.router.trigger_router import LEARNED_BESIDE, TriggerRouter
 from pytest_tooleval.text.normalize import normalize
-from scripts.build_lexical_model import build, gather
+from scripts.build_lexical_model import Example, build, gather, model_json, train
 from tests.router.routing import CATALOGUE
 from tests.router.routing import CATALOGUE_NAMES as NAMES
 
@@ -44,7 +42,7 @@ def training_texts() -> set[str]:
 
 
 def test_the_committed_model_is_what_the_script_builds() -> None:
-    assert MODEL_FILE.read_text(encoding="utf-8") == build().to_json(), (
+    assert MODEL_FILE.read_text(encoding="utf-8") == model_json(build()), (
         "router/lexical_model.json is stale: run python scripts/build_lexical_model.py"
     )
 
@@ -81,7 +79,7 @@ def test_below_the_threshold_it_defers_to_the_fallback() -> None:
     post = model.posterior(message, "en")
     assert max(post.values()) < model.threshold
     assert model.votes(message, "en", NAMES) == []
-    strict = LexicalModel.from_json(model.to_json())
+    strict = LexicalModel.from_json(model_json(model))
     strict.threshold = 1.01  # nothing can reach it
     assert strict.votes("Bora ile tenise hangi gün gitmiştik", "tr", NAMES) == []
     assert model.posterior("xq zv qjq", "en") == {}  # no known feature
@@ -92,9 +90,9 @@ def test_training_is_deterministic_whatever_the_order() -> None:
     examples = [s.example for s in samples]
     shuffled = examples[:]
     random.Random(7).shuffle(shuffled)
-    assert train(examples).to_json() == train(shuffled).to_json()
-    model = LexicalModel.from_json(train(examples).to_json())
-    again = LexicalModel.from_json(model.to_json())
+    assert model_json(train(examples)) == model_json(train(shuffled))
+    model = LexicalModel.from_json(model_json(train(examples)))
+    again = LexicalModel.from_json(model_json(model))
     message = "Bora ile tenise hangi gün gitmiştik"
     assert model.posterior(message, "tr") == again.posterior(message, "tr")
 

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from pytest_tooleval.models.base import Backend
-from pytest_tooleval.models.model_process import WorkerRefusal, serve
+from pytest_tooleval.models.model_process import ModelRequestFailed, serve
 
 CRASH_FILE_ENV = "TOOLEVAL_FAKE_CRASH_FILE"
 HANG_PID_FILE_ENV = "TOOLEVAL_FAKE_HANG_PID_FILE"
@@ -54,12 +54,12 @@ def handle(message: dict[str, Any]) -> dict[str, Any]:
     if op == "hang":
         time.sleep(60)
     if op == "refuse":
-        raise WorkerRefusal("too long for the context", "context")
+        raise ModelRequestFailed("too long for the context", "context")
     if op == "noise":
         print("native chatter on stdout", flush=True)
         os.write(1, b"more chatter from C\n")
         return {"echo": message.get("text")}
-    raise WorkerRefusal(f"unknown request {op!r}", "internal")
+    raise ModelRequestFailed(f"unknown request {op!r}", "internal")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.world import World, WorldFactory
+from pytest_tooleval.world import World
+from pytest_tooleval.world.factory import WorldFactory
 
 
 @pytest.fixture(scope="session")

@@ -214,9 +214,9 @@ def test_the_language_gap_on_twin_jobs() -> None:
     assert language_gap([twin("x", "en", 1.0, "a")]).jobs == 0
 
 
-def test_the_baselines_routing_memo_routes_like_the_router_and_hands_out_copies():
-    from pytest_tooleval.router import default_router
-    from pytest_tooleval.scoring.baselines import _RoutingMemo
+def test_the_remembered_router_routes_like_the_router_and_hands_out_copies():
+    from pytest_tooleval.router.base import Remembered
+    from pytest_tooleval.router.trigger_router import TriggerRouter
     from pytest_tooleval.tools.base import ToolSpec
 
     def specs() -> list[ToolSpec]:  # fresh objects each time, as sessions build them
@@ -224,15 +224,15 @@ def test_the_baselines_routing_memo_routes_like_the_router_and_hands_out_copies(
                 for name in ("calculator", "web_search", "read_file", "calendar_list")]
 
     calls = []
-    inner = default_router(2)
+    inner = TriggerRouter(2)
     real = inner.route
 
     def counting(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
 
-    inner.route = counting
-    memo = _RoutingMemo(inner)
+    inner.route = counting  # type: ignore[method-assign]
+    memo = Remembered(inner)
     first = memo.route("what is 17 * 23", "en", specs())
     again = memo.route("what is 17 * 23", "en", specs())
     other = memo.route("what's on my calendar tomorrow", "en", specs())
@@ -243,3 +243,18 @@ def test_the_baselines_routing_memo_routes_like_the_router_and_hands_out_copies(
     assert "mutated" not in memo.route("what is 17 * 23", "en", specs()).tools
     assert "mutated" not in again.tools
     assert memo.for_case(object()) is memo  # the default router has no per-case variant
+    assert memo.describe() == inner.describe()
+
+
+def test_the_run_and_the_baselines_share_one_remembered_router():
+    """The baselines re-route every step the run routed: with one router per k in the
+    process, those routings are the run's (the trigger router costs ~1 ms a step)."""
+    from pytest_tooleval.router import default_router
+    from pytest_tooleval.router.ablation import OracleRouter, make_router
+    from pytest_tooleval.router.base import Remembered
+
+    router = make_router("triggers", 4)
+    assert isinstance(router, Remembered) and router is default_router(4)
+    assert default_router(5) is not router and default_router(4, fuzzy=False) is not router
+    oracle = make_router("oracle", 4)
+    assert isinstance(oracle, OracleRouter) and oracle.base is router

@@ -63,7 +63,7 @@ def test_decimal_comma_facts_reach_the_generated_doc() -> None:
 
 def test_split_number_detection() -> None:
     broken = {"path": "x.md", "facts": {"toplam": 162, "5 saat": None, "1. taksit": "a"}}
-    found = fact_shape_problems("tr", broken)
+    found = fact_shape_problems(broken)
     assert len(found) == 2 and all("5 saat" in p for p in found)
 
 

@@ -106,7 +106,7 @@ def pytest_sessionfinish(session):
     for i in range(2):
         own = cases[f"writer{i}"].transcripts[1].attempts[0]
         assert SECRET in (own.result or ""), own  # a writer reads its own write
-    from pytest_tooleval.world import WorldFactory
+    from pytest_tooleval.world.factory import WorldFactory
 
     fresh = WorldFactory(tmp_path_factory.mktemp("fresh")).template().root
     expected = {p.relative_to(fresh).as_posix(): __import__("hashlib").sha256(

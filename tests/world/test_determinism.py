@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_tooleval.world import World, build_template
+from pytest_tooleval.world import World
+from pytest_tooleval.world.build import build_template
 from tests.world.helpers import snapshot
 
 
@@ -47,7 +48,7 @@ def test_build_in_subprocess_with_other_home_and_tz(template: World, tmp_path: P
     }
     dest = tmp_path / "sub"
     code = (
-        f"from pathlib import Path; from pytest_tooleval.world import build_template; "
+        f"from pathlib import Path; from pytest_tooleval.world.build import build_template; "
         f"build_template(Path({str(dest)!r}))"
     )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=tmp_path)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.world import World, WorldFactory, WorldOverrideError
+from pytest_tooleval.world import World
+from pytest_tooleval.world.factory import WorldFactory, WorldOverrideError
 from tests.world.helpers import snapshot
 
 
@@ -87,7 +88,7 @@ def test_symlink_escape_refused(factory: WorldFactory, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (w.home / "link").symlink_to(outside)
-    from pytest_tooleval.world import copy_world
+    from pytest_tooleval.world.factory import copy_world
 
     with pytest.raises(WorldOverrideError):
         copy_world(w, tmp_path / "s2", {"files": {"link/evil.txt": "x"}})
@@ -106,7 +107,7 @@ def test_two_processes_build_one_template(tmp_path: Path) -> None:
     base = tmp_path / "shared"
     code = (
         "import json, sys; from pathlib import Path; "
-        "from pytest_tooleval.world import WorldFactory; "
+        "from pytest_tooleval.world.factory import WorldFactory; "
         "f = WorldFactory(Path(sys.argv[1])); w = f.template(); "
         "print(json.dumps({'root': str(w.root), 'built': f.built_here}))"
     )

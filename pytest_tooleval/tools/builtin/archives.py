@@ -118,11 +118,8 @@ def _entries(real: Path, shown: str) -> Iterator[tuple[str, str, int]]:
             try:
                 with zipfile.ZipFile(handle) as archive:
                     for info in archive.infolist()[: MAX_ARCHIVE_MEMBERS + 1]:
-                        mode = info.external_attr >> 16
-                        if stat.S_ISLNK(mode):
-                            kind = "link"
-                        else:
-                            kind = "folder" if info.is_dir() else "file"
+                        kind = ("link" if stat.S_ISLNK(info.external_attr >> 16) else
+                                "folder" if info.is_dir() else "file")
                         yield info.filename, kind, info.file_size
             except (zipfile.BadZipFile, OSError, ValueError) as exc:
                 raise ToolError(f"{shown!r} is not a readable zip archive: {exc}") from None
@@ -134,14 +131,8 @@ def _entries(real: Path, shown: str) -> Iterator[tuple[str, str, int]]:
                     for count, member in enumerate(tar):
                         if count > MAX_ARCHIVE_MEMBERS:
                             break
-                        if member.isreg():
-                            kind = "file"
-                        elif member.isdir():
-                            kind = "folder"
-                        elif member.issym() or member.islnk():
-                            kind = "link"
-                        else:
-                            kind = "special"
+                        kind = ("file" if member.isreg() else "folder" if member.isdir() else
+                                "link" if member.issym() or member.islnk() else "special")
                         yield member.name, kind, member.size
                         declared += max(member.size, 0)
                         # Reading the next header means decompressing this member's data.

@@ -70,15 +70,9 @@ def _could_be_grouping(whole: str, frac: str) -> bool:
 def expression_convention(numbers: list[str]) -> str | None:
     """"tr", "en", or None (read each number on its own) for the numbers of one expression."""
     styles = {number_style(n) for n in numbers}
-    if "tr" in styles and "en" in styles:
-        return None
-    if "tr" in styles:
-        return "tr"
-    if "en" in styles:
-        return "en"
-    if "dot" in styles and "comma" in styles:  # 100.000 * 1,035
-        return "tr"
-    return None
+    if "tr" in styles or "en" in styles:
+        return None if {"tr", "en"} <= styles else "tr" if "tr" in styles else "en"
+    return "tr" if {"dot", "comma"} <= styles else None  # 100.000 * 1,035
 
 
 def parse_number(text: str, convention: str | None = None) -> Fraction:
@@ -142,11 +136,8 @@ def tokenize(expression: str) -> list[tuple[str, Any]]:
         pos = match.end()
         if match.group("num"):
             raw.append(("num", match.group("num")))
-        elif match.group("word"):
-            word = match.group("word").lower()
-            raw.append(("op", "*" if word == "x" else word))
         else:
-            op = match.group("op").lower()
+            op = (match.group("word") or match.group("op")).lower()
             raw.append(("op", "*" if op == "x" else op))
     convention = expression_convention([value for kind, value in raw if kind == "num"])
     return [(kind, parse_number(value, convention) if kind == "num" else value)
@@ -195,16 +186,9 @@ class _Parser:
         while self.peek() in ("*", "/", "of", "mod"):
             op = self.take()[1]
             right, _ = self.unary()
-            if op == "/":
-                if right == 0:
-                    raise ToolError("division by zero")
-                value = value / right
-            elif op == "mod":
-                if right == 0:
-                    raise ToolError("division by zero")
-                value = value % right
-            else:
-                value = value * right
+            if op in ("/", "mod") and right == 0:
+                raise ToolError("division by zero")
+            value = value / right if op == "/" else value % right if op == "mod" else value * right
             _check_size(value)
             percent = False
         return value, percent

@@ -52,11 +52,9 @@ def prop(kind: str, description: str, **extra: Any) -> dict[str, Any]:
 
 
 def get_str(args: dict[str, Any], key: str, default: str | None = None, *,
-            required: bool = False, limit: int = 100_000) -> str | None:
+            limit: int = 100_000) -> str | None:
     value = args.get(key)
     if value is None:
-        if required:
-            raise ToolError(f"missing required argument {key!r}")
         return default
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ToolError(f"argument {key!r} must be a string")
@@ -67,8 +65,9 @@ def get_str(args: dict[str, Any], key: str, default: str | None = None, *,
 
 
 def need_str(args: dict[str, Any], key: str, *, limit: int = 100_000) -> str:
-    value = get_str(args, key, required=True, limit=limit)
-    assert value is not None
+    value = get_str(args, key, limit=limit)
+    if value is None:
+        raise ToolError(f"missing required argument {key!r}")
     return value
 
 

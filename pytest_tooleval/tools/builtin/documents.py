@@ -35,42 +35,13 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _WORD = re.compile(r"[^\W_]+")
 
 
-class _HTMLText:
-    """Visible text of an HTML page; script and style are dropped, blocks become lines."""
-
-    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table",
-              "section", "article", "header", "footer", "ul", "ol", "title"}
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.skip = 0
-
-    def handle_starttag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self.skip += 1
-        elif tag in self.BLOCKS:
-            self.parts.append("\n")
-        elif tag in ("td", "th"):
-            self.parts.append(" | ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style") and self.skip:
-            self.skip -= 1
-        elif tag in self.BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip:
-            self.parts.append(data)
-
-
 # An HTML page is read as ``html.parser`` reads it when it is well formed (the same tags,
 # text and entities; a construct that does not end is text up to the next ">", as there),
-# in time linear in its length. ``html.parser`` searches for the end of such a construct
-# again at every later "<", which is quadratic: 64 KiB of "<a " took 39 s, of "<!--" 2.3 s.
-# Here no pattern can backtrack (possessive quantifiers), each search starts where the
-# last construct ended, and a search that found nothing is never repeated further on: its
-# pattern cannot match there either (``_Page.search``). A start tag's quoted values may
+# in time linear in its length (``html.parser`` searches for the end of such a construct
+# again at every later "<": quadratic). Here no pattern can backtrack (possessive
+# quantifiers), each search starts where the last construct ended, and a search that found
+# nothing is never repeated further on: its pattern cannot match there either
+# (``_Page.search``). A start tag's quoted values may
 # hold ">"; once a tag's quotes ran to the end of the page, later tags end at their first
 # ">" (else each "<" could scan to the end again).
 _START_TAG = re.compile(
@@ -109,12 +80,36 @@ def _self_closing(tag: str) -> bool:
 
 
 class _Page:
-    """One page's source, read once from the start (see the comment above)."""
+    """One page's source, read once from the start (see the comment above), into its
+    visible text: script and style are dropped, blocks become lines."""
 
-    def __init__(self, source: str, out: _HTMLText) -> None:
-        self.source, self.out = source, out
+    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+              "section", "article", "header", "footer", "ul", "ol", "title"}
+
+    def __init__(self, source: str) -> None:
+        self.source = source
         self.not_after: dict[re.Pattern[str], int] = {}
         self.quotes = True
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self.skip += 1
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style") and self.skip:
+            self.skip -= 1
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
 
     def search(self, pattern: re.Pattern[str], start: int) -> re.Match[str] | None:
         if start >= self.not_after.get(pattern, len(self.source) + 1):
@@ -131,7 +126,7 @@ class _Page:
     def construct(self, i: int) -> int:
         """The end of the construct at ``source[i] == "<"``, its tags reported; ``i`` for a
         "<" that starts none (text), -1 for one that does not end."""
-        source, out = self.source, self.out
+        source = self.source
         if source.startswith("<!--", i):
             return self.end_of(_COMMENT_END, i + 4)
         if source.startswith("</", i):
@@ -141,7 +136,7 @@ class _Page:
             closed = _END_TAG.match(source, i, gt)
             named = closed or _END_TAG_NAME.match(source, i, gt)
             if named:
-                out.handle_endtag(named.group(1).lower())
+                self.handle_endtag(named.group(1).lower())
             return gt  # "</name junk>", "</>" or a bogus comment: up to the first ">"
         if source.startswith("<![", i):
             keyword = _SECTION.match(source, i)
@@ -162,46 +157,45 @@ class _Page:
                 return self.construct(i)
             return -1
         name = tag.group(1).lower()
-        out.handle_starttag(name)
+        self.handle_starttag(name)
         if _self_closing(tag.group(0)):
-            out.handle_endtag(name)
+            self.handle_endtag(name)
         elif name in _RAW_TEXT:  # script and style: raw text up to their end tag
             closing = self.search(_RAW_TEXT[name], tag.end())
             if closing is None:
                 return len(source)
-            out.handle_data(source[tag.end():closing.start()])
-            out.handle_endtag(name)
+            self.handle_data(source[tag.end():closing.start()])
+            self.handle_endtag(name)
             return closing.end()
         return tag.end()
 
-    def read(self) -> None:
-        source, out = self.source, self.out
+    def read(self) -> str:
+        source = self.source
         text_from = at = 0
         while opening := _OPEN.search(source, at):
             lt = opening.start()
             if text_from < lt:
-                out.handle_data(_unescape(source[text_from:lt]))
+                self.handle_data(_unescape(source[text_from:lt]))
                 text_from = lt
             end = self.construct(lt)
             if end < 0:  # never ends: text up to the next ">" (the rest, without one)
                 end = self.end_of(_GT, lt + 1)
                 if end < 0:
                     break
-                out.handle_data(_unescape(source[lt:end]))
+                self.handle_data(_unescape(source[lt:end]))
                 text_from = at = end
             elif end == lt:  # a plain "<": text
                 at = lt + 1
             else:
                 text_from = at = end
         if text_from < len(source):
-            out.handle_data(_unescape(source[text_from:]))
+            self.handle_data(_unescape(source[text_from:]))
+        lines = (re.sub(r"[ \t]+", " ", line).strip() for line in "".join(self.parts).split("\n"))
+        return "\n".join(line for line in lines if line)
 
 
 def html_text(source: str) -> str:
-    out = _HTMLText()
-    _Page(source, out).read()
-    lines = (re.sub(r"[ \t]+", " ", line).strip() for line in "".join(out.parts).split("\n"))
-    return "\n".join(line for line in lines if line)
+    return _Page(source).read()
 
 
 def _docx_text(data: bytes) -> str:

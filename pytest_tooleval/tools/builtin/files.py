@@ -29,12 +29,6 @@ MAX_LIST = 500
 MAX_FOUND = 200
 
 
-def _kind(st: os.stat_result) -> str:
-    if stat.S_ISDIR(st.st_mode):
-        return "folder"
-    return "file" if stat.S_ISREG(st.st_mode) else "other"
-
-
 def _refuse_git_internal(ctx: Context, real: Path) -> None:
     if is_git_internal(ctx.home, real):
         raise ToolError("files inside a .git folder cannot be changed; use the git tools")
@@ -159,7 +153,8 @@ def _file_info(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     st = os.stat(real)
     info: dict[str, Any] = {
         "path": ctx.home.relative(real),
-        "type": _kind(st),
+        "type": "folder" if stat.S_ISDIR(st.st_mode) else
+                "file" if stat.S_ISREG(st.st_mode) else "other",
         "size_bytes": st.st_size,
         "modified": datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds"),
     }
@@ -179,9 +174,7 @@ def _move_file(ctx: Context, args: dict[str, Any]) -> str:
         _refuse_git_internal(ctx, path)
     _refuse_moving_a_repository(ctx, source)
     if target.is_dir():
-        target = target / source.name
-        check = ctx.home.resolve(ctx.home.relative(target), must_exist=False)
-        target = check
+        target = ctx.home.resolve(ctx.home.relative(target / source.name), must_exist=False)
         _refuse_git_internal(ctx, target)
     if target.exists() or target.is_symlink():
         raise ToolError(f"{ctx.home.relative(target)!r} already exists; delete it first or "

@@ -18,6 +18,7 @@ import re
 import select
 import shutil
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +58,6 @@ _HARDEN = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c",
 # allowlist never sees (or from outside the world).
 _UNCHECKED = ("commondir", "objects/info/alternates", "objects/info/http-alternates",
               "info/attributes", "config.worktree", "worktrees", "modules", "gitdir")
-
-
-def git_binary() -> str | None:
-    return shutil.which("git")
 
 
 def _repo(ctx: Context) -> Path:
@@ -114,7 +111,7 @@ def refuse_unchecked(git_dir: Path) -> None:
 
 
 def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) -> str:
-    binary = git_binary()
+    binary = shutil.which("git")
     if binary is None:
         raise ToolError("git is not installed on this machine")
     jailed = jail.use_jail(ctx.unsafe_no_jail)
@@ -185,11 +182,12 @@ def _checked(result: _Done, check: bool) -> str:
     return result.stdout
 
 
+@dataclass
 class _Done:
-    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-        #: stdout went past MAX_GIT_OUTPUT, and git was stopped there.
-        self.cut = False
+    returncode: int
+    stdout: str
+    stderr: str
+    cut: bool = False  # stdout went past MAX_GIT_OUTPUT, and git was stopped there
 
 
 def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
@@ -211,10 +209,8 @@ def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
         out, err = capture.finish()
     if outcome.timed_out:
         raise ToolError("git took too long")
-    done = _Done(outcome.returncode, out.decode("utf-8", "replace"),
-                 err.decode("utf-8", "replace"))
-    done.cut = capture.cut
-    return done
+    return _Done(outcome.returncode, out.decode("utf-8", "replace"),
+                 err.decode("utf-8", "replace"), capture.cut)
 
 
 class _Capture:
@@ -266,14 +262,10 @@ class _Capture:
 
 def _identity(listed: str) -> tuple[str, str]:
     """user.name and user.email from the checked config listing (the last one wins)."""
-    name = email = ""
-    for line in listed.splitlines():
-        key, _, value = line.partition("=")
-        if key.lower() == "user.name":
-            name = value
-        elif key.lower() == "user.email":
-            email = value
-    return name.strip() or DEFAULT_NAME, email.strip() or DEFAULT_EMAIL
+    values = {key.lower(): value
+              for key, _, value in (line.partition("=") for line in listed.splitlines())}
+    return (values.get("user.name", "").strip() or DEFAULT_NAME,
+            values.get("user.email", "").strip() or DEFAULT_EMAIL)
 
 
 def check_ref(ref: str) -> str:
@@ -301,29 +293,24 @@ def _git_status(ctx: Context, args: dict[str, Any]) -> str:
     return clip(out.strip() or "nothing to report")
 
 
+def _ref_and_path(ctx: Context, args: dict[str, Any]) -> list[str]:
+    """The revision (HEAD by default) and optional path arguments of git_log and git_diff."""
+    ref = get_str(args, "ref", limit=200)
+    argv = ["--end-of-options", check_ref(ref) if ref else "HEAD"]
+    path = get_str(args, "path", limit=1024)
+    return [*argv, "--", repo_path(ctx, path)] if path else argv
+
+
 def _git_log(ctx: Context, args: dict[str, Any]) -> str:
     limit = get_int(args, "limit", 10, low=1, high=200) or 10
-    argv = ["log", f"--max-count={limit}", "--date=iso-strict",
-            "--format=%H %ad %an <%ae>%d%n    %s"]
-    ref = get_str(args, "ref", limit=200)
-    if ref:
-        argv += ["--end-of-options", check_ref(ref)]
-    else:
-        argv += ["--end-of-options", "HEAD"]
-    path = get_str(args, "path", limit=1024)
-    if path:
-        argv += ["--", repo_path(ctx, path)]
-    return clip(run_git(ctx, *argv).strip() or "no commits found")
+    out = run_git(ctx, "log", f"--max-count={limit}", "--date=iso-strict",
+                  "--format=%H %ad %an <%ae>%d%n    %s", *_ref_and_path(ctx, args))
+    return clip(out.strip() or "no commits found")
 
 
 def _git_diff(ctx: Context, args: dict[str, Any]) -> str:
-    argv = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat", "--patch"]
-    ref = get_str(args, "ref", limit=200)
-    argv += ["--end-of-options", check_ref(ref) if ref else "HEAD"]
-    path = get_str(args, "path", limit=1024)
-    if path:
-        argv += ["--", repo_path(ctx, path)]
-    out = run_git(ctx, *argv).strip()
+    out = run_git(ctx, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat",
+                  "--patch", *_ref_and_path(ctx, args)).strip()
     return clip(out) if out else "no differences"
 
 

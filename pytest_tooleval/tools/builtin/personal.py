@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -50,6 +51,13 @@ def _matches(query_words: set[str], text: str) -> int:
                if any(w.startswith(q) or (len(w) >= 4 and q.startswith(w)) for w in words))
 
 
+def _best(items: list[dict[str, Any]], score: Callable[[dict[str, Any]], int]
+          ) -> list[dict[str, Any]]:
+    """The ten items that score highest (ties in their stored order), none that score 0."""
+    scored = [(score(item), item) for item in items]
+    return [item for points, item in sorted(scored, key=lambda pair: -pair[0]) if points][:10]
+
+
 def _now_text(ctx: Context) -> str:
     return ctx.world.now().isoformat(timespec="seconds")
 
@@ -78,13 +86,8 @@ def _memory_search(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     items = _load(ctx, "memories")
     if not words or fold(query) in ("*", "all", "hepsi"):
         return {"results": items[:50], "count": len(items)}
-    scored = []
-    for i, item in enumerate(items):
-        score = _matches(words, f"{item.get('key', '')} {item.get('text', '')}")
-        if score:
-            scored.append((-score, i, item))
-    scored.sort(key=lambda s: (s[0], s[1]))
-    results = [item for _, _, item in scored[:10]]
+    results = _best(items, lambda item: _matches(
+        words, f"{item.get('key', '')} {item.get('text', '')}"))
     return {"results": results, "count": len(results),
             "note": "" if results else "no saved memory matches; try other words"}
 
@@ -193,14 +196,8 @@ def _contacts_lookup(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     words = _words(name)
     if not words:
         raise ToolError("give a name to look up")
-    scored = []
-    for i, contact in enumerate(_load(ctx, "contacts")):
-        score = _matches(words, str(contact.get("name", ""))) * 2 + \
-            _matches(words, str(contact.get("notes", "")))
-        if score:
-            scored.append((-score, i, contact))
-    scored.sort(key=lambda s: (s[0], s[1]))
-    results = [c for _, _, c in scored[:10]]
+    results = _best(_load(ctx, "contacts"), lambda contact: _matches(
+        words, str(contact.get("name", ""))) * 2 + _matches(words, str(contact.get("notes", ""))))
     return {"results": results, "count": len(results),
             "note": "" if results else f"no contact matches {name!r}"}
 

@@ -74,8 +74,7 @@ class BuiltinToolProvider(ToolProvider):
         self._shared: Context | None = None  # the template, read by reading tools
         self._case: CaseContext | None = None
         self.unsafe_no_jail = unsafe_no_jail
-        #: Worlds copied for cases (a measure of what copy on write saves).
-        self.materialised = 0
+        self.materialised = 0  # worlds copied for cases
 
     def list_tools(self) -> list[ToolSpec]:
         missing = unavailable_tools(self.unsafe_no_jail)
@@ -194,12 +193,11 @@ class BuiltinToolProvider(ToolProvider):
             return ToolResult.error("the input is nested too deeply")
         except MemoryError:
             return ToolResult.error("the input needs too much memory")
-        except (OSError, ValueError, TypeError, OverflowError, UnicodeError) as exc:
-            # Hostile input may still reach an OS or parsing corner: the model sees it,
-            # the case goes on.
-            return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
-        except Exception as exc:  # a library's own error class on a corrupt file, etc.
-            log.warning("built-in tool %s failed on hostile input", name, exc_info=True)
+        except Exception as exc:
+            # Hostile input may still reach an OS or parsing corner, or a library's own error
+            # class on a corrupt file: the model sees it, the case goes on.
+            if not isinstance(exc, OSError | ValueError | TypeError | OverflowError):
+                log.warning("built-in tool %s failed on hostile input", name, exc_info=True)
             return ToolResult.error(f"{name} failed: {type(exc).__name__}: {exc}")
         return ToolResult.of(value)
 

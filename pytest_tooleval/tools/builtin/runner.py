@@ -10,8 +10,7 @@ refuses file access outside the home folder, process creation, signals and socke
 hook is defence in depth only: it is Python code in the snippet's own process.
 
 Without the jail (bubblewrap missing, user namespaces off) the tool is not offered, unless
-the run opts into the unsafe mode; then the same process runs with the same limits and hook
-but no jail, as before.
+the run opts into the unsafe mode: the same limits and hook, no jail.
 """
 
 from __future__ import annotations

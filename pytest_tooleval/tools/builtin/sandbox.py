@@ -80,9 +80,7 @@ class Sandbox:
             candidate = Path(self.real_root, text[2:])
         elif text.startswith("/"):
             candidate = Path(text)
-            if not is_within(Path(os.path.normpath(text)), self.real_root) and not is_within(
-                Path(os.path.normpath(text)), Path(os.path.abspath(self.root))
-            ):
+            if not self._lexically_inside(candidate):
                 raise ToolError(
                     f"absolute paths outside the {self.label} are not allowed; give a path "
                     f"relative to the {self.label}, such as Documents/notes.txt"
@@ -92,10 +90,7 @@ class Sandbox:
         for part in candidate.parts:
             if len(part) > MAX_NAME_CHARS:
                 raise ToolError(f"a path component is longer than {MAX_NAME_CHARS} characters")
-        lexical = Path(os.path.normpath(candidate))
-        if not is_within(lexical, self.real_root) and not is_within(
-            lexical, Path(os.path.abspath(self.root))
-        ):
+        if not self._lexically_inside(candidate):
             raise ToolError(f"path {path!r} leaves the {self.label}; '..' escapes are refused")
         try:
             real = Path(os.path.realpath(candidate))
@@ -117,6 +112,12 @@ class Sandbox:
             raise ToolError(f"cannot inspect {path!r}: {exc.strerror or exc}") from exc
         check_mode(st, str(path))
         return real
+
+    def _lexically_inside(self, path: Path) -> bool:
+        """Inside the root as written ('..' resolved, links not followed)."""
+        lexical = Path(os.path.normpath(path))
+        return is_within(lexical, self.real_root) or is_within(
+            lexical, Path(os.path.abspath(self.root)))
 
     def relative(self, real: Path) -> str:
         """The display form of a contained path ('.' for the root)."""

@@ -81,6 +81,8 @@ _TEMPERATURE = {
     "f": "F", "°f": "F", "fahrenheit": "F", "degf": "F",
     "k": "K", "kelvin": "K",
 }
+#: scale -> (offset, factor): kelvin = (value + offset) * factor, exactly.
+_KELVIN = {"C": (F("273.15"), F(1)), "F": (F("459.67"), F(5, 9)), "K": (F(0), F(1))}
 
 
 def _unit_key(name: str) -> str:
@@ -88,31 +90,17 @@ def _unit_key(name: str) -> str:
     return key.removeprefix("degrees ").removeprefix("degree ")
 
 
-def _to_kelvin(value: Fraction, scale: str) -> Fraction:
-    if scale == "C":
-        return value + F("273.15")
-    if scale == "F":
-        return (value - 32) * F(5, 9) + F("273.15")
-    return value
-
-
-def _from_kelvin(value: Fraction, scale: str) -> Fraction:
-    if scale == "C":
-        return value - F("273.15")
-    if scale == "F":
-        return (value - F("273.15")) * F(9, 5) + 32
-    return value
-
-
 def convert(value: Fraction, source: str, target: str) -> Fraction:
     src, dst = _unit_key(source), _unit_key(target)
     if src in _TEMPERATURE or dst in _TEMPERATURE:
         if src not in _TEMPERATURE or dst not in _TEMPERATURE:
             raise ToolError(f"cannot convert between {source!r} and {target!r}")
-        kelvin = _to_kelvin(value, _TEMPERATURE[src])
+        (offset_a, factor_a), (offset_b, factor_b) = (_KELVIN[_TEMPERATURE[src]],
+                                                      _KELVIN[_TEMPERATURE[dst]])
+        kelvin = (value + offset_a) * factor_a
         if kelvin < 0:
             raise ToolError("that temperature is below absolute zero")
-        return _from_kelvin(kelvin, _TEMPERATURE[dst])
+        return kelvin / factor_b - offset_b
     if src not in _UNITS:
         raise ToolError(f"unknown unit {source!r}")
     if dst not in _UNITS:

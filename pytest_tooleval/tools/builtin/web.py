@@ -33,19 +33,14 @@ def _stem(token: str) -> str:
 
 
 def load_pages(ctx: Context) -> list[dict[str, Any]]:
-    if "web:pages" in ctx.cache:
-        pages: list[dict[str, Any]] = ctx.cache["web:pages"]
-        return pages
     path = ctx.world.web_dir / "pages.json"
-    if not path.exists():
-        pages = []
-    else:
+    if "web:pages" not in ctx.cache:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
         except (OSError, ValueError) as exc:
             raise SandboxBroken(f"the offline web index is unreadable: {exc}") from exc
-        pages = [p for p in data if isinstance(p, dict) and p.get("url")]
-    ctx.cache["web:pages"] = pages
+        ctx.cache["web:pages"] = [p for p in data if isinstance(p, dict) and p.get("url")]
+    pages: list[dict[str, Any]] = ctx.cache["web:pages"]
     return pages
 
 

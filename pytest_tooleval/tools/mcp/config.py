@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
 #: Inherited by stdio servers on top of the SDK's own minimal set (HOME, LOGNAME, PATH,
 #: SHELL, TERM, USER): locale and temp dir, and an active virtual environment.
@@ -144,15 +145,11 @@ def _describe(where: str, exc: ValidationError) -> str:
 def stands_for(server_name: str, config: McpServerConfig) -> str | None:
     """The built-in a server tool does the job of: its own name is a built-in's, and the
     server's prefix renames it (unprefixed, it already is that name)."""
-    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
-
     return server_name if config.prefix and server_name in BUILTIN_TOOL_NAMES else None
 
 
 def shadowed_by(server_names: list[str], config: McpServerConfig) -> set[str]:
     """The built-ins a server with ``shadow_builtins = true`` replaces."""
-    from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
-
     return set(server_names) & BUILTIN_TOOL_NAMES if config.shadow_builtins else set()
 
 

@@ -136,18 +136,24 @@ class McpConnection:
         if not self._closing and self.failure is None:
             self.failure = self.message("the session ended unexpectedly")
 
-    def _transport(self) -> Any:
-        if self.config.url is not None:
-            return _http_transport(self.config.url, self.config.headers)
+    @asynccontextmanager
+    async def _transport(self) -> AsyncIterator[Any]:
+        """The SDK's transport; a stdio server's stderr is appended to a log we can quote."""
+        config = self.config
+        if config.url is not None:
+            async with (
+                create_mcp_http_client(headers=config.headers) as http,
+                streamable_http_client(config.url, http_client=http) as streams,
+            ):
+                yield streams
+            return
         fd, self._stderr_path = tempfile.mkstemp(prefix=f"tooleval-mcp-{self.name}-", suffix=".log")
         os.close(fd)
-        params = StdioServerParameters(
-            command=str(self.config.command),
-            args=list(self.config.args),
-            env=server_environment(self.config),
-            cwd=self.config.cwd,
-        )
-        return _stdio_transport(params, self._stderr_path)
+        params = StdioServerParameters(command=str(config.command), args=list(config.args),
+                                       env=server_environment(config), cwd=config.cwd)
+        with open(self._stderr_path, "a", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as streams:
+                yield streams
 
     @staticmethod
     async def _list_tools(client: Client) -> list[Any]:
@@ -185,10 +191,8 @@ class McpConnection:
             raise ProviderError(self.message("is not running")) from None
         try:
             return future.result(timeout=timeout + 5)
-        except concurrent.futures.TimeoutError:
+        except TimeoutError:  # the wait, or the call's own clock (anyio.fail_after)
             future.cancel()
-            raise ProviderError(self._timeout_message(name)) from None
-        except TimeoutError:
             raise ProviderError(self._timeout_message(name)) from None
         except MCPError as exc:
             if exc.code == _REQUEST_TIMEOUT:
@@ -238,27 +242,6 @@ class McpConnection:
         except OSError:
             return []
         return [line.rstrip() for line in data.splitlines() if line.strip()][-lines:]
-
-
-@asynccontextmanager
-async def _stdio_transport(params: StdioServerParameters, stderr_path: str) -> AsyncIterator[Any]:
-    """The SDK's stdio transport, with the server's stderr appended to a log we can quote."""
-    with open(stderr_path, "a", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog=errlog) as streams:
-            yield streams
-
-
-@asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
-    if not headers:
-        async with streamable_http_client(url) as streams:
-            yield streams
-        return
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
-        yield streams
 
 
 def describe_exception(exc: BaseException) -> str:

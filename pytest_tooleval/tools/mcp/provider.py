@@ -16,6 +16,7 @@ from pytest_tooleval.tools.base import (
     ToolResult,
     ToolSpec,
 )
+from pytest_tooleval.tools.mcp.cache import write_cache
 from pytest_tooleval.tools.mcp.config import (
     McpServerConfig,
     server_environment,
@@ -34,16 +35,10 @@ _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 class McpToolProvider(ToolProvider):
     """The tools of one MCP server, each name prefixed with ``config.prefix``.
 
-    ``start()`` connects (also called by ``list_tools()`` on first use). Failures to start,
-    crashes and hangs raise ``ProviderError``; tool-level errors (``isError``, or a protocol
-    error the live server answered a call with) come back as error results the model sees.
-    A finalizer closes the session when the provider is collected or the interpreter exits
-    without ``close()``.
-
-    Between cases (``begin_case``): when the previous case called this server, its
-    ``reset`` command runs, and with ``isolation = "per-case"`` the server is restarted.
-    ``base_dir`` (the configuration's folder) is where the tool list is cached and where a
-    ``reset`` of a URL server runs.
+    Failures to start, crashes and hangs raise ``ProviderError``; tool-level errors
+    (``isError``, or a protocol error the server answered a call with) are error results the
+    model sees. ``base_dir`` (the configuration's folder) is where the tool list is cached
+    and where a ``reset`` of a URL server runs.
     """
 
     def __init__(self, name: str, config: McpServerConfig,
@@ -64,10 +59,6 @@ class McpToolProvider(ToolProvider):
         self.restarts = 0
         self.restart_seconds = 0.0
         self.resets = 0
-
-    @property
-    def started(self) -> bool:
-        return self._connection is not None and self._start_error is None
 
     def start(self) -> None:
         """Connect, initialise and list the tools; idempotent; ``ProviderError`` on failure."""
@@ -110,8 +101,6 @@ class McpToolProvider(ToolProvider):
     def _write_cache(self) -> None:
         if self.base_dir is None:
             return
-        from pytest_tooleval.tools.mcp.cache import write_cache
-
         try:
             write_cache(self.base_dir, self.name, self.config, self._specs, self.server_info,
                         self._server_names)
