@@ -25,6 +25,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 
 An item that is wholly one value (a number, date, time, phone number, score or person:
 text/values.py reads it) also matches the same value written another way (``value_found``).
+German spelling counts both ways (Müller/Mueller, Straße/Strasse) for an item without a
+Turkish letter ç ğ ı ş.
 Nothing fuzzier than this, and no judge model; no regular expressions in the format.
 """
 
@@ -34,11 +36,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from pytest_tooleval.text.normalize import turkish_lower
 from pytest_tooleval.text.values import (
+    HONORIFIC,
+    MINUS_WORD,
     TITLES,
     Date,
     Number,
@@ -55,6 +59,8 @@ _GROUP_SEPARATOR = re.compile(r"(?<=\d)[.,\u00a0\u202f ](?=\d{3}(?!\d))")
 #: Characters that continue a number when a digit follows: 3.75, 1,5, 18:30.
 NUMBER_JOINERS = ".,:"
 TURKISH_LETTERS = frozenset("çşğöü")
+#: Apostrophes as people type them (O’Connor, İstanbul’da), read as the plain one.
+APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u02bb\u2032\u00b4`"})
 SHORT_WORD = 3
 
 
@@ -102,12 +108,12 @@ def _char_pieces(original: str) -> tuple[tuple[tuple[str, str] | None, ...], boo
 
 @lru_cache(maxsize=4096)
 def keyed(text: str) -> Keyed:
-    """NFKC; Turkish lowercasing; marks dropped (Turkish letters kept in ``strict``);
-    whitespace collapsed; three-digit groups joined (18.000 → 18000)."""
+    """Every apostrophe as '; NFKC; Turkish lowercasing; marks dropped (Turkish letters
+    kept in ``strict``); whitespace collapsed; three-digit groups joined (18.000 → 18000)."""
     loose: list[str] = []
     strict: list[str] = []
     turkish = False
-    for original in unicodedata.normalize("NFKC", text):
+    for original in unicodedata.normalize("NFKC", text.translate(APOSTROPHES)):
         pieces, marks_turkish = _char_pieces(original)
         turkish = turkish or marks_turkish
         for piece in pieces:
@@ -218,8 +224,9 @@ def _letters_agree(value: Keyed, answer: Keyed, start: int) -> bool:
     return True
 
 
-def occurs(value: Keyed, answer: Keyed) -> bool:
-    """Whether ``value`` occurs in ``answer`` on boundaries (see the module docstring)."""
+def occurs(value: Keyed, answer: Keyed, whole_word: bool = False) -> bool:
+    """Whether ``value`` occurs in ``answer`` on boundaries (see the module docstring);
+    ``whole_word``: no letter or digit may follow it (a name: Demir is not in Demirci)."""
     v, a = value.loose, answer.loose
     if not v:
         return False
@@ -238,7 +245,7 @@ def occurs(value: Keyed, answer: Keyed) -> bool:
             or (v[0].isdigit() and _continues_number_before(a, start))
             or (not spaced_end and v[-1].isdigit()
                 and (after.isdigit() or _continues_number_after(a, end, v)))
-            or (_short_word(v) and after.isalnum())
+            or ((whole_word or _short_word(v)) and after.isalnum())
         )
         if bounded and _letters_agree(value, answer, start):
             return True
@@ -255,12 +262,38 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     ``language`` is the file's: it reads a lone separator before three digits in the
     evidence (tr: 5.878 is 5878; en: 5.878 is a decimal).
     """
-    answer_key = keyed(answer)
     values = [alt for alt in alternatives if alt.strip()]
-    return any(occurs(keyed(alt), answer_key) and not _other_half_day(alt, answer, language)
-               for alt in values) or any(value_found(alt, answer, language) or (
-                   today is not None and _relative_day_found(alt, answer, language, today))
-                   for alt in values)
+    if _found(values, answer, language, today):
+        return True
+    # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
+    # with a Turkish letter, nor for one without ä ö ü ß ae oe ue ss ("yüz iki" stays 102).
+    german = [alt.translate(_GERMAN) for alt in values
+              if not _TURKISH_ONLY & set(alt) and _DIGRAPH.search(alt.translate(_GERMAN))]
+    return bool(german) and _found(german, answer.translate(_GERMAN), language, today)
+
+
+#: ä ö ü ß as German writes them without the letters.
+_GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "Ä": "Ae", "Ö": "Oe",
+                         "Ü": "Ue", "ẞ": "SS"})
+#: Letters only Turkish has: an item with one is Turkish, and ü/ö in it are no German.
+_TURKISH_ONLY = frozenset("çğışÇĞİŞ")
+_DIGRAPH = re.compile("ae|oe|ue|ss", re.IGNORECASE)
+
+
+def _found(values: list[str], answer: str, language: str, today: date | None) -> bool:
+    """``evidence_found`` without the German spelling."""
+    answer_key = keyed(answer)
+    return any(occurs(keyed(alt), answer_key, _is_person(alt, language))
+               and not _read_otherwise(alt, answer, language) for alt in values) or any(
+        value_found(alt, answer, language)
+        or (today is not None and _relative_day_found(alt, answer, language, today))
+        for alt in values)
+
+
+def _is_person(value: str, language: str) -> bool:
+    """A person's name takes a suffix only after an apostrophe (Demir'e; Demirci is
+    another name)."""
+    return any(isinstance(want, Person) for want in evidence_values(value, language))
 
 
 #: Words that name a day relative to the clock: exact only where the case's clock is known.
@@ -281,12 +314,22 @@ def _relative_day_found(value: str, answer: str, language: str, today: date) -> 
         for want in evidence_values(value, language))
 
 
-def _other_half_day(value: str, answer: str, language: str) -> bool:
-    """The answer writes the evidence's clock reading in the other half of the day: "10:00
-    pm" holds the text "10:00" but is 22:00."""
-    return any(isinstance(want, Time) and want not in answer_values(answer).times and any(
-        (got.hour % 12, got.minute) == (want.hour % 12, want.minute)
-        for got in answer_values(answer).times) for want in evidence_values(value, language))
+def _read_otherwise(value: str, answer: str, language: str) -> bool:
+    """The answer holds the evidence's text as another value: "10:00 pm" holds "10:00" but
+    is 22:00; "eksi 12,4" holds 12,4 but is below zero (a minus in words: "-0,75" still
+    holds 0,75); "99 cents" is 0.99."""
+    stated = answer_values(answer, language)
+    for want in evidence_values(value, language):
+        if isinstance(want, Time) and want not in stated.times and any(
+                (got.hour % 12, got.minute) == (want.hour % 12, want.minute)
+                for got in stated.times):
+            return True
+        if isinstance(want, Number) and want.value and \
+                not any(same_number(want, got) for got in stated.numbers) and \
+                any(got.value == want.value / 100 or (got.value == -want.value and
+                    MINUS_WORD.search(stated.spoken)) for got in stated.numbers):
+            return True
+    return False
 
 
 def value_found(value: str, answer: str, language: str = "en") -> bool:
@@ -294,14 +337,18 @@ def value_found(value: str, answer: str, language: str = "en") -> bool:
     a number by value (rounded by the answer to the digits it shows, keeping two
     significant digits, never into the integer part), a date by day and month (and year
     when both give one), a time in 24 hours, a phone number by its digits (country code
-    or trunk zero optional), a score in order, a person by surname or initial and surname."""
+    or trunk zero optional), a score in order, a person by surname or initial and surname
+    or by given name and honorific; numbers said in words are read in ``language``."""
     wanted = evidence_values(value, language)
     if not wanted:
         return False
-    stated = answer_values(answer)
+    stated = answer_values(answer, language)
     for want in wanted:
         if isinstance(want, Number):
-            if any(same_number(want, got) for got in stated.numbers):
+            percent = _as_percent(want)
+            if any(same_number(want, got) or (percent is not None and got.unit == "%"
+                                              and same_number(percent, got))
+                   for got in stated.numbers):
                 return True
         elif isinstance(want, Date):
             if any(got.month == want.month and got.day == want.day and
@@ -323,12 +370,22 @@ def same_number(want: Number, got: Number) -> bool:
     """``got`` states ``want``: the same value; or ``want`` as the answer rounded it to the
     digits it shows (232.8 as 233, 5.878,125 as 5.878,13; not 5.87, not 0.2 for 0.21, not
     1 milyon 742 bin for 1742500); or ``got`` rounded the way the evidence was (5.878,13
-    for 5.878,1; an integer evidence value is a count, exact). Units must agree where
-    both give one."""
+    for 5.878,1; an integer evidence value is a count, exact); or, where the answer marks
+    it approximate (about, yaklaşık, civarı), a ``want`` with decimals, or any ``want``
+    when the answer gives a unit or currency (about 410 km), rounded to the answer's last
+    non-zero digit and at most ``APPROXIMATE`` off (26.196,64 as "yaklaşık 26.200"; not
+    "about 230" for 232.8). Units must agree where both give one."""
     if want.unit and got.unit and want.unit != got.unit:
         return False
     if got.value == want.value:
         return True
+    if got.approximate and (want.quantum < 1 or got.unit) and got.value and \
+            abs(got.value - want.value) <= abs(want.value) * APPROXIMATE:
+        exponent = got.value.normalize().as_tuple().exponent  # its last non-zero digit
+        step = Decimal(1).scaleb(exponent if isinstance(exponent, int) else 0)
+        if got.value in {want.value.quantize(step, rounding)
+                         for rounding in (ROUND_HALF_UP, ROUND_HALF_EVEN)}:
+            return True
     if got.quantum < want.quantum:
         return want.quantum != 1 and \
             got.value.quantize(want.quantum, ROUND_HALF_UP) == want.value
@@ -337,8 +394,20 @@ def same_number(want: Number, got: Number) -> bool:
         want.value.quantize(got.quantum, rounding) for rounding in (ROUND_HALF_UP, ROUND_HALF_EVEN)}
 
 
+def _as_percent(number: Number) -> Number | None:
+    """A fraction (0 < x ≤ 1, no unit) as the percentage it is, to the digits it shows:
+    0.3 is 30 % (not 25 % rounded up), 0.347 is 34.7 % (or 35 %)."""
+    if number.unit or not 0 < number.value <= 1:
+        return None
+    return Number(number.value.scaleb(2), min(number.quantum.scaleb(2), Decimal(1)), "%")
+
+
 #: An answer may round a number, but keep at least this many significant digits.
 MIN_SIGNIFICANT = 2
+#: How far off (relative) a number marked approximate may be: a reader takes "about
+#: 26,200" for 26,196.64 (0.01 %), not "about 230" for 232.8 (1.2 %) nor "about 150"
+#: for 145 (3.4 %), a figure of its own.
+APPROXIMATE = Decimal("0.01")
 _TRUNK = "0"
 
 
@@ -357,8 +426,13 @@ def _national(phone: Phone) -> set[str]:
 def _person_found(person: Person, words: tuple[Word, ...], language: str) -> bool:
     """The surname, capitalised, not after another given name or initial ("Jonas Keller",
     "J. Keller" are someone else). A Turkish sentence may start with any capitalised word
-    ("Faturayı Tunç Hanım gönderdi"), so there the first word is not taken for a name."""
+    ("Faturayı Tunç Hanım gönderdi"), so there the first word is not taken for a name.
+    Or the given name, capitalised, with a Turkish honorific ("Elif Hanım'a", "Kerem
+    Bey"); a given name alone is not enough: many people share one."""
     for index, word in enumerate(words):
+        if word.folded == person.given and word.capital and index + 1 < len(words) and \
+                HONORIFIC.fullmatch(words[index + 1].folded):
+            return True
         if word.folded != person.surname or not word.capital:
             continue
         if index == 0:
@@ -374,16 +448,10 @@ def _person_found(person: Person, words: tuple[Word, ...], language: str) -> boo
     return False
 
 
-#: Typographic apostrophes read as the plain one in claims ("I’ve booked" is "I've booked").
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-
-
 def claims_found(items: list[str], answer: str, language: str = "en") -> list[str]:
     """The items of a step's ``wrong`` list (or any list of claims) that ``answer``
     states, matched as evidence is (boundaries, values written another way)."""
-    text = answer.translate(_APOSTROPHES)
-    return [item for item in items
-            if evidence_found([item.translate(_APOSTROPHES)], text, language)]
+    return [item for item in items if evidence_found([item], answer, language)]
 
 
 def same_phone(first: Phone, second: Phone) -> bool:

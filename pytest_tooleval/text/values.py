@@ -1,8 +1,9 @@
 """Values in text as people write them in English and Turkish: numbers (either decimal
 mark, grouped, with a unit, a currency or a scale word: 5.878,13 TL, 1 milyon 742 bin 500,
-486 lira 72 kuruş, 18k), dates (2026-03-11, 11th March 2026, Mar 11, Nisan'ın 17'si,
-24/01/2026), times (18:15, 6:15 pm, akşam 6'da, quarter past six), phone numbers, scores
-(3-1, 3 to 1) and a person's name.
+486 lira 72 kuruş, 18k; in an answer also in words: twenty-one, iki buçuk milyon), dates
+(2026-03-11, 11th March 2026, Mar 11, Nisan'ın 17'si, 24/01/2026), times (18:15, 6:15 pm,
+akşam 6'da, quarter past six, ten to five, 7'yi 20 geçe), phone numbers, scores (3-1,
+3 to 1) and a person's name.
 
 ``evidence_values`` reads an evidence item that is wholly one value; ``answer_values``
 reads every value an answer states. Comparing the two is cases/evidence.py's.
@@ -17,7 +18,7 @@ from functools import cached_property, lru_cache
 
 import regex
 
-from pytest_tooleval.text.normalize import fold
+from pytest_tooleval.text.normalize import fold, turkish_lower
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class Number:
     quantum: Decimal
     #: The unit or currency beside it, canonical ("%", "TRY", "g"), or None.
     unit: str | None = None
+    #: Marked as approximate by the answer (about 90, yaklaşık 26.200, 26.200 TL civarı).
+    approximate: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,20 +108,32 @@ _UNITS = {
     "kb": "kB", "mb": "MB", "gb": "GB",
 }
 _PREFIX_UNITS = ("%", "yuzde", "$", "€", "£", "₺")
-_MINOR = regex.compile(r"\s?(?:kurus|cents?|penny|pence)(?![a-z])")
+_MINOR = regex.compile(r"\s?(?:kurus|cents?|penny|pence)(?![a-z])|p(?![a-z]|\.\s?m)")
+#: The currency of a minor unit (cents: dollars or euros).
+_MINOR_UNITS = {"kurus": "TRY", "penny": "GBP", "pence": "GBP", "p": "GBP"}
 _MONEY = ("TRY", "USD", "EUR", "GBP")
+# A word that marks the number after it (about 90) or before it (26.200 TL civarında,
+# 90 euro kadar) as approximate; markup may stand between.
+_ROUGHLY_BEFORE = regex.compile(r"(?<![a-z])(?:about|around|roughly|approximately|approx\.?"
+                                r"|nearly|almost|yaklasik|tahminen|asagi yukari|~|≈)[\s*_]*$")
+_ROUGHLY_AFTER = regex.compile(r"[\s*_]*(?:civar|kadar(?![a-z]))")
+#: A minus said in words (eksi 12,4, minus 3), on folded text.
+MINUS_WORD = regex.compile(r"(?:eksi|minus|negative)\s")
 _JOIN = regex.compile(r"\s(?:(?:ve|and)\s)?")
 _WORD_HOURS = {word: n for n, word in enumerate(["one", "two", "three", "four", "five", "six",
                                                  "seven", "eight", "nine", "ten", "eleven",
                                                  "twelve"], 1)}
 # What a day-part word says of the hour beside it (saat: nothing).
-_HALVES = {"p": "pm", "a": "am", "aksam": "pm", "ogleden sonra": "pm", "ogle": "pm",
-           "ikindi": "pm", "in the afternoon": "pm", "in the evening": "pm", "tonight": "pm",
-           "sabah": "am", "in the morning": "am", "gece": "night", "at night": "night",
+_HALVES = {"p": "pm", "a": "am", "aksam": "pm", "ogleden sonra": "pm", "oglen": "pm",
+           "ogle": "pm",
+           "ikindi": "pm", "afternoon": "pm", "evening": "pm", "tonight": "pm",
+           "sabah": "am", "morning": "am", "gece": "night", "at night": "night",
            "saat": "any"}
 #: Words before a surname that are no given name.
 TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "sayin", "bay",
                     "bayan"])
+#: A Turkish honorific after a given name, with its case suffix (Elif Hanım'a, Kerem Beye).
+HONORIFIC = regex.compile(r"(?:hanim|bey)(?:efendi)?(?:n?in|y?[aei]|d[ae]n?|l[ae])?")
 
 
 def _alternation(words: Iterable[str]) -> str:
@@ -129,7 +144,7 @@ def _alternation(words: Iterable[str]) -> str:
 # A number not inside a longer token: grouped (1.742.500, 2 914,62) or plain (0,21).
 _NUM = r"(?:\d{1,3}(?P<g>[.,\u00a0\u202f ])\d{3}(?:(?P=g)\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 _NUMBER = regex.compile(
-    rf"(?<![\w.,:/-]|\d[.,])(?P<pre>(?:{_alternation(_PREFIX_UNITS)})\s?)?(?P<sign>[-−])?"
+    rf"(?<![\w.,:/-]|\d[.,])(?P<pre>(?:{_alternation(_PREFIX_UNITS)})\s?)?(?P<sign>[-−]|(?<!\d\s){MINUS_WORD.pattern})?"
     rf"(?P<num>{_NUM})"
     rf"(?!\d|[.,:/-]\d)(?:\s?(?P<scale>{_alternation(_SCALES)})(?![a-z]))?"
     rf"(?:\s?(?P<unit>{_alternation(_UNITS)})(?![a-z]))?"
@@ -146,19 +161,34 @@ _MONTH_DAY = regex.compile(
 _MONTH_GENITIVE = regex.compile(
     r"(?<![a-z])(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) +
     r")'?(?:in|nin|un|nun)\s(?P<day>\d{1,2})(?!\d)")
-_DAY_PART = r"(?P<pre>aksam|gece|sabah|ogleden sonra|ogle|ikindi|saat)\s(?:saat\s)?"
-_AFTER = r"(?:\s(?P<post>in the (?:morning|afternoon|evening)|tonight|at night|aksam))?"
+_DAY_PART = r"(?P<pre>aksam|gece|sabah|ogleden sonra|oglen|ogle|ikindi|saat)\s(?:saat\s)?"
+# An English day part after the time, markup allowed between (**4:30** in the afternoon).
+_EN_PART = r"[*_]*\s[*_]*(?:(?:in the|this|tomorrow)\s(?P<post>morning|afternoon|evening)" \
+    r"|(?P<post>tonight|at night))(?![a-z])"
+_AFTER = rf"(?:{_EN_PART}|\s(?P<post>aksam))?"
 _AMPM = r"(?:\s?(?P<ampm>[ap])\.?\s?m\b\.?)"
 _CLOCK = regex.compile(
     rf"(?:{_DAY_PART})?(?<![\d.,:/])(?P<h>\d{{1,2}})[:.](?P<m>\d{{2}})(?::\d{{2}})?"
     rf"(?!\d|[.,:/-]\d){_AMPM}?{_AFTER}")
+# Minutes past or to the hour in Turkish (on folded, spoken text): 7'yi 20 geçe, dokuza
+# çeyrek kala ("dokuza" 9a, "on" and "bir" stay words before a case suffix).
+_TR_OFFSET = r"'?\s?(?:y?[iu]\s(?P<m>\d{1,2}|ceyrek)\s(?P<dir>gece)" \
+    r"|y?[ae]\s(?P<m>\d{1,2}|ceyrek)\s(?P<dir>kala))(?![a-z])"
+_TR_PAST_TO = regex.compile(
+    rf"(?:{_DAY_PART})?(?<![\w.,:/])(?P<h>\d{{1,2}}|on|bir){_TR_OFFSET}")
 _HOUR = regex.compile(
-    rf"(?:{_DAY_PART}(?<![\d.,:/])(?P<h>\d{{1,2}})(?!\d|[.,:]\d)(?P<half>\s?bucuk)?{_AMPM}?"
+    rf"(?:{_DAY_PART}(?<![\d.,:/])(?P<h>\d{{1,2}})(?!\d|[.,:]\d|{_TR_OFFSET})(?P<half>\s?bucuk)?{_AMPM}?"
+    rf"|(?<![\d.,:/])(?P<h>\d{{1,2}})\s(?P<half>bucu(?:kta|ga))(?![a-z])"
     rf"|(?<![\d.,:/])(?P<h>\d{{1,2}}){_AMPM}"
-    rf"|(?<![\d.,:/])(?P<h>\d{{1,2}}|{'|'.join(_WORD_HOURS)})\so'?clock){_AFTER}")
+    rf"|(?<![\d.,:/])(?P<h>\d{{1,2}}|{'|'.join(_WORD_HOURS)})\so'?clock"
+    rf"|(?<![\w.,:/]|(?:past|to)\s)(?P<h>\d{{1,2}}|{'|'.join(_WORD_HOURS)})(?={_EN_PART})){_AFTER}")
 _QUARTER = regex.compile(
-    rf"(?P<q>quarter|half)\s(?P<dir>past|to)\s(?P<h>\d{{1,2}}|{'|'.join(_WORD_HOURS)})"
-    rf"(?![\d:.]){_AMPM}?{_AFTER}")
+    rf"(?<![\d.,:/])(?P<m>quarter|half|\d{{1,2}})(?:\sminutes?)?\s(?P<dir>past|to)\s(?P<h>\d{{1,2}}|{'|'.join(_WORD_HOURS)})"
+    rf"(?!\d|[:.]\d){_AMPM}?{_AFTER}")
+#: Times said by name; "gece yarısı" with any suffix (gece yarısında).
+_NAMED_TIMES = {"noon": Time(12, 0), "midday": Time(12, 0), "midnight": Time(0, 0),
+                "gece yarisi": Time(0, 0)}
+_NAMED_TIME = regex.compile(r"(?<![a-z])(?:(?:noon|midday|midnight)(?![a-z])|gece yarisi)")
 _SCORE = regex.compile(
     r"(?<![\w.,:/-])(\d{1,2})(?:\s?[-–—]\s?|\sto\s|'(?:e|a|ye|ya)\s)(\d{1,2})"
     r"(?![\w–—-]|[.,:/]\d)")
@@ -166,6 +196,99 @@ _DATE_PATTERNS = (_ISO, _NUMERIC_DATE, _DAY_MONTH, _MONTH_DAY, _MONTH_GENITIVE)
 _PHONE = regex.compile(r"(?<![\w+]|\d[.,])(?P<plus>\+)?\(?\d++\)?(?:[ .-]?+\(?\d++\)?)*+")
 _WORDS = regex.compile(r"\p{L}+\.?")
 _SENTENCE_END = regex.compile(r"[.!?]\s*$")
+
+
+# Cardinal numbers in words, in the answer's language (written as lowered, Turkish letters
+# kept: "on" is ten only in Turkish, and "ön" is no number).
+_EN_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+             "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+             "seventeen", "eighteen", "nineteen"]
+_EN_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_TR_ONES = ["sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz"]
+_TR_TENS = ["on", "yirmi", "otuz", "kırk", "elli", "altmış", "yetmiş", "seksen", "doksan"]
+_WORD_VALUES = {"a": 1} | \
+    {w: n for n, w in enumerate(_EN_SMALL)} | {w: 10 * n for n, w in enumerate(_EN_TENS, 2)} | \
+    {w: n for n, w in enumerate(_TR_ONES)} | {w: 10 * n for n, w in enumerate(_TR_TENS, 1)} | \
+    {"dörd": 4}
+_EN_SUB = rf"(?:(?:{_alternation(_EN_TENS)})(?:[-\s](?:{_alternation(_EN_SMALL[1:10])}))?" \
+    rf"|{_alternation(_EN_SMALL)})"
+_TR_SUB = rf"(?:(?:{_alternation(_TR_TENS)})(?:\s(?:{_alternation(_TR_ONES[1:])}))?" \
+    rf"|{_alternation(_TR_ONES)}|dörd(?=[eü]))"
+_TR_HUNDREDS = rf"(?:(?:{_alternation(_TR_ONES[2:])})\s)?yüz(?:\s{_TR_SUB})?"
+_SPELLED = {
+    "en": regex.compile(
+        rf"(?<![\w-])(?:(?P<alone>a\shalf)|(?P<n>(?:(?:a|{_EN_SUB})[\s-]hundred"
+        rf"(?:\s(?:and\s)?{_EN_SUB})?|{_EN_SUB}|a))(?P<half>\sand\sa\shalf)?)(?!\w|-\w)"),
+    "tr": regex.compile(
+        rf"(?<!\w)(?:(?P<alone>yarım)|(?P<n>(?:(?:{_TR_HUNDREDS}|{_TR_SUB})\s)?bin"
+        rf"|{_TR_HUNDREDS}|{_TR_SUB})(?:(?P<half>\sbuçuk)|(?P<case>[dt][ae]|y?[aeıiuü]))?)(?!\w)"),
+}
+# "an hour and a half", "two days and a half": the half belongs to the count.
+_UNIT_HALF = regex.compile(
+    rf"(?<![\w-])(an?|{_EN_SUB})\s(hours?|days?|weeks?|months?|years?|minutes?)\sand\sa\shalf"
+    r"(?!\w)")
+_EN_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh " \
+    "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"
+_ORDINALS = {w: n for n, w in enumerate(_EN_ORDINALS.split(), 1)} | \
+    {"twentieth": 20, "thirtieth": 30} | \
+    {f"{tens} {w}": 10 * t + n for t, tens in ((2, "twenty"), (3, "thirty"))
+     for n, w in enumerate(_EN_ORDINALS.split()[:9], 1)}
+_ORDINAL = regex.compile(r"(?<![\w-])(?:" + "|".join(
+    w.replace(" ", r"[-\s]") for w in sorted(_ORDINALS, key=len, reverse=True)) + r")(?![\w-])",
+    regex.IGNORECASE)
+_SCALE_WORDS = "thousand|million|billion|bin|milyon|milyar"
+_SCALE_NEXT = regex.compile(rf"\s(?:{_SCALE_WORDS})(?!\w)")
+_SCALE_BEFORE = regex.compile(rf"(?<!\w)(?:{_SCALE_WORDS})\s(?:and\s)?$")
+_COUNTED_BEFORE = regex.compile(r"(?:\d|buçuk)\s?$")
+
+
+def _spell(match: regex.Match[str]) -> str:
+    """A number said in words as digits: "twenty-one" 21, "iki yüz elli" 250, "three and
+    a half" 3.5, "yarım" 0.5; before a scale word only the factor ("iki buçuk milyon"
+    2.5 milyon, bare "bin" 1 bin), which the digit reading then scales. A lone "one",
+    "bir" or "a" is an article or pronoun ("one of the files", "bir dosya"), no count:
+    it is read only before a scale word ("a million"), and one/bir also after one ("bin
+    bir", "a thousand and one"). A Turkish case suffix stays on the digits ("on ikide"
+    12de, "dördü" 4ü), except on a pronoun ("ona", "onda") or yüz/bin ("yüzde" is per cent); a
+    Turkish half stays a word ("dokuz buçuk" 9 buçuk), for the clock reading."""
+    if match.group("alone"):
+        return "0.5"
+    words = match.group("n").replace("-", " ").split()
+    text, start, end = match.string, match.start(), match.end()
+    half = ".5" if match.group("half") else ""
+    case = match.groupdict().get("case") or ""
+    if words == ["bin"] and _COUNTED_BEFORE.search(text, 0, start):
+        return match.group()  # 18 bin, iki buçuk bin: the digit reading scales it
+    if words in (["one"], ["bir"], ["a"]) and not half and not _SCALE_NEXT.match(text, end) \
+            and (words == ["a"] or not _SCALE_BEFORE.search(text, 0, start)):
+        return match.group()
+    if case and (words == ["on"] or words[-1] in ("yüz", "bin")):
+        return match.group()
+    value = 0
+    for word in words:
+        if word in ("hundred", "yüz"):
+            value = (value or 1) * 100
+        elif word != "bin" and word != "and":
+            value += _WORD_VALUES[word]
+    if words[-1] == "bin":  # iki yüz bin: 200 bin, bin buçuk: 1.5 bin
+        return f"{value or 1}{half} bin"
+    if half and match.group("half") == " buçuk" and not _SCALE_NEXT.match(text, end):
+        return f"{value} buçuk"
+    return f"{value}{half}{case}"
+
+
+def _day_number(match: regex.Match[str]) -> str:
+    """An ordinal word as a day: "twenty-first" 21th (the date patterns take any suffix)."""
+    return f"{_ORDINALS[' '.join(match[0].lower().replace('-', ' ').split())]}th"
+
+
+def _spelled_out(text: str, language: str) -> str:
+    """``text`` folded, with its numbers said in words (in ``language``) written in digits."""
+    lowered = turkish_lower(text) if language == "tr" else text.lower()
+    if language == "en":
+        lowered = _UNIT_HALF.sub(lambda m: f"{'one' if m[1] in ('a', 'an') else m[1]} and a "
+                                 f"half {m[2]}", lowered)
+    return _prepare(_SPELLED[language].sub(_spell, lowered))
 
 
 def _readings(token: str, language: str | None) -> list[tuple[Decimal, Decimal]]:
@@ -218,8 +341,12 @@ def _numbers(text: str, language: str | None) -> list[tuple[regex.Match[str], Nu
         scale = match.group("scale")
         factor = Decimal(1).scaleb(_SCALES[scale]) if scale else Decimal(1)
         sign = -1 if match.group("sign") else 1
+        approximate = bool(_ROUGHLY_BEFORE.search(text, max(0, match.start() - 20),
+                                                  match.start())
+                           or _ROUGHLY_AFTER.match(text, match.end()))
         for value, quantum in _readings(match.group("num"), language):
-            found.append((match, Number(sign * value * factor, quantum * factor, _unit(match))))
+            found.append((match, Number(sign * value * factor, quantum * factor, _unit(match),
+                                        approximate)))
     return found
 
 
@@ -235,7 +362,8 @@ def _compound(text: str, numbers: list[tuple[regex.Match[str], Number]]
         if match.start() in used:
             continue
         if regex.match(r"\s?bucuk", text[match.end():]):
-            out.append(Number(number.value + Decimal("0.5"), Decimal("0.1"), number.unit))
+            out.append(Number(number.value + Decimal("0.5"), Decimal("0.1"), number.unit,
+                              number.approximate))
             used.add(match.start())
             continue
         parts = [(match, number)]
@@ -254,9 +382,18 @@ def _compound(text: str, numbers: list[tuple[regex.Match[str], Number]]
         if len(parts) > 1:
             unit = next((n.unit for _, n in parts if n.unit), None)
             out.append(Number(sum((n.value for _, n in parts), Decimal(0)),
-                              parts[-1][1].quantum, unit))
+                              parts[-1][1].quantum, unit, any(n.approximate for _, n in parts)))
             used |= {m.start() for m, _ in parts}
     return out, used
+
+
+def _minor(text: str, match: regex.Match[str], number: Number) -> Number:
+    """A count of a minor currency unit as the amount: 99 cents 0.99, 50 kuruş 0.50 TL."""
+    minor = _MINOR.match(text, match.end())
+    if minor is None or number.unit or number.quantum < 1:
+        return number
+    return Number(number.value / 100, number.quantum / 100,
+                  _MINOR_UNITS.get(minor.group().strip()), number.approximate)
 
 
 def _date(year: str | None, month: int, day: str) -> Date | None:
@@ -280,6 +417,10 @@ def _dates(text: str, english: bool) -> list[Date]:
             found.append(_date(match.groupdict().get("year"), _MONTHS[match.group("month")],
                                match.group("day")))
     return [d for d in found if d is not None]
+
+
+#: Minutes and hours said in words in a past/to phrase.
+_OFFSETS = {"quarter": 15, "ceyrek": 15, "half": 30, "on": 10, "bir": 1}
 
 
 def _hour(h: str) -> int:
@@ -309,12 +450,13 @@ def _times(text: str) -> list[Time]:
     for match in _HOUR.finditer(text):
         half = 30 if match.groupdict().get("half") else 0
         found.append(_day_time(_hour(match.group("h")), half, match))
-    for match in _QUARTER.finditer(text):
-        minutes = 15 if match.group("q") == "quarter" else 30
-        hour = _hour(match.group("h"))
-        if match.group("dir") == "to":
-            hour, minutes = hour - 1, 60 - minutes
-        found.append(_day_time(hour, minutes, match))
+    for match in (*_QUARTER.finditer(text), *_TR_PAST_TO.finditer(text)):
+        minutes = _OFFSETS.get(match.group("m")) or int(match.group("m"))
+        hour = _OFFSETS.get(match.group("h")) or _hour(match.group("h"))
+        if match.group("dir") in ("to", "kala"):  # ten to one: 12:50
+            hour, minutes = (hour - 1) or 12, 60 - minutes
+        found.append(_day_time(hour, minutes, match) if 0 < minutes < 60 else None)
+    found += [_NAMED_TIMES[match[0]] for match in _NAMED_TIME.finditer(text)]
     return [t for t in found if t is not None]
 
 
@@ -344,30 +486,42 @@ def _words(text: str) -> list[Word]:
 
 
 def _prepare(text: str) -> str:
-    return fold(regex.sub(r"['\u2019\u2018\u00b4\u02bc`]", "'", text))
+    return fold(regex.sub(r"['\u2019\u2018\u00b4\u02bc`\u02bb\u2032]", "'", text))
 
 
 class Values:
     """Every value a text states, each in every reading it allows; each kind is read when
     first asked for."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, language: str | None = None) -> None:
         self.text = text
+        self.language = language
         self.folded = _prepare(text)
+
+    def _spoken(self, text: str) -> str:
+        """``text`` folded, numbers in words in digits where the language is known."""
+        return _spelled_out(text, self.language) if self.language in _SPELLED \
+            else _prepare(text)
+
+    @cached_property
+    def spoken(self) -> str:
+        return self._spoken(self.text)
 
     @cached_property
     def numbers(self) -> tuple[Number, ...]:
-        numbers = _numbers(self.folded, None)
-        compounds, parts = _compound(self.folded, numbers)
-        return tuple([n for m, n in numbers if m.start() not in parts] + compounds)
+        numbers = _numbers(self.spoken, None)
+        compounds, parts = _compound(self.spoken, numbers)
+        return tuple([_minor(self.spoken, m, n) for m, n in numbers if m.start() not in parts]
+                     + compounds)
 
     @cached_property
     def dates(self) -> tuple[Date, ...]:
-        return tuple(_dates(self.folded, english=True))
+        """Dates, a day also as an ordinal word (the fourteenth of May, May fourteenth)."""
+        return tuple(_dates(self._spoken(_ORDINAL.sub(_day_number, self.text)), english=True))
 
     @cached_property
     def times(self) -> tuple[Time, ...]:
-        return tuple(_times(self.folded))
+        return tuple(_times(self.spoken))
 
     @cached_property
     def phones(self) -> tuple[Phone, ...]:
@@ -383,9 +537,10 @@ class Values:
 
 
 @lru_cache(maxsize=4096)
-def answer_values(text: str) -> Values:
-    """The values ``text`` states (read lazily, kept for the text's next evidence item)."""
-    return Values(text)
+def answer_values(text: str, language: str | None = None) -> Values:
+    """The values ``text`` states (read lazily, kept for the text's next evidence item);
+    numbers said in words are read in ``language`` ("en", "tr") when it is given."""
+    return Values(text, language)
 
 
 _PERSON = regex.compile(r"(\p{Lu}\p{Ll}+) (\p{Lu}\p{Ll}+)")
@@ -401,7 +556,10 @@ def evidence_values(text: str, language: str) -> tuple[Value, ...]:
     stripped = " ".join(text.split())
     folded = _prepare(stripped)
     values: list[Value] = []
-    if (person := _PERSON.fullmatch(stripped)) is not None:
+    name = stripped.split()
+    while len(name) > 2 and fold(name[0].rstrip(".")) in TITLES:  # Dr. Elena Petrova
+        name.pop(0)
+    if (person := _PERSON.fullmatch(" ".join(name))) is not None:
         values.append(Person(fold(person.group(1)), fold(person.group(2))))
     if any(pattern.fullmatch(folded) for pattern in _DATE_PATTERNS):
         values += _dates(folded, english=False)[:1]
