@@ -1,5 +1,6 @@
-"""What an answer claims against what happened: the step's ``wrong`` items, a value about a
-state-checked write that the check did not find, and an action claimed when none ran.
+"""What an answer claims against what happened: the step's ``wrong`` items, a value or a
+recipient about a state-checked write that the check did not find, and an action claimed
+when none ran.
 
 Read with the evidence matcher and text/values.py, never a judge model. Each finding is a
 short reason; ``scoring.outcome`` fails the step on any.
@@ -11,11 +12,20 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from pytest_tooleval.cases.evidence import claims_found, same_number, same_phone
+from pytest_tooleval.cases.evidence import claims_found, same_number, same_phone, value_found
 from pytest_tooleval.cases.model import Case, StateCheck
 from pytest_tooleval.engine.transcript import StepTranscript
-from pytest_tooleval.text.values import Date, Number, Phone, Time, answer_values, evidence_values
+from pytest_tooleval.text.values import (
+    Date,
+    Number,
+    Person,
+    Phone,
+    Time,
+    answer_values,
+    evidence_values,
+)
 from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
+from pytest_tooleval.world.data_io import load_yaml
 from pytest_tooleval.world.state import TIME_FIELDS
 
 #: Claims of a done action, read in an answer of a step that expects no tool when nothing
@@ -38,6 +48,8 @@ _URLISH = re.compile(r"^(?:www\.|[\w-]+\.(?:com|org|net|tr|de|io)$)")
 Kind = str  # "time", "date", "amount", "phone", "email", "path"
 #: The currencies whose numbers are amounts.
 MONEY = frozenset({"TRY", "USD", "EUR", "GBP"})
+#: Record fields that name the person a write went to (a message's ``to``).
+RECIPIENT_FIELDS = frozenset({"to"})
 
 
 def wrong_claims(items: Sequence[str], answer: str, language: str) -> list[str]:
@@ -136,7 +148,8 @@ def state_contradictions(case: Case, index: int, transcripts: Sequence[StepTrans
                          language: str) -> list[str]:
     """What the step's answer states about its state-checked write that the checks did not
     find: of a kind the checks name (a time, date, amount with a currency, phone number,
-    e-mail address or path), the answer states values and none of them is the checks'.
+    e-mail address or path), the answer states values and none of them is the checks'; or
+    it names a recipient (``_wrong_recipients``) the checks did not find.
     A value beside the right one is context ("your meeting is at 14:00, so the reminder is
     at 13:00"), and so is one the conversation showed (a message, a tool result); an answer
     that states no value of those kinds says nothing to contradict."""
@@ -157,7 +170,47 @@ def state_contradictions(case: Case, index: int, transcripts: Sequence[StepTrans
                 continue
             reasons.append(f"the answer states the {kind} {_shown(got)}, but the state "
                            f"check found {', '.join(dict.fromkeys(_shown(w) for w in wanted))}")
-    return reasons
+    return reasons + _wrong_recipients(checks, transcripts[index].answer or "", shown, language)
+
+
+def _named(name: str, text: str, language: str) -> bool:
+    """``text`` names the person ``name``: as evidence matches a person (the full name, the
+    surname, initial and surname), or by the given name, capitalised (Selin'e)."""
+    given = {v.given for v in evidence_values(name, language) if isinstance(v, Person)}
+    return value_found(name, text, language) or any(
+        word.capital and word.folded in given for word in answer_values(text, language).words)
+
+
+def _same_address(known: str, given: str, language: str) -> bool:
+    """The two texts give the same phone number or e-mail address."""
+    first, second = _text_values(known, language), _text_values(given, language)
+    return any(_same(kind, a, b) for kind in ("phone", "email")
+               for a in first[kind] for b in second[kind])
+
+
+def _wrong_recipients(checks: Iterable[StateCheck], answer: str, shown: Sequence[str],
+                      language: str) -> list[str]:
+    """The world's known people (its contacts) that the answer names, when the checks'
+    recipient field (``RECIPIENT_FIELDS``) names another and the answer does not name that
+    one too. The recipient is a contact the field names, or
+    has the phone number or e-mail address it gives; a person the conversation showed is
+    context ("Selin reviewed it, I told Mira")."""
+    wanted = [alternative for check in checks if check.kind not in ("file", "absent", "commit")
+              for name, value in getattr(check, check.kind).items() if name in RECIPIENT_FIELDS
+              for alternative in ([value] if isinstance(value, str) else value)]
+    if not wanted:
+        return []
+    contacts = load_yaml("people.yaml")["contacts"]
+    right = [name for name, phone, email, *_ in contacts if any(
+        _named(name, alternative, language) or _same_address(f"{phone} {email}", alternative,
+                                                             language)
+        for alternative in wanted)]
+    named = [name for name, *_ in contacts if _named(name, answer, language)]
+    if set(named) & set(right):
+        return []
+    return [f"the answer states the recipient {name}, but the state check found "
+            f"{', '.join(right or wanted[:1])}" for name in named
+            if not any(_named(name, text, language) for text in shown)]
 
 
 def _shown(value: object) -> str:

@@ -164,6 +164,66 @@ def test_a_file_path_the_write_did_not_leave_fails() -> None:
     assert "the path 'Documents/packing.md'" in " ".join(scored.reasons)
 
 
+# -- the recipient by name: the world's known people ---------------------------------------
+@pytest.mark.parametrize(("text", "outcome"), [
+    ("Sent to Selin: the GeoJSON is ready.", Outcome.PARTIAL),
+    ("Done, I messaged Selin Öztürk that the GeoJSON is ready.", Outcome.PARTIAL),
+    ("Sent to Mira: the GeoJSON is ready.", Outcome.PASS),
+    ("I've let Ms Castellanos know the GeoJSON is ready.", Outcome.PASS),
+    ("Message sent to Mira Castellanos (+34 611 482 309).", Outcome.PASS),
+    ("Sent to Mira, not to Selin, as you asked.", Outcome.PASS),  # the right one is named
+    ("Done, the message is on its way.", Outcome.PASS),  # names nobody
+])
+def test_a_recipient_named_wrong_fails(text: str, outcome: Outcome) -> None:
+    scored = score_case(tool_case(MESSAGE), [
+        ran(MESSAGE["message"], text, "send_message", result="message m-7 sent")])
+    assert scored.outcome is outcome, scored.reasons
+    if outcome is Outcome.PARTIAL:
+        assert "the answer states the recipient Selin Öztürk, but the state check found " \
+            "Mira Castellanos" in scored.reasons
+
+
+MESAJ = {"message": "Selin'e yayın notlarının hazır olduğunu yaz", "expect": "send_message",
+         "after": {"message": {"to": ["Selin", "533 219 84 70"], "text": "yayın notları"}}}
+
+
+@pytest.mark.parametrize(("text", "outcome"), [
+    ("Mira'ya gönderdim: yayın notları hazır.", Outcome.PARTIAL),
+    ("Mesajı Castellanos'a ilettim.", Outcome.PARTIAL),
+    ("Tamam, Oliver Brandt'a yazdım.", Outcome.PARTIAL),
+    ("Selin'e gönderdim: yayın notları hazır.", Outcome.PASS),
+    ("Mesajı Öztürk'e ilettim.", Outcome.PASS),
+    ("Selin Hanım'a yazdım, notlar hazır.", Outcome.PASS),
+    ("Mesaj gönderildi.", Outcome.PASS),
+])
+def test_a_recipient_named_wrong_fails_in_turkish(text: str, outcome: Outcome) -> None:
+    scored = score_case(tool_case(MESAJ), [ran(MESAJ["message"], text, "send_message")], "tr")
+    assert scored.outcome is outcome, scored.reasons
+    assert all("but the state check found Selin Öztürk" in reason
+               for reason in scored.reasons)
+
+
+def test_a_person_the_conversation_showed_may_be_named() -> None:
+    step = {**MESSAGE, "message": "Selin checked the GeoJSON; text Mira that it is ready"}
+    text = "Done: I passed on that Selin checked it and it is ready."
+    assert score_case(tool_case(step), [ran(step["message"], text, "send_message")]) \
+        .outcome is Outcome.PASS
+    # A tool result shows a person too (a contact looked up before the message was sent).
+    looked_up = ran(MESSAGE["message"], "Sent to Selin.", "contacts_search", "send_message",
+                    result="Selin Öztürk, +90 533 219 84 70")
+    assert score_case(tool_case(MESSAGE), [looked_up]).outcome is Outcome.PASS
+    # Not seen anywhere: the same answer fails.
+    assert score_case(tool_case(MESSAGE), [ran(MESSAGE["message"], "Sent to Selin.",
+                                                "send_message")]).outcome is Outcome.PARTIAL
+
+
+def test_a_recipient_given_only_by_number_is_the_contact_with_that_number() -> None:
+    step = {**MESSAGE, "after": {"message": {"to": "+34 611 482 309", "text": "GeoJSON"}}}
+    for text, outcome in (("Sent to Mira.", Outcome.PASS), ("Sent to Selin.", Outcome.PARTIAL)):
+        scored = score_case(tool_case(step), [ran("x", text, "send_message")])
+        assert scored.outcome is outcome, (text, scored.reasons)
+
+
 # -- an action claimed when none ran ---------------------------------------------------------
 def test_a_thanks_answer_may_not_claim_an_action_that_did_not_run() -> None:
     thanks = tool_case({"message": "thanks, that's all"}, "irrelevance")
@@ -239,6 +299,8 @@ NAMED = [
      "Tamam, saat 08:00 için hatırlatıcı kurdum.", "Tamam, bu akşam 20:00'de hatırlatırım."),
     ("benchmarks/en/chains.json", "chain-export-author-phone-message", 3,
      "Sent to Mira at +34 611 482 390.", "Sent to Mira (+34611482309)."),
+    ("benchmarks/en/chains.json", "chain-door-code-send-oliver", 2,
+     "Sent the code to Elif.", "Sent the code 2386* to Oliver Brandt."),
 ]
 
 
