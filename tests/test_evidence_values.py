@@ -88,7 +88,9 @@ def number_forms(value: Decimal, decimals: int) -> list[str]:
     turkish = text.translate(str.maketrans(",.", ".,"))
     plain = text.replace(",", "")
     return [text, turkish, plain, plain.replace(".", ","), text.replace(",", " "),
-            f"{turkish} TL", f"${text}", f"{turkish}₺", f"{plain} kg"]
+            f"{turkish} TL", f"${text}", f"{turkish}₺", f"{plain} kg",
+            f"CHF {text.replace(',', chr(39))}", turkish.replace(".", "\u2019"),
+            text.replace(",", "\u202f")]
 
 
 amounts = st.builds(lambda units, decimals: (Decimal(units).scaleb(-decimals), decimals),
@@ -893,3 +895,92 @@ def test_a_hyphen_minus_still_holds_the_digits() -> None:
     (a state check may list the magnitude)."""
     assert found("0,75", "Sağ -0,75, sol -1,00.", "tr")
     assert found("-0,75", "Sağ eksi 0,75.", "tr")
+
+
+# -- an apostrophe or a thin space as the thousands mark --------------------------------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("3480.75", "The fee is CHF 3'480.75.", "The fee is CHF 3'408.75.", "en"),
+        ("3480,75", "Toplam 3’480,75 €.", "Toplam 3’480,57 €.", "tr"),
+        ("26500", "It is 26\u202f500 kr.", "It is 26\u202f050 kr.", "en"),
+        ("3480.75", "It is 3\u2009480.75 francs.", "It is 3\u2009480.57 francs.", "en"),
+        ("1'250'000", "Population: 1250000.", "Population: 1250.", "en"),
+        # a part of the grouped number is no number of its own
+        ("3480.75", "The fee is CHF 3'480.75.", "The fee is CHF 480.75.", "en"),
+        ("480.75", "The fee is CHF 480.75.", "The fee is CHF 3'480.75.", "en"),
+        ("3", "It takes 3 days.", "The fee is CHF 3'480.75.", "en"),
+    ],
+)
+def test_an_apostrophe_or_a_thin_space_groups_thousands(value: str, right: str, wrong: str,
+                                                        language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+def test_a_turkish_suffix_apostrophe_is_no_thousands_mark() -> None:
+    assert found("1.240", "Fiyat 1.240'a çıktı.", "tr")
+    assert not found("240", "Fiyat 1.240'a çıktı.", "tr")
+    assert found("7", "Ayın 7'sinde 12 kişi geldi.", "tr")
+    assert found("14:00", "Toplantı 2'de değil, saat 14:00'te.", "tr")
+    assert found("18:00", "Akşam 6'da 3 kişi var.", "tr")
+    assert found("3-1", "Maç 3'e 1 bitti.", "tr")
+
+
+# -- an amount said in parts with the minor unit left out -------------------------------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("63.75", "The taxi came to 63 pounds 75.", "The taxi came to 63 pounds 57.", "en"),
+        ("63.75", "That is 63 pounds 75 in total.", "That is 36 pounds 75 in total.", "en"),
+        ("8.60", "A ticket is 8 euros 60.", "A ticket is 8 euros 6.", "en"),  # two digits only
+        ("19.95", "It costs 19 dollars 95.", "It costs 19 dollars 59.", "en"),
+        ("318,64", "Fatura 318 lira 64.", "Fatura 318 lira 46.", "tr"),
+        ("318,64", "Fatura 318 TL 64 tuttu.", "Fatura 318 TL 6 tuttu.", "tr"),
+        ("12.05", "It was 12 dollars and 5 cents.", "It was 12 dollars and 50 cents.", "en"),
+        ("63.57", "The taxi came to 63 pounds 57.", "The taxi came to 63 pounds 75.", "en"),
+    ],
+)
+def test_an_amount_with_its_minor_unit_left_out(value: str, right: str, wrong: str,
+                                               language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+def test_minor_digits_need_a_currency_word_before_them() -> None:
+    assert not found("63.75", "£63 75 times.")
+    assert not found("63.75", "63 kg 75")
+    assert not found("63.75", "63 pounds 75 minutes later")
+    assert not found("63.75", "63 pounds 75,000 people")
+
+
+# -- codes: a letter group and a digit group, joined by nothing, a hyphen or a space ----------
+@pytest.mark.parametrize("written", ["C307", "C-307", "C 307"])
+@pytest.mark.parametrize("evidence", ["C307", "C-307", "C 307"])
+def test_a_code_in_any_joining(evidence: str, written: str) -> None:
+    assert found(evidence, f"The meeting is in room {written}.")
+    assert found(evidence, f"Toplantı {written}'de.", "tr")
+    for other in ("C-3070", "C3070", "C-30", "C30", "XC-307", "D-307", "C 37"):
+        assert not found(evidence, f"The meeting is in room {other}.", "en"), other
+
+
+def test_codes_with_longer_letter_groups_and_ordinary_words() -> None:
+    assert found("TK 1982", "Your flight is TK1982.")
+    assert found("PR-1482", "See PR1482.")
+    assert not found("PR-1482", "See PR14820.")
+    assert not found("Gate 7", "Gate7 is closed.")  # an ordinary word stays a word
+    assert not found("room 12", "room-12")
+    assert not found("307", "in room C307")  # a number is not inside a code
+
+
+@settings(max_examples=150)
+@given(st.text("GHKLMPRTZ", min_size=1, max_size=3), st.integers(1, 99_999),
+       st.sampled_from(["", "-", " "]), st.sampled_from(["", "-", " "]), st.integers(0, 9))
+def test_a_code_in_any_joining_and_never_another(letters: str, number: int, mark: str,
+                                                 written: str, digit: int) -> None:
+    """(Letters that are no hex digits: AB10000 abbreviates a commit id AB100000.)"""
+    evidence = f"{letters}{mark}{number}"
+    assert found(evidence, f"It is {letters}{written}{number}, see you.")
+    for other in (f"{number}{digit}", str(number)[:-1]):
+        if other:
+            assert not found(evidence, f"It is {letters}{written}{other}, see you."), other

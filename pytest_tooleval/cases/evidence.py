@@ -14,6 +14,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   take suffixes (invoice → invoices, fatura → faturası), and so may the last word of a
   longer value (96 h 33 min → 96 h 33 minutes);
 - a commit id (7 to 40 hex characters) matches the start of a longer id;
+- a code (capital letters, then digits: B214) matches it joined by a hyphen or a space
+  (B-214, B 214), and the other way round;
 - a value written in spaced digit groups (611 482 309, 418 33 27) may begin or end at a
   space between the answer's digit groups (+34 611 482 309), as phone numbers are written;
 - a number may be followed by zeros that do not change it (81.5 matches 81.50, 81
@@ -54,8 +56,9 @@ from pytest_tooleval.text.values import (
     evidence_values,
 )
 
-# A digit group separator between groups of exactly three digits: 18.000, 18,000, 18 000.
-_GROUP_SEPARATOR = re.compile(r"(?<=\d)[.,\u00a0\u202f ](?=\d{3}(?!\d))")
+# A digit group separator between groups of exactly three digits: 18.000, 18,000, 18 000,
+# the Swiss 18'000 (a Turkish suffix follows its apostrophe with letters: 1.240'a).
+_GROUP_SEPARATOR = re.compile(r"(?<=\d)[.,\u00a0\u202f' ](?=\d{3}(?!\d))")
 #: Characters that continue a number when a digit follows: 3.75, 1,5, 18:30.
 NUMBER_JOINERS = ".,:"
 TURKISH_LETTERS = frozenset("çşğöü")
@@ -263,6 +266,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     evidence (tr: 5.878 is 5878; en: 5.878 is a decimal).
     """
     values = [alt for alt in alternatives if alt.strip()]
+    values += [_CODE.sub(rf"\1{mark}\2", alt) for alt in values if _CODE.search(alt)
+               for mark in ("", "-", " ")]
     if _found(values, answer, language, today):
         return True
     # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
@@ -272,6 +277,9 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     return bool(german) and _found(german, answer.translate(_GERMAN), language, today)
 
 
+#: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
+#: space (B214, B-214, B 214, TK 1982); an item with one matches it written any of the ways.
+_CODE = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{1,3})[- ]?(\d+)(?![\w-]|[.,]\d)")
 #: ä ö ü ß as German writes them without the letters.
 _GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "Ä": "Ae", "Ö": "Oe",
                          "Ü": "Ue", "ẞ": "SS"})

@@ -141,8 +141,8 @@ def _alternation(words: Iterable[str]) -> str:
 
 
 # ---------------------------------------------------------------- patterns (on folded text)
-# A number not inside a longer token: grouped (1.742.500, 2 914,62) or plain (0,21).
-_NUM = r"(?:\d{1,3}(?P<g>[.,\u00a0\u202f ])\d{3}(?:(?P=g)\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+# A number not inside a longer token: grouped (1.742.500, 2 914,62, 1'240.50) or plain (0,21).
+_NUM = r"(?:\d{1,3}(?P<g>[.,\u00a0\u202f' ])\d{3}(?:(?P=g)\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 _NUMBER = regex.compile(
     rf"(?<![\w.,:/-]|\d[.,])(?P<pre>(?:{_alternation(_PREFIX_UNITS)})\s?)?(?P<sign>[-−]|(?<!\d\s){MINUS_WORD.pattern})?"
     rf"(?P<num>{_NUM})"
@@ -296,7 +296,7 @@ def _readings(token: str, language: str | None) -> list[tuple[Decimal, Decimal]]
     exactly three digits (5.878, 1,500) is a thousands mark or a decimal mark: both for an
     answer (``language`` None; 18.000 only a thousands mark), the language's for evidence
     (tr: 5.878 = 5878, 26,531 decimal; en: 1,500 = 1500, 5.878 decimal)."""
-    s = regex.sub(r"[\u00a0\u202f ]", "", token)
+    s = regex.sub(r"[\u00a0\u202f' ]", "", token)
     marks = [c for c in s if c in ".,"]
     if not marks:
         return [(Decimal(s), Decimal(1))]
@@ -353,7 +353,8 @@ def _numbers(text: str, language: str | None) -> list[tuple[regex.Match[str], Nu
 def _compound(text: str, numbers: list[tuple[regex.Match[str], Number]]
               ) -> tuple[list[Number], set[int]]:
     """Amounts said in parts (1 milyon 742 bin 500, 486 lira 72 kuruş, 12 dollars and 5
-    cents, 7 buçuk), and the starts of the parts they consumed: a part alone is not what
+    cents, 7 buçuk; the minor unit left out after a currency word only with two digits:
+    42 pounds 80, 486 lira 72), and the starts of the parts they consumed: a part alone is not what
     the answer said ("12 dollars" of "12 dollars and 50 cents" is no rounding of 12.05)."""
     out: list[Number] = []
     used: set[int] = set()
@@ -373,8 +374,10 @@ def _compound(text: str, numbers: list[tuple[regex.Match[str], Number]]
                 break
             if last.quantum > 1 and part.value < last.quantum and part.quantum < last.quantum:
                 parts.append((follow, part))  # 1 milyon | 742 bin | 500
-            elif len(parts) == 1 and number.unit in _MONEY and part.value < 100 and \
-                    _MINOR.match(text, follow.end()):  # 486 lira | 72 kuruş
+            elif len(parts) == 1 and number.unit in _MONEY and part.value < 100 and (
+                    _MINOR.match(text, follow.end())  # 486 lira | 72 kuruş
+                    or (match.group("unit") and text[follow.start() - 1:follow.end()]
+                        == f" {part.value:02}")):  # 42 pounds | 80
                 parts.append((follow, Number(part.value / 100, Decimal("0.01"))))
                 break
             else:
