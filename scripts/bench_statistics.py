@@ -6,13 +6,13 @@ Usage: python scripts/bench_statistics.py   (prints seconds; nothing is asserted
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from pathlib import Path
 
 from pytest_tooleval.report.compare import compare
-from pytest_tooleval.report.json_report import build_report, report_cases
+from pytest_tooleval.report.json_report import build_report
+from pytest_tooleval.report.model import load_report
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import Thresholds, summarize
 
@@ -46,18 +46,17 @@ def timed(label: str, call) -> object:
 
 
 def main() -> None:
-    on = json.loads((ROOT / "docs/results/gap-sample4/on/report.json").read_text("utf-8"))
-    off = json.loads((ROOT / "docs/results/gap-sample4/off/report.json").read_text("utf-8"))
-    timed(f"summarize, reference report ({len(on['cases'])} cases)",
-          lambda: summarize(report_cases(on), Thresholds()))
+    on = load_report(ROOT / "docs/results/gap-sample4/on/report.json")
+    off = load_report(ROOT / "docs/results/gap-sample4/off/report.json")
+    timed(f"summarize, reference report ({len(on.cases)} cases)",
+          lambda: summarize(on.cases, Thresholds()))
     timed("compare, reference reports (paired)", lambda: compare(on, off, force=True))
     for cases, repeats in ((674, 1), (674, 5)):
         results = synthetic(cases, repeats, 1)
         other = synthetic(cases, repeats, 2)
         summary = timed(f"summarize, synthetic {cases} cases × {repeats}",
                         lambda r=results: summarize(r, Thresholds()))
-        run = {"platform": {}, "tools_offered": [], "backend": {}}
-        a, b = build_report(run, results, summary), build_report(run, other, summary)
+        a, b = build_report(on.run, results, summary), build_report(on.run, other, summary)
         timed(f"compare, synthetic {cases} cases × {repeats}",
               lambda a=a, b=b: compare(a, b))
 
