@@ -30,6 +30,8 @@ from pytest_tooleval.tools.jail import UNSAFE_MODE
 
 @dataclass
 class Rescored:
+    #: Every stored case as it stands now: re-scored, or as stored (a rerun is needed).
+    results: list[CaseResult] = field(default_factory=list)
     changed: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
     #: The same outcome for other reasons (a reworded check): listed, not counted as changed.
     reworded: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
@@ -60,11 +62,13 @@ class StoredRun:
     router_mode: str
     tools_offered: list[str]
     unsafe_no_jail: bool
+    #: The run as it recorded itself when it ended (None: a killed run's journal).
+    info: RunInfo | None = None
 
     @classmethod
     def of(cls, run: RunInfo) -> StoredRun:
         return cls(run.k, run.router_mode, run.tools_offered,
-                   run.isolation.get("mode") == UNSAFE_MODE)
+                   run.isolation.get("mode") == UNSAFE_MODE, run)
 
 
 def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
@@ -81,8 +85,14 @@ def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
     if ended:
         return cases, StoredRun.of(RunInfo.model_validate(ended))
     identity = stored.start.get("identity", {})  # a killed run: no report was written
+    tools = identity.get("tools", {})
+    # Its catalogue as the start line records it: the built-ins listed when the run had
+    # them (and nothing else: MCP and Python tools cannot be listed again, ``Unrouted``).
+    listed = tools.get("builtin") and not tools.get("python_tools") and not tools.get("mcp")
+    unsafe = bool(tools.get("unsafe_no_jail"))
+    offered = [spec.name for spec in listed_builtin_specs(unsafe)] if listed else []
     return cases, StoredRun(int(identity.get("k") or SHOWN),
-                            str(identity.get("router") or "triggers"), [], False)
+                            str(identity.get("router") or "triggers"), offered, unsafe)
 
 
 def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
@@ -92,31 +102,16 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
     files: dict[str, Any] = {}
     router = make_router(run.router_mode, run.k)
     for old in sorted(results, key=lambda r: r.nodeid):
-        relative, _, name = old.nodeid.partition("::")
-        path = (rootdir / relative).resolve()
+        path = (rootdir / old.nodeid.partition("::")[0]).resolve()
         if chosen and not any(path == c or c in path.parents for c in chosen):
+            outcome.results.append(old)
             continue
-        if relative not in files:
-            try:
-                files[relative] = load_case_file(path)
-            except (CaseFileError, OSError) as exc:
-                files[relative] = exc
-        case_file = files[relative]
-        if isinstance(case_file, Exception):
-            outcome.rerun.append((old.nodeid, f"its file cannot be loaded now: {case_file}"))
+        new = _again(old, path, files, router, run, outcome)
+        if isinstance(new, str):  # not re-scored: the stored outcome stands
+            outcome.rerun.append((old.nodeid, new))
+            outcome.results.append(old)
             continue
-        case = next((c for c in case_file.cases if c.name == name), None)
-        if case is None:
-            outcome.rerun.append((old.nodeid, "the case is no longer in its file"))
-            continue
-        if old.is_error:
-            outcome.rerun.append((old.nodeid, "it ended in ERROR: nothing was scored"))
-            continue
-        why = _steps_changed(case_file, case, old, router, run, outcome)
-        if why:
-            outcome.rerun.append((old.nodeid, why))
-            continue
-        new = _score(case_file, case, old, content_hash(case_file, case))
+        outcome.results.append(new)
         if new.outcome != old.outcome:
             outcome.changed.append((old, new))
         elif new.reasons != old.reasons:
@@ -124,6 +119,27 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
         else:
             outcome.unchanged += 1
     return outcome
+
+
+def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run: StoredRun,
+           outcome: Rescored) -> CaseResult | str:
+    """``old`` scored by its case as the file has it now, or why it needs a rerun."""
+    relative, _, name = old.nodeid.partition("::")
+    if relative not in files:
+        try:
+            files[relative] = load_case_file(path)
+        except (CaseFileError, OSError) as exc:
+            files[relative] = exc
+    case_file = files[relative]
+    if isinstance(case_file, Exception):
+        return f"its file cannot be loaded now: {case_file}"
+    case = next((c for c in case_file.cases if c.name == name), None)
+    if case is None:
+        return "the case is no longer in its file"
+    if old.is_error:
+        return "it ended in ERROR: nothing was scored"
+    why = _steps_changed(case_file, case, old, router, run, outcome)
+    return why or _score(case_file, case, old, content_hash(case_file, case))
 
 
 def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,

@@ -389,6 +389,39 @@ def test_rescore_applies_edited_checks_and_lists_changed_steps(project, fake_mod
     assert len(server.requests) == asked  # no model was asked
 
 
+def test_rescore_writes_the_rescored_run_as_a_report_of_this_version(
+        project, fake_model, monkeypatch, capsys) -> None:
+    """--report: the re-scored cases (and those needing a rerun, as stored) in a report of
+    this version, the way a stored run of an older version is brought up to date; a killed
+    run's journal (no run record) is refused with the fix, and its catalogue is the
+    built-ins its start line names (no case 'needs a rerun' for tools 'gone')."""
+    from pytest_tooleval.report.model import load_report
+
+    project.profile(fake_model(_script(fail={1})))
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.run("--tooleval-min-cases", "1")
+    cases = _cases(4)
+    cases[0]["steps"][0]["evidence"] = ["18.9"]  # PASS -> PARTIAL
+    project.write("scenarios/demo.yaml", scenario(cases))
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["rescore", "tooleval-report/journal.jsonl", "--report", "again"]) == 1
+    assert "written: " in capsys.readouterr().out
+    report = load_report(project.path / "again" / "report.json")
+    outcomes = {c.case: c.outcome.value for c in report.cases}
+    assert outcomes == {"c00": "PARTIAL", "c01": "FAIL", "c02": "PASS", "c03": "PASS"}
+    assert report.summary.outcomes["PARTIAL"] == 1
+    assert {"report.md", "report.html"} <= {p.name for p in (project.path / "again").iterdir()}
+    # A killed run: its journal has no end record.
+    journal = project.path / "tooleval-report" / "journal.jsonl"
+    lines = [line for line in journal.read_text().splitlines() if '"type":"end"' not in line]
+    (project.path / "killed.jsonl").write_text("\n".join(lines) + "\n")
+    assert tooleval_main(["rescore", "killed.jsonl"]) == 1
+    text = capsys.readouterr().out
+    assert "1 changed outcome, 0 need a rerun, 3 unchanged" in text, text
+    assert tooleval_main(["rescore", "killed.jsonl", "--report", "k"]) == 2
+    assert "resume it to its end" in capsys.readouterr().err
+
+
 def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_model,
                                                               monkeypatch, capsys) -> None:
     from tests.conftest import NOTES_TOOL, WEATHER_TOOL

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from pytest_tooleval.report.html import write_html
 from pytest_tooleval.report.model import ReportError
 from pytest_tooleval.report.write import write_json
 from pytest_tooleval.rescore import load_stored, render, rescore
+from pytest_tooleval.run.finish import finish, settings_for
 from pytest_tooleval.run.journal import JournalError
 
 
@@ -25,6 +27,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("paths", nargs="*", type=Path,
                         help="only the cases under these files or folders")
     parser.add_argument("--json", type=Path, help="also write the result as JSON")
+    parser.add_argument("--report", type=Path, metavar="DIR",
+                        help="also write the re-scored run as a report of this version "
+                        "(report.json, report.md, report.html) into DIR")
     options = parser.parse_args(list(argv))
     try:
         results, run = load_stored(options.stored)
@@ -35,4 +40,18 @@ def main(argv: Sequence[str]) -> int:
     print(render(result), end="")
     if options.json:
         write_json(options.json, result.to_dict())
+    if options.report:
+        if run.info is None:
+            print(f"tooleval rescore: {options.stored}: this run was killed, so it recorded no "
+                  "run to write a report from; resume it to its end (pytest "
+                  "--tooleval-resume) and rescore that", file=sys.stderr)
+            return 2
+        finished = finish(result.results, run.info, settings_for(run.info, Path.cwd(),
+                                                                 options.report))
+        if finished.write_error:
+            print(f"tooleval rescore: {finished.write_error}", file=sys.stderr)
+            return 2
+        write_html(options.report / "report.html", finished.report)
+        print(f"written: {', '.join(str(p) for p in finished.paths)}, "
+              f"{options.report / 'report.html'}")
     return 1 if (result.changed or result.rerun) else 0

@@ -370,4 +370,5 @@ def load_report(path: Path) -> Report:
         where = ".".join(str(part) for part in first["loc"])
         raise ReportError(f"{path}: not a pytest-tooleval report of schema version "
                           f"{SCHEMA_VERSION} ({where}: {first['msg']}); write it again with "
-                          "this version (tooleval rescore or a new run)") from None
+                          "this version: tooleval rescore JOURNAL --report DIR on the run's "
+                          "journal.jsonl, or a new run") from None

@@ -32,6 +32,15 @@ class Finished:
     write_error: str | None = None
 
 
+def settings_for(run: RunInfo, rootdir: Path, report_dir: Path) -> Settings:
+    """The settings a stored run ran with, as far as its report depends on them: what
+    ``tooleval merge`` and ``tooleval rescore --report`` finish with."""
+    thresholds = run.thresholds
+    return Settings(rootdir=rootdir, report_dir=report_dir, k=run.k, gate=thresholds.gate,
+                    min_score=thresholds.min_score, max_malformed=thresholds.max_malformed,
+                    latency_p95=thresholds.latency_p95, min_cases=thresholds.min_cases)
+
+
 def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
            interrupted: str | None = None, world_base: Path | None = None,
            loaded: Mapping[Path, CaseFile] | None = None) -> Finished:

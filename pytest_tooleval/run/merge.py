@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_tooleval.cases.identity import case_set_hash
-from pytest_tooleval.config import Settings
 from pytest_tooleval.report.model import Report, ReportError, RunInfo, load_report
 from pytest_tooleval.result import CaseResult
-from pytest_tooleval.run.finish import Finished, finish
+from pytest_tooleval.run.finish import Finished, finish, settings_for
 from pytest_tooleval.run.journal import JOURNAL_NAME, JournalError, read_journal
 from pytest_tooleval.run.shard import parse_shard
 
@@ -102,12 +101,7 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Fini
     parts = [load_part(path) for path in paths]
     check_parts(parts)
     first = parts[0].run
-    thresholds = first.thresholds
-    settings = Settings(
-        rootdir=rootdir, report_dir=out_dir, k=first.k, gate=thresholds.gate,
-        min_score=thresholds.min_score, max_malformed=thresholds.max_malformed,
-        latency_p95=thresholds.latency_p95, min_cases=thresholds.min_cases,
-    )
+    settings = settings_for(first, rootdir, out_dir)
     results = {case.nodeid: case for part in parts for case in part.results}
     count = len(results)
     selection = first.selection.model_copy(update={
