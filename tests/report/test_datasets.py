@@ -74,9 +74,16 @@ def test_exports_of_different_runs_have_one_schema_and_concatenate(tmp_path,
     data, and such exports did not load together)."""
     from pytest_tooleval.cli import main
 
-    report_path = ROOT / "docs" / "results" / "gap-sample4" / "on" / "report.json"
-    report = json.loads(report_path.read_text("utf-8"))
-    clean = json.loads(report_path.read_text("utf-8"))
+    reference = ROOT / "docs" / "results" / "gap-sample4" / "on" / "report.json"
+    report = json.loads(reference.read_text("utf-8"))
+    # One run with an ERROR case (its error fields filled, its axes empty), one without.
+    errored = next(case for case in report["cases"] if case["file"] == "benchmarks/en/web.json")
+    errored.update(outcome="ERROR", axes={}, reasons=["llama.cpp refused the request"],
+                   error={"kind": "backend", "message": "llama.cpp refused the request",
+                          "detail": "context_overflow"})
+    report_path = tmp_path / "errored.json"
+    report_path.write_text(json.dumps(report), encoding="utf-8")
+    clean = json.loads(reference.read_text("utf-8"))
     clean["cases"] = [case for case in clean["cases"] if case.get("error") is None][:5]
     for case in clean["cases"]:
         case["axes"] = {}
