@@ -1,6 +1,7 @@
 """The harness's own cost per case, against a scripted loopback server that answers at once.
 
     PYTHONPATH=$PWD python scripts/bench_harness.py [--cases 600] [--small 50] [--workers 0]
+        [--rounds 5] [--before REF]    # REF (a commit of this repository) side by side
     BENCH_PACKAGE_ROOT=/other/checkout python scripts/bench_harness.py   # another version
 
 Each case is one step that takes 2 model calls (a calculator call, then the answer) and 1
@@ -9,16 +10,18 @@ built-in tool call. Prints, for a pytest run of the plugin in a child process:
   (the difference over the difference in cases: start-up cancels out);
 - start-up to the first case (process start to the first case in the journal);
 - the controller's peak RSS (``ru_maxrss`` of the child; serial runs only);
-- ``tooleval check`` on ``benchmarks scenarios`` (wall time of the command).
+- with ``--before REF``, the same for REF, round by round in turn, medians side by side;
+- ``tooleval check`` on ``benchmarks scenarios`` (wall time of the command, its cache warm).
 inspect_ai is not measured here (not installed in this environment).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,7 +75,7 @@ def passed_report(folder: Path, cases: int, process: subprocess.Popen[bytes]) ->
     return report
 
 
-def run_once(cases: int, base_url: str, workers: int) -> dict[str, float]:
+def run_once(cases: int, base_url: str, workers: int, package: Path) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         folder = Path(tmp)
         write_project(folder, cases, base_url)
@@ -82,29 +85,46 @@ def run_once(cases: int, base_url: str, workers: int) -> dict[str, float]:
         if workers:
             args += ["-p", "xdist", "-n", str(workers)]
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-               "PYTHONPATH": os.pathsep.join([str(PACKAGE), str(ROOT)])}
+               "PYTHONPATH": os.pathsep.join([str(package), str(ROOT)])}
         journal = folder / "tooleval-report" / "journal.jsonl"
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
         first = None
-        while process.poll() is None:
+        while True:  # reaped here, so that the RSS is this child's own
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
             if first is None and journal.exists() and '"type":"case"' in journal.read_text():
                 first = time.perf_counter() - started
             time.sleep(0.005)
         wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
         passed_report(folder, cases, process)
-        rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        return {"wall_s": wall, "first_case_s": first or wall, "rss_mb": rss_mb}
+        return {"wall_s": wall, "first_case_s": first or wall, "rss_mb": usage.ru_maxrss / 1024}
 
 
-def check_time() -> float:
+def check_time(package: Path) -> float:
     paths = [p for p in ("benchmarks", "scenarios") if (ROOT / p).is_dir()]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE), str(ROOT)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), str(ROOT)])}
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "pytest_tooleval.cli", "check", *paths], cwd=ROOT,
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - started
+
+
+def figures(package: Path, options: argparse.Namespace, base_url: str) -> dict[str, float]:
+    """One round of one version: the small and the large run, and what they give."""
+    small = run_once(options.small, base_url, options.workers, package)
+    large = run_once(options.cases, base_url, options.workers, package)
+    return {
+        "marginal cost per case (ms)":
+            (large["wall_s"] - small["wall_s"]) / (options.cases - options.small) * 1000,
+        f"wall, {options.small} cases (s)": small["wall_s"],
+        f"wall, {options.cases} cases (s)": large["wall_s"],
+        "start-up to the first case (s)": small["first_case_s"],
+        f"peak RSS, {options.cases} cases (MB)": large["rss_mb"],
+    }
 
 
 def main() -> int:
@@ -112,25 +132,44 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=600)
     parser.add_argument("--small", type=int, default=50)
     parser.add_argument("--workers", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="interleaved rounds per version; medians are printed")
+    parser.add_argument("--before", metavar="REF",
+                        help="also measure this git ref (a temporary worktree), side by side")
     options = parser.parse_args()
-    server = FakeOpenAI([Rule("what is 6 * 7", [call("calculator", {"expression": "6*7"}),
-                                                answer("6 * 7 is 42.")])]).start()
-    try:
-        run_once(options.small, server.base_url, options.workers)  # warm the file caches
-        small = run_once(options.small, server.base_url, options.workers)
-        large = run_once(options.cases, server.base_url, options.workers)
-    finally:
-        server.stop()
-    marginal = (large["wall_s"] - small["wall_s"]) / (options.cases - options.small) * 1000
-    print(f"workers: {options.workers or 'serial'}")
-    print(f"{options.small} cases: {small['wall_s']:.2f} s; {options.cases} cases: "
-          f"{large['wall_s']:.2f} s")
-    print(f"marginal harness cost per case: {marginal:.1f} ms (2 model calls, 1 tool)")
-    print(f"start-up to the first case: {small['first_case_s']:.2f} s")
-    if not options.workers:
-        print(f"peak RSS of the controller ({options.cases} cases): {large['rss_mb']:.0f} MB")
-    print(f"tooleval check benchmarks scenarios: {check_time():.2f} s (whole command)")
-    print("inspect_ai: not installed here, not measured")
+    versions = {"this": PACKAGE}
+    with contextlib.ExitStack() as stack:
+        if options.before:
+            tree = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-before-")))
+            subprocess.run(["git", "worktree", "add", "--detach", str(tree / "src"),
+                            options.before], cwd=ROOT, check=True, capture_output=True)
+            stack.callback(subprocess.run, ["git", "worktree", "remove", "--force",
+                                            str(tree / "src")], cwd=ROOT, capture_output=True)
+            versions = {options.before: tree / "src", **versions}
+        server = FakeOpenAI([Rule("what is 6 * 7", [call("calculator", {"expression": "6*7"}),
+                                                    answer("6 * 7 is 42.")])]).start()
+        stack.callback(server.stop)
+        for package in versions.values():  # warm the file caches
+            run_once(options.small, server.base_url, options.workers, package)
+        rounds: dict[str, list[dict[str, float]]] = {name: [] for name in versions}
+        for _ in range(options.rounds):
+            for name, package in versions.items():
+                rounds[name].append(figures(package, options, server.base_url))
+        checks = {name: (check_time(package), check_time(package))[1]  # the second: warm
+                  for name, package in versions.items()}
+    print(f"workers: {options.workers or 'serial'}; medians of {options.rounds} interleaved "
+          f"round(s); load average {os.getloadavg()[0]:.1f}")
+    names = list(versions)
+    print("| figure | " + " | ".join(names) + (" | change |" if len(names) == 2 else " |"))
+    print("|---" * (len(names) + 1 + (len(names) == 2)) + "|")
+    for key in rounds[names[0]][0]:
+        if options.workers and key.startswith("peak RSS"):
+            continue
+        values = [statistics.median(r[key] for r in rounds[name]) for name in names]
+        change = f" | {100 * (values[1] / values[0] - 1):+.0f} %" if len(values) == 2 else ""
+        print(f"| {key} | " + " | ".join(f"{v:.2f}" for v in values) + change + " |")
+    print("| tooleval check benchmarks scenarios (s) | "
+          + " | ".join(f"{checks[name]:.2f}" for name in names) + " |")
     return 0
 
 
