@@ -984,3 +984,128 @@ def test_a_code_in_any_joining_and_never_another(letters: str, number: int, mark
     for other in (f"{number}{digit}", str(number)[:-1]):
         if other:
             assert not found(evidence, f"It is {letters}{written}{other}, see you."), other
+
+
+# -- a fraction said in words: a quarter, half, three quarters, yarım, çeyrek ---------------
+FRACTION_WORDS = {"0.25": ["a quarter", "one quarter", "A quarter"],
+                  "0.5": ["half", "a half", "one half", "Half"],
+                  "0.75": ["three quarters", "Three quarters"]}
+
+
+@pytest.mark.parametrize("value", list(FRACTION_WORDS))
+def test_a_fraction_said_in_words_and_never_another(value: str) -> None:
+    for form in FRACTION_WORDS[value]:
+        assert found(value, f"Give the cat {form} of the pill daily."), form
+        assert found(value.replace(".", ","), f"Give the cat {form} of the pill daily.",
+                     "tr") is False, form  # English words in a Turkish file are no number
+    for other, forms in FRACTION_WORDS.items():
+        for form in forms if other != value else []:
+            assert not found(value, f"Give the cat {form} of the pill daily."), form
+    for other in ("1", "2", "25", "0.2", "0.7"):
+        for form in FRACTION_WORDS[value]:
+            assert not found(other, f"Give the cat {form} of the pill daily."), (other, form)
+
+
+def test_turkish_fraction_words() -> None:
+    assert found("0,25", "Hamura çeyrek kilo şeker ekleyin.", "tr")
+    assert found("0,25 kg", "Hamura çeyrek kilo şeker ekleyin.", "tr")
+    assert not found("0,5", "Hamura çeyrek kilo şeker ekleyin.", "tr")
+    assert not found("0,25", "Hamura yarım kilo şeker ekleyin.", "tr")
+    assert found("0,5", "Hamura yarım kilo şeker ekleyin.", "tr")
+
+
+def test_a_quarter_or_half_past_the_hour_is_a_time_not_a_fraction() -> None:
+    assert not found("0.25", "The bus leaves at a quarter past seven.")
+    assert not found("0.25", "The bus leaves at quarter to seven.")
+    assert not found("0.5", "The bus leaves at half past seven.")
+    assert found("07:15", "The bus leaves at a quarter past seven.")
+    assert found("06:45", "The bus leaves at a quarter to seven.")
+    assert found("07:30", "The bus leaves at half past seven.")
+    assert not found("0,25", "Otobüs yediyi çeyrek geçe kalkıyor.", "tr")
+    assert not found("0,25", "Otobüs yediye çeyrek kala kalkıyor.", "tr")
+    assert found("07:15", "Otobüs yediyi çeyrek geçe kalkıyor.", "tr")
+    assert not found("0.5", "It is on behalf of the club.")
+    assert not found("0.5", "We are halfway there.")
+
+
+# -- North America's country code 1, with or without + --------------------------------------
+def north_american_forms(national: str) -> list[str]:
+    a, b, c = national[:3], national[3:6], national[6:]
+    return [f"1-{a}-{b}-{c}", f"1 ({a}) {b}-{c}", f"1.{a}.{b}.{c}", f"1 {a} {b} {c}",
+            f"+1 {a} {b} {c}", f"+1-{a}-{b}-{c}", f"({a}) {b}-{c}", national]
+
+
+north_american = st.tuples(st.integers(2, 9), st.integers(0, 10**9 - 1)).map(
+    lambda t: f"{t[0]}{t[1]:09d}")
+
+
+@settings(max_examples=150)
+@given(north_american, st.integers(0, 9), st.integers(1, 9))
+def test_a_north_american_number_with_its_country_code_and_never_another(
+        national: str, where: int, change: int) -> None:
+    spaced = f"{national[:3]} {national[3:6]} {national[6:]}"
+    for form in north_american_forms(national):
+        for evidence in (national, spaced, f"+1 {spaced}", f"1-{national}"):
+            assert found(evidence, f"Call us at {form} today."), (evidence, form)
+    other = national[:where] + str((int(national[where]) + change) % 10) + national[where + 1:]
+    dropped = national[:where] + national[where + 1:]
+    for wrong in (other, dropped):
+        for form in north_american_forms(wrong):
+            assert not found(national, f"Call us at {form} today."), form
+        for form in north_american_forms(wrong)[:6]:  # with its country code
+            assert not found(f"+1 {spaced}", f"Call us at {form} today."), form
+
+
+def test_a_leading_one_counts_as_a_country_code_only_as_its_own_group() -> None:
+    assert not found("5173382094", "Her number is 15173382094.")  # a digit dropped
+    assert found("15173382094", "Her number is +49 151 7338 2094.")
+
+
+def test_two_numbers_with_country_codes_must_share_the_code() -> None:
+    """Both end in 12 555 0148 once one to three digits are cut as a code: not the same."""
+    assert not found("+1 212 555 0148", "Call +1 312 555 0148.")
+    assert not found("+44 20 7946 0958", "Call +44 30 7946 0958.")
+    assert found("+44 20 7946 0958", "Call +44 (0)20 7946 0958.")
+    assert found("+44 20 7946 0958", "Call 020 7946 0958.")
+
+
+# -- a shortened given name: a prefix of three letters or more, English only ----------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong"),
+    [
+        ("Daniel Hartley", "The ranger on duty is Dan Hartley.", "The ranger is Diana Hartley."),
+        ("Daniel Hartley", "Ask Dan Hartley at the gate.", "Ask Dean Hartley at the gate."),
+        ("Alexander Pike", "Alex Pike signed the lease.", "Alexis Pike signed the lease."),
+        ("Christopher Vance", "Chris Vance handles refunds.", "Christina Vance handles it."),
+        ("Jonathan Reyes", "Jon Reyes wrote the memo.", "Joan Reyes wrote the memo."),
+        ("Paula Novak", "Paula Novak replied.", "Paul Novak replied."),  # one letter: a name
+        ("Daniel Hartley", "Dan Hartley replied.", "Dan Hartwell replied."),
+        ("Daniel Hartley", "Dan Hartley replied.", "Da Hartley replied."),
+    ],
+)
+def test_a_shortened_given_name(value: str, right: str, wrong: str) -> None:
+    assert found(value, right), right
+    assert not found(value, wrong), wrong
+
+
+def test_a_shortened_given_name_is_read_in_english_only() -> None:
+    assert not found("Mehmet Yılmaz", "Dosyayı Meh Yılmaz gönderdi.", "tr")
+    assert found("Mehmet Yılmaz", "Dosyayı Mehmet Yılmaz gönderdi.", "tr")
+
+
+GIVEN_NAMES = ["Daniel", "Alexander", "Christopher", "Jonathan", "Benjamin", "Katherine",
+               "Samantha", "Nicholas", "Gregory", "Patricia"]
+
+
+@settings(max_examples=150)
+@given(st.sampled_from(GIVEN_NAMES), st.integers(3, 9), st.integers(0, 8),
+       st.sampled_from("bfgjkvwz"))
+def test_every_shortened_given_name_and_never_another(given: str, length: int, where: int,
+                                                      letter: str) -> None:
+    assume(length <= len(given) - 2 and where < length)
+    short = given[:length]
+    assert found(f"{given} Whitlock", f"Talk to {short} Whitlock."), short
+    other = (short[:where] + letter + short[where + 1:]).capitalize()
+    assume(other.lower() != short.lower())
+    assert not found(f"{given} Whitlock", f"Talk to {other} Whitlock."), other
+    assert not found(f"{given} Whitlock", f"Talk to {short} Whitlocke."), short

@@ -20,6 +20,9 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   space between the answer's digit groups (+34 611 482 309), as phone numbers are written;
 - a number may be followed by zeros that do not change it (81.5 matches 81.50, 81
   matches 81.00);
+- a hyphen between letters is a space (sugar-free, sugar free); in English a negative
+  contraction is its "not" form (isn't refundable, is not refundable); in Turkish a verb's -DI
+  past is its -mIş past (ödendi, ödenmiş), a negated one stays negated;
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
@@ -64,6 +67,8 @@ NUMBER_JOINERS = ".,:"
 TURKISH_LETTERS = frozenset("çşğöü")
 #: Apostrophes as people type them (O’Connor, İstanbul’da), read as the plain one.
 APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u02bb\u2032\u00b4`"})
+#: A hyphen between two letters, read as a space (sugar-free is sugar free).
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
 SHORT_WORD = 3
 
 
@@ -111,12 +116,14 @@ def _char_pieces(original: str) -> tuple[tuple[tuple[str, str] | None, ...], boo
 
 @lru_cache(maxsize=4096)
 def keyed(text: str) -> Keyed:
-    """Every apostrophe as '; NFKC; Turkish lowercasing; marks dropped (Turkish letters
-    kept in ``strict``); whitespace collapsed; three-digit groups joined (18.000 → 18000)."""
+    """Every apostrophe as '; NFKC; a hyphen between letters as a space; Turkish
+    lowercasing; marks dropped (Turkish letters kept in ``strict``); whitespace collapsed;
+    three-digit groups joined (18.000 → 18000)."""
     loose: list[str] = []
     strict: list[str] = []
     turkish = False
-    for original in unicodedata.normalize("NFKC", text.translate(APOSTROPHES)):
+    text = _WORD_HYPHEN.sub(" ", unicodedata.normalize("NFKC", text.translate(APOSTROPHES)))
+    for original in text:
         pieces, marks_turkish = _char_pieces(original)
         turkish = turkish or marks_turkish
         for piece in pieces:
@@ -263,11 +270,16 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     clock makes exact ("tomorrow", "yarın" for the day after ``today``).
 
     ``language`` is the file's: it reads a lone separator before three digits in the
-    evidence (tr: 5.878 is 5878; en: 5.878 is a decimal).
+    evidence (tr: 5.878 is 5878; en: 5.878 is a decimal), English negative contractions
+    (en: isn't is "is not") and a Turkish verb's other past (tr: ödendi is ödenmiş).
     """
+    if language == "en":
+        answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
     values = [alt for alt in alternatives if alt.strip()]
     values += [_CODE.sub(rf"\1{mark}\2", alt) for alt in values if _CODE.search(alt)
                for mark in ("", "-", " ")]
+    if language == "tr":
+        values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
     if _found(values, answer, language, today):
         return True
     # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
@@ -280,6 +292,37 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
 #: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
 #: space (B214, B-214, B 214, TK 1982); an item with one matches it written any of the ways.
 _CODE = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{1,3})[- ]?(\d+)(?![\w-]|[.,]\d)")
+#: An English negative contraction (isn't, can't, won't, with any apostrophe) or "cannot".
+_CONTRACTION = re.compile(
+    r"\b(?:(is|are|was|were|does|do|did|has|have|had|should|could|would|must|need|ca|wo)"
+    r"n[" + "".join(map(chr, APOSTROPHES)) + r"']t|(can)not)\b", re.IGNORECASE)
+_IRREGULAR = {"ca": "can", "wo": "will"}
+
+
+def _not_forms(text: str) -> str:
+    """``text`` with its negative contractions as "not" forms: isn't is not, can't and
+    cannot can not, won't will not."""
+    return _CONTRACTION.sub(
+        lambda m: f"{_IRREGULAR.get(m[1].lower(), m[1]) if m[1] else m[2]} not", text)
+
+
+#: A Turkish verb in the -DI past (ödendi, gitti) or the -mIş past (ödenmiş, gitmiş) at
+#: the end of an item; the vowel, in harmony with the stem, is the same in both.
+_DI_PAST = re.compile(r"(?<=\w\w)[dt]([ıiuü])$")
+_MIS_PAST = re.compile(r"(?<=\w\w)m([ıiuü])ş$")
+#: Consonants after which -DI is -tI (gitti, yaptı; geldi, ödendi).
+_VOICELESS = "fstkçşhp"
+
+
+def _other_past(text: str) -> str:
+    """The same verb in the other past: ödendi ↔ ödenmiş, gitti ↔ gitmiş; a negated one
+    stays negated (ödenmedi ↔ ödenmemiş). ``text`` itself when it ends in neither."""
+    if (mis := _MIS_PAST.search(text)) is not None:
+        stem = text[:mis.start()]
+        return f"{stem}{'t' if stem[-1] in _VOICELESS else 'd'}{mis[1]}"
+    return _DI_PAST.sub(r"m\1ş", text)
+
+
 #: ä ö ü ß as German writes them without the letters.
 _GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "Ä": "Ae", "Ö": "Oe",
                          "Ü": "Ue", "ẞ": "SS"})
@@ -364,7 +407,7 @@ def value_found(value: str, answer: str, language: str = "en") -> bool:
                    for got in stated.dates):
                 return True
         elif isinstance(want, Phone):
-            if any(_national(want) & _national(got) for got in stated.phones):
+            if any(same_phone(want, got) for got in stated.phones):
                 return True
         elif isinstance(want, Person):
             if _person_found(want, stated.words, language):
@@ -419,21 +462,24 @@ APPROXIMATE = Decimal("0.01")
 _TRUNK = "0"
 
 
-def _national(phone: Phone) -> set[str]:
-    """The ways ``phone``'s national number may read: without a trunk zero, and without a
-    country code (one to three digits, then an optional zero) when it had + or 00."""
+def _national(phone: Phone) -> set[tuple[str, str]]:
+    """The ways ``phone`` may read, as (country code, the rest): as written, with no code
+    (""), and, when it has one (+, 00, North America's 1), its first one to three digits
+    as the code."""
     digits = phone.digits
-    forms = {digits[1:] if digits.startswith(_TRUNK) else digits}
-    if phone.international:
-        for cut in (1, 2, 3):
-            rest = digits[cut:]
-            forms |= {rest, rest[1:] if rest.startswith(_TRUNK) else rest}
-    return {form for form in forms if len(form) >= 7}
+    forms = {(digits[:cut], digits[cut:]) for cut in (1, 2, 3)} if phone.international \
+        else set()
+    return {(code, rest) for code, rest in forms | {("", digits)} if len(rest) >= 7}
+
+
+def _without_trunk(digits: str) -> str:
+    return digits[1:] if digits.startswith(_TRUNK) else digits
 
 
 def _person_found(person: Person, words: tuple[Word, ...], language: str) -> bool:
     """The surname, capitalised, not after another given name or initial ("Jonas Keller",
-    "J. Keller" are someone else). A Turkish sentence may start with any capitalised word
+    "J. Keller" are someone else; in English the given name may be shortened: "Dan" for
+    Daniel). A Turkish sentence may start with any capitalised word
     ("Faturayı Tunç Hanım gönderdi"), so there the first word is not taken for a name.
     Or the given name, capitalised, with a Turkish honorific ("Elif Hanım'a", "Kerem
     Bey"); a given name alone is not enough: many people share one."""
@@ -451,9 +497,19 @@ def _person_found(person: Person, words: tuple[Word, ...], language: str) -> boo
                 return True
             continue
         if before.folded == person.given or before.folded in TITLES or not before.capital \
-                or (before.sentence_start and language == "tr"):
+                or (before.sentence_start and language == "tr") \
+                or (language == "en" and _shortened(before.folded, person.given)):
             return True
     return False
+
+
+#: A given name shortened to its first letters (Dan for Daniel, Chris for Christopher):
+#: at least this many, and at least two fewer than the name (Paul is not Paula).
+SHORT_NAME = 3
+
+
+def _shortened(short: str, given: str) -> bool:
+    return SHORT_NAME <= len(short) <= len(given) - 2 and given.startswith(short)
 
 
 def claims_found(items: list[str], answer: str, language: str = "en") -> list[str]:
@@ -463,5 +519,9 @@ def claims_found(items: list[str], answer: str, language: str = "en") -> list[st
 
 
 def same_phone(first: Phone, second: Phone) -> bool:
-    """The two numbers share their national number (country code or trunk zero optional)."""
-    return bool(_national(first) & _national(second))
+    """The two numbers are one: where both give a country code, the same code and the same
+    rest (+1 212 555 0148 is not +1 312 555 0148, though both end in 12 555 0148); else
+    the same digits once a trunk zero is left out (0532 123 45 67 is +90 532 123 45 67)."""
+    return any((code, rest) == (other_code, other) if code and other_code
+               else _without_trunk(rest) == _without_trunk(other)
+               for code, rest in _national(first) for other_code, other in _national(second))

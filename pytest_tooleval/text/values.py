@@ -215,12 +215,17 @@ _EN_SUB = rf"(?:(?:{_alternation(_EN_TENS)})(?:[-\s](?:{_alternation(_EN_SMALL[1
 _TR_SUB = rf"(?:(?:{_alternation(_TR_TENS)})(?:\s(?:{_alternation(_TR_ONES[1:])}))?" \
     rf"|{_alternation(_TR_ONES)}|dörd(?=[eü]))"
 _TR_HUNDREDS = rf"(?:(?:{_alternation(_TR_ONES[2:])})\s)?yüz(?:\s{_TR_SUB})?"
+#: Fractions said alone; not "a quarter past six", "dokuzu çeyrek geçe" (a time).
+_FRACTIONS = {"half": "0.5", "a half": "0.5", "one half": "0.5", "a quarter": "0.25",
+              "one quarter": "0.25", "three quarters": "0.75", "yarım": "0.5", "çeyrek": "0.25"}
 _SPELLED = {
     "en": regex.compile(
-        rf"(?<![\w-])(?:(?P<alone>a\shalf)|(?P<n>(?:(?:a|{_EN_SUB})[\s-]hundred"
+        rf"(?<![\w-])(?:(?P<alone>(?:(?:a|one)\s)?half|(?:a|one)\squarter|three\squarters)"
+        rf"(?!\s(?:past|to)(?!\w))|(?P<n>(?:(?:a|{_EN_SUB})[\s-]hundred"
         rf"(?:\s(?:and\s)?{_EN_SUB})?|{_EN_SUB}|a))(?P<half>\sand\sa\shalf)?)(?!\w|-\w)"),
     "tr": regex.compile(
-        rf"(?<!\w)(?:(?P<alone>yarım)|(?P<n>(?:(?:{_TR_HUNDREDS}|{_TR_SUB})\s)?bin"
+        r"(?<!\w)(?:(?P<alone>yarım|çeyrek(?!\s(?:kala|geçe)))"
+        rf"|(?P<n>(?:(?:{_TR_HUNDREDS}|{_TR_SUB})\s)?bin"
         rf"|{_TR_HUNDREDS}|{_TR_SUB})(?:(?P<half>\sbuçuk)|(?P<case>[dt][ae]|y?[aeıiuü]))?)(?!\w)"),
 }
 # "an hour and a half", "two days and a half": the half belongs to the count.
@@ -243,16 +248,16 @@ _COUNTED_BEFORE = regex.compile(r"(?:\d|buçuk)\s?$")
 
 
 def _spell(match: regex.Match[str]) -> str:
-    """A number said in words as digits: "twenty-one" 21, "iki yüz elli" 250, "three and
-    a half" 3.5, "yarım" 0.5; before a scale word only the factor ("iki buçuk milyon"
-    2.5 milyon, bare "bin" 1 bin), which the digit reading then scales. A lone "one",
-    "bir" or "a" is an article or pronoun ("one of the files", "bir dosya"), no count:
-    it is read only before a scale word ("a million"), and one/bir also after one ("bin
-    bir", "a thousand and one"). A Turkish case suffix stays on the digits ("on ikide"
-    12de, "dördü" 4ü), except on a pronoun ("ona", "onda") or yüz/bin ("yüzde" is per cent); a
-    Turkish half stays a word ("dokuz buçuk" 9 buçuk), for the clock reading."""
+    """A number said in words as digits: "twenty-one" 21, "iki yüz elli" 250, "three and a
+    half" 3.5, "yarım" 0.5, "a quarter" 0.25; before a scale word only the factor ("iki
+    buçuk milyon" 2.5 milyon, bare "bin" 1 bin), which the digit reading then scales. A lone
+    "one", "bir" or "a" is an article or pronoun ("one of the files", "bir dosya"), no
+    count: it is read only before a scale word ("a million"), and one/bir also after one
+    ("bin bir", "a thousand and one"). A Turkish case suffix stays on the digits ("on ikide"
+    12de, "dördü" 4ü), except on a pronoun ("ona", "onda") or yüz/bin ("yüzde" is per cent);
+    a Turkish half stays a word ("dokuz buçuk" 9 buçuk), for the clock reading."""
     if match.group("alone"):
-        return "0.5"
+        return _FRACTIONS[" ".join(match.group("alone").split())]
     words = match.group("n").replace("-", " ").split()
     text, start, end = match.string, match.start(), match.end()
     half = ".5" if match.group("half") else ""
@@ -463,14 +468,26 @@ def _times(text: str) -> list[Time]:
     return [t for t in found if t is not None]
 
 
+#: North America's country code 1 written without +, as its own group before the ten
+#: digits of the number (1-415-555-0132, 1 (415) 555-0132).
+_NORTH_AMERICAN = regex.compile(r"1[^\d+]")
+_NORTH_AMERICAN_DIGITS = 11
+
+
+def _phone(written: str) -> Phone | None:
+    """A phone number (seven digits or more) as written; + or 00 before it, or North
+    America's 1 as its own group, mark a country code; "(0)" after one is a trunk zero
+    left out (+44 (0)20 7946 0958)."""
+    digits = regex.sub(r"\D", "", written.replace("(0)", ""))
+    if len(digits) < 7:
+        return None
+    international = written.startswith("+") or digits.startswith("00") or (
+        len(digits) == _NORTH_AMERICAN_DIGITS and _NORTH_AMERICAN.match(written) is not None)
+    return Phone(digits[2:] if digits.startswith("00") else digits, international)
+
+
 def _phones(text: str) -> list[Phone]:
-    out = []
-    for match in _PHONE.finditer(text):
-        digits = regex.sub(r"\D", "", match.group())
-        if len(digits) >= 7:
-            international = bool(match.group("plus")) or digits.startswith("00")
-            out.append(Phone(digits[2:] if digits.startswith("00") else digits, international))
-    return out
+    return [phone for match in _PHONE.finditer(text) if (phone := _phone(match.group()))]
 
 
 def _words(text: str) -> list[Word]:
@@ -571,9 +588,8 @@ def evidence_values(text: str, language: str) -> tuple[Value, ...]:
         values.append(Time(int(time.group(1)), int(time.group(2))))
     if (score := _EVIDENCE_SCORE.fullmatch(folded)) is not None:
         values.append(Score(int(score.group(1)), int(score.group(2))))
-    if _EVIDENCE_PHONE.fullmatch(folded) and len(digits := regex.sub(r"\D", "", folded)) >= 7:
-        international = folded.startswith("+") or digits.startswith("00")
-        values.append(Phone(digits[2:] if digits.startswith("00") else digits, international))
+    if _EVIDENCE_PHONE.fullmatch(folded) and (phone := _phone(folded)) is not None:
+        values.append(phone)
     for match, number in _numbers(folded, language):
         if match.span() == (0, len(folded)):
             values.append(number)

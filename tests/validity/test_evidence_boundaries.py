@@ -205,3 +205,100 @@ def test_the_guard_accepts_values_whose_digits_merely_occur(value: str, message:
 def test_the_guard_refuses_values_an_echo_contains(value: str, message: str) -> None:
     found_problem = check_evidence_value(value, step(message))
     assert found_problem is not None and "own message" in found_problem[0]
+
+
+# -- a hyphen between letters is a space, both ways; the word joined is another word --------
+@pytest.mark.parametrize("hyphen", ["-", "\u2010", "\u2011"])
+def test_a_hyphen_between_letters_reads_as_a_space(hyphen: str) -> None:
+    assert found("sugar-free", f"Yes, the syrup is sugar{hyphen}free.")
+    assert found("sugar-free", "Yes, the syrup is sugar free.")
+    assert found("sugar free", f"Yes, the syrup is sugar{hyphen}free.")
+    assert found("Çift-yön", f"Yol çift{hyphen}yön.", "tr")
+    assert not found("sugar-free", "Yes, the syrup is sugarfree.")  # list a joined form
+    assert not found("sugar-free", "No, the syrup is full of sugar.")
+    assert not found("room 12", f"room{hyphen}12")  # a digit: a code or a number, not words
+
+
+@given(st.text(alphabet="abcdefghklmnoprstuvyz", min_size=2, max_size=6),
+       st.text(alphabet="abcdefghklmnoprstuvyz", min_size=2, max_size=6),
+       st.text(alphabet="abcdefghklmnoprstuvyz", min_size=2, max_size=6))
+def test_hyphened_and_spaced_words_match_and_never_another(left: str, right: str,
+                                                          other: str) -> None:
+    for value in (f"{left}-{right}", f"{left} {right}"):
+        for written in (f"{left}-{right}", f"{left} {right}"):
+            assert found(value, f"1) {written}."), (value, written)
+        if not other.startswith(right):
+            assert not found(value, f"1) {left}-{other}."), (value, other)
+
+
+# -- English negative contractions read as their "not" forms ---------------------------------
+CONTRACTIONS = {"isn't": "is not", "aren't": "are not", "wasn't": "was not",
+                "weren't": "were not", "doesn't": "does not", "don't": "do not",
+                "didn't": "did not", "can't": "can not", "won't": "will not",
+                "hasn't": "has not", "haven't": "have not", "shouldn't": "should not",
+                "couldn't": "could not", "wouldn't": "would not"}
+
+
+@pytest.mark.parametrize("mark", ["'", "\u2019", "\u2018", "\u02bc", "\u2032"])
+@pytest.mark.parametrize(("short", "long"), list(CONTRACTIONS.items()))
+def test_a_negative_contraction_is_its_not_form(short: str, long: str, mark: str) -> None:
+    written = short.replace("'", mark)
+    aux = long.split()[0]
+    assert found("not refundable", f"The deposit {written} refundable, sorry.")
+    assert found(f"{long} refundable", f"The deposit {written} refundable.")
+    assert found(f"{short} refundable", f"The deposit {long} refundable.")
+    assert found(f"{short} refundable", f"The deposit {written.capitalize()} refundable.")
+    assert not found("not refundable", f"The deposit {aux} refundable.")
+    assert not found(f"{short} refundable", f"The deposit {aux} refundable.")
+
+
+def test_cannot_can_not_and_cant_are_one() -> None:
+    for value in ("cannot", "can not", "can't"):
+        for written in ("cannot", "can not", "can’t", "Cannot"):
+            assert found(f"{value} be changed", f"The date {written} be changed."), written
+        assert not found(f"{value} be changed", "The date can be changed.")
+
+
+def test_contractions_are_read_in_english_only() -> None:
+    assert not found("not included", "Kahvaltı isn't included.", "tr")
+    assert found("not included", "Kahvaltı isn't included.", "en")
+
+
+# -- a Turkish verb: the -DI past matches the -mIş past, never the negated one --------------
+# (stem, its last vowel's harmony, whether it ends in a voiceless consonant)
+TR_STEMS = ["yüklen", "gel", "git", "yap", "oku", "öde", "gör", "kal", "bit", "sat", "iç",
+            "onaylan", "gönderil", "iptal edil", "ertelen", "başla", "düş", "kaybol"]
+_HARMONY = {"a": "ı", "ı": "ı", "o": "u", "u": "u", "e": "i", "i": "i", "ö": "ü", "ü": "ü"}
+
+
+def past_forms(stem: str, negated: bool) -> tuple[str, str]:
+    """(-DI form, -mIş form) of ``stem``, written out with vowel harmony and consonant
+    assimilation as a grammar book gives them (ödendi/ödenmiş, gitti/gitmiş)."""
+    vowel = _HARMONY[[c for c in stem if c in _HARMONY][-1]]
+    if negated:
+        stem += "ma" if vowel in "ıu" else "me"
+        vowel = "ı" if vowel in "ıu" else "i"
+    d = "t" if stem[-1] in "fstkçşhp" else "d"
+    return f"{stem}{d}{vowel}", f"{stem}m{vowel}ş"
+
+
+@pytest.mark.parametrize("stem", TR_STEMS)
+def test_the_turkish_di_past_and_the_mis_past_match(stem: str) -> None:
+    di, mis = past_forms(stem, False)
+    not_di, not_mis = past_forms(stem, True)
+    for value, other in ((di, mis), (mis, di), (not_di, not_mis), (not_mis, not_di)):
+        assert found(value, f"Dün akşam hepsi {other}.", "tr"), (value, other)
+        assert found(value, f"Dün akşam hepsi {other.capitalize()}.", "tr"), (value, other)
+    for value in (di, mis):
+        for negative in (not_di, not_mis):
+            assert not found(value, f"Dün akşam hepsi {negative}.", "tr"), (value, negative)
+            assert not found(negative, f"Dün akşam hepsi {value}.", "tr"), (negative, value)
+
+
+def test_the_turkish_past_keeps_its_harmony_and_its_language() -> None:
+    assert found("fatura ödendi", "Fatura ödenmiş.", "tr")
+    assert found("gitti", "Kargo gitmiş.", "tr")  # a voiceless stem: gitti, not gitdi
+    assert found("yapmış", "Ödemeyi yaptı.", "tr")
+    assert not found("yapmış", "Ödemeyi yapdı.", "tr")
+    assert not found("ödendi", "Fatura ödenecek.", "tr")
+    assert not found("ödendi", "Fatura ödenmiş.", "en")  # a Turkish rule
