@@ -228,6 +228,30 @@ def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_mo
     assert _strip(project.report()) == whole
 
 
+def test_resume_runs_the_error_cases_again(project, fake_model) -> None:
+    """An ERROR is a failure of the machine: resuming after it is fixed runs that case
+    again (only that one), and the report holds the new result."""
+    server = fake_model([Rule("number 01", [status(500)]), *_script()])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.run("--tooleval-min-cases", "1")
+    outcomes = {c["nodeid"]: c["outcome"] for c in project.report()["cases"]}
+    assert outcomes["scenarios/demo.yaml::c01"] == "ERROR"
+    server.set_rules(_script())  # the server is back
+    before = len(server.requests)
+    assert project.run("--tooleval-resume", "--tooleval-min-cases", "1").ret == 0
+    asked = {m["content"] for path, body in server.requests[before:]
+             if path.endswith("/completions") for m in body["messages"]
+             if m["role"] == "user" and "weather" in m["content"]}
+    assert asked == {"weather number 01 in izmir"}  # the ERROR case alone ran again
+    report = project.report()
+    assert {c["nodeid"]: c["outcome"] for c in report["cases"]} == {
+        **outcomes, "scenarios/demo.yaml::c01": "PASS"}
+    assert report["run"]["resumed"]["cases_carried"] == 3
+    assert read_journal(_journal_path(project)).cases["scenarios/demo.yaml::c01"][
+        "outcome"] == "PASS"
+
+
 def test_listing_what_a_resume_would_run_writes_no_report(project, fake_model) -> None:
     """--collect-only with --tooleval-resume lists the cases still to run; it must not
     rewrite the stopped run's report as a finished one (it once did: "interrupted": null)."""

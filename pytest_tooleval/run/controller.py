@@ -100,6 +100,10 @@ class Controller:
         self.notes: list[str] = []
         if settings.resume:
             self.journalled = self._load_resumable()
+            # An ERROR measured nothing (the machine failed, not the model): run it again.
+            self.journalled.cases = {nodeid: data for nodeid, data
+                                     in self.journalled.cases.items()
+                                     if data.get("outcome") != "ERROR"}
             runtime.resumed = set(self.journalled.cases)
             for nodeid, data in self.journalled.cases.items():
                 self.results[nodeid] = CaseResult.from_json(data)
