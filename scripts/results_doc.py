@@ -1,6 +1,10 @@
 """Write the "Reference results" section of docs/benchmarks.md from docs/results/.
 
 Usage: python scripts/results_doc.py   (after the reference runs in docs/results/README.md)
+
+Reads the two whole-corpus arms (``full-on/report.json``, ``full-off/report.json``) and
+their join (``full-gap/gap.json``); tests/report/test_results_doc.py rebuilds the block from
+the committed files and compares it with the committed text.
 """
 
 from __future__ import annotations
@@ -11,71 +15,100 @@ import sys
 from pathlib import Path
 
 from pytest_tooleval.report.gap import render_gap
-from pytest_tooleval.report.model import Report, load_report
+from pytest_tooleval.report.model import BreakdownRow, Interval, Report, load_report
+from pytest_tooleval.scoring.failure_modes import MODES
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results"
 DOC = ROOT / "docs" / "benchmarks.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
-REGISTERS = ["formal", "whatsapp", "elderly", "anatolian", "ascii", "caps", "emoji"]
+POLICIES = ("never-call", "top-routed", "echo")
 
 
-def fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
+def figure(value: float | None, interval: Interval | None = None, scale: float = 100) -> str:
+    """A 0–100 figure with its 95 % interval where there is one."""
+    if value is None:
+        return "n/a"
+    return f"{value * scale:.1f}" + (f" [{interval.text(scale)}]" if interval else "")
 
 
-def gap_section(gap: dict, on: Report) -> list[str]:
-    """The gap tables as `tooleval gap` renders them, under a line on what ran."""
-    backend, summary = on.run.backend, on.summary
-    rendered = render_gap(gap).splitlines()[2:]  # without the title line
-    return [
-        f"{backend.get('model', '?')} through llama.cpp {backend.get('llama_cpp', '?')}, "
-        f"seed {on.run.seed}, k = {on.run.k}, every {on.run.sample_every or 1}th case of each "
-        f"file: {gap['cases']} cases scored in both arms.",
-        "",
-        *rendered,
-        "",
-        f"Safety gate (grammar on): {summary.safety_gate.status} "
-        f"({summary.safety_gate.detail}). Verdict: {summary.deployability.verdict}.",
-    ]
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *["| " + " | ".join(row) + " |" for row in rows]]
 
 
-def register_section(report: Report) -> list[str]:
-    table = report.summary.registers
-    lines = ["| register | score | cases | outcomes |", "|---|---|---|---|"]
-    for name in REGISTERS:
-        data = table.get(name)
-        if data is None:
-            continue
-        outcomes = ", ".join(f"{k.lower()} {v}" for k, v in data.outcomes.items() if v)
-        lines.append(f"| {name} | {fmt(data.score)} | {data.cases} | {outcomes} |")
-    return lines
+def outcomes(counts: dict[str, int]) -> str:
+    return " / ".join(str(counts.get(key, 0)) for key in ("PASS", "PARTIAL", "FAIL", "ERROR"))
+
+
+def headline(on: Report, off: Report) -> list[str]:
+    """Score and every axis of both arms with intervals, the baselines beside them."""
+    arms = (on.summary, off.summary)
+    base = [on.summary.baselines.get(policy) for policy in POLICIES]
+    header = ["", "grammar on", "grammar off", *POLICIES]
+    rows = [["score", *(figure(s.score, s.score_interval, scale=1) for s in arms),
+             *(figure(b.score, scale=1) if b else "n/a" for b in base)]]
+    for axis, weight in on.summary.weights.items():
+        cells = [figure(s.axes[axis].value, s.axes[axis].interval) if axis in s.axes else "n/a"
+                 for s in arms]
+        rows.append([f"axis {axis} (weight {weight:.2f})", *cells,
+                     *(figure(b.axes.get(axis)) if b else "n/a" for b in base)])
+    rows.append(["pass / partial / fail / error", *(outcomes(s.outcomes) for s in arms),
+                 *(outcomes(b.outcomes) if b else "n/a" for b in base)])
+    rows.append(["safety gate", *(s.safety_gate.status for s in arms), "", "", ""])
+    rows.append(["verdict", *(s.deployability.verdict for s in arms), "", "", ""])
+    return table(header, rows)
+
+
+def breakdown(title: str, on: dict[str, BreakdownRow], off: dict[str, BreakdownRow]) -> list[str]:
+    """One breakdown (groups, registers, languages): each arm's score with its interval."""
+    rows = []
+    for name in sorted({*on, *off}):
+        a, b = on.get(name), off.get(name)
+        rows.append([name, str(max(r.cases for r in (a, b) if r)),
+                     *(figure(r.score, r.interval, scale=1) if r else "n/a" for r in (a, b))])
+    return table([title, "cases", "grammar on", "grammar off"], rows)
+
+
+def failure_modes(on: Report, off: Report) -> list[str]:
+    runs = (on.summary.failure_modes.run, off.summary.failure_modes.run)
+    keys = [key for key in MODES if any(key in run for run in runs)]
+    keys += sorted({key for run in runs for key in run} - set(keys))
+    return table(["failing steps by first failed check", "grammar on", "grammar off"],
+                 [[MODES.get(key, key), *(str(run.get(key, 0)) for run in runs)]
+                  for key in keys])
 
 
 def section(results: Path = RESULTS) -> str:
     """The generated block of docs/benchmarks.md, markers included, from ``results``."""
-    gap_dir = results / "gap-sample4"
-    gap = json.loads((gap_dir / "gap.json").read_text(encoding="utf-8"))
-    on = load_report(gap_dir / "on" / "report.json")
-    register = load_report(results / "register" / "report.json")
-    commands = (results / "README.md").read_text(encoding="utf-8")
+    on = load_report(results / "full-on" / "report.json")
+    off = load_report(results / "full-off" / "report.json")
+    gap = json.loads((results / "full-gap" / "gap.json").read_text(encoding="utf-8"))
+    backend = on.run.backend
     body = [
         START,
-        "Generated by `python scripts/results_doc.py` from the reports in `docs/results/`, "
-        "which also holds the exact commands (below).",
+        "Generated by `python scripts/results_doc.py` from the reports in `docs/results/` "
+        "(commands, commit and machine in its README).",
         "",
-        "### Grammar on against off (stratified sample of every file)",
+        f"{backend.get('model', '?')} through llama.cpp {backend.get('llama_cpp', '?')}, "
+        f"seed {on.run.seed}, k = {on.run.k}; {on.summary.cases_scored} cases scored with "
+        f"grammar on, {off.summary.cases_scored} with grammar off. Figures 0–100 with 95 % "
+        "intervals; the three baselines are scripted policies run through the same loop and "
+        "scorer on the same cases.",
         "",
-        *gap_section(gap, on),
+        *headline(on, off),
         "",
-        "### The register axis (Turkish, every job in all seven registers, grammar on)",
+        *breakdown("group", on.summary.groups, off.summary.groups),
         "",
-        *register_section(register),
+        *breakdown("register (Turkish)", on.summary.registers, off.summary.registers),
         "",
-        "### Commands",
+        *breakdown("language", on.summary.languages, off.summary.languages),
         "",
-        *[part for line in commands.splitlines() if line.startswith(("tooleval", "pytest"))
-          for part in ("```bash", line, "```")],
+        *failure_modes(on, off),
+        "",
+        "### Grammar on against off, case by case",
+        "",
+        *render_gap(gap).splitlines()[2:],  # without the title line
         END,
     ]
     return "\n".join(body)
@@ -84,11 +117,8 @@ def section(results: Path = RESULTS) -> str:
 def main() -> int:
     text = DOC.read_text(encoding="utf-8")
     block = section()
-    if START in text:
-        text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text,
-                      flags=re.DOTALL)
-    else:
-        text = text.replace("<!-- filled from docs/results/ -->", block)
+    text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text,
+                  flags=re.DOTALL)
     DOC.write_text(text, encoding="utf-8")
     return 0
 

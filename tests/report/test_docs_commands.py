@@ -160,12 +160,6 @@ CHECKS: dict[str, Check] = {
     "--out benchmarks/bfcl": Check(codes=(0,), before=_copy_bfcl,
                                    after=_exists("benchmarks/bfcl")),
     "tooleval check --oracle --no-builtin benchmarks/bfcl": Check(codes=(0,)),
-    "tooleval gap benchmarks scenarios -n 2 --report docs/results/gap-sample4 -- "
-    "--tooleval-sample 4": Check(codes=(0,), after=_exists(
-        "docs/results/gap-sample4/gap.json")),
-    "pytest benchmarks/tr/register.json -n 2 -p no:cacheprovider --tooleval-report "
-    "docs/results/register --tooleval-partial pass": Check(
-        after=_report_with_cases("docs/results/register")),
     "pytest benchmarks --grammar on  --tooleval-report runs/on  --tooleval-partial pass": Check(
         after=_report_with_cases("runs/on")),
     "pytest benchmarks --grammar off --tooleval-report runs/off --tooleval-partial pass": Check(
