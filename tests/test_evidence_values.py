@@ -14,6 +14,8 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_tooleval.cases.evidence import evidence_found
+from pytest_tooleval.cases.load import load_case_file
+from pytest_tooleval.text.values import Date, evidence_values
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -1109,3 +1111,313 @@ def test_every_shortened_given_name_and_never_another(given: str, length: int, w
     assume(other.lower() != short.lower())
     assert not found(f"{given} Whitlock", f"Talk to {other} Whitlock."), other
     assert not found(f"{given} Whitlock", f"Talk to {short} Whitlocke."), short
+
+
+# -- a Unicode vulgar fraction is its value: ¾ is 0.75, 1½ and 2 ½ are 1.5 and 2.5 --------
+VULGAR = {"½": Decimal("0.5"), "¼": Decimal("0.25"), "¾": Decimal("0.75"),
+          "⅓": Decimal(1) / 3, "⅔": Decimal(2) / 3, "⅛": Decimal("0.125")}
+
+
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("0.75", "Fit a ¾-inch valve on the outlet.", "Fit a ¼-inch valve on the outlet.", "en"),
+        ("0.5", "Stir in ½ cup of oats.", "Stir in ⅓ cup of oats.", "en"),
+        ("1.5", "Let it rest for 1½ hours.", "Let it rest for 1 hour.", "en"),
+        ("2.5", "The shelf is 2 ½ metres long.", "The shelf is 2 metres long.", "en"),
+        ("0.33", "Roughly ⅓ of the seats are taken.", "Roughly ⅔ of the seats are taken.", "en"),
+        ("1,5", "Hamura 1½ kilo un ekleyin.", "Hamura 1 kilo un ekleyin.", "tr"),
+    ],
+)
+def test_a_vulgar_fraction_is_its_value(value: str, right: str, wrong: str,
+                                        language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+@settings(max_examples=150)
+@given(st.integers(0, 99), st.sampled_from(list(VULGAR)), st.sampled_from(list(VULGAR)),
+       st.sampled_from(["", " "]), st.sampled_from(["en", "tr"]))
+def test_every_vulgar_fraction_and_never_another(whole: int, char: str, other: str,
+                                                 space: str, language: str) -> None:
+    written = f"{whole}{space}{char}" if whole else char
+    mark = "." if language == "en" else ","
+
+    def shown(value: Decimal) -> str:  # to two decimals, as the author rounds
+        return str(value.quantize(Decimal("0.01"), ROUND_HALF_UP)).replace(".", mark)
+
+    evidence = shown(whole + VULGAR[char])
+    assert found(evidence, f"Add {written} cups.", language), (evidence, written)
+    if other != char:
+        wrong = f"{whole}{space}{other}" if whole else other
+        assert not found(evidence, f"Add {wrong} cups.", language), (evidence, wrong)
+    assert not found(shown(whole + 1 + VULGAR[char]), f"Add {written} cups.", language), written
+    if whole:
+        assert not found(str(whole), f"Add {written} cups.", language), written
+
+
+# -- a duration said in units for an H:MM:SS item; a clock time stays a time ----------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("4:05:37", "The ride took 4 hours, 5 minutes and 37 seconds.",
+         "The ride took 4 hours, 5 minutes and 27 seconds.", "en"),
+        ("3:12:48", "Time: 3h 12m 48s.", "Time: 3h 12m.", "en"),
+        ("3:12:48", "Net time 03:12:48.", "Net time 03:12:49.", "en"),
+        ("1:05:00", "The call lasted one hour and five minutes.", "It lasted five minutes.", "en"),
+        ("2:41:09", "Parkuru 2 saat 41 dakika 9 saniyede tamamladınız.",
+         "Parkuru 2 saat 14 dakika 9 saniyede tamamladınız.", "tr"),
+        ("0:42:10", "Video 42 dakika 10 saniye sürüyor.", "Video 42 dakika 1 saniye.", "tr"),
+    ],
+)
+def test_a_duration_in_units(value: str, right: str, wrong: str, language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+def test_a_clock_time_is_no_duration() -> None:
+    assert not found("08:40", "The flight takes 8 hours 40 minutes.")
+    assert not found("08:40", "Uçuş 8 saat 40 dakika sürüyor.", "tr")
+    assert not found("3:12:48", "It starts at 3:12 and takes 48 seconds.")
+
+
+def test_a_letter_or_an_article_alone_is_no_unit_of_time() -> None:
+    """"am", "as", "m²" and "m/s" hold no minute or second."""
+    assert not found("0:01:00", "Your train leaves at 8:15 am.")
+    assert not found("0:00:01", "The cake is gluten-free, as you asked.")
+    assert not found("2:22:00", "The flat is 142 m² in all.")
+    assert not found("2:22:00", "The flat is 142 m in all.")
+    assert not found("0:12:00", "Wind at 12m/s.")
+    assert not found("0:01:00", "Wait a minute, please.")
+    assert found("1:00:00", "It takes an hour.")
+    assert found("1:00:00", "Bir saat sürüyor.", "tr")
+
+
+def duration_forms(hours: int, minutes: int, seconds: int) -> list[tuple[str, str]]:
+    """(language, form) for a duration said in units; a zero part left out."""
+    def said(names: tuple[str, str, str], joiner: str, last: str) -> str:
+        parts = [f"{n}{name}" for n, name in zip((hours, minutes, seconds), names, strict=True)
+                 if n]
+        return joiner.join(parts[:-1]) + (last if len(parts) > 1 else "") + parts[-1]
+    return [("en", said((" hours", " minutes", " seconds"), ", ", " and ")),
+            ("en", said(("h", "m", "s"), " ", " ")),
+            ("tr", said((" saat", " dakika", " saniye"), " ", " ")),
+            ("en", f"{hours:02d}:{minutes:02d}:{seconds:02d}")]
+
+
+@settings(max_examples=150)
+@given(st.integers(0, 30), st.integers(0, 59), st.integers(0, 59), st.integers(1, 5000))
+def test_every_duration_in_units_and_never_another(hours: int, minutes: int, seconds: int,
+                                                  step: int) -> None:
+    assume(hours or minutes or seconds)
+    value = f"{hours}:{minutes:02d}:{seconds:02d}"
+    for language, form in duration_forms(hours, minutes, seconds):
+        assert found(value, f"It took {form} in all.", language), form
+    total = hours * 3600 + minutes * 60 + seconds + step
+    other = (total // 3600, total // 60 % 60, total % 60)
+    for language, form in duration_forms(*other):
+        assert not found(value, f"It took {form} in all.", language), form
+
+
+# -- Turkish (and English) amounts with digits and scale words mixed -----------------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("4180,40 TL", "Kombi tamiri 4 bin 180 lira 40 kuruş.",
+         "Kombi tamiri 4 bin 180 lira 4 kuruş.", "tr"),
+        ("2350,75", "Toplam 2 bin 350 TL 75 kuruş.", "Toplam 2 bin 350 TL.", "tr"),
+        ("12.400,50", "12 bin 400 lira 50", "12 bin 400 lira 05", "tr"),
+        ("1.200.000", "Bütçe 1,2 milyon lira.", "Bütçe 1,2 bin lira.", "tr"),
+        ("3400", "Tam 3 bin 400 kişi geldi.", "Tam 3 bin 40 kişi geldi.", "tr"),
+        ("2350", "It sold 2 thousand 350 copies.", "It sold 2 thousand 305 copies.", "en"),
+        ("2350.75", "It came to 2 thousand 350 dollars and 75 cents.",
+         "It came to 2 thousand 350 dollars.", "en"),
+    ],
+)
+def test_an_amount_in_digits_and_scale_words(value: str, right: str, wrong: str,
+                                            language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+@settings(max_examples=150)
+@given(st.integers(1, 999), st.integers(1, 999), st.integers(1, 99), st.integers(1, 98))
+def test_thousands_lira_and_kurus_and_never_another(thousands: int, rest: int, kurus: int,
+                                                    step: int) -> None:
+    evidence = f"{thousands * 1000 + rest},{kurus:02d} TL"
+    assert found(evidence, f"Tutar {thousands} bin {rest} lira {kurus} kuruş.", "tr")
+    other = (kurus + step) % 100
+    assert not found(evidence, f"Tutar {thousands} bin {rest} lira {other} kuruş.", "tr")
+    assert not found(evidence, f"Tutar {thousands} bin {rest + 1} lira {kurus} kuruş.", "tr")
+
+
+# -- a dotted day.month in an answer is a date (day first) ---------------------------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("2026-03-18", "Toplantı 18.03'te başlıyor.", "Toplantı 19.03'te başlıyor.", "tr"),
+        ("16 March", "The notary expects you on 16.03.", "The notary expects you on 16.04.", "en"),
+        ("2026-03-16", "Randevu 16.03 tarihinde.", "Randevu 16.03.2025 tarihinde.", "tr"),
+        ("2026-03-16", "The notary expects you on 16.03.", "It is on 16 April.", "en"),
+        ("2026-03-16", "The notary expects you on 16.03.", "Only 16 days left.", "en"),
+    ],
+)
+def test_a_dotted_day_and_month(value: str, right: str, wrong: str, language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+def test_a_dotted_day_and_month_is_no_time_nor_amount() -> None:
+    assert not found("2026-05-10", "Tren saat 10.05'te kalkıyor.", "tr")
+    assert not found("2026-05-07", "İlk servis sabah 7.05'te kalkıyor.", "tr")
+    assert not found("2026-01-20", "Film akşam 20.01'de başlıyor.", "tr")
+    assert not found("2026-05-10", "The train leaves at 10.05.")
+    assert not found("2026-05-10", "It rose 10.05 %.")
+    assert not found("2026-05-10", "It costs $10.05.")
+    assert not found("2026-05-10", "Doors open 10.05 pm sharp.")
+
+
+@settings(max_examples=150)
+@given(days, st.integers(min_value=1, max_value=800), st.sampled_from(["", "'te", "'da"]))
+def test_every_dotted_day_and_month_and_never_another(day: date, offset: int,
+                                                      suffix: str) -> None:
+    for form in (f"{day:%d.%m}{suffix}", f"{day.day}.{day:%m}{suffix}"):
+        assert found(f"{day:%Y-%m-%d}", f"Tarih: {form}.", "tr"), form
+        assert found(f"{day.day} {MONTHS_EN[day.month - 1]}", f"It is {form}.", "en"), form
+    other = day + timedelta(days=offset)
+    if (other.month, other.day) != (day.month, day.day):
+        assert not found(f"{day:%Y-%m-%d}", f"Tarih: {other:%d.%m}{suffix}.", "tr"), other
+
+
+def benchmark_date_items() -> list[tuple[str, list[str], str, Date]]:
+    """(where, alternatives, language, the date) for each corpus evidence item that is a
+    date: its alternatives all values, one day and month among them."""
+    items = []
+    for path in sorted((ROOT / "benchmarks").rglob("*.json")):
+        case_file = load_case_file(path)
+        language = case_file.language
+        for case in case_file.cases:
+            for step in case.steps:
+                for alternatives in step.evidence_alternatives():
+                    read = [evidence_values(alt, language) for alt in alternatives]
+                    dates = {(v.month, v.day) for values in read for v in values
+                             if isinstance(v, Date)}
+                    if len(dates) == 1 and all(read):
+                        month, day = dates.pop()
+                        items.append((f"{path.name}::{case.name}", alternatives, language,
+                                      Date(None, month, day)))
+    return items
+
+
+def test_a_date_item_in_the_corpus_takes_its_dotted_form_and_no_other_month() -> None:
+    """A "16.03" alternative reads as the decimal 16.03, so "16 April" and "16 days" passed
+    for 16 March; the answer's dotted form is read as the date instead."""
+    items = benchmark_date_items()
+    assert len(items) > 40
+    for where, alternatives, language, want in items:
+        month, other = MONTHS_EN[want.month - 1], MONTHS_EN[want.month % 12]
+        for right in (f"It is on {want.day:02d}.{want.month:02d}.", f"It is {want.day} {month}."):
+            assert evidence_found(alternatives, right, language), (where, right)
+        for wrong in (f"It is on {want.day} {other}.", f"Only {want.day} days left."):
+            assert not evidence_found(alternatives, wrong, language), (where, wrong)
+
+
+# -- a weekday with the day number and no month ---------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("2026-03-16", "It's on Monday the 16th.", "It's on Tuesday the 16th.", "en"),
+        ("2026-03-16", "It's on Monday the 16th.", "It's on Monday the 23rd.", "en"),
+        ("2026-03-16", "Monday, 16th, at ten.", "Monday, 16 April, at ten.", "en"),
+        ("2026-03-16", "Randevunuz Pazartesi, 16'sında.", "Randevunuz Salı, 16'sında.", "tr"),
+        ("2026-03-16", "Randevunuz pazartesi günü, ayın 16'sında.",
+         "Randevunuz pazartesi günü, ayın 17'sinde.", "tr"),
+        ("2026-03-16", "Randevunuz 16'sı pazartesi.", "Randevunuz 16 Nisan pazartesi.", "tr"),
+    ],
+)
+def test_a_weekday_with_its_day_number(value: str, right: str, wrong: str,
+                                       language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+def test_a_weekday_with_a_day_number_needs_the_year_or_the_cases_clock() -> None:
+    today = date(2026, 3, 12)
+    assert evidence_found(["16 March"], "Monday the 16th.", "en", today)
+    assert not evidence_found(["16 March"], "Tuesday the 16th.", "en", today)
+    assert not evidence_found(["16 March"], "Monday the 16th.", "en")  # which year's March?
+
+
+DAYS_TR = ["Pazartesi", "Salı", "Çarşamba", "Perşembe", "Cuma", "Cumartesi", "Pazar"]
+#: The Turkish possessive and locative after a day number, by its last word (16'sında).
+TR_DAY_SUFFIX = {0: "'unda", 1: "'inde", 2: "'sinde", 3: "'ünde", 4: "'ünde", 5: "'inde",
+                 6: "'sında", 7: "'sinde", 8: "'inde", 9: "'unda"}
+
+
+def weekday_forms(day: date) -> list[tuple[str, str]]:
+    en, tr = DAYS_EN[day.weekday()], DAYS_TR[day.weekday()]
+    suffix = {20: "'sinde", 30: "'unda"}.get(day.day, TR_DAY_SUFFIX[day.day % 10])
+    return [("en", f"{en} the {ordinal(day.day)}"), ("en", f"{en}, {ordinal(day.day)}"),
+            ("tr", f"{tr}, {day.day}{suffix}"),
+            ("tr", f"{tr.lower()} günü, ayın {day.day}{suffix}")]
+
+
+def test_the_coming_weekday_on_the_cases_clock() -> None:
+    """"Önümüzdeki çarşamba", "this coming Wednesday": the next one after the clock's day;
+    "this Wednesday", "bu çarşamba", "next Wednesday" may be another week's: not read."""
+    today = date(2026, 3, 12)  # a Thursday
+    assert evidence_found(["2026-03-18"], "Önümüzdeki çarşamba saat 10'da.", "tr", today)
+    assert evidence_found(["18 March"], "It is this coming Wednesday.", "en", today)
+    assert evidence_found(["2026-03-19"], "Önümüzdeki perşembe.", "tr", today)  # a week on
+    assert not evidence_found(["2026-03-12"], "Önümüzdeki perşembe.", "tr", today)
+    assert not evidence_found(["2026-03-18"], "Önümüzdeki salı saat 10'da.", "tr", today)
+    for ambiguous in ("this Wednesday", "next Wednesday"):
+        assert not evidence_found(["2026-03-18"], f"It is {ambiguous}.", "en", today)
+    assert not evidence_found(["2026-03-18"], "Bu çarşamba.", "tr", today)
+    assert not evidence_found(["2026-03-18"], "Önümüzdeki çarşamba.", "tr")  # no clock
+
+
+@settings(max_examples=100)
+@given(days, st.integers(1, 7), st.integers(1, 6))
+def test_every_coming_weekday_and_never_another(today: date, ahead: int, off: int) -> None:
+    target = today + timedelta(days=ahead)
+    said = f"Önümüzdeki {DAYS_TR[target.weekday()].lower()} görüşürüz."
+    assert evidence_found([f"{target:%Y-%m-%d}"], said, "tr", today), said
+    for other in (target + timedelta(days=7), target + timedelta(days=off)):
+        assert not evidence_found([f"{other:%Y-%m-%d}"], said, "tr", today), (other, said)
+
+
+@settings(max_examples=150)
+@given(days, st.integers(min_value=1, max_value=400))
+def test_every_weekday_with_its_day_and_never_another(day: date, offset: int) -> None:
+    for language, form in weekday_forms(day):
+        assert evidence_found([f"{day:%Y-%m-%d}"], f"It is on {form}.", language), form
+    other = day + timedelta(days=offset)
+    if (other.weekday(), other.day) != (day.weekday(), day.day):
+        for language, form in weekday_forms(other):
+            assert not evidence_found([f"{day:%Y-%m-%d}"], f"It is on {form}.", language), form
+
+
+# -- a single capital letter glued to a decimal is a notation: M4.3 is 4.3 ------------------
+@pytest.mark.parametrize(
+    ("value", "right", "wrong", "language"),
+    [
+        ("4.3", "The strongest was M4.3, near the coast.", "The strongest was M4.8.", "en"),
+        ("4.3", "The strongest was Mw 4.3.", "The strongest was Mw 3.4.", "en"),
+        ("4,3", "En büyüğü M4.3 büyüklüğündeydi.", "En büyüğü M4.1 büyüklüğündeydi.", "tr"),
+    ],
+)
+def test_a_letter_glued_to_a_decimal(value: str, right: str, wrong: str, language: str) -> None:
+    assert found(value, right, language), right
+    assert not found(value, wrong, language), wrong
+
+
+@settings(max_examples=150)
+@given(st.sampled_from("MBCRGKV"), st.integers(1, 999), st.integers(1, 9), st.integers(1, 9))
+def test_a_letter_notation_and_never_another(letter: str, whole: int, tenth: int,
+                                             step: int) -> None:
+    value = f"{whole}.{tenth}"
+    assert found(value, f"It read {letter}{value} today.")
+    assert not found(value, f"It read {letter}{whole}.{(tenth + step) % 10} today.")
+    assert not found(str(whole), f"It read {letter}{value} today.")
+    assert not found(str(whole), f"It read {letter}{whole} today.")  # a code

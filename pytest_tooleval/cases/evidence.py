@@ -28,8 +28,9 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
   accepted; "asıl" in a Turkish answer is not "aşı").
 
-An item that is wholly one value (a number, date, time, phone number, score or person:
-text/values.py reads it) also matches the same value written another way (``value_found``).
+An item that is wholly one value (a number, date, time, duration, phone number, score or
+person: text/values.py reads it) also matches the same value written another way
+(``value_found``).
 German spelling counts both ways (Müller/Mueller, Straße/Strasse) for an item without a
 Turkish letter ç ğ ı ş.
 Nothing fuzzier than this, and no judge model; no regular expressions in the format.
@@ -44,19 +45,23 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
-from pytest_tooleval.text.normalize import turkish_lower
+from pytest_tooleval.text.normalize import fold, turkish_lower
 from pytest_tooleval.text.values import (
     HONORIFIC,
     MINUS_WORD,
     TITLES,
+    WEEKDAYS,
     Date,
+    Duration,
     Number,
     Person,
     Phone,
     Time,
+    Values,
     Word,
     answer_values,
     evidence_values,
+    vulgar_fractions,
 )
 
 # A digit group separator between groups of exactly three digits: 18.000, 18,000, 18 000,
@@ -116,13 +121,14 @@ def _char_pieces(original: str) -> tuple[tuple[tuple[str, str] | None, ...], boo
 
 @lru_cache(maxsize=4096)
 def keyed(text: str) -> Keyed:
-    """Every apostrophe as '; NFKC; a hyphen between letters as a space; Turkish
-    lowercasing; marks dropped (Turkish letters kept in ``strict``); whitespace collapsed;
-    three-digit groups joined (18.000 → 18000)."""
+    """Every apostrophe as '; a vulgar fraction as a decimal (1½ 1.5); NFKC; a hyphen
+    between letters as a space; Turkish lowercasing; marks dropped (Turkish letters kept in
+    ``strict``); whitespace collapsed; three-digit groups joined (18.000 → 18000)."""
     loose: list[str] = []
     strict: list[str] = []
     turkish = False
-    text = _WORD_HYPHEN.sub(" ", unicodedata.normalize("NFKC", text.translate(APOSTROPHES)))
+    text = _WORD_HYPHEN.sub(" ", unicodedata.normalize(
+        "NFKC", vulgar_fractions(text.translate(APOSTROPHES))))
     for original in text:
         pieces, marks_turkish = _char_pieces(original)
         turkish = turkish or marks_turkish
@@ -351,18 +357,37 @@ def _is_person(value: str, language: str) -> bool:
 RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1, "dün": -1, "bugün": 0,
                  "yarın": 1}
 _RELATIVE_DAY = re.compile(r"(?<!\w)(" + "|".join(RELATIVE_DAYS) + r")(?!\w)")
+#: The next such weekday after the clock's day (önümüzdeki çarşamba, this coming Wednesday);
+#: "this Monday", "bu pazartesi", "next Monday" may mean another week's: not read.
+_COMING_WEEKDAY = re.compile(r"(?<![a-z])(?:onumuzdeki|this coming)\s(" + "|".join(WEEKDAYS)
+                             + r")(?![a-z])")
 
 
 def _relative_day_found(value: str, answer: str, language: str, today: date) -> bool:
     """The evidence is a date, and the answer names that day by its distance from
-    ``today``: "tomorrow" or "yarın" for today + 1, "today"/"bugün", "yesterday"/"dün"."""
+    ``today``: "tomorrow" or "yarın" for today + 1, "today"/"bugün", "yesterday"/"dün",
+    "önümüzdeki çarşamba" for the next Wednesday; or, for a date without a year, by its
+    weekday and number in ``today``'s year ("Monday the 16th")."""
     lowered = turkish_lower(answer) if language == "tr" else answer.casefold()
     days = {today + timedelta(days=RELATIVE_DAYS[m.group(1)])
             for m in _RELATIVE_DAY.finditer(lowered)}
-    return any(isinstance(want, Date) and any(
+    days |= {today + timedelta(days=(WEEKDAYS[m.group(1)] - today.weekday() - 1) % 7 + 1)
+             for m in _COMING_WEEKDAY.finditer(fold(answer))}
+    return any(isinstance(want, Date) and (any(
         (day.month, day.day) == (want.month, want.day)
         and want.year in (None, day.year) for day in days)
+        or (want.year is None and _weekday_found(want, today.year, answer_values(
+            answer, language))))
         for want in evidence_values(value, language))
+
+
+def _weekday_found(want: Date, year: int, stated: Values) -> bool:
+    """The answer names the day by its weekday and number, no month ("Monday the 16th",
+    "Pazartesi, 16'sında"), and that is ``want``'s weekday in ``year``."""
+    try:
+        return (date(year, want.month, want.day).weekday(), want.day) in stated.weekdays
+    except ValueError:  # 29 February in another year
+        return False
 
 
 def _read_otherwise(value: str, answer: str, language: str) -> bool:
@@ -387,7 +412,8 @@ def value_found(value: str, answer: str, language: str = "en") -> bool:
     """Whether ``answer`` states the value that ``value`` is (text/values.py reads both):
     a number by value (rounded by the answer to the digits it shows, keeping two
     significant digits, never into the integer part), a date by day and month (and year
-    when both give one), a time in 24 hours, a phone number by its digits (country code
+    when both give one) or, with its year, by weekday and day ("Monday the 16th"), a time
+    in 24 hours, a duration by its length, a phone number by its digits (country code
     or trunk zero optional), a score in order, a person by surname or initial and surname
     or by given name and honorific; numbers said in words are read in ``language``."""
     wanted = evidence_values(value, language)
@@ -404,7 +430,11 @@ def value_found(value: str, answer: str, language: str = "en") -> bool:
         elif isinstance(want, Date):
             if any(got.month == want.month and got.day == want.day and
                    (got.year is None or want.year is None or got.year == want.year)
-                   for got in stated.dates):
+                   for got in stated.dates) or (
+                    want.year is not None and _weekday_found(want, want.year, stated)):
+                return True
+        elif isinstance(want, Duration):
+            if want in stated.durations:
                 return True
         elif isinstance(want, Phone):
             if any(same_phone(want, got) for got in stated.phones):

@@ -1,8 +1,9 @@
 """Values in text as people write them in English and Turkish: numbers (either decimal
 mark, grouped, with a unit, a currency or a scale word: 5.878,13 TL, 1 milyon 742 bin 500,
-486 lira 72 kuruş, 18k; in an answer also in words: twenty-one, iki buçuk milyon), dates
-(2026-03-11, 11th March 2026, Mar 11, Nisan'ın 17'si, 24/01/2026), times (18:15, 6:15 pm,
-akşam 6'da, quarter past six, ten to five, 7'yi 20 geçe), phone numbers, scores (3-1,
+486 lira 72 kuruş, 18k, 1½; in an answer also in words: twenty-one, iki buçuk milyon), dates
+(2026-03-11, 11th March 2026, Mar 11, Nisan'ın 17'si, 24/01/2026; in an answer also 18.03,
+Monday the 16th), times (18:15, 6:15 pm, akşam 6'da, quarter past six, ten to five, 7'yi
+20 geçe), durations (3:12:48, 3 hours 12 minutes 48 seconds), phone numbers, scores (3-1,
 3 to 1) and a person's name.
 
 ``evidence_values`` reads an evidence item that is wholly one value; ``answer_values``
@@ -11,6 +12,7 @@ reads every value an answer states. Comparing the two is cases/evidence.py's.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -46,6 +48,13 @@ class Time:
 
 
 @dataclass(frozen=True)
+class Duration:
+    """A length of time (3:12:48, 3 hours 12 minutes 48 seconds), in seconds."""
+
+    seconds: Decimal
+
+
+@dataclass(frozen=True)
 class Phone:
     digits: str
     #: Written with + or 00: the first digits are a country code.
@@ -74,7 +83,7 @@ class Word:
     sentence_start: bool
 
 
-Value = Number | Date | Time | Phone | Score | Person
+Value = Number | Date | Time | Duration | Phone | Score | Person
 
 
 # ---------------------------------------------------------------- vocabulary (folded)
@@ -90,6 +99,10 @@ _MONTHS = {
 }
 _MONTH = "(?<![a-z])(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + \
     r")(?:\.|'[a-z]+)?(?![a-z])"
+#: Weekdays (folded), Monday 0.
+WEEKDAYS = {name: number for number, names in enumerate([
+    "monday pazartesi", "tuesday sali", "wednesday carsamba", "thursday persembe",
+    "friday cuma", "saturday cumartesi", "sunday pazar"]) for name in names.split()}
 _SCALES = {"bin": 3, "thousand": 3, "k": 3, "milyon": 6, "million": 6, "mn": 6,
            "milyar": 9, "billion": 9, "bn": 9}
 _UNITS = {
@@ -193,6 +206,38 @@ _SCORE = regex.compile(
     r"(?<![\w.,:/-])(\d{1,2})(?:\s?[-–—]\s?|\sto\s|'(?:e|a|ye|ya)\s)(\d{1,2})"
     r"(?![\w–—-]|[.,:/]\d)")
 _DATE_PATTERNS = (_ISO, _NUMERIC_DATE, _DAY_MONTH, _MONTH_DAY, _MONTH_GENITIVE)
+#: In an answer, a day and a two-digit month with a dot, day first (18.03, 18.03'te); not a
+#: time (saat 10.05, sabah 7.05, at 10.05, 10.05 pm) nor an amount ($10.05, 10.05 %).
+_DOTTED_DATE = regex.compile(
+    r"(?<![\w.,/:$€£₺%]|(?:saat|at|aksam|gece|sabah|ogleden sonra|ogle|oglen|ikindi)\s)"
+    r"(\d{1,2})\.(0[1-9]|1[0-2])"
+    r"(?![\d%]|[.,:/-]\d|\s?(?:%|[ap]\.?\s?m(?![a-z])))")
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAY = "(?P<weekday>" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + ")"
+#: What marks a number as a day of the month: the 16th, 16'sı, 16'sında (not 16'da: a time).
+_DAY_MARK = r"(?:st|nd|rd|th|'s?[iu](?:n[a-z]*)?)"
+#: A weekday with the day of the month and no month: Monday the 16th, Pazartesi, 16'sında,
+#: ayın 16'sı, 16'sı pazartesi; not Monday 16 April, Nisan'ın 16'sı pazartesi (that month's).
+_WEEKDAY_DAY = regex.compile(
+    rf"(?<![a-z]){_WEEKDAY}(?:'[a-z]+)?,?\s(?:gunu,?\s)?"
+    rf"(?:(?:the|ayin)\s(?P<day>\d{{1,2}}){_DAY_MARK}?|(?P<day>\d{{1,2}}){_DAY_MARK})"
+    rf"(?!\d|[a-z]|[.,/:-]\d|,?\s(?:of\s)?(?:{_MONTH_NAMES})(?![a-z]))"
+    rf"|(?<![\d.,/:]|(?:{_MONTH_NAMES})(?:'[a-z]+)?\s)(?P<day>\d{{1,2}}){_DAY_MARK},?\s"
+    rf"{_WEEKDAY}(?![a-z])")
+#: A duration said in units (3 hours, 12 minutes and 48 seconds; 3h 12m 48s; 3 saat 12
+#: dakika 48 saniyede; an hour), each part optional but in this order; or written 3:12:48.
+#: A unit's letter only glued to its digits (not 142 m², 12m/s); a word count only for hours.
+_COUNT = r"\d+(?:[.,]\d+)?"
+_HOURS = rf"(?:(?P<h>{_COUNT})(?:\s?(?:saat[a-z]*|hours?|hrs?|sa)|h)" \
+    r"|(?P<h>an?|one|bir)\s(?:saat[a-z]*|hours?))(?![a-z\d/])"
+_MINUTES = rf"(?P<m>{_COUNT})(?:\s?(?:dakika[a-z]*|minutes?|mins?|dk)|m)(?![a-z\d/])"
+_SECONDS = rf"(?P<s>{_COUNT})(?:\s?(?:saniye[a-z]*|seconds?|secs?|sn)|s)(?![a-z\d/])"
+_THEN = r",?\s?(?:(?:and|ve)\s)?"
+_DURATION = regex.compile(
+    rf"(?<![\w.,:])(?:{_HOURS}(?:{_THEN}{_MINUTES})?(?:{_THEN}{_SECONDS})?"
+    rf"|{_MINUTES}(?:{_THEN}{_SECONDS})?|{_SECONDS})")
+_CLOCK_DURATION = r"(\d{1,3}):([0-5]\d):([0-5]\d)"
+_WRITTEN_DURATION = regex.compile(rf"(?<![\d.,:]){_CLOCK_DURATION}(?!\d|[.,:]\d)")
 _PHONE = regex.compile(r"(?<![\w+]|\d[.,])(?P<plus>\+)?\(?\d++\)?(?:[ .-]?+\(?\d++\)?)*+")
 _WORDS = regex.compile(r"\p{L}+\.?")
 _SENTENCE_END = regex.compile(r"[.!?]\s*$")
@@ -379,9 +424,9 @@ def _compound(text: str, numbers: list[tuple[regex.Match[str], Number]]
                 break
             if last.quantum > 1 and part.value < last.quantum and part.quantum < last.quantum:
                 parts.append((follow, part))  # 1 milyon | 742 bin | 500
-            elif len(parts) == 1 and number.unit in _MONEY and part.value < 100 and (
-                    _MINOR.match(text, follow.end())  # 486 lira | 72 kuruş
-                    or (match.group("unit") and text[follow.start() - 1:follow.end()]
+            elif last.unit in _MONEY and part.value < 100 and (
+                    _MINOR.match(text, follow.end())  # (2 bin) 486 lira | 72 kuruş
+                    or (last_match.group("unit") and text[follow.start() - 1:follow.end()]
                         == f" {part.value:02}")):  # 42 pounds | 80
                 parts.append((follow, Number(part.value / 100, Decimal("0.01"))))
                 break
@@ -505,8 +550,31 @@ def _words(text: str) -> list[Word]:
     return words
 
 
+#: A Unicode vulgar fraction (¾, ½, ⅓), after a whole number or not (1½, 2 ½).
+_VULGAR = regex.compile(r"(?:(?<![\d.,])(\d+)\s?)?([\u00bc-\u00be\u2150-\u215e])")
+
+
+def vulgar_fractions(text: str) -> str:
+    """``text`` with its vulgar fractions as decimals: ¾ 0.75, 1½ and 1 ½ 1.5 (NFKC would
+    make 1½ "11⁄2", holding an 11)."""
+    return _VULGAR.sub(lambda m: str(int(m[1] or 0) + Decimal(str(unicodedata.numeric(m[2])))),
+                       text)
+
+
 def _prepare(text: str) -> str:
-    return fold(regex.sub(r"['\u2019\u2018\u00b4\u02bc`\u02bb\u2032]", "'", text))
+    return fold(regex.sub(r"['\u2019\u2018\u00b4\u02bc`\u02bb\u2032]", "'",
+                          vulgar_fractions(text)))
+
+
+#: One capital letter glued to a decimal is a notation, not a code (M4.3, a magnitude).
+_NOTATION = regex.compile(r"(?<![\w-])(\p{Lu})(?=\d+[.,]\d)")
+
+
+def _duration(hours: str | None, minutes: str | None, seconds: str | None) -> Duration:
+    """A length from its parts' counts (digits; "an", "one" or "bir" is 1)."""
+    counts = [Decimal(1) if part[0].isalpha() else Decimal(part.replace(",", "."))
+              for part in (hours or "0", minutes or "0", seconds or "0")]
+    return Duration(counts[0] * 3600 + counts[1] * 60 + counts[2])
 
 
 class Values:
@@ -519,7 +587,9 @@ class Values:
         self.folded = _prepare(text)
 
     def _spoken(self, text: str) -> str:
-        """``text`` folded, numbers in words in digits where the language is known."""
+        """``text`` folded, numbers in words in digits where the language is known; a
+        letter's notation apart from its number (M4.3 as M 4.3)."""
+        text = _NOTATION.sub(r"\1 ", text)
         return _spelled_out(text, self.language) if self.language in _SPELLED \
             else _prepare(text)
 
@@ -535,9 +605,27 @@ class Values:
                      + compounds)
 
     @cached_property
+    def _dated(self) -> str:
+        """The text dates are read in: a day also as an ordinal word (the fourteenth)."""
+        return self._spoken(_ORDINAL.sub(_day_number, self.text))
+
+    @cached_property
     def dates(self) -> tuple[Date, ...]:
-        """Dates, a day also as an ordinal word (the fourteenth of May, May fourteenth)."""
-        return tuple(_dates(self._spoken(_ORDINAL.sub(_day_number, self.text)), english=True))
+        """Dates (the fourteenth of May, May fourteenth), and a dotted day and month."""
+        dotted = [_date(None, int(m[2]), m[1]) for m in _DOTTED_DATE.finditer(self._dated)]
+        return tuple(_dates(self._dated, english=True) + [d for d in dotted if d is not None])
+
+    @cached_property
+    def weekdays(self) -> tuple[tuple[int, int], ...]:
+        """(weekday, day of the month) where a day is named so without a month: Monday the
+        16th is (0, 16)."""
+        return tuple((WEEKDAYS[m["weekday"]], int(m["day"]))
+                     for m in _WEEKDAY_DAY.finditer(self._dated))
+
+    @cached_property
+    def durations(self) -> tuple[Duration, ...]:
+        return tuple([_duration(m["h"], m["m"], m["s"]) for m in _DURATION.finditer(self.spoken)]
+                     + [_duration(*parts) for parts in _WRITTEN_DURATION.findall(self.spoken)])
 
     @cached_property
     def times(self) -> tuple[Time, ...]:
@@ -572,7 +660,8 @@ _EVIDENCE_PHONE = regex.compile(r"\+?[\d\s().-]+")
 @lru_cache(maxsize=4096)
 def evidence_values(text: str, language: str) -> tuple[Value, ...]:
     """The values an evidence item is, when it is wholly one (a number with its unit, a
-    date, a time, a phone number, a score, a two-word name); empty for plain text."""
+    date, a time, a duration written H:MM:SS, a phone number, a score, a two-word name);
+    empty for plain text."""
     stripped = " ".join(text.split())
     folded = _prepare(stripped)
     values: list[Value] = []
@@ -586,6 +675,8 @@ def evidence_values(text: str, language: str) -> tuple[Value, ...]:
     if (time := _EVIDENCE_TIME.fullmatch(folded)) is not None and \
             int(time.group(1)) <= 23 and int(time.group(2)) <= 59:
         values.append(Time(int(time.group(1)), int(time.group(2))))
+    if (length := regex.fullmatch(_CLOCK_DURATION, folded)) is not None:
+        values.append(_duration(*length.groups()))
     if (score := _EVIDENCE_SCORE.fullmatch(folded)) is not None:
         values.append(Score(int(score.group(1)), int(score.group(2))))
     if _EVIDENCE_PHONE.fullmatch(folded) and (phone := _phone(folded)) is not None:

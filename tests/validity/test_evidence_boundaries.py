@@ -302,3 +302,20 @@ def test_the_turkish_past_keeps_its_harmony_and_its_language() -> None:
     assert not found("yapmış", "Ödemeyi yapdı.", "tr")
     assert not found("ödendi", "Fatura ödenecek.", "tr")
     assert not found("ödendi", "Fatura ödenmiş.", "en")  # a Turkish rule
+
+
+# -- a vulgar fraction and a letter's notation hold no other number ------------------------
+def test_the_digits_of_a_vulgar_fraction_are_no_numbers() -> None:
+    """NFKC writes ¾ as 3⁄4 and 1½ as 11⁄2: neither 3, 4 nor 11 is what the answer said."""
+    for value in ("3", "4", "34"):
+        assert not found(value, "Fit a ¾-inch valve."), value
+    for value in ("1", "11", "2", "12"):
+        assert not found(value, "Let it rest for 1½ hours."), value
+    assert not found("2", "The shelf is 2 ½ metres long.")
+
+
+def test_a_code_stays_a_code_beside_the_letter_notation() -> None:
+    assert not found("214", "Your gate is B214.")
+    assert not found("4", "The strongest was M4.3.")
+    assert not found("4.3", "The strongest was XM4.3.")  # two letters: a code's
+    assert found("B214", "Your gate is B-214.")
