@@ -1,6 +1,6 @@
 """Figures for the embedded default model (SmolLM2-135M through llama-cpp-python).
 
-    python scripts/bench_embedded.py [tokens] [boundary] [throughput] [sample]
+    python scripts/bench_embedded.py [tokens] [boundary] [throughput] [limit] [sample]
         [--sample-every 40] [--paths benchmarks scenarios]
 
 - tokens: first-call prompt tokens the whole corpus evaluates, simulated with the
@@ -11,6 +11,9 @@
 - throughput: generated tokens per second through the harness (``LlamaBackend.complete``:
   render, the process boundary, canonical prefix reuse, parse) against llama-cpp-python
   called directly in this process on the same prompts (target: ratio >= 0.95).
+- limit: this hardware's limit: llama-cpp-python alone on every Nth case's first prompt,
+  prompt and generation tokens per second with one and two threads, and two one-thread
+  processes at once (how the reference arms run), to set the run's own rates against.
 - sample: runs every Nth case of each file through pytest in collection order and in prefix
   order; seconds per case, tokens
   evaluated, peak RSS of the pytest process and of the model process, how many per-case
@@ -202,6 +205,7 @@ def throughput_figures(args: argparse.Namespace) -> None:
                         count, texts[side] = turn.completion_tokens or 0, backend.last_output
                     else:
                         out = direct.create_completion(prompts[i], **settings)
+                        assert isinstance(out, dict)  # not streamed
                         count = out["usage"]["completion_tokens"]
                         texts[side] = out["choices"][0]["text"]
                     elapsed = time.perf_counter() - started
@@ -217,6 +221,85 @@ def throughput_figures(args: argparse.Namespace) -> None:
     finally:
         backend.close()
         direct.close()
+
+
+# -- this hardware's limit: llama.cpp alone on the corpus's prompts -------------------------------
+def _direct_rates(model_path: str, prompts: list[str], threads: int, generate: int,
+                  use_extra_bufts: bool) -> dict[str, float]:
+    """Prompt and generation tokens per second of llama-cpp-python called directly: each
+    prompt evaluated from an empty context, then ``generate`` tokens greedily after it."""
+    import llama_cpp
+
+    from pytest_tooleval.models.llama_worker import model_params_with
+
+    with model_params_with(llama_cpp, use_extra_bufts):
+        llm = llama_cpp.Llama(model_path=model_path, n_ctx=4096, n_threads=threads,
+                              n_threads_batch=threads, seed=1234, verbose=False)
+    evaluated = generated = 0
+    eval_s = generate_s = 0.0
+    try:
+        for text in prompts:
+            tokens = llm.tokenize(text.encode(), add_bos=False, special=True)
+            llm.reset()  # from an empty context: the prompt, then greedy tokens one at a time
+            started = time.perf_counter()
+            first = started
+            count = 0
+            for _ in llm.generate(tokens, top_k=1, top_p=1.0, min_p=0.0, temp=0.0):
+                count += 1
+                if count == 1:  # the prompt is evaluated before the first token comes
+                    first = time.perf_counter()
+                if count == generate + 1:
+                    break
+            eval_s += first - started
+            generate_s += time.perf_counter() - first
+            evaluated += len(tokens)
+            generated += count - 1
+    finally:
+        llm.close()
+    return {"prompt_tok_s": evaluated / eval_s, "generate_tok_s": generated / generate_s,
+            "tokens": evaluated}
+
+
+def _rates_in_child(arguments: tuple[str, list[str], int, int, bool], out: Any) -> None:
+    out.put(_direct_rates(*arguments))
+
+
+def limit_figures(args: argparse.Namespace) -> None:
+    import multiprocessing
+
+    import llama_cpp
+
+    from pytest_tooleval.models import llama_cpu
+
+    backend = LlamaBackend(grammar="off", n_ctx=8192)
+    try:
+        sample = first_prompts(args.paths, backend)["collection"][::args.sample_every]
+        model_path = str(backend.model_path)
+    finally:
+        backend.close()
+    prompts = [text for _, (text, _) in sample]
+    bufts = llama_cpu.choose(None, llama_cpp.llama_print_system_info().decode()).use_extra_bufts
+    print(f"[limit] llama-cpp-python {llama_cpp.__version__} directly, {len(prompts)} first "
+          f"prompts of the corpus (every {args.sample_every}th case), each from an empty "
+          f"context, then {args.max_tokens} tokens generated; {os.cpu_count()} cores, load "
+          f"{os.getloadavg()[0]:.1f}")
+    for threads in (1, 2):
+        rates = _direct_rates(model_path, prompts, threads, args.max_tokens, bufts)
+        print(f"  one process, {threads} thread(s): prompt {rates['prompt_tok_s']:.0f} tok/s, "
+              f"generation {rates['generate_tok_s']:.1f} tok/s "
+              f"({rates['tokens'] / len(prompts):.0f} prompt tokens on average)")
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    children = [context.Process(target=_rates_in_child, args=(
+        (model_path, prompts, 1, args.max_tokens, bufts), queue)) for _ in range(2)]
+    for child in children:
+        child.start()
+    both = [queue.get() for _ in children]
+    for child in children:
+        child.join()
+    print(f"  two processes at once, 1 thread each (summed): prompt "
+          f"{sum(r['prompt_tok_s'] for r in both):.0f} tok/s, generation "
+          f"{sum(r['generate_tok_s'] for r in both):.1f} tok/s")
 
 
 # -- a fixed sample through pytest ----------------------------------------------------------------
@@ -297,7 +380,8 @@ def main() -> int:
     args = parser.parse_args()
     os.chdir(ROOT)
     figures = {"tokens": tokens_figures, "boundary": boundary_figures,
-               "throughput": throughput_figures, "sample": sample_figures}
+               "throughput": throughput_figures, "limit": limit_figures,
+               "sample": sample_figures}
     for part in args.parts:
         figures[part](args)
     return 0
