@@ -14,14 +14,13 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import conftest_modules
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.config import ConfigError, Settings
 from pytest_tooleval.tools.base import (
     Catalogue,
@@ -35,15 +34,13 @@ from pytest_tooleval.wiring import configured_providers
 from pytest_tooleval.world.factory import WorldFactory
 
 
-@command("tooleval call", ConfigError, ConfigurationError, DuplicateToolError, ProviderError)
-def main(argv: Sequence[str]) -> int:
+@command("tooleval call", __doc__,
+         arg("tool", help="a tool name, e.g. search_documents or an @tool function"),
+         arg("args", nargs="?", default="{}", help='JSON arguments, e.g. {"q": 1}'),
+         arg("--file", type=Path, help="use this case file's world overrides"),
+         errors=(ConfigError, ConfigurationError, DuplicateToolError, ProviderError), raw=True)
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """0 when the tool answered, 1 on a tool error, 2 on usage or configuration errors."""
-    parser = argparse.ArgumentParser(prog="tooleval call", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("tool", help="a tool name, e.g. search_documents or an @tool function")
-    parser.add_argument("args", nargs="?", default="{}", help='JSON arguments, e.g. {"q": 1}')
-    parser.add_argument("--file", type=Path, help="use this case file's world overrides")
-    options = parser.parse_args(list(argv))
     try:
         arguments = json.loads(options.args)
     except json.JSONDecodeError as exc:

@@ -9,7 +9,6 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY
@@ -17,26 +16,25 @@ from pytest_tooleval.check import cache
 from pytest_tooleval.check.catalogue import ConfiguredCatalogue, configured_catalogue
 from pytest_tooleval.check.files import UsageError
 from pytest_tooleval.check.report import CheckReport, write_router_doc
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.config import ConfigError, Settings
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
 from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.base import ConfigurationError
 
-
-def catalogue_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--k", type=int, help="tools shown per message (default: the "
-                        "configuration's k, else 9)")
-    parser.add_argument(
-        "--mcp", choices=("start", "cached", "off"), default="start",
+#: The options ``check`` and ``route`` share: which catalogue to route over.
+CATALOGUE_OPTIONS = (
+    arg("--k", type=int, help="tools shown per message (default: the configuration's k, else 9)"),
+    arg("--mcp", choices=("start", "cached", "off"), default="start",
         help="MCP servers of the configuration: start them to list their tools (default), "
-        "read the tool list cached when they were last listed, or leave them out")
-    parser.add_argument("--no-builtin", action="store_true", default=None,
-                        help="leave the built-in tools out (as --tooleval-no-builtin)")
+        "read the tool list cached when they were last listed, or leave them out"),
+    arg("--no-builtin", action="store_true", default=None,
+        help="leave the built-in tools out (as --tooleval-no-builtin)"),
+)
 
 
 def configured(args: argparse.Namespace,
-               paths: Sequence[Path]) -> tuple[Settings, ConfiguredCatalogue | None]:
+               paths: list[Path]) -> tuple[Settings, ConfiguredCatalogue | None]:
     """The settings and the configured catalogue (None with ``--offered``)."""
     if not args.no_builtin and not getattr(args, "offered", None):
         jail.probe_in_background()  # its processes run while the configuration is read
@@ -57,35 +55,33 @@ def table_width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
-@command("tooleval check", ConfigError, ConfigurationError, UsageError)
-def main(argv: Sequence[str]) -> int:
+@command("tooleval check", __doc__,
+         arg("paths", nargs="+", type=Path, help="case files or directories"),
+         arg("--json", metavar="FILE", help="also write the report as JSON ('-': stdout)"),
+         *CATALOGUE_OPTIONS,
+         arg("--similarity", type=float, default=DEFAULT_SIMILARITY,
+             help="near-duplicate threshold, 0-100 (default %(default)s)"),
+         arg("--language", help="check only files of this language (en, tr, …)"),
+         arg("--stemmer", choices=STEMMERS,
+             help=f"the router's morphology for triggers and cues (default {DEFAULT_STEMMER})"),
+         arg("--offered", metavar="TOOL", action="append",
+             help="instead of the configured catalogue: a tool name this machine offers "
+             "(repeat); routed without a description, unless it is a built-in"),
+         arg("--strict", action="store_true",
+             help="also the measuring guards: a write step needs 'args' or a state check; a "
+             "read-only built-in is forbidden only with 'forbidden_why'"),
+         arg("--oracle", action="store_true",
+             help="also replay every case's gold path through the real tools, loop and "
+             "scorer (no model; implies --strict)"),
+         arg("--write-router-doc", metavar="MD", type=Path,
+             help="rewrite the router-misses section of this Markdown file"),
+         arg("--no-cache", action="store_true",
+             help="check afresh and store nothing (by default a result is reused when every "
+             "case file, the catalogue, the options and the code are byte-identical to a "
+             "previous check's)"),
+         errors=(ConfigError, ConfigurationError, UsageError))
+def main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """0 when clean, 1 on any failure, 2 on usage errors."""
-    parser = argparse.ArgumentParser(prog="tooleval check", description=__doc__)
-    parser.add_argument("paths", nargs="+", type=Path, help="case files or directories")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also write the report as JSON ('-': stdout)")
-    catalogue_options(parser)
-    parser.add_argument("--similarity", type=float, default=DEFAULT_SIMILARITY,
-                        help="near-duplicate threshold, 0-100 (default %(default)s)")
-    parser.add_argument("--language", help="check only files of this language (en, tr, …)")
-    parser.add_argument("--stemmer", choices=STEMMERS, help="the router's morphology for "
-                        f"triggers and cues (default {DEFAULT_STEMMER})")
-    parser.add_argument("--offered", metavar="TOOL", action="append",
-                        help="instead of the configured catalogue: a tool name this machine "
-                        "offers (repeat); routed without a description, unless it is a built-in")
-    parser.add_argument("--strict", action="store_true",
-                        help="also the measuring guards: a write step needs 'args' or a state "
-                        "check; a read-only built-in is forbidden only with 'forbidden_why'")
-    parser.add_argument("--oracle", action="store_true",
-                        help="also replay every case's gold path through the real tools, loop "
-                        "and scorer (no model; implies --strict)")
-    parser.add_argument("--write-router-doc", metavar="MD", type=Path,
-                        help="rewrite the router-misses section of this Markdown file")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="check afresh and store nothing (by default a result is reused "
-                        "when every case file, the catalogue, the options and the code are "
-                        "byte-identical to a previous check's)")
-    args = parser.parse_args(list(argv))
     if not 0 <= args.similarity <= 100:
         raise Refused("--similarity must be within 0-100")
     settings, catalogue = configured(args, args.paths)

@@ -3,37 +3,32 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.model import ReportError, load_report
 from pytest_tooleval.report.write import write_json
 
 
-@command("tooleval compare", ReportError)
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval compare",
-        description="A run against a baseline, paired case by case (by content hash): per "
-        "axis, the pass rate and the score, the difference with its paired interval and "
-        "test, and a verdict. Exit 1 on a regression (a drop outside the noise at the level "
-        "and beyond the tolerance) or a refused comparison; 0 on 'no detectable change' or "
-        "an improvement; 2 on unreadable input.",
-    )
-    parser.add_argument("new", type=Path, help="report.json of the new run")
-    parser.add_argument("baseline", type=Path, help="report.json of the baseline run")
-    parser.add_argument("--tolerance", type=float, default=1.0,
-                        help="a significant drop must also exceed this many points out of "
-                        "100 to count as a regression (default 1.0)")
-    parser.add_argument("--level", type=float, default=0.95,
-                        help="confidence level of the intervals and the regression test "
-                        "(default 0.95)")
-    parser.add_argument("--force", action="store_true",
-                        help="compare runs that differ in platform, tools, cases or grammar")
-    parser.add_argument("--json", type=Path, help="also write the comparison as JSON")
-    options = parser.parse_args(list(argv))
+@command("tooleval compare",
+         "A run against a baseline, paired case by case (by content hash): per axis, the pass "
+         "rate and the score, the difference with its paired interval and test, and a "
+         "verdict. Exit 1 on a regression (a drop outside the noise at the level and beyond "
+         "the tolerance) or a refused comparison; 0 on 'no detectable change' or an "
+         "improvement; 2 on unreadable input.",
+         arg("new", type=Path, help="report.json of the new run"),
+         arg("baseline", type=Path, help="report.json of the baseline run"),
+         arg("--tolerance", type=float, default=1.0,
+             help="a significant drop must also exceed this many points out of 100 to count "
+             "as a regression (default 1.0)"),
+         arg("--level", type=float, default=0.95,
+             help="confidence level of the intervals and the regression test (default 0.95)"),
+         arg("--force", action="store_true",
+             help="compare runs that differ in platform, tools, cases or grammar"),
+         arg("--json", type=Path, help="also write the comparison as JSON"),
+         errors=(ReportError,))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     new, base = load_report(options.new), load_report(options.baseline)
     if not 0.5 <= options.level < 1:
         raise Refused(f"--level must lie in [0.5, 1), got {options.level}")

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
 
+from pytest_tooleval.cli.common import arg, command
 from pytest_tooleval.tools import jail
 from pytest_tooleval.tools.doctor import describe_machine, run_battery
 
 
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval doctor",
-        description="Show the isolation run_python and the git tools get on this machine, "
-                    "and try a short escape battery; exit 1 when the jail is missing or "
-                    "anything got out.")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    options = parser.parse_args(list(argv))
+@command("tooleval doctor",
+         "Show the isolation run_python and the git tools get on this machine, and try a "
+         "short escape battery; exit 1 when the jail is missing or anything got out.",
+         arg("--json", action="store_true", help="print one JSON object"))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     info = describe_machine()
     attempts = run_battery() if info["jail"] else []
     ok = bool(info["jail"]) and all(a.held for a in attempts)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, refusals
 from pytest_tooleval.cli.run import missing_for, pytest_args_for_run, run_parser, split_passthrough
 from pytest_tooleval.report.compare import differences
 from pytest_tooleval.report.gap import gap_of, render_gap
@@ -19,7 +19,7 @@ from pytest_tooleval.report.write import write_atomic, write_json
 ARMS = ("on", "off")
 
 
-@command("tooleval gap", ReportError)
+@refusals("tooleval gap", ReportError)
 def main(argv: Sequence[str]) -> int:
     parser = run_parser(
         "tooleval gap",

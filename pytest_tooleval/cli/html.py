@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.common import command
+from pytest_tooleval.cli.common import arg, command
 from pytest_tooleval.report.gap import gap_of
 from pytest_tooleval.report.html import write_gap_html, write_html
 from pytest_tooleval.report.model import ReportError, load_report
 
 
-@command("tooleval html", ReportError)
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval html",
-        description="Write a self-contained HTML report. One report.json gives report.html "
-        "beside it; --gap ON.json OFF.json gives gap.html with the flip matrix.")
-    parser.add_argument("report", nargs="?", type=Path, help="a report.json")
-    parser.add_argument("--gap", nargs=2, type=Path, metavar=("ON.json", "OFF.json"))
-    parser.add_argument("--out", type=Path, help="where to write (default: beside the input)")
-    options = parser.parse_args(list(argv))
+@command("tooleval html",
+         "Write a self-contained HTML report. One report.json gives report.html beside it; "
+         "--gap ON.json OFF.json gives gap.html with the flip matrix.",
+         arg("report", nargs="?", type=Path, help="a report.json"),
+         arg("--gap", nargs=2, type=Path, metavar=("ON.json", "OFF.json")),
+         arg("--out", type=Path, help="where to write (default: beside the input)"),
+         errors=(ReportError,))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if (options.report is None) == (options.gap is None):
         parser.error("give one report.json, or --gap ON.json OFF.json")
     if options.gap:

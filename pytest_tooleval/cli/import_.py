@@ -5,31 +5,27 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.cases.bfcl import KINDS, BadEntry, BfclError, import_bfcl, write_all
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 
 
-@command("tooleval import", BfclError)
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval import",
-        description="Convert another benchmark's local files into tooleval benchmark files. "
-        "bfcl: Berkeley Function-Calling Leaderboard question files under BFCL's own names "
-        f"(kinds: {', '.join(KINDS)}); simple and multiple kinds need their possible_answer "
-        "file (default: possible_answer/ beside the question file). Nothing is written "
-        "unless every entry converts (see --skip-bad).")
-    parser.add_argument("source", choices=("bfcl",))
-    parser.add_argument("paths", nargs="+", type=Path, help="BFCL question files (JSON Lines)")
-    parser.add_argument("--answers", type=Path, help="folder of the possible_answer files")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/bfcl"),
-                        help="a new or empty folder for the benchmark files "
-                        "(default benchmarks/bfcl)")
-    parser.add_argument("--skip-bad", action="store_true",
-                        help="import the entries that convert and list the others")
-    options = parser.parse_args(list(argv))
+@command("tooleval import",
+         "Convert another benchmark's local files into tooleval benchmark files. bfcl: "
+         "Berkeley Function-Calling Leaderboard question files under BFCL's own names (kinds: "
+         f"{', '.join(KINDS)}); simple and multiple kinds need their possible_answer file "
+         "(default: possible_answer/ beside the question file). Nothing is written unless "
+         "every entry converts (see --skip-bad).",
+         arg("source", choices=("bfcl",)),
+         arg("paths", nargs="+", type=Path, help="BFCL question files (JSON Lines)"),
+         arg("--answers", type=Path, help="folder of the possible_answer files"),
+         arg("--out", type=Path, default=Path("benchmarks/bfcl"),
+             help="a new or empty folder for the benchmark files (default benchmarks/bfcl)"),
+         arg("--skip-bad", action="store_true",
+             help="import the entries that convert and list the others"),
+         errors=(BfclError,))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     out: Path = options.out
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise Refused(f"{out} is not an empty folder; give a new one with --out (or remove "

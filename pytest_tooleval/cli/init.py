@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.scaffold import FILES, NEXT
 
 
-@command("tooleval init")
-def main(argv: Sequence[str]) -> int:
+@command("tooleval init",
+         "Create a starting project: tooleval.toml (the model), conftest.py (an example "
+         "tool) and benchmarks/my-first.json (three cases with gold paths). Refuses, writing "
+         "nothing, when any of these files exists.",
+         arg("folder", nargs="?", type=Path, default=Path("."),
+             help="where to create it (default: the current folder)"))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """0 when written, 2 when a file is in the way (nothing written) or on usage errors."""
-    parser = argparse.ArgumentParser(
-        prog="tooleval init",
-        description="Create a starting project: tooleval.toml (the model), conftest.py (an "
-        "example tool) and benchmarks/my-first.json (three cases with gold paths). "
-        "Refuses, writing nothing, when any of these files exists.")
-    parser.add_argument("folder", nargs="?", type=Path, default=Path("."),
-                        help="where to create it (default: the current folder)")
-    options = parser.parse_args(list(argv))
     folder: Path = options.folder
     if folder.exists() and not folder.is_dir():
         raise Refused(f"{folder} is not a folder")

@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.report.html import write_html
 from pytest_tooleval.run.merge import MergeError, merge
 
 
-@command("tooleval merge", MergeError)
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval merge",
-        description="Join the shards of a run (--tooleval-shard I/N), given as report "
-        "folders, journals or report.json files, into one report. Refused (exit 2) when the "
-        "parts differ in configuration, a shard is missing or given twice, or a part did "
-        "not finish.")
-    parser.add_argument("parts", nargs="+", type=Path,
-                        help="report folders, journal.jsonl or report.json files")
-    parser.add_argument("--report", type=Path, default=Path("tooleval-report"),
-                        help="folder for the merged report (default tooleval-report)")
-    options = parser.parse_args(list(argv))
+@command("tooleval merge",
+         "Join the shards of a run (--tooleval-shard I/N), given as report folders, journals "
+         "or report.json files, into one report. Refused (exit 2) when the parts differ in "
+         "configuration, a shard is missing or given twice, or a part did not finish.",
+         arg("parts", nargs="+", type=Path,
+             help="report folders, journal.jsonl or report.json files"),
+         arg("--report", type=Path, default=Path("tooleval-report"),
+             help="folder for the merged report (default tooleval-report)"),
+         errors=(MergeError,))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     report, recorder = merge(list(options.parts), options.report, Path.cwd())
     if recorder.write_error:
         raise Refused(recorder.write_error)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.common import Refused, case_paths, command
+from pytest_tooleval.cli.common import Refused, arg, case_paths, command
 from pytest_tooleval.report.model import load_report
 from pytest_tooleval.report.power import (
     DEFAULT_DISCORDANCE,
@@ -18,25 +17,22 @@ from pytest_tooleval.report.power import (
 )
 
 
-@command("tooleval power")
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval power",
-        description="How many cases or repeats a comparison needs to detect a given change, "
-        "and what the selection can detect now. Reads case files (or a report.json).")
-    parser.add_argument("paths", nargs="*", type=Path,
-                        help="case files or folders (default: benchmarks scenarios)")
-    parser.add_argument("--detect", type=float, required=True,
-                        help="the change to detect, in points out of 100 (e.g. 5)")
-    parser.add_argument("--discordance", type=float,
-                        help="share of cases that flip between two runs anyway (0..1); "
-                        f"default: from --from-report's repeats, else {DEFAULT_DISCORDANCE}")
-    parser.add_argument("--from-report", type=Path,
-                        help="take the case counts (and, with repeats, the discordance) "
-                        "from a report.json instead of case files")
-    parser.add_argument("--level", type=float, default=0.95, help="confidence level")
-    parser.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
-    options = parser.parse_args(list(argv))
+@command("tooleval power",
+         "How many cases or repeats a comparison needs to detect a given change, and what the "
+         "selection can detect now. Reads case files (or a report.json).",
+         arg("paths", nargs="*", type=Path,
+             help="case files or folders (default: benchmarks scenarios)"),
+         arg("--detect", type=float, required=True,
+             help="the change to detect, in points out of 100 (e.g. 5)"),
+         arg("--discordance", type=float,
+             help="share of cases that flip between two runs anyway (0..1); default: from "
+             f"--from-report's repeats, else {DEFAULT_DISCORDANCE}"),
+         arg("--from-report", type=Path,
+             help="take the case counts (and, with repeats, the discordance) from a "
+             "report.json instead of case files"),
+         arg("--level", type=float, default=0.95, help="confidence level"),
+         arg("--power", type=float, default=0.8, help="power (default 0.8)"))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     problems = []
     if not 0 < options.detect <= 100:
         problems.append(f"--detect must lie in (0, 100] points, got {options.detect:g}")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.report.html import write_html
 from pytest_tooleval.report.model import ReportError
 from pytest_tooleval.report.write import write_json
@@ -17,40 +16,34 @@ from pytest_tooleval.run.finish import finish, settings_for
 from pytest_tooleval.run.journal import JournalError
 
 
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tooleval rescore",
-        description="Apply the current case files to the transcripts of a stored run (a "
-        "report.json, a journal.jsonl or a report folder) without a model. Exit 0 when "
-        "nothing changed, 1 when an outcome changed or a case needs a rerun, 2 on bad input.")
-    parser.add_argument("stored", type=Path, help="report.json, journal.jsonl or a folder")
-    parser.add_argument("paths", nargs="*", type=Path,
-                        help="only the cases under these files or folders")
-    parser.add_argument("--json", type=Path, help="also write the result as JSON")
-    parser.add_argument("--report", type=Path, metavar="DIR",
-                        help="also write the re-scored run as a report of this version "
-                        "(report.json, report.md, report.html) into DIR")
-    options = parser.parse_args(list(argv))
+@command("tooleval rescore",
+         "Apply the current case files to the transcripts of a stored run (a report.json, a "
+         "journal.jsonl or a report folder) without a model. Exit 0 when nothing changed, 1 "
+         "when an outcome changed or a case needs a rerun, 2 on bad input.",
+         arg("stored", type=Path, help="report.json, journal.jsonl or a folder"),
+         arg("paths", nargs="*", type=Path, help="only the cases under these files or folders"),
+         arg("--json", type=Path, help="also write the result as JSON"),
+         arg("--report", type=Path, metavar="DIR",
+             help="also write the re-scored run as a report of this version (report.json, "
+             "report.md, report.html) into DIR"))
+def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         results, run = load_stored(options.stored)
     except (OSError, JournalError, ReportError, ValidationError) as exc:
-        print(f"tooleval rescore: {options.stored}: {exc}", file=sys.stderr)
-        return 2
+        raise Refused(f"{options.stored}: {exc}") from None
     result = rescore(results, run, Path.cwd(), options.paths)
     print(render(result), end="")
     if options.json:
         write_json(options.json, result.to_dict())
     if options.report:
         if run.info is None:
-            print(f"tooleval rescore: {options.stored}: this run was killed, so it recorded no "
-                  "run to write a report from; resume it to its end (pytest "
-                  "--tooleval-resume) and rescore that", file=sys.stderr)
-            return 2
+            raise Refused(f"{options.stored}: this run was killed, so it recorded no run to "
+                          "write a report from; resume it to its end (pytest "
+                          "--tooleval-resume) and rescore that")
         finished = finish(result.results, run.info, settings_for(run.info, Path.cwd(),
                                                                  options.report))
         if finished.write_error:
-            print(f"tooleval rescore: {finished.write_error}", file=sys.stderr)
-            return 2
+            raise Refused(finished.write_error)
         write_html(options.report / "report.html", finished.report)
         print(f"written: {', '.join(str(p) for p in finished.paths)}, "
               f"{options.report / 'report.html'}")

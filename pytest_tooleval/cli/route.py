@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_tooleval.cli.check import catalogue_options, configured, source_lines
-from pytest_tooleval.cli.common import command
+from pytest_tooleval.cli.check import CATALOGUE_OPTIONS, configured, source_lines
+from pytest_tooleval.cli.common import arg, command
 from pytest_tooleval.config import ConfigError
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, STEMMERS
@@ -23,15 +22,14 @@ def guess_language(message: str) -> str:
     return "tr" if _TURKISH_LETTERS & set(message) else "en"
 
 
-@command("tooleval route", ConfigError, ConfigurationError)
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="tooleval route", description=__doc__)
-    parser.add_argument("message")
-    parser.add_argument("--language", help="en, tr, … (default: tr if Turkish letters appear)")
-    catalogue_options(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER)
-    args = parser.parse_args(list(argv))
+@command("tooleval route", __doc__,
+         arg("message"),
+         arg("--language", help="en, tr, … (default: tr if Turkish letters appear)"),
+         *CATALOGUE_OPTIONS,
+         arg("--json", action="store_true", help="print JSON"),
+         arg("--stemmer", choices=STEMMERS, default=DEFAULT_STEMMER),
+         errors=(ConfigError, ConfigurationError))
+def main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     settings, catalogue = configured(args, [Path.cwd()])
     k = settings.k
     assert catalogue is not None

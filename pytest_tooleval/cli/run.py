@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 
 import pytest
 
-from pytest_tooleval.cli.common import DEFAULT_PATHS, Refused, command
+from pytest_tooleval.cli.common import DEFAULT_PATHS, Refused, refusals
 from pytest_tooleval.config import OPTIONS
 from pytest_tooleval.hints import did_you_mean
 
@@ -112,7 +112,7 @@ def missing_for(options: argparse.Namespace) -> str | None:
     return None
 
 
-@command("tooleval run")
+@refusals("tooleval run")
 def main(argv: Sequence[str]) -> int:
     parser = run_parser("tooleval run", "Run benchmark and scenario files against a model "
                         "(a front over pytest). Arguments after -- go to pytest unchanged.")

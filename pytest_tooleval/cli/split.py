@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.check import split as halves
@@ -18,24 +17,16 @@ from pytest_tooleval.check.split import (
     make_split,
     record_changes,
 )
-from pytest_tooleval.cli.common import Refused, command
+from pytest_tooleval.cli.common import Refused, arg, command
 
 
-@command("tooleval split", ValueError)
-def main(argv: Sequence[str]) -> int:
+@command("tooleval split", halves.__doc__,
+         arg("folder", type=Path),
+         arg("--record", metavar="WHY", help="record edits to an existing split"),
+         arg("--seed", default=DEFAULT_SEED, help="seed of a new split"),
+         errors=(ValueError,), raw=True)
+def main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``tooleval split FOLDER [--record WHY] [--seed S]``: make or update the split."""
-    parser = argparse.ArgumentParser(
-        prog="tooleval split",
-        description=halves.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--record", metavar="WHY", help="record edits to an existing split")
-    parser.add_argument("--seed", default=DEFAULT_SEED, help="seed of a new split")
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
     if not args.folder.is_dir():
         raise Refused(f"no such folder: {args.folder}")
     split = load_split(args.folder)

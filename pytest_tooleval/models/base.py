@@ -1,8 +1,6 @@
-"""The model-backend interface: one conversation turn in, one model turn out.
-
-Backends speak the OpenAI chat message shape. Every failure of a backend is a
-``BackendError``: the machine's, so the case becomes ERROR, never FAIL; each subclass names
-its failure class in ``kind``, which the report records beside the message.
+"""The model-backend interface: one conversation turn in (OpenAI chat messages), one model
+turn out. Every failure of a backend is a ``BackendError``: the machine's, so the case becomes
+ERROR, never FAIL; ``kind`` names its failure class in the report.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ Message = dict[str, Any]
 class BackendError(Exception):
     """A backend failed: the machine, not the model. ``kind`` names the failure class."""
 
-    #: The failure class; a subclass sets its own (an instance may refine it).
     kind: str = "backend"
 
     def __init__(self, message: str, *, detail: str | None = None) -> None:
@@ -51,8 +48,7 @@ class ServerTimeout(BackendUnavailable):
 
 
 class ServerStall(ServerTimeout):
-    """The server sent nothing for the request's read timeout: replies come whole, so the
-    generation did not end in time, or the server is stuck; either way the machine's."""
+    """The server sent nothing for the request's read timeout (replies come whole)."""
 
     kind = "stall"
 
@@ -103,11 +99,6 @@ class BackendConfigError(BackendError):
     """The profile and grammar mode ask for something this backend cannot do."""
 
     kind = "configuration"
-
-
-def error_kind(error: BaseException) -> str:
-    """The failure class of any exception (``"backend"`` for an unclassified one)."""
-    return getattr(error, "kind", None) or "infrastructure"
 
 
 TRUNCATED = "truncated: the generation stopped at max_tokens (finish_reason: length)"
@@ -176,13 +167,12 @@ class Backend(ABC):
         """Ask for the next assistant turn given the conversation and the shown tools."""
 
     def preflight(self) -> dict[str, Any]:
-        """Prove the set-up once per run, before the first case; returns what was checked
-        (recorded in the report) or raises ``BackendError`` saying what is wrong."""
+        """Prove the set-up once per run, before the first case: what was checked, or a
+        ``BackendError`` saying what is wrong."""
         return {"checked": [], **self.describe()}
 
     def reseed(self, seed: int) -> None:
-        """Use this sampling seed from now on (one try of a repeated case). A backend
-        without a seed of its own ignores it."""
+        """Use this sampling seed from now on (one try of a repeated case)."""
         sampling = getattr(self, "sampling", None)
         if isinstance(sampling, dict) and "seed" in sampling:
             sampling["seed"] = seed
@@ -204,8 +194,7 @@ class Backend(ABC):
 
     def fork(self) -> Backend | None:
         """Another handle on the same model for a concurrent tool loop (a profile's
-        ``concurrency``): its own seed and per-turn state, shared connections. None: one case
-        at a time (``no_fork_reason`` says why)."""
+        ``concurrency``), sharing connections. None: one case at a time."""
         return None
 
     def case_scope(self) -> AbstractContextManager[Any]:

@@ -1,10 +1,7 @@
-"""Grammar mode "on": the JSON envelope that allows a final answer or a schema-valid call.
-
-The envelope is ``anyOf`` of ``{"answer": string}`` and ``{"tool": const NAME, "arguments":
-<schema>}`` per shown tool: one JSON schema serves llama-cpp-python (through its GBNF
-converter) and remote servers. ``LlamaGrammar.from_string`` does not validate (an invalid
-grammar segfaults at generation), so grammars come only from the converter and are checked
-by llama.cpp's own parser (``validate_gbnf``) before use.
+"""Grammar mode "on": the JSON envelope that allows a final answer or a schema-valid call,
+one JSON schema for llama-cpp-python (through its GBNF converter) and remote servers.
+``LlamaGrammar.from_string`` does not validate (an invalid grammar segfaults at generation),
+so grammars are checked by llama.cpp's own parser (``validate_gbnf``) before use.
 """
 
 from __future__ import annotations
@@ -48,10 +45,8 @@ def _resolve_pointer(root: dict[str, Any], ref: str) -> Any:
 
 
 def inline_refs(schema: dict[str, Any], *, depth: int = 32) -> dict[str, Any]:
-    """The schema with its local ``$ref``s inlined, so it can sit inside the envelope.
-
-    A recursive schema cannot be inlined: ``GrammarError``.
-    """
+    """The schema with its local ``$ref``s inlined, so it can sit inside the envelope
+    (``GrammarError`` for a recursive one)."""
 
     def walk(node: Any, level: int) -> Any:
         if level > depth:
@@ -134,8 +129,7 @@ def unenforced_keywords(schema: Any) -> set[str]:
 
 def schema_to_gbnf(schema: dict[str, Any]) -> str:
     """GBNF for the schema through llama-cpp-python's converter, checked not to have
-    degraded to "any JSON": each tool name and the answer key must appear as literals.
-    """
+    degraded to "any JSON": each tool name and the answer key must appear as literals."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf  # heavy: import on use
 
     try:
@@ -154,9 +148,8 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
 
 
 def validate_gbnf(vocab: Any, gbnf: str, root: str = "root") -> None:
-    """Parse the grammar with llama.cpp itself (it returns NULL on error instead of a
-    sampler); using an invalid grammar in a sampler chain would crash the process.
-    """
+    """Parse the grammar with llama.cpp itself (NULL on error instead of a sampler): an
+    invalid grammar in a sampler chain would crash the process."""
     import llama_cpp
 
     sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), root.encode())

@@ -1,14 +1,10 @@
 """Greedy decoding under a grammar, checking the grammar against one token first.
 
-llama-cpp-python's sampler chain applies the grammar to the whole vocabulary before every
-greedy pick (docs/grammar.md: about 1.6 times slower). Under greedy decoding the token chosen
-with the grammar applied first is the highest-scoring token the grammar allows, so it is
-enough to ask the grammar about the highest-scoring token, and apply it to the whole
-vocabulary only when it rejects that one: the same token at every step, ties included
-(both take the lowest id among equal logits; a real-model test checks it).
-
-Only for temperature 0 with neutral penalties and no logits processor: with sampling, a
-rejected-then-resampled draw has another distribution. Runs inside the model process.
+llama-cpp-python applies the grammar to the whole vocabulary before every pick. Under greedy
+decoding it is enough to ask the grammar about the highest-scoring token and apply it to the
+whole vocabulary only when it rejects that one: the same token at every step, ties included.
+Only for temperature 0 with neutral penalties: with sampling, a rejected-then-resampled draw
+has another distribution.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
-"""The one HTTP layer of the remote backends: retries, backoff, ``Retry-After``, a wall
-clock per request, and failures sorted into the ``BackendError`` classes.
+"""The one HTTP layer of the remote backends: retries, ``Retry-After``, a wall clock per
+request, and failures sorted into the ``BackendError`` classes.
 
-One wall clock (the profile's ``timeout``) covers every attempt and is each attempt's read
-timeout. Replies come whole when the generation ends, so a read timeout is a server that
-sent nothing (a ``ServerStall``), told apart from a reply still arriving when the clock ran
-out (a ``ServerTimeout``). Neither is retried: on a serial server a retry would queue behind
-the abandoned generation. Connection failures, 408/409/425/429 and 5xx are retried while
-the clock allows. The server's full error text is kept.
-
-Replicas (a ``base_url`` list): each case's requests go to one replica, the least loaded
-when the case began (ties in turn), so its prompt cache keeps the conversation; a failing
-replica is that case's error, never retried on another. One ``httpx.Client`` (thread-safe)
-holds a pool sized for the run's concurrency.
+One wall clock (the profile's ``timeout``) covers every attempt. Replies come whole, so a
+read timeout is a server that sent nothing (``ServerStall``), told apart from a reply still
+arriving when the clock ran out (``ServerTimeout``); neither is retried (on a serial server a
+retry would queue behind the abandoned generation). Replicas: each case's requests go to one
+replica, the least loaded when the case began, so its prompt cache keeps the conversation.
 """
 
 from __future__ import annotations
@@ -94,9 +88,8 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 class HttpClient:
-    """JSON over HTTP to one server, or to replicas of it. ``timeout``: the wall clock of
-    one request, all its attempts included; ``retries``: extra attempts after a retryable
-    failure; ``connections``: requests in flight at once (the pool's size)."""
+    """JSON over HTTP to one server, or to replicas of it. ``timeout``: one request's wall
+    clock, all attempts included; ``connections``: requests in flight at once."""
 
     def __init__(
         self,
@@ -128,7 +121,6 @@ class HttpClient:
         self._next = 0
         self._local = threading.local()
 
-    # -- replicas ---------------------------------------------------------------------------
     def _acquire(self) -> int:
         with self._lock:
             count = len(self.base_urls)
@@ -145,7 +137,7 @@ class HttpClient:
     @contextlib.contextmanager
     def case_replica(self) -> Iterator[int]:
         """Send this thread's requests to one replica (the least loaded now) until the
-        block ends: one case's conversation stays on one server."""
+        block ends."""
         previous = getattr(self._local, "replica", None)
         if previous is not None or len(self.base_urls) == 1:
             yield previous or 0
@@ -182,7 +174,7 @@ class HttpClient:
 
     def post(self, path: str, body: dict[str, Any], *, timeout: float | None = None,
              retries: int | None = None) -> Any:
-        """POST ``body``; the decoded JSON reply (any JSON value: the caller checks its shape)."""
+        """POST ``body``; the decoded JSON reply (the caller checks its shape)."""
         return self.request("POST", path, body, timeout=timeout, retries=retries)
 
     def get(self, path: str, *, timeout: float | None = None, retries: int | None = None) -> Any:
@@ -196,8 +188,6 @@ class HttpClient:
         budget = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         attempts = (self.retries if retries is None else retries) + 1
-        # Retried: what ``_attempt`` raises as ``_Retryable``; no attempt would start
-        # after the wall clock ran out.
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Retryable), wait=self._wait,
             stop=tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget),

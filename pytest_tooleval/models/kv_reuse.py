@@ -1,12 +1,9 @@
 """Prefix reuse that keeps transcripts independent of the order cases run in.
 
-llama.cpp's numbers for a token depend slightly on how the tokens were batched, so a suffix
-evaluated on a reused prefix can differ in the last bits from one batch from scratch, and at
-a near tie pick another token. So reuse happens only at *canonical boundaries* (the line ends
-of the system message, where the tool block lives), the head evaluated one canonical segment
-per batch: the KV state at a boundary is then a function of the tokens before it alone.
-Beyond the head, reuse is allowed only within one conversation (the next round of the same
-case). Pure planning; the worker process does the evaluating (docs/grammar.md).
+llama.cpp's numbers depend slightly on how tokens were batched, so reuse happens only at
+*canonical boundaries* (the system message's line ends), the head evaluated one segment per
+batch: the KV state at a boundary is then a function of the tokens before it alone. Beyond
+the head, reuse is allowed only within one conversation (docs/grammar.md).
 """
 
 from __future__ import annotations

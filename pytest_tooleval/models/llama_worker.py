@@ -1,7 +1,6 @@
-"""The model process of the embedded backend (``python -m``, spoken to through
-``model_process`` frames): loads the GGUF with the weight buffers safe on this CPU
-(``llama_cpu``), evaluates prompts with order-independent prefix reuse (``kv_reuse``) and
-samples with llama-cpp-python. A native crash here costs one case, not the run.
+"""The model process of the embedded backend (``python -m``, served by ``model_process``):
+loads the GGUF with the weight buffers safe on this CPU (``llama_cpu``), evaluates prompts
+with order-independent prefix reuse (``kv_reuse``) and samples with llama-cpp-python.
 """
 
 from __future__ import annotations
@@ -55,8 +54,7 @@ class LlamaLog:
 @contextlib.contextmanager
 def model_params_with(llama_cpp: Any, use_extra_bufts: bool) -> Iterator[None]:
     """``Llama(...)`` has no keyword for ``use_extra_bufts``; it builds its model params
-    from ``llama_model_default_params()``, so that call answers with the field set while
-    the model loads (this process is single-threaded and loads one model)."""
+    from ``llama_model_default_params()``, so that call answers with the field set."""
     module = llama_cpp.llama_cpp
     original = module.llama_model_default_params
     if not hasattr(original(), "use_extra_bufts"):

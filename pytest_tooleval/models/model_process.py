@@ -1,10 +1,8 @@
 """A model library run in a child process, so that its native crashes are survivable.
 
-llama.cpp can die in native code (a segfault, an abort, the out-of-memory killer); in
-process that would end the run with no report. The worker speaks ``multiprocessing``
-connection messages over its stdin/stdout; when it dies, the request raises
-``ModelProcessDied`` (a ``BackendUnavailable``: the case is an ERROR naming the signal and
-the fix), and the next request starts a fresh process.
+The worker speaks ``multiprocessing`` connection messages over its stdin/stdout; when it
+dies, the request raises ``ModelProcessDied`` (the case is an ERROR naming the signal and the
+fix), and the next request starts a fresh process.
 """
 
 from __future__ import annotations
@@ -25,8 +23,7 @@ from typing import IO, Any
 
 from pytest_tooleval.models.base import BackendUnavailable
 
-#: Seconds the worker may send nothing while it owes a reply (a reply comes whole when
-#: the generation ends) before it is taken to be stalled and killed.
+#: Seconds the worker may send nothing while it owes a reply before it is killed as stalled.
 DEFAULT_TIMEOUT_S = 900.0
 #: The pid of the process that started the worker (set by ``ModelProcess``).
 PARENT_ENV = "TOOLEVAL_MODEL_PARENT"
@@ -59,8 +56,8 @@ class ModelProcessStalled(ModelProcessDied):
 
 
 class ModelRequestFailed(BackendUnavailable):
-    """A request the worker will not serve: raised in the worker, and raised again in the
-    controller from the worker's reply (the process stays alive)."""
+    """A request the worker will not serve (raised in the worker, and again in the
+    controller from its reply; the process stays alive)."""
 
     def __init__(self, message: str, kind: str = "refused") -> None:
         super().__init__(message)
@@ -69,10 +66,7 @@ class ModelRequestFailed(BackendUnavailable):
 
 def die_with_parent() -> None:
     """End this process as soon as the process that started it is gone (a closed stdin
-    ends only an idle worker; a busy one would run on after a SIGKILL of pytest).
-
-    A thread compares ``getppid()`` with ``PARENT_ENV`` (so a parent that died before the
-    thread started counts too). Not ``PR_SET_PDEATHSIG``: that fires when the *thread* that
+    ends only an idle worker). Not ``PR_SET_PDEATHSIG``: that fires when the *thread* that
     forked the worker ends. ctypes releases the GIL, so this runs during a generation too.
     """
     parent = int(os.environ.get(PARENT_ENV) or os.getppid())
@@ -87,8 +81,8 @@ def die_with_parent() -> None:
 
 def serve(handle: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     """The worker's loop: one reply per request until stdin closes or the parent dies.
-    Replies go to a private copy of fd 1; fd 1 itself is pointed at stderr, so that what a
-    native library prints cannot corrupt a message."""
+    Replies go to a private copy of fd 1; fd 1 itself points at stderr, so that what a native
+    library prints cannot corrupt a message."""
     die_with_parent()
     out = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)
@@ -112,7 +106,6 @@ def serve(handle: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         out.send(reply)
 
 
-# -- the controller's side ------------------------------------------------------------------------
 def _fix_for(name: str | None) -> str:
     if name == "SIGKILL":
         return ("A SIGKILL usually means the kernel's out-of-memory killer: lower n_ctx in the "
@@ -173,8 +166,8 @@ class ModelProcess:
         return self._exchange(self.hello, "loading the model")
 
     def request(self, message: dict[str, Any], doing: str = "answering") -> dict[str, Any]:
-        """One reply. A process found dead (it died between requests) is reported once, as
-        if it had died serving this request; the request after that gets a fresh one."""
+        """One reply. A process that died between requests is reported once, as if it
+        had died serving this request."""
         if self._proc is None:
             self.start()
         elif self._proc.poll() is not None:
@@ -200,23 +193,22 @@ class ModelProcess:
         return reply
 
     def _stalled(self, doing: str) -> ModelProcessStalled:
-        pid = self.pid
-        tail = self._stderr_tail()
         return ModelProcessStalled(
-            f"the {self.label} (pid {pid}) sent nothing for {self.timeout_s:g} s while "
+            f"the {self.label} (pid {self.pid}) sent nothing for {self.timeout_s:g} s while "
             f"{doing} (a stall: a reply comes whole when its generation ends, so the "
             "generation did not end in time, or the model library is stuck) and was killed; "
             "this case is not scored and the next case starts a fresh process. Lower "
             "max_tokens, or run fewer xdist workers or other jobs beside it."
-            + (f" Its last output: {tail}" if tail else ""), None)
+            + self._last_output(), None)
 
-    def _stderr_tail(self, limit: int = 1200) -> str:
+    def _last_output(self, limit: int = 1200) -> str:
+        """The tail of the worker's stderr, as a sentence to end a message ("" if none)."""
         if self._stderr is None:
             return ""
         fd = self._stderr.fileno()
-        size = os.fstat(fd).st_size
-        data = os.pread(fd, limit, max(0, size - limit))
-        return " ".join(data.decode("utf-8", errors="replace").split())[-limit:]
+        data = os.pread(fd, limit, max(0, os.fstat(fd).st_size - limit))
+        tail = " ".join(data.decode("utf-8", errors="replace").split())[-limit:]
+        return f" Its last output: {tail}" if tail else ""
 
     def _died(self, doing: str) -> ModelProcessDied:
         proc = self._proc
@@ -228,14 +220,10 @@ class ModelProcess:
             code = proc.wait()
         name = ModelProcessDied("", code).signal_name
         status = f"was killed by {name} (signal {-code})" if name else f"exited with status {code}"
-        tail = self._stderr_tail()
         message = (
             f"the {self.label} (pid {proc.pid}) {status} while {doing}: a failure of the model "
             f"library, not of the model; this case is not scored and the next case starts a "
-            f"fresh process. {_fix_for(name)}"
-        )
-        if tail:
-            message += f" Its last output: {tail}"
+            f"fresh process. {_fix_for(name)}{self._last_output()}")
         self._kill()
         return ModelProcessDied(message, code)
 

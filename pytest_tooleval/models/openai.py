@@ -1,11 +1,8 @@
 """The OpenAI-compatible backends' shared part, and the server's own tool calling ("vendor").
 
-Requests go through the one HTTP layer (``models.http``); messages are put in the form
-every server accepts (``models.wire``). Calls the server's parser left in the text content
-are reported as leaks, not as "no call". ``preflight`` proves, once per run, that the
-server answers, which models it lists, which sampling it will use, and that the tools
-reach the model's prompt (a server whose chat template has no tool support drops them
-silently: every case would then look like a model that never calls a tool).
+Calls the server's parser left in the text content are reported as leaks, not as "no call".
+The preflight proves that the tools reach the model's prompt: a chat template without tool
+support drops them silently, and every case would look like a model that never calls one.
 """
 
 from __future__ import annotations
@@ -31,7 +28,13 @@ from pytest_tooleval.models.base import (
 from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.parsing import find_leaked_calls
 from pytest_tooleval.models.profiles import Profile
-from pytest_tooleval.models.wire import chat_message, chat_sampling, usage_of, vendor_messages
+from pytest_tooleval.models.wire import (
+    chat_message,
+    chat_sampling,
+    turn_fields,
+    usage_of,
+    vendor_messages,
+)
 from pytest_tooleval.tools.base import ToolSpec
 
 SENTINEL_NAME = "tooleval_sentinel_lookup"
@@ -79,8 +82,7 @@ def api_key_of(profile: Profile) -> str | None:
 
 
 def server_defaults(http: HttpClient, root_url: str) -> dict[str, Any]:
-    """The server's own sampling defaults where it publishes them (llama-server ``/props``);
-    what a run uses for any field the profile leaves unset."""
+    """The server's own sampling defaults where it publishes them (llama-server ``/props``)."""
     try:
         props = http.get(f"{root_url}/props", timeout=min(http.timeout, 10.0), retries=0)
     except BackendError:
@@ -108,8 +110,7 @@ def list_models(http: HttpClient) -> list[str] | str:
 
 
 def model_listed(model: str | None, models: list[str] | str, base_url: str) -> dict[str, Any]:
-    """``model_listed`` for the preflight's record (nothing when there is no list or no id
-    to look for), with a warning naming the ids listed when the profile's is not one."""
+    """``model_listed`` for the preflight's record, warning when the profile's id is not listed."""
     if not isinstance(models, list) or model in (None, "default"):
         return {}
     listed = model in models or f"{model}:latest" in models  # Ollama's implicit tag
@@ -129,10 +130,12 @@ class ServerBackend(Backend):
 
     backend_name = "openai-compatible"
 
-    def __init__(self, profile: Profile, *, backoff: float = 0.5) -> None:
+    def __init__(self, profile: Profile, grammar: str = "vendor", *,
+                 backoff: float = 0.5) -> None:
         if not profile.base_url:
             raise BackendConfigError(f"profile {profile.name!r} has no base_url")
         self.profile = profile
+        self.mode = grammar
         self.http = HttpClient(
             profile.base_urls, timeout=profile.timeout, retries=profile.retries,
             backoff=backoff, api_key=api_key_of(profile), start_hint=profile.start_hint,
@@ -146,7 +149,7 @@ class ServerBackend(Backend):
 
     @classmethod
     def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> Self:
-        return cls(profile)
+        return cls(profile, grammar)
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -163,9 +166,8 @@ class ServerBackend(Backend):
         return info
 
     def preflight(self) -> dict[str, Any]:
-        """Reachable, the model list, the sampling, then this backend's own checks; recorded
-        in the report under ``backend.preflight``. Raises ``BackendError`` on a set-up that
-        cannot give a valid run. Against replicas, the first one is proven."""
+        """Reachable, the model list, the sampling, then this backend's own checks; against
+        replicas, the first one is proven."""
         with self.http.primary():
             models = list_models(self.http)
             info: dict[str, Any] = {"models": models,
@@ -186,6 +188,11 @@ class ServerBackend(Backend):
         """What constrains the output ("none" when nothing does)."""
         raise NotImplementedError
 
+    def request_body(self, sampling: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        """An OpenAI-style request: the profile's model, unstreamed, with ``sampling``."""
+        return {"model": self.profile.model or "default", **fields, "stream": False,
+                **chat_sampling(sampling)}
+
     def fork(self) -> Self:
         """A shallow copy with its own sampling (reseeded per case), sharing the client."""
         clone = copy.copy(self)
@@ -204,8 +211,6 @@ class ServerBackend(Backend):
 class OpenAIChatBackend(ServerBackend):
     """The server's own tool calling (``/v1/chat/completions`` with ``tools``)."""
 
-    mode = "vendor"
-
     def mechanism(self) -> str:
         return "server tool calling (/v1/chat/completions with tools)"
 
@@ -219,12 +224,7 @@ class OpenAIChatBackend(ServerBackend):
         sampling = dict(self.sampling)
         if max_tokens is not None:
             sampling["max_tokens"] = max_tokens
-        payload: dict[str, Any] = {
-            "model": self.profile.model or "default",
-            "messages": vendor_messages(messages),
-            "stream": False,
-            **chat_sampling(sampling),
-        }
+        payload = self.request_body(sampling, messages=vendor_messages(messages))
         if tools:
             payload["tools"] = [spec.openai_schema() for spec in tools]
             payload["tool_choice"] = "auto"
@@ -237,18 +237,14 @@ class OpenAIChatBackend(ServerBackend):
         body = self.http.post("/chat/completions", self._payload(messages, tools))
         latency = time.perf_counter() - started
         content, calls, choice = chat_message(body, f"{self.base_url}/chat/completions")
-        prompt_tokens, completion_tokens = usage_of(body)
-        reason = choice.get("finish_reason")
         return ModelTurn(
             content=content, calls=calls, latency_s=latency,
             leaked_calls=[] if calls else find_leaked_calls(content, {t.name for t in tools}),
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-            finish_reason=reason if isinstance(reason, str) else None,
-        )
+            **turn_fields(body, choice))
 
     def tools_reach_prompt(self) -> dict[str, Any]:
         """Prompt tokens of one tiny request without tools and one with the sentinel tool:
-        a template that shows tools makes the second far longer. ``ToolsNotShown`` if not."""
+        a template that shows tools makes the second far longer."""
         counts = []
         for tools in ([], [SENTINEL_TOOL]):
             body = self._probe(tools)
@@ -272,9 +268,8 @@ class OpenAIChatBackend(ServerBackend):
 
     def _probe(self, tools: list[ToolSpec]) -> Any:
         """One probe request for one token, on its own short wall clock. With a tool, the
-        choice names it: llama-cpp-python's chatml-function-calling ignores ``max_tokens``
-        on ``"auto"`` and a small model may write an argument that never closes; a server
-        that refuses a named choice is asked again with ``"auto"``."""
+        choice names it (llama-cpp-python's chatml-function-calling ignores ``max_tokens`` on
+        ``"auto"``); a server that refuses a named choice is asked again with ``"auto"``."""
         payload = self._payload(PROBE_MESSAGES, tools, max_tokens=1)
         timeout = min(self.http.timeout, PROBE_TIMEOUT_S)
         try:

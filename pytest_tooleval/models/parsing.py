@@ -1,7 +1,6 @@
 """Reading tool calls out of model text: Hermes/Qwen ``<tool_call>``, the JSON envelope
 ``{"tool": …, "arguments": …}`` / ``{"answer": …}`` and bare ``{"name": …, "arguments": …}``
-objects, one or several per turn: the calls of grammar on/off, and a server's "parser leak"
-(a call left in the text content). It only reads; the engine judges names and arguments.
+objects, one or several per turn. It only reads; the engine judges names and arguments.
 """
 
 from __future__ import annotations
@@ -119,10 +118,8 @@ def _split(text: str) -> tuple[str, list[RawCall]]:
 
 
 def parse_calls(text: str) -> list[RawCall]:
-    """Calls written in the text, in order. Unparseable call-shaped fragments (a
-    ``<tool_call>`` body or a ``{"name": …`` object that does not parse) are kept as attempts
-    with ``parse_error`` set: an attempt that failed to parse is still an attempt.
-    """
+    """Calls written in the text, in order; call-shaped fragments that do not parse are kept
+    as attempts with ``parse_error`` set."""
     return _split(text)[1]
 
 
@@ -141,12 +138,8 @@ def _envelope_answer(text: str) -> str | None:
 
 
 def split_output(text: str) -> tuple[str, list[RawCall]]:
-    """Split a model's raw output into (answer text, calls).
-
-    Reasoning blocks are dropped; a ``{"answer": …}`` envelope yields its answer; the calls
-    (tagged, envelope or bare JSON, several allowed) are cut out of the answer text. A truncated
-    ``{"answer": "…`` envelope keeps its raw text as the answer (it is not a call attempt).
-    """
+    """A model's raw output as (answer text, calls): reasoning blocks dropped, an
+    ``{"answer": …}`` envelope read as its answer, the calls cut out of the answer text."""
     visible = strip_thinking(text)
     answer = _envelope_answer(visible)
     if answer is not None:

@@ -31,9 +31,8 @@ class Profile(BaseModel):
     model: str | None = None
     api_key_env: str | None = None
     gguf: str | None = None
-    # Sampling, pinned and sent to every server that takes it, so a server run samples as
-    # the embedded model does. "server" in a profile (None here): not sent, the server's
-    # default applies (for APIs that refuse llama.cpp's fields).
+    # Sampling, pinned and sent to every server that takes it. "server" in a profile (None
+    # here): not sent, the server's default applies (for APIs that refuse llama.cpp's fields).
     temperature: float = Field(default=0.0, ge=0)
     top_p: float | None = Field(default=0.95, gt=0, le=1)
     top_k: int | None = Field(default=40, ge=0)
@@ -86,9 +85,8 @@ SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "
 
 
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
-    # A 135M model: short answers and few rounds keep a full corpus run within reach of two
-    # CPU cores; it rarely gets further than a handful of rounds anyway.
-    # n_ctx 8192: SmolLM2 was trained with an 8k context; long tool outputs and chains pass 4k.
+    # A 135M model: short answers and few rounds keep a corpus run within reach of two CPU
+    # cores. n_ctx 8192: SmolLM2's trained context; long tool outputs and chains pass 4k.
     DEFAULT_PROFILE: {"kind": "llama", "gguf": "default", "n_ctx": 8192, "max_tokens": 192,
                       "max_steps": 4},
     "qwen3-4b": {
@@ -135,10 +133,6 @@ def _profile(name: str, base: dict[str, Any], table: Any, where: str) -> Profile
     fields = {**base, **table, "name": name}
     if "gguf" in table and "kind" not in table:
         fields["kind"] = "llama"
-    return _validated(fields, where)
-
-
-def _validated(fields: dict[str, Any], where: str) -> Profile:
     try:
         profile = Profile.model_validate(fields)
     except ValidationError as exc:

@@ -1,11 +1,9 @@
 """Prompt rendering owned by the harness, so grammar "on" and "off" see the same prompt.
 
-The model's own chat template renders the conversation (GGUF metadata, a template file, or a
-server's ``/apply-template``). A template that drops tools (checked with a sentinel tool;
-SmolLM2's does) gets a tool block injected into the system message, which ends with one
-response-format instruction describing the JSON envelope, the only shape "on" admits. Tools
-keep the harness's order and everything case-specific comes after the system message, so
-consecutive prompts share a long prefix (``kv_reuse``).
+The model's own chat template renders the conversation. A template that drops tools (checked
+with a sentinel tool) gets a tool block injected into the system message, which ends with the
+JSON envelope's format instruction. Everything case-specific comes after the system message,
+so consecutive prompts share a long prefix (``kv_reuse``).
 """
 
 from __future__ import annotations
@@ -98,27 +96,24 @@ def _envelope_of_call(call: dict[str, Any]) -> str:
 
 
 class PromptBuilder:
-    """Turns (messages, tools) into the prompt text, the same for every grammar mode.
-    ``fatal``: errors a probe of the template must pass on (an unreachable server); any
-    other error while probing means the template does not show what was probed."""
+    """Turns (messages, tools) into the prompt text, the same for every grammar mode."""
 
-    def __init__(self, render: Renderer, *, thinking: bool = False,
-                 fatal: tuple[type[Exception], ...] = (BackendUnavailable,)) -> None:
+    def __init__(self, render: Renderer, *, thinking: bool = False) -> None:
         self._render = render
-        self._fatal = fatal
         self.thinking = thinking
         self.template_kwargs = {"enable_thinking": thinking}
         self._shows: dict[str, bool] = {}
 
     def _shows_sentinel(self, sentinel: str, messages: list[Message],
                         tools: list[dict[str, Any]] | None) -> bool:
-        """Whether the template renders ``sentinel`` from this probe (checked once)."""
+        """Whether the template renders ``sentinel`` from this probe (checked once). An
+        unavailable model is raised; any other error means the template does not show it."""
         if sentinel not in self._shows:
             try:
                 text = self._render(messages, tools, self.template_kwargs)
-            except self._fatal:
+            except BackendUnavailable:
                 raise
-            except Exception:  # a template or server that refuses the probe does not show it
+            except Exception:
                 text = ""
             self._shows[sentinel] = sentinel in text
         return self._shows[sentinel]
@@ -141,7 +136,6 @@ class PromptBuilder:
             {"role": "tool", "content": SENTINEL_RESULT, "tool_call_id": "call_0"},
         ], None)
 
-    # -- rendering ----------------------------------------------------------------------------
     def system_text(self, tools: list[ToolSpec], system: str | None = None) -> str:
         """The system content: the case's own, the tool block (when injected), then the
         format instruction last, where small models heed it most (measured on SmolLM2)."""

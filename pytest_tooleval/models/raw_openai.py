@@ -1,17 +1,11 @@
 """Grammar "on"/"off" against OpenAI-compatible servers through raw completions.
 
-The harness renders the prompt (llama-server's ``/apply-template``, or a template file
-rendered locally) and parses the output, so "on" and "off" send the same prompt with the
-same sampling and differ only in the constraint. Where "on" is sent:
-
-- llama-server: ``/completion`` with ``json_schema``;
-- other servers, ``/v1/completions`` with the first field the canary proves applied:
-  ``structured_outputs.json`` (vLLM), ``grammar`` (GBNF: llama-cpp-python's server,
-  llama-server), ``json_schema`` (llama-server), ``response_format`` (``json_schema``).
-
-Servers may ignore a constraint field silently (vLLM drops the old ``guided_*`` fields
-with HTTP 200), so an "on" run starts with a canary request whose only schema-valid reply
-is obvious; a server that fails it for every field is refused, never reported as "on".
+The harness renders the prompt (llama-server's ``/apply-template``, or a template rendered
+locally) and parses the output, so "on" and "off" differ only in the constraint: llama-server
+``/completion`` with ``json_schema``, else ``/v1/completions`` with the first field the canary
+proves applied. Servers may ignore a constraint field silently (vLLM drops the old
+``guided_*`` fields with HTTP 200), so an "on" run starts with a canary request whose only
+schema-valid reply is obvious; a server that fails it for every field is refused.
 """
 
 from __future__ import annotations
@@ -23,26 +17,22 @@ from typing import Any
 
 from pytest_tooleval.models import grammar as envelope
 from pytest_tooleval.models.base import (
-    BackendConfigError,
     BackendError,
+    BackendUnavailable,
     ConstraintIgnored,
     MalformedReply,
     Message,
     ModelTurn,
     RequestRefused,
     ServerError,
-    ServerTimeout,
-    ServerUnreachable,
     TemplateMissing,
 )
 from pytest_tooleval.models.openai import ServerBackend
 from pytest_tooleval.models.parsing import split_output
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
-from pytest_tooleval.models.wire import chat_sampling, completion_text, usage_of
+from pytest_tooleval.models.wire import completion_text, turn_fields
 from pytest_tooleval.tools.base import ToolSpec
-
-__all__ = ["CANARY_SCHEMA", "CANARY_VALUE", "ConstraintIgnored", "RawCompletionBackend"]
 
 CANARY_VALUE = "canary-7f3e"
 CANARY_SCHEMA: dict[str, Any] = {
@@ -53,8 +43,7 @@ CANARY_SCHEMA: dict[str, Any] = {
 }
 # Asks for something else: only a constrained server writes the canary value.
 CANARY_PROMPT = "Name three fruits, separated by commas.\nFruits:"
-# Ways to send a JSON-schema constraint to /v1/completions, tried in order by the canary,
-# with where each goes.
+# Ways to send a JSON-schema constraint to /v1/completions, in the order the canary tries them.
 OPENAI_FIELDS = {
     "structured_outputs": "/v1/completions structured_outputs.json",
     "grammar": "/v1/completions grammar (GBNF from the JSON schema)",
@@ -71,11 +60,7 @@ class RawCompletionBackend(ServerBackend):
     backend_name = "openai-compatible (raw completions)"
 
     def __init__(self, profile: Profile, grammar: str, *, flavor: str | None = None) -> None:
-        if grammar not in ("on", "off"):
-            raise BackendConfigError(
-                f"grammar must be 'on' or 'off' for raw completions: {grammar!r}")
-        super().__init__(profile)
-        self.mode = grammar
+        super().__init__(profile, grammar)
         self.max_tokens = profile.max_tokens
         self._flavor = flavor
         template = profile.template
@@ -89,16 +74,10 @@ class RawCompletionBackend(ServerBackend):
                     "chat template's path, or its Jinja text")
             render = ChatTemplate(Path(template).read_text() if is_path else template).render
             self.template_origin = "template file" if is_path else "template text"
-        self.prompt = PromptBuilder(render, thinking=profile.thinking,
-                                    fatal=(ServerUnreachable, ServerTimeout))
+        self.prompt = PromptBuilder(render, thinking=profile.thinking)
         self._constraint_field: str | None = None
         self._canary: str | None = None  # "passed" once checked
         self.last_output: str | None = None  # the raw text of the latest turn
-
-    @classmethod
-    def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1
-                     ) -> RawCompletionBackend:
-        return cls(profile, grammar)
 
     @property
     def flavor(self) -> str:
@@ -107,7 +86,7 @@ class RawCompletionBackend(ServerBackend):
             try:
                 self._apply_template([{"role": "user", "content": "ping"}], None, {})
                 self._flavor = "llama-server"
-            except (ServerUnreachable, ServerTimeout):
+            except BackendUnavailable:
                 raise
             except BackendError:  # no such endpoint, or no prompt in its reply
                 self._flavor = "openai"
@@ -134,7 +113,6 @@ class RawCompletionBackend(ServerBackend):
             raise TemplateMissing(f"{self.root_url}/apply-template returned no prompt")
         return prompt
 
-    # -- generation ------------------------------------------------------------------------
     @staticmethod
     def _constraint(schema: dict[str, Any], field: str | None) -> dict[str, Any]:
         """The request fields that send ``schema`` as a constraint through ``field``."""
@@ -168,18 +146,13 @@ class RawCompletionBackend(ServerBackend):
                 "completion_tokens": predicted if isinstance(predicted, int) else None,
             }
         url = f"{self.base_url}/completions"
-        reply = self.http.post(url, {"model": self.profile.model or "default", "prompt": prompt,
-                                     "stream": False, **chat_sampling(sampling), **constraint})
+        reply = self.http.post(url, {**self.request_body(sampling, prompt=prompt), **constraint})
         text, choice = completion_text(reply, url)
-        prompt_tokens, completion_tokens = usage_of(reply)
-        reason = choice.get("finish_reason")
-        return text, {"finish_reason": reason if isinstance(reason, str) else None,
-                      "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+        return text, turn_fields(reply, choice)
 
     def canary(self) -> None:
-        """Grammar "on" only: find the constraint field the server applies; raises
-        ``ConstraintIgnored`` if it applies none. Run by ``preflight``, or by the first
-        ``complete`` if the runtime did not call it."""
+        """Grammar "on" only: find the constraint field the server applies (run by
+        ``preflight``, or by the first ``complete``); ``ConstraintIgnored`` if none."""
         if self.mode != "on" or self._canary is not None:
             return
         fields = [None] if self.flavor == "llama-server" else list(OPENAI_FIELDS)

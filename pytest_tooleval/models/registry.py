@@ -1,7 +1,6 @@
-"""Which backend a profile's ``kind`` and a grammar mode call for: a small table, plus the
-kinds plugins add with an entry point in ``pytest_tooleval.backends`` (name: the kind,
-value: ``"module:Class"``, serving every grammar mode). Entries name a ``Backend`` subclass
-or ``"module:Class"`` (imported only when used); ``register`` adds one in this process.
+"""Which backend a profile's ``kind`` and a grammar mode call for: a small table of
+``Backend`` subclasses or ``"module:Class"`` (imported only when used), plus the kinds plugins
+add with an entry point in ``pytest_tooleval.backends`` (serving every grammar mode).
 """
 
 from __future__ import annotations
@@ -28,10 +27,8 @@ REGISTRY: dict[tuple[str, str], str | type[Backend]] = {
     ("llama", "off"): "pytest_tooleval.models.llama:LlamaBackend",
 }
 
-_WHY_NOT = {
-    ("llama", "vendor"): "--grammar vendor means a server's own tool calling; the embedded "
-                         "model has no server: use --grammar on or off",
-}
+_WHY_NOT = {("llama", "vendor"): "--grammar vendor means a server's own tool calling; the "
+                                  "embedded model has no server: use --grammar on or off"}
 
 
 def register(kind: str, backend: str | type[Backend], *grammars: str) -> None:
@@ -41,7 +38,7 @@ def register(kind: str, backend: str | type[Backend], *grammars: str) -> None:
 
 
 def _plugin_kinds() -> dict[str, str]:
-    """The kinds installed packages add (read on each call: a kind of one's own is rare)."""
+    """The kinds installed packages add."""
     return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
 
 

@@ -1,13 +1,9 @@
 """What goes over the wire to OpenAI-compatible servers, and what may come back.
 
-Messages: llama-server refuses ``"content": null`` beside ``tool_calls`` (llama.cpp#13471),
-llama-cpp-python's server answers a null or missing content with HTTP 500
-(llama-cpp-python#1805), Ollama refuses a list of parts. So every message carries a string
-content (``""`` when empty); tool-call arguments are JSON text, with ``type: "function"``
-and an id; an empty ``tool_calls`` is left out.
-
-Replies: a 200 body is checked field by field; anything but the documented shape is a
-``MalformedReply`` naming what was wrong, never a TypeError.
+Every message carries a string content (llama-server refuses ``null`` beside ``tool_calls``,
+llama-cpp-python's server answers a missing one with HTTP 500, Ollama refuses a list of
+parts). A 200 body that is not the documented shape is a ``MalformedReply`` naming what was
+wrong, never a TypeError.
 """
 
 from __future__ import annotations
@@ -83,7 +79,6 @@ def chat_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-# ----------------------------------------------------------------------------- replies
 def _short(value: Any, limit: int = 300) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False)
@@ -118,6 +113,14 @@ def usage_of(body: dict[str, Any]) -> tuple[int | None, int | None]:
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
     return (prompt if isinstance(prompt, int) else None,
             completion if isinstance(completion, int) else None)
+
+
+def turn_fields(body: dict[str, Any], choice: dict[str, Any]) -> dict[str, Any]:
+    """A ``ModelTurn``'s finish reason and token counts, from a reply and its choice."""
+    prompt, completion = usage_of(body)
+    reason = choice.get("finish_reason")
+    return {"finish_reason": reason if isinstance(reason, str) else None,
+            "prompt_tokens": prompt, "completion_tokens": completion}
 
 
 def chat_message(body: Any, url: str) -> tuple[str, list[RawCall], dict[str, Any]]:

@@ -11,8 +11,8 @@ from itertools import combinations
 
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.compare import differences
-from pytest_tooleval.report.html import environment
-from pytest_tooleval.report.model import Report
+from pytest_tooleval.report.html import bounds, environment
+from pytest_tooleval.report.model import Interval, Report
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.paired import Row, pair_cases, paired_rows
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
@@ -117,20 +117,19 @@ def _groups(ranked: list[Entry], apart: set[tuple[str, str]]) -> list[list[str]]
 
 
 # -- rendering ----------------------------------------------------------------------------
+def _figure(value: float | None, interval: Interval | None, scale: float = 1.0) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value * scale:.1f}" + (f" [{interval.text(scale)}]" if interval else "")
+
+
 def _axis(report: Report, axis: str) -> str:
     data = report.summary.axes.get(axis)
-    if data is None:
-        return "n/a"
-    shown = f"{100 * data.value:.1f}"
-    return shown + (f" [{data.interval.text(100)}]" if data.interval else "")
+    return "n/a" if data is None else _figure(data.value, data.interval, 100)
 
 
 def _score(report: Report) -> str:
-    summary = report.summary
-    if summary.score is None:
-        return "n/a"
-    interval = summary.score_interval
-    return f"{summary.score:.1f}" + (f" [{interval.text()}]" if interval else "")
+    return _figure(report.summary.score, report.summary.score_interval)
 
 
 def _interval(row: Row) -> str:
@@ -191,9 +190,7 @@ def render_markdown(result: Board) -> str:
 def render_html(result: Board) -> str:
     chart = bar_chart("Score by run", [
         Bar(f"{e.label} ({e.groups})", e.report.summary.score,
-            None if e.report.summary.score_interval is None else
-            (e.report.summary.score_interval.low, e.report.summary.score_interval.high),
-            css="bar score") for e in result.entries])
+            bounds(e.report.summary.score_interval), css="bar score") for e in result.entries])
     return str(environment().get_template("board.html.j2").render(
         title=f"tooleval board: {len(result.entries)} runs", board=result, chart=chart,
         axes=list(WEIGHTS), score=_score, axis=_axis, interval=_interval,

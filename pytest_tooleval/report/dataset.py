@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -124,10 +125,7 @@ def dataset_card(corpus: list[dict[str, Any]], report: Report | None,
 
 
 def _counts(rows: list[dict[str, Any]], key: str) -> str:
-    found: dict[str, int] = {}
-    for row in rows:
-        label = row.get(key) or "none"
-        found[label] = found.get(label, 0) + 1
+    found = Counter(row.get(key) or "none" for row in rows)
     return ", ".join(f"{k} {v}" for k, v in sorted(found.items()))
 
 
@@ -157,7 +155,6 @@ def export(paths: list[Path], out: Path, report: Report | None,
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import datasets
-
 
     datasets.disable_progress_bars()
     corpus = corpus_rows(paths, rootdir)

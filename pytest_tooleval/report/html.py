@@ -32,7 +32,7 @@ def environment() -> Any:
                               undefined=jinja2.StrictUndefined)
 
 
-def _bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:
+def bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:
     return None if interval is None else (interval.low * scale, interval.high * scale)
 
 
@@ -40,7 +40,7 @@ def axis_chart(summary: Summary) -> str:
     """The score and each axis; the safety gate's threshold on the irrelevance row, the
     only axis it applies to."""
     gate = 100 * summary.safety_gate.threshold
-    bars = [Bar("score", summary.score, _bounds(summary.score_interval), css="bar score")]
+    bars = [Bar("score", summary.score, bounds(summary.score_interval), css="bar score")]
     for axis, weight in WEIGHTS.items():
         data = summary.axes.get(axis)
         here = axis == "irrelevance" and gate > 0
@@ -50,7 +50,7 @@ def axis_chart(summary: Summary) -> str:
                             marker=marker, marker_label=marker_label))
             continue
         bars.append(Bar(f"{axis} (×{weight:.2f})", 100 * data.value,
-                        _bounds(data.interval, 100), f"{data.cases} cases",
+                        bounds(data.interval, 100), f"{data.cases} cases",
                         marker=marker, marker_label=marker_label))
     return bar_chart("Score and axes", bars)
 
@@ -64,7 +64,7 @@ def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
     bars = []
     for label, row in table.items():
         counts = ", ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v)
-        bars.append(Bar(label, row.score, _bounds(row.interval),
+        bars.append(Bar(label, row.score, bounds(row.interval),
                         f"n={row.cases}" + (f" ({counts})" if counts else "")))
     return bar_chart(title, bars)
 
@@ -119,7 +119,7 @@ def render_html(report: Report, *, title: str | None = None,
         title=title or f"tooleval: {run.model_name}",
         run=run, summary=summary, weights=WEIGHTS, verdict_reason=verdict_reason(report),
         interval_note=interval_note(summary),
-        score_interval=_bounds(summary.score_interval),
+        score_interval=bounds(summary.score_interval),
         axis_chart=axis_chart(summary), charts=charts,
         cases=[_case_view(c, i) for i, c in enumerate(cases)],
         outcomes=("PASS", "PARTIAL", "FAIL", "ERROR"),

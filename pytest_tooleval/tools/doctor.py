@@ -101,9 +101,8 @@ def _namespaces(binary: str) -> dict[str, bool]:
     found = {}
     true = shutil.which("true") or "/bin/true"
     for name in jail.NAMESPACES:
-        argv = [binary, "--unshare-user", f"--unshare-{name}", "--ro-bind", "/", "/", true]
-        if name == "user":
-            argv = [binary, "--unshare-user", "--ro-bind", "/", "/", true]
+        alone = [] if name == "user" else [f"--unshare-{name}"]
+        argv = [binary, "--unshare-user", *alone, "--ro-bind", "/", "/", true]
         try:
             done = subprocess.run(argv, capture_output=True, timeout=jail.PROBE_TIMEOUT)
             found[name] = done.returncode == 0

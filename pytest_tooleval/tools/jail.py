@@ -1,24 +1,13 @@
 """The jail: every built-in tool that executes something (``run_python``, every git call)
-runs inside a bubblewrap sandbox.
+runs inside a bubblewrap sandbox; the walls it makes, and why each, are in docs/security.md
+("The jail").
 
-Inside: new PID, network, IPC and UTS namespaces, no capabilities, and never the host's
-root: a controller that is root runs each call as a host uid of its own (:func:`call_uid`,
-dropped with ``setpriv`` before the command starts), so the kernel treats the jail as any
-user (sysctl writes, ``RLIMIT_NPROC``, file permissions); any other user gets a new user
-namespace with no further user namespaces inside. The interpreter, its standard library and
-``/usr`` (git) read-only; a fresh ``/proc`` of the jail's own PID namespace with
-``/proc/sys`` hidden and ``/proc/sysrq-trigger`` read-only; ``/`` and a minimal ``/dev``
-read-only; size-capped tmpfs for ``/tmp`` and ``/dev/shm``; and, read-write, only the part
-of this case's world the tool acts on (see :func:`world_bind`). No host ``/etc`` beyond the
-dynamic loader's cache, no host home.
-At the end of every call, and at the wall clock, the jail's PID 1 is killed through a
-pidfd and waited for; the kernel lets it exit only once everything else in its PID
-namespace is dead (:func:`run`). ``run_python``'s home is staged on a size-capped tmpfs
-(``jailhome``).
-
-Where bubblewrap is missing or user namespaces are disabled the jailed tools are not
-offered, unless the run opts into the named unsafe mode (``--tooleval-unsafe-no-jail``),
-which the report records.
+In short: own PID, network, IPC and UTS namespaces and no capabilities; a root controller
+runs each call as a host uid of its own (:func:`call_uid`); the system read-only, every
+writable filesystem sized, and only the part of this case's world the tool acts on
+writable (:func:`world_bind`; ``run_python``'s home staged on a tmpfs, ``jailhome``); the
+call is over when the jail's PID 1 is (:func:`run`). Where the jail cannot be made the
+jailed tools are not offered, unless the run opts into the named unsafe mode.
 """
 
 from __future__ import annotations

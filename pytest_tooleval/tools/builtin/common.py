@@ -89,6 +89,19 @@ def get_int(args: dict[str, Any], key: str, default: int | None = None, *,
     return number
 
 
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``, folded (case and accents ignored)."""
+    return _WORD.findall(fold(text))
+
+
+def token_hit(query: str, token: str) -> bool:
+    """Prefix matching both ways absorbs Turkish suffixes (faturamı ~ fatura)."""
+    return token.startswith(query) or (len(token) >= 4 and query.startswith(token))
+
+
 # --- time zones and dates ---------------------------------------------------------------
 
 CITY_ZONES = {

@@ -15,7 +15,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from pytest_tooleval.text.normalize import fold
-from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, need_str, prop
+from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, need_str, prop, token_hit
 from pytest_tooleval.tools.builtin.sandbox import (
     MAX_OUTPUT_CHARS,
     ToolError,
@@ -314,11 +314,6 @@ def _read_document(ctx: Context, args: dict[str, Any]) -> str:
     return clip(f"{name} — {len(pages)} pages\n\n{body}", MAX_OUTPUT_CHARS)
 
 
-def _token_hit(query: str, token: str) -> bool:
-    """Prefix matching both ways absorbs Turkish suffixes (faturamı ~ fatura)."""
-    return token.startswith(query) or (len(token) >= 4 and query.startswith(token))
-
-
 def _snippet(text: str, folded_terms: list[str], width: int = 180) -> str:
     flat = re.sub(r"\s+", " ", text)
     folded = fold(flat)
@@ -351,8 +346,8 @@ def _search_documents(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             tokens = _WORD.findall(fold(text))
             matched, score = 0, 0.0
             for term in terms:
-                in_name = any(_token_hit(term, tok) for tok in name_tokens)
-                count = sum(1 for tok in tokens if _token_hit(term, tok))
+                in_name = any(token_hit(term, tok) for tok in name_tokens)
+                count = sum(1 for tok in tokens if token_hit(term, tok))
                 if in_name or count:
                     matched += 1
                     score += (3.0 if in_name else 0.0) + min(count, 10) / (1 + len(tokens) / 400)

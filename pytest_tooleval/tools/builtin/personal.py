@@ -16,10 +16,11 @@ from pytest_tooleval.tools.builtin.common import (
     need_str,
     parse_datetime,
     prop,
+    token_hit,
+    words,
 )
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
 
-_WORD = re.compile(r"\w+")
 MAX_ITEMS = 5000
 
 
@@ -41,14 +42,9 @@ def _save(ctx: Context, name: str, items: list[dict[str, Any]]) -> None:
     ctx.world.save_state(name, items)
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(fold(text)))
-
-
 def _matches(query_words: set[str], text: str) -> int:
-    words = _words(text)
-    return sum(1 for q in query_words
-               if any(w.startswith(q) or (len(w) >= 4 and q.startswith(w)) for w in words))
+    found = set(words(text))
+    return sum(1 for q in query_words if any(token_hit(q, w) for w in found))
 
 
 def _best(items: list[dict[str, Any]], score: Callable[[dict[str, Any]], int]
@@ -69,7 +65,7 @@ def _memory_save(ctx: Context, args: dict[str, Any]) -> str:
     key = (get_str(args, "key", limit=100) or "").strip()
     items = _load(ctx, "memories")
     if not key:
-        base = "-".join(_WORD.findall(fold(text))[:4]) or "note"
+        base = "-".join(words(text)[:4]) or "note"
         key, n = base, 2
         while any(item.get("key") == key for item in items):
             key, n = f"{base}-{n}", n + 1
@@ -82,12 +78,12 @@ def _memory_save(ctx: Context, args: dict[str, Any]) -> str:
 
 def _memory_search(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     query = need_str(args, "query", limit=500)
-    words = _words(query)
+    query_words = set(words(query))
     items = _load(ctx, "memories")
-    if not words or fold(query) in ("*", "all", "hepsi"):
+    if not query_words or fold(query) in ("*", "all", "hepsi"):
         return {"results": items[:50], "count": len(items)}
     results = _best(items, lambda item: _matches(
-        words, f"{item.get('key', '')} {item.get('text', '')}"))
+        query_words, f"{item.get('key', '')} {item.get('text', '')}"))
     return {"results": results, "count": len(results),
             "note": "" if results else "no saved memory matches; try other words"}
 
@@ -193,11 +189,12 @@ def _reminder_add(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
 
 def _contacts_lookup(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     name = need_str(args, "name", limit=200)
-    words = _words(name)
-    if not words:
+    name_words = set(words(name))
+    if not name_words:
         raise ToolError("give a name to look up")
     results = _best(_load(ctx, "contacts"), lambda contact: _matches(
-        words, str(contact.get("name", ""))) * 2 + _matches(words, str(contact.get("notes", ""))))
+        name_words, str(contact.get("name", ""))) * 2
+        + _matches(name_words, str(contact.get("notes", ""))))
     return {"results": results, "count": len(results),
             "note": "" if results else f"no contact matches {name!r}"}
 

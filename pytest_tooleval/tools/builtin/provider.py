@@ -97,8 +97,7 @@ class BuiltinToolProvider(ToolProvider):
             if self._case is None:
                 raise ProviderError("the built-in tools were called before begin_case()")
             try:
-                world = self._world_for_case(self._case)
-                self._ctx = self._context(world)
+                self._ctx = self._context(self._world_for_case(self._case))
             except SandboxBroken as exc:
                 raise ProviderError(str(exc)) from exc
             except ProviderError:

@@ -1,16 +1,10 @@
-"""``run_python``: a snippet in a separate process inside the jail (``tools/jail.py``).
+"""``run_python``: a snippet in a separate process inside the jail (``tools/jail.py``, with
+the home staged on a tmpfs as big as the write quota: ``tools/jailhome.py``).
 
-The wall is the jail: its own user, PID, network, IPC and UTS namespaces, only the home
-folder of this case's world writable, no host home or /etc, a capped tmpfs /tmp, a wall
-clock that kills the whole PID namespace, and a byte quota on what one call may write (the
-home is staged on a tmpfs of that size: ``tools/jailhome.py``).
-Inside it: rlimits (CPU, address space, file size, open files, core dumps, processes),
-a scrubbed environment, the home folder as working directory, and an audit hook that
-refuses file access outside the home folder, process creation, signals and sockets. The
-hook is defence in depth only: it is Python code in the snippet's own process.
-
-Without the jail (bubblewrap missing, user namespaces off) the tool is not offered, unless
-the run opts into the unsafe mode: the same limits and hook, no jail.
+Inside it: rlimits, a scrubbed environment, the home folder as working directory, and an
+audit hook that refuses file access outside the home folder, process creation, signals
+and sockets: defence in depth only, since it is Python code in the snippet's own process.
+In the opted-into unsafe mode (no jail) the same limits and hook apply.
 """
 
 from __future__ import annotations
@@ -139,11 +133,9 @@ def _read_capped(path: Path) -> tuple[str, bool]:
     return text, False
 
 
-def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any]:
-    """Run ``code`` with ``home`` as working directory; returns exit code and output.
-
-    Jailed whenever the jail can be made; ``unsafe`` allows running without it.
-    """
+def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
+    """Run ``code`` with ``home`` as working directory, jailed whenever the jail can be made
+    (``unsafe`` allows running without it): its exit code, notes, stdout and stderr."""
     jailed = jail.use_jail(unsafe)
     home = Path(os.path.realpath(home))
     scratch = Path(tempfile.mkdtemp(prefix="tooleval-run-"))
@@ -171,13 +163,13 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any
         stderr, cut_err = _read_capped(scratch / "err")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    code_ = outcome.returncode
+    status = outcome.returncode
     notes = []
     if outcome.timed_out:
         notes.append(f"killed after {WALL_SECONDS} s wall-clock time limit")
     elif outcome.over_quota and outcome.applied is None:
         notes.append(f"killed: wrote more than {WRITE_QUOTA // 2**20} MB in one call")
-    elif code_ == -signal.SIGXCPU or code_ == -signal.SIGKILL:
+    elif status == -signal.SIGXCPU or status == -signal.SIGKILL:
         notes.append(f"killed: CPU time limit ({CPU_SECONDS} s) exceeded")
     if outcome.over_quota and outcome.applied is not None:
         notes.append(f"the write quota ({WRITE_QUOTA // 2**20} MB in one call) was reached: "
@@ -185,8 +177,11 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> dict[str, Any
     notes += _sync_notes(outcome.applied)
     if cut_out or cut_err:
         notes.append(f"output truncated to {OUTPUT_CHARS} characters")
-    return {"exit_code": code_, "stdout": stdout, "stderr": stderr, "notes": notes,
-            "jailed": jailed}
+    parts = [f"exit code: {status}", *(f"note: {note}" for note in notes),
+             "--- stdout ---\n" + stdout.rstrip("\n")]
+    if stderr.strip():
+        parts.append("--- stderr ---\n" + stderr.rstrip("\n"))
+    return "\n".join(parts)
 
 
 def _printable(name: str, limit: int = 200) -> str:
@@ -213,13 +208,7 @@ def _run_python(ctx: Context, args: dict[str, Any]) -> str:
     code = need_str(args, "code", limit=MAX_CODE)
     if not code.strip():
         raise ToolError("the code is empty")
-    result = run_snippet(code, ctx.home.real_root, unsafe=ctx.unsafe_no_jail)
-    parts = [f"exit code: {result['exit_code']}"]
-    parts += [f"note: {note}" for note in result["notes"]]
-    parts.append("--- stdout ---\n" + result["stdout"].rstrip("\n"))
-    if result["stderr"].strip():
-        parts.append("--- stderr ---\n" + result["stderr"].rstrip("\n"))
-    return "\n".join(parts)
+    return run_snippet(code, ctx.home.real_root, unsafe=ctx.unsafe_no_jail)
 
 
 TOOLS = [

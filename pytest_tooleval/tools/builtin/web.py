@@ -13,18 +13,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_tooleval.text.normalize import fold
-from pytest_tooleval.tools.builtin.common import Context, Tool, get_str, need_str, prop
+from pytest_tooleval.tools.builtin.common import Context, Tool, get_str, need_str, prop, words
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError, clip
 
-_WORD = re.compile(r"\w+")
 TOP = 5
 _STOP = {"the", "a", "an", "of", "in", "on", "for", "to", "and", "is", "what", "how", "ve",
          "bir", "ne", "mi", "mu", "nedir", "kac", "icin", "ile", "da", "de", "bu", "today",
          "bugun", "bugunku", "current", "latest", "son", "guncel"}
-
-
-def _tokens(text: str) -> list[str]:
-    return _WORD.findall(fold(text))
 
 
 def _stem(token: str) -> str:
@@ -57,9 +52,9 @@ def _index(ctx: Context) -> tuple[list[Counter[str]], dict[str, int], float]:
     if "web:index" not in ctx.cache:
         docs = []
         for page in load_pages(ctx):
-            words = _tokens(f"{page.get('title', '')} {page.get('title', '')} "
-                            f"{page.get('url', '')} {page.get('text', '')}")
-            docs.append(Counter(_stem(w) for w in words))
+            found = words(f"{page.get('title', '')} {page.get('title', '')} "
+                          f"{page.get('url', '')} {page.get('text', '')}")
+            docs.append(Counter(_stem(w) for w in found))
         df: Counter[str] = Counter()
         for doc in docs:
             df.update(doc.keys())
@@ -82,8 +77,8 @@ def _snippet(text: str, terms: list[str], width: int = 200) -> str:
 def _web_search(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     query = need_str(args, "query", limit=500)
     language = (get_str(args, "language", limit=10) or "").lower()[:2]
-    words = _tokens(query)
-    terms = [w for w in words if w not in _STOP] or words
+    query_words = words(query)
+    terms = [w for w in query_words if w not in _STOP] or query_words
     if not terms:
         raise ToolError("the query has no words to search for")
     pages = load_pages(ctx)
