@@ -228,18 +228,19 @@ def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_mo
     assert _strip(project.report()) == whole
 
 
-def test_resume_runs_the_error_cases_again(project, fake_model) -> None:
+@pytest.mark.parametrize("workers", [0, 2])
+def test_resume_runs_the_error_cases_again(project, fake_model, workers) -> None:
     """An ERROR is a failure of the machine: resuming after it is fixed runs that case
     again (only that one), and the report holds the new result."""
     server = fake_model([Rule("number 01", [status(500)]), *_script()])
     project.profile(server)
     project.write("scenarios/demo.yaml", scenario(_cases(4)))
-    project.run("--tooleval-min-cases", "1")
+    project.run("--tooleval-min-cases", "1", workers=workers)
     outcomes = {c["nodeid"]: c["outcome"] for c in project.report()["cases"]}
     assert outcomes["scenarios/demo.yaml::c01"] == "ERROR"
     server.set_rules(_script())  # the server is back
     before = len(server.requests)
-    assert project.run("--tooleval-resume", "--tooleval-min-cases", "1").ret == 0
+    assert project.run("--tooleval-resume", "--tooleval-min-cases", "1", workers=workers).ret == 0
     asked = {m["content"] for path, body in server.requests[before:]
              if path.endswith("/completions") for m in body["messages"]
              if m["role"] == "user" and "weather" in m["content"]}
