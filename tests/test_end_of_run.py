@@ -81,6 +81,9 @@ def test_a_fixed_runs_report_equals_the_one_from_before(project, fake_model, con
     """Serially, with concurrency and under ``-n 2``: one report."""
     report = normalised(fixed_run(project, fake_model, concurrency=concurrency,
                                   workers=workers))
+    # The file's form, which people diff: two-space indent, text as written (not \u-escaped).
+    text = (project.path / "tooleval-report" / "report.json").read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
     if os.environ.get("TOOLEVAL_WRITE_EXPECTED") and (concurrency, workers) == (1, 0):
         EXPECTED.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                             encoding="utf-8")
