@@ -11,7 +11,7 @@ import json
 import logging
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from pytest_tooleval.engine.session import CaseRef, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router import default_router
-from pytest_tooleval.router.base import SHOWN
+from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.run.score import score_run
 from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolResult, ToolSpec
@@ -44,31 +44,44 @@ class PolicyBackend(Backend):
 
     mode = "baseline"
 
-    def __init__(self, policy: str, rank: Callable[[str, str, list[ToolSpec]], list[str]]):
+    def __init__(self, policy: str) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown baseline policy {policy!r}")
         self.policy = policy
-        self.rank = rank
-        self.language = "en"
-
-    def prepare(self, case_file: CaseFile) -> None:
-        self.language = case_file.language
+        #: The tools the router showed for the current step, best first (``_Shown``).
+        self.shown: list[str] = []
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         last = messages[-1]
-        question = next((str(m.get("content") or "") for m in reversed(messages)
-                         if m["role"] == "user"), "")
         if self.policy == "echo":
+            question = next((str(m.get("content") or "") for m in reversed(messages)
+                             if m["role"] == "user"), "")
             return ModelTurn(question, finish_reason="stop")
-        if self.policy == "top-routed" and last["role"] == "user" and tools:
-            ranked = self.rank(question, self.language, tools)
-            if ranked:
-                return ModelTurn("", calls=[RawCall(ranked[0], "{}", call_id="baseline_0")],
-                                 finish_reason="tool_calls")
+        if self.policy == "top-routed" and last["role"] == "user" and self.shown:
+            return ModelTurn("", calls=[RawCall(self.shown[0], "{}", call_id="baseline_0")],
+                             finish_reason="tool_calls")
         return ModelTurn("", finish_reason="stop")
 
     def describe(self) -> dict[str, Any]:
         return {"backend": f"baseline:{self.policy}", "grammar": self.mode}
+
+
+class _Shown(Router):
+    """The run's router, telling a policy what it showed for each step: the top-routed
+    policy calls the router's own first pick, with no second routing."""
+
+    def __init__(self, inner: Router, backend: PolicyBackend) -> None:
+        self.inner, self.backend = inner, backend
+        self.name, self.k = inner.name, inner.k
+
+    def route(self, message: str, language: str, catalogue: list[ToolSpec],
+              keep: tuple[str, ...] = ()) -> Routing:
+        routing = self.inner.route(message, language, catalogue, keep)
+        self.backend.shown = list(routing.tools)
+        return routing
+
+    def describe(self) -> dict[str, object]:
+        return self.inner.describe()
 
 
 class _ReadOnly(BuiltinToolProvider):
@@ -112,12 +125,8 @@ class BaselineScorer:
     def __init__(self, *, k: int = SHOWN, builtin: bool = True, world_base: Path | None = None,
                  policies: Iterable[str] = POLICIES) -> None:
         router = default_router(k)  # shared with the run: its routings are remembered
-
-        def rank(message: str, language: str, tools: list[ToolSpec]) -> list[str]:
-            return list(router.route(message, language, tools).tools)
-
         self.policies = list(policies)
-        self._backends = [PolicyBackend(policy, rank) for policy in self.policies]
+        self._backends = [PolicyBackend(policy) for policy in self.policies]
         self._providers: list[ToolProvider] = []
         self._scratch: Path | None = None
         if builtin:
@@ -129,14 +138,13 @@ class BaselineScorer:
             self._providers.append(_ReadOnly(worlds.world_for_case, shared_world=worlds.shared))
         self._sessions = [ModelSession(backend_factory=lambda b=backend: b,
                                        providers=self._providers,
-                                       router_factory=lambda case_file: router)
-                          for backend in self._backends]
+                                       router_factory=lambda case_file, r=shown: r)
+                          for backend, shown in ((b, _Shown(router, b)) for b in self._backends)]
 
     def score(self, ref: Any) -> dict[str, CaseResult | None]:
         """Every policy's result on this case (``CaseRef``); None for an ERROR."""
         outcomes: dict[str, CaseResult | None] = {}
         for backend, session in zip(self._backends, self._sessions, strict=True):
-            backend.prepare(ref.case_file)
             run = session.run(ref)
             # What the table sums up; the transcripts are not kept (a large run's memory).
             outcomes[backend.policy] = None if run.error is not None else \

@@ -76,15 +76,27 @@ def test_policies_build_no_world_for_cases_whose_tools_never_touch_one(tmp_path:
     assert not any(p.name.startswith("tooleval-world-") for p in base.iterdir())
 
 
-def test_the_top_routed_policy_calls_the_first_ranked_tool_with_empty_arguments() -> None:
-    backend = PolicyBackend("top-routed", lambda message, language, tools: ["calculator", "x"])
+def test_the_top_routed_policy_calls_the_routers_first_pick_with_empty_arguments() -> None:
+    backend = PolicyBackend("top-routed")
+    backend.shown = ["calculator", "x"]
     turn = backend.complete([{"role": "user", "content": "18 * 4?"}], [object()])  # type: ignore[list-item]
     assert [(c.name, c.arguments) for c in turn.calls] == [("calculator", "{}")]
     after = backend.complete([{"role": "user", "content": "18 * 4?"},
                               {"role": "tool", "content": "error"}], [object()])  # type: ignore[list-item]
     assert after.calls == [] and after.content == ""
-    echo = PolicyBackend("echo", lambda *a: [])
+    echo = PolicyBackend("echo")
     assert echo.complete([{"role": "user", "content": "18 * 4?"}], []).content == "18 * 4?"
+
+
+def test_the_top_routed_pick_is_the_first_tool_the_router_showed(world_base: Path) -> None:
+    """No second routing: each step calls what the loop's own routing put first."""
+    scorer = BaselineScorer(world_base=world_base, policies=["top-routed"])
+    try:
+        for ref in refs(ROOT / "benchmarks" / "example.json"):
+            for step in scorer._sessions[0].run(ref).transcripts:
+                assert [a.name for a in step.attempts] == step.shown[:1], step.message
+    finally:
+        scorer.close()
 
 
 def test_no_side_effecting_builtin_runs_with_empty_arguments() -> None:
