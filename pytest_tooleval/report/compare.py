@@ -284,9 +284,9 @@ def _routing_only(result: Comparison, new_cases: list[CaseResult],
 
 def _row(label: str, values: tuple[float | None, float | None]) -> str:
     new, base = values
-    fmt = lambda v: "n/a" if v is None else f"{v:6.1f}"  # noqa: E731
+    shown = ["   n/a" if v is None else f"{v:6.1f}" for v in (base, new)]
     delta = "" if new is None or base is None else f"{new - base:+6.1f}"
-    return f"  {label:<22} {fmt(base)} → {fmt(new)}  {delta}"
+    return f"  {label:<22} {shown[0]} → {shown[1]}  {delta}"
 
 
 def render_comparison(result: Comparison) -> str:

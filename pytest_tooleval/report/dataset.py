@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
-from pytest_tooleval.check.static import collect_files
+from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.report.model import Report, corpus_hash
 from pytest_tooleval.report.write import write_atomic
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_tooleval.cases.load import load_case_file
-from pytest_tooleval.check.static import collect_files
+from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.report.model import Summary
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.statistics import (

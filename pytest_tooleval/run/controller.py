@@ -22,6 +22,7 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.collect import CaseItem
 from pytest_tooleval.config import Settings
 from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.models.registry import grammar_mode
 from pytest_tooleval.report.exporters import written_files
 from pytest_tooleval.report.json_report import package_version, platform_info
 from pytest_tooleval.report.model import (
@@ -52,7 +53,7 @@ from pytest_tooleval.run.journal import (
     set_aside,
 )
 from pytest_tooleval.run.runtime import Runtime
-from pytest_tooleval.wiring import grammar_mode, isolation
+from pytest_tooleval.wiring import isolation
 
 
 def start_run(config: pytest.Config, settings: Settings, profile: Profile) -> None:

@@ -19,8 +19,8 @@ from typing import IO, Any
 
 from pytest_tooleval.config import Settings
 from pytest_tooleval.models.profiles import Profile
+from pytest_tooleval.models.registry import grammar_mode
 from pytest_tooleval.report.json_report import package_version, platform_info
-from pytest_tooleval.wiring import grammar_mode
 
 JOURNAL_NAME = "journal.jsonl"
 JOURNAL_VERSION = 1

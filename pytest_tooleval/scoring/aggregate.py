@@ -26,8 +26,9 @@ from pytest_tooleval.report.model import (
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.coverage import routed_share
 from pytest_tooleval.scoring.failure_modes import failure_modes
-from pytest_tooleval.scoring.intervals import IntervalSettings, figure_intervals, width_warnings
+from pytest_tooleval.scoring.intervals import figure_intervals, width_warnings
 from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
+from pytest_tooleval.scoring.settings import IntervalSettings
 from pytest_tooleval.scoring.settings import Thresholds as Thresholds
 
 #: The axes and their weights: the one place they are defined.
