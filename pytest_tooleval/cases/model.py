@@ -286,10 +286,6 @@ class Case(_Strict):
         """The phrasing register (formal, whatsapp, caps, …) for the register axis."""
         return self.register_
 
-    @property
-    def is_hardmode(self) -> bool:
-        return "hardmode" in self.marks
-
     def checks_after(self, index: int) -> list[StateCheck]:
         """The state checks to run after step ``index`` (0-based): the step's own, and the
         case's after its last step."""
