@@ -150,6 +150,7 @@ class LlamaBackend(Backend):
         self.unenforced: set[str] = set()
         self._previous: list[Message] | None = None
         self.last_output = ""  # the raw text of the latest turn
+        self.last_stats: dict[str, Any] = {}  # tokens evaluated and reused in the latest turn
 
     def _continues(self, messages: list[Message]) -> bool:
         """Whether this turn extends the previous one's conversation (the next round of the
@@ -183,6 +184,8 @@ class LlamaBackend(Backend):
             raise BackendUnavailable(f"llama.cpp refused the request: {error}.{hint}") from None
         self._previous = copy.deepcopy(messages)
         self.last_output = reply["text"]
+        self.last_stats = {key: reply.get(key) for key in
+                           ("prompt_tokens", "evaluated", "kept", "eval_s", "generate_s")}
         content, calls = split_output(self.last_output)
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
