@@ -83,6 +83,7 @@ def ours(cases: int, base_url: str, concurrency: int, latency: float,
                 "--tooleval-progress", "-1", "scenarios"]
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "PYTHONPATH": os.pathsep.join([str(package)])}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled, as an install is
         journal = folder / "tooleval-report" / "journal.jsonl"
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,

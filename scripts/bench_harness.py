@@ -87,6 +87,7 @@ def run_once(cases: int, base_url: str, workers: int, package: Path) -> dict[str
             args += ["-p", "xdist", "-n", str(workers)]
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "PYTHONPATH": os.pathsep.join([str(package), str(ROOT)])}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled, as an install is
         journal = folder / "tooleval-report" / "journal.jsonl"
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
