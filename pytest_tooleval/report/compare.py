@@ -284,7 +284,7 @@ def _routing_only(result: Comparison, new_cases: list[CaseResult],
 
 def _row(label: str, values: tuple[float | None, float | None]) -> str:
     new, base = values
-    shown = ["   n/a" if v is None else f"{v:6.1f}" for v in (base, new)]
+    shown = ["n/a" if v is None else f"{v:6.1f}" for v in (base, new)]
     delta = "" if new is None or base is None else f"{new - base:+6.1f}"
     return f"  {label:<22} {shown[0]} → {shown[1]}  {delta}"
 

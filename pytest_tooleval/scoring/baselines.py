@@ -80,6 +80,10 @@ class _Shown(Router):
         self.backend.shown = list(routing.tools)
         return routing
 
+    def for_case(self, case: Any) -> Router:
+        bound = self.inner.for_case(case)
+        return self if bound is self.inner else _Shown(bound, self.backend)
+
     def describe(self) -> dict[str, object]:
         return self.inner.describe()
 

@@ -34,3 +34,17 @@ def test_a_30_mb_answer_makes_a_small_report(project, fake_model) -> None:  # ty
     assert size < 1024 * 1024, size
     kept = project.cases()["thanks"].steps[0].transcript.answer
     assert kept is not None and "more characters cut from the report" in kept
+
+
+def test_a_report_keeps_a_short_result_itself_and_cuts_only_a_long_one() -> None:
+    from pytest_tooleval.report.json_report import _capped
+    from pytest_tooleval.result import CaseResult, Outcome
+
+    short = CaseResult(nodeid="f.json::c", file="f.json", case="c", outcome=Outcome.PASS)
+    assert _capped(short) is short
+    # Just over the cap in one string of multi-byte letters: cut, the rest kept.
+    long = short.model_copy(update={"case": "ğ" * (MAX_REPORT_CHARS + 1)})
+    capped = _capped(long)
+    assert capped.case.startswith("ğ" * MAX_REPORT_CHARS)
+    assert capped.case.endswith("[... 1 more characters cut from the report]")
+    assert capped.nodeid == long.nodeid and long.case == "ğ" * (MAX_REPORT_CHARS + 1)

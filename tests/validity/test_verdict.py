@@ -89,11 +89,24 @@ def test_the_top_routed_policy_calls_the_routers_first_pick_with_empty_arguments
 
 
 def test_the_top_routed_pick_is_the_first_tool_the_router_showed(world_base: Path) -> None:
-    """No second routing: each step calls what the loop's own routing put first."""
+    """No second routing: one routing per step, and the policy calls what it put first."""
     scorer = BaselineScorer(world_base=world_base, policies=["top-routed"])
+    session = scorer._sessions[0]
+    shown = session.router_factory(None)
+    routed: list[str] = []
+    inner_route = shown.inner.route
+
+    def counted(message: str, *args: Any, **kwargs: Any) -> Any:
+        routed.append(message)
+        return inner_route(message, *args, **kwargs)
+
+    shown.inner.route = counted
     try:
         for ref in refs(ROOT / "benchmarks" / "example.json"):
-            for step in scorer._sessions[0].run(ref).transcripts:
+            routed.clear()
+            steps = session.run(ref).transcripts
+            assert routed == [step.message for step in steps], ref.case.name
+            for step in steps:
                 assert [a.name for a in step.attempts] == step.shown[:1], step.message
     finally:
         scorer.close()
