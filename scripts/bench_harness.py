@@ -11,7 +11,8 @@ built-in tool call. Prints, for a pytest run of the plugin in a child process:
 - start-up to the first and to the second case in the journal (process start to each):
   a version that prepares more right after its first case shows it in the second;
 - the controller's peak RSS (``ru_maxrss`` of the child; serial runs only);
-- with ``--before REF``, the same for REF, round by round in turn, medians side by side;
+- with ``--before REF``, the same for REF, round by round in turn, medians side by side
+  (the rounds' range in brackets);
 - ``tooleval check`` on ``benchmarks scenarios`` (wall time of the command, its cache warm).
 inspect_ai is not measured here (not installed in this environment).
 """
@@ -112,6 +113,7 @@ def run_once(cases: int, base_url: str, workers: int, package: Path) -> dict[str
 def check_time(package: Path) -> float:
     paths = [p for p in ("benchmarks", "scenarios") if (ROOT / p).is_dir()]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), str(ROOT)])}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "pytest_tooleval.cli", "check", *paths], cwd=ROOT,
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -172,8 +174,11 @@ def main() -> int:
         if options.workers and key.startswith("peak RSS"):
             continue
         values = [statistics.median(r[key] for r in rounds[name]) for name in names]
+        spreads = [(min(r[key] for r in rounds[name]), max(r[key] for r in rounds[name]))
+                   for name in names]
         change = f" | {100 * (values[1] / values[0] - 1):+.0f} %" if len(values) == 2 else ""
-        print(f"| {key} | " + " | ".join(f"{v:.2f}" for v in values) + change + " |")
+        print(f"| {key} | " + " | ".join(f"{v:.2f} ({low:.2f}–{high:.2f})" for v, (low, high)
+                                          in zip(values, spreads, strict=True)) + change + " |")
     print("| tooleval check benchmarks scenarios (s) | "
           + " | ".join(f"{checks[name]:.2f}" for name in names) + " |")
     return 0

@@ -52,7 +52,8 @@ def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
     directory = settings.report_dir
     json_path, md_path = directory / "report.json", directory / "report.md"
     try:
-        # pydantic's own serializer: the same text as json.dumps, six times faster.
+        # pydantic's own serializer: the same data and form as json.dumps (a number below
+        # 1e-4 is written 0.000099, not 9.9e-05), six times faster.
         write_atomic(json_path, finished.report.model_dump_json(indent=2, by_alias=True) + "\n")
         write_atomic(md_path, render_markdown(finished.report))
     except OSError as exc:
