@@ -140,10 +140,12 @@ class BaselineScorer:
             # Copy on write as in a run: a case whose tools never touch the world (the
             # calculator) builds none, and reading tools read the shared template.
             self._providers.append(_ReadOnly(worlds.world_for_case, shared_world=worlds.shared))
-        self._sessions = [ModelSession(backend_factory=lambda b=backend: b,
-                                       providers=self._providers,
-                                       router_factory=lambda case_file, r=shown: r)
-                          for backend, shown in ((b, _Shown(router, b)) for b in self._backends)]
+        self._sessions = []
+        for backend in self._backends:
+            shown = _Shown(router, backend)
+            self._sessions.append(ModelSession(backend_factory=lambda b=backend: b,
+                                               providers=self._providers,
+                                               router_factory=lambda case_file, r=shown: r))
 
     def score(self, ref: Any) -> dict[str, CaseResult | None]:
         """Every policy's result on this case (``CaseRef``); None for an ERROR."""

@@ -88,7 +88,8 @@ def test_the_top_routed_policy_calls_the_routers_first_pick_with_empty_arguments
     assert echo.complete([{"role": "user", "content": "18 * 4?"}], []).content == "18 * 4?"
 
 
-def test_the_top_routed_pick_is_the_first_tool_the_router_showed(world_base: Path) -> None:
+def test_the_top_routed_pick_is_the_first_tool_the_router_showed(
+        world_base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No second routing: one routing per step, and the policy calls what it put first."""
     scorer = BaselineScorer(world_base=world_base, policies=["top-routed"])
     session = scorer._sessions[0]
@@ -100,7 +101,8 @@ def test_the_top_routed_pick_is_the_first_tool_the_router_showed(world_base: Pat
         routed.append(message)
         return inner_route(message, *args, **kwargs)
 
-    shown.inner.route = counted
+    # The process's shared router: patched for this test only.
+    monkeypatch.setattr(shown.inner, "route", counted)
     try:
         for ref in refs(ROOT / "benchmarks" / "example.json"):
             routed.clear()
