@@ -1,8 +1,9 @@
-"""Transcripts: what happened in a case, step by step, as plain data (``asdict``)."""
+"""Transcripts: what happened in a case, step by step, as plain dataclasses (a result
+keeps them as they are; pydantic serialises them in the report)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 RESULT_PREVIEW = 2000
@@ -52,12 +53,6 @@ class StepTranscript:
     @property
     def latency_s(self) -> float:
         return sum(call.latency_s for call in self.model_calls)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["ran"] = self.ran
-        data["latency_s"] = round(self.latency_s, 4)
-        return data
 
 
 def shorten(text: str, limit: int = RESULT_PREVIEW) -> str:
