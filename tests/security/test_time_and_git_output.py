@@ -13,11 +13,13 @@ and the test fails when it is not back in time (``_within``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -162,6 +164,52 @@ def test_a_tool_blocked_in_c_does_not_hold_the_run(monkeypatch: pytest.MonkeyPat
         assert catalogue.call("echo", {"text": "next"}).text == "next"
     finally:
         _RELEASE.set()
+
+
+@tool
+def wait_briefly_in_c(text: str) -> str:
+    """A tool blocked inside one C call for 3 s."""
+    threading.Event().wait(3)
+    return "done"
+
+
+@contextlib.contextmanager
+def _traced() -> Iterator[None]:
+    """This thread under a trace function, as under coverage or a debugger."""
+    previous = sys.gettrace()
+    sys.settrace(lambda *args: None)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
+def test_under_a_tracer_a_tool_blocked_in_c_leaves_the_caller_free(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On CPython 3.11 under a trace function, an exception set for a thread inside a C
+    call kept every traced thread spinning until that call returned (the caller stuck
+    for the rest of the 3 s wait; for good behind a call that never returns): the caller
+    gets its answer at the clock and its next call at once."""
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.3, raising=False)
+    catalogue = Catalogue([PythonToolProvider([wait_briefly_in_c, echo], source="python:test")])
+    with _traced():
+        result: ToolResult = catalogue.call("wait_briefly_in_c", {"text": "x"})
+        started = time.monotonic()
+        following = catalogue.call("echo", {"text": "next"})
+        took = time.monotonic() - started
+    assert result.is_error and "0.3 s" in result.text and "background" in result.text
+    assert following.text == "next" and took < 1.0, f"the next call took {took:.2f} s"
+
+
+def test_under_a_tracer_a_python_tool_that_loops_is_still_stopped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exception is held back only from a thread that sits in one C call: a looping
+    tool under a trace function is still ended at the clock."""
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.5, raising=False)
+    catalogue = Catalogue([PythonToolProvider([spin, echo], source="python:test")])
+    with _traced():
+        result: ToolResult = _within(10, lambda: catalogue.call("spin", {"text": "x"}))
+    assert result.is_error and "was stopped" in result.text
 
 
 def test_a_built_in_tool_past_its_clock_is_a_tool_error(
