@@ -6,8 +6,11 @@ thread, so at the clock the call is also stopped: ``ToolTimedOut`` is raised ins
 thread (``PyThreadState_SetAsyncExc``), which ends Python code at its next bytecode: a
 loop over documents, a regex search between lines, a user's ``while True``. Code blocked
 inside one C call (``time.sleep``, a socket read without a timeout) stops only when that
-call returns; the run does not wait for it. Because the thread is the call's alone, the
-exception can never land in the caller's code, however late it arrives.
+call returns; the run does not wait for it. On CPython 3.11 under a trace or profile
+function the exception is held back from a call that looks idle (``_SPINS_WHEN_TRACED``):
+it ends in the background, and so does a loop that mostly sleeps there. Because the
+thread is the call's alone, the exception can never land in the caller's code, however
+late it arrives.
 
 Parts that must not be torn in the middle (a jailed process and its clean-up, copying a
 world) run ``shielded()``: no exception is raised inside them; a call stopped meanwhile
@@ -71,18 +74,25 @@ def _set_async_exc() -> Any:
 
 _RAISE_IN = _set_async_exc()
 
-#: CPython 3.11 under a trace function (coverage, a debugger): while an exception set for a
-#: thread waits for that thread to leave a C call, every traced thread spins at its next
-#: function call (measured: the caller stuck for the rest of a 3 s ``Event.wait``, for
-#: good behind a call that never returns). 3.12 and 3.13 do not.
-_TRACE_SPINS = sys.version_info < (3, 12)
+#: CPython 3.11 under a trace or profile function (coverage, a debugger, cProfile): while an
+#: exception set for a thread waits for that thread to leave a C call, an interpreter-wide
+#: flag stays up and every traced thread spins at its next function call (measured: the
+#: caller stuck for the rest of a 3 s ``Event.wait``, for good behind a call that never
+#: returns). 3.10, 3.12 and 3.13 do not. Not covered: a tracer on another thread only (pdb
+#: on the main thread, the call on a lane), and a call that blocks within about 50 ms of
+#: its last CPU use.
+_SPINS_WHEN_TRACED = sys.version_info[:2] == (3, 11)
 
 
-def _waiting(ident: int) -> bool:
-    """Whether the thread sits inside a C call waiting (a lock, a sleep, a read): it used
-    under 1 ms of CPU in 50 ms, while the caller slept. A thread running Python code uses
-    the interpreter meanwhile; where a thread's CPU time cannot be read, it counts as
-    waiting."""
+def _traced() -> bool:
+    return any(get() is not None for get in (sys.gettrace, threading.gettrace,
+                                              sys.getprofile, threading.getprofile))
+
+
+def _idle(ident: int) -> bool:
+    """Whether the thread used under 1 ms of CPU in the last 50 ms (the caller sleeping
+    meanwhile): a thread waiting inside a C call uses none, one running Python code does.
+    Where a thread's CPU time cannot be read (not on Linux), it counts as idle."""
     try:
         clock = time.pthread_getcpuclockid(ident)
         used = time.clock_gettime(clock)
@@ -114,11 +124,11 @@ def call_within(seconds: float, function: Callable[..., T], *args: Any) -> T:
     thread.join(seconds)
     if thread.is_alive() or not outcome:
         ident = thread.ident
-        stoppable = ident is not None and _RAISE_IN is not None and not (
-            _TRACE_SPINS and (sys.gettrace() or threading.gettrace()) and _waiting(ident))
+        held_back = (_SPINS_WHEN_TRACED and not call.shields and ident is not None
+                     and _traced() and _idle(ident))
         with call.lock:
             call.expired = True
-            if not call.shields and stoppable:
+            if not (call.shields or held_back) and ident is not None and _RAISE_IN is not None:
                 _RAISE_IN(ident, ToolTimedOut)
         thread.join(STOP_GRACE_S)
         raise CallExpired(seconds, stopped=not thread.is_alive())
