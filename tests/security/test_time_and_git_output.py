@@ -189,7 +189,7 @@ def test_under_a_tracer_a_tool_blocked_in_c_leaves_the_caller_free(
     """On CPython 3.11 under a trace function, an exception set for a thread inside a C
     call kept every traced thread spinning until that call returned (the caller stuck
     for the rest of the 3 s wait; for good behind a call that never returns): the caller
-    gets its answer at the clock and its next call at once."""
+    gets its answer at the clock, and the next call works."""
     monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.3, raising=False)
     catalogue = Catalogue([PythonToolProvider([wait_briefly_in_c, echo], source="python:test")])
     with _traced():
@@ -204,8 +204,9 @@ def test_under_a_tracer_a_tool_blocked_in_c_leaves_the_caller_free(
 
 def test_under_a_tracer_a_python_tool_that_loops_is_still_stopped(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The exception is held back only from a thread that sits in one C call: a looping
-    tool under a trace function is still ended at the clock."""
+    """The exception is held back only from a thread that used no CPU just before the
+    clock (one waiting in a C call): a looping tool under a trace function is still ended
+    at the clock."""
     monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 0.5, raising=False)
     judged: list[bool] = []
     idle = deadline._idle
