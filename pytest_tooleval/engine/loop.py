@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
@@ -23,7 +23,6 @@ from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
 from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated
 from pytest_tooleval.router.base import Router
 from pytest_tooleval.tools.base import Catalogue, ToolSpec
-from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with access to tools. Call a tool only when the user's "
@@ -34,15 +33,6 @@ DEFAULT_SYSTEM_PROMPT = (
 
 class CaseTimedOut(Exception):
     """The case ran past its wall clock: an ERROR of kind ``timeout``, never a FAIL."""
-
-
-@dataclass
-class LoopSettings:
-    max_steps: int = 6
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    #: Seconds per tool call (None: ``tools.base.TOOL_TIMEOUT_S``) and per case.
-    tool_timeout: float | None = None
-    case_timeout: float = CASE_TIMEOUT_S
 
 
 def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
@@ -103,33 +93,30 @@ def _canonical(arguments: str | None) -> str | None:
         return arguments
 
 
+@dataclass
 class ToolLoop:
-    def __init__(
-        self,
-        backend: Backend,
-        catalogue: Catalogue,
-        router: Router,
-        settings: LoopSettings | None = None,
-    ) -> None:
-        self.backend = backend
-        self.catalogue = catalogue
-        self.router = router
-        self.settings = settings or LoopSettings()
-        self._deadline = float("inf")
+    backend: Backend
+    catalogue: Catalogue
+    router: Router
+    max_steps: int
+    system_prompt: str
+    #: Seconds per tool call (None: ``tools.base.TOOL_TIMEOUT_S``) and per case.
+    tool_timeout: float | None
+    case_timeout: float
+    _deadline: float = field(default=float("inf"), init=False)
 
     def run_case(
         self,
         case_file: CaseFile,
         case: Case,
-        transcripts: list[StepTranscript] | None = None,
-        after_step: Callable[[int, StepTranscript], None] | None = None,
-    ) -> list[StepTranscript]:
-        """Run every step; each transcript is appended before its step runs, so a failure
-        part-way leaves the record up to it. ``after_step(index, transcript)`` runs the
-        state checks after each step."""
-        self._deadline = time.monotonic() + self.settings.case_timeout
-        messages: list[Message] = [{"role": "system", "content": self.settings.system_prompt}]
-        transcripts = [] if transcripts is None else transcripts
+        transcripts: list[StepTranscript],
+        after_step: Callable[[int, StepTranscript], None] | None,
+    ) -> None:
+        """Run every step; each transcript is appended to ``transcripts`` before its step
+        runs, so a failure part-way leaves the record up to it. ``after_step(index,
+        transcript)`` runs the state checks after each step."""
+        self._deadline = time.monotonic() + self.case_timeout
+        messages: list[Message] = [{"role": "system", "content": self.system_prompt}]
         previous_ran: tuple[str, ...] = ()
         for step in case.steps:
             routing = self.router.route(
@@ -142,7 +129,6 @@ class ToolLoop:
             if after_step is not None:
                 after_step(len(transcripts) - 1, transcript)
             previous_ran = tuple(dict.fromkeys(transcript.ran))
-        return transcripts
 
     def _run_step(self, messages: list[Message], transcript: StepTranscript) -> None:
         shown = {name: self.catalogue.spec(name) for name in transcript.shown}
@@ -150,7 +136,7 @@ class ToolLoop:
         # share a longer prefix, which llama.cpp reuses from its KV cache.
         specs = [spec for spec in self.catalogue.specs if spec.name in shown]
         previous_round: list[tuple[str | None, str | None]] | None = None
-        for round_index in range(self.settings.max_steps):
+        for round_index in range(self.max_steps):
             self._in_time("a model call")
             # Cut off at max_tokens: a malformed attempt on every backend, never an answer.
             turn = mark_truncated(self.backend.complete(messages, specs),
@@ -178,7 +164,7 @@ class ToolLoop:
                 break
             previous_round = this_round
         else:
-            transcript.stopped = f"no final answer within {self.settings.max_steps} model calls"
+            transcript.stopped = f"no final answer within {self.max_steps} model calls"
         transcript.answered = False
 
     def _in_time(self, what: str) -> float:
@@ -186,7 +172,7 @@ class ToolLoop:
         left = self._deadline - time.monotonic()
         if left <= 0:
             raise CaseTimedOut(
-                f"the case ran past its wall clock of {self.settings.case_timeout:g} s "
+                f"the case ran past its wall clock of {self.case_timeout:g} s "
                 f"(--tooleval-case-timeout) and was stopped at {what}; a hung tool or "
                 "model, or too many slow calls")
         return left
@@ -216,7 +202,7 @@ class ToolLoop:
             })
             if attempt.valid and attempt.name:
                 left = self._in_time(f"a call of {attempt.name}")
-                clock = self.catalogue.clock(attempt.name, self.settings.tool_timeout)
+                clock = self.catalogue.clock(attempt.name, self.tool_timeout)
                 started = time.perf_counter()
                 result = self.catalogue.call(attempt.name, attempt.arguments,
                                              timeout=min(clock, left))

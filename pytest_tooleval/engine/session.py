@@ -17,7 +17,6 @@ from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.loop import (
     DEFAULT_SYSTEM_PROMPT,
     CaseTimedOut,
-    LoopSettings,
     ToolLoop,
 )
 from pytest_tooleval.engine.transcript import StepTranscript
@@ -213,13 +212,9 @@ class ModelSession:
                 started.append(provider)
             router = self.router_factory(ref.case_file).for_case(ref.case)
             self._router_info = router.describe()
-            loop = ToolLoop(
-                self.backend,
-                catalogue,
-                router,
-                LoopSettings(max_steps=self.max_steps, system_prompt=self.system_prompt,
-                             tool_timeout=self.tool_timeout, case_timeout=self.case_timeout),
-            )
+            loop = ToolLoop(self.backend, catalogue, router, max_steps=self.max_steps,
+                            system_prompt=self.system_prompt, tool_timeout=self.tool_timeout,
+                            case_timeout=self.case_timeout)
             observe = _state_observer(ref, catalogue)
             with self.backend.case_scope():
                 loop.run_case(ref.case_file, ref.case, transcripts, observe)
