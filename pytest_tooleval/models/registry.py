@@ -1,6 +1,6 @@
 """Which backend a profile's ``kind`` and a grammar mode call for: a small table of
-``Backend`` subclasses or ``"module:Class"`` (imported only when used), plus the kinds plugins
-add with an entry point in ``pytest_tooleval.backends`` (serving every grammar mode).
+``"module:Class"`` (imported only when used), plus the kinds plugins add with an entry point
+in ``pytest_tooleval.backends`` (serving every grammar mode).
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ if TYPE_CHECKING:
     from pytest_tooleval.models.profiles import Profile
 
 ENTRY_POINT_GROUP = "pytest_tooleval.backends"
-GRAMMARS = ("vendor", "on", "off")
 
-REGISTRY: dict[tuple[str, str], str | type[Backend]] = {
+REGISTRY: dict[tuple[str, str], str] = {
     ("openai", "vendor"): "pytest_tooleval.models.openai:OpenAIChatBackend",
     ("openai", "on"): "pytest_tooleval.models.raw_openai:RawCompletionBackend",
     ("openai", "off"): "pytest_tooleval.models.raw_openai:RawCompletionBackend",
@@ -29,12 +28,6 @@ REGISTRY: dict[tuple[str, str], str | type[Backend]] = {
 
 _WHY_NOT = {("llama", "vendor"): "--grammar vendor means a server's own tool calling; the "
                                   "embedded model has no server: use --grammar on or off"}
-
-
-def register(kind: str, backend: str | type[Backend], *grammars: str) -> None:
-    """``backend`` serves ``kind`` in these grammar modes (all of them when none is named)."""
-    for grammar in grammars or GRAMMARS:
-        REGISTRY[(kind, grammar)] = backend
 
 
 def _plugin_kinds() -> dict[str, str]:
@@ -69,8 +62,6 @@ def backend_class(kind: str, grammar: str) -> type[Backend]:
         raise BackendConfigError(_WHY_NOT.get(key) or unknown_kind(kind) or (
             f"no backend for kind {kind!r} with grammar {grammar!r} "
             f"(this kind runs: {', '.join(modes)})"))
-    if not isinstance(target, str):
-        return target
     module_name, _, name = target.partition(":")
     try:
         found = getattr(importlib.import_module(module_name), name)

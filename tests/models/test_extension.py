@@ -58,8 +58,7 @@ class Reuses(base.Backend):
 
 
 def test_the_backend_class_decides_prefix_order(monkeypatch) -> None:
-    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
-    registry.register("reuses", Reuses)
+    monkeypatch.setitem(registry.REGISTRY, ("reuses", "on"), f"{__name__}:Reuses")
 
     def config(order: str = "auto", collectonly: bool = False) -> Any:
         return SimpleNamespace(getoption=lambda name, default: order,

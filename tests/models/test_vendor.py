@@ -20,7 +20,7 @@ from pytest_tooleval.models.base import (
 from pytest_tooleval.models.openai import SENTINEL_NAME, OpenAIChatBackend
 from pytest_tooleval.models.profiles import SAMPLING_FIELDS, Profile
 from pytest_tooleval.models.raw_openai import RawCompletionBackend
-from pytest_tooleval.models.registry import REGISTRY, make_backend, register
+from pytest_tooleval.models.registry import make_backend
 from pytest_tooleval.models.wire import vendor_messages
 from pytest_tooleval.tools.base import ToolSpec
 from tests.support.fake_openai import FakeOpenAI, Rule, answer, call
@@ -185,22 +185,6 @@ def test_the_embedded_model_has_no_vendor_mode() -> None:
     with pytest.raises(BackendConfigError, match="use --grammar on or off") as caught:
         make_backend(Profile(name="e", kind="llama", gguf="default"), "vendor")
     assert isinstance(caught.value, BackendError)
-
-
-def test_register_adds_a_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(REGISTRY, ("openai", "vendor"), REGISTRY[("openai", "vendor")])
-    built: list[tuple[str, str, int]] = []
-
-    class Mine(OpenAIChatBackend):
-        @classmethod
-        def from_profile(cls, p: Profile, grammar: str, *, workers: int = 1) -> Any:
-            built.append((p.name, grammar, workers))
-            return "mine"
-
-    register("openai", Mine, "vendor")
-    assert make_backend(profile("http://x/v1"), "vendor", workers=3) == "mine"
-    assert built == [("t", "vendor", 3)]
-    assert isinstance(make_backend(profile("http://x/v1"), "on"), RawCompletionBackend)
 
 
 def test_wiring_uses_the_registry() -> None:
