@@ -72,8 +72,6 @@ class ChatTemplate:
             **(kwargs or {}),
         )
 
-    __call__ = render
-
 
 def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None,
             separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:

@@ -27,13 +27,14 @@ def test_thinking_control_reaches_the_template() -> None:
 
 
 def test_builder_turns_thinking_off_by_default() -> None:
-    assert PromptBuilder(ChatTemplate(QWEN3_LIKE)).build(QUESTION, []).endswith("</think>\n\n")
-    on = PromptBuilder(ChatTemplate(QWEN3_LIKE), thinking=True).build(QUESTION, [])
+    render = ChatTemplate(QWEN3_LIKE).render
+    assert PromptBuilder(render).build(QUESTION, []).endswith("</think>\n\n")
+    on = PromptBuilder(render, thinking=True).build(QUESTION, [])
     assert "<think>" not in on
 
 
 def test_sentinel_detects_dropped_tools_and_injects(tools: list[ToolSpec]) -> None:
-    builder = PromptBuilder(ChatTemplate(SMOLLM2))
+    builder = PromptBuilder(ChatTemplate(SMOLLM2).render)
     prompt = builder.build(QUESTION, tools)
     assert builder.native_tools is False
     assert builder.describe()["tools_shown"] == "injected"
@@ -43,7 +44,7 @@ def test_sentinel_detects_dropped_tools_and_injects(tools: list[ToolSpec]) -> No
 
 
 def test_native_tools_are_left_to_the_template(tools: list[ToolSpec]) -> None:
-    builder = PromptBuilder(ChatTemplate(QWEN3_LIKE))
+    builder = PromptBuilder(ChatTemplate(QWEN3_LIKE).render)
     prompt = builder.build(QUESTION, tools)
     assert builder.native_tools is True
     assert "<tools>" in prompt and "You can use these tools" not in prompt
@@ -51,7 +52,7 @@ def test_native_tools_are_left_to_the_template(tools: list[ToolSpec]) -> None:
 
 
 def test_case_system_prompt_comes_first_and_no_tools_asks_for_an_answer() -> None:
-    builder = PromptBuilder(ChatTemplate(SMOLLM2))
+    builder = PromptBuilder(ChatTemplate(SMOLLM2).render)
     messages = [{"role": "system", "content": "Be terse."}, *QUESTION]
     prompt = builder.build(messages, [])
     assert prompt.startswith("<|im_start|>system\nBe terse.\n\n" + ANSWER_ONLY_FORMAT)
@@ -68,11 +69,11 @@ def test_history_in_envelope_form_and_tool_results(tools: list[ToolSpec]) -> Non
         },
         {"role": "tool", "tool_call_id": "c1", "content": "12 C, rain"},
     ]
-    native = PromptBuilder(ChatTemplate(QWEN3_LIKE)).build(messages, tools)
+    native = PromptBuilder(ChatTemplate(QWEN3_LIKE).render).build(messages, tools)
     assert '{"tool": "get_weather", "arguments": {"city": "Paris"}}' in native
     assert "<tool_response>\n12 C, rain\n</tool_response>" in native
 
-    strict = PromptBuilder(ChatTemplate(STRICT_ROLES))
+    strict = PromptBuilder(ChatTemplate(STRICT_ROLES).render)
     wrapped = strict.build(messages, tools)
     assert strict.native_tool_role is False
     assert "<<user>>Tool result (get_weather):\n12 C, rain" in wrapped
@@ -81,8 +82,8 @@ def test_history_in_envelope_form_and_tool_results(tools: list[ToolSpec]) -> Non
 
 def test_same_prompt_for_both_grammar_modes(tools: list[ToolSpec]) -> None:
     # The builder has no grammar input at all: the prompt cannot depend on the mode.
-    a = PromptBuilder(ChatTemplate(SMOLLM2)).build(QUESTION, tools)
-    b = PromptBuilder(ChatTemplate(SMOLLM2)).build(QUESTION, tools)
+    a = PromptBuilder(ChatTemplate(SMOLLM2).render).build(QUESTION, tools)
+    b = PromptBuilder(ChatTemplate(SMOLLM2).render).build(QUESTION, tools)
     assert a == b
 
 
