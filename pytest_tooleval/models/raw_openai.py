@@ -61,7 +61,6 @@ class RawCompletionBackend(ServerBackend):
 
     def __init__(self, profile: Profile, grammar: str, *, flavor: str | None = None) -> None:
         super().__init__(profile, grammar)
-        self.max_tokens = profile.max_tokens
         self._flavor = flavor
         template = profile.template
         self.template_origin = "server /apply-template"
@@ -194,7 +193,7 @@ class RawCompletionBackend(ServerBackend):
         started = time.perf_counter()
         prompt = self.prompt.build(messages, tools)
         schema = envelope.envelope_schema(tools) if self.mode == "on" else None
-        text, info = self._request(prompt, schema, self._constraint_field, self.max_tokens)
+        text, info = self._request(prompt, schema, self._constraint_field, self.profile.max_tokens)
         self.last_output = text
         content, calls = split_output(text)
         for index, call in enumerate(calls):
@@ -218,7 +217,7 @@ class RawCompletionBackend(ServerBackend):
             "chat_template": self.template_origin,
             "seed": self.sampling.get("seed"),
             "temperature": self.sampling.get("temperature"),
-            "max_tokens": self.max_tokens,
+            "max_tokens": self.profile.max_tokens,
         })
         if self.mode == "on":
             info["canary"] = self._canary or "not run"
