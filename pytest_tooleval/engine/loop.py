@@ -110,7 +110,7 @@ class ToolLoop:
         case_file: CaseFile,
         case: Case,
         transcripts: list[StepTranscript],
-        after_step: Callable[[int, StepTranscript], None] | None,
+        after_step: Callable[[int, StepTranscript], None],
     ) -> None:
         """Run every step; each transcript is appended to ``transcripts`` before its step
         runs, so a failure part-way leaves the record up to it. ``after_step(index,
@@ -126,8 +126,7 @@ class ToolLoop:
             messages.append({"role": "user", "content": step.message})
             transcripts.append(transcript)
             self._run_step(messages, transcript)
-            if after_step is not None:
-                after_step(len(transcripts) - 1, transcript)
+            after_step(len(transcripts) - 1, transcript)
             previous_ran = tuple(dict.fromkeys(transcript.ran))
 
     def _run_step(self, messages: list[Message], transcript: StepTranscript) -> None:

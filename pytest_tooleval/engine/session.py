@@ -294,8 +294,6 @@ class _LockedRouter(Router):
 
 def _state_observer(ref: CaseRef, catalogue: Catalogue) -> Any:
     """The callback that runs a step's state checks on the case's world after the step."""
-    if not any(step.after for step in ref.case.steps) and not ref.case.after:
-        return None
 
     def observe(index: int, transcript: StepTranscript) -> None:
         checks = ref.case.checks_after(index)
