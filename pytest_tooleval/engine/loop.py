@@ -56,15 +56,13 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
         # As jsonschema.validate reports it: the most relevant error, not the first.
         error = jsonschema.exceptions.best_match(
             _validator(shown[call.name].parameters).iter_errors(arguments))
-        if error is not None:
-            raise error
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(arguments)"
-        return Attempt(call.name, arguments, valid=False, malformed="schema_violation",
-                       reason=f"{where}: {exc.message}")
     except jsonschema.SchemaError as exc:
         # The tool's own schema is broken: run the call rather than blame the model.
         return Attempt(call.name, arguments, valid=True, reason=f"tool schema invalid: {exc}")
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"
+        return Attempt(call.name, arguments, valid=False, malformed="schema_violation",
+                       reason=f"{where}: {error.message}")
     return Attempt(call.name, arguments, valid=True)
 
 
