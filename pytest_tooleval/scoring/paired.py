@@ -17,7 +17,6 @@ from pytest_tooleval.scoring.repeats import CaseTries, group_tries
 from pytest_tooleval.scoring.statistics import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     PairedDifference,
     mcnemar_exact,
     min_detectable,
@@ -186,7 +185,7 @@ class Row:
 
 def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, float], *,
                 level: float = DEFAULT_LEVEL, resamples: int = DEFAULT_RESAMPLES,
-                seed: int = DEFAULT_SEED, score_only: bool = False) -> list[Row]:
+                score_only: bool = False) -> list[Row]:
     """Score, pass rate and each axis: paired difference, interval, test and flips."""
     if not pairs:
         return []
@@ -194,7 +193,7 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
     new_rows = [new.axes() for new, _ in pairs]
     base_rows = [base.axes() for _, base in pairs]
     found = paired_bootstrap(new_rows, base_rows, strata, weights, level=level,
-                             resamples=resamples, seed=seed)
+                             resamples=resamples)
     if len(pairs) < MIN_PAIRS:
         # So few cases barely vary when resampled: the interval would look certain. The
         # tests (sign-flip, McNemar) stay valid at any size.
@@ -205,7 +204,7 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
         new_score = _weighted(new_rows, weights)
         rows.append(Row("score", new_score, new_score - score.delta, score, "sign-flip",
                         randomisation_p=sign_flip_p(_score_terms(new_rows, base_rows,
-                                                                 weights), seed=seed)))
+                                                                 weights))))
     if score_only:
         return rows
     single = all(new.n == 1 and base.n == 1 for new, base in pairs)
@@ -213,14 +212,14 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
     rates_new = [{"pass": new.passes / new.n} for new, _ in pairs]
     rates_base = [{"pass": base.passes / base.n} for _, base in pairs]
     rate = paired_bootstrap(rates_new, rates_base, strata, {"pass": 1.0}, level=level,
-                            resamples=resamples, seed=seed)["pass"]
-    if rate is not None and found["score"] is not None and found["score"].interval is None:
+                            resamples=resamples)["pass"]
+    if rate is not None and score is not None and score.interval is None:
         rate = replace(rate, interval=None)
     if rate is not None:
         new_rate = 100 * sum(r["pass"] for r in rates_new) / len(pairs)
         rows.append(_row("pass rate", new_rate, new_rate - 100 * rate.delta, rate, single,
                          overall, [n["pass"] - b["pass"] for n, b in
-                                   zip(rates_new, rates_base, strict=True)], seed))
+                                   zip(rates_new, rates_base, strict=True)]))
     for axis in weights:
         difference = found[axis]
         if difference is None:
@@ -232,18 +231,17 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
         rows.append(_row(f"axis {axis}", new_mean, new_mean - 100 * difference.delta,
                          difference, exact, flips([p for p, _, _ in members],
                                                   passed_axis(axis)),
-                         [n - b for _, n, b in members], seed))
+                         [n - b for _, n, b in members]))
     return rows
 
 
 def _row(name: str, new: float, base: float, difference: PairedDifference, exact: bool,
-         table: Flips, terms: list[float], seed: int) -> Row:
+         table: Flips, terms: list[float]) -> Row:
     """A pass/fail figure of single tries is tested by exact McNemar on its flips, any
     other by the sign-flip test on its per-case differences (computed only then)."""
     if exact:
         return Row(name, new, base, difference, "mcnemar", table)
-    return Row(name, new, base, difference, "sign-flip", table,
-               sign_flip_p(terms, seed=seed))
+    return Row(name, new, base, difference, "sign-flip", table, sign_flip_p(terms))
 
 
 def _score_terms(new_rows: list[dict[str, float]], base_rows: list[dict[str, float]],
@@ -271,21 +269,19 @@ def _weighted(rows: list[dict[str, float]], weights: dict[str, float]) -> float:
     return 100.0 * sum(weights[a] * m for a, m in used.items()) / total if total else 0.0
 
 
-def group_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, float],
-               key: str = "group", *, level: float = DEFAULT_LEVEL,
-               seed: int = DEFAULT_SEED) -> list[Row]:
+def group_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, float], *,
+               level: float = DEFAULT_LEVEL) -> list[Row]:
     """The score row and pass/fail flips per group: shown, never deciding (many groups
     would make chance drops certain)."""
-    labels = sorted({new.label(key) or "" for new, _ in pairs} - {""})
+    labels = sorted({new.label("group") or "" for new, _ in pairs} - {""})
     rows = []
     for label in labels:
-        members = [(n, b) for n, b in pairs if n.label(key) == label]
-        found = paired_rows(members, weights, level=level, seed=seed, resamples=1000,
-                            score_only=True)
-        score = next((r for r in found if r.name == "score"), None)
-        if score is None:
+        members = [(n, b) for n, b in pairs if n.label("group") == label]
+        found = paired_rows(members, weights, level=level, resamples=1000, score_only=True)
+        if not found:  # score_only: the score row, or none
             continue
-        score.name = f"{key} {label}"
+        score = found[0]
+        score.name = f"group {label}"
         score.flips = flips(members, passed_overall)
         score.decides = False
         rows.append(score)
