@@ -26,8 +26,7 @@ def figure_intervals(
     """The score's interval (0–100) and each axis's (0–1) over these cases."""
     scored = [c for c in cases if c.n]
     rows = [c.axes() for c in scored]
-    result = bootstrap(rows, [c.stratum for c in scored], weights, level=settings.level,
-                       resamples=settings.resamples, seed=settings.seed)
+    result = bootstrap(rows, [c.stratum for c in scored], weights, level=settings.level)
     axes: dict[str, Interval | None] = {}
     means: dict[str, float] = {}
     for axis in weights:

@@ -17,15 +17,13 @@ class IntervalSettings:
     level: float = DEFAULT_LEVEL
     #: A figure whose interval is wider than this (points out of 100) gets a warning.
     max_width: float = 10.0
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
 
     def describe(self) -> dict[str, Any]:
         return {
             "level": self.level,
             "max_width": self.max_width,
-            "bootstrap_resamples": self.resamples,
-            "bootstrap_seed": self.seed,
+            "bootstrap_resamples": DEFAULT_RESAMPLES,
+            "bootstrap_seed": DEFAULT_SEED,
             "methods": {
                 "proportion": "Wilson score interval (a binary axis, one try per case)",
                 "score": "percentile bootstrap over cases, stratified by category; with "
