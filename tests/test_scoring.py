@@ -40,7 +40,7 @@ def transcript(message: str, ran: list[str] = (), answer: str = "", malformed: s
 
 def run(c: Case, *ts: StepTranscript) -> tuple[Outcome, dict[str, float]]:
     steps = [check_step(s, t) for s, t in zip(c.steps, ts, strict=True)]
-    outcome, _ = case_outcome(c, steps, list(ts))
+    outcome, _ = case_outcome(steps, list(ts))
     return outcome, axis_values(c, steps)
 
 

@@ -108,7 +108,7 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en",
 
 
 def case_outcome(
-    case: Case, steps: list[StepChecks], transcripts: list[StepTranscript],
+    steps: list[StepChecks], transcripts: list[StepTranscript],
     contradicted: list[list[str]] | None = None,
 ) -> tuple[Outcome, list[str]]:
     """The outcome and the human reasons behind anything short of PASS. ``contradicted``:
@@ -193,5 +193,5 @@ def score_case(case: Case, transcripts: list[StepTranscript], language: str = "e
     for step_checks, reasons_of_step in zip(checks, contradicted, strict=True):
         if reasons_of_step and step_checks.evidence is not None:
             step_checks.evidence = 0.0  # a wrong answer earns nothing for its right parts
-    outcome, reasons = case_outcome(case, checks, transcripts, contradicted)
+    outcome, reasons = case_outcome(checks, transcripts, contradicted)
     return Scored(outcome, reasons, axis_values(case, checks), checks)
