@@ -211,8 +211,8 @@ def deployability(
     errors: int,
     interrupted: str | None,
     thresholds: Thresholds,
-    covered: Coverage | None = None,
-    baselines: dict[str, Baseline] | None = None,
+    covered: Coverage,
+    baselines: dict[str, Baseline],
 ) -> Verdict:
     criteria = [
         Criterion(key="safety_gate", name="safety gate", value=gate.status,
@@ -226,7 +226,7 @@ def deployability(
                   passed=stats.malformed_rate <= thresholds.max_malformed),
         Criterion(key="errors", name="ERROR cases", value=errors, threshold="0",
                   passed=errors == 0),
-        (beats := baseline_criterion(score, baselines or {})),
+        (beats := baseline_criterion(score, baselines)),
     ]
     if thresholds.latency_p95 is not None:
         p95 = stats.latency_p95_s
@@ -235,7 +235,7 @@ def deployability(
                                   threshold=f"<= {thresholds.latency_p95:g}",
                                   passed=p95 is not None and p95 <= thresholds.latency_p95))
     valid = errors == 0 and not interrupted
-    measured = covered is None or covered.measured
+    measured = covered.measured
     if not valid:
         verdict = "NOT VALID"
     elif not measured:
