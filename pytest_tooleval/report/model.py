@@ -11,14 +11,11 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_tooleval.result import CaseResult
-
-if TYPE_CHECKING:  # numpy comes with the statistics: imported at a run's end only
-    from pytest_tooleval.scoring.statistics import Interval as StatInterval
 
 SCHEMA: Literal["pytest-tooleval/report"] = "pytest-tooleval/report"
 #: 2: cases are typed ``CaseResult`` records (pytest_tooleval/result.py); each step holds
@@ -35,15 +32,21 @@ class _Model(BaseModel):
 
 
 class Interval(_Model):
-    """A two-sided interval on the figure's own scale (0–100 for a score, 0–1 for an axis)."""
+    """A two-sided interval on the figure's own scale (0–100 for a score, 0–1 for an axis),
+    as scoring/statistics.py computes it; report.json keeps it ``rounded``."""
 
     low: float
     high: float
     method: str
 
-    @classmethod
-    def of(cls, interval: StatInterval | None) -> Interval | None:
-        return None if interval is None else cls(**interval.to_dict())
+    def rounded(self) -> Interval:
+        return Interval(low=round(self.low, 4), high=round(self.high, 4), method=self.method)
+
+    def scaled(self, factor: float) -> Interval:
+        return Interval(low=self.low * factor, high=self.high * factor, method=self.method)
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
 
     def text(self, scale: float = 1.0) -> str:
         return f"{self.low * scale:.1f}–{self.high * scale:.1f}"

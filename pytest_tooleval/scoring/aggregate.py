@@ -39,7 +39,8 @@ INTERVAL_MIN_CASES = 5
 
 
 def _shown(interval: Interval | None, cases: int) -> Interval | None:
-    return interval if cases >= INTERVAL_MIN_CASES else None
+    """The interval as report.json keeps it; none below ``INTERVAL_MIN_CASES``."""
+    return interval.rounded() if interval is not None and cases >= INTERVAL_MIN_CASES else None
 
 
 def axes_of(results: list[CaseResult]) -> dict[str, AxisFigure]:
@@ -93,7 +94,7 @@ def breakdown(results: list[CaseResult], key: str,
             outcomes=outcome_counts(results_of),
             routing=Routing(**routed_share(results_of)),  # router recall: router/coverage.py
             tries=len(results_of) if len(results_of) != len(members) else None,
-            interval=Interval.of(figure_intervals(members, WEIGHTS, intervals)[0])
+            interval=_shown(figure_intervals(members, WEIGHTS, intervals)[0], len(members))
             if intervals is not None and len(members) >= INTERVAL_MIN_CASES else None,
         )
     return table
@@ -263,14 +264,14 @@ def summarize(
     cases = group_tries(results)
     score_interval, axis_intervals = figure_intervals(cases, WEIGHTS, settings)
     for axis, figure in axes.items():
-        figure.interval = _shown(Interval.of(axis_intervals.get(axis)), figure.cases)
+        figure.interval = _shown(axis_intervals.get(axis), figure.cases)
     gate = safety_gate(results, axes, thresholds.gate)
     policies = {name: Baseline(**row) for name, row in (baselines or {}).items()}
     covered = coverage(axes, thresholds.min_cases)
     cases_scored = sum(1 for c in cases if c.n)
     summary = Summary(
         score=score,
-        score_interval=_shown(Interval.of(score_interval), cases_scored),
+        score_interval=_shown(score_interval, cases_scored),
         cases_scored=cases_scored,
         weights=dict(WEIGHTS),
         axes=axes,

@@ -9,15 +9,11 @@ fixed seed, so the same results give the same interval.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
+from pytest_tooleval.report.model import Interval, Summary
 from pytest_tooleval.scoring.repeats import CaseTries
 from pytest_tooleval.scoring.settings import IntervalSettings
-from pytest_tooleval.scoring.statistics import Interval, bootstrap, wilson
-
-if TYPE_CHECKING:
-    from pytest_tooleval.report.model import Interval as ReportInterval
-    from pytest_tooleval.report.model import Summary
+from pytest_tooleval.scoring.statistics import bootstrap, wilson
 
 
 def figure_intervals(
@@ -55,7 +51,8 @@ def _score_interval(boot: Interval | None, axes: dict[str, Interval | None],
     total = sum(weights[a] for a in used)
     low = 100.0 * sum(weights[a] * i.low for a, i in used.items()) / total
     high = 100.0 * sum(weights[a] * i.high for a, i in used.items()) / total
-    return Interval(min(boot.low, low), max(boot.high, high), "bootstrap, widened by wilson")
+    return Interval(low=min(boot.low, low), high=max(boot.high, high),
+                    method="bootstrap, widened by wilson")
 
 
 def width_warnings(summary: Summary, settings: IntervalSettings) -> list[str]:
@@ -63,7 +60,7 @@ def width_warnings(summary: Summary, settings: IntervalSettings) -> list[str]:
     limit = settings.max_width
     found = []
 
-    def check(label: str, interval: ReportInterval | None, scale: float, cases: int) -> None:
+    def check(label: str, interval: Interval | None, scale: float, cases: int) -> None:
         if interval is None:
             return
         width = (interval.high - interval.low) * scale

@@ -172,7 +172,8 @@ class Row:
         return {
             "new": round(self.new, 4), "baseline": round(self.base, 4),
             "delta": round(self.delta, 4),
-            "interval": None if interval is None else interval.scaled(self._scale).to_dict(),
+            "interval": None if interval is None
+            else interval.scaled(self._scale).rounded().model_dump(),
             "p_value": significant(self.p_value), "test": self.test, "status": self.status,
             "decides": self.decides,
             **({"flips": self.flips.to_dict()} if self.flips else {}),

@@ -1,4 +1,5 @@
-"""Uncertainty for every figure the reports print: pure functions, no report shapes.
+"""Uncertainty for every figure the reports print: pure functions; an interval is the
+report's own ``Interval`` (report/model.py).
 
 Wilson intervals for proportions; unbiased pass^k and pass@k; a seeded percentile bootstrap
 over cases, stratified by category (a case with repeats is one cluster); the paired
@@ -13,35 +14,16 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
+from pytest_tooleval.report.model import Interval
 from pytest_tooleval.scoring.settings import DEFAULT_LEVEL as DEFAULT_LEVEL
 from pytest_tooleval.scoring.settings import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
 from pytest_tooleval.scoring.settings import DEFAULT_SEED as DEFAULT_SEED
 
 #: Resamples per numpy chunk: bounds memory at chunk × cases × axes floats.
 _CHUNK = 250
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A two-sided interval at ``level`` on the figure's own scale."""
-
-    low: float
-    high: float
-    method: str
-
-    def scaled(self, factor: float) -> Interval:
-        return Interval(self.low * factor, self.high * factor, self.method)
-
-    def contains(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-    def to_dict(self, digits: int = 4) -> dict[str, Any]:
-        return {"low": round(self.low, digits), "high": round(self.high, digits),
-                "method": self.method}
 
 
 def z_value(level: float) -> float:
@@ -66,7 +48,7 @@ def wilson(successes: float, n: int, level: float = DEFAULT_LEVEL) -> Interval |
     # Exact at the edges: float noise must not leave 1 of 1 outside its own interval.
     low = 0.0 if successes == 0 else max(0.0, (centre - half) / denominator)
     high = 1.0 if successes == n else min(1.0, (centre + half) / denominator)
-    return Interval(low, high, "wilson")
+    return Interval(low=low, high=high, method="wilson")
 
 
 
@@ -143,7 +125,7 @@ def _percentile_interval(samples: np.ndarray, level: float, method: str) -> Inte
         return None
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(finite, [tail, 1.0 - tail])
-    return Interval(float(low), float(high), method)
+    return Interval(low=float(low), high=float(high), method=method)
 
 
 @dataclass(frozen=True)
