@@ -98,9 +98,8 @@ def interval_note(summary: Summary) -> str:
 def _baselines(summary: Summary) -> str:
     if not summary.baselines:
         return ""
-    return "; baselines " + ", ".join(
-        f"{name} " + ("n/a" if row.score is None else f"{row.score:.1f}")
-        for name, row in summary.baselines.items())
+    return "; baselines " + ", ".join(f"{name} {fmt(row.score)}"
+                                      for name, row in summary.baselines.items())
 
 
 def summary_lines(report: Report | None, paths: list[Path],
@@ -110,7 +109,6 @@ def summary_lines(report: Report | None, paths: list[Path],
     if report is None:
         return []
     summary, run = report.summary, report.run
-    score = summary.score
     outcomes = summary.outcomes
     lines = []
     if unsafe_banner(run):
@@ -125,7 +123,7 @@ def summary_lines(report: Report | None, paths: list[Path],
     counted = (f"{summary.cases_scored} scored case(s) × {k} tries" if k > 1
                else f"{scored} scored case(s)")
     interval = interval_text(summary.score_interval, 1.0, summary, summary.cases_scored)
-    lines.append(f"tooleval score: {'n/a' if score is None else f'{score:.1f}'} / 100"
+    lines.append(f"tooleval score: {fmt(summary.score)} / 100"
                  f"{interval} over {counted}{not_scored}{_baselines(summary)}")
     axes = []
     for axis, weight in WEIGHTS.items():
