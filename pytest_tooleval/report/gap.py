@@ -120,15 +120,13 @@ def render_gap(gap: dict[str, Any]) -> str:
         lines.append(f"| {key.replace('_', ' ')} (%) | {fmt(on, 100)} | {fmt(off, 100)} |")
     lines.append(f"| attempts | {gap['validity']['on']['attempts']} | "
                  f"{gap['validity']['off']['attempts']} |")
-    lines += render_paired_gap(gap.get("paired"))
+    lines += render_paired_gap(gap["paired"])
     return "\n".join(lines) + "\n"
 
 
-def render_paired_gap(paired: dict[str, Any] | None, listed: int = 40) -> list[str]:
+def render_paired_gap(paired: dict[str, Any], listed: int = 40) -> list[str]:
     """The flip matrix per figure and group, the gap's paired interval and significance,
     and the cases that flipped."""
-    if not paired:
-        return []
     level = f"{paired['level']:.0%}"
     lines = ["", f"## Case by case ({paired['cases']} paired cases)", "",
              "helped: fails with grammar off, passes with it on; hurt: the reverse. "
