@@ -92,13 +92,12 @@ def step_cost(step: StepTranscript) -> dict[str, Any]:
 
 
 def _case_view(case: CaseResult, order: int) -> dict[str, Any]:
-    checks = [step.checks for step in case.steps]
     text = " ".join([case.nodeid, *(t.message for t in case.transcripts), *case.reasons,
                      *(t.answer or "" for t in case.transcripts)])
     costs = [step_cost(t) for t in case.transcripts]
     return {"case": case, "steps": list(zip(range(1, len(costs) + 1), case.transcripts, costs,
                                             strict=True)),
-            "checks": checks, "search": text.lower(), "why": one_line(case),
+            "search": text.lower(), "why": one_line(case),
             "modes": " ".join(dict.fromkeys(case_modes(case))),
             "sort": {"order": order, "rank": RANK[case.outcome.value],
                      "latency": round(sum(c["latency"] for c in costs), 3),
@@ -117,7 +116,7 @@ def render_html(report: Report, *, title: str | None = None,
               for title, _, table in summary.breakdowns() if table]
     return str(environment().get_template("report.html.j2").render(
         title=title or f"tooleval: {run.model_name}",
-        run=run, summary=summary, weights=WEIGHTS, verdict_reason=verdict_reason(report),
+        run=run, summary=summary, verdict_reason=verdict_reason(report),
         interval_note=interval_note(summary),
         score_interval=bounds(summary.score_interval),
         axis_chart=axis_chart(summary), charts=charts,
