@@ -12,25 +12,19 @@ from typing import Any
 from pytest_tooleval.report.compare import paired_statistics, scored_figures
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.scoring.aggregate import call_statistics
 from pytest_tooleval.scoring.paired import Row
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 
 
 def validity(cases: list[CaseResult]) -> dict[str, Any]:
-    attempts = parsed = schema_valid = 0
+    calls = call_statistics(cases)  # the scored cases' calls, leaks left out
+    attempts = calls.attempts
+    parsed = attempts - calls.malformed_kinds.get("unparseable", 0)
     tool_steps = right_tool = args_steps = right_args = 0
     for case in cases:
         if case.is_error:
             continue
-        for transcript in case.transcripts:
-            for attempt in transcript.attempts:
-                if attempt.leaked:
-                    continue
-                attempts += 1
-                if attempt.malformed != "unparseable":
-                    parsed += 1
-                    if attempt.malformed is None:
-                        schema_valid += 1
         for checks in case.checks:
             if checks.tool is not None:
                 tool_steps += 1
@@ -45,7 +39,7 @@ def validity(cases: list[CaseResult]) -> dict[str, Any]:
     return {
         "attempts": attempts,
         "parse_rate": rate(parsed, attempts),
-        "schema_valid_rate": rate(schema_valid, parsed),
+        "schema_valid_rate": rate(attempts - calls.malformed, parsed),
         "right_tool_rate": rate(right_tool, tool_steps),
         "right_arguments_rate": rate(right_args, args_steps),
         "steps_with_expected_tool": tool_steps,
