@@ -25,9 +25,7 @@ def _same_value(expected: Any, actual: Any) -> bool:
         return expected is actual or expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
         return float(expected) == float(actual)
-    if isinstance(expected, str) and isinstance(actual, str):
-        return evidence_key(expected) == evidence_key(actual)
-    if isinstance(expected, str) and isinstance(actual, int | float):
+    if isinstance(expected, str) and isinstance(actual, str | int | float):
         return evidence_key(expected) == evidence_key(str(actual))
     return bool(expected == actual)
 
