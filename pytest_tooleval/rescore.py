@@ -17,12 +17,12 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import _Listed
 from pytest_tooleval.engine.transcript import shorten
 from pytest_tooleval.report.model import RunInfo, load_report
-from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.ablation import make_router
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.router.catalogue import listed_builtin_specs
 from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
-from pytest_tooleval.scoring.outcome import case_today, score_case
+from pytest_tooleval.run.score import verdict
 from pytest_tooleval.tools.base import CaseContext, Catalogue, ToolProvider
 from pytest_tooleval.tools.inline import InlineToolProvider
 from pytest_tooleval.tools.jail import UNSAFE_MODE
@@ -139,7 +139,8 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
     if old.is_error:
         return "it ended in ERROR: nothing was scored"
     why = _steps_changed(case_file, case, old, router, run, outcome)
-    return why or _score(case_file, case, old, content_hash(case_file, case))
+    return why or old.model_copy(update={**verdict(case_file, case, old.transcripts),
+                                         "case_hash": content_hash(case_file, case)})
 
 
 def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
@@ -214,17 +215,6 @@ def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
             if now != attempt.result:
                 return f"step {number}: inline tool {attempt.name} now returns something else"
     return None
-
-
-def _score(case_file: Any, case: Any, old: CaseResult, digest: str) -> CaseResult:
-    scored = score_case(case, old.transcripts, case_file.language,
-                        case_today(case_file))
-    return old.model_copy(update={
-        "outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,
-        "steps": [StepResult(transcript=t, checks=c)
-                  for t, c in zip(old.transcripts, scored.checks, strict=True)],
-        "case_hash": digest,
-    })
 
 
 def render(result: Rescored) -> str:

@@ -1,11 +1,13 @@
-"""A case's run made a typed ``CaseResult``, in one place for items, lanes and baselines."""
+"""A case's run made a typed ``CaseResult``, in one place for items, lanes, baselines, rescore."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pytest_tooleval.cases.identity import content_hash
+from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.session import CaseRef, CaseRun
+from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.result import CaseResult, StepResult
 from pytest_tooleval.scoring.outcome import case_today, score_case
 
@@ -28,6 +30,16 @@ def case_identity(ref: CaseRef) -> dict[str, Any]:
     }
 
 
+def verdict(case_file: CaseFile, case: Case,
+            transcripts: list[StepTranscript]) -> dict[str, Any]:
+    """``score_case``'s verdict on a case's transcripts, as ``CaseResult`` fields (a run's
+    result, and ``tooleval rescore``'s)."""
+    scored = score_case(case, transcripts, case_file.language, case_today(case_file))
+    return {"outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,
+            "steps": [StepResult(transcript=t, checks=c)
+                      for t, c in zip(transcripts, scored.checks, strict=True)]}
+
+
 def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
     """The typed result of a case's run: an ERROR for a failure of the machine (with its
     partial transcript), else ``score_case``'s verdict."""
@@ -37,15 +49,5 @@ def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
             ref.nodeid, run.error, transcripts=run.transcripts,
             duration_s=run.duration_s, **identity,
         )
-    scored = score_case(ref.case, run.transcripts, ref.case_file.language,
-                        case_today(ref.case_file))
-    return CaseResult(
-        nodeid=ref.nodeid,
-        outcome=scored.outcome,
-        reasons=scored.reasons,
-        axes=scored.axes,
-        steps=[StepResult(transcript=t, checks=c)
-               for t, c in zip(run.transcripts, scored.checks, strict=True)],
-        duration_s=run.duration_s,
-        **identity,
-    )
+    return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s,
+                      **verdict(ref.case_file, ref.case, run.transcripts), **identity)
