@@ -6,10 +6,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_tooleval.cases.model import Case, CaseFile
+
+
+def json_digest(data: Any) -> str:
+    """The SHA-256 of ``data`` as JSON with sorted keys (what JSON cannot hold, as text):
+    the case hash, a run's identity hash and the response cache's keys."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def content_hash(case_file: CaseFile, case: Case) -> str:
@@ -21,8 +28,7 @@ def content_hash(case_file: CaseFile, case: Case) -> str:
         "tools": [tool.model_dump(mode="json") for tool in case_file.tools],
         "world": case_file.world.model_dump(mode="json") if case_file.world else None,
     }
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return json_digest(content)[:16]
 
 
 def case_set_hash(cases: Iterable[tuple[str, str | None]]) -> str:

@@ -17,6 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_tooleval.cases.identity import json_digest
 from pytest_tooleval.models.base import Backend, BackendError, Message, ModelTurn, RawCall
 from pytest_tooleval.report.write import write_atomic
 from pytest_tooleval.tools.base import ToolSpec
@@ -63,11 +64,6 @@ def model_identity(profile: Profile, grammar: str) -> dict[str, Any]:
     return identity
 
 
-def _digest(data: Any) -> str:
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def turn_from_json(data: dict[str, Any]) -> ModelTurn:
     fields = dict(data)
     fields["calls"] = [RawCall(**c) for c in fields.get("calls", [])]
@@ -86,7 +82,7 @@ class CachingBackend(Backend):
         self.cache_mode = mode
         self.identity = identity
         self.mode = str(identity.get("grammar", "vendor"))
-        self.identity_hash = _digest(identity)[:16]
+        self.identity_hash = json_digest(identity)[:16]
         self._seed: int | None = None  # a repeat's seed (reseed), part of the key
 
     @property
@@ -98,8 +94,8 @@ class CachingBackend(Backend):
     def key(self, messages: list[Message], tools: list[ToolSpec]) -> str:
         shown = [{"name": t.name, "description": t.description, "parameters": t.parameters}
                  for t in tools]
-        return _digest({"version": CACHE_VERSION, "model": self.identity,
-                        "seed": self.current_seed(), "messages": messages, "tools": shown})
+        return json_digest({"version": CACHE_VERSION, "model": self.identity,
+                            "seed": self.current_seed(), "messages": messages, "tools": shown})
 
     def reseed(self, seed: int) -> None:
         """A repeat's seed (--tooleval-repeat): part of the key, and passed to the model."""

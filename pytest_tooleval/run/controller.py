@@ -17,7 +17,7 @@ import pytest
 
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.files import is_case_nodeid
-from pytest_tooleval.cases.identity import case_set_hash, content_hash
+from pytest_tooleval.cases.identity import case_set_hash, content_hash, json_digest
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.collect import CaseItem
 from pytest_tooleval.config import Settings
@@ -46,7 +46,6 @@ from pytest_tooleval.run.journal import (
     JournalError,
     Stored,
     differences,
-    identity_hash,
     now,
     read_journal,
     run_identity,
@@ -80,7 +79,7 @@ class Controller:
         self.worker_info: list[dict[str, Any]] = []
         self.started = datetime.now(UTC)
         self.identity = run_identity(settings, runtime.profile)
-        self.identity_hash = identity_hash(self.identity)
+        self.identity_hash = json_digest(self.identity)[:16]
         self.journal = Journal(settings.report_dir / JOURNAL_NAME)
         self.selected: int | None = None
         #: A resumed run: the journal it continues, and that journal's run (the report's

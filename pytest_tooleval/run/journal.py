@@ -7,7 +7,6 @@ identity, so a shard of a run has its parent's identity.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -51,11 +50,6 @@ def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
         "package_version": package_version(),
         "platform": platform_info().model_dump(),
     }
-
-
-def identity_hash(identity: dict[str, Any]) -> str:
-    text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
