@@ -13,7 +13,7 @@ import bisect
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,9 +39,9 @@ class Lanes:
     """Runs submitted cases on ``len(sessions)`` threads. ``window``: how many cases after
     the waiting item's are submitted (``upcoming``), so lanes run at most that far ahead."""
 
-    def __init__(self, sessions: list[ModelSession], window: int | None = None) -> None:
+    def __init__(self, sessions: list[ModelSession]) -> None:
         self.size = len(sessions)
-        self.window = window or 2 * self.size
+        self.window = 2 * self.size
         self._queue: deque[_Pending] = deque()
         self._pending: dict[str, _Pending] = {}
         self._cond = threading.Condition()
@@ -134,8 +134,6 @@ def start_lanes(session: ModelSession, requested: int
     """Lanes for ``requested`` concurrent tool loops, or None with why not; and the
     report's ``run.concurrency``."""
     info: dict[str, object] = {"requested": requested, "used": 1}
-    if requested <= 1:
-        return None, info
     try:
         sessions = [session.fork() for _ in range(requested)]
     except CannotFork as exc:
@@ -145,9 +143,9 @@ def start_lanes(session: ModelSession, requested: int
     return Lanes(sessions), info
 
 
-def upcoming(item: Any, is_case: Callable[[Any], bool], limit: int) -> list[Any]:
-    """The items this process will run after ``item``: the rest of ``session.items``
-    serially; under xdist, what the controller has queued on this worker."""
+def upcoming(item: Any, limit: int) -> list[Any]:
+    """The cases (``item``'s class) this process will run after ``item``: the rest of
+    ``session.items`` serially; under xdist, what the controller has queued on this worker."""
     session = getattr(item, "session", None)
     items = getattr(session, "items", [])
     config = getattr(item, "config", None)
@@ -161,21 +159,21 @@ def upcoming(item: Any, is_case: Callable[[Any], bool], limit: int) -> list[Any]
             indices = [getattr(interactor, "nextitem_index", None), *queued]
         chosen = [items[i] for i in indices if isinstance(i, int) and 0 <= i < len(items)]
     else:
-        return _ahead_serially(session, items, item, is_case, limit)
+        return _ahead_serially(session, items, item, limit)
     wanted = [other for other in chosen
-              if is_case(other) and other.get_closest_marker("skip") is None]
+              if isinstance(other, type(item)) and other.get_closest_marker("skip") is None]
     return wanted[:limit]
 
 
-def _ahead_serially(session: Any, items: list[Any], item: Any,
-                    is_case: Callable[[Any], bool], limit: int) -> list[Any]:
+def _ahead_serially(session: Any, items: list[Any], item: Any, limit: int) -> list[Any]:
     """The next ``limit`` cases after ``item`` in ``session.items`` not marked skip, worked
     out once per run (marker look-ups per item cost 1 s in 8 of a 300-case run)."""
     cached = getattr(session, "_tooleval_ahead", None)
     if cached is None or cached[0] != len(items):
         positions = {id(other): index for index, other in enumerate(items)}
         runnable = [index for index, other in enumerate(items)
-                    if is_case(other) and other.get_closest_marker("skip") is None]
+                    if isinstance(other, type(item))
+                    and other.get_closest_marker("skip") is None]
         cached = (len(items), positions, runnable)
         session._tooleval_ahead = cached
     _, positions, runnable = cached
