@@ -66,7 +66,6 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
 
 @dataclass
 class Stored:
-    path: Path
     start: dict[str, Any]
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)
     end: dict[str, Any] | None = None
@@ -100,7 +99,7 @@ def read_journal(path: Path) -> Stored:
         records.append(record)
     if not records or records[0].get("type") != "start":
         raise JournalError(f"{path}: not a tooleval journal (no start record)")
-    stored = Stored(path, records[0])
+    stored = Stored(records[0])
     for record in records[1:]:
         kind = record.get("type")
         if kind == "case" and isinstance(record.get("result"), dict):
