@@ -8,11 +8,12 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 import platformdirs
+
+from pytest_tooleval.report.write import write_atomic
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -39,20 +40,13 @@ def package_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def write_entry(folder: Path, name: str, data: bytes, keep: int) -> None:
+def write_entry(folder: Path, name: str, text: str, keep: int) -> None:
     """Write ``folder/name`` atomically (a reader never sees half a file) and keep the
     newest ``keep`` entries with its suffix. A cache that cannot be written is skipped:
     nothing depends on it."""
     suffix = Path(name).suffix
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.replace(temp, folder / name)
-        finally:
-            Path(temp).unlink(missing_ok=True)
+        write_atomic(folder / name, text)
         entries = sorted(folder.glob(f"*{suffix}"), key=lambda p: p.stat().st_mtime,
                          reverse=True)
         for old in entries[keep:]:

@@ -111,7 +111,7 @@ def _read(path: Path, key: str, payload: str) -> Any:
 
 def _write(folder: Path, key: str, payload: str, value: Any, keep: int) -> None:
     data = {"format": FORMAT, "key": key, payload: value}
-    write_entry(folder, f"{key}.json", json.dumps(data, ensure_ascii=False).encode(), keep)
+    write_entry(folder, f"{key}.json", json.dumps(data, ensure_ascii=False), keep)
 
 
 def load(key: str) -> CheckReport | None:
