@@ -148,7 +148,7 @@ class Runtime:
         if self.concurrency is None:
             requested = self.profile.concurrency
             self.concurrency = {"requested": requested, "used": 1}
-            if requested > 1 and self._preflight(self.session()) is None:
+            if requested > 1 and self.start() is None:
                 self._lanes, self.concurrency = start_lanes(self.session(), requested)
                 if self._lanes is None:
                     warnings.warn(pytest.PytestWarning(
@@ -159,22 +159,19 @@ class Runtime:
     def run_case(self, ref: CaseRef) -> CaseResult:
         """Run and score one case. A failure of the machine is an ERROR with its partial
         transcript; a failed preflight is one message, and the run stops."""
-        session = self.session()
-        preflight_error = self._preflight(session)
+        preflight_error = self.start()
         if preflight_error is not None:
             return CaseResult.infrastructure_error(ref.nodeid, preflight_error,
                                                    **case_identity(ref))
-        return score_run(ref, session.run(ref))
+        return score_run(ref, self.session().run(ref))
 
     def start(self) -> ErrorInfo | None:
-        """Start the model before the first case (the progress line's)."""
-        return self._preflight(self.session())
-
-    def _preflight(self, session: ModelSession) -> ErrorInfo | None:
-        """None when the set-up is proven; otherwise the ErrorInfo every case reports."""
+        """Start the model, once: before the first case (the progress line's), else at the
+        first case. None when the set-up is proven; otherwise the ErrorInfo every case
+        reports."""
         if self._preflight_error is None and self.stop_reason is None:
             try:
-                session.preflight()
+                self.session().preflight()
             except Exception as exc:  # classified, then reported once for the run
                 info = classify_error(exc)
                 self._preflight_error = ErrorInfo(
