@@ -110,7 +110,7 @@ def refuse_unchecked(git_dir: Path) -> None:
         raise ToolError("the repository's config is not a plain file; refusing to run git")
 
 
-def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) -> str:
+def run_git(ctx: Context, *args: str, commit: bool = False) -> str:
     binary = shutil.which("git")
     if binary is None:
         raise ToolError("git is not installed on this machine")
@@ -123,25 +123,23 @@ def run_git(ctx: Context, *args: str, commit: bool = False, check: bool = True) 
     if config.exists() and not commit:
         # One jail: the config check, then (only if it passes) the command itself.
         gated = git_process(["/bin/sh", "-c", _GATE, binary, str(config), _SAFE_CONFIG.pattern,
-                       *_HARDEN, *args], env, repo, jailed, home)
+                             *_HARDEN, *args], env, repo, jailed, home)
         _refuse_gate(gated)
-        return _checked(gated, check)
-    if config.exists():
+        return _checked(gated)
+    listed = ""
+    if config.exists():  # a commit: checked here, since it reads the identity from it
         listed = git_process([binary, "config", "--file", str(config), "--list"], env, repo,
-                       jailed, home)
-        bad = [line.split("=", 1)[0] for line in listed.stdout.splitlines()
+                             jailed, home).stdout
+        bad = [line.split("=", 1)[0] for line in listed.splitlines()
                if line and not _SAFE_CONFIG.match(line)]
         if bad:
             raise ToolError("the repository's config was changed to set "
                             f"{', '.join(bad[:5])}; git tools refuse to run such a repository")
-        if commit:
-            name, email = _identity(listed.stdout)
-    elif commit:
-        name, email = DEFAULT_NAME, DEFAULT_EMAIL
     if commit:
+        name, email = _identity(listed)
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
                    GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
-    return _checked(git_process([binary, *_HARDEN, *args], env, repo, jailed, home), check)
+    return _checked(git_process([binary, *_HARDEN, *args], env, repo, jailed, home))
 
 
 # Inside the jail: list the repository's config with git's own parser, refuse any key the
@@ -171,11 +169,11 @@ def _refuse_gate(done: _Done) -> None:
                         + (" ".join(why[-2:]) or "unknown error"))
 
 
-def _checked(result: _Done, check: bool) -> str:
+def _checked(result: _Done) -> str:
     if result.cut:  # git was stopped by the cap (SIGPIPE), not failing on its own
         return result.stdout + (f"\n[git's output passed {MAX_GIT_OUTPUT // 2**20} MiB; "
                                 "git was stopped there]")
-    if check and result.returncode != 0:
+    if result.returncode != 0:
         message = (result.stderr or result.stdout).strip().splitlines()
         raise ToolError(clip("git: " + (" ".join(message[-3:]) if message else "failed"),
                              MAX_ERROR_CHARS))
