@@ -44,10 +44,8 @@ def _key(config: McpServerConfig) -> dict[str, Any]:
     return {"transport": config.transport, "target": config.target(), "prefix": config.prefix}
 
 
-def write_cache(
-    base_dir: Path, name: str, config: McpServerConfig, specs: list[ToolSpec],
-    server_info: str | None, server_names: dict[str, str] | None = None,
-) -> Path:
+def write_cache(base_dir: Path, name: str, config: McpServerConfig, specs: list[ToolSpec],
+                server_info: str | None) -> Path:
     """Atomically replace the cached list; errors are the caller's to ignore."""
     path = cache_path(base_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,9 +58,7 @@ def write_cache(
         **_key(config),
         "server_info": server_info,
         "listed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "tools": [{"name": s.name,
-                   "server_name": (server_names or {}).get(s.name,
-                                                           s.name.removeprefix(config.prefix)),
+        "tools": [{"name": s.name, "server_name": s.name.removeprefix(config.prefix),
                    "description": s.description, "parameters": s.parameters}
                   for s in specs],
     }

@@ -102,8 +102,7 @@ class McpToolProvider(ToolProvider):
         if self.base_dir is None:
             return
         try:
-            write_cache(self.base_dir, self.name, self.config, self._specs, self.server_info,
-                        self._server_names)
+            write_cache(self.base_dir, self.name, self.config, self._specs, self.server_info)
         except OSError as exc:  # a read-only checkout: the run goes on without a cache
             log.warning("cannot cache the tool list of %s: %s", self.source, exc)
 
