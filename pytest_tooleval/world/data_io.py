@@ -26,8 +26,7 @@ def load_yaml(name: str) -> Any:
     return safe_load(text)
 
 
-#: World modules that only read a built world (state checks): they do not change it.
-READ_ONLY_MODULES = frozenset({"state.py"})
+_HASHED = {".py", ".yaml", ".json", ".txt", ".md"}
 
 
 def fingerprint() -> str:
@@ -35,9 +34,9 @@ def fingerprint() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).parent
     for path in sorted(package.rglob("*")):
-        if path.relative_to(package).as_posix() in READ_ONLY_MODULES:
-            continue
-        if path.is_file() and path.suffix in {".py", ".yaml", ".json", ".txt", ".md"}:
-            digest.update(path.relative_to(package).as_posix().encode())
+        rel = path.relative_to(package).as_posix()
+        # state.py only reads a built world (state checks): it does not change the template.
+        if rel != "state.py" and path.is_file() and path.suffix in _HASHED:
+            digest.update(rel.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
