@@ -157,10 +157,10 @@ def derived_fact_problems(lang: str, doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def problems(docs: list[tuple[str, dict[str, Any]]] | None = None) -> list[str]:
+def problems() -> list[str]:
     """Every inconsistency in the documents' data (an empty list when all is well)."""
     out: list[str] = []
-    for lang, doc in documents() if docs is None else docs:
+    for lang, doc in documents():
         out += fact_shape_problems(doc)
         out += total_line_problems(lang, doc)
         out += derived_fact_problems(lang, doc)
