@@ -9,13 +9,12 @@ stale and refused, never used.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.report.write import write_atomic
 from pytest_tooleval.tools.base import ToolSpec
 from pytest_tooleval.tools.mcp.config import McpServerConfig, shadowed_by, stands_for
 
@@ -62,10 +61,7 @@ def write_cache(base_dir: Path, name: str, config: McpServerConfig, specs: list[
                    "description": s.description, "parameters": s.parameters}
                   for s in specs],
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name}-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=1)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
     return path
 
 
