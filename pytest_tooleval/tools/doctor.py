@@ -10,7 +10,6 @@ the jail is in force and held every time, 1 otherwise.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shutil
 import socket
@@ -140,9 +139,7 @@ def _make_world(base: Path) -> Path:
     root = base / "world"
     repo = root / "home" / "Projects" / "kestrel"
     repo.mkdir(parents=True)
-    (root / "state").mkdir()
-    (root / "state" / "clock.json").write_text(
-        json.dumps({"now": DEFAULT_NOW, "timezone": DEFAULT_TIMEZONE}), encoding="utf-8")
+    World(root).save_state("clock", {"now": DEFAULT_NOW, "timezone": DEFAULT_TIMEZONE})
     (repo / "README.md").write_text("# doctor\n", encoding="utf-8")
     git = shutil.which("git")
     if git:

@@ -24,6 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.report.write import write_atomic
+
 DEFAULT_NOW = "2026-03-12T10:47:00+03:00"  # a Thursday
 DEFAULT_TIMEZONE = "Europe/Istanbul"
 REPO_DIR = "Projects/kestrel"
@@ -57,10 +59,8 @@ class World:
         return json.loads((self.state_dir / f"{name}.json").read_text(encoding="utf-8"))
 
     def save_state(self, name: str, data: Any) -> None:
-        path = self.state_dir / f"{name}.json"
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+        write_atomic(self.state_dir / f"{name}.json", text)
 
     def now(self) -> datetime:
         clock = self.load_state("clock")

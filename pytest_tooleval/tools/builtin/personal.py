@@ -38,7 +38,6 @@ def _load(ctx: Context, name: str) -> list[dict[str, Any]]:
 def _save(ctx: Context, name: str, items: list[dict[str, Any]]) -> None:
     if len(items) > MAX_ITEMS:
         raise ToolError(f"too many {name} entries")
-    ctx.world.state_dir.mkdir(parents=True, exist_ok=True)
     ctx.world.save_state(name, items)
 
 
