@@ -135,19 +135,18 @@ def describe_machine() -> dict[str, object]:
     }
 
 
-def _make_world(base: Path) -> Path:
-    root = base / "world"
-    repo = root / "home" / "Projects" / "kestrel"
-    repo.mkdir(parents=True)
-    World(root).save_state("clock", {"now": DEFAULT_NOW, "timezone": DEFAULT_TIMEZONE})
-    (repo / "README.md").write_text("# doctor\n", encoding="utf-8")
+def _make_world(base: Path) -> World:
+    world = World(base / "world")
+    world.repo.mkdir(parents=True)
+    world.save_state("clock", {"now": DEFAULT_NOW, "timezone": DEFAULT_TIMEZONE})
+    (world.repo / "README.md").write_text("# doctor\n", encoding="utf-8")
     git = shutil.which("git")
     if git:
         env = {"PATH": "/usr/bin:/bin", "HOME": str(base), "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_CONFIG_GLOBAL": "/dev/null"}
-        subprocess.run([git, "init", "-q", "--template=", str(repo)], env=env, check=True,
-                       capture_output=True, timeout=30)
-    return root
+        subprocess.run([git, "init", "-q", "--template=", str(world.repo)], env=env,
+                       check=True, capture_output=True, timeout=30)
+    return world
 
 
 def run_battery() -> list[Attempt]:
@@ -159,7 +158,7 @@ def run_battery() -> list[Attempt]:
         outside.mkdir()
         canary = outside / "canary.txt"
         canary.write_text("doctor canary 5d1\n", encoding="utf-8")
-        world = World(_make_world(base))
+        world = _make_world(base)
         provider = BuiltinToolProvider(lambda context: world)
         provider.use_world(world)
         listener.bind(("127.0.0.1", 0))
