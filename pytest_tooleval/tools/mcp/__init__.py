@@ -4,23 +4,15 @@ Importing this package does not import the SDK: configuration can be checked wit
 and ``McpToolProvider.start()`` says how to install it when it is missing.
 """
 
-from pytest_tooleval.tools.mcp.config import (
-    EXTRA_INHERITED_ENV,
-    McpConfigError,
-    McpServerConfig,
-    load_mcp_configs,
-    server_environment,
-)
+from pytest_tooleval.tools.mcp.config import McpConfigError, McpServerConfig, load_mcp_configs
 from pytest_tooleval.tools.mcp.provider import McpToolProvider, mcp_providers
 from pytest_tooleval.tools.mcp.render import render_result
 
 __all__ = [
-    "EXTRA_INHERITED_ENV",
     "McpConfigError",
     "McpServerConfig",
     "McpToolProvider",
     "load_mcp_configs",
     "mcp_providers",
     "render_result",
-    "server_environment",
 ]
