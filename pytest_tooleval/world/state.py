@@ -8,7 +8,6 @@ here changes the world; git runs with the same hardened environment as the git t
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -39,7 +38,7 @@ def records(world: World, kind: str) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = world.load_state(RECORD_FILES[kind])
     except (OSError, ValueError) as exc:
         raise StateUnavailable(f"state file {path.name} is unreadable: {exc}") from exc
     return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
