@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from pytest_tooleval.report.write import write_atomic
+from pytest_tooleval.atomic import write_atomic
 
 PACKAGE = Path(__file__).resolve().parent
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.report.board import board, render_html, render_markdown
 from pytest_tooleval.report.model import ReportError, load_report
-from pytest_tooleval.report.write import write_atomic
 
 
 @command("tooleval board",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pytest_tooleval.atomic import write_json
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.model import ReportError, load_report
-from pytest_tooleval.report.write import write_json
 
 
 @command("tooleval compare",

@@ -8,13 +8,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_tooleval.atomic import write_atomic, write_json
 from pytest_tooleval.cli.common import Refused, refusals
 from pytest_tooleval.cli.run import missing_for, pytest_args_for_run, run_parser, split_passthrough
 from pytest_tooleval.report.compare import differences
 from pytest_tooleval.report.gap import gap_of, render_gap
 from pytest_tooleval.report.html import write_gap_html
 from pytest_tooleval.report.model import Report, ReportError, load_report
-from pytest_tooleval.report.write import write_atomic, write_json
 
 ARMS = ("on", "off")
 

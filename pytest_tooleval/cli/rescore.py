@@ -7,10 +7,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from pytest_tooleval.atomic import write_json
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.report.html import write_html
 from pytest_tooleval.report.model import ReportError
-from pytest_tooleval.report.write import write_json
 from pytest_tooleval.rescore import load_stored, render, rescore
 from pytest_tooleval.run.finish import finish, settings_for
 from pytest_tooleval.run.journal import JournalError

@@ -13,11 +13,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.report.model import Report, corpus_hash
-from pytest_tooleval.report.write import write_atomic
 
 AXES = ("irrelevance", "tool", "step", "answer")
 

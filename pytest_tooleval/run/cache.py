@@ -17,9 +17,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.cases.identity import json_digest
 from pytest_tooleval.models.base import Backend, BackendError, Message, ModelTurn, RawCall
-from pytest_tooleval.report.write import write_atomic
 from pytest_tooleval.tools.base import ToolSpec
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.atomic import write_json
 from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.files import is_case_nodeid
 from pytest_tooleval.cases.identity import case_set_hash, content_hash, json_digest
@@ -37,7 +38,6 @@ from pytest_tooleval.report.model import (
     load_report,
 )
 from pytest_tooleval.report.progress import Progress
-from pytest_tooleval.report.write import write_json
 from pytest_tooleval.result import CaseResult, ErrorInfo
 from pytest_tooleval.run import RESUMED_KEY, RUNTIME_KEY, WORKER_INFO_KEY, WORLD_BASE_KEY
 from pytest_tooleval.run.journal import (

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.model import Report, RunInfo
-from pytest_tooleval.report.write import write_atomic
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import summarize
 from pytest_tooleval.scoring.baselines import refs_for_results, score_policies

@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.write import write_atomic
+from pytest_tooleval.atomic import write_atomic
 
 DEFAULT_NOW = "2026-03-12T10:47:00+03:00"  # a Thursday
 DEFAULT_TIMEZONE = "Europe/Istanbul"

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.write import write_atomic
+from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.tools.base import ToolSpec
 from pytest_tooleval.tools.mcp.config import McpServerConfig, shadowed_by, stands_for
 

@@ -1,4 +1,5 @@
-"""Atomic writes: a temporary file in the same directory, then a rename."""
+"""Atomic writes: a temporary file in the same directory, then a rename. Reports,
+caches and the world's state are written through here."""
 
 from __future__ import annotations
 
