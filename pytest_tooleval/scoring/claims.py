@@ -73,7 +73,7 @@ def _moment(value: str) -> list[Date | Time]:
 
 def _text_values(text: str, language: str) -> dict[Kind, list[object]]:
     """The values of the kinds compared here that a text states."""
-    stated = answer_values(text)
+    stated = answer_values(text, language)
     return {
         "time": list(stated.times), "date": list(stated.dates),
         "amount": [n for n in stated.numbers if n.unit in MONEY],

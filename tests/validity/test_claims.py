@@ -301,6 +301,13 @@ NAMED = [
      "Sent to Mira at +34 611 482 390.", "Sent to Mira (+34611482309)."),
     ("benchmarks/en/chains.json", "chain-door-code-send-oliver", 2,
      "Sent the code to Elif.", "Sent the code 2386* to Oliver Brandt."),
+    # Numbers said in words are read in the case's language, as the evidence matcher reads
+    # them: the wrong half of the day is caught, the right one stands.
+    ("benchmarks/en/memory-calendar.json", "rem-water-bill", 1,
+     "Done: I'll remind you tomorrow at nine pm to pay the water bill.",
+     "Done: I'll remind you tomorrow at nine am to pay the water bill."),
+    ("benchmarks/tr/register.json", "cop-hatirlatma-caps", 1,
+     "Tamam, sabah sekizde hatırlatacağım.", "Tamam, akşam sekizde hatırlatırım."),
 ]
 
 
