@@ -189,13 +189,13 @@ class ToolLoop:
             call_id = call.call_id or f"call_{len(transcript.attempts)}_{round_index}_{index}"
             attempt = validate_call(call, shown)
             transcript.attempts.append(attempt)
-            arguments_text = (
-                call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-            )
+            # A call whose name or arguments could not be read (cut at max_tokens, not
+            # JSON) goes back as "unknown" with "{}": JSON null is no arguments object, and
+            # servers that parse the history's arguments refuse it.
             tool_calls.append({
                 "id": call_id,
                 "type": "function",
-                "function": {"name": call.name or "unknown", "arguments": arguments_text or "{}"},
+                "function": {"name": call.name or "unknown", "arguments": call.arguments or "{}"},
             })
             if attempt.valid and attempt.name:
                 left = self._in_time(f"a call of {attempt.name}")

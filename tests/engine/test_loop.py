@@ -102,6 +102,9 @@ def test_a_turn_cut_off_at_max_tokens_is_never_an_answer() -> None:
     assert cut_attempt.malformed == "unparseable" and (cut_attempt.reason or "").startswith(
         "truncated")
     assert step.model_calls[0].finish_reason == "length"
+    # the unreadable call goes back in the history as a call every server accepts
+    replayed = backend.seen[1][2]["tool_calls"][0]["function"]
+    assert replayed == {"name": "unknown", "arguments": "{}"}
 
 
 @pytest.mark.parametrize(("exc", "kind"), [
