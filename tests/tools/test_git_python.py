@@ -76,3 +76,17 @@ def test_run_python_basics(tools, world) -> None:  # type: ignore[no-untyped-def
     assert "ZeroDivisionError" in tools.ok("run_python", code="1/0")
     env = tools.ok("run_python", code="import os; print(sorted(set(os.environ) - {'PWD'}))")
     assert "['HOME', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR']" in env
+
+
+def test_git_paths_in_the_homes_own_names(tools) -> None:  # type: ignore[no-untyped-def]
+    # The repository as the file tools and run_python name it: "~/Projects/kestrel/..."
+    # and "/home/user/Projects/kestrel/..." were taken as folders of those names inside the
+    # repository ("no commits found"; "does not exist"), or refused as outside it.
+    for path in ("~/Projects/kestrel/README.md", "/home/user/Projects/kestrel/README.md"):
+        assert "Initial commit" in tools.ok("git_log", path=path)
+        assert "Uncommitted line." in tools.ok("git_diff", path=path)
+        assert "README.md:1: # Kestrel" in tools.ok("grep_code", pattern="Kestrel", path=path)
+    assert "TIMEOUT = 37" in tools.ok("git_diff", ref="HEAD~1..HEAD", path="~/Projects/kestrel")
+    # The home outside the repository is not the repository's.
+    assert "repository" in tools.err("git_log", path="~/Documents/notes.txt")
+    assert "repository" in tools.err("grep_code", pattern="x", path="/home/user/Documents")

@@ -278,9 +278,14 @@ def repo_path(ctx: Context, raw: str) -> str:
     """A path for git, relative to the repository (home-relative paths are accepted too)."""
     repo = _repo(ctx)
     text = raw.strip().replace("\\", "/")
-    if text.startswith(REPO_DIR + "/") or text == REPO_DIR:
-        text = text[len(REPO_DIR):].lstrip("/") or "."
-    real = Sandbox(repo, "repository").resolve(text, must_exist=False)
+    if text == "~" or text.startswith(("~/", "/")):  # the home's names ("~/", "/home/user/")
+        real = ctx.home.resolve(text, must_exist=False)
+        if not is_within(real, repo):
+            raise ToolError(f"{raw!r} is not inside the repository ({REPO_DIR})")
+    else:
+        if text.startswith(REPO_DIR + "/") or text == REPO_DIR:
+            text = text[len(REPO_DIR):].lstrip("/") or "."
+        real = Sandbox(repo, "repository").resolve(text, must_exist=False)
     if any(part.lower() == ".git" for part in real.relative_to(repo).parts):
         raise ToolError("paths inside .git are not allowed")
     return real.relative_to(repo).as_posix() or "."
