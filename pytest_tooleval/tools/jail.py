@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from pytest_tooleval.tools import jailhome
+from pytest_tooleval.tools import fdwalk, jailhome
 
 UNSAFE_FLAG = "--tooleval-unsafe-no-jail"
 UNSAFE_MODE = "unsafe-no-jail"
@@ -558,8 +558,15 @@ def _bounded(preexec: Callable[[], None] | None) -> Callable[[], None]:
 def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mapping[str, str],
                   timeout: float, stdout: IO[bytes] | int, stderr: IO[bytes] | int,
                   preexec: Callable[[], None] | None, write_quota: int | None) -> Outcome:
-    """The unsafe mode: no jail, the quota measured every 50 ms (a fast writer overshoots)."""
-    before = disk_usage(writable) if write_quota is not None else 0
+    """The unsafe mode: no jail, the quota measured every 50 ms (a fast writer overshoots).
+    As in the jail, the home may hold ``jailhome.HOME_ENTRIES`` entries, and one call may
+    add ``fdwalk.MAX_ENTRIES`` more."""
+    limit = jailhome.HOME_ENTRIES + fdwalk.MAX_ENTRIES
+    before = disk_usage(writable, limit) if write_quota is not None else 0
+    if before < 0:
+        raise jailhome.HomeTooLarge(
+            f"the home folder has more than {limit} files and folders; run_python works on "
+            f"homes of at most {jailhome.HOME_ENTRIES} entries: delete or move files first")
     proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                             stdout=stdout, stderr=stderr, start_new_session=True,
                             preexec_fn=preexec, close_fds=True)
@@ -573,7 +580,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
     def watch() -> None:
         assert write_quota is not None
         while not stop.wait(0.05):
-            used = disk_usage(writable)
+            used = disk_usage(writable, limit)
             if used < 0 or used - before > write_quota:
                 outcome.over_quota = True
                 kill()
@@ -593,7 +600,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
         if watcher is not None:
             watcher.join()
     if write_quota is not None and not outcome.over_quota:
-        used = disk_usage(writable)
+        used = disk_usage(writable, limit)
         outcome.over_quota = used < 0 or used - before > write_quota
     outcome.returncode = proc.returncode
     return outcome

@@ -40,6 +40,20 @@ def test_jailed_tools_are_not_offered_without_the_jail(no_jail: None, tmp_path: 
     assert "##" in unsafe.call("git_status", {}).text
 
 
+
+def test_the_unsafe_mode_measures_a_home_of_many_files(no_jail: None, tmp_path: Path) -> None:
+    # A home of 60,000 files (the jail stages up to 100,000) was past the quota watcher's
+    # count of entries, so every call was "killed: wrote more than 32 MB in one call".
+    world = build_world(tmp_path / "world")
+    many = world.home / "many"
+    many.mkdir()
+    for index in range(60_000):
+        (many / str(index)).touch()
+    unsafe = BuiltinToolProvider(lambda context: world, unsafe_no_jail=True)
+    unsafe.use_world(world)
+    out = unsafe.call("run_python", {"code": "print(1)"}).text
+    assert "exit code: 0" in out and "note:" not in out, out
+
 def test_requires_stops_the_run_with_the_install_hint(no_jail: None, project, fake_model
                                                       ) -> None:  # type: ignore[no-untyped-def]
     server = fake_model([Rule("sum", [answer("done")])])
