@@ -276,12 +276,14 @@ def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Ent
         if mode & 0o700 != 0o700 and _attempt(applied, rel, os.chmod, real(rel), mode | 0o700):
             touched.add(rel)
     for rel in sorted(set(before) - set(after), key=lambda r: r.count("/"), reverse=True):
-        if _remove(real(rel), before[rel], applied, rel):
+        if _changed_since(real(rel), before[rel]):
+            applied.dropped.append(rel)
+        elif _remove(real(rel), before[rel], applied, rel):
             folders.discard(rel)
             touched.add(_parent(rel))
     for rel, entry in sorted(after.items(), key=lambda item: (item[0].count("/"), item[0])):
         old, path = before.get(rel), real(rel)
-        if _parent(rel) not in folders:
+        if _parent(rel) not in folders or (old is not None and _changed_since(path, old)):
             applied.dropped.append(rel)
             continue
         if old is not None and old.kind != entry.kind:
@@ -314,6 +316,19 @@ def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Ent
             _attempt(applied, rel, os.utime, real(rel), None, ns=after[rel].times)
         else:  # removed inside, but its removal here was refused: it keeps its own mode
             _attempt(applied, rel, os.chmod, real(rel), before[rel].mode)
+
+
+def _changed_since(path: str, entry: Entry) -> bool:
+    """Whether the home's file at ``path`` is no longer the one the snapshot saw: another
+    tool call changed it meanwhile (a jailed call may outlive its tool call's clock), and
+    the newer file wins over this call's copy. Folders are never rewritten, only filled."""
+    if entry.kind != "f":
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    return (st.st_ino, st.st_size, st.st_mtime_ns) != (entry.ino, entry.size, entry.times[1])
 
 
 def _attempt(applied: Applied, rel: str, action: Callable[..., object], *args: object,

@@ -101,6 +101,22 @@ def test_an_edit_that_keeps_size_and_time_is_still_seen(home: Path, staged: Stag
     assert (home / "notes.txt").stat().st_mtime_ns == before.st_mtime_ns
 
 
+
+def test_what_another_call_changed_meanwhile_is_not_reverted(home: Path, staged: Staged
+                                                             ) -> None:
+    # A jailed call may outlive its tool call's clock, and the case's next call (write_file)
+    # change the home meanwhile: the copy back took the tmpfs's unchanged old copy for an
+    # edit and wrote it over the newer file, and recreated or deleted files under it.
+    fd, stand_in, files = staged
+    (home / "notes.txt").write_text("written by the next call\n")
+    (home / "Documents" / "plan.md").unlink()
+    (home / "Documents" / "old" / "2019.txt").write_text("rewritten\n")
+    (stand_in / "Documents" / "old" / "2019.txt").unlink()  # the jailed call's own removal
+    jailhome.copy_out(fd, home, files, budget=BUDGET)
+    assert (home / "notes.txt").read_text() == "written by the next call\n"
+    assert not (home / "Documents" / "plan.md").exists()
+    assert (home / "Documents" / "old" / "2019.txt").read_text() == "rewritten\n"
+
 def test_links_fifos_and_link_collisions_are_not_kept(home: Path, staged: Staged,
                                                        tmp_path: Path) -> None:
     fd, stand_in, files = staged
