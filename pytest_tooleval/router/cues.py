@@ -49,6 +49,7 @@ class Cue:
     tool: str
     weight: float
     label: str  # "name:issue" or "description:label"
+    word: str = ""  # the name or description word it comes from, folded ("issue")
 
 
 class CueIndex:
@@ -62,8 +63,9 @@ class CueIndex:
         description_stop_words: frozenset[str] | set[str] = frozenset(),
         stemmer: str = "light",
     ) -> None:
-        # Words starting with a known false friend (noter, kiraz, havale) get no cue votes:
-        # the description cue "note" must not fire on "noter".
+        # Words starting with a known false friend (noter, kiraz, havale) get no cue votes
+        # but from a tool's own word of that kind: the description cue "note" must not fire
+        # on "noter", a user's search_articles still fires on "article".
         self.false_friends = false_friends
         self.stemmer = stemmer
         per_tool = {spec.name: self._tool_cues(spec, stop_words, description_stop_words)
@@ -72,17 +74,17 @@ class CueIndex:
         self._exact: dict[str, list[Cue]] = defaultdict(list)
         self._stem: dict[str, list[Cue]] = defaultdict(list)
         for tool, cues in per_tool.items():
-            for cue, (weight, label) in cues.items():
-                entry = Cue(tool, weight / frequency[cue], label)
+            for cue, (weight, label, word) in cues.items():
+                entry = Cue(tool, weight / frequency[cue], label, word)
                 by_prefix = len(cue) >= 4 and stemmer != "snowball"
                 (self._stem if by_prefix else self._exact)[cue].append(entry)
 
     def _tool_cues(
         self, spec: ToolSpec, stop_words: set[str],
         description_stop_words: frozenset[str] | set[str],
-    ) -> dict[str, tuple[float, str]]:
-        """One tool's cues: key → (weight before sharing, label)."""
-        cues: dict[str, tuple[float, str]] = {}
+    ) -> dict[str, tuple[float, str, str]]:
+        """One tool's cues: key → (weight before sharing, label, word)."""
+        cues: dict[str, tuple[float, str, str]] = {}
         description = [
             (w, lw)
             for w, lw in _lower_parts(spec.description or "")
@@ -93,11 +95,11 @@ class CueIndex:
         ][:MAX_DESCRIPTION_WORDS]
         for word, lower in description:
             for key in self._keys(word, lower):
-                cues.setdefault(key, (DESCRIPTION_WEIGHT, f"description:{word}"))
+                cues.setdefault(key, (DESCRIPTION_WEIGHT, f"description:{word}", word))
         for part, lower in _lower_parts(spec.name):
             if len(part) >= 3 and part not in stop_words and not part.isdigit():
                 for key in self._keys(part, lower):
-                    cues[key] = (NAME_WEIGHT, f"name:{part}")
+                    cues[key] = (NAME_WEIGHT, f"name:{part}", part)
         return cues
 
     def _keys(self, word: str, lower: str) -> set[str]:
@@ -121,8 +123,8 @@ class CueIndex:
         seen: set[tuple[str, str]] = set()
         found: list[tuple[Cue, str]] = []
         for word, lower_word in zip(words, lower, strict=True):
-            if self.false_friends and word.startswith(self.false_friends):
-                continue
+            friends = (tuple(f for f in self.false_friends if word.startswith(f))
+                       if self.false_friends and word.startswith(self.false_friends) else ())
             if self.stemmer == "snowball":
                 hits = [c for key in snowball_keys(lower_word, CUE_LANGUAGES)
                         for c in self._exact.get(key, ())]
@@ -131,6 +133,8 @@ class CueIndex:
                 for size in range(4, min(len(word), CUE_PREFIX) + 1):
                     hits.extend(self._stem.get(word[:size], ()))
             for cue in hits:
+                if friends and not cue.word.startswith(friends):
+                    continue  # a shorter cue inside a false friend ("note" in "noter")
                 if (cue.tool, cue.label) not in seen:
                     seen.add((cue.tool, cue.label))
                     found.append((cue, word))

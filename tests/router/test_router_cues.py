@@ -40,3 +40,35 @@ def test_name_keeps_words_that_are_description_noise() -> None:
     returns = ToolSpec("get_return_policy", "Policy text.", {"type": "object"}, "inline")
     _, reasons = ROUTER.score("what is the return window", "en", [*CATALOGUE, returns])
     assert any("name:return" in r for r in reasons.get("get_return_policy", []))
+
+
+def test_a_false_friend_of_a_trigger_is_still_a_users_own_word() -> None:
+    """The trigger exceptions (art*/article, topla*/toplantı) keep a shorter cue off the
+    longer word ("note" never fires on "noter"), not the tool whose own name or description
+    is that word: a help desk's search_articles is asked for "the article", a Turkish
+    tool toplanti_planla for "TOPLANTI"."""
+    desk = [ToolSpec(name, description, {}, "mcp:helpdesk") for name, description in [
+        ("search_articles", "Search help-centre articles by keyword."),
+        ("create_ticket", "Open a new support ticket."),
+        ("update_ticket", "Change a ticket's status or assignee."),
+        ("list_tickets", "List support tickets by status."),
+        ("get_ticket", "Show one ticket with its comments."),
+        ("add_comment", "Add a comment to a ticket."),
+        ("list_users", "List agents and end users."),
+        ("get_user", "Show one user's profile."),
+        ("list_macros", "List saved reply macros."),
+        ("list_views", "List saved ticket views."),
+        ("get_satisfaction", "Customer satisfaction ratings of solved tickets."),
+    ]]
+    assert "search_articles" in shown("find the article about refunds", "en", CATALOGUE + desk)
+    office = [ToolSpec(name, description, {}, "python") for name, description in [
+        ("toplanti_planla", "Ekip toplantısı planlar."),
+        ("izin_talebi", "Yıllık izin talebi açar."),
+        ("masraf_girisi", "Masraf kaydı girer."),
+        ("bordro_goster", "Maaş bordrosunu gösterir."),
+    ]]
+    assert "toplanti_planla" in shown("CUMA SAAT 10DA TOPLANTI KOY", "tr", CATALOGUE + office)
+    # The false friend still keeps another tool's shorter cue out.
+    notes = ToolSpec("add_note", "Save a short note.", {}, "python")
+    scores, _ = ROUTER.score("noter randevum ne zaman", "tr", [*CATALOGUE, notes])
+    assert scores.get("add_note", 0.0) == 0.0
