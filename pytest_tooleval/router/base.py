@@ -56,7 +56,8 @@ class Remembered(Router):
     """A deterministic router whose routings are kept: a run routes each case's first step
     twice (the order of cases, then the loop) and the baselines route every step again.
     The key is what the trigger router reads (the message, the language, the kept tools,
-    each spec's ``name`` and ``stands_for``); each caller gets its own copy."""
+    each spec's ``name``, ``description`` (its cues) and ``stands_for``); each caller gets
+    its own copy."""
 
     #: Forgotten all at once past this many: a process that runs many selections.
     LIMIT = 20_000
@@ -68,7 +69,8 @@ class Remembered(Router):
 
     def route(self, message: str, language: str, catalogue: list[ToolSpec],
               keep: tuple[str, ...] = ()) -> Routing:
-        key = (message, language, keep, tuple((spec.name, spec.stands_for) for spec in catalogue))
+        key = (message, language, keep,
+               tuple((spec.name, spec.description, spec.stands_for) for spec in catalogue))
         routing = self._seen.get(key)
         if routing is None:
             if len(self._seen) >= self.LIMIT:

@@ -273,6 +273,26 @@ def test_the_remembered_router_routes_like_the_router_and_hands_out_copies():
     assert memo.describe() == inner.describe()
 
 
+def test_the_remembered_router_tells_apart_tools_of_one_name_described_differently():
+    """The trigger router reads descriptions (its cues): two scenario files' inline
+    ``lookup`` tools, one for parcels and one for the canteen, route the same message
+    differently, and the remembered router must not hand the first routing to the second."""
+    from pytest_tooleval.router.base import Remembered
+    from pytest_tooleval.router.trigger_router import TriggerRouter
+    from pytest_tooleval.tools.base import ToolSpec
+
+    def catalogue(description: str) -> list[ToolSpec]:
+        return [*(ToolSpec(f"tool_{i:02}", f"Tool number {i}.", {}, "inline:a.yaml")
+                  for i in range(10)), ToolSpec("lookup", description, {}, "inline:a.yaml")]
+
+    parcels = catalogue("Look up a parcel's delivery status by tracking number.")
+    canteen = catalogue("Look up today's lunch menu at the office canteen.")
+    message = "where is my parcel, tracking number 44812"
+    memo, plain = Remembered(TriggerRouter()), TriggerRouter()
+    assert memo.route(message, "en", parcels) == plain.route(message, "en", parcels)
+    assert memo.route(message, "en", canteen) == plain.route(message, "en", canteen)
+
+
 def test_the_run_and_the_baselines_share_one_remembered_router():
     """The baselines re-route every step the run routed: with one router per k in the
     process, those routings are the run's (the trigger router costs ~1 ms a step)."""
