@@ -65,6 +65,21 @@ def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
     return sets
 
 
+def _stand_ins(catalogue: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str, str]]:
+    """The catalogue with each tool that stands for an absent built-in (``stands_for``: a
+    prefixed MCP ``repo_git_log`` with the built-ins off or shadowed) renamed to that
+    built-in, the first such tool per built-in; and the way back, built-in → own name."""
+    names = {spec.name for spec in catalogue}
+    back: dict[str, str] = {}
+    for spec in catalogue:
+        role = spec.stands_for
+        if role and role not in names and role not in back:
+            back[role] = spec.name
+    own = {name: role for role, name in back.items()}
+    return [replace(spec, name=own[spec.name]) if spec.name in own else spec
+            for spec in catalogue], back
+
+
 class TriggerRouter(Router):
     """Stateless: one message in, k tool names out, with the triggers that chose them."""
 
@@ -134,16 +149,8 @@ class TriggerRouter(Router):
         A tool that stands for an absent built-in (``ToolSpec.stands_for``: a prefixed MCP
         ``repo_git_log`` with the built-ins off or shadowed) is scored as that built-in.
         """
-        names = {spec.name for spec in catalogue}
-        stand_ins: dict[str, str] = {}
-        for spec in catalogue:
-            role = spec.stands_for
-            if role and role not in names and role not in stand_ins.values():
-                stand_ins[spec.name] = role
-        renamed = [replace(spec, name=stand_ins[spec.name]) if spec.name in stand_ins else spec
-                   for spec in catalogue]
+        renamed, back = _stand_ins(catalogue)
         scores, reasons = self._score(message, language, renamed)
-        back = {role: name for name, role in stand_ins.items()}
         for role in back:
             if role in reasons:
                 reasons[role] = [*reasons[role], f"stands for the built-in {role}"]
@@ -247,6 +254,23 @@ class TriggerRouter(Router):
         keep: tuple[str, ...] = (),
     ) -> Routing:
         unique = list({spec.name: spec for spec in catalogue}.values())
+        renamed, back = _stand_ins(unique)
+        if not back:
+            return self._route(message, language, unique, keep)
+        # A stand-in is routed as its built-in, not only scored as it: ranked, voted for,
+        # kept and brought as a companion where the built-in would have been.
+        own = {name: role for role, name in back.items()}
+        routing = self._route(message, language, renamed, tuple(own.get(n, n) for n in keep))
+        reasons = {back.get(name, name): why for name, why in routing.reasons.items()}
+        for role, name in back.items():
+            if name in reasons and not all(why.startswith("filler") for why in reasons[name]):
+                reasons[name].append(f"stands for the built-in {role}")
+        return Routing([back.get(name, name) for name in routing.tools], reasons,
+                       {back.get(name, name): v for name, v in routing.scores.items()})
+
+    def _route(
+        self, message: str, language: str, unique: list[ToolSpec], keep: tuple[str, ...]
+    ) -> Routing:
         scores, reasons = self.score(message, language, unique)
         families = family_best(scores)
         learned = self.learned(message, language, unique, scores)

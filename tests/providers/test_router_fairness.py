@@ -46,3 +46,22 @@ def test_with_the_builtin_present_the_builtin_keeps_its_triggers() -> None:
     # Both offered (a prefix only renames): no stand-in, the built-in git_log is scored.
     scores, _ = TriggerRouter(9).score(MESSAGE, "en", [*builtin_specs(), *REPO_TOOLS])
     assert scores["git_log"] > scores.get("repo_git_log", 0.0)
+
+
+def test_stand_ins_for_every_builtin_are_routed_as_the_builtins_are() -> None:
+    """Built-ins off and a server offering their jobs under a prefix: each stand-in is
+    shown where its built-in would have been, fillers, learned votes and companions
+    included (a document search brings its reader), not only where a trigger scored."""
+    builtins = list(builtin_specs())
+    served = [replace(spec, name=f"srv_{spec.name}", source="mcp:srv", stands_for=spec.name)
+              for spec in builtins]
+    router = TriggerRouter()
+    for message, language, keep in [
+        ("what did the plumber's invoice say about the boiler", "en", ()),
+        ("Work out 12.5% of 3,960 for me", "en", ()),
+        ("KOMŞUNUN DOĞUM GÜNÜ HANGİ GÜNDÜ", "tr", ()),
+        ("and the one before that?", "en", ("git_log",)),
+    ]:
+        alike = router.route(message, language, builtins, keep)
+        stood = router.route(message, language, served, tuple(f"srv_{n}" for n in keep))
+        assert [name.removeprefix("srv_") for name in stood.tools] == alike.tools, message
