@@ -89,9 +89,11 @@ def apply_classes(text: Normalized, classes: dict[str, list[str]], tally: Tally)
 
 def own_converter(names: Iterable[str]) -> bool:
     """The catalogue has the user's own currency tool (convert_currency, get_fx_rate…):
-    an exchange is its job, and the built-ins' exchange votes would crowd it out."""
+    an exchange is its job, and the built-ins' exchange votes would crowd it out. Any case:
+    getFxRate and convertCurrency are as much a converter as get_fx_rate."""
     return any(
-        name not in FAMILY_OF and any(word in name for word in ("currenc", "exchange", "fx"))
+        name not in FAMILY_OF
+        and any(word in name.lower() for word in ("currenc", "exchange", "fx"))
         for name in names
     )
 

@@ -125,6 +125,17 @@ def test_a_users_own_currency_tool_takes_the_exchange() -> None:
     assert "convert_currency" in routing.tools
 
 
+def test_a_users_own_currency_tool_named_in_camel_case_takes_the_exchange() -> None:
+    """MCP and Python tools are often camelCase (getFxRate, convertCurrency): as much the
+    user's converter as convert_currency, so the built-ins' exchange votes stay out."""
+    for name in ("getFxRate", "convertCurrency", "ExchangeRates"):
+        own = ToolSpec(name, "Today's rate between two currencies.", {"type": "object"}, "mcp")
+        routing = PLAIN.route("300 pounds into lira", "en", [*CATALOGUE, own])
+        assert not any(r.startswith("an exchange") for why in routing.reasons.values()
+                       for r in why), name
+        assert name in routing.tools
+
+
 def test_price_words_are_no_second_currency() -> None:
     message = "kuaförün saç boyama ücreti 1.800 TL, bunu aklında tut"
     routing = PLAIN.route(message, "tr", CATALOGUE)
