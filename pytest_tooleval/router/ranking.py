@@ -75,24 +75,23 @@ def filler_why(name: str, families: dict[str, float]) -> str:
 
 
 def rank_key(
-    scores: dict[str, float], families: dict[str, float], learned: dict[str, float]
+    scores: dict[str, float], families: dict[str, float]
 ) -> Callable[[str], tuple[float, int, float, tuple[int, int, str]]]:
-    """Score first; among tools nobody scored for, the user's tools, then the lexical
-    model's confident votes, then the look-up tools of ``LOOKUP_FALLBACK``, then the
-    siblings of a family that scored (git_status beside git_diff, list_archive beside
-    extract_archive), then the rest in the fixed priority."""
+    """Score first (``scores`` holds the lexical model's confident votes too, each at its
+    score plus ``LEARNED_WEIGHT`` times its posterior); among tools nobody scored for, the
+    user's tools, then the look-up tools of ``LOOKUP_FALLBACK``, then the siblings of a
+    family that scored (git_status beside git_diff, list_archive beside extract_archive),
+    then the rest in the fixed priority."""
 
     def key(name: str) -> tuple[float, int, float, tuple[int, int, str]]:
         score = round(scores.get(name, 0.0), 6)
         order = priority(name)
         if score > 0 or order[0] == 0:
             return (-score, 0, 0.0, order)
-        if name in learned:
-            return (0.0, 1, -learned[name], order)
         if name in FALLBACK_RANK:
-            return (0.0, 2, float(FALLBACK_RANK[name]), order)
+            return (0.0, 1, float(FALLBACK_RANK[name]), order)
         if _sibling_scored(name, families):
-            return (0.0, 3, -families[FAMILY_OF[name]], order)
-        return (0.0, 4, 0.0, order)
+            return (0.0, 2, -families[FAMILY_OF[name]], order)
+        return (0.0, 3, 0.0, order)
 
     return key

@@ -278,7 +278,7 @@ class TriggerRouter(Router):
         ranking = {**scores, **{name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
                                 for name, p in learned.items()}}
         ranked = sorted((spec.name for spec in unique),
-                        key=rank_key(ranking, families, learned))
+                        key=rank_key(ranking, families))
         names = set(ranked)
         kept = [name for name in dict.fromkeys(keep) if name in names][: self.k]
         # Kept tools take the lowest-scored places of those not kept.
