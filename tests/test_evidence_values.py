@@ -727,6 +727,10 @@ def test_an_approximate_amount_and_never_another(whole: int, cents: int, place: 
         ("15:10", "It lands at **3:10** in the afternoon.", "It lands at 3:10 in the morning."),
         ("04:30", "We meet at half past four.", "We meet at half past four in the afternoon."),
         ("04:30", "We meet at 4:30.", "We meet at **4:30** in the afternoon."),
+        # Markup between the time and am/pm, as between the time and its day part.
+        ("18:30", "Your table is at **6:30** pm.", "Your table is at **6:30** am."),
+        ("20:00", "Reminder set for 8:00 **PM**.", "Reminder set for 8:00 **AM**."),
+        ("21:00", "The ferry leaves at **9** pm.", "The ferry leaves at **9** am."),
     ],
 )
 def test_english_day_parts(value: str, right: str, wrong: str) -> None:

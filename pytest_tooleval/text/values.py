@@ -179,7 +179,8 @@ _DAY_PART = r"(?P<pre>aksam|gece|sabah|ogleden sonra|oglen|ogle|ikindi|saat)\s(?
 _EN_PART = r"[*_]*\s[*_]*(?:(?:in the|this|tomorrow)\s(?P<post>morning|afternoon|evening)" \
     r"|(?P<post>tonight|at night))(?![a-z])"
 _AFTER = rf"(?:{_EN_PART}|\s(?P<post>aksam))?"
-_AMPM = r"(?:\s?(?P<ampm>[ap])\.?\s?m\b\.?)"
+# am or pm after the time, markup allowed between (**6:30** pm, 8:00 **PM**).
+_AMPM = r"(?:[*_]*\s?[*_]*(?P<ampm>[ap])\.?\s?m\b\.?)"
 _CLOCK = regex.compile(
     rf"(?:{_DAY_PART})?(?<![\d.,:/])(?P<h>\d{{1,2}})[:.](?P<m>\d{{2}})(?::\d{{2}})?"
     rf"(?!\d|[.,:/-]\d){_AMPM}?{_AFTER}")
