@@ -75,6 +75,13 @@ def test_a_count_is_exact_and_a_scale_word_is_not_a_rounding() -> None:
     assert not found("1742500", "about 1.74 million")
 
 
+def test_a_number_longer_than_decimal_precision_is_no_crash() -> None:
+    """Rounding to more digits than Decimal's 28 raised InvalidOperation: a traceback."""
+    assert not found("10000000000000000000000000000", "10")
+    assert found("10000000000000000000000000000", "ref 10000000000000000000000000000")
+    assert not found("1.5", "1234567890123456789012345678.25")
+
+
 def test_the_agreement_script_meets_its_goal() -> None:
     """The independent answer set (evals/answers/) is read only by its script."""
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "answer_agreement.py")],

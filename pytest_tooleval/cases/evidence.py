@@ -42,7 +42,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 
 from pytest_tooleval.text.normalize import fold, turkish_lower
@@ -464,15 +464,23 @@ def same_number(want: Number, got: Number) -> bool:
             abs(got.value - want.value) <= abs(want.value) * APPROXIMATE:
         exponent = got.value.normalize().as_tuple().exponent  # its last non-zero digit
         step = Decimal(1).scaleb(exponent if isinstance(exponent, int) else 0)
-        if got.value in {want.value.quantize(step, rounding)
-                         for rounding in (ROUND_HALF_UP, ROUND_HALF_EVEN)}:
+        if got.value in _rounded(want.value, step, ROUND_HALF_UP, ROUND_HALF_EVEN):
             return True
     if got.quantum < want.quantum:
         return want.quantum != 1 and \
-            got.value.quantize(want.quantum, ROUND_HALF_UP) == want.value
+            want.value in _rounded(got.value, want.quantum, ROUND_HALF_UP)
     significant = len(str(abs(int(got.value / got.quantum))))
-    return got.quantum <= 1 and significant >= MIN_SIGNIFICANT and got.value in {
-        want.value.quantize(got.quantum, rounding) for rounding in (ROUND_HALF_UP, ROUND_HALF_EVEN)}
+    return got.quantum <= 1 and significant >= MIN_SIGNIFICANT and \
+        got.value in _rounded(want.value, got.quantum, ROUND_HALF_UP, ROUND_HALF_EVEN)
+
+
+def _rounded(value: Decimal, step: Decimal, *roundings: str) -> set[Decimal]:
+    """``value`` rounded to ``step`` each way; none where that takes more digits than
+    Decimal's precision (a 29-digit reference number rounded to units)."""
+    try:
+        return {value.quantize(step, rounding) for rounding in roundings}
+    except InvalidOperation:
+        return set()
 
 
 def _as_percent(number: Number) -> Number | None:
