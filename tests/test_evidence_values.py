@@ -1179,6 +1179,10 @@ def test_every_vulgar_fraction_and_never_another(whole: int, char: str, other: s
         ("2:41:09", "Parkuru 2 saat 41 dakika 9 saniyede tamamladınız.",
          "Parkuru 2 saat 14 dakika 9 saniyede tamamladınız.", "tr"),
         ("0:42:10", "Video 42 dakika 10 saniye sürüyor.", "Video 42 dakika 1 saniye.", "tr"),
+        # A half said in words: Turkish "buçuk" after the count, English "half an hour".
+        ("1:30:00", "Film bir buçuk saat sürüyor.", "Film iki buçuk saat sürüyor.", "tr"),
+        ("2:30:00", "Yol 2 buçuk saat sürer.", "Yol 3 buçuk saat sürer.", "tr"),
+        ("0:30:00", "The bus takes half an hour.", "The bus takes an hour.", "en"),
     ],
 )
 def test_a_duration_in_units(value: str, right: str, wrong: str, language: str) -> None:

@@ -239,6 +239,11 @@ _DURATION = regex.compile(
     rf"|{_MINUTES}(?:{_THEN}{_SECONDS})?|{_SECONDS})")
 _CLOCK_DURATION = r"(\d{1,3}):([0-5]\d):([0-5]\d)"
 _WRITTEN_DURATION = regex.compile(rf"(?<![\d.,:]){_CLOCK_DURATION}(?!\d|[.,:]\d)")
+#: A half said with a count of time, in the digits a duration reads: "2 buçuk saat" (the
+#: Turkish half stays a word after its count: ``_spell``) 2.5 saat; "half an hour" ("0.5 an
+#: hour" once the English half is in digits) 0.5 hour.
+_SAID_HALF = regex.compile(r"(?<![\d.,])(\d+)\sbucuk(?=\s(?:saat|dakika|saniye))"
+                           r"|(?<![\w.,])(?:half|0\.5)\san\s(?=hour)")
 _PHONE = regex.compile(r"(?<![\w+]|\d[.,])(?P<plus>\+)?\(?\d++\)?(?:[ .-]?+\(?\d++\)?)*+")
 _WORDS = regex.compile(r"\p{L}+\.?")
 _SENTENCE_END = regex.compile(r"[.!?]\s*$")
@@ -625,8 +630,9 @@ class Values:
 
     @cached_property
     def durations(self) -> tuple[Duration, ...]:
-        return tuple([_duration(m["h"], m["m"], m["s"]) for m in _DURATION.finditer(self.spoken)]
-                     + [_duration(*parts) for parts in _WRITTEN_DURATION.findall(self.spoken)])
+        spoken = _SAID_HALF.sub(lambda m: f"{m[1]}.5" if m[1] else "0.5 ", self.spoken)
+        return tuple([_duration(m["h"], m["m"], m["s"]) for m in _DURATION.finditer(spoken)]
+                     + [_duration(*parts) for parts in _WRITTEN_DURATION.findall(spoken)])
 
     @cached_property
     def times(self) -> tuple[Time, ...]:
