@@ -555,6 +555,12 @@ def test_an_ordinal_word_is_a_day_only_beside_a_month() -> None:
         ("07:30", "Otobüs sabah yedi buçukta kalkıyor.", "Otobüs akşam yedi buçukta.", "tr"),
         ("19:30", "Konser akşam yedi buçukta.", "Konser sabah yedi buçukta.", "tr"),
         ("22:30", "Gece on buçukta döndü.", "Sabah on buçukta döndü.", "tr"),
+        # "on" and "bir" with a locative or a half after a day part are hours, not words.
+        ("10:00", "Toplantı sabah onda.", "Toplantı akşam onda.", "tr"),
+        ("22:00", "Film akşam onda başlıyor.", "Film sabah onda başlıyor.", "tr"),
+        ("13:00", "Randevu öğleden sonra birde.", "Randevu öğleden sonra ikide.", "tr"),
+        ("13:30", "Ders öğleden sonra bir buçukta.", "Ders öğleden sonra iki buçukta.", "tr"),
+        ("01:00", "Yedekleme SAAT BİRDE başlıyor.", "Yedekleme saat ikide başlıyor.", "tr"),
         ("08:45", "Class starts at a quarter to nine.", "Class starts at a quarter past nine.",
          "en"),
         ("04:30", "Doors open at half past four.", "Doors open at half past five.", "en"),
@@ -663,6 +669,8 @@ def test_a_turkish_number_word_with_a_case_suffix() -> None:
     assert not found("10", "Saat on ikide geldi.", "tr")
     assert found("7", "Yediye kadar bekle.", "tr")
     assert not found("10", "Ona söyledim, onda kaldı.", "tr")
+    assert not found("10", "Sabah ona söyledim.", "tr")
+    assert not found("01:00", "Sabah bir kahve içtim.", "tr")
     assert found("%15", "Yüzde on beşe çıktı.", "tr")
 
 

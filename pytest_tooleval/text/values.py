@@ -296,6 +296,11 @@ _SCALE_WORDS = "thousand|million|billion|bin|milyon|milyar"
 _SCALE_NEXT = regex.compile(rf"\s(?:{_SCALE_WORDS})(?!\w)")
 _SCALE_BEFORE = regex.compile(rf"(?<!\w)(?:{_SCALE_WORDS})\s(?:and\s)?$")
 _COUNTED_BEFORE = regex.compile(r"(?:\d|buçuk)\s?$")
+#: A day part before a lone "bir" or "on" with a locative or a half after it makes it an
+#: hour (saat birde, sabah onda, öğleden sonra bir buçukta), as _DAY_PART reads digits.
+_DAY_PART_BEFORE = regex.compile(
+    r"(?<!\w)(?:akşam|gece|sabah|öğleden sonra|öğlen|öğle|ikindi|saat)\s(?:saat\s)?$")
+_HALF_NEXT = regex.compile(r"\sbuçuk")
 
 
 def _spell(match: regex.Match[str]) -> str:
@@ -304,9 +309,11 @@ def _spell(match: regex.Match[str]) -> str:
     buçuk milyon" 2.5 milyon, bare "bin" 1 bin), which the digit reading then scales. A lone
     "one", "bir" or "a" is an article or pronoun ("one of the files", "bir dosya"), no
     count: it is read only before a scale word ("a million"), and one/bir also after one
-    ("bin bir", "a thousand and one"). A Turkish case suffix stays on the digits ("on ikide"
-    12de, "dördü" 4ü), except on a pronoun ("ona", "onda") or yüz/bin ("yüzde" is per cent);
-    a Turkish half stays a word ("dokuz buçuk" 9 buçuk), for the clock reading."""
+    ("bin bir", "a thousand and one"), and bir/on after a day part with a locative or a half
+    (``_DAY_PART_BEFORE``: "saat birde", "sabah onda"). A Turkish case suffix stays on the
+    digits ("on ikide" 12de, "dördü" 4ü), except on a pronoun ("ona", "onda") or yüz/bin
+    ("yüzde" is per cent); a Turkish half stays a word ("dokuz buçuk" 9 buçuk), for the
+    clock reading."""
     if match.group("alone"):
         return _FRACTIONS[" ".join(match.group("alone").split())]
     words = match.group("n").replace("-", " ").split()
@@ -315,10 +322,13 @@ def _spell(match: regex.Match[str]) -> str:
     case = match.groupdict().get("case") or ""
     if words == ["bin"] and _COUNTED_BEFORE.search(text, 0, start):
         return match.group()  # 18 bin, iki buçuk bin: the digit reading scales it
-    if words in (["one"], ["bir"], ["a"]) and not half and not _SCALE_NEXT.match(text, end) \
+    hour = words in (["bir"], ["on"]) and (case in ("da", "de") or _HALF_NEXT.match(text, end)) \
+        and _DAY_PART_BEFORE.search(text, 0, start) is not None
+    if words in (["one"], ["bir"], ["a"]) and not half and not hour \
+            and not _SCALE_NEXT.match(text, end) \
             and (words == ["a"] or not _SCALE_BEFORE.search(text, 0, start)):
         return match.group()
-    if case and (words == ["on"] or words[-1] in ("yüz", "bin")):
+    if case and ((words == ["on"] and not hour) or words[-1] in ("yüz", "bin")):
         return match.group()
     value = 0
     for word in words:
