@@ -66,6 +66,11 @@ def test_units_must_agree_where_both_are_given() -> None:
     assert not found("78 gün", "78 saat kaldı", "tr")
     assert found("%18", "KDV yüzde 18", "tr")
     assert not found("%18", "KDV yüzde 8", "tr")
+    # An imperial unit is another unit, not none: the same digits are another amount.
+    assert not found("12 km", "It is 12 miles away.")
+    assert not found("25 °C", "It is 25 °F outside.")
+    assert not found("180 cm", "He is 180 ft tall.")
+    assert found("12 km", "It is 12 km (7.5 miles) away.")
 
 
 def test_a_count_is_exact_and_a_scale_word_is_not_a_rounding() -> None:

@@ -119,6 +119,10 @@ _UNITS = {
     "dakika": "min", "dk": "min", "min": "min", "mins": "min", "minutes": "min",
     "gun": "day", "day": "day", "days": "day", "byte": "B", "bytes": "B", "bayt": "B",
     "kb": "kB", "mb": "MB", "gb": "GB",
+    # Imperial units: another unit, so that 12 miles is not 12 km nor 25 °F 25 °C (not
+    # "mi", the Turkish question particle: 12 mi?; not lb, which "pounds" also says).
+    "mile": "mi", "miles": "mi", "oz": "oz",
+    "ft": "ft", "feet": "ft", "°f": "°F", "fahrenheit": "°F", "mph": "mph",
 }
 _PREFIX_UNITS = ("%", "yuzde", "$", "€", "£", "₺")
 _MINOR = regex.compile(r"\s?(?:kurus|cents?|penny|pence)(?![a-z])|p(?![a-z]|\.\s?m)")
