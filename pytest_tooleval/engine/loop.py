@@ -43,9 +43,10 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
     raw_args = call.arguments
     try:
         arguments: Any = json.loads(raw_args) if raw_args not in (None, "") else {}
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # past the digit or depth limit too
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         return Attempt(call.name, raw_args, valid=False, malformed="unparseable",
-                       reason=f"arguments are not JSON: {exc.msg}")
+                       reason=f"arguments are not JSON: {why}")
     if call.name not in shown:
         return Attempt(call.name, arguments, valid=False, malformed="unknown_tool",
                        reason=f"{call.name!r} is not among the tools shown")
@@ -87,7 +88,7 @@ def _canonical(arguments: str | None) -> str | None:
         return None
     try:
         return json.dumps(json.loads(arguments), sort_keys=True)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return arguments
 
 

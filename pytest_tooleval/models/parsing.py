@@ -30,7 +30,11 @@ def _decode_objects(text: str) -> list[tuple[Any, str, int, int]]:
             return found
         try:
             value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except RecursionError:
+            # Nested past the depth limit: so is every value that starts inside it, and
+            # trying each would take quadratic time. The rest is no JSON value.
+            return found
+        except ValueError:  # broken JSON, or a number past Python's digit limit
             index = start + 1
             continue
         found.append((value, text[start:end], start, end))
@@ -130,7 +134,7 @@ def _envelope_answer(text: str) -> str | None:
         return None
     try:
         value = json.loads(stripped)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     if isinstance(value, dict) and set(value) == {"answer"} and isinstance(value["answer"], str):
         return value["answer"]

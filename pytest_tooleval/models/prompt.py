@@ -88,7 +88,7 @@ def _envelope_of_call(call: dict[str, Any]) -> str:
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         # broken text stays as the model wrote it
-        with contextlib.suppress(json.JSONDecodeError):
+        with contextlib.suppress(ValueError, RecursionError):
             arguments = json.loads(arguments)
     return json.dumps({"tool": function.get("name"), "arguments": arguments}, ensure_ascii=False)
 

@@ -148,3 +148,21 @@ def test_preflight_runs_the_backends_own_check_once() -> None:
     session.preflight()
     session.preflight()
     assert calls == [1]
+
+
+@pytest.mark.parametrize("arguments", ['{"city": ' + "1" * 4400 + "}",
+                                       '{"city": ' + "[" * 1500 + "]" * 1500 + "}"],
+                         ids=["number", "nesting"])
+def test_arguments_the_decoder_gives_up_on_are_a_malformed_call_not_an_error(
+        arguments: str) -> None:
+    """A runaway number (past Python's 4,300 digits) or nesting is the model's bad output:
+    an unparseable attempt the model hears about, never a harness ERROR."""
+    runaway = ModelTurn(content="", calls=[RawCall("get_weather", arguments, "c1")])
+    backend = Scripted([runaway, ModelTurn(content="It is 17.4 C."), weather_call(),
+                        ModelTurn(content="Same again.")])
+    run = session_with(backend).run(ref())
+    assert run.error is None
+    step = run.transcripts[0]
+    assert step.answer == "It is 17.4 C."
+    assert [(a.valid, a.malformed) for a in step.attempts] == [(False, "unparseable")]
+    assert (step.attempts[0].reason or "").startswith("arguments are not JSON")

@@ -94,3 +94,22 @@ def test_leaks_only_of_shown_tools_or_broken_tags() -> None:
     broken = find_leaked_calls("<tool_call>oops</tool_call>", {"add"})
     assert broken[0].parse_error == "unparseable"
     assert find_leaked_calls('Data: {"name": "Bob", "age": 3', {"add"}) == []
+
+
+# A number past Python's 4,300-digit limit, and nesting past the recursion limit: what a
+# degenerate model writes until max_tokens (or a server that ignores it) stops it.
+RUNAWAY_NUMBER = '{"tool": "add", "arguments": {"a": ' + "1" * 4400 + "}}"
+RUNAWAY_NESTING = '{"tool": "add", "arguments": {"a": ' + "[" * 1500
+
+
+@pytest.mark.parametrize("out", [RUNAWAY_NUMBER, RUNAWAY_NESTING,
+                                 f"<tool_call>{RUNAWAY_NUMBER}</tool_call>",
+                                 '{"a": ' * 1500], ids=["number", "nesting", "tagged", "deep"])
+def test_runaway_output_is_an_unparseable_attempt_not_a_crash(out: str) -> None:
+    """JSON the decoder gives up on (ValueError past the digit limit, RecursionError past
+    the depth limit) is the model's malformed output, as any broken JSON is."""
+    _, calls = split_output(out)
+    assert all(c.parse_error == "unparseable" for c in calls)
+    if out != '{"a": ' * 1500:
+        assert [c.name for c in calls] == ["add"]
+        assert [c.name for c in find_leaked_calls(out, {"add"})] == ["add"]

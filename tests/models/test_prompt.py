@@ -3,6 +3,8 @@ injects tools when the template drops them, and tool results a strict template a
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_tooleval.models.prompt import (
@@ -91,3 +93,19 @@ def test_template_is_sandboxed() -> None:
     evil = "{{ ''.__class__.__mro__[1].__subclasses__() }}"
     with pytest.raises(Exception, match=r"unsafe|not safely|access"):
         ChatTemplate(evil).render(QUESTION)
+
+
+def test_a_call_with_arguments_the_decoder_gives_up_on_is_replayed_as_written(
+        tools: list[ToolSpec]) -> None:
+    """A runaway number (past Python's 4,300 digits) stays the text the model wrote, as
+    any broken arguments do, rather than failing the next prompt."""
+    arguments = '{"a": ' + "1" * 4400 + "}"
+    messages = [
+        *QUESTION,
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "add",
+                                                          "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "error: the call was not run"},
+    ]
+    prompt = PromptBuilder(ChatTemplate(QWEN3_LIKE).render).build(messages, tools)
+    assert '{"tool": "add", "arguments": ' + json.dumps(arguments) in prompt
