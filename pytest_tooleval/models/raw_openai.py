@@ -10,6 +10,7 @@ schema-valid reply is obvious; a server that fails it for every field is refused
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -222,7 +223,9 @@ class RawCompletionBackend(ServerBackend):
         if self.mode == "on":
             info["canary"] = self._canary or "not run"
         if self.last_output is not None:  # the server answered: probing it is safe
-            info.update(self.prompt.describe())
+            # unless it has gone since (its cases are ERRORs): the report is still written
+            with contextlib.suppress(BackendUnavailable):
+                info.update(self.prompt.describe())
         return info
 
 

@@ -206,3 +206,14 @@ def test_a_template_file_that_does_not_exist_is_named(tmp_path) -> None:
     path.write_text(SMOLLM2)
     backend = raw("http://127.0.0.1:9/v1", "off", template=str(path))
     assert backend.template_origin == "template file"
+
+
+def test_describe_after_the_server_went_away_does_not_raise(tools: list[ToolSpec]) -> None:
+    """The report describes the backend at the end of the run: a server that answered, then
+    died (its cases ERRORs of kind unreachable), must not turn that into a traceback and no
+    report. What the template does with tool results was never needed, so never learned."""
+    with FakeOpenAI([Rule("", [answer('{"answer": "You are welcome."}')])]) as fake:
+        backend = raw(fake.base_url, "off", retries=0)
+        assert backend.complete(QUESTION, tools).content == "You are welcome."
+    described = backend.describe()
+    assert described["server"] == "llama-server" and described["constraint"] == "none"
