@@ -86,7 +86,7 @@ class RawCompletionBackend(ServerBackend):
             try:
                 self._apply_template([{"role": "user", "content": "ping"}], None, {})
                 self._flavor = "llama-server"
-            except BackendUnavailable:
+            except (BackendUnavailable, ServerError):  # down, or erroring (still loading)
                 raise
             except BackendError:  # no such endpoint, or no prompt in its reply
                 self._flavor = "openai"

@@ -7,12 +7,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import socket
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from pytest_tooleval.models import raw_openai
-from pytest_tooleval.models.base import BackendUnavailable, TemplateMissing
+from pytest_tooleval.models.base import BackendUnavailable, ServerError, TemplateMissing
 from pytest_tooleval.models.grammar import envelope_schema
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.raw_openai import (
@@ -217,3 +219,44 @@ def test_describe_after_the_server_went_away_does_not_raise(tools: list[ToolSpec
         assert backend.complete(QUESTION, tools).content == "You are welcome."
     described = backend.describe()
     assert described["server"] == "llama-server" and described["constraint"] == "none"
+
+
+class _Loading(BaseHTTPRequestHandler):
+    """llama-server while it loads its model: HTTP 503 on every endpoint."""
+
+    def _loading(self) -> None:
+        data = json.dumps({"error": {"code": 503, "message": "Loading model",
+                                     "type": "unavailable_error"}}).encode()
+        self.send_response(503)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._loading()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._loading()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_llama_server_still_loading_is_a_server_error_not_a_missing_template() -> None:
+    """A 5xx from /apply-template is a server erroring, not a server without the endpoint:
+    the preflight says what the server said, and does not send the user to --grammar vendor
+    (nor remember the server as one that is not llama-server)."""
+    loading = ThreadingHTTPServer(("127.0.0.1", 0), _Loading)
+    thread = threading.Thread(target=loading.serve_forever, daemon=True)
+    thread.start()
+    try:
+        backend = raw(f"http://127.0.0.1:{loading.server_port}/v1", "off", retries=0)
+        with pytest.raises(ServerError) as caught:
+            backend.preflight()
+    finally:
+        loading.shutdown()
+        loading.server_close()
+    assert "/apply-template answered HTTP 503: Loading model" in str(caught.value)
+    assert backend.describe()["server"] == "unknown"
