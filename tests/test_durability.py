@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.cli import main as tooleval_main
-from pytest_tooleval.run.journal import read_journal
+from pytest_tooleval.run.journal import Journal, read_journal
 from pytest_tooleval.run.shard import ShardError, parse_shard, shard_items
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer, call, status
@@ -275,6 +275,26 @@ def test_resume_without_a_journal_is_a_clear_refusal(project, fake_model) -> Non
     result = project.run("--tooleval-resume")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*no journal at*nothing to resume*"])
+
+
+def test_the_journal_reads_every_character_and_ignores_a_torn_last_line(tmp_path) -> None:
+    """A line holds any text a model or tool wrote: U+2028 and NEL are not line ends (the
+    journal once split there and called a finished run's journal damaged). A kill may cut
+    the last line anywhere, even inside a character: that line alone is ignored."""
+    journal = Journal(tmp_path / "journal.jsonl")
+    journal.open({"identity_hash": "x", "cases": {}})
+    journal.append({"nodeid": "a.yaml::c0", "answer": "one\u2028two\u2029three\x85four"})
+    journal.append({"nodeid": "a.yaml::c1", "answer": "It is 17.4 °C."})
+    journal.close({"complete": True})
+    stored = read_journal(journal.path)
+    assert sorted(stored.cases) == ["a.yaml::c0", "a.yaml::c1"] and stored.end is not None
+    assert stored.cases["a.yaml::c0"]["answer"] == "one\u2028two\u2029three\x85four"
+    data = journal.path.read_bytes()
+    last_case = data[:data.index(b'"type":"end"')]
+    torn = last_case[:last_case.rindex("°".encode()) + 1]  # inside the two bytes of '°'
+    journal.path.write_bytes(torn)
+    stored = read_journal(journal.path)
+    assert sorted(stored.cases) == ["a.yaml::c0"] and stored.end is None
 
 
 # ------------------------------------------------------------------- shards and merge

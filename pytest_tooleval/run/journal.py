@@ -78,18 +78,23 @@ class Stored:
 def read_journal(path: Path) -> Stored:
     """Read a journal; a torn last line (the process died mid-write) is ignored."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Split on newlines only: str.splitlines also ends a line at U+2028 or NEL, which
+        # json.dumps leaves unescaped in a transcript's text. Bytes, so that a torn last
+        # line cut inside a character is that line's problem, not the file's.
+        lines = path.read_bytes().split(b"\n")
     except FileNotFoundError:
         raise JournalError(f"no journal at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise JournalError(f"{path}: cannot read the journal: {exc}") from None
+    if lines and not lines[-1]:
+        lines.pop()  # what follows the last newline
     records: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
             if number == len(lines):
                 break  # the write the kill interrupted
             raise JournalError(f"{path}:{number}: not a JSON line; the journal is damaged") \
