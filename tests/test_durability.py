@@ -229,6 +229,27 @@ def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_mo
 
 
 @pytest.mark.parametrize("workers", [0, 2])
+def test_a_run_killed_after_its_last_case_resumes_to_its_report(project, fake_model,
+                                                                workers) -> None:
+    """Killed while writing its reports (the baselines take a while): every case is in the
+    journal but no end record. Resuming runs no case; its report once described no
+    backend, router, providers or concurrency, unlike the uninterrupted run's."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    assert project.run("--tooleval-min-cases", "1", workers=workers).ret == 0
+    whole = _strip(project.report())
+    path = _journal_path(project)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert '"type":"end"' in lines[-1]
+    path.write_text("".join(lines[:-1]), encoding="utf-8")
+    (project.path / "tooleval-report" / "report.json").unlink()
+    assert project.run("--tooleval-min-cases", "1", "--tooleval-resume", workers=workers).ret == 0
+    resumed = project.report()
+    assert resumed["run"]["resumed"]["cases_carried"] == 3
+    assert _strip(resumed) == whole
+
+
+@pytest.mark.parametrize("workers", [0, 2])
 def test_resume_runs_the_error_cases_again(project, fake_model, workers) -> None:
     """An ERROR is a failure of the machine: resuming after it is fixed runs that case
     again (only that one), and the report holds the new result."""

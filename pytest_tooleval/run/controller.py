@@ -247,7 +247,14 @@ class Controller:
         if session.config.option.collectonly:
             return None
         if self.report is None:
-            self.add_worker_info(self.runtime.info())
+            info = self.runtime.info()
+            if (self.journalled is not None and self.journalled.cases
+                    and self.carried_run is None
+                    and not any(w.get("backend") for w in [info, *self.worker_info])):
+                # Every case was carried from a run killed before its end record: no
+                # process ran one, so this one starts the model to say what ran them.
+                info = self.runtime.started_info(min(self.journalled.cases))
+            self.add_worker_info(info)
             interrupted = self.interruption(session, int(session.exitstatus))
             report = self.finish(interrupted, session.config)
             self.journal.close({

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.engine.session import CaseRef, ModelSession, classify_error
@@ -261,6 +263,24 @@ class Runtime:
             "session": self.session_source,
             "concurrency": self.concurrency,
         }
+
+    def started_info(self, nodeid: str) -> dict[str, Any]:
+        """``info`` of a process that ran no case, with the model started (preflight,
+        lanes) and the router described for case ``nodeid``, as running it would have."""
+        self.start()
+        self._lanes_for_run()
+        session = self.session()
+        if not session.describe_router():
+            path = nodeid.split("::")[0]
+            try:
+                case_file = load_case_file(self.settings.rootdir / path)
+            except (CaseFileError, OSError):
+                return self.info()
+            name = nodeid.partition("::")[2].split("[")[0]
+            case = next((c for c in case_file.cases if c.name == name), None)
+            if case is not None:
+                session._router_info = session.router_factory(case_file).for_case(case).describe()
+        return self.info()
 
     def close(self) -> None:
         lanes, self._lanes = self._lanes, None
