@@ -361,6 +361,28 @@ def test_shards_merged_equal_a_single_run(project, fake_model, workers, monkeypa
     assert "given twice" in capsys.readouterr().err
 
 
+def test_shards_with_skipped_cases_merge_to_the_single_run(project, fake_model,
+                                                         monkeypatch) -> None:
+    """Skipped cases are dealt to the shards like the others; the merged report once
+    listed only the first part's and counted none of them as selected."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.write("scenarios/gh.yaml", scenario(
+        [{**case, "name": f"gh{index}"} for index, case in enumerate(_cases(3))],
+        name="gh", requires=["gh_search_issues"]))
+    options = ("--tooleval-min-cases", "1", "--tooleval-skip-missing")
+    project.run(*options, "--tooleval-report", "single")
+    for index in (1, 2):
+        project.run(*options, "--tooleval-shard", f"{index}/2", "--tooleval-report",
+                    f"shard{index}")
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["merge", "shard1", "shard2", "--report", "merged"]) == 0
+    single = json.loads((project.path / "single" / "report.json").read_text())
+    merged = json.loads((project.path / "merged" / "report.json").read_text())
+    assert len(single["run"]["skipped"]) == 3 and single["run"]["cases_selected"] == 7
+    assert _strip(merged) == _strip(single)
+
+
 def test_merge_refuses_parts_with_different_configurations(project, fake_model, monkeypatch,
                                                            capsys) -> None:
     project.profile(fake_model(_script()))

@@ -104,6 +104,10 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Fini
     settings = settings_for(first, rootdir, out_dir)
     results = {case.nodeid: case for part in parts for case in part.results}
     count = len(results)
+    # Skipped cases were dealt to the shards too: each part lists its own, and a single
+    # run counts them as selected and done.
+    skipped = {s.nodeid: s for part in parts for s in part.run.skipped or []
+               if s.nodeid not in results}
     selection = first.selection.model_copy(update={
         "cases": count, "case_set_hash": case_set_hash(
             (nodeid, r.case_hash) for nodeid, r in results.items()),
@@ -111,7 +115,9 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Fini
     run = first.model_copy(update={
         "started": min(p.run.started for p in parts),
         "finished": max(p.run.finished for p in parts),
-        "interrupted": None, "cases_done": count, "cases_selected": count, "shard": None,
+        "interrupted": None, "cases_done": count + len(skipped),
+        "cases_selected": count + len(skipped), "shard": None,
+        "skipped": [skipped[nodeid] for nodeid in sorted(skipped)] or None,
         "merged_from": [str(p.source) for p in parts], "selection": selection,
     })
     finished = finish(list(results.values()), run, settings)
