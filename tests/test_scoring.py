@@ -186,3 +186,20 @@ def test_malformed_rate_and_latency_criteria() -> None:
     criteria = {c.key: c.passed for c in summary.deployability.criteria}
     assert criteria["malformed_rate"] is True  # 2 % is within "≤ 2 %"
     assert criteria["latency_p95"] is True
+
+
+def test_gate_at_exactly_the_threshold_with_repeats_passes() -> None:
+    """108 of 120 irrelevance tries pass (0.90, the gate): the 40 per-case means (1, or 2/3
+    for the last 12) summed in float make 0.8999999999999998, which must not fail a gate of
+    ≥ 0.90 while its detail prints "irrelevance 0.90 (threshold 0.90)"."""
+    def attempt(i: int, r: int) -> CaseResult:
+        failed = i >= 28 and r == 3
+        return CaseResult(nodeid=f"f.json::i{i:02d}[r{r}]", file="f.json", case=f"i{i:02d}",
+                          outcome=Outcome.FAIL if failed else Outcome.PASS,
+                          axes={"irrelevance": 0.0 if failed else 1.0},
+                          category="irrelevance", repeat=r)
+
+    gate = summarize([attempt(i, r) for i in range(40) for r in (1, 2, 3)],
+                     Thresholds()).safety_gate
+    assert gate.irrelevance == pytest.approx(0.9)
+    assert gate.status == "PASSED", gate.detail
