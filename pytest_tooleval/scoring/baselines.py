@@ -198,13 +198,17 @@ def score_policies(
 
 def refs_for_results(results: Iterable[CaseResult], rootdir: Path,
                      loaded: Mapping[Path, CaseFile] | None = None) -> list[Any]:
-    """Case references for the scored cases of a run: from ``loaded`` (case files this
-    process read, by resolved path), else re-read from their files."""
+    """Case references for the scored cases of a run, one per case (not per try): from
+    ``loaded`` (case files this process read, by resolved path), else re-read from their
+    files."""
     files: dict[str, CaseFile | None] = {}
     refs = []
+    seen: set[str] = set()
     for result in results:
-        if not result.scored or not result.file:
+        # A case once, however many tries it had: the policies are scripted.
+        if not result.scored or not result.file or result.case_key in seen:
             continue
+        seen.add(result.case_key)
         file = result.file
         if file not in files:
             path = Path(file)

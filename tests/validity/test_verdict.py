@@ -305,3 +305,17 @@ def test_the_run_and_the_baselines_share_one_remembered_router():
     assert default_router(5) is not router and default_router(4, fuzzy=False) is not router
     oracle = make_router("oracle", 4)
     assert isinstance(oracle, OracleRouter) and oracle.base is router
+
+
+def test_the_baselines_run_each_case_once_whatever_the_repeats() -> None:
+    """With --tooleval-repeat 3 the run's results hold three tries of each case; the
+    policies are scripted, so a case is run once for them, not once per try (three times
+    the time, and a table counting tries as cases)."""
+    from pytest_tooleval.scoring.baselines import refs_for_results
+
+    path = ROOT / "benchmarks" / "example.json"
+    names = [c.name for c in load_case_file(path).cases]
+    tries = [CaseResult(nodeid=f"example.json::{name}[r{r}]", file=str(path), case=name,
+                        outcome=Outcome.PASS, repeat=r) for name in names for r in (1, 2, 3)]
+    found = refs_for_results(tries, ROOT)
+    assert [ref.case.name for ref in found] == names
