@@ -222,3 +222,21 @@ def test_gap_from_reports_refuses_an_embedded_arm_joined_with_a_server_arm(
     assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g"),
                  "--force"]) == 0
     assert "--force: building the gap although the runs differ" in capsys.readouterr().err
+
+
+def test_cases_whose_contents_swapped_names_are_neither_regressions_nor_edited() -> None:
+    """Case a's content moved to b and b's to a: paired by content, nothing changed (the
+    figures say +0.0), so the lists must not call a a regression, b an improvement, nor
+    both "edited, not compared" when they were compared."""
+    def tried(name: str, content: str, passed: bool) -> CaseResult:
+        return CaseResult(nodeid=f"f.json::{name}", file="f.json", case=name,
+                          case_hash=content, category="tool", axes={"tool": float(passed)},
+                          outcome=Outcome.PASS if passed else Outcome.FAIL)
+
+    same = [tried(f"c{i}", f"h{i}", True) for i in range(8)]
+    base = [tried("a", "X", True), tried("b", "Y", False), *same]
+    new = [tried("a", "Y", False), tried("b", "X", True), *same]
+    result = compare(make_report(new), make_report(base))
+    assert result.score == (90.0, 90.0)
+    assert result.regressions == [] and result.improvements == []
+    assert result.edited == []

@@ -225,10 +225,10 @@ def compare(new: Report, base: Report, *, force: bool = False,
         new.cases, base.cases, level, tolerance)
     result.pairing = pairing
     base_by_id = {c.nodeid: c for c in base.cases}
+    edited = set(pairing.edited)  # a case moved to another id is paired, not edited
     for case in new.cases:
         old = base_by_id.get(case.nodeid)
-        if old is not None and case.case_hash and old.case_hash \
-                and case.case_hash != old.case_hash:
+        if old is not None and case.case_key in edited:
             result.edited.append({"nodeid": case.nodeid, "baseline": old.outcome.value,
                                   "new": case.outcome.value})
     # The point figures over the same cases as the statistics: paired by content.
@@ -246,6 +246,8 @@ def compare(new: Report, base: Report, *, force: bool = False,
     for case in new_cases:
         if case.nodeid not in base_by_id or not base_by_id[case.nodeid].scored:
             continue
+        if case.case_hash and base_by_id[case.nodeid].case_hash not in (None, case.case_hash):
+            continue  # another case under this id in the baseline (contents moved)
         before = base_by_id[case.nodeid].outcome.value
         after = case.outcome.value
         change = {"nodeid": case.nodeid, "baseline": before, "new": after,
