@@ -11,6 +11,7 @@ step and field from the location.
 
 from __future__ import annotations
 
+import datetime
 import math
 from typing import Any
 from urllib.parse import unquote
@@ -41,6 +42,9 @@ def _scalar_problem(value: Any) -> tuple[str, str] | None:
     elif isinstance(value, LongNumber) or (isinstance(value, int) and abs(value) >= _INT_LIMIT):
         return (f"an integer of more than {MAX_INT_DIGITS} digits",
                 "write it as text in quotes; Python cannot print an integer that long")
+    elif isinstance(value, datetime.date):  # datetime too: YAML reads an unquoted date
+        return ("a YAML date (an unquoted date or date-time) where JSON data is expected",
+                f"write it as text in quotes: '{value.isoformat()}'")
     return None
 
 

@@ -104,6 +104,21 @@ def test_a_yaml_set_gives_a_message_not_a_type_error(tmp_path: Path) -> None:
     assert "!!set" in str(error) and "'cases'" in str(error)
 
 
+def test_a_yaml_date_gives_a_message_not_an_internal_error(tmp_path: Path) -> None:
+    """An unquoted date is a YAML timestamp, not JSON data: as a canned result, a gold
+    argument or a key it made the oracle (and a run) fail with 'internal error ... date is
+    not JSON serializable'."""
+    body = "    result: 2026-03-14\n"
+    error = _load(tmp_path, "date.yaml", _scenario(body))
+    assert "date" in str(error) and "tools.0.result" in str(error) and "quote" in str(error)
+    gold = CASE + "        gold: [{tool: probe, args: {day: 2026-03-14 10:00:00}}]\n"
+    text = _scenario("    result: ok\n").replace(CASE, gold)
+    error = _load(tmp_path, "gold-date.yaml", text)
+    assert "'c1'" in str(error) and "step 1" in str(error) and "gold.0.args.day" in str(error)
+    text = _scenario("    result: {2026-03-14: ok}\n")
+    assert "tools.0.result" in str(_load(tmp_path, "key-date.yaml", text))
+
+
 def test_a_byte_order_mark_is_accepted_in_json_and_yaml(tmp_path: Path) -> None:
     data = {"name": "bom", "language": "en", "requires": ["calculator"], "cases": [
         {"name": "c1", "category": "tool",
