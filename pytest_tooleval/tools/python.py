@@ -306,7 +306,7 @@ def collect_python_tools(
     for module_name in module_names:
         try:
             module = importlib.import_module(module_name)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a script's sys.exit() or argparse on import
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             raise PythonToolError(
                 f"python tools module {module_name!r} (from the configuration) "

@@ -264,6 +264,21 @@ def test_collect_python_tools_names_the_failing_module(
         collect_python_tools(["tooleval_empty_tools"], base_dir=tmp_path)
 
 
+def test_a_tools_module_that_exits_on_import_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script's sys.exit() or argparse at import time raises SystemExit, which is no
+    Exception: `tooleval check` ended with exit 0 and no output, having checked nothing."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "tooleval_script_tools.py").write_text("import sys\nsys.exit(0)\n")
+    with pytest.raises(PythonToolError, match=r"'tooleval_script_tools'.*SystemExit"):
+        collect_python_tools(["tooleval_script_tools"], base_dir=tmp_path)
+    (tmp_path / "tooleval_argparse_tools.py").write_text(
+        "import argparse\nargparse.ArgumentParser().parse_args(['--no-such-flag'])\n")
+    with pytest.raises(PythonToolError, match=r"'tooleval_argparse_tools'.*SystemExit: 2"):
+        collect_python_tools(["tooleval_argparse_tools"], base_dir=tmp_path)
+
+
 @tool
 def parse_flags(flags: str) -> str:
     """Parse command-line style flags, as a tool built on argparse does."""
