@@ -93,6 +93,22 @@ def test_inline_tool_schema_and_name_are_checked(tmp_path: Path) -> None:
     assert "has the name of a built-in tool" in problems(tmp_path, clash)
 
 
+def test_a_name_ending_in_a_newline_is_refused(tmp_path: Path) -> None:
+    """'$' matches before a final newline: "x\\n" passed as a case name (two items both
+    shown as f.json::x), "en\\n" as a language (none of English's rules then apply) and
+    "get_x\\n" as a tool name."""
+    irrelevance = {"category": "irrelevance", "steps": [{"message": "hi"}]}
+    case = {"name": "c\n", **irrelevance}
+    assert "a case name may hold" in problems(tmp_path, {"name": "n", "cases": [case]})
+    case = {"name": "c", "job": "j\n", **irrelevance}
+    assert "a job id may hold" in problems(tmp_path, {"name": "n", "cases": [case]})
+    data = {"name": "n", "language": "en\n", "cases": [{"name": "c", **irrelevance}]}
+    assert "language is a BCP-47 primary tag" in problems(tmp_path, data)
+    data = {"name": "n", "tools": [{"name": "get_x\n", "description": "x"}],
+            "cases": [{"name": "c", **irrelevance}]}
+    assert "a tool name starts with" in problems(tmp_path, data)
+
+
 def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")

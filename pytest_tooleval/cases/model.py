@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")  # \Z: "$" allows a final newline
 #: Benchmark and case names and job ids: pytest node ids, report keys, terminal lines.
 MAX_NAME_LENGTH = 100
 
@@ -310,7 +310,7 @@ class InlineTool(_Strict):
     @field_validator("name")
     @classmethod
     def _tool_name(cls, value: str) -> str:
-        if not re.match(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$", value):
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z", value):
             raise ValueError(
                 "a tool name starts with a letter or '_' and holds letters, digits, "
                 f"'_', '.' or '-' (at most 64 characters); got {value!r}"
@@ -352,7 +352,7 @@ class CaseFile(_Strict):
     @field_validator("language")
     @classmethod
     def _bcp47_primary(cls, value: str) -> str:
-        if not re.match(r"^[a-z]{2,3}$", value):
+        if not re.match(r"^[a-z]{2,3}\Z", value):
             raise ValueError(
                 f"language is a BCP-47 primary tag such as 'en' or 'tr', got {value!r}"
             )

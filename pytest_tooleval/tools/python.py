@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # asyncio is imported only when an async tool runs
 F = TypeVar("F", bound=Callable[..., Any])
 
 _TOOL_ATTR = "__tooleval_tool__"
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z: "$" allows a final newline
 
 
 class PythonToolError(Exception):

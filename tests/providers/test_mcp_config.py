@@ -64,6 +64,7 @@ def test_relative_cwd_is_resolved_against_the_project(tmp_path: Path) -> None:
         ({"command": "x", "startup_timeout": 0}, "field 'startup_timeout'.*greater than 0"),
         ({"command": "x", "call_timeout": "soon"}, "field 'call_timeout'"),
         ({"command": "x", "prefix": "gh "}, "field 'prefix'"),
+        ({"command": "x", "prefix": "gh_\n"}, "field 'prefix'"),
         ({"command": "x", "args": "--flag"}, "field 'args'"),
         ({"command": "x", "env": {"A": 1}}, r"field 'env\.A'"),
         ("python server.py", r"expected a table"),
@@ -78,6 +79,8 @@ def test_errors_name_the_table_and_the_field(body: object, expected: str) -> Non
 def test_server_names_are_checked() -> None:
     with pytest.raises(McpConfigError, match=r"\[tool\.tooleval\.mcp\.a b\]"):
         load_mcp_configs({"a b": {"command": "x"}})
+    with pytest.raises(McpConfigError, match="a server name may only contain"):
+        load_mcp_configs({"srv\n": {"command": "x"}})  # "$" allowed a final newline
 
 
 def test_direct_construction_forbids_extra_fields() -> None:

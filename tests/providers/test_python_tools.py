@@ -220,6 +220,8 @@ def test_bad_signatures_are_rejected_at_decoration() -> None:
 
     with pytest.raises(PythonToolError, match="tool name"):
         tool(name="has space")(lambda: None)
+    with pytest.raises(PythonToolError, match="tool name"):  # "$" allowed a final newline
+        tool(name="shout\n")(lambda: None)
 
 
 def test_parse_docstring_without_sections() -> None:

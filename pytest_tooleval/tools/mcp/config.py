@@ -16,8 +16,8 @@ from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 #: SHELL, TERM, USER): locale and temp dir, and an active virtual environment.
 EXTRA_INHERITED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "VIRTUAL_ENV")
 
-_PREFIX = re.compile(r"^[A-Za-z0-9_.-]*$")
-_SERVER_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_PREFIX = re.compile(r"^[A-Za-z0-9_.-]*\Z")  # \Z: "$" allows a final newline
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")
 
 
 class McpConfigError(ValueError):
