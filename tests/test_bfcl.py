@@ -180,6 +180,34 @@ def test_import_packs_at_most_nine_tools_per_file(tmp_path) -> None:
     assert sum(len(f["cases"]) for f in imported.files.values()) == 20
 
 
+def test_an_entry_in_another_shape_is_named_not_a_traceback(tmp_path, capsys) -> None:
+    """A 'question' that is a flat list of messages (not a list of turns), a ground truth
+    whose parameters are not an object and a function doc whose parameters are no schema
+    ended the import with an AttributeError."""
+    function = {"name": "circle_area", "description": "area",
+                "parameters": {"type": "dict", "properties": {"r": {"type": "integer"}}}}
+    rows = [{"id": "simple_0", "question": [{"role": "user", "content": "area of r=4?"}],
+             "function": [function]},
+            {"id": "simple_1", "question": [[{"role": "user", "content": "area of r=5?"}]],
+             "function": [function]},
+            {"id": "simple_2", "question": [[{"role": "user", "content": "area of r=6?"}]],
+             "function": [{**function, "parameters": {"type": "dict",
+                                                      "properties": {"r": "integer"}}}]}]
+    answers = [{"id": "simple_0", "ground_truth": [{"circle_area": {"r": [4]}}]},
+               {"id": "simple_1", "ground_truth": [{"circle_area": ["r", 5]}]},
+               {"id": "simple_2", "ground_truth": [{"circle_area": {"r": [6]}}]}]
+    (tmp_path / "possible_answer").mkdir()
+    for folder, lines in ((tmp_path, rows), (tmp_path / "possible_answer", answers)):
+        (folder / "BFCL_v3_simple.json").write_text(
+            "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["import", "bfcl", str(tmp_path / "BFCL_v3_simple.json"),
+                 "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "simple_0: a 'question' turn that is not a list of messages" in err
+    assert "simple_1: a ground truth whose arguments are not an object" in err
+    assert "simple_2: a function whose parameters are not a valid schema" in err
+
+
 def test_a_missing_answer_file_names_the_fix(tmp_path, capsys) -> None:
     lonely = tmp_path / "BFCL_v4_simple_python.json"
     shutil.copy(FIXTURES / lonely.name, lonely)

@@ -164,6 +164,9 @@ def _message(bfcl_id: str, question: Any) -> str:
         raise BadEntry(bfcl_id, "earlier turns", f" ({len(question)} turns; the case format "
                        "holds the user's messages only, not the assistant's replies)")
     messages = question[0]
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise BadEntry(bfcl_id, "a 'question' turn that is not a list of messages",
+                       " (BFCL's shape: [[{\"role\": \"user\", \"content\": ...}]])")
     roles = [m.get("role") for m in messages]
     if "system" in roles:
         raise BadEntry(bfcl_id, "a system prompt", " (the case format has no place for one)")
@@ -221,6 +224,12 @@ def entry_of(row: dict[str, Any], kind: str, answer: dict[str, Any] | None) -> E
         tools = [inline_tool(doc) for doc in row.get("function") or []]
     except (KeyError, TypeError, AttributeError) as exc:
         raise BadEntry(bfcl_id, "a function doc without a name", f" ({exc})") from None
+    for offered in tools:
+        try:
+            jsonschema.Draft202012Validator.check_schema(offered["parameters"])
+        except jsonschema.SchemaError as exc:
+            raise BadEntry(bfcl_id, "a function whose parameters are not a valid schema",
+                           f": {offered['name']!r}: {exc.message}"[:200]) from None
     names = Counter(t["name"] for t in tools)
     if twice := [n for n, count in names.items() if count > 1]:
         raise BadEntry(bfcl_id, "two functions with one tool name", f": {twice[0]!r}")
@@ -240,6 +249,9 @@ def entry_of(row: dict[str, Any], kind: str, answer: dict[str, Any] | None) -> E
         raise BadEntry(bfcl_id, "a ground truth calling a function not offered",
                        f": {function!r}")
     params = params or {}
+    if not isinstance(params, dict):
+        raise BadEntry(bfcl_id, "a ground truth whose arguments are not an object",
+                       f": {function!r}: {params!r}"[:200])
     # The accepted values ``args`` can check: scalars and lists of scalars, not nested dicts.
     args = {p: vs for p, vs in params.items() if isinstance(vs, list) and not _has_dict(vs)}
     gold_args = {p: v for p, v in ((p, _first(vs)) for p, vs in params.items()) if v != ""}
