@@ -77,3 +77,13 @@ def test_archives_roundtrip(tools, world) -> None:  # type: ignore[no-untyped-de
                                       archive_path="Out/b.rar")
     (world.home / "Downloads/fake.zip").write_bytes(b"not a zip at all")
     assert "not a readable zip" in tools.err("list_archive", archive_path="Downloads/fake.zip")
+
+
+def test_delete_file_reads_recursive_as_a_boolean(tools, world) -> None:  # type: ignore[no-untyped-def]
+    # Models often send booleans as strings: "false" must not delete a whole folder.
+    assert "not empty" in tools.err("delete_file", path="Documents", recursive="false")
+    assert (world.home / "Documents/notes.txt").exists()
+    assert "recursive" in tools.err("delete_file", path="Documents", recursive="maybe")
+    assert (world.home / "Documents/notes.txt").exists()
+    assert "deleted folder" in tools.ok("delete_file", path="Documents/Faturalar",
+                                        recursive="true")

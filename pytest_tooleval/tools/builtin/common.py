@@ -89,6 +89,25 @@ def get_int(args: dict[str, Any], key: str, default: int | None = None, *,
     return number
 
 
+_TRUE = ("true", "yes", "1")
+_FALSE = ("false", "no", "0", "")
+
+
+def get_bool(args: dict[str, Any], key: str, default: bool = False) -> bool:
+    """A boolean; the strings models send for one ("false", "true") read as what they say."""
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower() if isinstance(value, str | int) else None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ToolError(f"argument {key!r} must be true or false")
+
+
 _WORD = re.compile(r"\w+")
 
 

@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.text.normalize import fold
-from pytest_tooleval.tools.builtin.common import Context, Tool, get_str, need_str, prop
+from pytest_tooleval.tools.builtin.common import (
+    Context,
+    Tool,
+    get_bool,
+    get_str,
+    need_str,
+    prop,
+)
 from pytest_tooleval.tools.builtin.sandbox import (
     MAX_OUTPUT_CHARS,
     MAX_WRITE_BYTES,
@@ -200,7 +207,7 @@ def _refuse_moving_a_repository(ctx: Context, source: Path) -> None:
 
 def _delete_file(ctx: Context, args: dict[str, Any]) -> str:
     shown = need_str(args, "path", limit=1024)
-    recursive = bool(args.get("recursive", False))
+    recursive = get_bool(args, "recursive")
     raw = shown.strip().rstrip("/") or shown
     # A symlink itself is removed, never followed: resolve only its parent.
     parent = ctx.home.resolve(os.path.dirname(raw) or ".")
