@@ -87,3 +87,32 @@ def test_delete_file_reads_recursive_as_a_boolean(tools, world) -> None:  # type
     assert (world.home / "Documents/notes.txt").exists()
     assert "deleted folder" in tools.ok("delete_file", path="Documents/Faturalar",
                                         recursive="true")
+
+
+def test_an_archive_with_a_root_member_extracts(tools, world) -> None:  # type: ignore[no-untyped-def]
+    # `tar czf x.tgz -C folder .` writes a './' member, as does create_archive of the home
+    # folder: that is the destination itself, not an escape.
+    import io
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        root = tarfile.TarInfo("./")
+        root.type = tarfile.DIRTYPE
+        tar.addfile(root)
+        data = b"kira 18.750 TL"
+        member = tarfile.TarInfo("./kira.txt")
+        member.size = len(data)
+        tar.addfile(member, io.BytesIO(data))
+    (world.home / "Downloads/dotted.tgz").write_bytes(buffer.getvalue())
+    assert "extracted 1" in tools.ok("extract_archive", archive_path="Downloads/dotted.tgz",
+                                     destination="Dotted")
+    assert (world.home / "Dotted/kira.txt").read_text() == "kira 18.750 TL"
+    tools.ok("create_archive", paths=["."], archive_path="Downloads/home.zip")
+    assert "extracted" in tools.ok("extract_archive", archive_path="Downloads/home.zip",
+                                   destination="Restored")
+    assert (world.home / "Restored/Documents/notes.txt").exists()
+    bad = io.BytesIO()
+    with zipfile.ZipFile(bad, "w") as archive:
+        archive.writestr(".", b"a file without a name")
+    (world.home / "Downloads/bad.zip").write_bytes(bad.getvalue())
+    assert "outside" in tools.err("extract_archive", archive_path="Downloads/bad.zip")

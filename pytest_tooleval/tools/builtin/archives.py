@@ -156,12 +156,17 @@ def _list_archive(ctx: Context, args: dict[str, Any]) -> str:
     return f"{ctx.home.relative(real)}: {files} file(s)\n" + "\n".join(lines)
 
 
-def safe_member_name(name: str) -> PurePosixPath:
-    """Refuse absolute names, drive letters, '..' and empty names (zip-slip, tar-slip)."""
+def safe_member_name(name: str, folder: bool = False) -> PurePosixPath:
+    """Refuse absolute names, drive letters, '..' and empty names (zip-slip, tar-slip).
+
+    A folder named '.' or './' (``tar -C folder .`` writes one) is the destination itself.
+    """
     clean = name.replace("\\", "/")
     if "\x00" in clean or clean.startswith("/") or (len(clean) > 1 and clean[1] == ":"):
         raise ToolError(f"archive member {name!r} has an absolute name; refusing to extract")
     parts = [part for part in clean.split("/") if part not in ("", ".")]
+    if not parts and folder:
+        return PurePosixPath()
     if not parts or any(part == ".." for part in parts):
         raise ToolError(f"archive member {name!r} points outside the destination; refusing")
     if any(part.lower() == ".git" for part in parts):
@@ -183,7 +188,7 @@ def _plan(real: Path, shown: str) -> list[tuple[PurePosixPath, str, int]]:
         total += max(size, 0)
         if total > MAX_EXTRACT_BYTES:
             raise ToolError(f"the archive expands to more than {MAX_EXTRACT_BYTES} bytes")
-        plan.append((safe_member_name(name), kind, size))
+        plan.append((safe_member_name(name, kind == "folder"), kind, size))
         if len(plan) > MAX_ARCHIVE_MEMBERS:
             raise ToolError(f"the archive has more than {MAX_ARCHIVE_MEMBERS} members")
     return plan
