@@ -68,3 +68,20 @@ def test_convert_units_refusals(tools) -> None:  # type: ignore[no-untyped-def]
                                         to_unit="F")
     assert tools.err("convert_units", value="abc", from_unit="m", to_unit="km")
     assert tools.err("convert_units", value=float("nan"), from_unit="m", to_unit="km")
+
+
+def test_convert_units_refuses_a_number_out_of_range_at_once(tools) -> None:  # type: ignore[no-untyped-def]
+    # A string value with a huge exponent used to be expanded digit by digit (seconds to
+    # minutes, and memory); 'inf' ended in an OverflowError.
+    import time
+
+    started = time.monotonic()
+    for value in ("1e3000000", "1e-3000000", "-1E999999999"):
+        assert "out of range" in tools.err("convert_units", value=value, from_unit="km",
+                                           to_unit="m")
+    assert time.monotonic() - started < 1
+    for value in ("inf", "Infinity", "NaN"):
+        assert "malformed number" in tools.err("convert_units", value=value, from_unit="km",
+                                               to_unit="m")
+    assert json.loads(tools.ok("convert_units", value="1.5e3", from_unit="m",
+                               to_unit="km"))["result"] == "1.5"

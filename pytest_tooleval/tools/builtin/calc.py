@@ -30,6 +30,7 @@ from pytest_tooleval.tools.builtin.sandbox import ToolError
 MAX_EXPRESSION = 1000
 MAX_DEPTH = 100
 MAX_BITS = 20_000
+MAX_EXPONENT = MAX_EXPRESSION  # no literal of the calculator's own goes past it
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d[\d.,]*)|(?P<word>of|x|mod)\b|(?P<op>\*\*|[-+*/×÷^%()−–·:x]))",
@@ -111,9 +112,15 @@ def parse_number(text: str, convention: str | None = None) -> Fraction:
     else:
         digits = text
     try:
-        return Fraction(Decimal(digits))
-    except (InvalidOperation, ValueError):
+        number = Decimal(digits)
+    except InvalidOperation:
         raise ToolError(f"malformed number {text!r}") from None
+    if not number.is_finite():  # 'inf', 'NaN' (convert_units reads a string value here)
+        raise ToolError(f"malformed number {text!r}")
+    # An exponent ('1e999999999') would be expanded digit by digit into the Fraction.
+    if abs(number.adjusted()) > MAX_EXPONENT:
+        raise ToolError(f"number {text!r} is out of range")
+    return Fraction(number)
 
 
 def _check_groups(whole: str, sep: str, shown: str) -> None:
