@@ -85,3 +85,10 @@ def test_convert_units_refuses_a_number_out_of_range_at_once(tools) -> None:  # 
                                                to_unit="m")
     assert json.loads(tools.ok("convert_units", value="1.5e3", from_unit="m",
                                to_unit="km"))["result"] == "1.5"
+
+
+def test_date_diff_reads_turkish_units_with_their_letters(tools) -> None:  # type: ignore[no-untyped-def]
+    for unit, key in (("gün", "days"), ("Gün", "days"), ("yıl", "years"), ("YIL", "years"),
+                      ("hafta", "weeks"), ("ay", "months")):
+        data = json.loads(tools.ok("date_diff", start="2024-03-01", end="2026-03-12", unit=unit))
+        assert data["days"] == 741 and (key == "days" or key in data)

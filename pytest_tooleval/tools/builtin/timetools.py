@@ -6,6 +6,7 @@ import calendar
 from datetime import date, datetime
 from typing import Any
 
+from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.common import (
     Context,
     Tool,
@@ -65,7 +66,7 @@ def _date_add(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
 def _date_diff(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     start, _ = parse_datetime(need_str(args, "start", limit=100), ctx.world)
     end, _ = parse_datetime(need_str(args, "end", limit=100), ctx.world)
-    unit = (get_str(args, "unit", "days", limit=20) or "days").lower().rstrip("s")
+    unit = fold(get_str(args, "unit", "days", limit=20) or "days").rstrip("s")  # gün, yıl
     days = (end.date() - start.date()).days
     out: dict[str, Any] = {"start": start.date().isoformat(), "end": end.date().isoformat(),
                            "days": days}
