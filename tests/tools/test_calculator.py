@@ -161,3 +161,9 @@ def test_turkish_formatted_sums_read_as_turkish(whole: int, cents: int) -> None:
     assert Fraction(evaluate(f"{grouped} + {_turkish(price)}")) == whole + Fraction(price)
     english = f"{whole:,} + {price:,.2f}"
     assert Fraction(evaluate(english)) == whole + Fraction(price)
+
+
+def test_an_unexpected_number_is_shown_as_written() -> None:
+    with pytest.raises(ToolError) as caught:
+        evaluate("1 250 + 3")
+    assert "Fraction" not in str(caught.value) and "250" in str(caught.value)

@@ -174,7 +174,9 @@ class _Parser:
             raise ToolError("empty expression")
         value, _ = self.expr()
         if self.pos != len(self.tokens):
-            raise ToolError(f"unexpected {self.peek()!r} in the expression")
+            token = self.peek()
+            shown = render(token) if isinstance(token, Fraction) else token
+            raise ToolError(f"unexpected {shown!r} in the expression")
         return value
 
     def expr(self) -> tuple[Fraction, bool]:
