@@ -25,13 +25,16 @@ def _number(value: float | None, digits: int = 4) -> str:
 
 
 def call_counts(result: CaseResult) -> dict[str, Any]:
-    """A case's tool calls: valid, attempted, malformed, leaked; the tools that ran."""
+    """A case's tool calls: valid, attempted, malformed, leaked; the tools that ran. A leaked
+    call is counted apart, neither attempted nor malformed, as ``summary.calls`` counts it
+    (scoring/aggregate.py ``call_statistics``)."""
     attempts = [a for step in result.transcripts for a in step.attempts]
-    return {"tool_calls": sum(1 for a in attempts if a.valid),
-            "tool_calls_attempted": len(attempts),
-            "malformed_calls": sum(1 for a in attempts if a.malformed),
-            "parser_leaks": sum(1 for a in attempts if a.leaked),
-            "tools_ran": [a.name for a in attempts if a.valid and a.name]}
+    made = [a for a in attempts if not a.leaked]
+    return {"tool_calls": sum(1 for a in made if a.valid),
+            "tool_calls_attempted": len(made),
+            "malformed_calls": sum(1 for a in made if a.malformed),
+            "parser_leaks": len(attempts) - len(made),
+            "tools_ran": [a.name for a in made if a.valid and a.name]}
 
 
 def case_properties(result: CaseResult) -> list[tuple[str, str]]:

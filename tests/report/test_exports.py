@@ -148,6 +148,33 @@ def test_junit_suite_properties_carry_the_intervals_there_are() -> None:
     assert "tooleval.axis.irrelevance.low" not in props  # 2 cases: no interval
 
 
+def test_per_case_call_counts_agree_with_the_summary_on_parser_leaks() -> None:
+    """A leaked call is counted apart from attempts and malformed calls, as report.json's
+    ``summary.calls`` counts it: the per-case figures of JUnit and pytest-json-report add up
+    to the summary's."""
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.report.jsonreport import case_metadata
+    from pytest_tooleval.report.junit import case_properties
+    from pytest_tooleval.result import StepResult
+
+    attempts = [Attempt(name="get_weather", arguments={}, valid=True),
+                Attempt(name="get_wether", arguments={}, valid=False, malformed="unknown_tool"),
+                Attempt(name="nope", arguments={}, valid=False, malformed="unknown_tool",
+                        leaked=True),
+                Attempt(name="get_weather", arguments={}, valid=False, leaked=True)]
+    case = CaseResult(nodeid="a.json::c", file="a.json", case="c", category="tool",
+                      outcome="FAIL", steps=[StepResult(transcript=StepTranscript(
+                          message="m", attempts=attempts, answered=True))])
+    calls = make_report([case]).summary.calls
+    assert (calls.attempts, calls.malformed, calls.parser_leaks) == (2, 1, 2)
+    props = dict(case_properties(case))
+    assert (props["tooleval.tool_calls_attempted"], props["tooleval.malformed_calls"],
+            props["tooleval.parser_leaks"], props["tooleval.tool_calls"]) == ("2", "1", "2", "1")
+    metadata = case_metadata(case)
+    assert (metadata["tool_calls_attempted"], metadata["malformed_calls"],
+            metadata["parser_leaks"]) == (2, 1, 2)
+
+
 def _fake_report() -> Report:
     """A report with figures chosen by hand (the summary's fields set, not computed)."""
     from pytest_tooleval.report.model import (
