@@ -18,8 +18,16 @@ def _routed(routing: Routing) -> str:
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(_one_line(cell).replace("|", "\\|") for cell in row) + " |"
+              for row in rows]
     return lines
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line: a line break in a case file's or the model's text would end a
+    table row or list item there, and could start an HTML block (``<!--``) that swallows
+    the rest of the report."""
+    return " ".join(text.splitlines())
 
 
 def _interval(interval: Interval | None, scale: float = 1.0, cases: int | None = None) -> str:
@@ -166,10 +174,11 @@ def render_markdown(report: Report) -> str:
         lines += ["## Cases short of PASS", ""]
         for case in failing:
             lines += [f"### {case.outcome.value}: `{case.nodeid}`", ""]
-            lines += [f"- {reason}" for reason in case.reasons]
+            lines += [f"- {_one_line(reason)}" for reason in case.reasons]
             for number, step in enumerate(case.transcripts, start=1):
                 ran = ", ".join(
-                    (a.name or "?") + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
+                    _one_line(a.name or "?")
+                    + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
                     for a in step.attempts
                 ) or "no call"
                 lines += [f"- step {number}: *{short(step.message, 120)}* → {ran}; "

@@ -160,3 +160,42 @@ def test_progress_speaks_before_the_first_case(project, fake_model) -> None:
     lines = result.outlines
     first_case = next(i for i, line in enumerate(lines) if line.startswith("scenarios/"))
     assert any(line.startswith("tooleval: model fake") for line in lines[:first_case])
+
+
+def test_a_line_break_in_a_table_cell_keeps_the_markdown_table_whole() -> None:
+    """A group or register is any text a case file gives: a line break in it split its row
+    of report.md's breakdown table in two (the table ended there)."""
+    from pytest_tooleval.report.markdown import render_markdown
+    from tests.conftest import make_report
+
+    case = CaseResult(nodeid="a.yaml::x", file="a.yaml", case="x", outcome=Outcome.PASS,
+                      category="irrelevance", group="web|x\n| forged | row", register="a\r\nb",
+                      axes={"irrelevance": 1.0},
+                      steps=[_step(StepChecks(restraint=True))])
+    text = render_markdown(make_report([case]))
+    groups = text.split("## Groups")[1].split("##")[0].strip().splitlines()
+    assert groups[2].startswith("| web\\|x \\| forged \\| row | 100.0 |")
+    assert len(groups) == 3
+    assert len({line.replace("\\|", "").count("|") for line in groups}) == 1
+    assert "\n| a b | 100.0 |" in text.split("## Registers")[1]
+    assert not any(line.startswith(("| forged", "\\|", "b |")) for line in text.splitlines())
+
+
+def test_the_models_text_cannot_start_a_line_of_report_md() -> None:
+    """A tool name or argument is the model's text: a line break in it began a line of
+    report.md with whatever followed, where ``<!--`` or ``<details>`` starts an HTML block
+    that swallows the rest of the report (GitHub renders report.md)."""
+    from pytest_tooleval.report.markdown import render_markdown
+    from tests.conftest import make_report
+
+    name = "x\n<!-- hidden"
+    called = Attempt(name=name, arguments={}, valid=False, malformed="unknown_tool",
+                     reason=f"{name!r} is not among the tools shown")
+    case = CaseResult(nodeid="a.yaml::x", file="a.yaml", case="x", outcome=Outcome.FAIL,
+                      category="irrelevance", axes={"irrelevance": 0.0},
+                      reasons=[f"a tool call was attempted where none was wanted ({name})"],
+                      steps=[_step(StepChecks(restraint=False), [called], "a\n<details>")])
+    text = render_markdown(make_report([case]))
+    assert not [line for line in text.splitlines() if line.startswith(("<", "hidden"))]
+    assert "- a tool call was attempted where none was wanted (x <!-- hidden)" in text
+    assert "→ x <!-- hidden [unknown_tool]; answer: a <details>" in text
