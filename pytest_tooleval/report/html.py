@@ -76,7 +76,8 @@ RANK = {"PASS": 0, "PARTIAL": 1, "FAIL": 2, "ERROR": 3}  # the sort's "worst fir
 def one_line(case: CaseResult) -> str:
     """A collapsed case row's reason: the error, else the first reason, else a pass."""
     if case.error is not None:
-        return f"{case.error.kind} error: {case.error.message.splitlines()[0]}"
+        first = next(iter(case.error.message.splitlines()), "")  # the message may be empty
+        return f"{case.error.kind} error: {first}"
     if case.reasons:
         more = len(case.reasons) - 1
         return case.reasons[0] + (f" (+{more} more)" if more else "")

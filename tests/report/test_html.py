@@ -319,3 +319,13 @@ def test_tooleval_gap_writes_gap_html_with_flips(tmp_path: Path) -> None:
     engine = gap["paired"]["figures"]["pass rate"]["flips"]["counts"]
     assert counts == [engine["both_pass"], engine["helped"], engine["hurt"], engine["both_fail"]]
     assert 'id="figure-flips"' in html and "axis tool" in html
+
+
+def test_an_error_with_an_empty_message_renders() -> None:
+    """A report.json is any valid report (``tooleval html`` renders a stored one): an ERROR
+    whose message is empty raised IndexError in the collapsed row's reason."""
+    from pytest_tooleval.result import ErrorInfo
+
+    case = CaseResult.infrastructure_error("a.yaml::x", ErrorInfo(kind="backend", message=""))
+    html = render_html(make_report([case]))
+    assert "backend error: " in html
