@@ -5,6 +5,7 @@ The one place a ``CaseResult`` is rendered as text for a person at a terminal.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,17 @@ def explain(result: CaseResult) -> str:
         shown_answer = (short(step.answer) if step.answered
                         else f"(none: {step.stopped or 'step limit'})")
         lines.append(f"    answer: {shown_answer}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
+
+
+#: C0 and C1 control characters but the line feed and tab: from the model's text they would
+#: reach the terminal raw (ESC[2J clears it, a carriage return writes over a line).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character written as its escape (``\\x1b``)."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
 def verdict_line(summary: Summary, interrupted: str | None, said_after: str | None = None) -> str:

@@ -199,3 +199,21 @@ def test_the_models_text_cannot_start_a_line_of_report_md() -> None:
     assert not [line for line in text.splitlines() if line.startswith(("<", "hidden"))]
     assert "- a tool call was attempted where none was wanted (x <!-- hidden)" in text
     assert "→ x <!-- hidden [unknown_tool]; answer: a <details>" in text
+
+
+def test_the_models_text_reaches_the_terminal_without_control_characters() -> None:
+    """A case short of PASS is explained at the terminal (FAILURES, -v): an escape sequence
+    in the model's answer, tool name or arguments reached the terminal raw, where
+    ``ESC[2J`` clears the screen and a carriage return writes over what was said."""
+    from pytest_tooleval.report.terminal import explain
+
+    hostile = "ok\x1b[2J\rforged\x07\x9b31m"
+    called = Attempt(name=hostile, arguments={"a": hostile}, valid=False,
+                     malformed="unknown_tool", reason=hostile)
+    case = CaseResult(nodeid="a.yaml::x", file="a.yaml", case="x", outcome=Outcome.FAIL,
+                      reasons=[hostile],
+                      steps=[_step(StepChecks(restraint=False), [called], hostile)])
+    text = explain(case)
+    assert not [c for c in text if c not in "\n\t" and (ord(c) < 32 or 127 <= ord(c) < 160)]
+    assert "  answer: ok\\x1b[2J forged\\x07\\x9b31m" in text  # short() made the CR a space
+    assert text.count("\n") == explain(case.model_copy(update={"reasons": ["r"]})).count("\n")
