@@ -151,3 +151,22 @@ def test_render_does_not_repeat_structured_content_already_in_text() -> None:
     assert render_result(nothing).text == "[]"
     empty = SimpleNamespace(content=[], structured_content=None, is_error=False)
     assert render_result(empty).text == "(no content)"
+
+
+def test_render_does_not_repeat_a_text_result_that_reads_as_json() -> None:
+    """The SDK's servers send a str result as its text and as {"result": str}: a text
+    that parses as JSON ("42", "true", a JSON object as text) was compared as the parsed
+    value, so the model saw it twice ('42' and '"42"'); so did a list of such strings."""
+    for value in ("42", "true", "null", '{"a": 1}'):
+        result = SimpleNamespace(content=[_block(type="text", text=value)],
+                                 structured_content={"result": value}, is_error=False)
+        assert render_result(result).text == value
+    listed = SimpleNamespace(
+        content=[_block(type="text", text="0"), _block(type="text", text="b")],
+        structured_content={"result": ["0", "b"]},
+        is_error=False,
+    )
+    assert render_result(listed).text == "0\nb"
+    differs = SimpleNamespace(content=[_block(type="text", text="7")],
+                              structured_content={"result": "8"}, is_error=False)
+    assert render_result(differs).text == '7\n"8"'

@@ -64,10 +64,19 @@ def _already_shown(structured: Any, parts: list[str]) -> bool:
     candidates = [structured]
     if _is_wrapper(structured):
         candidates.append(structured["result"])
-    parsed = [_json_or_text(part) for part in parts]
-    if any(value == candidate for value in parsed for candidate in candidates):
+    if any(_shows(part, candidate) for part in parts for candidate in candidates):
         return True
-    return bool(parsed) and any(parsed == candidate for candidate in candidates)
+    return bool(parts) and any(
+        isinstance(candidate, list) and len(candidate) == len(parts)
+        and all(_shows(part, item) for part, item in zip(parts, candidate, strict=True))
+        for candidate in candidates
+    )
+
+
+def _shows(part: str, value: Any) -> bool:
+    """Whether a text block carries ``value``: as its JSON, or, for a string, as the text
+    itself (a str result "42" is sent as the text 42, which parses as a number)."""
+    return part == value or _json_or_text(part) == value
 
 
 def _is_wrapper(value: Any) -> bool:
