@@ -76,6 +76,15 @@ def test_errors_name_the_table_and_the_field(body: object, expected: str) -> Non
     assert "[tool.tooleval.mcp.srv]" in str(raised.value)
 
 
+@pytest.mark.parametrize("field", ["call_timeout", "reset_timeout"])
+def test_an_infinite_timeout_is_refused(field: str) -> None:
+    """TOML's inf passed 'gt=0': every call of the server then ended in an OverflowError
+    (the catalogue's clock of inf + 10 s, the connection's wait), a reset in one too.
+    (startup_timeout = inf works: no start deadline.)"""
+    table = tomllib.loads(f'[srv]\ncommand = "x"\n{field} = inf\n')
+    with pytest.raises(McpConfigError, match=f"field '{field}': .*finite number"):
+        load_mcp_configs(table)
+
 def test_server_names_are_checked() -> None:
     with pytest.raises(McpConfigError, match=r"\[tool\.tooleval\.mcp\.a b\]"):
         load_mcp_configs({"a b": {"command": "x"}})

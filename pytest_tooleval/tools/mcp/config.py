@@ -37,7 +37,8 @@ class McpServerConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     prefix: str = ""
     startup_timeout: float = Field(default=30.0, gt=0)
-    call_timeout: float = Field(default=60.0, gt=0)
+    # finite: the clocks of a call and of a reset cannot wait for inf (OverflowError)
+    call_timeout: float = Field(default=60.0, gt=0, allow_inf_nan=False)
     enabled: bool = True
     #: "per-case": a server one case called is restarted before the next case, so every
     #: case starts from the server's initial state; "per-run": one process for the run.
@@ -45,7 +46,7 @@ class McpServerConfig(BaseModel):
     #: A command run (in ``cwd``, with ``env``) before a case whose predecessor called this
     #: server: for state the server keeps outside itself (a repository, a database).
     reset: list[str] = Field(default_factory=list)
-    reset_timeout: float = Field(default=60.0, gt=0)
+    reset_timeout: float = Field(default=60.0, gt=0, allow_inf_nan=False)
     #: The built-in tools this server's tools stand for are not offered (see
     #: docs/your-tools.md, "Prefixes and the router").
     shadow_builtins: bool = False
