@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import to_jsonable_python
 
-from pytest_tooleval.tools.base import DuplicateToolError, ToolProvider, ToolResult, ToolSpec
+from pytest_tooleval.tools.base import (
+    DuplicateToolError,
+    ProviderError,
+    ToolProvider,
+    ToolResult,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:  # asyncio is imported only when an async tool runs
     import asyncio
@@ -248,7 +254,13 @@ class PythonToolProvider(ToolProvider):
             return ToolResult.error(f"{type(exc).__name__}: {exc}")
         if isinstance(value, ToolResult):
             return value
-        return ToolResult.of(to_jsonable_python(value, fallback=str))  # a str stays as it is
+        try:
+            return ToolResult.of(to_jsonable_python(value, fallback=str))  # a str stays as it is
+        except Exception as exc:  # bytes that are no UTF-8, a value that contains itself
+            raise ProviderError(
+                f"{self.source}: tool {name!r} returned a {type(value).__name__} that cannot "
+                f"be shown as text ({type(exc).__name__}: {exc}); return a str or JSON data"
+            ) from None
 
     def _await(self, awaitable: Any) -> Any:
         """Run a coroutine on this provider's own loop (kept, so loop-bound state survives)."""

@@ -11,7 +11,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from pytest_tooleval.tools.base import ToolResult
+from pytest_tooleval.tools.base import ProviderError, ToolResult
 from pytest_tooleval.tools.python import (
     PythonToolError,
     PythonToolProvider,
@@ -297,3 +297,28 @@ def test_a_tool_that_exits_is_a_tool_error_the_model_sees() -> None:
     result = tools.call("parse_flags", {"flags": "--verbose"})
     assert result.is_error and "SystemExit" in result.text
     assert tools.call("parse_flags", {"flags": "--count 3"}).text == "3"
+
+
+@tool
+def raw_bytes() -> bytes:
+    """Return bytes that are no UTF-8."""
+    return b"\xff\xfe"
+
+
+@tool
+def loop_back() -> dict[str, object]:
+    """Return a dict that contains itself."""
+    looped: dict[str, object] = {}
+    looped["self"] = looped
+    return looped
+
+
+def test_a_result_that_cannot_be_shown_is_a_provider_error_naming_the_tool() -> None:
+    """Rendering ran outside the provider's care: the UnicodeDecodeError or ValueError
+    reached the case as 'internal error in pytest-tooleval ... please report it' (kind
+    harness), blaming the harness for the tool's return value."""
+    tools = PythonToolProvider([raw_bytes, loop_back], source="python:test")
+    with pytest.raises(ProviderError, match=r"'raw_bytes'.*bytes.*UnicodeDecodeError"):
+        tools.call("raw_bytes", {})
+    with pytest.raises(ProviderError, match=r"'loop_back'.*dict.*Circular reference"):
+        tools.call("loop_back", {})
