@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -113,6 +114,18 @@ def test_missing_command_is_a_provider_error() -> None:
     with pytest.raises(ProviderError, match=r"MCP server 'ghost'.*tooleval-no-such-server-xyz"):
         provider.start()
 
+
+
+def test_a_missing_working_directory_is_named_as_such(tmp_path: Path) -> None:
+    """The chdir's FileNotFoundError carries the folder as its file name: the message said
+    'command not found: <the cwd>', sending the user after a command that is there."""
+    missing = tmp_path / "no-such-folder"
+    provider = McpToolProvider("toy", toy_config(new_tag(), cwd=str(missing)))
+    with pytest.raises(ProviderError) as raised:
+        provider.start()
+    message = str(raised.value)
+    assert f"working directory not found: {missing}" in message
+    assert "command not found" not in message
 
 def test_hang_on_start_stops_within_the_startup_timeout() -> None:
     tag = new_tag()

@@ -122,7 +122,7 @@ class McpConnection:
                     task_status.started(tools)
                     await self._stop.wait()
         except Exception as exc:
-            reason = describe_exception(exc)
+            reason = describe_exception(exc, self.config.cwd)
             if not started:
                 raise ProviderError(self.message(f"failed to start: {reason}")) from None
             if not self._closing:
@@ -244,13 +244,15 @@ class McpConnection:
         return [line.rstrip() for line in data.splitlines() if line.strip()][-lines:]
 
 
-def describe_exception(exc: BaseException) -> str:
+def describe_exception(exc: BaseException, cwd: str | None = None) -> str:
     """The innermost useful message, unwrapping exception groups from task groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
         return f"{exc.message} (MCP error {exc.code})"
     if isinstance(exc, FileNotFoundError) and exc.filename:
+        if cwd is not None and str(exc.filename) == cwd:  # the chdir before the exec failed
+            return f"working directory not found: {cwd}"
         return f"command not found: {exc.filename}"
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
