@@ -253,3 +253,17 @@ def test_power_plans_at_the_alpha_compare_decides_at(
     assert f"{'pass rate':<12} {40:>6} {needed:>7}" in out
     usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
     assert "5 points is ~480 cases" in usage  # the docs' figure is this one
+
+
+@pytest.mark.parametrize("command", [
+    ["html", "{bad}"], ["compare", "{bad}", "{bad}"], ["board", "{bad}", "{bad}"],
+    ["power", "--detect", "5", "--from-report", "{bad}"], ["rescore", "{bad}"],
+    ["merge", "{bad}"], ["gap", "--from-reports", "{bad}", "{bad}"]],
+    ids=lambda command: command[0])
+def test_a_report_json_not_in_utf8_is_named_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    bad = tmp_path / "report.json"
+    bad.write_bytes(b"\xff\xfe{}")
+    assert main([word.replace("{bad}", str(bad)) for word in command]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: cannot read a report" in err and "utf-8" in err

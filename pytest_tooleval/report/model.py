@@ -364,7 +364,7 @@ def load_report(path: Path) -> Report:
     """A stored report.json, validated once."""
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read a report: {exc}") from None
     try:
         return Report.model_validate_json(text)
