@@ -267,3 +267,29 @@ def test_a_report_json_not_in_utf8_is_named_not_a_traceback(
     assert main([word.replace("{bad}", str(bad)) for word in command]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: cannot read a report" in err and "utf-8" in err
+
+
+@pytest.mark.parametrize("command", [
+    ["html", "{report}", "--out", "{dir}"],
+    ["compare", "{report}", "{report}", "--json", "{dir}"],
+    ["board", "{report}", "{report}", "--out", "{file}"],
+    ["rescore", "{report}", "--json", "{dir}"],
+    ["check", "{cases}", "--no-cache", "--mcp", "off", "--json", "{dir}"],
+    ["check", "{cases}", "--no-cache", "--mcp", "off", "--write-router-doc", "{dir}"]],
+    ids=lambda command: "-".join(command[:1] + command[-2:-1]))
+def test_an_output_that_cannot_be_written_is_named_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    report = ROOT / "docs" / "results" / "register" / "report.json"
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps({"name": "p", "cases": [
+        {"name": "c", "category": "irrelevance", "steps": [{"message": "hello"}]}]}))
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-file").write_text("in the way")
+    argv = [word.format(report=report, dir=tmp_path / "a-folder", file=tmp_path / "a-file",
+                        cases=cases) for word in command]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith(f"tooleval {command[0]}: ") and "a-f" in err, err

@@ -25,7 +25,8 @@ def arg(*flags: str, **options: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
 
 
 def refusals(prog: str, *errors: type[Exception]) -> Callable[[Main], Main]:
-    """``main`` with ``Refused`` and ``errors`` said on stderr as ``PROG: message``, exit 2."""
+    """``main`` with ``Refused``, ``errors`` and a refused file (``OSError``) said on stderr
+    as ``PROG: message``, exit 2."""
     caught: tuple[type[Exception], ...] = (Refused, *errors)
 
     def wrap(main: Main) -> Main:
@@ -35,6 +36,14 @@ def refusals(prog: str, *errors: type[Exception]) -> Callable[[Main], Main]:
                 return main(argv)
             except caught as exc:
                 print(f"{prog}: {exc}", file=sys.stderr)
+                return 2
+            except BrokenPipeError:
+                raise  # the reader left: cli.main ends quietly
+            except OSError as exc:  # an input or output the system refuses: a folder, no room
+                # os.replace names the temporary file first and the one asked for second
+                where = exc.filename2 if exc.filename2 is not None else exc.filename
+                print(f"{prog}: {where}: {exc.strerror}" if where is not None and exc.strerror
+                      else f"{prog}: {exc}", file=sys.stderr)
                 return 2
         return run
     return wrap
