@@ -293,3 +293,10 @@ def test_an_output_that_cannot_be_written_is_named_not_a_traceback(
     err = capsys.readouterr().err
     assert code == 2, err
     assert err.startswith(f"tooleval {command[0]}: ") and "a-f" in err, err
+
+
+def test_export_of_a_missing_path_is_named_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("datasets")
+    assert main(["export", str(tmp_path / "nosuch"), "--out", str(tmp_path / "out")]) == 2
+    assert "tooleval export: no such file or directory:" in capsys.readouterr().err

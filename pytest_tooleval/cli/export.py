@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.check.files import UsageError
 from pytest_tooleval.cli.common import Refused, arg, case_paths, command
 from pytest_tooleval.report.dataset import export
 from pytest_tooleval.report.model import ReportError, load_report
@@ -19,7 +20,7 @@ from pytest_tooleval.report.model import ReportError, load_report
          arg("--report", type=Path, help="a report.json whose cases to export"),
          arg("--out", type=Path, default=Path("tooleval-dataset"),
              help="output folder (default tooleval-dataset)"),
-         errors=(ReportError, CaseFileError))
+         errors=(ReportError, CaseFileError, UsageError))
 def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     paths = case_paths(options.paths)
     if not paths:
