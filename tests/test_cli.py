@@ -300,3 +300,19 @@ def test_export_of_a_missing_path_is_named_not_a_traceback(
     pytest.importorskip("datasets")
     assert main(["export", str(tmp_path / "nosuch"), "--out", str(tmp_path / "out")]) == 2
     assert "tooleval export: no such file or directory:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["merge", "{report}", "--report", "{file}"],
+                                     ["rescore", "{report}", "--report", "{file}"]],
+                         ids=lambda command: command[0])
+def test_a_report_folder_not_written_names_the_commands_own_option(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    report = ROOT / "docs" / "results" / "register" / "report.json"
+    (tmp_path / "a-file").write_text("in the way")
+    assert main([word.format(report=report, file=tmp_path / "a-file")
+                 for word in command]) == 2
+    err = capsys.readouterr().err
+    assert "could not write the report to" in err
+    assert "Pass --report DIR" in err and "--tooleval-report" not in err, err

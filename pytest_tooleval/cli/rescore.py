@@ -40,8 +40,9 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             raise Refused(f"{options.stored}: this run was killed, so it recorded no run to "
                           "write a report from; resume it to its end (pytest "
                           "--tooleval-resume) and rescore that")
-        finished = finish(result.results, run.info, settings_for(run.info, Path.cwd(),
-                                                                 options.report))
+        finished = finish(result.results, run.info,
+                          settings_for(run.info, Path.cwd(), options.report),
+                          report_option="--report")
         if finished.write_error:
             raise Refused(finished.write_error)
         write_html(options.report / "report.html", finished.report)

@@ -43,9 +43,12 @@ def settings_for(run: RunInfo, rootdir: Path, report_dir: Path) -> Settings:
 
 def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
            interrupted: str | None = None, world_base: Path | None = None,
-           loaded: Mapping[Path, CaseFile] | None = None) -> Finished:
+           loaded: Mapping[Path, CaseFile] | None = None,
+           report_option: str = "--tooleval-report") -> Finished:
     """Summarise ``results``, build the report and write it to ``settings.report_dir``.
-    ``loaded``: case files already read (by their resolved path); the others are read."""
+    ``loaded``: case files already read (by their resolved path); the others are read.
+    ``report_option``: the option that names the folder, for the message when it cannot be
+    written (``tooleval merge`` and ``rescore`` call it ``--report``)."""
     summary = summarize(results, settings.thresholds(), interrupted,
                         _baselines(results, settings, world_base, loaded or {}))
     finished = Finished(build_report(run, results, summary))
@@ -58,7 +61,7 @@ def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
         write_atomic(md_path, render_markdown(finished.report))
     except OSError as exc:
         finished.write_error = (f"could not write the report to {directory}: "
-                                f"{exc.strerror or exc}. Pass --tooleval-report DIR with a "
+                                f"{exc.strerror or exc}. Pass {report_option} DIR with a "
                                 "folder you can write to.")
         return finished
     finished.paths = [json_path, md_path]

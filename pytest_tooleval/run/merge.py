@@ -120,5 +120,5 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Fini
         "skipped": [skipped[nodeid] for nodeid in sorted(skipped)] or None,
         "merged_from": [str(p.source) for p in parts], "selection": selection,
     })
-    finished = finish(list(results.values()), run, settings)
+    finished = finish(list(results.values()), run, settings, report_option="--report")
     return finished.report, finished
