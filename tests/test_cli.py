@@ -316,3 +316,11 @@ def test_a_report_folder_not_written_names_the_commands_own_option(
     err = capsys.readouterr().err
     assert "could not write the report to" in err
     assert "Pass --report DIR" in err and "--tooleval-report" not in err, err
+
+
+def test_rescore_names_an_unreadable_stored_run_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "report.json"
+    bad.write_text("[]")
+    assert main(["rescore", str(bad)]) == 2
+    assert capsys.readouterr().err.count(str(bad)) == 1

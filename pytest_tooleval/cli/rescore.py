@@ -29,7 +29,9 @@ from pytest_tooleval.run.journal import JournalError
 def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         results, run = load_stored(options.stored)
-    except (OSError, JournalError, ReportError, ValidationError) as exc:
+    except (JournalError, ReportError) as exc:  # they name the file
+        raise Refused(str(exc)) from None
+    except (OSError, ValidationError) as exc:
         raise Refused(f"{options.stored}: {exc}") from None
     result = rescore(results, run, Path.cwd(), options.paths)
     print(render(result), end="")
