@@ -324,3 +324,13 @@ def test_rescore_names_an_unreadable_stored_run_once(
     bad.write_text("[]")
     assert main(["rescore", str(bad)]) == 2
     assert capsys.readouterr().err.count(str(bad)) == 1
+
+
+def test_call_refuses_arguments_that_are_not_an_object(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSON list or number was called with no arguments at all, so the tool's own error
+    ('missing required argument') hid what was wrong."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["call", "calculator", '["1+1"]']) == 2
+    assert "tooleval call: the arguments must be a JSON object" in capsys.readouterr().err

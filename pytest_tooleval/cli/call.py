@@ -45,6 +45,9 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         arguments = json.loads(options.args)
     except json.JSONDecodeError as exc:
         raise Refused(f"the arguments are not JSON: {exc.msg}") from None
+    if not isinstance(arguments, dict):
+        raise Refused(f"the arguments must be a JSON object, e.g. '{{\"q\": 1}}', not "
+                      f"{options.args}")
     overrides: dict[str, Any] = {}
     if options.file is not None:
         try:
@@ -72,11 +75,12 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 provider.close()
 
 
-def _call(catalogue: Catalogue, tool: str, arguments: Any, problems: list[str]) -> int:
+def _call(catalogue: Catalogue, tool: str, arguments: dict[str, Any],
+          problems: list[str]) -> int:
     if tool not in catalogue:
         why = "".join(f"; {problem}" for problem in problems)
         raise Refused(f"no configured tool is named {tool!r}{why}; known: "
                       f"{', '.join(sorted(catalogue.names))}")
-    result = catalogue.call(tool, arguments if isinstance(arguments, dict) else {})
+    result = catalogue.call(tool, arguments)
     print(result.text)
     return 1 if result.is_error else 0
