@@ -127,6 +127,10 @@ def test_compare_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert json.loads((tmp_path / "c.json").read_text())["forced"] is True
     (tmp_path / "junk.json").write_text("{}")
     assert main(["compare", str(tmp_path / "junk.json"), str(base)]) == 2
+    # a tolerance no drop can exceed would make compare a check that cannot fail
+    for tolerance in ("nan", "inf", "-1"):
+        assert main(["compare", str(same), str(base), "--tolerance", tolerance]) == 2
+        assert "--tolerance must be a number of points in [0, 100]" in capsys.readouterr().err
 
 
 def test_gap_arithmetic_and_validity() -> None:

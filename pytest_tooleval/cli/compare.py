@@ -32,6 +32,9 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     new, base = load_report(options.new), load_report(options.baseline)
     if not 0.5 <= options.level < 1:
         raise Refused(f"--level must lie in [0.5, 1), got {options.level}")
+    if not 0 <= options.tolerance <= 100:  # NaN too: no drop would ever exceed it
+        raise Refused("--tolerance must be a number of points in [0, 100], got "
+                      f"{options.tolerance}")
     result = compare(new, base, force=options.force, tolerance=options.tolerance,
                      level=options.level)
     print(render_comparison(result), end="")
