@@ -143,6 +143,12 @@ class ModelSession:
     def describe_router(self) -> dict[str, Any]:
         return self._router_info
 
+    def router_for(self, case_file: CaseFile, case: Case) -> Router:
+        """The router of ``case``; ``describe_router`` describes the last one made."""
+        router = self.router_factory(case_file).for_case(case)
+        self._router_info = router.describe()
+        return router
+
     def offered_tools(self) -> set[str]:
         return set(self.catalogue.names)
 
@@ -210,8 +216,7 @@ class ModelSession:
             for provider in catalogue.providers:
                 provider.begin_case(context)
                 started.append(provider)
-            router = self.router_factory(ref.case_file).for_case(ref.case)
-            self._router_info = router.describe()
+            router = self.router_for(ref.case_file, ref.case)
             loop = ToolLoop(self.backend, catalogue, router, max_steps=self.max_steps,
                             system_prompt=self.system_prompt, tool_timeout=self.tool_timeout,
                             case_timeout=self.case_timeout)

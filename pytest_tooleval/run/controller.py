@@ -253,7 +253,7 @@ class Controller:
                     and not any(w.get("backend") for w in [info, *self.worker_info])):
                 # Every case was carried from a run killed before its end record: no
                 # process ran one, so this one starts the model to say what ran them.
-                info = self.runtime.started_info(min(self.journalled.cases))
+                info = self.runtime.started_info(self.results[min(self.journalled.cases)])
             self.add_worker_info(info)
             interrupted = self.interruption(session, int(session.exitstatus))
             report = self.finish(interrupted, session.config)

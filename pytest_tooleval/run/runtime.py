@@ -264,22 +264,19 @@ class Runtime:
             "concurrency": self.concurrency,
         }
 
-    def started_info(self, nodeid: str) -> dict[str, Any]:
+    def started_info(self, carried: CaseResult) -> dict[str, Any]:
         """``info`` of a process that ran no case, with the model started (preflight,
-        lanes) and the router described for case ``nodeid``, as running it would have."""
+        lanes) and the router described for a ``carried`` case, as running it would have."""
         self.start()
         self._lanes_for_run()
-        session = self.session()
-        if not session.describe_router():
-            path = nodeid.split("::")[0]
-            try:
-                case_file = load_case_file(self.settings.rootdir / path)
-            except (CaseFileError, OSError):
-                return self.info()
-            name = nodeid.partition("::")[2].split("[")[0]
-            case = next((c for c in case_file.cases if c.name == name), None)
-            if case is not None:
-                session._router_info = session.router_factory(case_file).for_case(case).describe()
+        path = (self.settings.rootdir / carried.file).resolve()
+        try:  # collected here, or (the xdist controller collects nothing) read again
+            case_file = self.case_files.get(path) or load_case_file(path)
+        except (CaseFileError, OSError):
+            return self.info()
+        case = next((c for c in case_file.cases if c.name == carried.case), None)
+        if case is not None:
+            self.session().router_for(case_file, case)
         return self.info()
 
     def close(self) -> None:
