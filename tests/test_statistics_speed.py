@@ -19,6 +19,7 @@ from pytest_tooleval.scoring.statistics import (
     _percentile_interval,
     bootstrap,
     case_matrix,
+    expanded_level,
     paired_bootstrap,
     stratified_indices,
     usable_strata,
@@ -29,7 +30,8 @@ WEIGHTS = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
 
 def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
                         resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-    """scoring/statistics.py's bootstrap as it was before (commit 145e88d)."""
+    """scoring/statistics.py's bootstrap as it was before (commit 145e88d), its percentiles
+    read at the expanded level as the method now has them."""
     axes = list(weights)
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
@@ -37,6 +39,7 @@ def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
     w = np.array([weights[a] for a in axes])
     rng = np.random.default_rng(seed)
     strata = usable_strata(strata)
+    level = expanded_level(level, strata)
     means_parts, score_parts = [], []
     for start in range(0, resamples, _CHUNK):
         indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)

@@ -97,7 +97,7 @@ def interval_note(summary: Summary) -> str:
     wilson = [axis for axis, data in summary.axes.items()
               if data.interval is not None and data.interval.method == "wilson"]
     text = (f"Intervals ({level}): the score, breakdown scores and fractional axes by the "
-            "percentile bootstrap over cases, stratified by category")
+            "percentile bootstrap over cases (stratified by category, expanded for few cases)")
     if wilson:
         text += f"; the pass/fail axes ({', '.join(wilson)}) by the Wilson interval"
     widened = summary.score_interval is not None and "widened" in summary.score_interval.method

@@ -1,7 +1,8 @@
 """Two runs of the same cases, compared case by case (paired by content hash).
 
-Per figure: new − base with a paired bootstrap interval, a two-sided test (exact McNemar on
-pass/fail flips, else sign-flip) and the flip matrix. A drop is a regression only when its
+Per figure: new − base with an interval (Tango's on pass/fail flips, else the paired
+bootstrap, from MIN_PAIRS cases), a two-sided test (exact McNemar on pass/fail flips, else
+sign-flip) and the flip matrix. A drop is a regression only when its
 test is significant, Bonferroni-corrected over the deciding figures; otherwise "no
 detectable change", with the smallest difference this many cases could have detected.
 """
@@ -24,11 +25,14 @@ from pytest_tooleval.scoring.statistics import (
     paired_bootstrap,
     score_min_detectable,
     sign_flip_p,
+    tango_paired,
 )
 
 POWER = 0.8
-#: Fewer paired cases than this: no bootstrap interval (it would not vary).
-MIN_PAIRS = 5
+#: Fewer paired cases than this: no bootstrap interval. Below it a 95 % one covered a true
+#: difference in 80–92 % of simulated runs (docs/dev/intervals.md). Tango's interval and
+#: the tests (sign-flip, McNemar) stay valid at any size.
+MIN_PAIRS = 20
 
 
 @dataclass
@@ -196,8 +200,6 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
     found = paired_bootstrap(new_rows, base_rows, strata, weights, level=level,
                              resamples=resamples)
     if len(pairs) < MIN_PAIRS:
-        # So few cases barely vary when resampled: the interval would look certain. The
-        # tests (sign-flip, McNemar) stay valid at any size.
         found = {k: None if v is None else replace(v, interval=None) for k, v in found.items()}
     rows: list[Row] = []
     score = found["score"]
@@ -220,7 +222,7 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
         new_rate = 100 * sum(r["pass"] for r in rates_new) / len(pairs)
         rows.append(_row("pass rate", new_rate, new_rate - 100 * rate.delta, rate, single,
                          overall, [n["pass"] - b["pass"] for n, b in
-                                   zip(rates_new, rates_base, strict=True)]))
+                                   zip(rates_new, rates_base, strict=True)], level))
     for axis in weights:
         difference = found[axis]
         if difference is None:
@@ -232,16 +234,18 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
         rows.append(_row(f"axis {axis}", new_mean, new_mean - 100 * difference.delta,
                          difference, exact, flips([p for p, _, _ in members],
                                                   passed_axis(axis)),
-                         [n - b for _, n, b in members]))
+                         [n - b for _, n, b in members], level))
     return rows
 
 
 def _row(name: str, new: float, base: float, difference: PairedDifference, exact: bool,
-         table: Flips, terms: list[float]) -> Row:
-    """A pass/fail figure of single tries is tested by exact McNemar on its flips, any
-    other by the sign-flip test on its per-case differences (computed only then)."""
+         table: Flips, terms: list[float], level: float) -> Row:
+    """A pass/fail figure of single tries is tested by exact McNemar on its flips, with
+    Tango's score interval; any other by the sign-flip test on its per-case differences
+    (computed only then), with the paired bootstrap's."""
     if exact:
-        return Row(name, new, base, difference, "mcnemar", table)
+        interval = tango_paired(len(table.helped), len(table.hurt), table.cases, level)
+        return Row(name, new, base, replace(difference, interval=interval), "mcnemar", table)
     return Row(name, new, base, difference, "sign-flip", table, sign_flip_p(terms))
 
 

@@ -26,8 +26,9 @@ class IntervalSettings:
             "bootstrap_seed": DEFAULT_SEED,
             "methods": {
                 "proportion": "Wilson score interval (a binary axis, one try per case)",
-                "score": "percentile bootstrap over cases, stratified by category; with "
-                         "repeats a case's tries are averaged and resampled together",
+                "score": "percentile bootstrap over cases, stratified by category, its level "
+                         "expanded for few cases; with repeats a case's tries are averaged "
+                         "and resampled together",
             },
         }
 

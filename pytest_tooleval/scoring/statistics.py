@@ -2,8 +2,9 @@
 report's own ``Interval`` (report/model.py).
 
 Wilson intervals for proportions; unbiased pass^k and pass@k; a seeded percentile bootstrap
-over cases, stratified by category (a case with repeats is one cluster); the paired
-bootstrap, sign-flip and exact McNemar tests for two runs; McNemar power for planning.
+over cases, stratified by category (a case with repeats is one cluster), its level expanded
+for few cases; the paired bootstrap, sign-flip and exact McNemar tests for two runs;
+McNemar power for planning.
 """
 
 from __future__ import annotations
@@ -32,6 +33,31 @@ def z_value(level: float) -> float:
         raise ValueError(f"a confidence level must lie strictly between 0 and 1, got {level}")
     return NormalDist().inv_cdf(0.5 + level / 2.0)
 
+
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile, by its Cornish–Fisher expansion about the normal's
+    (Abramowitz & Stegun 26.7.5): at the 0.975 quantile within 0.004 of the exact value
+    from 3 degrees of freedom, at 0.995 within 0.05; below 3 too small, but there the
+    expanded level is 1 to three places either way (the resamples' whole range)."""
+    z = NormalDist().inv_cdf(p)
+    terms = ((z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96,
+             (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
+             (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160)
+    return z + sum(term / df**power for power, term in enumerate(terms, start=1))
+
+
+def expanded_level(level: float, strata: Sequence[str]) -> float:
+    """The level at which to read the bootstrap's percentiles so that few cases still
+    cover as claimed (Hesterberg's expanded percentile interval): the percentile interval
+    is as narrow as a normal one with the plug-in variance, so read it where a normal
+    gives the width of Student's t with n − h degrees of freedom (h strata) and the
+    unbiased variance. 0.95 becomes 0.983 at 10 cases, 0.959 at 43, 0.9506 at 674."""
+    n = len(strata)
+    df = n - len(set(strata))
+    if df < 1:
+        return level
+    widened = t_quantile(0.5 + level / 2.0, df) * math.sqrt(n / df)
+    return 2.0 * NormalDist().cdf(widened) - 1.0
 
 
 def wilson(successes: float, n: int, level: float = DEFAULT_LEVEL) -> Interval | None:
@@ -163,6 +189,7 @@ def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[st
     axes = [axis for axis, _ in weight_items]
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
+    level = expanded_level(level, usable_strata(strata))
     prepared = _prepare(case_matrix([dict(row) for row in rows], axes))
     w = np.array([weight for _, weight in weight_items])
     parts = [_figures(prepared, w, indices) for indices in _resampled(strata, resamples, seed)]
@@ -212,6 +239,7 @@ def paired_bootstrap(
         bm, bs = _figures(base, w, indices)
         parts.append(np.column_stack([ns - bs, nm - bm]))
     samples = np.concatenate(parts)
+    level = expanded_level(level, usable_strata(strata))
     found: dict[str, PairedDifference | None] = dict.fromkeys(keys)
     for j, key in enumerate(keys):
         column = samples[np.isfinite(samples[:, j]), j]
@@ -243,6 +271,35 @@ def sign_flip_p(differences: Sequence[float], *, resamples: int = 20_000,
         hits += int(np.count_nonzero(np.abs(signs @ d) >= observed))
     return (hits + 1) / (resamples + 1)
 
+
+
+def tango_paired(helped: int, hurt: int, n: int,
+                 level: float = DEFAULT_LEVEL) -> Interval | None:
+    """Tango's score interval (1998) for new − base of a pass/fail figure on n paired
+    cases, ``helped`` of them failing before and passing now, ``hurt`` the reverse: the
+    differences θ whose score test does not reject, found by bisection. Unlike a bootstrap
+    it is not [0, 0] when no case changed: 0 flips in 10 cases is ±0.278, in 130 ±0.029."""
+    if n <= 0:
+        return None
+    z = z_value(level)
+
+    def statistic(theta: float) -> float:
+        # The chance of a hurt case under θ, at its constrained maximum likelihood.
+        w = helped * (1 + theta) + hurt * (1 - theta) - 2 * n * theta
+        hurt_chance = (w + math.sqrt(w * w + 8 * n * hurt * theta * (1 - theta))) / (4 * n)
+        variance = n * (2 * hurt_chance + theta * (1 - theta))
+        gap = helped - hurt - n * theta
+        return gap / math.sqrt(variance) if variance > 0 else math.copysign(math.inf, gap)
+
+    def bound(inside: float, outside: float) -> float:
+        for _ in range(60):
+            middle = (inside + outside) / 2
+            inside, outside = (middle, outside) if abs(statistic(middle)) <= z \
+                else (inside, middle)
+        return inside
+
+    estimate = (helped - hurt) / n
+    return Interval(low=bound(estimate, -1.0), high=bound(estimate, 1.0), method="tango")
 
 
 def mcnemar_exact(b: int, c: int) -> float:
