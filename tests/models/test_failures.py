@@ -260,10 +260,14 @@ def test_finish_reason_length_is_a_malformed_turn_not_an_answer() -> None:
                                  and a.reason == TRUNCATED for a in step.attempts)
 
 
-def test_a_dropped_connection_after_reaching_the_server_is_a_server_error() -> None:
+@pytest.mark.parametrize("partial", [True, False])
+def test_a_dropped_connection_after_reaching_the_server_is_a_server_error(
+        partial: bool) -> None:
+    """Mid-reply or before any byte of it (a reset, a crash): the server was reached, so
+    it is a server error, retried (docs/usage.md's table says so), not unreachable."""
     from tests.support.fake_openai import drop
 
-    with FakeOpenAI([Rule("", [drop(partial=True)])]) as fake:
+    with FakeOpenAI([Rule("", [drop(partial=partial)])]) as fake:
         with pytest.raises(ServerError, match="broke the connection"):
             backend(fake, retries=1).complete(QUESTION, [])
         assert chats(fake) == 2
