@@ -15,7 +15,8 @@ late it arrives.
 Parts that must not be torn in the middle (a jailed process and its clean-up, copying a
 world) run ``shielded()``: no exception is raised inside them; a call stopped meanwhile
 ends when the shield ends, and a shield entered after the clock raises at once. Built-in
-tools that run a jailed process are bounded by the jail's own wall clock.
+tools that run a jailed process give the jail the call's ``remaining()`` time at most, so
+the process ends at the call's clock and writes nothing to the world after it.
 """
 
 from __future__ import annotations
@@ -54,10 +55,11 @@ class CallExpired(Exception):
 
 
 class _Call:
-    def __init__(self) -> None:
+    def __init__(self, ends: float) -> None:
         self.lock = threading.Lock()
         self.expired = False
         self.shields = 0
+        self.ends = ends
 
 
 _local = threading.local()
@@ -105,7 +107,7 @@ def _idle(ident: int) -> bool:
 def call_within(seconds: float, function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, or ``CallExpired`` once it has run ``seconds``. What the
     function raises is raised here (with its traceback)."""
-    call = _Call()
+    call = _Call(time.monotonic() + seconds)
     outcome: list[tuple[bool, Any]] = []
     context = contextvars.copy_context()
 
@@ -136,6 +138,13 @@ def call_within(seconds: float, function: Callable[..., T], *args: Any) -> T:
     if done:
         return value
     raise value
+
+
+def remaining(limit: float) -> float:
+    """Seconds left on this thread's tool call clock, at most ``limit`` (``limit`` outside
+    ``call_within``)."""
+    call: _Call | None = getattr(_local, "call", None)
+    return limit if call is None else max(0.0, min(limit, call.ends - time.monotonic()))
 
 
 @contextlib.contextmanager

@@ -243,6 +243,24 @@ def test_a_built_in_tool_past_its_clock_is_a_tool_error(
     assert not catalogue.call("read_document", {"path": "Documents/notes.txt"}).is_error
 
 
+@needs_jail
+def test_a_jailed_call_ends_at_its_tool_calls_clock(
+        hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool clock shorter than the jail's own (10 s): the jail ends the snippet at the
+    call's clock, so nothing it would have written later reaches the case's world after
+    the model was answered (it wrote late.txt 2 s later, after the case went on)."""
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 1.0, raising=False)
+    catalogue = Catalogue([hostile.tools.provider])
+    code = "import time\ntime.sleep(2)\nopen('late.txt', 'w').write('late')\n"
+    started = time.monotonic()
+    result: ToolResult = _within(10, lambda: catalogue.call("run_python", {"code": code}))
+    assert time.monotonic() - started < 2, result.text
+    assert "1 s" in result.text, result.text
+    time.sleep(2.5)
+    assert not (hostile.world.home / "late.txt").exists()
+    assert not catalogue.call("read_document", {"path": "Documents/notes.txt"}).is_error
+
+
 # -- item 4: the wall clock of a case ---------------------------------------------------------
 
 @tool

@@ -198,7 +198,8 @@ def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
     capture = _Capture()
     try:
         with deadline.shielded():  # a call past its clock starts no further git process
-            outcome = jail.run(argv, writable=repo, cwd=repo, env=env, timeout=GIT_TIMEOUT,
+            outcome = jail.run(argv, writable=repo, cwd=repo, env=env,
+                               timeout=deadline.remaining(GIT_TIMEOUT),
                                stdout=capture.out_w, stderr=capture.err_w, jailed=jailed,
                                interpreter=False, home=home)
     except OSError as exc:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.tools import jail, jailhome
+from pytest_tooleval.tools import deadline, jail, jailhome
 from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
 
@@ -147,10 +147,11 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
         inside = SNIPPET_IN_JAIL if jailed else str(script)
         argv = [jail.interpreter() if jailed else sys.executable, "-I", "-S", "-X", "utf8",
                 "-c", BOOTSTRAP, str(home), inside]
+        limit = deadline.remaining(WALL_SECONDS)
         with open(scratch / "out", "wb") as out, open(scratch / "err", "wb") as err:
             try:
                 outcome = jail.run(
-                    argv, writable=home, cwd=home, env=env, timeout=WALL_SECONDS,
+                    argv, writable=home, cwd=home, env=env, timeout=limit,
                     stdout=out, stderr=err, jailed=jailed,
                     preexec=lambda: _limits(nproc=not jailed), write_quota=WRITE_QUOTA,
                     read_only=[(script, SNIPPET_IN_JAIL)],
@@ -166,7 +167,7 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
     status = outcome.returncode
     notes = []
     if outcome.timed_out:
-        notes.append(f"killed after {WALL_SECONDS} s wall-clock time limit")
+        notes.append(f"killed after {limit:.3g} s wall-clock time limit")
     elif outcome.over_quota and outcome.applied is None:
         notes.append(f"killed: wrote more than {WRITE_QUOTA // 2**20} MB in one call")
     elif status == -signal.SIGXCPU or status == -signal.SIGKILL:
