@@ -116,3 +116,12 @@ def test_an_archive_with_a_root_member_extracts(tools, world) -> None:  # type: 
         archive.writestr(".", b"a file without a name")
     (world.home / "Downloads/bad.zip").write_bytes(bad.getvalue())
     assert "outside" in tools.err("extract_archive", archive_path="Downloads/bad.zip")
+
+
+def test_create_archive_compresses_as_the_name_says(tools, world) -> None:  # type: ignore[no-untyped-def]
+    # A .tar.bz2 or .tar.xz was written as a plain tar under that name.
+    magics = {".tar.bz2": b"BZh", ".tar.xz": b"\xfd7zXZ\x00", ".tgz": b"\x1f\x8b"}
+    for suffix, magic in magics.items():
+        tools.ok("create_archive", paths=["Documents/notes.txt"], archive_path=f"Out/n{suffix}")
+        assert (world.home / f"Out/n{suffix}").read_bytes().startswith(magic), suffix
+        assert "notes.txt" in tools.ok("list_archive", archive_path=f"Out/n{suffix}")

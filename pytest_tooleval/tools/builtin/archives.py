@@ -99,7 +99,8 @@ def _create_archive(ctx: Context, args: dict[str, Any]) -> str:
                         else:
                             archive.write(path, name)
             else:
-                mode = "w:gz" if target_shown.lower().endswith((".gz", ".tgz")) else "w"
+                suffix = target_shown.lower().rsplit(".", 1)[-1]
+                mode = {"gz": "w:gz", "tgz": "w:gz", "bz2": "w:bz2", "xz": "w:xz"}.get(suffix, "w")
                 with tarfile.open(fileobj=handle, mode=mode) as tar:  # type: ignore[call-overload]
                     for path, name in members:
                         tar.add(path, name, recursive=False)
