@@ -70,6 +70,13 @@ def test_convert_units_refusals(tools) -> None:  # type: ignore[no-untyped-def]
     assert tools.err("convert_units", value=float("nan"), from_unit="m", to_unit="km")
 
 
+def test_convert_units_refuses_an_empty_value(tools) -> None:  # type: ignore[no-untyped-def]
+    # "" (and a lone sign) was read as 0 and converted.
+    for value in ("", "  ", "-", "+"):
+        assert "value must be a number" in tools.err("convert_units", value=value,
+                                                     from_unit="km", to_unit="m")
+
+
 def test_convert_units_refuses_a_number_out_of_range_at_once(tools) -> None:  # type: ignore[no-untyped-def]
     # A string value with a huge exponent used to be expanded digit by digit (seconds to
     # minutes, and memory); 'inf' ended in an OverflowError.

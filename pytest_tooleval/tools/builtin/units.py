@@ -122,8 +122,10 @@ def _read_value(raw: Any) -> Fraction:
         return F(Decimal(repr(raw)))
     if isinstance(raw, str):
         text = raw.strip()
+        if not text.lstrip("-−+ "):
+            raise ToolError(f"value must be a number, not {raw!r}")
         sign = -1 if text.startswith(("-", "−")) else 1
-        return sign * parse_number(text.lstrip("-−+ ")) if text.lstrip("-−+ ") else F(0)
+        return sign * parse_number(text.lstrip("-−+ "))
     raise ToolError("value must be a number")
 
 
