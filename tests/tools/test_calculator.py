@@ -60,6 +60,16 @@ def test_calculator_errors(expression: str) -> None:
         evaluate(expression)
 
 
+def test_calculator_reads_a_bare_decimal_point_as_python_does() -> None:
+    # ".5" could not be read at all and "5." was malformed; Python's float reads both.
+    assert evaluate(".5 * 4") == "2" and evaluate("-.25 + 1") == "0.75"
+    assert evaluate("5. * 2") == "10" and evaluate("(3 + 2.) / .5") == "10"
+    assert evaluate("1,2 + .5") == "1.7"  # a Turkish 1,2 with an English .5: each as written
+    for malformed in ("..5", "5..", "1.250.", "5,", ",5", ". 5"):
+        with pytest.raises(ToolError):
+            evaluate(malformed)
+
+
 def test_calculator_through_provider(tools) -> None:  # type: ignore[no-untyped-def]
     assert tools.ok("calculator", expression="1250 + 18%") == "1475"
     assert "division by zero" in tools.err("calculator", expression="5/0")

@@ -33,7 +33,7 @@ MAX_BITS = 20_000
 MAX_EXPONENT = MAX_EXPRESSION  # no literal of the calculator's own goes past it
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d[\d.,]*)|(?P<word>of|x|mod)\b|(?P<op>\*\*|[-+*/×÷^%()−–·:x]))",
+    r"\s*(?:(?P<num>\.?\d[\d.,]*)|(?P<word>of|x|mod)\b|(?P<op>\*\*|[-+*/×÷^%()−–·:x]))",
     re.IGNORECASE,
 )
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "÷": "/", ":": "/"})
@@ -77,12 +77,14 @@ def expression_convention(numbers: list[str]) -> str | None:
 
 
 def parse_number(text: str, convention: str | None = None) -> Fraction:
-    """Read 1250, 3.5, 3,5, 1.250,50, 1,250.50, 1.250.000 or 1,250,000 exactly.
+    """Read 1250, 3.5, .5, 5., 3,5, 1.250,50, 1,250.50, 1.250.000 or 1,250,000 exactly.
 
     ``convention`` only settles the ambiguous forms "1.250" and "1,035" (one separator
     before exactly three digits): with "tr" the dot groups thousands and the comma is a
     decimal mark (1250, 1.035); otherwise the English reading (1.25, 1035).
     """
+    if text.endswith(".") and text[:-1].isdecimal():  # "5." as Python reads it
+        text = text[:-1]
     if text.endswith((".", ",")):
         raise ToolError(f"malformed number {text!r}")
     dots, commas = text.count("."), text.count(",")
