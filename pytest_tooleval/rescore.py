@@ -16,7 +16,7 @@ from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import _Listed
 from pytest_tooleval.engine.transcript import shorten
-from pytest_tooleval.report.model import RunInfo, load_report
+from pytest_tooleval.report.model import RunInfo, StatisticsInfo, load_report
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.ablation import make_router
 from pytest_tooleval.router.base import SHOWN
@@ -64,11 +64,14 @@ class StoredRun:
     unsafe_no_jail: bool
     #: The run as it recorded itself when it ended (None: a killed run's journal).
     info: RunInfo | None = None
+    #: Its report's intervals (None: not recorded, a journal of a killed run or of an
+    #: earlier version).
+    statistics: StatisticsInfo | None = None
 
     @classmethod
-    def of(cls, run: RunInfo) -> StoredRun:
+    def of(cls, run: RunInfo, statistics: StatisticsInfo | None) -> StoredRun:
         return cls(run.k, run.router_mode, run.tools_offered,
-                   run.isolation.get("mode") == UNSAFE_MODE, run)
+                   run.isolation.get("mode") == UNSAFE_MODE, run, statistics)
 
 
 def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
@@ -78,12 +81,15 @@ def load_stored(path: Path) -> tuple[list[CaseResult], StoredRun]:
         path = path / "report.json" if (path / "report.json").exists() else path / JOURNAL_NAME
     if not path.name.endswith(".jsonl"):
         report = load_report(path)
-        return report.cases, StoredRun.of(report.run)
+        return report.cases, StoredRun.of(report.run, report.summary.statistics)
     stored = read_journal(path)
     cases = [CaseResult.from_json(c) for c in stored.cases.values()]
-    ended = (stored.end or {}).get("run")
-    if ended:
-        return cases, StoredRun.of(RunInfo.model_validate(ended))
+    end = stored.end or {}
+    if end.get("run"):
+        statistics = end.get("statistics")
+        return cases, StoredRun.of(RunInfo.model_validate(end["run"]),
+                                   StatisticsInfo.model_validate(statistics) if statistics
+                                   else None)
     identity = stored.start.get("identity", {})  # a killed run: no report was written
     tools = identity.get("tools", {})
     # Its catalogue as the start line records it: the built-ins listed when the run had

@@ -394,6 +394,43 @@ def test_merge_refuses_parts_with_different_configurations(project, fake_model, 
     assert "different configurations" in capsys.readouterr().err
 
 
+def test_merge_and_rescore_keep_the_runs_interval_settings(project, fake_model, monkeypatch,
+                                                           capsys) -> None:
+    """A run at --tooleval-level 0.8 came back from merge and rescore --report at 0.95 (and
+    the default max width): the report is rebuilt with the level the parts recorded, and
+    parts that recorded different ones are refused."""
+    from pytest_tooleval.report.model import load_report
+
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    chosen = ("--tooleval-level", "0.8", "--tooleval-max-width", "33")
+    for index in (1, 2):
+        project.run(*chosen, "--tooleval-shard", f"{index}/2", "--tooleval-report", f"s{index}")
+    project.run("--tooleval-shard", "2/2", "--tooleval-report", "default2")
+    monkeypatch.chdir(project.path)
+    for command in (["merge", "s1", "s2/report.json", "--report", "m"],
+                    ["rescore", "s1", "--report", "r"],
+                    ["rescore", "s1/journal.jsonl", "--report", "rj"]):
+        assert tooleval_main(command) in (0, 1), capsys.readouterr().err
+        statistics = load_report(project.path / command[-1] / "report.json").summary.statistics
+        assert (statistics.level, statistics.max_width) == (0.8, 33), command
+    capsys.readouterr()
+    assert tooleval_main(["merge", "s1", "default2", "--report", "m2"]) == 2
+    err = capsys.readouterr().err
+    assert "--tooleval-level" in err and "0.8" in err and "0.95" in err, err
+    # A journal of an earlier version records none: merge wants its report.json, rescore
+    # --report (the way such a run is brought up to date) says it uses the defaults.
+    journal = project.path / "s1" / "journal.jsonl"
+    *lines, end = journal.read_text().splitlines()
+    end_record = json.loads(end)
+    del end_record["statistics"]
+    journal.write_text("\n".join([*lines, json.dumps(end_record)]) + "\n")
+    assert tooleval_main(["merge", "s1", "s2", "--report", "m3"]) == 2
+    assert "merge its report.json instead" in capsys.readouterr().err
+    assert tooleval_main(["rescore", str(journal), "--report", "r3"]) in (0, 1)
+    assert "the report has the defaults" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------- response cache
 
 

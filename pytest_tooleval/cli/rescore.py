@@ -42,8 +42,11 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             raise Refused(f"{options.stored}: this run was killed, so it recorded no run to "
                           "write a report from; resume it to its end (pytest "
                           "--tooleval-resume) and rescore that")
+        if run.statistics is None:
+            print(f"note: {options.stored} records no --tooleval-level or --tooleval-max-width "
+                  "(a journal of an earlier version): the report has the defaults")
         finished = finish(result.results, run.info,
-                          settings_for(run.info, Path.cwd(), options.report),
+                          settings_for(run.info, run.statistics, Path.cwd(), options.report),
                           report_option="--report")
         if finished.write_error:
             raise Refused(finished.write_error)

@@ -263,6 +263,8 @@ class Controller:
                 "cases_done": self.done,
                 "cases_selected": self.selected,
                 "run": report.run.model_dump(mode="json") if report else None,
+                # what merge and rescore --report build their report's intervals with
+                "statistics": report.summary.statistics.model_dump() if report else None,
             })
         return self.report
 

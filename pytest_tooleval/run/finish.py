@@ -15,7 +15,7 @@ from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
-from pytest_tooleval.report.model import Report, RunInfo
+from pytest_tooleval.report.model import Report, RunInfo, StatisticsInfo
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import summarize
 from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
@@ -32,13 +32,17 @@ class Finished:
     write_error: str | None = None
 
 
-def settings_for(run: RunInfo, rootdir: Path, report_dir: Path) -> Settings:
+def settings_for(run: RunInfo, statistics: StatisticsInfo | None, rootdir: Path,
+                 report_dir: Path) -> Settings:
     """The settings a stored run ran with, as far as its report depends on them: what
-    ``tooleval merge`` and ``tooleval rescore --report`` finish with."""
+    ``tooleval merge`` and ``tooleval rescore --report`` finish with. ``statistics``: its
+    report's (None: not recorded, the defaults)."""
     thresholds = run.thresholds
+    intervals = statistics.model_dump(include={"level", "max_width"}) if statistics else {}
     return Settings(rootdir=rootdir, report_dir=report_dir, k=run.k, gate=thresholds.gate,
                     min_score=thresholds.min_score, max_malformed=thresholds.max_malformed,
-                    latency_p95=thresholds.latency_p95, min_cases=thresholds.min_cases)
+                    latency_p95=thresholds.latency_p95, min_cases=thresholds.min_cases,
+                    **intervals)
 
 
 def finish(results: list[CaseResult], run: RunInfo, settings: Settings,

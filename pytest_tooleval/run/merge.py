@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_tooleval.cases.identity import case_set_hash
-from pytest_tooleval.report.model import Report, ReportError, RunInfo, load_report
+from pytest_tooleval.report.model import (
+    Report,
+    ReportError,
+    RunInfo,
+    StatisticsInfo,
+    load_report,
+)
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.run.finish import Finished, finish, settings_for
 from pytest_tooleval.run.journal import JOURNAL_NAME, JournalError, read_journal
@@ -25,6 +31,7 @@ class Part:
     source: Path
     results: list[CaseResult]
     run: RunInfo
+    statistics: StatisticsInfo
 
 
 def load_part(path: Path) -> Part:
@@ -37,7 +44,7 @@ def load_part(path: Path) -> Part:
             report = load_report(path)
         except ReportError as exc:
             raise MergeError(str(exc)) from None
-        return Part(path, report.cases, report.run)
+        return Part(path, report.cases, report.run, report.summary.statistics)
     try:
         stored = read_journal(path)
     except JournalError as exc:
@@ -48,8 +55,12 @@ def load_part(path: Path) -> Part:
     if not stored.end.get("run"):
         raise MergeError(f"{path}: the run wrote no report (its end record has no run); "
                          "run that shard again")
+    if not stored.end.get("statistics"):
+        raise MergeError(f"{path}: no interval level recorded (a journal of an earlier "
+                         "version); merge its report.json instead")
     return Part(path, [CaseResult.from_json(case) for case in stored.cases.values()],
-                RunInfo.model_validate(stored.end["run"]))
+                RunInfo.model_validate(stored.end["run"]),
+                StatisticsInfo.model_validate(stored.end["statistics"]))
 
 
 def check_parts(parts: list[Part]) -> None:
@@ -65,6 +76,11 @@ def check_parts(parts: list[Part]) -> None:
         listing = ", ".join(f"{p.source} ({p.run.identity_hash})" for p in parts)
         raise MergeError("the parts come from runs with different configurations (model, "
                          f"grammar, router, k, tools, package or platform): {listing}")
+    if len({(p.statistics.level, p.statistics.max_width) for p in parts}) > 1:
+        raise MergeError("the parts ran with different --tooleval-level or "
+                         "--tooleval-max-width: " + ", ".join(
+                             f"{p.source} ({p.statistics.level:g}, {p.statistics.max_width:g})"
+                             for p in parts) + "; run the shards with the same ones")
     for part in parts:
         if part.run.interrupted:
             raise MergeError(f"{part.source}: that run was interrupted ({part.run.interrupted}); "
@@ -101,7 +117,7 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Fini
     parts = [load_part(path) for path in paths]
     check_parts(parts)
     first = parts[0].run
-    settings = settings_for(first, rootdir, out_dir)
+    settings = settings_for(first, parts[0].statistics, rootdir, out_dir)
     results = {case.nodeid: case for part in parts for case in part.results}
     count = len(results)
     # Skipped cases were dealt to the shards too: each part lists its own, and a single
