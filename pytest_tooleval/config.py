@@ -19,7 +19,7 @@ from pytest_tooleval.configfile import shadow_message, start_dir
 from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
-from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S, TOOL_TIMEOUT_S
+from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S, MAX_TIMEOUT_S, TOOL_TIMEOUT_S
 
 if TYPE_CHECKING:  # pytest itself is imported only where a pytest run needs it
     import pytest
@@ -50,8 +50,8 @@ class _Shared(BaseModel):
     partial: Literal["fail", "pass"] = "fail"
     max_errors: int = Field(default=3, ge=1)
     # The wall clocks (seconds) of one tool call and of one case.
-    tool_timeout: float = Field(default=TOOL_TIMEOUT_S, gt=0)
-    case_timeout: float = Field(default=CASE_TIMEOUT_S, gt=0)
+    tool_timeout: float = Field(default=TOOL_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S)
+    case_timeout: float = Field(default=CASE_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S)
     skip_missing: bool = False
     no_builtin: bool = False
     unsafe_no_jail: bool = False

@@ -138,6 +138,10 @@ def test_the_configurations_defaults_are_the_scoring_thresholds() -> None:
     ({"max_malformed": -0.1}, r"max_malformed = -0.1: .*greater than or equal to 0"),
     ({"sample": 0}, r"sample = 0: .*greater than or equal to 1"),
     ({"min_score": 170}, r"min_score = 170: .*less than or equal to 100"),
+    # a thread's join overflowed on these (every tool call an OverflowError)
+    ({"tool_timeout": 1e300}, r"tool_timeout = 1e\+300: .*less than or equal to 86400"),
+    ({"tool_timeout": float("inf")}, r"tool_timeout = inf: .*less than or equal to 86400"),
+    ({"case_timeout": 1e300}, r"case_timeout = 1e\+300: .*less than or equal to 86400"),
     ({"partial": "maybe"}, r"partial = 'maybe': Input should be 'fail' or 'pass'"),
     ({"models": {"mine": {"base_url": "127.0.0.1:8080/v1"}}},
      r"\[models\.mine\]: base_url '127.0.0.1:8080/v1' must start with http:// or https://"),

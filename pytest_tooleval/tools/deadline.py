@@ -36,6 +36,8 @@ T = TypeVar("T")
 #: (``--tooleval-tool-timeout``, ``--tooleval-case-timeout``; ``engine/loop.py``).
 TOOL_TIMEOUT_S = 30.0
 CASE_TIMEOUT_S = 600.0
+#: The longest clock a configuration may set (a day): a thread's join cannot wait for 1e300.
+MAX_TIMEOUT_S = 86_400
 #: How long a stopped call may take to end before the caller stops waiting for it.
 STOP_GRACE_S = 0.25
 

@@ -85,6 +85,15 @@ def test_an_infinite_timeout_is_refused(field: str) -> None:
     with pytest.raises(McpConfigError, match=f"field '{field}': .*finite number"):
         load_mcp_configs(table)
 
+@pytest.mark.parametrize("field", ["call_timeout", "reset_timeout"])
+def test_an_absurd_timeout_is_refused(field: str) -> None:
+    """1e300 passed as finite, and then every call of the server ended in an OverflowError
+    (the catalogue's clock and the connection's wait hand it to a thread's join)."""
+    table = tomllib.loads(f'[srv]\ncommand = "x"\n{field} = 1e300\n')
+    with pytest.raises(McpConfigError, match=f"field '{field}': .*less than or equal to 86400"):
+        load_mcp_configs(table)
+
+
 def test_server_names_are_checked() -> None:
     with pytest.raises(McpConfigError, match=r"\[tool\.tooleval\.mcp\.a b\]"):
         load_mcp_configs({"a b": {"command": "x"}})

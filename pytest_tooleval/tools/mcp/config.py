@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.tools.deadline import MAX_TIMEOUT_S
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
 #: Inherited by stdio servers on top of the SDK's own minimal set (HOME, LOGNAME, PATH,
@@ -37,8 +38,9 @@ class McpServerConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     prefix: str = ""
     startup_timeout: float = Field(default=30.0, gt=0)
-    # finite: the clocks of a call and of a reset cannot wait for inf (OverflowError)
-    call_timeout: float = Field(default=60.0, gt=0, allow_inf_nan=False)
+    # finite and at most a day: the clocks of a call and of a reset cannot wait for inf or
+    # 1e300 (OverflowError)
+    call_timeout: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     enabled: bool = True
     #: "per-case": a server one case called is restarted before the next case, so every
     #: case starts from the server's initial state; "per-run": one process for the run.
@@ -46,7 +48,7 @@ class McpServerConfig(BaseModel):
     #: A command run (in ``cwd``, with ``env``) before a case whose predecessor called this
     #: server: for state the server keeps outside itself (a repository, a database).
     reset: list[str] = Field(default_factory=list)
-    reset_timeout: float = Field(default=60.0, gt=0, allow_inf_nan=False)
+    reset_timeout: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     #: The built-in tools this server's tools stand for are not offered (see
     #: docs/your-tools.md, "Prefixes and the router").
     shadow_builtins: bool = False
