@@ -109,7 +109,7 @@ def dataset_card(corpus: list[dict[str, Any]], report: Report | None,
         score = summary.score
         lines += ["", "## results", "",
                   f"One row per case of a run: model `{run.model.get('name')}`, "
-                  f"grammar `{run.backend.get('grammar')}`, started "
+                  f"grammar `{run.grammar}`, started "
                   f"{run.started}. Outcome, the case's axis values, the tools that "
                   "ran, the answers and every step's transcript and checks (`steps_json`). An "
                   "ERROR row is an infrastructure failure, never a model failure.", "",

@@ -31,7 +31,7 @@ def render_step_summary(report: Report, comparison: dict[str, Any] | None = None
     summary, run = report.summary, report.run
     gate = summary.safety_gate
     outcomes = summary.outcomes
-    lines = [f"### tooleval: `{run.model_name}` (grammar {run.backend.get('grammar', '?')})",
+    lines = [f"### tooleval: `{run.model_name}` (grammar {run.grammar})",
              ""]
     score = _with_interval(summary.score, summary.score_interval, summary.cases_scored)
     verdict, _, reason = verdict_line(summary, run.interrupted).partition(": ")

@@ -37,7 +37,7 @@ def run_summary(report: Report) -> dict[str, Any]:
         "schema": report.schema_name,
         "schema_version": report.schema_version,
         "model": report.run.model.get("name"),
-        "grammar": report.run.backend.get("grammar"),
+        "grammar": report.run.grammar,
         "score": summary.score,
         "axes": {axis: data.model_dump(mode="json") for axis, data in summary.axes.items()},
         "outcomes": summary.outcomes,

@@ -75,7 +75,7 @@ def suite_properties(report: Report) -> list[tuple[str, str]]:
               ("valid", str(deploy.valid).lower())]
     props += [(f"cases.{k.lower()}", str(v)) for k, v in summary.outcomes.items()]
     props += [("model", str(report.run.model.get("name", ""))),
-              ("grammar", str(report.run.backend.get("grammar", "")))]
+              ("grammar", report.run.grammar)]
     return [(PREFIX + name, value) for name, value in props]
 
 

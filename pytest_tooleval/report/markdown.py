@@ -93,7 +93,7 @@ def render_markdown(report: Report) -> str:
     lines += [
         f"**Score: {fmt(summary.score)} / 100**"
         f"{_interval(summary.score_interval, cases=summary.cases_scored)}"
-        f"  ·  model `{run.model_name}`  ·  grammar `{run.backend.get('grammar', '?')}`"
+        f"  ·  model `{run.model_name}`  ·  grammar `{run.grammar}`"
         + (f" ({run.constraint})" if run.constraint else ""),
         "",
     ]

@@ -148,6 +148,28 @@ def test_junit_suite_properties_carry_the_intervals_there_are() -> None:
     assert "tooleval.axis.irrelevance.low" not in props  # 2 cases: no interval
 
 
+def test_every_renderer_names_the_same_grammar_mode() -> None:
+    """A run whose model never started has no backend description: report.md, the step
+    summary, JUnit, the json-report metadata and the dataset card read the backend's
+    grammar (and showed '?' or nothing) while report.html and the metrics read the run's
+    (the mode asked for)."""
+    from pytest_tooleval.report.dataset import dataset_card
+    from pytest_tooleval.report.github import render_step_summary
+    from pytest_tooleval.report.html import render_html
+    from pytest_tooleval.report.jsonreport import run_summary
+    from pytest_tooleval.report.junit import suite_properties
+    from pytest_tooleval.report.markdown import render_markdown
+
+    report = make_report([], backend={}, grammar_requested="off")
+    assert report.run.grammar == "off"
+    assert "grammar <code>off</code>" in render_html(report)
+    assert "grammar `off`" in render_markdown(report)
+    assert "(grammar off)" in render_step_summary(report)
+    assert dict(suite_properties(report))["tooleval.grammar"] == "off"
+    assert run_summary(report)["grammar"] == "off"
+    assert "grammar `off`" in dataset_card([], report, "0")
+
+
 def test_per_case_call_counts_agree_with_the_summary_on_parser_leaks() -> None:
     """A leaked call is counted apart from attempts and malformed calls, as report.json's
     ``summary.calls`` counts it: the per-case figures of JUnit and pytest-json-report add up
