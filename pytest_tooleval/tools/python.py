@@ -104,7 +104,7 @@ def describe_function(
     except (TypeError, ValueError, NameError) as exc:
         raise PythonToolError(f"{where}: cannot read its signature: {exc}") from None
     fields: dict[str, Any] = {}
-    for param in signature.parameters.values():
+    for number, param in enumerate(signature.parameters.values()):
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
             raise PythonToolError(
                 f"{where}: parameter {param.name!r} must be a plain or keyword argument "
@@ -112,7 +112,10 @@ def describe_function(
             )
         annotation = hints.get(param.name, Any)
         default = ... if param.default is param.empty else param.default
-        fields[param.name] = (annotation, Field(default, description=param_docs.get(param.name)))
+        # Each field under a name of its own, the parameter's as its alias: pydantic keeps
+        # some names (``model_config``, ``model_*``, a leading ``_``) for itself.
+        fields[f"p{number}"] = (annotation, Field(default, alias=param.name,
+                                                 description=param_docs.get(param.name)))
     try:
         model = create_model(
             f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
@@ -245,7 +248,8 @@ class PythonToolProvider(ToolProvider):
             parsed = spec.arguments.model_validate(arguments)
         except ValidationError as exc:
             return ToolResult.error(f"invalid arguments for {name}: {_validation_summary(exc)}")
-        kwargs = {field: getattr(parsed, field) for field in type(parsed).model_fields}
+        kwargs = {str(info.alias): getattr(parsed, field)
+                  for field, info in type(parsed).model_fields.items()}
         try:
             value = spec.function(**kwargs)
             if inspect.isawaitable(value):

@@ -211,6 +211,28 @@ def test_invalid_arguments_become_tool_errors() -> None:
     assert provider().call("nope", {}).is_error
 
 
+def test_parameters_named_like_pydantic_members_are_kept() -> None:
+    """``model_config`` vanished from the schema and its argument was refused as unknown
+    (pydantic took it for the argument model's configuration); ``model_dump`` refused the
+    tool with pydantic's own message; ``schema`` or ``copy`` shadowed a member."""
+
+    @tool
+    def configure(model_config: str, model_dump: int, schema: str = "s",
+                  copy: bool = False, _private: str = "p") -> str:
+        return f"{model_config} {model_dump} {schema} {copy} {_private}"
+
+    spec = python_tool(configure)
+    assert set(spec.parameters["properties"]) == {
+        "model_config", "model_dump", "schema", "copy", "_private"}
+    assert spec.parameters["required"] == ["model_config", "model_dump"]
+    result = PythonToolProvider([configure], source="python:test").call(
+        "configure", {"model_config": "fast", "model_dump": "3", "copy": True})
+    assert result == ToolResult.of("fast 3 s True p")
+    refused = PythonToolProvider([configure], source="python:test").call(
+        "configure", {"model_config": "fast"})
+    assert "model_dump: Field required" in refused.text
+
+
 def test_bad_signatures_are_rejected_at_decoration() -> None:
     with pytest.raises(PythonToolError, match=r"'spread'.*\*args"):
 
