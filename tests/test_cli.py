@@ -326,6 +326,18 @@ def test_rescore_names_an_unreadable_stored_run_once(
     assert capsys.readouterr().err.count(str(bad)) == 1
 
 
+def test_rescore_refuses_a_path_that_does_not_exist(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """It said "0 changed" and exited 0: nothing was under the path, so nothing changed."""
+    monkeypatch.chdir(tmp_path)
+    report = ROOT / "docs" / "results" / "register" / "report.json"
+    assert main(["rescore", str(report), "nosuchpath"]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1, err
+    assert err.startswith("tooleval rescore: ") and "nosuchpath" in err and "fix" in err, err
+
+
 def test_call_refuses_arguments_that_are_not_an_object(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,6 +27,10 @@ from pytest_tooleval.run.journal import JournalError
              help="also write the re-scored run as a report of this version (report.json, "
              "report.md, report.html) into DIR"))
 def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    missing = next((path for path in options.paths if not path.exists()), None)
+    if missing is not None:
+        raise Refused(f"no such file or directory: {missing}; fix: name case files or folders "
+                      "of this project, from its root")
     try:
         results, run = load_stored(options.stored)
     except (JournalError, ReportError) as exc:  # they name the file
