@@ -338,6 +338,16 @@ def test_rescore_refuses_a_path_that_does_not_exist(
     assert err.startswith("tooleval rescore: ") and "nosuchpath" in err and "fix" in err, err
 
 
+def test_rescore_without_arguments_names_what_it_needs(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse named the internal 'stored, paths' (and a list that may be empty as
+    required)."""
+    assert main(["rescore"]) == 2
+    err = capsys.readouterr().err
+    assert "required: REPORT_OR_JOURNAL\n" in err, err
+    assert "stored" not in err and "paths" not in err, err
+
+
 def test_call_refuses_arguments_that_are_not_an_object(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,8 +20,11 @@ from pytest_tooleval.run.journal import JournalError
          "Apply the current case files to the transcripts of a stored run (a report.json, a "
          "journal.jsonl or a report folder) without a model. Exit 0 when nothing changed, 1 "
          "when an outcome changed or a case needs a rerun, 2 on bad input.",
-         arg("stored", type=Path, help="report.json, journal.jsonl or a folder"),
-         arg("paths", nargs="*", type=Path, help="only the cases under these files or folders"),
+         arg("stored", type=Path, metavar="REPORT_OR_JOURNAL",
+             help="report.json, journal.jsonl or a folder"),
+         # a default: else argparse lists an empty list's name as required
+         arg("paths", nargs="*", type=Path, default=[], metavar="PATH",
+             help="only the cases under these files or folders"),
          arg("--json", type=Path, help="also write the result as JSON"),
          arg("--report", type=Path, metavar="DIR",
              help="also write the re-scored run as a report of this version (report.json, "
