@@ -31,7 +31,8 @@ WEIGHTS = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
 def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
                         resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """scoring/statistics.py's bootstrap as it was before (commit 145e88d), its percentiles
-    read at the expanded level as the method now has them."""
+    read at the expanded level as the method now has them (an axis's from the cases that
+    count on it)."""
     axes = list(weights)
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
@@ -39,6 +40,8 @@ def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
     w = np.array([weights[a] for a in axes])
     rng = np.random.default_rng(seed)
     strata = usable_strata(strata)
+    levels = [expanded_level(level, [s for s, v in zip(strata, column, strict=True)
+                                     if not np.isnan(v)]) for column in values.T]
     level = expanded_level(level, strata)
     means_parts, score_parts = [], []
     for start in range(0, resamples, _CHUNK):
@@ -59,7 +62,7 @@ def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
     score = np.concatenate(score_parts)
     return BootstrapResult(
         _percentile_interval(score, level, "bootstrap"),
-        {axis: _percentile_interval(means[:, j], level, "bootstrap")
+        {axis: _percentile_interval(means[:, j], levels[j], "bootstrap")
          for j, axis in enumerate(axes)},
     )
 

@@ -189,17 +189,25 @@ def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[st
     axes = [axis for axis, _ in weight_items]
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
-    level = expanded_level(level, usable_strata(strata))
     prepared = _prepare(case_matrix([dict(row) for row in rows], axes))
+    levels = _axis_levels(level, strata, prepared[1])
     w = np.array([weight for _, weight in weight_items])
     parts = [_figures(prepared, w, indices) for indices in _resampled(strata, resamples, seed)]
     means = np.concatenate([m for m, _ in parts])
     score = np.concatenate([s for _, s in parts])
     return BootstrapResult(
-        _percentile_interval(score, level, "bootstrap"),
-        {axis: _percentile_interval(means[:, j], level, "bootstrap")
+        _percentile_interval(score, expanded_level(level, usable_strata(strata)), "bootstrap"),
+        {axis: _percentile_interval(means[:, j], levels[j], "bootstrap")
          for j, axis in enumerate(axes)},
     )
+
+
+def _axis_levels(level: float, strata: Sequence[str], present: np.ndarray) -> list[float]:
+    """Each axis's expanded level, from the cases that count on it (its mean varies as
+    theirs does: the step axis of 12 chain cases in a run of 42 is read as 12 cases)."""
+    usable = usable_strata(strata)
+    return [expanded_level(level, [s for s, here in zip(usable, column, strict=True) if here])
+            for column in present.T]
 
 
 @dataclass(frozen=True)
@@ -239,14 +247,15 @@ def paired_bootstrap(
         bm, bs = _figures(base, w, indices)
         parts.append(np.column_stack([ns - bs, nm - bm]))
     samples = np.concatenate(parts)
-    level = expanded_level(level, usable_strata(strata))
+    levels = [expanded_level(level, usable_strata(strata)),
+              *_axis_levels(level, strata, new[1] & base[1])]
     found: dict[str, PairedDifference | None] = dict.fromkeys(keys)
     for j, key in enumerate(keys):
         column = samples[np.isfinite(samples[:, j]), j]
         if math.isfinite(observed[key]):
             found[key] = PairedDifference(
                 delta=observed[key],
-                interval=_percentile_interval(column, level, "paired bootstrap"),
+                interval=_percentile_interval(column, levels[j], "paired bootstrap"),
                 standard_error=float(column.std(ddof=1)) if column.size > 1 else 0.0,
             )
     return found
