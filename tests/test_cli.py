@@ -338,6 +338,19 @@ def test_rescore_refuses_a_path_that_does_not_exist(
     assert err.startswith("tooleval rescore: ") and "nosuchpath" in err and "fix" in err, err
 
 
+@pytest.mark.parametrize(("command", "needed", "internal"), [
+    (["merge"], "required: SHARD\n", "parts"),
+    (["import"], "required: bfcl, FILE\n", "source"),
+])
+def test_commands_without_arguments_name_what_they_need(
+        command: list[str], needed: str, internal: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse named the internal 'parts' and 'source, paths'."""
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert needed in err and internal not in err, err
+
+
 def test_rescore_without_arguments_names_what_it_needs(
         capsys: pytest.CaptureFixture[str]) -> None:
     """argparse named the internal 'stored, paths' (and a list that may be empty as

@@ -17,8 +17,9 @@ from pytest_tooleval.cli.common import Refused, arg, command
          f"{', '.join(KINDS)}); simple and multiple kinds need their possible_answer file "
          "(default: possible_answer/ beside the question file). Nothing is written unless "
          "every entry converts (see --skip-bad).",
-         arg("source", choices=("bfcl",)),
-         arg("paths", nargs="+", type=Path, help="BFCL question files (JSON Lines)"),
+         arg("source", choices=("bfcl",), metavar="bfcl", help="the format: bfcl"),
+         arg("paths", nargs="+", type=Path, metavar="FILE",
+             help="BFCL question files (JSON Lines)"),
          arg("--answers", type=Path, help="folder of the possible_answer files"),
          arg("--out", type=Path, default=Path("benchmarks/bfcl"),
              help="a new or empty folder for the benchmark files (default benchmarks/bfcl)"),

@@ -14,7 +14,7 @@ from pytest_tooleval.run.merge import MergeError, merge
          "Join the shards of a run (--tooleval-shard I/N), given as report folders, journals "
          "or report.json files, into one report. Refused (exit 2) when the parts differ in "
          "configuration, a shard is missing or given twice, or a part did not finish.",
-         arg("parts", nargs="+", type=Path,
+         arg("parts", nargs="+", type=Path, metavar="SHARD",
              help="report folders, journal.jsonl or report.json files"),
          arg("--report", type=Path, default=Path("tooleval-report"),
              help="folder for the merged report (default tooleval-report)"),
