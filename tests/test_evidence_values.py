@@ -254,6 +254,19 @@ def test_a_different_phone_number_never_matches(national: str, where: int, chang
         assert not found(national, f"Numara: {form}.", "tr"), form
 
 
+@pytest.mark.parametrize("after", [" (7/24 open)", " (ext. 12)", " (0)", " (24h)"])
+def test_a_phone_number_ends_where_an_open_bracket_is_not_a_group(after: str) -> None:
+    """An opening bracket after the number began a group of the number (an area code's
+    brackets, "(0212)") even where nothing closed it, so "444 88 99 (7/24 open)" read as the
+    number 44488997 and the stated 444 88 99 was missed; a bracketed group must close."""
+    assert found("4448899", f"Roadside help: 444 88 99{after}", "en")
+    assert found("4448899", f"Yol yardım: 444 88 99{after}", "tr")
+    assert not found("4448897", f"Roadside help: 444 88 99{after}", "en")
+    assert found("+14155550132", f"Call +1 (415) 555-0132{after}", "en")
+    assert found("+442079460958", f"Call +44 (0)20 7946 0958{after}", "en")
+    assert found("02124448899", f"Tel: (0 212) 444 88 99{after}", "tr")
+
+
 def test_tomorrow_today_yesterday_are_read_against_the_cases_clock() -> None:
     today = date(2026, 3, 12)
     assert evidence_found(["2026-03-13"], "Yarın saat 18:15'te.", "tr", today)

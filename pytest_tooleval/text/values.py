@@ -248,7 +248,11 @@ _WRITTEN_DURATION = regex.compile(rf"(?<![\d.,:]){_CLOCK_DURATION}(?!\d|[.,:]\d)
 #: hour" once the English half is in digits) 0.5 hour.
 _SAID_HALF = regex.compile(r"(?<![\d.,])(\d+)\sbucuk(?=\s(?:saat|dakika|saniye))"
                            r"|(?<![\w.,])(?:half|0\.5)\san\s(?=hour)")
-_PHONE = regex.compile(r"(?<![\w+]|\d[.,])(?P<plus>\+)?\(?\d++\)?(?:[ .-]?+\(?\d++\)?)*+")
+#: A phone number's digit groups; a bracketed group ("(0212)", "(0 212)") must close, so
+#: "444 88 99 (7/24 open)" ends before the bracket.
+_PHONE_GROUP = r"(?:\(\d++(?:[ .-]?+\d++)*+\)|\d++)"
+_PHONE = regex.compile(
+    rf"(?<![\w+]|\d[.,])(?P<plus>\+)?{_PHONE_GROUP}(?:[ .-]?+{_PHONE_GROUP})*+")
 _WORDS = regex.compile(r"\p{L}+\.?")
 _SENTENCE_END = regex.compile(r"[.!?]\s*$")
 
