@@ -53,7 +53,9 @@ def repository_word(words: tuple[str, ...]) -> str:
 def _name_as_place(raw: str) -> bool:
     """The name only inside a path or a file name ("Projects/kestrel",
     "kestrel-0.4.0-checksums.txt"): a destination or a file, not the repository talked of."""
-    found = [m for m in re.finditer(re.escape(REPO_NAME), raw.lower())] if REPO_NAME else []
+    # Matched in ``raw`` itself: ``raw.lower()`` can be longer ("İ" lowers to two
+    # characters), and its positions would then be read at the wrong places of ``raw``.
+    found = list(re.finditer(re.escape(REPO_NAME), raw, re.IGNORECASE)) if REPO_NAME else []
     return bool(found) and all(
         raw[m.start() - 1: m.start()] in ("/", "-", "_", ".")
         or raw[m.end(): m.end() + 1] in ("/", "-", "_")

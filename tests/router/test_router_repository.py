@@ -54,6 +54,16 @@ def test_the_name_in_a_path_or_a_file_name_is_a_place_not_the_frame() -> None:
     assert repository_frame(normalize(message, "tr").words, "tr", names, message)
 
 
+def test_a_dotted_capital_before_the_name_keeps_it_a_place() -> None:
+    # "İ".lower() is two characters: positions in the lowered text must not be read in
+    # the message itself, or the name's file-name context is lost in ALL CAPS.
+    names = {"git_status", "git_commit", "git_log"}
+    for message in ("Downloads'taki kestrel-0.3.2.tar.gz'yi sil",
+                    "DOWNLOADS'TAKİ KESTREL-0.3.2.TAR.GZ'Yİ SİL"):
+        words = normalize(message, "tr").words
+        assert repository_frame(words, "tr", names, message) == [], message
+
+
 def test_the_frame_is_deterministic_and_below_a_real_trigger() -> None:
     message = "kestrelde neler oluyor"
     words = normalize(message, "tr").words
