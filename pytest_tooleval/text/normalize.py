@@ -251,7 +251,9 @@ def _flags(text: str) -> tuple[bool, bool, bool, bool, bool, bool]:
         not OPERATOR_EMOJI.isdisjoint(text))
     has_url = ("." in text or "//" in text) and _URL.search(text) is not None
     has_version = has_number and "." in text and _VERSION.search(text) is not None
-    has_commit_id = has_number and _COMMIT_ID.search(text) is not None
+    # A message in capitals (caps lock) writes its commit id in capitals too.
+    has_commit_id = has_number and _COMMIT_ID.search(
+        text.lower() if text.isupper() else text) is not None
     has_identifier = ("_" in text or "()" in text or _CAMEL_STEP.search(text) is not None) \
         and _IDENTIFIER.search(text) is not None
     return has_number, has_operator, has_url, has_version, has_commit_id, has_identifier

@@ -66,6 +66,14 @@ def test_all_caps_and_punctuation() -> None:
     assert words("git-log, git_status; e-posta") == ("git", "log", "git", "status", "e", "posta")
 
 
+def test_a_commit_id_in_an_all_caps_message_is_still_one() -> None:
+    assert normalize("show me c27351e", "en").has_commit_id
+    assert normalize("SHOW ME C27351E", "en").has_commit_id
+    assert normalize("A753091 NE COMMİTİYDİ, İÇİNİ AÇ", "tr").has_commit_id
+    # in a message written in normal case, capitals are a code of another kind
+    assert not normalize("my order AB12345 has not arrived", "en").has_commit_id
+
+
 def test_numbers_and_operators_are_noticed() -> None:
     assert normalize("18*1000 kaç").has_operator
     assert normalize("%18 KDV").has_operator
