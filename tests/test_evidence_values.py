@@ -558,6 +558,13 @@ def test_an_ordinal_word_is_a_day_only_beside_a_month() -> None:
     assert not found("2026-05-02", "The second reminder came in May.")
 
 
+def test_an_ordinal_word_in_turkish_capitals_is_its_day() -> None:
+    # Capitals made the Turkish way put a dotted İ in an English ordinal (FİRST).
+    assert found("2026-03-30", "The meeting is on the THİRTİETH of March.")
+    assert found("2026-05-01", "DUE MAY FİRST")
+    assert not found("2026-05-03", "DUE MAY FİRST")
+
+
 # -- times in words ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("value", "right", "wrong", "language"),

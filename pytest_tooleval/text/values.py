@@ -353,7 +353,8 @@ def _spell(match: regex.Match[str]) -> str:
 
 def _day_number(match: regex.Match[str]) -> str:
     """An ordinal word as a day: "twenty-first" 21th (the date patterns take any suffix)."""
-    return f"{_ORDINALS[' '.join(match[0].lower().replace('-', ' ').split())]}th"
+    # folded, not lower(): the pattern ignores case, and an İ (FİRST) lowers to two characters
+    return f"{_ORDINALS[' '.join(fold(match[0]).replace('-', ' ').split())]}th"
 
 
 def _spelled_out(text: str, language: str) -> str:
