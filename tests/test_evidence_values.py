@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import unicodedata
 from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -1469,3 +1470,28 @@ def test_a_letter_notation_and_never_another(letter: str, whole: int, tenth: int
     assert not found(value, f"It read {letter}{whole}.{(tenth + step) % 10} today.")
     assert not found(str(whole), f"It read {letter}{value} today.")
     assert not found(str(whole), f"It read {letter}{whole} today.")  # a code
+
+
+# -- decomposed text (NFD, as macOS and some keyboards write it) reads as composed ---------
+@pytest.mark.parametrize(
+    ("value", "answer"),
+    [
+        ("250 TL", "Muayene ücreti iki yüz elli lira."),
+        ("1,5", "Yürüyüş yaklaşık bir buçuk saat sürüyor."),
+        ("21:05", "Son tren akşam dokuzu beş geçe kalkıyor."),
+        ("Emre Şahin", "Raporu Şahin Bey yazmış."),
+        ("275", "MUAYENE ÜCRETİ İKİ YÜZ YETMİŞ BEŞ LİRA."),
+    ],
+)
+def test_a_decomposed_answer_reads_as_the_composed_one(value: str, answer: str) -> None:
+    assert found(value, answer, "tr")
+    assert found(value, unicodedata.normalize("NFD", answer), "tr")
+
+
+def test_a_decomposed_answer_names_no_other_person_or_day() -> None:
+    answer = unicodedata.normalize("NFD", "Başvurunuzu Deniz Koçak Hanım inceliyor.")
+    assert not found("Deniz Koç", answer, "tr")
+    today = date(2026, 3, 27)
+    said = unicodedata.normalize("NFD", "Teslimat bugün yapılacak.")
+    assert evidence_found(["2026-03-27"], said, "tr", today)
+    assert not evidence_found(["2026-03-28"], said, "tr", today)

@@ -118,9 +118,10 @@ def turkish_lower(text: str) -> str:
     """Lowercase with Turkish rules for the dotted and dotless I (safe for English too).
 
     I → ı and İ → i would be wrong for English words ("IT" → "ıt"), but every caller
-    folds to an ASCII key afterwards, where ı and i meet again.
+    folds to an ASCII key afterwards, where ı and i meet again. Composed first: a
+    decomposed İ (I and a combining dot) is i, not ı.
     """
-    text = text.replace("I", "ı").replace("İ", "i")
+    text = unicodedata.normalize("NFC", text).replace("I", "ı").replace("İ", "i")
     return text.lower().replace(_COMBINING_DOT, "")
 
 

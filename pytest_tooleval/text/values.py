@@ -607,7 +607,8 @@ class Values:
     first asked for."""
 
     def __init__(self, text: str, language: str | None = None) -> None:
-        self.text = text
+        # Composed: a decomposed letter (ş as s and a cedilla) would split its word.
+        self.text = unicodedata.normalize("NFC", text)
         self.language = language
         self.folded = _prepare(text)
 
