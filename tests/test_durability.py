@@ -274,6 +274,37 @@ def test_resume_runs_the_error_cases_again(project, fake_model, workers) -> None
         "outcome"] == "PASS"
 
 
+@pytest.mark.parametrize("limit", [20_000, 6_000])
+def test_a_full_disk_loses_no_run(project, fake_model, limit) -> None:
+    """Writes that fail for want of room (a file size limit: EFBIG, as a full disk's
+    ENOSPC), at the end (20 kB: the cases fit in the journal, the report and the journal's
+    end record do not) or half-way (6 kB: the journal fills after a few cases). The run
+    once died in an INTERNALERROR from the journal, with no summary; now it ends with a
+    message naming the way back, and --tooleval-resume gives the uninterrupted report."""
+    project.profile(fake_model(_script(fail={3})))
+    project.write("scenarios/demo.yaml", scenario(_cases()))
+    project.run("--tooleval-min-cases", "1", "--tooleval-report", "whole")
+    whole = _strip(json.loads((project.path / "whole" / "report.json").read_text()))
+    project.write("conftest.py", f"""
+import resource, signal
+def pytest_sessionstart(session):
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+""")
+    result = project.run("--tooleval-min-cases", "1", subprocess=True)
+    output = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in output and "Traceback" not in output
+    result.stdout.fnmatch_lines(["*could not write the report to*--tooleval-resume*"])
+    journal = read_journal(_journal_path(project))
+    assert 0 < len(journal.cases) <= CASES
+    if limit < 10_000:
+        assert journal.end is None and len(journal.cases) < CASES
+        result.stdout.fnmatch_lines(["*could not write the journal*"])
+    (project.path / "conftest.py").unlink()
+    assert project.run("--tooleval-min-cases", "1", "--tooleval-resume").ret == 1
+    assert _strip(project.report()) == whole
+
+
 def test_listing_what_a_resume_would_run_writes_no_report(project, fake_model) -> None:
     """--collect-only with --tooleval-resume lists the cases still to run; it must not
     rewrite the stopped run's report as a finished one (it once did: "interrupted": null)."""

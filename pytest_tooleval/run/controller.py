@@ -176,8 +176,8 @@ class Controller:
                 "resumed_from": self.journalled.start.get("started") if self.journalled else None,
             }, carried.values())
         except OSError as exc:
-            self.write_error = (f"could not write the journal in {report_dir}: "
-                                f"{exc.strerror or exc}")
+            self.journal.error = (f"could not write the journal in {report_dir}: "
+                                  f"{exc.strerror or exc}")
         if self.journalled is not None:
             stored_run = (self.journalled.end or {}).get("run")
             self.carried_run = RunInfo.model_validate(stored_run) if stored_run else None
@@ -266,6 +266,8 @@ class Controller:
                 # what merge and rescore --report build their report's intervals with
                 "statistics": report.summary.statistics.model_dump() if report else None,
             })
+            if self.journal.error:
+                self.notes.append(self.journal.error)
         return self.report
 
     def resumed_exit_status(self, exitstatus: int) -> int:
@@ -396,6 +398,10 @@ class Controller:
         finished = finish(list(self.results.values()), run, self.settings, interrupted,
                           self.runtime.world_base(), self.runtime.case_files)
         self.report, self.write_error = finished.report, finished.write_error
+        if self.write_error and self.journal.opened:
+            self.write_error += (f" Or, once it can be written, rerun with --tooleval-resume: "
+                                 f"the report is rebuilt from {self.journal.path}, and only "
+                                 "the cases missing from it run.")
         self.paths = finished.paths
         return self.report
 

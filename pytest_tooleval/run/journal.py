@@ -7,6 +7,7 @@ identity, so a shard of a run has its parent's identity.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -137,11 +138,16 @@ def now() -> str:
 
 
 class Journal:
-    """The controller's open journal; every record is one line, flushed at once."""
+    """The controller's open journal; every record is one line, flushed at once. A write
+    that fails (a full disk) ends the journal there, so that a line cut short stays its
+    last: the run goes on, and ``error`` says why the journal stopped."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._stream: IO[str] | None = None
+        #: The start record was written: a resume can pick the run up from this journal.
+        self.opened = False
+        self.error: str | None = None
 
     def open(self, start: dict[str, Any], carried: Iterable[dict[str, Any]] = ()) -> None:
         """A new file with the start record and a resumed run's carried results, swapped in
@@ -153,20 +159,31 @@ class Journal:
             for data in carried:
                 stream.write(_line({"type": "case", "result": data}))
         os.replace(staging, self.path)
+        self.opened = True
         self._stream = self.path.open("a", encoding="utf-8")
 
     def append(self, data: dict[str, Any]) -> None:
-        if self._stream is None:
-            return
-        self._stream.write(_line({"type": "case", "result": data}))
-        self._stream.flush()  # in the kernel's hands: survives the process being killed
+        self._write({"type": "case", "result": data})
 
     def close(self, end: dict[str, Any]) -> None:
+        self._write({"type": "end", "finished": now(), **end})
+        self._stop()
+
+    def _write(self, record: dict[str, Any]) -> None:
         if self._stream is None:
             return
-        self._stream.write(_line({"type": "end", "finished": now(), **end}))
-        self._stream.close()
-        self._stream = None
+        try:
+            self._stream.write(_line(record))
+            self._stream.flush()  # in the kernel's hands: survives the process being killed
+        except OSError as exc:
+            self.error = f"could not write the journal {self.path}: {exc.strerror or exc}"
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._stream is not None:
+            with contextlib.suppress(OSError):  # what the failed write left in the buffer
+                self._stream.close()
+            self._stream = None
 
 
 def _line(record: dict[str, Any]) -> str:
