@@ -125,6 +125,7 @@ def _guarded(notes: list[str], what: str, write: Callable[[], None]) -> bool:
     try:
         write()
     except OSError as exc:
-        notes.append(f"{what}: could not write: {exc.strerror or exc} ({exc.filename or ''})")
+        where = f" {exc.filename}" if exc.filename else ""
+        notes.append(f"{what}: could not write{where}: {exc.strerror or exc}")
         return False
     return True

@@ -370,3 +370,22 @@ def test_serial_and_xdist_artefacts_match(project, fake_model) -> None:
     assert junit_0 == junit_1
     assert meta_0 == meta_1
     assert metrics_0 == metrics_1
+
+
+@pytest.mark.parametrize(("error", "said"), [
+    (OSError(28, "No space left on device"),
+     "report.html: could not write: No space left on device"),
+    (OSError(13, "Permission denied", "/r/report.html"),
+     "report.html: could not write /r/report.html: Permission denied"),
+])
+def test_an_exporter_that_cannot_write_says_what_and_why(error: OSError, said: str) -> None:
+    """A full disk raises with no file name: the note read 'could not write: No space left
+    on device ()', empty brackets where the name would be."""
+    from pytest_tooleval.report.exporters import _guarded
+
+    def write() -> None:
+        raise error
+
+    notes: list[str] = []
+    assert not _guarded(notes, "report.html", write)
+    assert notes == [said]
