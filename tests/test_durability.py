@@ -619,3 +619,28 @@ def test_cache_keys_carry_each_repeats_seed(project, fake_model) -> None:
                 "--tooleval-cache-mode", "replay", "--tooleval-repeat", "2")
     cases = project.report()["cases"]
     assert len(cases) == 4 and all(c["outcome"] == "PASS" for c in cases)
+
+
+def test_a_second_run_into_a_busy_report_folder_is_refused(project, fake_model) -> None:
+    """Two runs in one report folder (two models started from one project, both writing
+    tooleval-report/): the second moved the first's live journal to previous/ and the two
+    then wrote one folder's report.json and journal.jsonl, each from another run, so a
+    resume picked up the wrong one. The second is refused, naming the folder and the fix,
+    and touches nothing of the first; once the first has ended the folder is free."""
+    import fcntl
+
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases()))
+    folder = project.path / "tooleval-report"
+    folder.mkdir()
+    (folder / "journal.jsonl").write_text("the running run's journal\n")
+    with open(folder / ".lock", "a") as held:  # what a running run holds
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = project.run("--tooleval-min-cases", "1")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        output = result.stdout.str() + result.stderr.str()
+        assert "another run is writing" in output and "--tooleval-report" in output, output
+        assert (folder / "journal.jsonl").read_text() == "the running run's journal\n"
+        assert not (folder / "previous").exists()
+    assert project.run("--tooleval-min-cases", "1").ret in (0, 1)
+    assert len(read_journal(folder / "journal.jsonl").cases) == CASES

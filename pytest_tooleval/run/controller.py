@@ -42,6 +42,7 @@ from pytest_tooleval.result import CaseResult, ErrorInfo
 from pytest_tooleval.run import RESUMED_KEY, RUNTIME_KEY, WORKER_INFO_KEY, WORLD_BASE_KEY
 from pytest_tooleval.run.journal import (
     JOURNAL_NAME,
+    FolderBusy,
     Journal,
     JournalError,
     Stored,
@@ -164,6 +165,12 @@ class Controller:
         self.selected = len(cases)
         report_dir = self.settings.report_dir
         try:
+            self.journal.claim()
+        except FolderBusy as exc:
+            raise pytest.UsageError(str(exc)) from None
+        except OSError:
+            pass  # the folder cannot be written: said below, when the journal cannot open
+        try:
             if self.journalled is None:
                 set_aside(report_dir, written_files(config))
             self.journal.open({
@@ -214,7 +221,9 @@ class Controller:
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interrupt_message = str(excinfo.value)
 
-    def restore_signal_handler(self) -> None:
+    def unconfigure(self) -> None:
+        """The end of this pytest session: the report folder and SIGTERM let go."""
+        self.journal.release()
         if self._previous_handler is not None:
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(signal.SIGTERM, self._previous_handler)

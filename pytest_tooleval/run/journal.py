@@ -8,6 +8,7 @@ identity, so a shard of a run has its parent's identity.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -23,6 +24,8 @@ from pytest_tooleval.models.registry import grammar_mode
 from pytest_tooleval.report.json_report import package_version, platform_info
 
 JOURNAL_NAME = "journal.jsonl"
+#: Held (flock) by the run writing the folder, until its process ends its pytest session.
+LOCK_NAME = ".lock"
 JOURNAL_VERSION = 1
 #: What an earlier run left in a report folder; moved to ``previous/`` by the next run.
 REPORT_FILES = ("report.json", "report.md", "report.html", "comparison.json", JOURNAL_NAME)
@@ -137,6 +140,10 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+class FolderBusy(Exception):
+    """Another run is writing the report folder."""
+
+
 class Journal:
     """The controller's open journal; every record is one line, flushed at once. A write
     that fails (a full disk) ends the journal there, so that a line cut short stays its
@@ -145,9 +152,30 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._stream: IO[str] | None = None
+        self._lock: IO[str] | None = None
         #: The start record was written: a resume can pick the run up from this journal.
         self.opened = False
         self.error: str | None = None
+
+    def claim(self) -> None:
+        """Hold the report folder for this run (``release`` or the process's end lets go):
+        a second run writing it would set this one's journal aside and mix the two runs'
+        files. ``FolderBusy`` when another run holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = (self.path.parent / LOCK_NAME).open("a", encoding="utf-8")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise FolderBusy(f"another run is writing {self.path.parent} now; give this one "
+                             "a folder of its own: --tooleval-report DIR (tooleval run "
+                             "--report DIR)") from None
+        self._lock = lock
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def open(self, start: dict[str, Any], carried: Iterable[dict[str, Any]] = ()) -> None:
         """A new file with the start record and a resumed run's carried results, swapped in
