@@ -1495,3 +1495,31 @@ def test_a_decomposed_answer_names_no_other_person_or_day() -> None:
     said = unicodedata.normalize("NFD", "Teslimat bugün yapılacak.")
     assert evidence_found(["2026-03-27"], said, "tr", today)
     assert not evidence_found(["2026-03-28"], said, "tr", today)
+
+
+@pytest.mark.parametrize(("value", "answer"), [
+    ("12", "KLASÖRDE ON IKI TANE PDF DOSYASI VAR."),
+    ("20:30", "TOPLANTI AKŞAM SEKIZ BUÇUKTA."),
+    ("1250", "TOPLAM BIN IKI YÜZ ELLI LIRA."),
+    ("67", "ALTMIŞ YEDI KIŞI KAYITLI."),
+    ("6", "ALTI KIŞILIK MASA AYRILDI."),
+    ("40", "KIRK DAKIKA SÜRER."),
+])
+def test_turkish_number_words_in_capitals_with_a_plain_i_are_read(value: str,
+                                                                   answer: str) -> None:
+    """Capitals written with I for İ (a keyboard or a model's upper() that knows no
+    Turkish): "IKI" lowered by Turkish rules is "ıkı", no number word, so "ON IKI" was not
+    12; the number words now read ı and i alike, as the folded key already does."""
+    assert found(value, answer, "tr")
+    assert found(value, answer.replace("I", "İ").replace("ALTİ", "ALTI")
+                 .replace("KİRK", "KIRK").replace("ALTMİŞ", "ALTMIŞ"), "tr")
+
+
+@pytest.mark.parametrize(("value", "answer"), [
+    ("12", "KLASÖRDE ON ÜÇ TANE PDF DOSYASI VAR."),
+    ("20:30", "TOPLANTI AKŞAM YEDI BUÇUKTA."),
+    ("1250", "TOPLAM BIN IKI YÜZ LIRA."),
+])
+def test_turkish_number_words_in_capitals_still_tell_numbers_apart(value: str,
+                                                                   answer: str) -> None:
+    assert not found(value, answer, "tr")

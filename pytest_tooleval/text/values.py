@@ -263,8 +263,12 @@ _EN_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eig
              "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
              "seventeen", "eighteen", "nineteen"]
 _EN_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_TR_ONES = ["sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz"]
-_TR_TENS = ["on", "yirmi", "otuz", "kırk", "elli", "altmış", "yetmiş", "seksen", "doksan"]
+# The Turkish number words with ı written i, as ``_spelled_out`` reads them: capitals
+# written with I for İ ("ON IKI", a model's upper() that knows no Turkish) lower to ı.
+_TR_ONES = [w.replace("ı", "i") for w in
+            ["sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz"]]
+_TR_TENS = [w.replace("ı", "i") for w in
+            ["on", "yirmi", "otuz", "kırk", "elli", "altmış", "yetmiş", "seksen", "doksan"]]
 _WORD_VALUES = {"a": 1} | \
     {w: n for n, w in enumerate(_EN_SMALL)} | {w: 10 * n for n, w in enumerate(_EN_TENS, 2)} | \
     {w: n for n, w in enumerate(_TR_ONES)} | {w: 10 * n for n, w in enumerate(_TR_TENS, 1)} | \
@@ -276,16 +280,16 @@ _TR_SUB = rf"(?:(?:{_alternation(_TR_TENS)})(?:\s(?:{_alternation(_TR_ONES[1:])}
 _TR_HUNDREDS = rf"(?:(?:{_alternation(_TR_ONES[2:])})\s)?yüz(?:\s{_TR_SUB})?"
 #: Fractions said alone; not "a quarter past six", "dokuzu çeyrek geçe" (a time).
 _FRACTIONS = {"half": "0.5", "a half": "0.5", "one half": "0.5", "a quarter": "0.25",
-              "one quarter": "0.25", "three quarters": "0.75", "yarım": "0.5", "çeyrek": "0.25"}
+              "one quarter": "0.25", "three quarters": "0.75", "yarim": "0.5", "çeyrek": "0.25"}
 _SPELLED = {
     "en": regex.compile(
         rf"(?<![\w-])(?:(?P<alone>(?:(?:a|one)\s)?half|(?:a|one)\squarter|three\squarters)"
         rf"(?!\s(?:past|to)(?!\w))|(?P<n>(?:(?:a|{_EN_SUB})[\s-]hundred"
         rf"(?:\s(?:and\s)?{_EN_SUB})?|{_EN_SUB}|a))(?P<half>\sand\sa\shalf)?)(?!\w|-\w)"),
     "tr": regex.compile(
-        r"(?<!\w)(?:(?P<alone>yarım|çeyrek(?!\s(?:kala|geçe)))"
+        r"(?<!\w)(?:(?P<alone>yarim|çeyrek(?!\s(?:kala|geçe)))"
         rf"|(?P<n>(?:(?:{_TR_HUNDREDS}|{_TR_SUB})\s)?bin"
-        rf"|{_TR_HUNDREDS}|{_TR_SUB})(?:(?P<half>\sbuçuk)|(?P<case>[dt][ae]|y?[aeıiuü]))?)(?!\w)"),
+        rf"|{_TR_HUNDREDS}|{_TR_SUB})(?:(?P<half>\sbuçuk)|(?P<case>[dt][ae]|y?[aeiuü]))?)(?!\w)"),
 }
 # "an hour and a half", "two days and a half": the half belongs to the count.
 _UNIT_HALF = regex.compile(
@@ -359,7 +363,7 @@ def _day_number(match: regex.Match[str]) -> str:
 
 def _spelled_out(text: str, language: str) -> str:
     """``text`` folded, with its numbers said in words (in ``language``) written in digits."""
-    lowered = turkish_lower(text) if language == "tr" else text.lower()
+    lowered = turkish_lower(text).replace("ı", "i") if language == "tr" else text.lower()
     if language == "en":
         lowered = _UNIT_HALF.sub(lambda m: f"{'one' if m[1] in ('a', 'an') else m[1]} and a "
                                  f"half {m[2]}", lowered)
