@@ -1523,3 +1523,14 @@ def test_turkish_number_words_in_capitals_with_a_plain_i_are_read(value: str,
 def test_turkish_number_words_in_capitals_still_tell_numbers_apart(value: str,
                                                                    answer: str) -> None:
     assert not found(value, answer, "tr")
+
+
+@pytest.mark.parametrize("answer", ["THE GRANT İS FİFTEEN THOUSAND EUROS.",
+                                    "THERE ARE EİGHTEEN PANELS, İ THİNK."])
+def test_english_number_words_in_turkish_capitals_are_read(answer: str) -> None:
+    """English in capitals made by Turkish rules (i → İ): "FİFTEEN".lower() is "fi̇fteen",
+    an i with a combining dot, no number word."""
+    value = "15000" if "GRANT" in answer else "18"
+    assert found(value, answer, "en")
+    assert found(value, unicodedata.normalize("NFD", answer), "en")
+    assert not found("16000" if value == "15000" else "19", answer, "en")

@@ -363,7 +363,9 @@ def _day_number(match: regex.Match[str]) -> str:
 
 def _spelled_out(text: str, language: str) -> str:
     """``text`` folded, with its numbers said in words (in ``language``) written in digits."""
-    lowered = turkish_lower(text).replace("ı", "i") if language == "tr" else text.lower()
+    # An English İ (capitals made by Turkish rules: FİFTEEN) lowers to i and a combining dot.
+    lowered = turkish_lower(text).replace("ı", "i") if language == "tr" else \
+        text.lower().replace("\u0307", "")
     if language == "en":
         lowered = _UNIT_HALF.sub(lambda m: f"{'one' if m[1] in ('a', 'an') else m[1]} and a "
                                  f"half {m[2]}", lowered)
