@@ -644,3 +644,43 @@ def test_a_second_run_into_a_busy_report_folder_is_refused(project, fake_model) 
         assert not (folder / "previous").exists()
     assert project.run("--tooleval-min-cases", "1").ret in (0, 1)
     assert len(read_journal(folder / "journal.jsonl").cases) == CASES
+
+
+def _irrelevance_script() -> list[Rule]:
+    """Two of four "thanks" cases answered with a tool call: the safety gate fails."""
+    fires = [call("save_note", {"text": "x"}), answer("done")]
+    return [Rule("thanks number 0", fires), Rule("thanks number 2", fires),
+            Rule("thanks number", [answer("You're welcome")]), *_script()]
+
+
+def _irrelevance_cases() -> list[dict]:
+    return [*_cases(4), *({"name": f"i{i}", "category": "irrelevance",
+                           "steps": [{"message": f"thanks number {i}"}]} for i in range(4)),
+            {"name": "chain", "category": "chain", "steps": [
+                {"message": f"weather number {i} in izmir", "expect": "get_weather",
+                 "evidence": ["17.4"]} for i in (8, 9)]}]
+
+
+@pytest.mark.parametrize("shard2", [("-k", "not i0 and not i2"),
+                                    ("--tooleval-gate", "0", "--tooleval-min-score", "0")],
+                         ids=["selection", "thresholds"])
+def test_merge_refuses_parts_with_another_selection_or_thresholds(
+        project, fake_model, monkeypatch, capsys, shard2) -> None:
+    """A shard run again with -k leaving out its failing "thanks" cases, or with the gate
+    at 0, merged with the other into a DEPLOYABLE report that named neither (the first
+    part's -k and thresholds were the merged report's) while the single run's gate failed."""
+    project.profile(fake_model(_irrelevance_script()))
+    project.write("scenarios/demo.yaml", scenario(_irrelevance_cases()))
+    project.run("--tooleval-min-cases", "1", "--tooleval-report", "single")
+    single = json.loads((project.path / "single" / "report.json").read_text())
+    assert single["summary"]["safety_gate"]["status"] == "FAILED"
+    project.run("--tooleval-min-cases", "1", "--tooleval-shard", "1/2", "--tooleval-report", "a")
+    project.run("--tooleval-min-cases", "1", "--tooleval-shard", "2/2", *shard2,
+                "--tooleval-report", "b")
+    monkeypatch.chdir(project.path)
+    for parts in (["a", "b"], ["b", "a"]):
+        assert tooleval_main(["merge", *parts, "--report", "m"]) == 2, parts
+        err = capsys.readouterr().err
+        assert "a/journal.jsonl (" in err and "b/journal.jsonl (" in err, err
+        assert shard2[0] in err and shard2[1] in err, err
+        assert not (project.path / "m").exists()

@@ -81,6 +81,19 @@ def check_parts(parts: list[Part]) -> None:
                          "--tooleval-max-width: " + ", ".join(
                              f"{p.source} ({p.statistics.level:g}, {p.statistics.max_width:g})"
                              for p in parts) + "; run the shards with the same ones")
+    # The merged report has one selection and one set of thresholds: the first part's.
+    if len({p.run.thresholds.model_dump_json() for p in parts}) > 1:
+        raise MergeError("the parts ran with different thresholds (--tooleval-gate, "
+                         "--tooleval-min-score, --tooleval-min-cases, …): " + ", ".join(
+                             f"{p.source} ({p.run.thresholds})" for p in parts)
+                         + "; run the shards with the same ones")
+    chosen = {p.source: "no selection recorded" if p.run.selection is None else
+              f"paths {p.run.selection.paths}, -k {p.run.selection.keyword!r}, "
+              f"-m {p.run.selection.markers!r}" for p in parts}
+    if len(set(chosen.values())) > 1:
+        raise MergeError("the parts selected different cases: " + ", ".join(
+            f"{source} ({c})" for source, c in chosen.items())
+            + "; run the shards with the same paths, -k and -m")
     for part in parts:
         if part.run.interrupted:
             raise MergeError(f"{part.source}: that run was interrupted ({part.run.interrupted}); "
