@@ -48,6 +48,8 @@ def test_a_valid_file_loads(tmp_path: Path) -> None:
     ({"expect": "read_document"}, "not in the file's 'requires'"),
     ({"forbidden": ["search_documents"]}, "both expected and forbidden"),
     ({"evidence": [[]]}, "empty list of alternatives"),
+    # An empty 'args' accepts any call, yet it met the measuring guard of a write step.
+    ({"args": {}}, "'args' is empty"),
 ])
 def test_each_guard_refuses(tmp_path: Path, step: dict, message: str) -> None:
     data = {"name": "g", "requires": ["search_documents"], "cases": [tool_case(**step)]}

@@ -231,6 +231,13 @@ def _check_step(
             "add 'expect', or remove 'args'",
             "args",
         )
+    if step.args == {}:
+        problem(
+            "'args' is empty: it accepts any call, so it measures nothing",
+            'list the accepted values of a parameter ({"unit": ["celsius", ""]}), or remove '
+            "'args'",
+            "args",
+        )
     for parameter, accepted in (step.args or {}).items():
         if not accepted:
             problem(
