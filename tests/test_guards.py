@@ -50,6 +50,9 @@ def test_a_valid_file_loads(tmp_path: Path) -> None:
     ({"evidence": [[]]}, "empty list of alternatives"),
     # An empty 'args' accepts any call, yet it met the measuring guard of a write step.
     ({"args": {}}, "'args' is empty"),
+    # A value of the wrong type named the field, but said nothing of how to fix it.
+    ({"forbidden": {"web_search": True}}, "Input should be a valid list"),
+    ({"recall": "sometimes"}, "valid boolean"),
 ])
 def test_each_guard_refuses(tmp_path: Path, step: dict, message: str) -> None:
     data = {"name": "g", "requires": ["search_documents"], "cases": [tool_case(**step)]}

@@ -131,7 +131,10 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
         message = error["msg"].removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
             message = "unknown field"
-        found.append((tuple(error["loc"]), message, _FIXES.get(error["type"], "")))
+        fix = _FIXES.get(error["type"], "")
+        if not fix and error["type"].endswith(("_type", "_parsing")):  # a value of a wrong type
+            fix = "write the value as docs/format.md shows it (a text, a list, an object, true)"
+        found.append((tuple(error["loc"]), message, fix))
     return _problems(data, found)
 
 
