@@ -35,11 +35,12 @@ from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router import default_router
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.outcome import case_today, score_case
-from pytest_tooleval.tools.base import ToolProvider, ToolSpec
+from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
-from pytest_tooleval.tools.names import READ_ONLY_BUILTINS
+from pytest_tooleval.tools.names import READ_ONLY_BUILTINS, WRITE_BUILTINS
 from pytest_tooleval.wiring import CaseWorlds, configured_providers
 from pytest_tooleval.world.factory import WorldFactory
+from pytest_tooleval.world.state import evaluate
 
 if TYPE_CHECKING:
     from pytest_tooleval.config import Settings
@@ -209,6 +210,34 @@ class _OracleWorlds:
             self.copies.discard(world)
 
 
+def _held_before(case_file: CaseFile, case: Case, source: str,
+                 worlds: _OracleWorlds) -> list[OracleFailure]:
+    """Write steps measured only by state checks that hold before the case runs: they
+    cannot fail, so any call of the tool passes (``args`` measures such a step instead)."""
+    failures: list[OracleFailure] = []
+    context = CaseContext(source, case_file.name, case.name, case_file.language,
+                          case_file.world.model_dump(exclude_none=True) if case_file.world
+                          else {})
+    world = None
+    for index, step in enumerate(case.steps):
+        checks = case.checks_after(index)
+        writes = [tool for tool in step.expected_tools if tool in WRITE_BUILTINS]
+        if not writes or not checks or step.args is not None:
+            continue
+        world = world or worlds.copies.shared(context) or worlds.copies.world_for_case(context)
+        if all(evaluate(world, c.kind, getattr(c, c.kind), contains=c.contains,
+                        language=case_file.language) is None for c in checks):
+            failures.append(OracleFailure(
+                ORACLE, source, case.name, index + 1,
+                f"the state checks of this write step ({'; '.join(c.describe() for c in checks)})"
+                f" already hold before the case runs: they cannot fail, so any call of "
+                f"{', '.join(writes)} passes; fix: check what the write leaves (the new file, "
+                f"event or text), or add 'args'"))
+    if world is not None and world is not worlds.copies.shared(context):
+        worlds.copies.discard(world)
+    return failures
+
+
 def _needs_fresh_world(case: Case, inline: set[str]) -> bool:
     if case.after or any(step.after for step in case.steps):
         return True
@@ -306,7 +335,8 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
                     oracle.prepare(case)
                     worlds.fresh = _needs_fresh_world(case, set(case_file.inline_tool_names))
                     ref = CaseRef(f"{source}::{case.name}", source, case_file, case)
-                    found = judge(case_file, case, session.run(ref), source)
+                    found = _held_before(case_file, case, source, worlds)
+                    found += judge(case_file, case, session.run(ref), source)
                     report.failures += found
                     report.proven += not found and case.name not in unmeasured
         finally:

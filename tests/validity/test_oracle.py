@@ -118,6 +118,26 @@ def test_a_state_check_that_does_not_hold_fails(tmp_path: Path, world_base: Path
     assert any("scores PARTIAL" in r for r in reasons), reasons
 
 
+def test_a_state_check_that_held_before_the_write_fails(tmp_path: Path,
+                                                       world_base: Path) -> None:
+    # The world already has a Kestrel standup: the check holds whatever calendar_add wrote,
+    # so any call passes (it met the measuring guard, and the case was proven).
+    step = {"message": "Put the dentist on my calendar for 14 March 2026 at 3pm",
+            "expect": "calendar_add",
+            "gold": [{"tool": "calendar_add",
+                      "args": {"title": "Dentist", "start": "2026-03-14T15:00"}}]}
+    keep = {"event": {"title": "Kestrel standup"}}
+    dentist = {"event": {"title": "dentist", "start": "2026-03-14T15:00"}}
+    path = write(tmp_path, [tool_case("vacuous", **step, after=[keep]),
+                            tool_case("keeps-and-measures", **step, after=[keep, dentist])])
+    found = failures_of(path, world_base)
+    assert "keeps-and-measures" not in found, found
+    [vacuous] = found["vacuous"]
+    assert (vacuous.kind, vacuous.step) == (ORACLE, 1)
+    assert "already hold before the case runs" in vacuous.reason
+    assert "event title='Kestrel standup'" in vacuous.reason and "fix:" in vacuous.reason
+
+
 def test_the_args_branch_is_scored(tmp_path: Path, world_base: Path) -> None:
     step = {"message": "Put the dentist on my calendar for 14 March 2026 at 3pm",
             "expect": "calendar_add", "args": {"start": ["2026-03-14T15:00"]}}
