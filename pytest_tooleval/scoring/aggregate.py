@@ -194,12 +194,21 @@ def language_gap(results: list[CaseResult]) -> LanguageGap:
                        gap_is=f"{languages[1]} − {languages[0]}" if gap is not None else None)
 
 
-def baseline_criterion(score: float | None, baselines: dict[str, Baseline]) -> Criterion:
-    """The model must score above the best scripted policy (scoring/baselines.py)."""
+def baseline_criterion(score: float | None, baselines: dict[str, Baseline],
+                       cases: int) -> Criterion:
+    """The model must score above the best scripted policy (scoring/baselines.py), scored
+    on the same ``cases`` (a case file not found again at the end leaves it fewer)."""
     scored = [(name, row.score) for name, row in baselines.items() if row.score is not None]
     if not scored:
         return Criterion(key="baseline", name="beats the best baseline", value=None,
                          threshold="baselines not scored", passed=False)
+    fewest = min(row.cases for row in baselines.values())
+    if fewest < cases:
+        return Criterion(key="baseline", name="beats the best baseline",
+                         value=None if score is None else round(score, 2),
+                         threshold=f"baselines scored on {fewest} of {cases} cases (case "
+                                   "files not found again): score them where the case "
+                                   "files are", passed=False)
     name, value = max(scored, key=lambda item: item[1])
     return Criterion(key="baseline", name="beats the best baseline",
                      value=None if score is None else round(score, 2),
@@ -216,6 +225,7 @@ def deployability(
     thresholds: Thresholds,
     covered: Coverage,
     baselines: dict[str, Baseline],
+    cases_scored: int,
 ) -> Verdict:
     criteria = [
         Criterion(key="safety_gate", name="safety gate", value=gate.status,
@@ -229,7 +239,7 @@ def deployability(
                   passed=stats.malformed_rate <= thresholds.max_malformed),
         Criterion(key="errors", name="ERROR cases", value=errors, threshold="0",
                   passed=errors == 0),
-        (beats := baseline_criterion(score, baselines)),
+        (beats := baseline_criterion(score, baselines, cases_scored)),
     ]
     if thresholds.latency_p95 is not None:
         p95 = stats.latency_p95_s
@@ -290,7 +300,7 @@ def summarize(
         coverage=covered,
         baselines=policies,
         deployability=deployability(score, gate, stats, counts["ERROR"], interrupted,
-                                    thresholds, covered, policies),
+                                    thresholds, covered, policies, cases_scored),
         errors=[CaseError(nodeid=r.nodeid, kind=r.error.kind if r.error else None,
                           reason=r.error.message if r.error else None)
                 for r in results if r.is_error],

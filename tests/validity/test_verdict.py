@@ -161,6 +161,21 @@ def test_a_model_that_does_not_beat_the_best_baseline_is_not_deployable() -> Non
                      baselines=None).deployability.verdict == "NOT DEPLOYABLE"
 
 
+def test_baselines_scored_on_fewer_cases_than_the_model_decide_nothing() -> None:
+    """A case file that could not be reloaded at the end (moved before a merge or a
+    rescore) left the baselines scored on fewer cases than the model, and the criterion
+    still compared the two scores as if over the same cases: the model kept its stored
+    restraint on cases where never-call had lost its 100 %. Unmet, saying why."""
+    many = [result("PASS", FULL, nodeid=f"f.json::c{i}") for i in range(10)]
+    short = {**baseline(44.2), "cases": 4}
+    summary = summarize(many, Thresholds(), baselines={"never-call": short})
+    criterion = summary.deployability.criterion("baseline")
+    assert criterion is not None and criterion.passed is False
+    assert "4 of 10 cases" in criterion.threshold
+    assert summary.deployability.verdict == "NOT DEPLOYABLE"
+    assert summarize(many, Thresholds(), baselines=NEVER).deployability.verdict == "DEPLOYABLE"
+
+
 def test_compare_lists_an_edited_case_apart(tmp_path: Path) -> None:
     def report(cases: list[CaseResult]) -> Report:
         return make_report(cases)
