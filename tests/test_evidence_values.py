@@ -1534,3 +1534,35 @@ def test_english_number_words_in_turkish_capitals_are_read(answer: str) -> None:
     assert found(value, answer, "en")
     assert found(value, unicodedata.normalize("NFD", answer), "en")
     assert not found("16000" if value == "15000" else "19", answer, "en")
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("500", "The deposit is not 500 euros, it is 300 euros.", "en"),
+    ("250", "The cap isn't 250 miles a day, it's 180.", "en"),
+    ("09:00", "The class is not at 9:00 but at 10:30.", "en"),
+    ("30", "Kontenjan 30 kişi değil, 18 kişi.", "tr"),
+    ("10:00", "Toplantı saat 10'da değil, saat 11'de.", "tr"),
+    ("750", "ÜCRET 750 TL DEĞİL, 570 TL.", "tr"),
+])
+def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str,
+                                                        language: str) -> None:
+    """A careful reader marks "isn't 250 miles, it's 180" wrong for 250: the answer
+    denies the value (a model contradicting its tool). It used to count as stating it."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("300", "The deposit is not 500 euros, it is 300 euros.", "en"),
+    ("500", "You can withdraw no more than 500 euros a day.", "en"),
+    ("500", "You can withdraw not more than 500 euros a day.", "en"),
+    ("17:00", "The room is not free until 17:00.", "en"),
+    ("100", "I'm not sure why, but the limit is 100.", "en"),
+    ("18", "Kontenjan 30 kişi değil, 18 kişi.", "tr"),
+    ("11:00", "Toplantı saat 10'da değil, saat 11'de.", "tr"),
+    ("15", "Bekleme süresi 15 dakikadan fazla değil.", "tr"),
+    ("200", "Fiyat 200 TL'den az değil.", "tr"),
+    ("12", "Sipariş 12 Mart'ta geldi, gecikme değil.", "tr"),
+])
+def test_a_comparison_or_another_denial_still_states_the_value(value: str, answer: str,
+                                                              language: str) -> None:
+    assert found(value, answer, language)

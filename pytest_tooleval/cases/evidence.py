@@ -23,6 +23,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a hyphen between letters is a space (sugar-free, sugar free); in English a negative
   contraction is its "not" form (isn't refundable, is not refundable); in Turkish a verb's -DI
   past is its -mIş past (ödendi, ödenmiş), a negated one stays negated;
+- a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"); a
+  comparison does ("not more than 250", "15 dakikadan fazla değil");
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
@@ -281,6 +283,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     """
     if language == "en":
         answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
+    if language in _DENIED:
+        answer = _DENIED[language].sub(" ", answer)
     values = [alt for alt in alternatives if alt.strip()]
     values += [_CODE.sub(rf"\1{mark}\2", alt) for alt in values if _CODE.search(alt)
                for mark in ("", "-", " ")]
@@ -295,6 +299,16 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     return bool(german) and _found(german, answer.translate(_GERMAN), language, today)
 
 
+#: A value the answer says it is not, left out of it: "not 250" (isn't 250: is not),
+#: "not at 9:00"; "30 kişi değil", "10'da değil". Not a comparison: "not more than 250",
+#: "not until 17:00", "15 dakikadan fazla değil" (a word other than the unit before değil).
+_DENIED = {
+    "en": re.compile(r"\bnot\s+(?:(?:at|on|in|for)\s+)?[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
+    "tr": re.compile(r"[$€£₺]?\d[\d.,:]*+(?:[" + "".join(map(chr, APOSTROPHES))
+                     + r"']\w+)?(?:\s+(?!(?:fazla|az|çok|geç|erken|önce"
+                     r"|sonra|daha|aşkın|üstü|altı)\b)\w+)?\s+de[ğgĞG][iıİI]l\b",
+                     re.IGNORECASE),
+}
 #: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
 #: space (B214, B-214, B 214, TK 1982); an item with one matches it written any of the ways.
 _CODE = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{1,3})[- ]?(\d+)(?![\w-]|[.,]\d)")
