@@ -1562,6 +1562,9 @@ def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str
     ("15", "Bekleme süresi 15 dakikadan fazla değil.", "tr"),
     ("200", "Fiyat 200 TL'den az değil.", "tr"),
     ("12", "Sipariş 12 Mart'ta geldi, gecikme değil.", "tr"),
+    ("150", "Fiyat 150 TL değil mi?", "tr"),
+    ("150", "Fiyatı 150 TL, değil mi?", "tr"),
+    ("150", "FİYAT 150 TL DEĞİL Mİ?", "tr"),
 ])
 def test_a_comparison_or_another_denial_still_states_the_value(value: str, answer: str,
                                                               language: str) -> None:

@@ -301,12 +301,13 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
 
 #: A value the answer says it is not, left out of it: "not 250" (isn't 250: is not),
 #: "not at 9:00"; "30 kişi değil", "10'da değil". Not a comparison: "not more than 250",
-#: "not until 17:00", "15 dakikadan fazla değil" (a word other than the unit before değil).
+#: "not until 17:00", "15 dakikadan fazla değil" (a word other than the unit before değil);
+#: nor a question that confirms it ("150 TL değil mi?": it is 150 TL, isn't it?).
 _DENIED = {
     "en": re.compile(r"\bnot\s+(?:(?:at|on|in|for)\s+)?[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
     "tr": re.compile(r"[$€£₺]?\d[\d.,:]*+(?:[" + "".join(map(chr, APOSTROPHES))
                      + r"']\w+)?(?:\s+(?!(?:fazla|az|çok|geç|erken|önce"
-                     r"|sonra|daha|aşkın|üstü|altı)\b)\w+)?\s+de[ğgĞG][iıİI]l\b",
+                     r"|sonra|daha|aşkın|üstü|altı)\b)\w+)?\s+de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)",
                      re.IGNORECASE),
 }
 #: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
