@@ -16,7 +16,10 @@ from tests.conftest import THANKS_CASE, WEATHER_CASE, make_report, scenario
 
 def test_power_from_case_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cases = [{**WEATHER_CASE, "name": f"w{i}"} for i in range(30)]
-    cases += [{**THANKS_CASE, "name": f"t{i}"} for i in range(10)]
+    cases += [{**THANKS_CASE, "name": f"t{i}"} for i in range(8)]
+    # A chain's closing "thanks" counts on the irrelevance axis too: 8 + 2 = 10.
+    cases += [{"name": f"c{i}", "category": "chain", "steps": [
+        WEATHER_CASE["steps"][0], {"message": "thanks, that's all"}]} for i in range(2)]
     path = tmp_path / "demo.yaml"
     path.write_text(scenario(cases), encoding="utf-8")
     assert main(["power", str(path), "--detect", "10", "--discordance", "0.2"]) == 0

@@ -25,7 +25,8 @@ from pytest_tooleval.scoring.statistics import (
     min_flips,
 )
 
-#: Which axis a case's category counts on (the answer axis: any case with evidence).
+#: Which axis a case's category counts on (the irrelevance axis also takes any case with a
+#: step that expects no tool, the answer axis any case with evidence).
 CATEGORY_AXIS = {"irrelevance": "irrelevance", "tool": "tool", "chain": "step"}
 DEFAULT_DISCORDANCE = 0.10
 #: The figures ``compare`` decides on (the score, the pass rate, each axis): a regression
@@ -46,6 +47,8 @@ def selection_counts(paths: Sequence[Path]) -> Counter[str]:
         for case in case_file.cases:
             counts["all"] += 1
             counts[CATEGORY_AXIS.get(case.category, case.category)] += 1
+            if case.category != "irrelevance" and not all(step.routes for step in case.steps):
+                counts["irrelevance"] += 1
             if any(step.evidence for step in case.steps):
                 counts["answer"] += 1
     return counts

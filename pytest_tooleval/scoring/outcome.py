@@ -160,12 +160,14 @@ def case_outcome(
 def axis_values(case: Case, steps: list[StepChecks]) -> dict[str, float]:
     """This case's value on each axis it contributes to (docs/scoring.md's table)."""
     values: dict[str, float] = {}
-    if case.category == "irrelevance":
-        values["irrelevance"] = 1.0 if all(s.restraint for s in steps) else 0.0
-    elif case.category == "tool":
+    if case.category == "tool":
         values["tool"] = 1.0 if steps[0].action_held else 0.0
     elif case.category == "chain":
         values["step"] = sum(s.action_held for s in steps) / len(steps)
+    # Every step that expects no tool (a chain's closing "thanks" too) is a restraint test.
+    restraint = [s.restraint for s in steps if s.restraint is not None]
+    if restraint:
+        values["irrelevance"] = 1.0 if all(restraint) else 0.0
     fractions = [s.evidence for s in steps if s.evidence is not None]
     if fractions:
         values["answer"] = sum(fractions) / len(fractions)
