@@ -1543,6 +1543,8 @@ def test_english_number_words_in_turkish_capitals_are_read(answer: str) -> None:
     ("30", "Kontenjan 30 kişi değil, 18 kişi.", "tr"),
     ("10:00", "Toplantı saat 10'da değil, saat 11'de.", "tr"),
     ("750", "ÜCRET 750 TL DEĞİL, 570 TL.", "tr"),
+    ("2026-10-28", "Kira sözleşmeniz 28 Ekim'de değil, 28 Kasım'da sona eriyor.", "tr"),
+    ("2026-10-28", "Sözleşme 28 Ekim 2026'da değil, 28 Kasım'da bitiyor.", "tr"),
 ])
 def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str,
                                                         language: str) -> None:
@@ -1565,6 +1567,8 @@ def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str
     ("150", "Fiyat 150 TL değil mi?", "tr"),
     ("150", "Fiyatı 150 TL, değil mi?", "tr"),
     ("150", "FİYAT 150 TL DEĞİL Mİ?", "tr"),
+    ("2026-11-28", "Kira sözleşmeniz 28 Ekim'de değil, 28 Kasım'da sona eriyor.", "tr"),
+    ("2026-10-28", "Sözleşme 28 Ekim'de bitiyor, yenileme değil.", "tr"),
 ])
 def test_a_comparison_or_another_denial_still_states_the_value(value: str, answer: str,
                                                               language: str) -> None:
