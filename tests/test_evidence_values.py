@@ -1545,6 +1545,10 @@ def test_english_number_words_in_turkish_capitals_are_read(answer: str) -> None:
     ("750", "ÜCRET 750 TL DEĞİL, 570 TL.", "tr"),
     ("2026-10-28", "Kira sözleşmeniz 28 Ekim'de değil, 28 Kasım'da sona eriyor.", "tr"),
     ("2026-10-28", "Sözleşme 28 Ekim 2026'da değil, 28 Kasım'da bitiyor.", "tr"),
+    ("2026-11-03", "Maaşlar bu ay 3 Kasım yerine 5 Kasım'da yatırılacak.", "tr"),
+    ("17:00", "Vergi dairesi artık 17:00 yerine 16:30'da kapanıyor.", "tr"),
+    ("1200", "Sigorta priminiz 1.200 € yerine 1.350 € olarak hesaplandı.", "tr"),
+    ("1200", "Sigorta priminiz 1.200 € değil, 1.350 €.", "tr"),
 ])
 def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str,
                                                         language: str) -> None:
@@ -1569,6 +1573,10 @@ def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str
     ("150", "FİYAT 150 TL DEĞİL Mİ?", "tr"),
     ("2026-11-28", "Kira sözleşmeniz 28 Ekim'de değil, 28 Kasım'da sona eriyor.", "tr"),
     ("2026-10-28", "Sözleşme 28 Ekim'de bitiyor, yenileme değil.", "tr"),
+    ("2026-11-05", "Maaşlar bu ay 3 Kasım yerine 5 Kasım'da yatırılacak.", "tr"),
+    ("1350", "Sigorta priminiz 1.200 € yerine 1.350 € olarak hesaplandı.", "tr"),
+    ("3", "Siparişinizin 3 maddesi yerine getirildi.", "tr"),
+    ("1200", "Prim 1.200 €; eski poliçenin yerine geçiyor.", "tr"),
 ])
 def test_a_comparison_or_another_denial_still_states_the_value(value: str, answer: str,
                                                               language: str) -> None:
