@@ -302,14 +302,19 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
 #: A Turkish suffix after an apostrophe: 10'da, Ekim'de, TL'lik.
 _SUFFIX = "(?:[" + "".join(map(chr, APOSTROPHES)) + r"']\w+)"
 #: A value the answer says it is not, left out of it: "not 250" (isn't 250: is not),
-#: "not at 9:00"; "30 kişi değil", "10'da değil", "28 Ekim'de değil", "28 Ekim 2026'da
+#: "not at 9:00", "no longer on April 30", "never 250", "$300 instead of $500" (the $300
+#: stays); "30 kişi değil", "10'da değil", "28 Ekim'de değil", "28 Ekim 2026'da
 #: değil"; "3 Kasım yerine 5 Kasım'da", "1.200 € yerine 1.350 €" (the second stays; not
 #: "yerine getirildi", carried out, nor "yerine geçti", replaced). Not a comparison: "not
 #: more than 250", "not until 17:00", "15 dakikadan fazla değil" (a word other than the
 #: unit before değil); nor a question that confirms it ("150 TL değil mi?": it is 150 TL,
 #: isn't it?).
 _DENIED = {
-    "en": re.compile(r"\bnot\s+(?:(?:at|on|in|for)\s+)?[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
+    "en": re.compile(r"\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)\s+)?"
+                     r"(?:(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+                     r"|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+                     r"\.?\s+)?"
+                     r"[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
     "tr": re.compile(rf"[$€£₺]?\d[\d.,:]*+{_SUFFIX}?(?:\s+(?:[$€£₺]|(?!(?:fazla|az|çok|geç"
                      rf"|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?{_SUFFIX}?))?"
                      r"\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)|yerine\b(?!\s+(?:getir|geç)))",
