@@ -461,6 +461,12 @@ def test_a_different_number_said_in_words_never_matches(n: int, other: int) -> N
         ("Paula Novak", "Ms Novak signed it.", "Ms Novakova signed it.", "en"),
         ("Paula Novak", "Dr. Novak is on call.", "Dr. Paula Kovac is on call.", "en"),
         ("Paula Novak", "Mrs. Novak replied.", "Paula replied.", "en"),
+        ("Elena Reyes", "Your flight today is commanded by Captain Reyes.",
+         "Your flight today is commanded by Captain Marco Reyes.", "en"),
+        ("Marcus Delaney", "Saturday's class is taught by Coach Delaney.",
+         "Saturday's class is taught by Coach Dana Delaney.", "en"),
+        ("Marcus Delaney", "Officer Delaney took the report.", "Vince Delaney took the report.",
+         "en"),
     ],
 )
 def test_a_person_by_honorific_or_title(value: str, right: str, wrong: str,

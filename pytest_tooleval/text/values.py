@@ -148,7 +148,8 @@ _HALVES = {"p": "pm", "a": "am", "aksam": "pm", "ogleden sonra": "pm", "oglen": 
            "saat": "any"}
 #: Words before a surname that are no given name.
 TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "sayin", "bay",
-                    "bayan"])
+                    "bayan", "captain", "capt", "coach", "officer", "judge", "professor",
+                    "nurse"])
 #: A Turkish honorific after a given name, with its case suffix (Elif Hanım'a, Kerem Beye).
 HONORIFIC = regex.compile(r"(?:hanim|bey)(?:efendi)?(?:n?in|y?[aei]|d[ae]n?|l[ae])?")
 
