@@ -24,7 +24,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   contraction is its "not" form (isn't refundable, is not refundable); in Turkish a verb's -DI
   past is its -mIş past (ödendi, ödenmiş), a negated one stays negated;
 - a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"); a
-  comparison does ("not more than 250", "15 dakikadan fazla değil");
+  comparison does ("not more than 250", "15 dakikadan fazla değil"); nor, in English, text
+  right after a negation ("not pet-friendly");
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
@@ -285,6 +286,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
         answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
     if language in _DENIED:
         answer = _DENIED[language].sub(" ", answer)
+    if language == "en":
+        answer = _without_denied_text(answer, alternatives)
     values = [alt for alt in alternatives if alt.strip()]
     values += [_CODE.sub(rf"\1{mark}\2", alt) for alt in values if _CODE.search(alt)
                for mark in ("", "-", " ")]
@@ -320,6 +323,26 @@ _DENIED = {
                      r"\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)|yerine\b(?!\s+(?:getir|geç)))",
                      re.IGNORECASE),
 }
+#: An English word that denies the text right after it: "not pet-friendly", "never
+#: cancelled", "no longer available", "has not been cancelled" (not "not only", "not yet":
+#: another word between).
+_NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
+
+
+def _without_denied_text(answer: str, alternatives: list[str]) -> str:
+    """``answer`` less each text alternative that a negation comes right before ("the flat
+    is not pet-friendly" does not state "pet-friendly"); an alternative that begins with a
+    negation itself ("not covered") or with a digit (values: ``_DENIED``) is left."""
+    for alt in alternatives:
+        words = re.findall(r"[^\W_]+", alt)
+        if not words or not alt.strip()[0].isalpha() or _NEGATION.match(alt.strip() + " "):
+            continue
+        text = r"[\W_]+".join(map(re.escape, words))
+        answer = re.sub(rf"\b(?:not|never|no\s+longer)\s+(?:been?\s+)?{text}(?!\w)", " ",
+                        answer, flags=re.IGNORECASE)
+    return answer
+
+
 #: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
 #: space (B214, B-214, B 214, TK 1982); an item with one matches it written any of the ways.
 _CODE = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{1,3})[- ]?(\d+)(?![\w-]|[.,]\d)")

@@ -264,6 +264,30 @@ def test_contractions_are_read_in_english_only() -> None:
     assert found("not included", "Kahvaltı isn't included.", "en")
 
 
+@pytest.mark.parametrize(("value", "answer"), [
+    ("pet-friendly", "Unfortunately the flat is not pet-friendly, so dogs aren't allowed."),
+    ("pet-friendly", "The flat isn't pet friendly."),
+    ("refundable", "This fare isn't refundable."),
+    ("cancelled", "The 18:10 sailing has not been cancelled."),
+    ("cancelled", "The 18:10 sailing was never cancelled."),
+    ("available", "Tickets are no longer available."),
+])
+def test_text_right_after_a_negation_is_not_stated(value: str, answer: str) -> None:
+    """A careful reader marks "the flat is not pet-friendly" wrong for "pet-friendly"."""
+    assert not found(value, answer)
+
+
+@pytest.mark.parametrize(("value", "answer"), [
+    ("pet-friendly", "The flat is not only pet-friendly but also close to a park."),
+    ("cancelled", "The 18:10 sailing is cancelled; the 20:00 is not cancelled."),
+    ("not covered", "Water damage isn't covered."),
+    ("no longer available", "Tickets are no longer available."),
+    ("refundable", "It's not yet clear, but the fare is refundable."),
+])
+def test_a_negation_elsewhere_or_in_the_item_still_states_it(value: str, answer: str) -> None:
+    assert found(value, answer)
+
+
 # -- a Turkish verb: the -DI past matches the -mIş past, never the negated one --------------
 # (stem, its last vowel's harmony, whether it ends in a voiceless consonant)
 TR_STEMS = ["yüklen", "gel", "git", "yap", "oku", "öde", "gör", "kal", "bit", "sat", "iç",
