@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
+import referencing.exceptions
 
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript, shorten
@@ -57,8 +58,9 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
         # As jsonschema.validate reports it: the most relevant error, not the first.
         error = jsonschema.exceptions.best_match(
             _validator(shown[call.name].parameters).iter_errors(arguments))
-    except jsonschema.SchemaError as exc:
-        # The tool's own schema is broken: run the call rather than blame the model.
+    except (jsonschema.SchemaError, referencing.exceptions.Unresolvable) as exc:
+        # The tool's own schema is broken (or refers to nowhere): run the call rather than
+        # blame the model.
         return Attempt(call.name, arguments, valid=True, reason=f"tool schema invalid: {exc}")
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"

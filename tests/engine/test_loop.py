@@ -166,3 +166,22 @@ def test_arguments_the_decoder_gives_up_on_are_a_malformed_call_not_an_error(
     assert step.answer == "It is 17.4 C."
     assert [(a.valid, a.malformed) for a in step.attempts] == [(False, "unparseable")]
     assert (step.attempts[0].reason or "").startswith("arguments are not JSON")
+
+
+@pytest.mark.parametrize("city", [{"type": "strin"}, {"$ref": "#/components/schemas/City"}],
+                         ids=["bad-type", "dangling-ref"])
+def test_a_tool_with_a_broken_schema_is_called_not_an_internal_error(
+        city: dict[str, Any]) -> None:
+    """A tool's own schema that cannot be checked (an OpenAPI-made MCP server's $ref to
+    nowhere) runs the call as given: not the model's fault, nor the harness's."""
+    broken = CaseFile.model_validate({**CASE_FILE.model_dump(exclude_none=True), "tools": [{
+        **CASE_FILE.tools[0].model_dump(exclude_none=True),
+        "parameters": {"type": "object", "properties": {"city": city}}}]})
+    backend = Scripted([weather_call(), ModelTurn(content="It is 17.4 C."), weather_call(),
+                        ModelTurn(content="Same again.")])
+    run = session_with(backend).run(CaseRef("demo.yaml::weather", "demo.yaml", broken,
+                                            broken.cases[0]))
+    assert run.error is None
+    attempt = run.transcripts[0].attempts[0]
+    assert attempt.valid and attempt.result == "Izmir: 17.4 C"
+    assert (attempt.reason or "").startswith("tool schema invalid")
