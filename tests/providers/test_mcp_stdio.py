@@ -158,6 +158,29 @@ def test_server_crashing_mid_run_fails_this_and_every_later_call() -> None:
     assert wait_gone(tag) == []
 
 
+def test_a_line_on_stdout_is_no_traceback_and_is_quoted_with_the_stderr(
+        tmp_path: Path) -> None:
+    """A server that prints a banner on stdout (not JSON-RPC): `tooleval call` answers
+    without the SDK's parse traceback, and a later failure quotes the line."""
+    tag = new_tag()
+    (tmp_path / "tooleval.toml").write_text(
+        f"[mcp.toy]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = {json.dumps([str(SERVERS / 'toy_server.py'), '--banner', '--tag', tag])}\n")
+    done = subprocess.run([sys.executable, "-m", "pytest_tooleval.cli", "call", "echo",
+                           '{"text": "hi"}'], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "hi"), done.stderr
+    assert done.stderr == ""
+    provider = McpToolProvider("toy", toy_config(tag, "--banner"))
+    try:
+        with pytest.raises(ProviderError) as raised:
+            provider.call("crash", {})
+    finally:
+        provider.close()
+    assert "toy server 1.0 ready on stdio" in str(raised.value)
+    assert wait_gone(tag) == []
+
+
 def test_server_killed_from_outside_fails_the_next_call() -> None:
     tag = new_tag()
     provider = McpToolProvider("toy", toy_config(tag))

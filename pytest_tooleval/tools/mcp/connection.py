@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import logging
 import math
 import os
 import tempfile
@@ -29,6 +30,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
+from pydantic import ValidationError
 
 from pytest_tooleval.tools.base import ProviderError
 from pytest_tooleval.tools.mcp.config import McpServerConfig, server_environment
@@ -38,6 +40,10 @@ _REQUEST_TIMEOUT = -32001
 _STDERR_LINES = 15
 _MAX_PAGES = 1000
 _CLOSE_GRACE = 10.0
+_NOT_JSON_RPC = "Failed to parse JSONRPC message from server"
+# That line reaches McpConnection._stray, which keeps it with the server's stderr; the SDK's
+# traceback of it would only fill the terminal.
+logging.getLogger("mcp.client.stdio").addFilter(lambda record: record.msg != _NOT_JSON_RPC)
 
 
 class McpConnection:
@@ -111,7 +117,8 @@ class McpConnection:
                 if self._closing:
                     scope.cancel()
                 async with Client(
-                    self._transport(), cache=None, client_info=_client_info()
+                    self._transport(), cache=None, client_info=_client_info(),
+                    message_handler=self._stray,
                 ) as client:
                     info = client.server_info
                     if info is not None:
@@ -154,6 +161,14 @@ class McpConnection:
         with open(self._stderr_path, "a", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as streams:
                 yield streams
+
+    async def _stray(self, message: Any) -> None:
+        """A line a stdio server wrote on stdout that is no JSON-RPC (a print() in it) is
+        kept in its stderr log, so a failure quotes it; other messages need nothing."""
+        if isinstance(message, ValidationError) and self._stderr_path is not None:
+            with open(self._stderr_path, "a", encoding="utf-8") as log:
+                line = str(message.errors()[0].get("input", ""))[:200]
+                log.write(f"(on stdout, not JSON-RPC) {line}\n")
 
     @staticmethod
     async def _list_tools(client: Client) -> list[Any]:

@@ -2,7 +2,7 @@
 
 Run as ``python toy_server.py`` (stdio) or ``python toy_server.py --http PORT``
 (streamable HTTP on 127.0.0.1:PORT/mcp). ``--crash-on-start`` and ``--hang-on-start``
-simulate broken servers.
+simulate broken servers; ``--banner`` prints a line on stdout first, as careless servers do.
 """
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--http", type=int, default=0)
     parser.add_argument("--crash-on-start", action="store_true")
     parser.add_argument("--hang-on-start", action="store_true")
+    parser.add_argument("--banner", action="store_true")
     parser.add_argument("--tag", default="", help="ignored; lets tests find this process")
     options = parser.parse_args()
     if options.crash_on_start:
@@ -98,6 +99,8 @@ def main() -> None:
         print("toy server: waiting forever", file=sys.stderr, flush=True)
         while True:
             time.sleep(1)
+    if options.banner:
+        print("toy server 1.0 ready on stdio", flush=True)
     if options.http:
         server.run("streamable-http", host="127.0.0.1", port=options.http)
     else:
