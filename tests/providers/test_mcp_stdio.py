@@ -181,6 +181,40 @@ def test_a_line_on_stdout_is_no_traceback_and_is_quoted_with_the_stderr(
     assert wait_gone(tag) == []
 
 
+# A hand-written server whose answers break the MCP schema: a tool without inputSchema
+# ("list"), or a text block without its text ("call").
+RAW_SERVER = """
+import json, sys
+schema = {} if sys.argv[1] == "list" else {"inputSchema": {"type": "object"}}
+for line in sys.stdin:
+    msg = json.loads(line)
+    result = {"initialize": {"protocolVersion": msg.get("params", {}).get("protocolVersion"),
+                             "capabilities": {"tools": {}},
+                             "serverInfo": {"name": "raw", "version": "0"}},
+              "tools/list": {"tools": [{"name": "ping", **schema}]},
+              "tools/call": {"content": [{"type": "text"}]}}.get(msg.get("method"), {})
+    if "id" in msg:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+@pytest.mark.parametrize(("mode", "expected"), [
+    ("list", "failed to start: its ListToolsResult breaks the MCP schema at "
+             "tools.0.inputSchema: Field required"),
+    ("call", "failed a call of 'ping': its CallToolResult breaks the MCP schema at "
+             "content.0.TextContent.text: Field required (and 11 more)")])
+def test_an_answer_that_breaks_the_mcp_schema_is_named_in_one_line(
+        mode: str, expected: str) -> None:
+    config = McpServerConfig(command=sys.executable, args=["-c", RAW_SERVER, mode])
+    provider = McpToolProvider("raw", config)
+    try:
+        with pytest.raises(ProviderError) as raised:
+            provider.call("ping", {})
+    finally:
+        provider.close()
+    assert str(raised.value).endswith(f"{RAW_SERVER} {mode}) {expected}")
+
+
 def test_server_killed_from_outside_fails_the_next_call() -> None:
     tag = new_tag()
     provider = McpToolProvider("toy", toy_config(tag))

@@ -265,6 +265,11 @@ def describe_exception(exc: BaseException, cwd: str | None = None) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
         return f"{exc.message} (MCP error {exc.code})"
+    if isinstance(exc, ValidationError):  # an answer the SDK cannot read
+        first, more = exc.errors()[0], exc.error_count() - 1
+        where = ".".join(str(part) for part in first["loc"])
+        return (f"its {exc.title} breaks the MCP schema at {where}: {first['msg']}"
+                + (f" (and {more} more)" if more else ""))
     if isinstance(exc, FileNotFoundError) and exc.filename:
         if cwd is not None and str(exc.filename) == cwd:  # the chdir before the exec failed
             return f"working directory not found: {cwd}"
