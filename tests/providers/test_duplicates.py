@@ -74,3 +74,16 @@ def test_two_python_functions_with_one_name() -> None:
     assert len(PythonToolProvider([first, first]).list_tools()) == 1  # the same function twice
     providers = python_providers([first])
     assert providers[0].source.endswith("test_duplicates.py")
+
+
+@pytest.mark.parametrize(("first", "second", "way"), [
+    ("mcp:a", "mcp:b", 'prefix = "a_" under [tool.tooleval.mcp.a]'),
+    ("mcp:raw", "mcp:raw", "fix MCP server 'raw': it lists this tool twice"),
+    ("python:t.py", "python:t.py", '@tool(name="...")')])
+def test_only_the_ways_out_that_help_are_offered(first: str, second: str, way: str) -> None:
+    """Switching the built-ins off helps only where a built-in is one of the two; a prefix
+    only where two providers clash, not where one lists the name twice."""
+    message = str(DuplicateToolError("echo", first, second))
+    assert way in message
+    assert "--tooleval-no-builtin" not in message
+    assert (first == second) is ("prefix =" not in message)
