@@ -58,15 +58,21 @@ def vendor_messages(messages: list[Message]) -> list[Message]:
 
 
 def _tool_call(call: dict[str, Any], default_id: str) -> dict[str, Any]:
+    """A past call as servers take it: arguments that are not a JSON object (a malformed
+    call's text) go as ``{}``, since llama-server and vLLM parse them and answer HTTP 500."""
     function = call.get("function") or {}
     arguments = function.get("arguments")
     if not isinstance(arguments, str):
-        arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    try:
+        is_object = isinstance(json.loads(arguments), dict)
+    except (ValueError, RecursionError):
+        is_object = False
     return {
         "id": str(call.get("id") or default_id),
         "type": "function",
         "function": {"name": str(function.get("name") or "unknown"),
-                     "arguments": arguments or "{}"},
+                     "arguments": arguments if is_object else "{}"},
     }
 
 

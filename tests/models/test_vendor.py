@@ -58,6 +58,23 @@ def test_an_assistant_turn_with_calls_is_sent_with_string_content(tools: list[To
     assert sent[3] == {"role": "tool", "tool_call_id": "c1", "content": "sunny"}
 
 
+@pytest.mark.parametrize("arguments", ['{"city": "Paris"', "[1]", "Paris"])
+def test_a_malformed_call_is_the_models_and_the_case_goes_on(arguments: str) -> None:
+    """llama-server and vLLM parse the history's arguments and answer HTTP 500 to broken
+    ones (the fake too, under strict_content): sent back as they were, the model's malformed
+    call became an ERROR of the machine instead of a malformed attempt and a next round."""
+    from tests.engine.test_loop import ref, session_with
+    from tests.support.fake_openai import raw_call
+
+    rules = [Rule("", [raw_call("get_weather", arguments), answer("It is 17.4 C.")])]
+    with FakeOpenAI(rules, strict_content=True) as fake:
+        run = session_with(OpenAIChatBackend(profile(fake.base_url))).run(ref())
+        sent = chat_bodies(fake)[1]["messages"]
+    assert run.error is None and run.transcripts[0].answer == "It is 17.4 C."
+    assert [a.valid for a in run.transcripts[0].attempts] == [False]
+    assert sent[-2]["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
 def test_vendor_messages_normalise_every_shape() -> None:
     out = vendor_messages([
         {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},

@@ -10,7 +10,8 @@ Endpoints: ``POST /v1/chat/completions``, ``GET /v1/models``, and llama-server's
 
 Options that make it behave like a particular real server: ``drops_tools`` (a chat
 template without tool support: the tools never reach the prompt or the prompt-token
-count), ``strict_content`` (llama.cpp servers' HTTP 500 on a null or missing content),
+count), ``strict_content`` (llama.cpp servers' HTTP 500 on a null or missing content, and,
+as vLLM too, on tool-call arguments in the history that are not JSON),
 ``serial`` (one generation at a time, as llama-cpp-python's server; otherwise every
 request is served on its own thread, so parallel clients overlap, and ``peak_in_flight``
 says how many generations were in progress at once), ``latency`` (seconds added to every
@@ -431,6 +432,12 @@ class _Handler(BaseHTTPRequestHandler):
                         self._error(500, f"messages[{i}]: content must be a string, not "
                                          f"{type(m.get('content')).__name__}")
                         return
+                    for tc in m.get("tool_calls") or []:
+                        try:
+                            json.loads((tc.get("function") or {}).get("arguments") or "{}")
+                        except ValueError:
+                            self._error(500, "Failed to parse tool call arguments as JSON")
+                            return
             user_text, index = chat_position(messages)
             tools = None if fake.drops_tools else body.get("tools")
             prompt_tokens = _messages_tokens(messages, tools)
