@@ -39,7 +39,6 @@ _SLOW = ("Lower max_tokens, give the server more cores (and fewer other jobs), o
          "abandoned generation.")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 CONNECT_TIMEOUT_S = 10.0
-MAX_RETRY_AFTER_S = 30.0
 MAX_ERROR_TEXT = 20_000  # "full" text, bounded so a runaway page cannot flood the report
 # How servers word a prompt that does not fit: llama-server, llama-cpp-python, vLLM, OpenAI.
 _CONTEXT_OVERFLOW = re.compile(
@@ -206,10 +205,11 @@ class HttpClient:
         raise last
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
-        """The server's ``Retry-After`` (at most ``MAX_RETRY_AFTER_S``), else backoff."""
+        """The server's ``Retry-After`` (``_attempt`` retries none past the clock), else
+        backoff."""
         error = state.outcome.exception() if state.outcome else None
         if isinstance(error, _Retryable) and error.retry_after is not None:
-            return min(error.retry_after, MAX_RETRY_AFTER_S)
+            return error.retry_after
         return self.backoff * 2 ** (state.attempt_number - 1)
 
     def _attempt(self, server: str, method: str, url: str, body: dict[str, Any] | None,
@@ -255,7 +255,13 @@ class HttpClient:
         if status >= 400:
             failure = self._status_error(url, status, content.decode("utf-8", "replace"))
             if status in RETRY_STATUS and not isinstance(failure, ContextOverflow):
-                raise _Retryable(failure, retry_after_seconds(headers.get("retry-after")))
+                after = retry_after_seconds(headers.get("retry-after"))
+                if after is None or time.monotonic() + after < deadline:
+                    raise _Retryable(failure, after)
+                raise type(failure)(
+                    f"{failure} (Retry-After: {after:g} s, past the request's {budget:g} s "
+                    "timeout, so not retried: try again later, or raise the profile's timeout)",
+                    detail=failure.detail)
             raise failure
         try:
             return json.loads(content)

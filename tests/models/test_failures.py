@@ -201,6 +201,29 @@ def test_retry_after_is_bounded_by_the_wall_clock() -> None:
         assert waits == []  # 30 s (the cap) would pass the 5 s clock: no retry at all
 
 
+@pytest.mark.parametrize("code, error", [(429, RequestRefused), (503, ServerError)])
+def test_a_retry_after_past_the_clock_is_not_retried_sooner_and_is_named(code: int,
+                                                                         error: type) -> None:
+    """A server that asks for an hour is not asked again after 30 s (three times, 90 s of
+    the clock, per request): it answers what it said it would."""
+    waits: list[float] = []
+    with FakeOpenAI([Rule("", [status(code, retry_after=3600)])]) as fake:
+        http = HttpClient(fake.base_url, timeout=120, retries=3, sleep=waits.append)
+        with pytest.raises(error) as caught:
+            http.post("/chat/completions", {"messages": QUESTION})
+        assert waits == [] and chats(fake) == 1
+    assert "Retry-After: 3600 s" in str(caught.value) and "timeout" in str(caught.value)
+
+
+def test_a_retry_after_within_the_clock_is_waited_in_full() -> None:
+    waits: list[float] = []
+    with FakeOpenAI([Rule("", [status(503, retry_after=45)])]) as fake:
+        http = HttpClient(fake.base_url, timeout=120, retries=1, sleep=waits.append)
+        with pytest.raises(ServerError):
+            http.post("/chat/completions", {"messages": QUESTION})
+    assert waits == [45.0]  # as asked, not cut to 30 s
+
+
 @pytest.mark.parametrize("value, expected", [("3", 3.0), ("0.5", 0.5), ("", None),
                                              ("soon", None)])
 def test_retry_after_forms(value: str, expected: float | None) -> None:
