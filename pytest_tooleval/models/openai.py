@@ -145,6 +145,7 @@ class ServerBackend(Backend):
         self.root_url = self.base_url.removesuffix("/v1")
         self.owns_http = True
         self.sampling = profile.sampling()
+        self.model = profile.model or "default"  # the preflight names a server's only model
         self._preflight: dict[str, Any] | None = None
 
     @classmethod
@@ -170,6 +171,8 @@ class ServerBackend(Backend):
         replicas, the first one is proven."""
         with self.http.primary():
             models = list_models(self.http)
+            if self.model == "default" and isinstance(models, list) and len(models) == 1:
+                self.model = models[0]  # vLLM answers "default" with HTTP 404
             info: dict[str, Any] = {"models": models,
                                     **model_listed(self.profile.model, models, self.base_url),
                                     "sampling_sent": dict(self.sampling)}
@@ -189,8 +192,8 @@ class ServerBackend(Backend):
         raise NotImplementedError
 
     def request_body(self, sampling: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        """An OpenAI-style request: the profile's model, unstreamed, with ``sampling``."""
-        return {"model": self.profile.model or "default", **fields, "stream": False,
+        """An OpenAI-style request: the model, unstreamed, with ``sampling``."""
+        return {"model": self.model, **fields, "stream": False,
                 **chat_sampling(sampling)}
 
     def fork(self) -> Self:

@@ -47,6 +47,24 @@ def test_a_listed_model_gives_no_warning(listed: str, model: str) -> None:
         OpenAIChatBackend(Profile(name="t", base_url=fake.base_url, model=model)).preflight()
 
 
+@pytest.mark.parametrize("grammar", ["vendor", "off"])
+def test_the_builtin_vllm_profile_asks_for_the_model_vllm_serves(tmp_path: Path,
+                                                                 grammar: str) -> None:
+    """vLLM answers HTTP 404 to any model name but the one it serves, and the built-in
+    profile says "default": its preflight was refused ("The model `default` does not
+    exist.") whatever the server ran. "default" is the one model the server lists."""
+    with FakeOpenAI(model="Qwen/Qwen3-4B", strict_model=True, apply_template=False) as fake:
+        profile = resolve_profile("vllm", {"vllm": {"base_url": fake.base_url,
+                                                    "template": "{{ messages }}"}}, tmp_path)
+        assert profile.model == "default"
+        backend = (OpenAIChatBackend(profile) if grammar == "vendor"
+                   else RawCompletionBackend(profile, grammar))
+        backend.preflight()
+        assert backend.complete([{"role": "user", "content": "hi"}], []).content == "ok"
+        assert {body["model"] for path, body in fake.requests
+                if path.endswith("completions")} == {"Qwen/Qwen3-4B"}
+
+
 def test_an_api_key_variable_that_is_not_set_is_a_warning(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -21,7 +21,8 @@ idle client socket to cut; not for the fault tests: ``kill_after`` closes only t
 so a kept connection is still answered, and ``wait_idle`` waits for kept idle ones),
 ``props`` (llama-server's ``GET /props``), ``constrains`` (request fields it applies as
 constraints: the canary then gets its one valid reply),
-``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama), and
+``apply_template=False`` (no llama-server ``/apply-template``, as vLLM and Ollama),
+``strict_model`` (vLLM's HTTP 404 to a model name other than the one it serves), and
 ``body(...)`` replies for malformed 200 bodies.
 
 Run it as a process with ``python -m tests.support.fake_openai --rules rules.json``: the base
@@ -464,6 +465,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _reply(self, endpoint: str, body: dict[str, Any], reply: Reply, index: int,
                prompt_tokens: int) -> None:
         fake = self.server.fake
+        if fake.strict_model and body.get("model") != fake.model:
+            self._error(404, f"The model `{body.get('model')}` does not exist.")
+            return
         if fake.latency:
             fake._stopping.wait(fake.latency)
         last = fake._count_model_call(body)
@@ -597,6 +601,7 @@ class FakeOpenAI:
         constrains: Iterable[str] = (),
         apply_template: bool = True,
         refuses_named_choice: bool = False,
+        strict_model: bool = False,
         auto_tools_hang: float = 0.0,
     ) -> None:
         self.model = model
@@ -604,6 +609,7 @@ class FakeOpenAI:
         # with tools and tool_choice "auto" takes this long whatever max_tokens says
         # (llama-cpp-python's chatml-function-calling).
         self.refuses_named_choice, self.auto_tools_hang = refuses_named_choice, auto_tools_hang
+        self.strict_model = strict_model  # HTTP 404 to any model name but its own, as vLLM
         self.verbose = verbose
         self.drops_tools, self.strict_content = drops_tools, strict_content
         self.latency, self.props = latency, props
