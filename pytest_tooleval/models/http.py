@@ -283,6 +283,9 @@ class HttpClient:
                 "the server's context size, or lower max_tokens)", detail=detail)
         if status >= 500:
             return ServerError(text, detail=detail)
+        if status == 404:
+            text += (" (check the profile's base_url (OpenAI-compatible servers answer under "
+                     ".../v1) and model)")
         return RequestRefused(text, detail=detail)
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tooleval.models.base import RequestRefused
 from pytest_tooleval.models.openai import OpenAIChatBackend
 from pytest_tooleval.models.profiles import Profile, ProfileError, resolve_profile
 from pytest_tooleval.models.raw_openai import RawCompletionBackend
@@ -63,6 +64,18 @@ def test_the_builtin_vllm_profile_asks_for_the_model_vllm_serves(tmp_path: Path,
         assert backend.complete([{"role": "user", "content": "hi"}], []).content == "ok"
         assert {body["model"] for path, body in fake.requests
                 if path.endswith("completions")} == {"Qwen/Qwen3-4B"}
+
+
+@pytest.mark.parametrize("path", ["/api", "/v1/v1"])
+def test_a_base_url_the_server_does_not_serve_is_refused_with_the_fix(path: str) -> None:
+    """HTTP 404 to every request: the message said only that ("no route for POST
+    /api/chat/completions"), not which setting to look at."""
+    with FakeOpenAI() as fake:
+        chat = OpenAIChatBackend(Profile(name="t", base_url=fake.root_url + path,
+                                         model="fake-model"))
+        with pytest.raises(RequestRefused, match=r"HTTP 404.*check the profile's base_url "
+                           r"\(OpenAI-compatible servers answer under \.\.\./v1\) and model"):
+            chat.preflight()
 
 
 def test_an_api_key_variable_that_is_not_set_is_a_warning(
