@@ -110,11 +110,9 @@ def _select(config: pytest.Config, items: list[pytest.Item]) -> None:
         items[:] = kept
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist sends a worker's collection
 def pytest_collection_finish(session: pytest.Session) -> None:
-    from pytest_tooleval.collect import CaseItem
-
-    runtime_of(session.config).check_configuration(
-        any(isinstance(item, CaseItem) for item in session.items))
+    runtime_of(session.config).check_configuration(session)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -183,15 +183,22 @@ class Runtime:
                 self.stop_reason = self._preflight_error.message
         return self._preflight_error
 
-    def check_configuration(self, has_cases: bool) -> None:
+    def check_configuration(self, session: pytest.Session) -> None:
         """After collection: an unusable tool set-up is one usage error, not an ERROR per
-        case. Nothing is started for ``--collect-only``, a check run, or no cases."""
-        if self.settings.check or self.config.option.collectonly or not has_cases:
+        case (on an xdist worker, which a usage error would crash: a stop with no items).
+        Nothing is started for ``--collect-only``, a check run, or no cases."""
+        from pytest_tooleval.collect import CaseItem
+
+        if (self.settings.check or self.config.option.collectonly
+                or not any(isinstance(item, CaseItem) for item in session.items)):
             return
         try:
             self.offered_tools()
         except pytest.Collector.CollectError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            if not self.is_worker:
+                raise pytest.UsageError(str(exc)) from None
+            session.shouldstop = str(exc)
+            session.items.clear()
 
     def offered_tools(self) -> set[str]:
         """The run's catalogue; a configuration mistake is a collection error, never a
