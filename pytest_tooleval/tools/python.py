@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic_core import to_jsonable_python
 
 from pytest_tooleval.tools.base import (
@@ -122,6 +122,15 @@ def describe_function(
         )
         schema = _tidy(model.model_json_schema())
     except Exception as exc:
+        for alias, (annotation, _) in zip(signature.parameters, fields.values(), strict=True):
+            try:
+                TypeAdapter(annotation).json_schema()
+            except Exception:
+                raise PythonToolError(
+                    f"{where}: parameter {alias!r}: {inspect.formatannotation(annotation)} has "
+                    "no JSON schema the model could fill; fix: annotate it with str, int, float, "
+                    "bool, Literal[...], list[...], dict[str, ...] or a pydantic model"
+                ) from None
         raise PythonToolError(f"{where}: cannot derive a JSON schema: {exc}") from None
     text = (description if description is not None else summary).strip()
     return PythonTool(tool_name, text or tool_name, schema, model, function)
@@ -322,6 +331,8 @@ def collect_python_tools(
     for module_name in module_names:
         try:
             module = importlib.import_module(module_name)
+        except PythonToolError:  # a refused @tool: its message names the tool and file
+            raise
         except (Exception, SystemExit) as exc:  # a script's sys.exit() or argparse on import
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             raise PythonToolError(

@@ -246,6 +246,25 @@ def test_bad_signatures_are_rejected_at_decoration() -> None:
         tool(name="shout\n")(lambda: None)
 
 
+def test_a_parameter_type_without_a_schema_is_named_with_a_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pydantic's own text named neither the parameter nor a fix, and advised setting
+    ``arbitrary_types_allowed`` in a model_config the user never wrote."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "tooleval_socket_tools.py").write_text(
+        "import socket\n\nfrom pytest_tooleval import tool\n\n\n@tool\n"
+        "def open_port(host: str, sock: socket.socket) -> str:\n"
+        '    """Open a port."""\n    return host\n')
+    with pytest.raises(PythonToolError) as refused:
+        collect_python_tools(["tooleval_socket_tools"], base_dir=tmp_path)
+    message = str(refused.value)
+    assert message.startswith("@tool 'open_port' (")
+    assert "parameter 'sock': socket.socket has no JSON schema" in message
+    assert "fix: annotate it with str, int" in message
+    assert "arbitrary_types_allowed" not in message and "\n" not in message
+
+
 def test_parse_docstring_without_sections() -> None:
     assert parse_docstring("One line.\nstill first.\n\nSecond paragraph.") == (
         "One line. still first.",
