@@ -133,7 +133,10 @@ def describe_function(
                 ) from None
         raise PythonToolError(f"{where}: cannot derive a JSON schema: {exc}") from None
     text = (description if description is not None else summary).strip()
-    return PythonTool(tool_name, text or tool_name, schema, model, function)
+    if not text:  # the model and the router would have its name alone to go by
+        raise PythonToolError(f"{where}: no description; fix: give the function a docstring "
+                              "saying what the tool does, or pass @tool(description=...)")
+    return PythonTool(tool_name, text, schema, model, function)
 
 
 def _tidy(schema: dict[str, Any]) -> dict[str, Any]:

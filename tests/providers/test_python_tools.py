@@ -219,6 +219,7 @@ def test_parameters_named_like_pydantic_members_are_kept() -> None:
     @tool
     def configure(model_config: str, model_dump: int, schema: str = "s",
                   copy: bool = False, _private: str = "p") -> str:
+        """Configure."""
         return f"{model_config} {model_dump} {schema} {copy} {_private}"
 
     spec = python_tool(configure)
@@ -239,6 +240,12 @@ def test_bad_signatures_are_rejected_at_decoration() -> None:
         @tool
         def spread(*values: int) -> int:
             return sum(values)
+
+    with pytest.raises(PythonToolError, match=r"'lookup'.*no description; fix: .*docstring"):
+
+        @tool  # was offered silently, described by its name alone
+        def lookup(key: str) -> str:
+            return key
 
     with pytest.raises(PythonToolError, match="tool name"):
         tool(name="has space")(lambda: None)
