@@ -88,7 +88,9 @@ class Progress:
     def pytest_report_collectionfinish(self, config: pytest.Config,
                                        items: list[pytest.Item]) -> str | None:
         cases = [item.nodeid for item in items if hasattr(item, "case_file")]
-        if not items and not config.getoption("collectonly"):
+        # (a case file that failed to collect says so itself: no "no case found" above it)
+        failed = getattr(config.pluginmanager.get_plugin("session"), "testsfailed", 0)
+        if not items and not config.getoption("collectonly") and not failed:
             # The patterns come with the collector (cases.model: not imported at plugin load)
             from pytest_tooleval.collect import DEFAULT_PATTERNS
 

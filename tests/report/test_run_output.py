@@ -102,6 +102,16 @@ def test_no_case_found_says_where_cases_are_looked_for(project, fake_model) -> N
                                  "benchmarks/**/*.json, scenarios/**/*.yaml*tooleval init*"])
 
 
+def test_a_case_file_that_fails_to_load_is_not_called_no_case_found(project, fake_model) -> None:
+    project.profile(fake_model(SCRIPT))
+    project.write("scenarios/weather.yaml", "name: weather\ncases:\n  - name: a\n"
+                                            "    category: irrelevance\n     steps: []\n")
+    result = project.run()
+    text = result.stdout.str()
+    assert "weather.yaml: not valid YAML at line 5" in text
+    assert "no case found" not in text, text
+
+
 def _step(checks: StepChecks, attempts: list[Attempt] | None = None,
           answer_text: str | None = "ok", answered: bool = True) -> StepResult:
     transcript = StepTranscript("m", attempts=attempts or [], answer=answer_text,
