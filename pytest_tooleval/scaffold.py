@@ -23,7 +23,7 @@ model = "smollm2-135m"
 CONFTEST = '''\
 """Your tools: each @tool function is offered to the model beside the built-in tools
 (docs/your-tools.md). Preview what one returns, for `gold` and `evidence`, with
-`tooleval check --oracle benchmarks`."""
+`tooleval call order_status '{"order_id": "A-1042"}'`."""
 
 from pytest_tooleval import tool
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,12 @@ def test_init_creates_a_project_the_oracle_proves(tmp_path: Path, monkeypatch, c
     out = capsys.readouterr().out
     assert "python:conftest.py: 1 tools" in out  # the example tool, imported from conftest.py
     assert "oracle: 3/3 cases proven by their gold path" in out
+
+    # conftest.py's docstring names the command that shows what the tool returns
+    preview = re.search(r"`tooleval (call [^`]+)`", (tmp_path / "conftest.py").read_text())
+    assert preview is not None
+    assert main(shlex.split(preview.group(1))) == 0
+    assert '"carrier": "DHL"' in capsys.readouterr().out
 
 
 def test_init_into_a_named_folder(tmp_path: Path, monkeypatch, capsys) -> None:
