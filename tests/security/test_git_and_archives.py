@@ -149,6 +149,48 @@ def test_the_jail_alone_contains_a_filter_that_runs(hostile: Hostile,
     hostile.assert_contained()
 
 
+def _nested_repository(h: Hostile, folder: str) -> Path:
+    """A repository at ``folder`` inside the world's one, committed there as a gitlink (what
+    run_python can do with the git it finds in the jail), its own config then given a clean
+    filter that writes a marker: git runs ``git status`` in a gitlink's folder, and that
+    reads the folder's config, which no allowlist checks."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(h.world.root), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "x", "GIT_AUTHOR_EMAIL": "x@x",
+           "GIT_COMMITTER_NAME": "x", "GIT_COMMITTER_EMAIL": "x@x"}
+    nested = h.world.repo / folder
+    nested.mkdir(parents=True)
+    (nested / "data.txt").write_text("hello\n")
+    (nested / ".gitattributes").write_text("* filter=x\n")
+    for cwd, args in ((nested, ("init", "-q")), (nested, ("add", "-A")),
+                      (nested, ("commit", "-qm", "vendored")),
+                      (h.world.repo, ("add", "--", folder))):
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    marker = nested / "ran-inside.txt"
+    with (nested / ".git" / "config").open("a") as config:
+        config.write(f'[filter "x"]\n\tclean = "echo ran >> {marker.name}; '
+                     f'cat {h.canary} > {h.outside}/filtered; cat"\n')
+    # A .gitmodules entry would override diff.ignoreSubmodules: none of that may matter.
+    (h.world.repo / ".gitmodules").write_text(
+        f'[submodule "v"]\n\tpath = {folder}\n\tignore = none\n')
+    os.utime(nested / "data.txt", ns=(0, 0))
+    return marker
+
+
+@pytest.mark.parametrize("folder", ["vendor", "src/deep/lib"])
+def test_a_nested_repositorys_config_never_runs(hostile: Hostile, folder: str) -> None:
+    """A repository inside the world's repository (run_python can make one with git, and
+    git_commit adds it as a gitlink): git status, git diff and git add run ``git status``
+    in it, which ran its config's clean filter as the jail's uid, with the repository bound
+    read-write on the host (100 MiB written to the host's disk in one call, a FIFO and a
+    link left in the home). Every git tool now refuses such a repository, naming it."""
+    marker = _nested_repository(hostile, folder)
+    outputs = _git_attempts(hostile)
+    assert not marker.exists(), "the nested repository's filter ran"
+    for out in outputs:
+        assert f"{folder}/.git" in out, out
+    hostile.assert_contained()
+
+
 def test_worktree_config_is_not_read(hostile: Hostile) -> None:
     git_dir = hostile.world.repo / ".git"
     config = git_dir / "config"

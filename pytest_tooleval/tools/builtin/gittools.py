@@ -6,7 +6,8 @@ no network, nothing of the host to reach), with no system or global config, hook
 at /dev/null, no attributes file, no replace objects and no alternates from the
 environment; the repository's own config is checked against an allowlist first, and a
 repository that would make git read files the allowlist never sees (``commondir``,
-alternates, ``info/attributes``, ``config.worktree``, ``worktrees/``, ``modules/``) is
+alternates, ``info/attributes``, ``config.worktree``, ``worktrees/``, ``modules/``), or
+that holds another repository in its working tree (whose config git reads unchecked), is
 refused. Refs and paths from the model never reach git's option parser
 (``--end-of-options`` and ``--``).
 """
@@ -110,6 +111,24 @@ def refuse_unchecked(git_dir: Path) -> None:
         raise ToolError("the repository's config is not a plain file; refusing to run git")
 
 
+def refuse_nested(repo: Path) -> None:
+    """Refuse a working tree that holds another repository (a ``.git`` folder, file or link
+    below the top): for a gitlink there, ``git status``, ``git diff`` and ``git add`` run
+    ``git status`` inside it, which reads that repository's own config, never checked
+    against the allowlist (its filters, for one, run). ``--ignore-submodules`` cannot stop
+    it: ``git add`` has no such option."""
+    for folder, dirs, files in os.walk(repo):
+        if folder == str(repo):
+            dirs[:] = [name for name in dirs if name != ".git"]
+            files = [name for name in files if name != ".git"]
+        for name in dirs + files:
+            if name.lower() == ".git":
+                rel = Path(folder, name).relative_to(repo).as_posix()
+                raise ToolError(f"the repository holds another repository at {rel}, whose "
+                                "config git would read unchecked; git tools refuse to run "
+                                "it (delete that folder first)")
+
+
 def run_git(ctx: Context, *args: str, commit: bool = False) -> str:
     binary = shutil.which("git")
     if binary is None:
@@ -118,6 +137,7 @@ def run_git(ctx: Context, *args: str, commit: bool = False) -> str:
     repo, home = _repo(ctx), ctx.home.real_root
     git_dir = repo / ".git"
     refuse_unchecked(git_dir)
+    refuse_nested(repo)
     config = git_dir / "config"
     env = _env(ctx, git_dir, jailed=jailed, commit=commit)
     if config.exists() and not commit:
