@@ -13,6 +13,8 @@ jailed tools are not offered, unless the run opts into the named unsafe mode.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import functools
 import itertools
 import os
@@ -453,6 +455,7 @@ def run(
         if not staged:
             give(writable, uid)
         preexec = _bounded(preexec)
+    preexec = _own_keyring(preexec)
     name = inside(home or writable)
     argv = [name(arg) for arg in argv]
     env = {key: name(value) for key, value in env.items()}
@@ -540,6 +543,34 @@ def run(
         # bwrap reports a child killed by signal N as 128 + N; give it the usual -N.
         outcome.returncode = 128 - proc.returncode
     return outcome
+
+
+#: keyctl(2)'s number where it is known (Python has no wrapper), and its operation that
+#: gives the caller a new, empty session keyring.
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def _own_keyring(preexec: Callable[[], None] | None) -> Callable[[], None]:
+    """The caller's ``preexec`` after giving bwrap (and so the jail) a new, empty session
+    keyring. Without it the jail inherits the controller's (a root controller's is the
+    machine-wide ``_uid_ses.0``), and whatever its uid it possesses that keyring: it reads
+    every key in it and adds keys that outlive the call. Where keyctl is refused (a
+    container's seccomp profile) the jail cannot use it either."""
+    number = _KEYCTL.get(os.uname().machine, -1)
+    syscall = ctypes.CDLL(None, use_errno=True).syscall if number >= 0 else None
+
+    def first() -> None:
+        if syscall is not None and syscall(ctypes.c_long(number),
+                                           ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING),
+                                           ctypes.c_void_p(None)) < 0:
+            code = ctypes.get_errno()
+            if code not in (errno.ENOSYS, errno.EPERM):
+                raise OSError(code, f"no session keyring of its own: {os.strerror(code)}")
+        if preexec is not None:
+            preexec()
+
+    return first
 
 
 def _bounded(preexec: Callable[[], None] | None) -> Callable[[], None]:

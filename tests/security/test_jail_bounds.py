@@ -151,6 +151,43 @@ def test_each_call_gets_a_uid_of_its_own() -> None:
     assert first >= jail.UID_BASE and second >= jail.UID_BASE
 
 
+_KEYS = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+k = libc.syscall({nr}, 10, -3, b"user", b"tooleval-test-secret", 0)  # KEYCTL_SEARCH in @s
+buf = ctypes.create_string_buffer(100)
+n = libc.syscall({nr}, 11, k, buf, 100) if k > 0 else -1  # KEYCTL_READ
+print("read", buf.raw[:max(n, 0)])
+print("added", libc.syscall({add}, b"user", b"tooleval-test-planted", b"junk", 4, -3))
+"""
+
+
+def test_the_controllers_session_keyring_is_out_of_reach(hostile: Hostile) -> None:
+    """The jail inherited the controller's session keyring (a root controller's is the
+    machine-wide ``_uid_ses.0``) and, possessing it, read a secret kept there and added a
+    key to it that outlived the call, whatever its uid. Now it has one of its own."""
+    import ctypes
+
+    machine = os.uname().machine
+    numbers = {"x86_64": (250, 248), "aarch64": (219, 217)}  # keyctl, add_key
+    if machine not in numbers:
+        pytest.skip(f"keyctl's number on {machine} is not known here")
+    nr, add = numbers[machine]
+    libc = ctypes.CDLL(None, use_errno=True)
+    # A session keyring of this test's own (KEYCTL_JOIN_SESSION_KEYRING), so that nothing
+    # of the machine's is touched.
+    if libc.syscall(nr, 1, b"tooleval-test") < 0:
+        pytest.skip(f"keyctl is refused here (errno {ctypes.get_errno()})")
+    assert libc.syscall(add, b"user", b"tooleval-test-secret", b"TOOLEVAL_SECRET=xyz", 19,
+                        -3) > 0
+    out = hostile.tools.ok("run_python", code=HOOK_OFF + "__main__.NO_IMPORT = set()\n"
+                           + _KEYS.format(nr=nr, add=add))
+    assert "read b''" in out, out
+    assert "xyz" not in out, out
+    assert libc.syscall(nr, 10, -3, b"user", b"tooleval-test-planted", 0) < 0, \
+        "a key the jail added is in the controller's session keyring"
+    hostile.assert_contained()
+
+
 def test_no_host_path_reaches_the_model(hostile: Hostile) -> None:
     """The home is at the jail's own name: what a snippet prints (its folder, HOME, a
     traceback) and what git says name no host folder, and the file tools take that name."""
