@@ -244,3 +244,38 @@ def test_cases_whose_contents_swapped_names_are_neither_regressions_nor_edited()
     assert result.score == (90.0, 90.0)
     assert result.regressions == [] and result.improvements == []
     assert result.edited == []
+
+
+def test_a_baseline_scored_by_another_version_is_refused_not_read_as_a_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same transcripts scored before and after 0135a47 (a chain's closing "thanks" on
+    the irrelevance axis): compare showed irrelevance 50.0 → 66.7 and a paired "baseline"
+    of 33.3 on identical behaviour; the runs differ in scoring, so it is refused."""
+    def chain(name: str, axes: dict[str, float]) -> CaseResult:
+        return CaseResult(nodeid=f"f.json::{name}", file="f.json", case=name, case_hash=name,
+                          category="chain", axes=axes, outcome=Outcome.PARTIAL)
+
+    irrelevance = [CaseResult(nodeid=f"f.json::i{i}", file="f.json", case=f"i{i}",
+                              case_hash=f"i{i}", category="irrelevance",
+                              axes={"irrelevance": float(i % 2)},
+                              outcome=Outcome.PASS if i % 2 else Outcome.FAIL)
+                   for i in range(2)]
+    old = [*irrelevance, chain("c", {"step": 0.5})]
+    new = [*irrelevance, chain("c", {"step": 0.5, "irrelevance": 1.0})]
+    result = compare(make_report(new), make_report(old))
+    assert not result.compared
+    assert result.refused == [
+        "scoring differs: 1 case(s) count on other axes here than in the baseline (e.g. "
+        "f.json::c: irrelevance, step here, step in the baseline): the runs were scored by "
+        "different versions; re-score the older report with `tooleval rescore REPORT "
+        "--report DIR` and compare with DIR/report.json"]
+    assert compare(make_report(new), make_report(new)).refused == []
+    paths = []
+    for name, data in (("on", make_report(new)), ("off", make_report(
+            old, backend={"grammar": "off", "constraint": None}))):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data.to_json()))
+        paths.append(str(path))
+    assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g")]) == 2
+    assert "scoring differs: 1 case(s)" in capsys.readouterr().err

@@ -119,7 +119,24 @@ def differences(new: Report, base: Report) -> list[str]:
     if constraint(new) != constraint(base):
         found.append(f"grammar mechanism differs: {constraint(new)} here, "
                      f"{constraint(base)} in the baseline")
+    found += _scoring_differences(new, base)
     return found + _run_differences(new.run, base.run)
+
+
+def _scoring_differences(new: Report, base: Report) -> list[str]:
+    """The same case (same content) counted on other axes in the two runs: they were scored
+    by different versions (a chain's closing "thanks" counts on the irrelevance axis since
+    0135a47), so the axes and the score would move with no change of the model."""
+    moved = [(n, b) for n, b in pair_cases(new.cases, base.cases).pairs
+             if n.case_hash and n.case_hash == b.case_hash and set(n.axes()) != set(b.axes())]
+    if not moved:
+        return []
+    first_new, first_base = moved[0]
+    return [f"scoring differs: {len(moved)} case(s) count on other axes here than in the "
+            f"baseline (e.g. {first_new.key}: {', '.join(sorted(first_new.axes()))} here, "
+            f"{', '.join(sorted(first_base.axes()))} in the baseline): the runs were scored "
+            "by different versions; re-score the older report with `tooleval rescore REPORT "
+            "--report DIR` and compare with DIR/report.json"]
 
 
 @dataclass
