@@ -86,6 +86,10 @@ def test_file_level_guards(tmp_path: Path) -> None:
     two = {"name": "t", "cases": [{"name": "x", "category": "tool",
                                    "steps": [{"message": "a"}, {"message": "b"}]}]}
     assert "use category 'chain'" in problems(tmp_path, two)
+    # A tool case expecting no tool counted on two axes at once: tool and irrelevance.
+    bare = {"name": "b", "cases": [{"name": "x", "category": "tool",
+                                    "steps": [{"message": "thanks, that's all"}]}]}
+    assert "a tool case must expect a tool" in problems(tmp_path, bare)
 
 
 def test_inline_tool_schema_and_name_are_checked(tmp_path: Path) -> None:

@@ -137,6 +137,18 @@ def check_file(
                     field="expect",
                 )
             )
+        if case.category == "tool" and not all(step.routes for step in case.steps):
+            # It would count twice: on the tool axis and, as a step that expects no tool,
+            # on the irrelevance axis (scoring/outcome.axis_values).
+            problems.append(
+                Problem(
+                    "a tool case must expect a tool",
+                    "add 'expect', or change the category to 'irrelevance' (a message that "
+                    "needs no tool)",
+                    case=case.name,
+                    field="expect",
+                )
+            )
         for number, step in enumerate(case.steps, start=1):
             problems.extend(_check_step(case.name, number, step, known, available,
                                         case_file.language))
