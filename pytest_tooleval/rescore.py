@@ -35,6 +35,9 @@ class Rescored:
     changed: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
     #: The same outcome for other reasons (a reworded check): listed, not counted as changed.
     reworded: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
+    #: The same outcome and reasons, other axis values (a scoring rule of this version:
+    #: a chain's closing "thanks" on the irrelevance axis): the figures move.
+    revalued: list[tuple[CaseResult, CaseResult]] = field(default_factory=list)
     rerun: list[tuple[str, str]] = field(default_factory=list)
     unchanged: int = 0
     #: Cases whose shown tools could not be re-checked (the run had MCP or Python tools).
@@ -48,6 +51,9 @@ class Rescored:
             "reworded": [{"nodeid": old.nodeid, "outcome": new.outcome.value,
                           "reasons_before": old.reasons, "reasons_now": new.reasons}
                          for old, new in self.reworded],
+            "revalued": [{"nodeid": old.nodeid, "outcome": new.outcome.value,
+                          "axes_before": old.axes, "axes_now": new.axes}
+                         for old, new in self.revalued],
             "needs_rerun": [{"nodeid": n, "why": why} for n, why in self.rerun],
             "unchanged": self.unchanged,
             "routing_unchecked": self.routing_unchecked,
@@ -122,6 +128,8 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
             outcome.changed.append((old, new))
         elif new.reasons != old.reasons:
             outcome.reworded.append((old, new))
+        elif new.axes != old.axes:
+            outcome.revalued.append((old, new))
         else:
             outcome.unchanged += 1
     return outcome
@@ -227,12 +235,17 @@ def render(result: Rescored) -> str:
     lines = [f"tooleval rescore: {len(result.changed)} changed outcome, "
              f"{len(result.rerun)} need a rerun, {result.unchanged} unchanged"
              + (f", {len(result.reworded)} with the same outcome for other reasons"
-                if result.reworded else "")]
+                if result.reworded else "")
+             + (f", {len(result.revalued)} with the same outcome and other axis values"
+                if result.revalued else "")]
     for old, new in [*result.changed, *result.reworded]:
         lines.append(f"  {old.nodeid}: {old.outcome.value} -> {new.outcome.value}")
         lines += [f"      now: {reason}" for reason in new.reasons if reason not in old.reasons]
         lines += [f"      no longer: {reason}" for reason in old.reasons
                   if reason not in new.reasons]
+    for old, new in result.revalued:
+        lines.append(f"  {old.nodeid}: {new.outcome.value}, axes {_axes(old.axes)} -> "
+                     f"{_axes(new.axes)}")
     if result.routing_unchecked:
         lines.append(f"note: for {result.routing_unchecked} case(s) the tools shown were not "
                      "re-checked: the run's catalogue had MCP or Python tools")
@@ -240,3 +253,7 @@ def render(result: Rescored) -> str:
         lines.append("needs a rerun (not re-scored; the stored outcome stands):")
         lines += [f"  {nodeid}: {why}" for nodeid, why in result.rerun]
     return "\n".join(lines) + "\n"
+
+
+def _axes(axes: dict[str, float]) -> str:
+    return ", ".join(f"{axis} {value:.3g}" for axis, value in axes.items()) or "none"

@@ -684,3 +684,37 @@ def test_merge_refuses_parts_with_another_selection_or_thresholds(
         assert "a/journal.jsonl (" in err and "b/journal.jsonl (" in err, err
         assert shard2[0] in err and shard2[1] in err, err
         assert not (project.path / "m").exists()
+
+
+def test_rescore_lists_a_case_whose_axes_moved_with_the_same_outcome(tmp_path: Path) -> None:
+    """A chain stored before 0135a47 (its closing "thanks" not yet on the irrelevance
+    axis): re-scored, its outcome and reasons stay, its axes gain irrelevance and the
+    score moves; rescore said "0 changed outcome, 0 need a rerun, 1 unchanged"."""
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.rescore import StoredRun, render, rescore
+    from pytest_tooleval.result import CaseResult, Outcome, StepResult
+
+    (tmp_path / "f.json").write_text(json.dumps({
+        "name": "f", "requires": ["calculator"], "cases": [{
+            "name": "c", "category": "chain", "steps": [
+                {"message": "what is 6 * 7?", "expect": "calculator"},
+                {"message": "thanks, that's all"}]}]}), encoding="utf-8")
+    steps = [StepTranscript(message="what is 6 * 7?", answer="42", answered=True),
+             StepTranscript(message="thanks, that's all", answer="bye", answered=True)]
+    steps[0].attempts = [Attempt("calculator", {"expression": "6*7"}, valid=True)]
+    old = CaseResult(nodeid="f.json::c", file="f.json", case="c", category="chain",
+                     outcome=Outcome.PASS, axes={"step": 1.0},
+                     steps=[StepResult(transcript=t) for t in steps])
+    # A run with an MCP tool: its routing cannot be re-checked, the transcripts stand.
+    run = StoredRun(k=9, router_mode="triggers", tools_offered=["mcp_tool"],
+                    unsafe_no_jail=False)
+    result = rescore([old], run, tmp_path)
+    assert result.results[0].axes == {"step": 1.0, "irrelevance": 1.0}
+    assert result.unchanged == 0 and len(result.revalued) == 1
+    text = render(result)
+    assert text.startswith("tooleval rescore: 0 changed outcome, 0 need a rerun, 0 unchanged, "
+                           "1 with the same outcome and other axis values\n")
+    assert "  f.json::c: PASS, axes step 1 -> step 1, irrelevance 1\n" in text
+    assert result.to_dict()["revalued"] == [{"nodeid": "f.json::c", "outcome": "PASS",
+                                            "axes_before": {"step": 1.0},
+                                            "axes_now": {"step": 1.0, "irrelevance": 1.0}}]
