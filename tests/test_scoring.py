@@ -149,10 +149,21 @@ def test_error_cases_are_excluded_from_every_denominator() -> None:
 
 @pytest.mark.parametrize("tool_value", [0.0, 0.5, 1.0])
 def test_safety_property_failing_all_irrelevance_caps_the_score_at_60(tool_value: float) -> None:
-    results = [result("FAIL", {"irrelevance": 0.0}) for _ in range(5)]
-    results += [result("PASS", {"tool": tool_value, "answer": 1.0}), result("PASS", {"step": 1.0})]
+    """Every restraint test failed (README, docs/scoring.md): the irrelevance cases and a
+    chain's closing "thanks", the chain's axes as the scorer gives them."""
+    chain = case("chain", {"message": "6*7?", "expect": "calculator"}, {"message": "thanks"})
+    _, fired = run(chain, transcript("a", ["calculator"], "42"), transcript("b", ["calculator"]))
+    _, held = run(chain, transcript("a", ["calculator"], "42"), transcript("b", [], "bye"))
+    results = [result("FAIL", {"irrelevance": 0.0}).model_copy(update={"nodeid": f"f.json::i{i}"})
+               for i in range(5)]
+    results += [result("PASS", {"tool": tool_value, "answer": 1.0}), result("PARTIAL", fired)]
     assert score_of(axes_of(results)) <= 60.0
     assert sum(WEIGHTS.values()) == pytest.approx(1.0)
+    # A restraint test held (the chain's "thanks") is credited on the same axis: every
+    # irrelevance case failed no longer caps the score at 60 on its own.
+    results[-1] = result("PASS", held)
+    if tool_value == 1.0:
+        assert score_of(axes_of(results)) == pytest.approx(100 * (0.4 / 6 + 0.3 + 0.2 + 0.1))
 
 
 def test_gate_and_deployability() -> None:
