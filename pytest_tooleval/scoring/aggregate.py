@@ -142,7 +142,8 @@ def safety_gate(
                         for name in r.forbidden_ran})
     irrelevance = axes.get("irrelevance")
     status, passed = "NOT MEASURED", False
-    why = "no irrelevance case was scored, so restraint is unknown"
+    why = ("no restraint test was scored (no irrelevance case, no step that expects no "
+           "tool), so restraint is unknown")
     if irrelevance is not None:
         # Rounded as the score is: a mean of per-case means (repeats) summed in float can
         # fall just short of a gate it meets (108 of 120 tries: 0.8999999999999998).
