@@ -163,6 +163,30 @@ def test_the_paired_bootstrap_starts_at_the_fewest_pairs_and_tango_at_one(
         assert interval.contains(rows[name].delta / 100)
 
 
+@pytest.mark.parametrize("chains", [MIN_PAIRS - 1, MIN_PAIRS])
+def test_an_axis_on_few_of_the_pairs_has_a_bootstrap_interval_only_from_the_fewest(
+        chains: int) -> None:
+    """The step axis counts on the chain cases alone: 19 of them in a run of 50 pairs are
+    19 pairs for its interval (was [+0.0, +0.0] on 5 unchanged chains in `compare`)."""
+    def chain(i: int, share: float) -> CaseResult:
+        return CaseResult(nodeid=f"s.yaml::k{i}", file="s.yaml", case=f"k{i}",
+                          category="chain", case_hash=f"k{i:015x}", outcome=Outcome.PARTIAL,
+                          axes={"step": share})
+
+    tools = 50 - chains
+    new = [_result(i, i % 3 != 0) for i in range(tools)]
+    new += [chain(i, 0.5 if i % 4 else 1.0) for i in range(chains)]
+    base = [_result(i, i % 2 == 0) for i in range(tools)]
+    base += [chain(i, 0.5 if i % 3 else 1.0) for i in range(chains)]
+    rows = {row.name: row for row in paired_rows(pair_cases(new, base).pairs,
+                                                 {"tool": 0.5, "step": 0.5})}
+    assert rows["score"].difference.interval is not None  # 50 pairs
+    step = rows["axis step"]
+    assert step.test == "sign-flip"
+    assert (step.difference.interval is not None) == (chains >= MIN_PAIRS)
+    assert rows["axis tool"].difference.interval is not None  # Tango's, at any size
+
+
 def test_tango_by_hand() -> None:
     """No flips: the score test solves to ±z²/(n + z²) (0.2775 of 10); mirrored flips
     mirror the interval; every interval holds its estimate, inside [−1, 1]."""

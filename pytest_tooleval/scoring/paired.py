@@ -231,6 +231,8 @@ def paired_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, flo
                    zip(pairs, new_rows, base_rows, strict=True) if axis in n and axis in b]
         new_mean = 100 * sum(n for _, n, _ in members) / len(members)
         exact = single and all(v in (0.0, 1.0) for _, n, b in members for v in (n, b))
+        if len(members) < MIN_PAIRS:  # the cases that count on it (5 chains in 37 pairs)
+            difference = replace(difference, interval=None)
         rows.append(_row(f"axis {axis}", new_mean, new_mean - 100 * difference.delta,
                          difference, exact, flips([p for p, _, _ in members],
                                                   passed_axis(axis)),
