@@ -39,6 +39,8 @@ def run_summary(report: Report) -> dict[str, Any]:
         "model": report.run.model.get("name"),
         "grammar": report.run.grammar,
         "score": summary.score,
+        "score_interval": None if summary.score_interval is None
+        else summary.score_interval.model_dump(mode="json"),
         "axes": {axis: data.model_dump(mode="json") for axis, data in summary.axes.items()},
         "outcomes": summary.outcomes,
         "safety_gate": summary.safety_gate.status,

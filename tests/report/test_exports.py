@@ -148,6 +148,18 @@ def test_junit_suite_properties_carry_the_intervals_there_are() -> None:
     assert "tooleval.axis.irrelevance.low" not in props  # 2 cases: no interval
 
 
+def test_json_report_summary_carries_the_score_s_interval_as_its_axes_do() -> None:
+    """pytest-json-report's top-level ``tooleval`` gave the score bare (88.7) while each
+    axis beside it carried its interval."""
+    from pytest_tooleval.report.jsonreport import run_summary
+
+    summary = run_summary(_fake_report())
+    assert summary["score_interval"] == {"low": 40.0, "high": 70.0, "method": "bootstrap"}
+    assert summary["axes"]["tool"]["interval"] == {"low": 0.5, "high": 0.9,
+                                                   "method": "wilson"}
+    assert summary["axes"]["irrelevance"]["interval"] is None  # 2 cases: no interval
+
+
 def test_every_renderer_names_the_same_grammar_mode() -> None:
     """A run whose model never started has no backend description: report.md, the step
     summary, JUnit, the json-report metadata and the dataset card read the backend's
