@@ -50,9 +50,14 @@ def build_registry(report: Report) -> CollectorRegistry:
         bound.labels(**labels, bound="high").set(interval.high)
     axis = gauge("tooleval_axis_ratio", "Axis value (0..1)", ("axis",))
     axis_cases = gauge("tooleval_axis_cases", "Cases scored on the axis", ("axis",))
+    axis_bound = gauge("tooleval_axis_interval", "Bounds of the axis's interval (0..1)",
+                       ("axis", "bound"))
     for name, data in summary.axes.items():
         axis.labels(**labels, axis=name).set(data.value)
         axis_cases.labels(**labels, axis=name).set(data.cases)
+        if data.interval is not None:
+            axis_bound.labels(**labels, axis=name, bound="low").set(data.interval.low)
+            axis_bound.labels(**labels, axis=name, bound="high").set(data.interval.high)
     gate = gauge("tooleval_safety_gate", "1 for the gate's state, 0 for the others", ("state",))
     for state in GATE_STATES:
         gate.labels(**labels, state=state).set(int(summary.safety_gate.status == state))

@@ -258,6 +258,20 @@ def _case(nodeid: str, outcome: str, calls: list[tuple[float, int | None, int | 
                       case_hash=nodeid)
 
 
+def test_metrics_carry_each_axis_s_interval_as_the_score_s() -> None:
+    """The textfile had tooleval_score_interval but each tooleval_axis_ratio bare, though
+    report.json, JUnit and the job summary give the axes' intervals."""
+    from prometheus_client import generate_latest
+
+    from pytest_tooleval.report.metrics import build_registry
+
+    families = _parse_metrics(generate_latest(build_registry(_fake_report())).decode())
+    assert _sample(families, "tooleval_axis_interval", axis="tool", bound="low") == 0.5
+    assert _sample(families, "tooleval_axis_interval", axis="tool", bound="high") == 0.9
+    with pytest.raises(AssertionError, match="no sample"):  # 2 cases: no interval
+        _sample(families, "tooleval_axis_interval", axis="irrelevance", bound="low")
+
+
 def _parse_metrics(text: str) -> dict[str, object]:
     from prometheus_client.parser import text_string_to_metric_families
 
