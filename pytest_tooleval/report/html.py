@@ -17,7 +17,7 @@ from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
 from pytest_tooleval.report.terminal import interval_note, verdict_line
 from pytest_tooleval.result import CaseResult, Outcome
-from pytest_tooleval.scoring.aggregate import WEIGHTS
+from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES, case_modes
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -36,11 +36,21 @@ def bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float]
     return None if interval is None else (interval.low * scale, interval.high * scale)
 
 
+def too_few(interval: Interval | None, cases: int) -> str:
+    """Why a figure has no interval, as report.md says it: "too few cases", else ""."""
+    return "too few cases" if interval is None and 0 < cases < INTERVAL_MIN_CASES else ""
+
+
+def _notes(*parts: str) -> str:
+    return " · ".join(part for part in parts if part)
+
+
 def axis_chart(summary: Summary) -> str:
     """The score and each axis; the safety gate's threshold on the irrelevance row, the
     only axis it applies to."""
     gate = 100 * summary.safety_gate.threshold
-    bars = [Bar("score", summary.score, bounds(summary.score_interval), css="bar score")]
+    bars = [Bar("score", summary.score, bounds(summary.score_interval),
+                too_few(summary.score_interval, summary.cases_scored), css="bar score")]
     for axis, weight in WEIGHTS.items():
         data = summary.axes.get(axis)
         here = axis == "irrelevance" and gate > 0
@@ -50,7 +60,8 @@ def axis_chart(summary: Summary) -> str:
                             marker=marker, marker_label=marker_label))
             continue
         bars.append(Bar(f"{axis} (×{weight:.2f})", 100 * data.value,
-                        bounds(data.interval, 100), f"{data.cases} cases",
+                        bounds(data.interval, 100),
+                        _notes(too_few(data.interval, data.cases), f"{data.cases} cases"),
                         marker=marker, marker_label=marker_label))
     return bar_chart("Score and axes", bars)
 
@@ -64,8 +75,9 @@ def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
     bars = []
     for label, row in table.items():
         counts = ", ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v)
-        bars.append(Bar(label, row.score, bounds(row.interval),
-                        f"n={row.cases}" + (f" ({counts})" if counts else "")))
+        bars.append(Bar(label, row.score, bounds(row.interval), _notes(
+            too_few(row.interval, row.cases),
+            f"n={row.cases}" + (f" ({counts})" if counts else ""))))
     return bar_chart(title, bars)
 
 
@@ -120,6 +132,7 @@ def render_html(report: Report, *, title: str | None = None,
         run=run, summary=summary, verdict_reason=verdict_reason(report),
         interval_note=interval_note(summary),
         score_interval=bounds(summary.score_interval),
+        score_note=too_few(summary.score_interval, summary.cases_scored),
         axis_chart=axis_chart(summary), charts=charts,
         cases=[_case_view(c, i) for i, c in enumerate(cases)],
         outcomes=("PASS", "PARTIAL", "FAIL", "ERROR"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 
 import pytest
@@ -81,6 +81,33 @@ def test_intervals_and_baselines_are_shown(run_report) -> None:
     plain = render_html(report.model_copy(update={"summary": summary}))
     assert 'id="baselines"' not in plain
     assert "/ 100</div>" in plain and "/ 100</div>" not in real  # the score card's interval
+
+
+def test_a_figure_under_the_minimum_says_too_few_cases_as_report_md_does() -> None:
+    """A 4-case register row, a 3-case axis and a 3-case run's score had no interval in
+    report.html and said nothing ("formal: 50.0 · n=4"), where report.md says "too few
+    cases"."""
+    from pytest_tooleval.report.markdown import render_markdown
+
+    def case(i: int, category: str, register: str, passed: bool) -> CaseResult:
+        axis = "irrelevance" if category == "irrelevance" else "tool"
+        return CaseResult(nodeid=f"a.json::c{i}", file="a.json", case=f"c{i}",
+                          category=category, register=register, case_hash=f"h{i}",
+                          outcome="PASS" if passed else "FAIL", axes={axis: float(passed)})
+
+    cases = [case(i, "tool", "formal", i % 2 == 0) for i in range(4)]
+    cases += [case(4 + i, "irrelevance", "casual", True) for i in range(3)]
+    cases += [case(7 + i, "tool", "casual", i != 0) for i in range(6)]
+    report = make_report(cases)
+    assert report.summary.registers["formal"].interval is None
+    assert "| formal | 50.0 | too few cases | 4 |" in render_markdown(report)
+    text = unescape(re.sub(r"<[^>]+>", "\n", render_html(report)))
+    assert "50.0 · too few cases · n=4 (pass 2, fail 2)" in text  # the register row
+    assert "100.0 · too few cases · 3 cases" in text  # the irrelevance axis
+    assert "casual" in text and "n=9 (pass 8, fail 1)" in text
+    assert "too few cases · n=9" not in text  # 9 cases have their interval
+    small = unescape(render_html(make_report(cases[4:7])))
+    assert "too few cases / 100</div>" in small  # the score card of a 3-case run
 
 
 def test_gap_report_has_the_flip_matrix() -> None:
