@@ -13,6 +13,7 @@ from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.compare import differences
 from pytest_tooleval.report.html import bounds, environment
 from pytest_tooleval.report.model import Interval, Report
+from pytest_tooleval.report.terminal import interval_text
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.paired import Row, pair_cases, paired_rows
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
@@ -117,19 +118,22 @@ def _groups(ranked: list[Entry], apart: set[tuple[str, str]]) -> list[list[str]]
 
 
 # -- rendering ----------------------------------------------------------------------------
-def _figure(value: float | None, interval: Interval | None, scale: float = 1.0) -> str:
+def _figure(value: float | None, interval: Interval | None, cases: int,
+            scale: float = 1.0) -> str:
+    """The figure and its interval, or "[too few cases]" where it has none for that."""
     if value is None:
         return "n/a"
-    return f"{value * scale:.1f}" + (f" [{interval.text(scale)}]" if interval else "")
+    return f"{value * scale:.1f}" + interval_text(interval, scale, cases=cases)
 
 
 def _axis(report: Report, axis: str) -> str:
     data = report.summary.axes.get(axis)
-    return "n/a" if data is None else _figure(data.value, data.interval, 100)
+    return "n/a" if data is None else _figure(data.value, data.interval, data.cases, 100)
 
 
 def _score(report: Report) -> str:
-    return _figure(report.summary.score, report.summary.score_interval)
+    summary = report.summary
+    return _figure(summary.score, summary.score_interval, summary.cases_scored)
 
 
 def _interval(row: Row) -> str:

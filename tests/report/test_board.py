@@ -112,3 +112,24 @@ def test_tooleval_board_on_three_runs_writes_the_ranking(project, fake_model) ->
     html = (out / "board.html").read_text("utf-8")
     assert "default-src 'none'" in html and "<svg" in html
     assert re.findall(r"<td><code>(\w+)</code>", html) == ["good", "chatty", "eager"]
+
+
+def test_a_figure_under_the_minimum_says_too_few_cases() -> None:
+    """The step axis of 3 chains had no interval and no word on the board ("| 50.0 |"),
+    where report.md and the terminal say "too few cases"."""
+    from pytest_tooleval.report.board import render_html as render_board_html
+
+    def with_chains(name: str, passes: int) -> Report:
+        chains = [CaseResult(nodeid=f"a.json::k{i}", file="a.json", case=f"k{i}",
+                             category="chain", case_hash=f"k{i}", outcome="PARTIAL",
+                             axes={"step": 0.5}) for i in range(3)]
+        base = run_of(name, passes)
+        return make_report([*base.cases, *chains], model={"name": name})
+
+    result = board([with_chains("x", 38), with_chains("y", 34)])
+    text = render_markdown(result)
+    row = next(line for line in text.splitlines() if line.startswith("| 1 | x |"))
+    cells = [cell.strip() for cell in row.split("|")]
+    assert cells[7] == "50.0 [too few cases]"  # step: 3 cases
+    assert re.fullmatch(r"95\.0 \[\d+\.\d–\d+\.\d\]", cells[6])  # tool: 40 cases
+    assert "50.0 [too few cases]" in render_board_html(result)
