@@ -61,8 +61,12 @@ def _comparison_lines(comparison: dict[str, Any]) -> list[str]:
         return ["**Baseline comparison refused**: " + "; ".join(comparison["refused"])]
     score = comparison.get("score", {})
     delta = score.get("delta")
+    paired = comparison.get("paired") or {}
+    interval = (paired.get("figures") or {}).get("score", {}).get("interval")
+    spread = "" if interval is None else (f", {paired['level']:.0%} paired interval "
+                                          f"{interval['low']:+.1f} to {interval['high']:+.1f}")
     lines = [f"Against the baseline: {fmt(score.get('baseline'))} → {fmt(score.get('new'))}"
-             + ("" if delta is None else f" ({delta:+.1f})")]
+             + ("" if delta is None else f" ({delta:+.1f}{spread})")]
     beyond = comparison.get("regressed_beyond_tolerance") or []
     if beyond:
         lines.append("Beyond the tolerance: " + "; ".join(beyond))

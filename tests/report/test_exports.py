@@ -139,6 +139,36 @@ def test_step_summary_lists_regressions_and_intervals() -> None:
     assert "`a.json::c10`" not in text and "and 2 more" in text
 
 
+def test_step_summary_gives_the_score_difference_with_its_paired_interval(
+        project, fake_model, monkeypatch) -> None:
+    """With --tooleval-baseline the job summary read 'Against the baseline: 88.7 → 81.5
+    (-7.3)', the interval compare computed for that difference left out."""
+    summary = project.path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    server = fake_model([Rule("weather", [call("get_weather", {"city": "Izmir"}),
+                                          answer("rainy")]), Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    cases = [{**WEATHER_CASE, "name": f"w{i}", "steps": [
+        {**WEATHER_CASE["steps"][0], "message": f"weather {i} in Izmir?"}]} for i in range(12)]
+    cases += [{**THANKS_CASE, "name": f"t{i}", "steps": [{"message": f"thanks {i}"}]}
+              for i in range(12)]
+    project.write("scenarios/demo.yaml", scenario(cases))
+    project.run()
+    (project.path / "base.json").write_bytes(
+        (project.path / "tooleval-report" / "report.json").read_bytes())
+    server.set_rules([Rule("weather 1", [answer("no idea")]),
+                      Rule("weather", [call("get_weather", {"city": "Izmir"}),
+                                       answer("rainy")]), Rule("thanks", [answer("bye")])])
+    summary.write_text("")
+    project.run("--tooleval-baseline", "base.json")
+    paired = json.loads((project.path / "tooleval-report" / "comparison.json").read_text())
+    score = paired["paired"]["figures"]["score"]
+    interval = score["interval"]
+    assert interval is not None  # 24 pairs
+    assert (f"({score['delta']:+.1f}, 95% paired interval {interval['low']:+.1f} to "
+            f"{interval['high']:+.1f})") in summary.read_text()
+
+
 def test_junit_suite_properties_carry_the_intervals_there_are() -> None:
     from pytest_tooleval.report.junit import suite_properties
 
