@@ -140,7 +140,9 @@ def render_markdown(report: Report) -> str:
         shown = ", ".join(f"{lang} {fmt(score)}" for lang, score in gap.scores.items())
         lines += [f"Language gap on {gap.jobs} twin job(s) (the same job and fact asked in "
                   f"each language): {shown}"
-                  + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}" if gap.gap is not None else ""),
+                  + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}"
+                     + (f" [{gap.interval.low:+.1f} to {gap.interval.high:+.1f}]" if gap.interval
+                        else " (too few jobs for an interval)") if gap.gap is not None else ""),
                   ""]
     calls = summary.calls
     lines += [

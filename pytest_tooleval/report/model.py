@@ -125,6 +125,8 @@ class LanguageGap(_Model):
     scores: dict[str, float | None]
     gap: float | None
     gap_is: str | None
+    #: The gap's interval (points), over the jobs in both languages; none under 20 jobs.
+    interval: Interval | None = None
 
 
 class Calls(_Model):

@@ -27,9 +27,11 @@ from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.coverage import routed_share
 from pytest_tooleval.scoring.failure_modes import failure_modes
 from pytest_tooleval.scoring.intervals import figure_intervals, width_warnings
+from pytest_tooleval.scoring.paired import MIN_PAIRS
 from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
-from pytest_tooleval.scoring.settings import IntervalSettings
+from pytest_tooleval.scoring.settings import DEFAULT_LEVEL, IntervalSettings
 from pytest_tooleval.scoring.settings import Thresholds as Thresholds
+from pytest_tooleval.scoring.statistics import mean_interval
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
@@ -167,11 +169,12 @@ def coverage(axes: dict[str, AxisFigure], minimum: int) -> Coverage:
     )
 
 
-def language_gap(results: list[CaseResult]) -> LanguageGap:
+def language_gap(results: list[CaseResult], level: float = DEFAULT_LEVEL) -> LanguageGap:
     """Per language, the score over twin jobs (cases sharing a ``job`` id across languages).
 
     Only jobs scored in at least two languages count; within one language a job's cases
-    (its registers, say) are averaged first, so every job weighs the same.
+    (its registers, say) are averaged first, so every job weighs the same. With two
+    languages the gap's interval resamples the jobs (from ``MIN_PAIRS`` jobs, as compare's).
     """
     by_job: dict[str, dict[str, list[CaseResult]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
@@ -179,20 +182,25 @@ def language_gap(results: list[CaseResult]) -> LanguageGap:
             by_job[result.job][result.language].append(result)
     twins = {job: langs for job, langs in by_job.items() if len(langs) >= 2}
     languages = sorted({lang for langs in twins.values() for lang in langs})
+    per_job = {job: {lang: score_of(axes_of(cases)) for lang, cases in langs.items()}
+               for job, langs in twins.items()}
     scores: dict[str, float | None] = {}
     for language in languages:
-        per_job = [score_of(axes_of(langs[language])) for langs in twins.values()
-                   if language in langs]
-        values = [s for s in per_job if s is not None]
+        values = [s for job in per_job.values() if (s := job.get(language)) is not None]
         scores[language] = sum(values) / len(values) if values else None
     shared = [job for job, langs in twins.items() if all(lang in langs for lang in languages)]
-    gap = None
+    gap = interval = None
     if len(languages) == 2 and None not in scores.values():
         first, second = languages
         gap = round(float(scores[second] or 0.0) - float(scores[first] or 0.0), 4)
+        differences = [b - a for job in per_job.values()
+                       if (a := job.get(first)) is not None and (b := job.get(second)) is not None]
+        if len(differences) >= MIN_PAIRS:
+            interval = mean_interval(differences, level=level)
     return LanguageGap(jobs=len(twins), jobs_in_every_language=len(shared),
                        languages=languages, scores=scores, gap=gap,
-                       gap_is=f"{languages[1]} − {languages[0]}" if gap is not None else None)
+                       gap_is=f"{languages[1]} − {languages[0]}" if gap is not None else None,
+                       interval=interval.rounded() if interval is not None else None)
 
 
 def baseline_criterion(score: float | None, baselines: dict[str, Baseline],
@@ -295,7 +303,7 @@ def summarize(
         registers=breakdown(results, "register", settings),
         repeats=repeats_summary(cases, list(WEIGHTS)),
         statistics=StatisticsInfo(**settings.describe()),
-        language_gap=language_gap(results),
+        language_gap=language_gap(results, settings.level),
         calls=stats,
         safety_gate=gate,
         coverage=covered,

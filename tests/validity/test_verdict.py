@@ -253,7 +253,15 @@ def test_the_language_gap_on_twin_jobs() -> None:
     assert gap.jobs == 2 and gap.languages == ["en", "tr"]
     assert gap.scores == {"en": 100.0, "tr": 75.0}
     assert gap.gap == -25.0 and gap.gap_is == "tr − en"
+    assert gap.interval is None  # 2 jobs: too few to resample
     assert language_gap([twin("x", "en", 1.0, "a")]).jobs == 0
+    # From 20 jobs the gap has its interval over the jobs: 20 alike in both languages and
+    # 5 that only English gets right give a gap of -20 points, between its bounds.
+    many = [twin(f"j{i}", lang, 0.0 if (lang == "tr" and i < 5) else 1.0, f"{lang}{i}")
+            for i in range(25) for lang in ("en", "tr")]
+    gap = language_gap(many)
+    assert gap.gap == -20.0 and gap.interval is not None
+    assert -40.0 < gap.interval.low < -20.0 < gap.interval.high < 0.0
 
 
 def test_the_remembered_router_routes_like_the_router_and_hands_out_copies():
