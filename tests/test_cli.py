@@ -187,6 +187,17 @@ def test_check_piped_prints_every_detail_whole(tmp_path: Path) -> None:
     assert "…" not in done.stdout
 
 
+def test_check_names_the_tool_a_misspelt_requires_entry_is_close_to(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps({"name": "t", "requires": ["calculater"], "cases": [
+        {"name": "x", "category": "irrelevance", "steps": [{"message": "hello there"}]}]}))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", str(path), "--no-cache", "--mcp", "off"]) == 1
+    assert "requires 'calculater' (did you mean 'calculator'?)" in capsys.readouterr().out
+
+
 def test_check_names_bubblewrap_when_the_jail_is_missing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jail, "probe", lambda: jail.Probe(False, "bubblewrap (bwrap) is not "
@@ -234,6 +245,10 @@ def test_call_runs_a_conftest_tool_and_an_mcp_tool(
     assert main(["call", "tripple", "{}"]) == 2
     err = capsys.readouterr().err
     assert "no configured tool is named 'tripple'" in err and "double" in err
+    assert main(["call", "doubel", "{}"]) == 2  # a typo: the close name, not all 37
+    err = capsys.readouterr().err
+    assert "no configured tool is named 'doubel' (did you mean 'double'?)" in err
+    assert "calculator" not in err
 
 
 # ---------------------------------------------------------------- power: compare's alpha

@@ -45,6 +45,8 @@ def test_a_valid_file_loads(tmp_path: Path) -> None:
     ({"evidence": ["water bill"]}, "appears in the step's own message"),
     ({"expect": "nosuch_tool"}, "unknown tool 'nosuch_tool'"),
     ({"forbidden": ["nosuch"]}, "unknown tool 'nosuch'"),
+    # A typo got "check the spelling" and no word of the name it missed.
+    ({"expect": "web_serch"}, "check the spelling (did you mean 'web_search'?)"),
     ({"expect": "read_document"}, "not in the file's 'requires'"),
     ({"forbidden": ["search_documents"]}, "both expected and forbidden"),
     ({"evidence": [[]]}, "empty list of alternatives"),

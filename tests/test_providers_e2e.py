@@ -79,6 +79,18 @@ def test_a_server_that_fails_to_start_stops_the_run_at_requires(project, fake_mo
     assert server.requests == []
 
 
+def test_a_required_tool_no_one_offers_names_the_close_one(project, fake_model) -> None:
+    server = fake_model([Rule("", [answer("ok")])])
+    project.profile(server)
+    project.pytester.makeconftest(CONFTEST)
+    project.write("benchmarks/b.json", {"name": "b", "requires": ["release_dat"], "cases": [
+        {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello there"}]}]})
+    result = project.run()
+    result.stdout.fnmatch_lines(["*requires tools that no provider on this machine offers: "
+                                 "release_dat (did you mean 'release_date'?). Providers:*"])
+    assert server.requests == []
+
+
 @pytest.mark.parametrize("workers", [0, 2])  # 2: an INTERNALERROR traceback, message lost
 def test_duplicate_tool_names_are_one_clear_message(project, fake_model, workers) -> None:
     server = fake_model([Rule("", [answer("ok")])])

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pytest_tooleval.cases.errors import Problem
 from pytest_tooleval.cases.evidence import claims_found, evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
     READ_ONLY_BUILTINS,
@@ -201,8 +202,8 @@ def _check_step(
             if tool not in known:
                 problem(
                     f"unknown tool {tool!r}",
-                    "check the spelling, or add the tool to the file's 'requires' "
-                    "(or declare it under 'tools' in a scenario)",
+                    f"check the spelling{did_you_mean(tool, known)}, or add the tool to the "
+                    "file's 'requires' (or declare it under 'tools' in a scenario)",
                     field_name,
                     tool,
                 )

@@ -31,6 +31,7 @@ from pytest_tooleval.check.report import (
     Miss,
 )
 from pytest_tooleval.check.split import Split, case_key, find_split, group_of, verify
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.router.base import SHOWN, Router, Routing
 from pytest_tooleval.router.catalogue import (
     BUILTIN_ORDER,
@@ -248,8 +249,8 @@ def _requires_detail(tool: str, machine: set[str], unlisted: list[str]) -> str:
         why = missing_tools([(tool, row.needs, row.jailed)]).get(tool)
         if why:
             return f"requires {tool!r}, a built-in this machine cannot offer: {why}"
-    return (f"requires {tool!r}, which no provider on this machine offers (a missing binary, "
-            "an MCP server not configured or not started)"
+    return (f"requires {tool!r}{did_you_mean(tool, machine)}, which no provider on this "
+            "machine offers (a missing binary, an MCP server not configured or not started)"
             + "".join(f"; {line}" for line in unlisted))
 
 

@@ -22,6 +22,7 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import conftest_modules
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.config import ConfigError, Settings
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.tools.base import (
     Catalogue,
     ConfigurationError,
@@ -78,9 +79,10 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _call(catalogue: Catalogue, tool: str, arguments: dict[str, Any],
           problems: list[str]) -> int:
     if tool not in catalogue:
+        hint = did_you_mean(tool, catalogue.names)
         why = "".join(f"; {problem}" for problem in problems)
-        raise Refused(f"no configured tool is named {tool!r}{why}; known: "
-                      f"{', '.join(sorted(catalogue.names))}")
+        known = "" if hint else f"; known: {', '.join(sorted(catalogue.names))}"
+        raise Refused(f"no configured tool is named {tool!r}{hint}{why}{known}")
     result = catalogue.call(tool, arguments)
     print(result.text)
     return 1 if result.is_error else 0

@@ -19,6 +19,7 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.engine.session import CaseRef, ModelSession, classify_error
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.result import CaseResult, ErrorInfo
 from pytest_tooleval.run import RESUMED_KEY, WORLD_BASE_KEY
@@ -224,7 +225,8 @@ class Runtime:
             return None
         message = (
             f"{nodeid} requires tools that no provider on this machine offers: "
-            f"{', '.join(missing)}. Providers: {self.session().describe_providers()}. "
+            f"{', '.join(name + did_you_mean(name, offered) for name in missing)}. "
+            f"Providers: {self.session().describe_providers()}. "
             + _builtin_hints(missing)
             + "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
         )
