@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.load import load_case_file
 
 
@@ -92,6 +92,23 @@ def test_file_level_guards(tmp_path: Path) -> None:
     bare = {"name": "b", "cases": [{"name": "x", "category": "tool",
                                     "steps": [{"message": "thanks, that's all"}]}]}
     assert "a tool case must expect a tool" in problems(tmp_path, bare)
+
+
+@pytest.mark.parametrize("offered", [(), ("stock_level",)])  # a run's load; tooleval check's
+def test_a_misspelt_requires_entry_is_named_once(tmp_path: Path, offered: tuple) -> None:
+    """The run called the correctly spelt 'stock_level' an unknown tool, once per step and
+    field, check said it was not in 'requires'; neither named the misspelt entry."""
+    step = {"message": "how many blue mugs are left?", "expect": "stock_level",
+            "gold": [{"tool": "stock_level", "args": {"item": "blue mug"}}]}
+    data = {"name": "r", "requires": ["stock_levl"], "cases": [
+        {"name": "a", "category": "tool", "steps": [step]},
+        {"name": "b", "category": "chain", "steps": [step, step]}]}
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, data), offered)
+    assert info.value.problems == [Problem(
+        "'requires' lists 'stock_levl', but the steps name 'stock_level'",
+        "spell the tool's name the same in 'requires' and in the steps, or add "
+        "'stock_level' to 'requires'", field="requires", value="stock_levl")]
 
 
 def test_inline_tool_schema_and_name_are_checked(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ model said. These rules run at load time and in ``tooleval check``.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from collections.abc import Iterable
 
@@ -127,6 +128,24 @@ def check_file(
                     field="name",
                 )
             )
+
+    # A requires entry no step names, close to a tool the steps name but do not require,
+    # is one name spelt two ways: said once, not as an unknown tool in every step.
+    steps = [step for case in case_file.cases for step in case.steps]
+    named = {tool for step in steps for tool in
+             (*step.expected_tools, *step.forbidden, *(call.tool for call in step.gold or []))}
+    unnamed = [name for name in case_file.requires
+               if name not in named | set(BUILTIN_TOOL_NAMES) | set(extra_tools)]
+    expected = {tool for step in steps for tool in step.expected_tools}
+    for spelt in sorted(named - available):
+        if spelt in known and spelt not in expected:
+            continue  # a known tool only forbidden or in gold need not be required
+        for entry in difflib.get_close_matches(spelt, unnamed, n=1):
+            problems.append(Problem(
+                f"'requires' lists {entry!r}, but the steps name {spelt!r}",
+                f"spell the tool's name the same in 'requires' and in the steps, or add "
+                f"{spelt!r} to 'requires'", field="requires", value=entry))
+            known, available = known | {spelt}, available | {spelt}
 
     for case in case_file.cases:
         if case.category == "irrelevance" and any(step.routes for step in case.steps):
