@@ -106,6 +106,11 @@ def calculator(expression: str) -> str:
 ''')
     project.write("benchmarks/b.json", {"name": "b", "cases": [
         {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello there"}]}]})
+    for name in ("c", "d"):  # files with requires said it once each, serially
+        project.write(f"benchmarks/{name}.json", {"name": name, "requires": ["calculator"],
+                                                  "cases": [{"name": "hi", "category":
+                                                             "irrelevance", "steps": [
+                                                                 {"message": "hello there"}]}]})
     result = project.run(builtin=True, workers=workers)
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output and "INTERNALERROR" not in output

@@ -215,11 +215,15 @@ class Runtime:
 
     def requires_problem(self, case_file: CaseFile, nodeid: str) -> str | None:
         """None when every required tool is offered (or under ``--collect-only``, which
-        starts nothing); a skip reason with ``--tooleval-skip-missing``; otherwise a
-        collection error naming what is missing."""
+        starts nothing, or when the tool set-up is unusable: ``check_configuration`` says
+        so once); a skip reason with ``--tooleval-skip-missing``; otherwise a collection
+        error naming what is missing."""
         if self.settings.check or not case_file.requires or self.config.option.collectonly:
             return None  # the check items report unmet requires themselves
-        offered = self.offered_tools() | set(case_file.inline_tool_names)
+        try:
+            offered = self.offered_tools() | set(case_file.inline_tool_names)
+        except pytest.Collector.CollectError:
+            return None
         missing = [name for name in case_file.requires if name not in offered]
         if not missing:
             return None
