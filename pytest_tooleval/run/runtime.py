@@ -185,8 +185,8 @@ class Runtime:
         return self._preflight_error
 
     def check_configuration(self, session: pytest.Session) -> None:
-        """After collection: an unusable tool set-up is one usage error, not an ERROR per
-        case (on an xdist worker, which a usage error would crash: a stop with no items).
+        """After collection: an unusable tool set-up is one interruption, not an ERROR per
+        case (on an xdist worker, which raising would crash: a stop with no items).
         Nothing is started for ``--collect-only``, a check run, or no cases."""
         from pytest_tooleval.collect import CaseItem
 
@@ -197,7 +197,7 @@ class Runtime:
             self.offered_tools()
         except pytest.Collector.CollectError as exc:
             if not self.is_worker:
-                raise pytest.UsageError(str(exc)) from None
+                raise session.Interrupted(str(exc)) from None
             session.shouldstop = str(exc)
             session.items.clear()
 
