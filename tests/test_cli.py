@@ -198,6 +198,22 @@ def test_check_names_the_tool_a_misspelt_requires_entry_is_close_to(
     assert "requires 'calculater' (did you mean 'calculator'?)" in capsys.readouterr().out
 
 
+def test_no_close_name_is_offered_where_a_conftest_cannot_be_imported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """order_status is missing because conftest.py failed: 'did you mean git_status?' misled."""
+    (tmp_path / "conftest.py").write_text("raise ImportError('no module named shopdb')\n")
+    path = tmp_path / "shop.json"
+    path.write_text(json.dumps({"name": "s", "requires": ["order_status"], "cases": [
+        {"name": "x", "category": "irrelevance", "steps": [{"message": "hello there"}]}]}))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", str(path), "--no-cache", "--mcp", "off"]) == 1
+    assert main(["call", "order_status", "{}"]) == 2
+    output = capsys.readouterr()
+    assert output.out.count("shopdb") == 2 and "shopdb" in output.err  # requires, catalogue
+    assert "did you mean" not in output.out + output.err
+
+
 def test_check_names_bubblewrap_when_the_jail_is_missing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jail, "probe", lambda: jail.Probe(False, "bubblewrap (bwrap) is not "

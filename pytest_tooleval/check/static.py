@@ -249,7 +249,8 @@ def _requires_detail(tool: str, machine: set[str], unlisted: list[str]) -> str:
         why = missing_tools([(tool, row.needs, row.jailed)]).get(tool)
         if why:
             return f"requires {tool!r}, a built-in this machine cannot offer: {why}"
-    return (f"requires {tool!r}{did_you_mean(tool, machine)}, which no provider on this "
+    hint = "" if unlisted else did_you_mean(tool, machine)  # else the reason is below
+    return (f"requires {tool!r}{hint}, which no provider on this "
             "machine offers (a missing binary, an MCP server not configured or not started)"
             + "".join(f"; {line}" for line in unlisted))
 

@@ -79,7 +79,7 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _call(catalogue: Catalogue, tool: str, arguments: dict[str, Any],
           problems: list[str]) -> int:
     if tool not in catalogue:
-        hint = did_you_mean(tool, catalogue.names)
+        hint = "" if problems else did_you_mean(tool, catalogue.names)
         why = "".join(f"; {problem}" for problem in problems)
         known = "" if hint else f"; known: {', '.join(sorted(catalogue.names))}"
         raise Refused(f"no configured tool is named {tool!r}{hint}{why}{known}")

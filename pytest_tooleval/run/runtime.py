@@ -227,9 +227,10 @@ class Runtime:
         missing = [name for name in case_file.requires if name not in offered]
         if not missing:
             return None
+        close = set() if self.session().failed_providers else offered  # else: their reason
         message = (
             f"{nodeid} requires tools that no provider on this machine offers: "
-            f"{', '.join(name + did_you_mean(name, offered) for name in missing)}. "
+            f"{', '.join(name + did_you_mean(name, close) for name in missing)}. "
             f"Providers: {self.session().describe_providers()}. "
             + _builtin_hints(missing)
             + "Add an MCP server or Python tool that offers them (docs/your-tools.md)"
