@@ -154,9 +154,13 @@ def conftest_modules(settings: Settings, paths: Iterable[Path],
         try:
             modules.append(_import_file(conftest))
         except Exception as exc:
+            from pytest_tooleval.tools.python import PythonToolError
+
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            problems.append(f"python:{conftest}: cannot be imported outside pytest "
-                            f"({last}); its @tool functions are not in this catalogue")
+            why = str(exc) if isinstance(exc, PythonToolError) else (  # the refusal, its fix
+                f"cannot be imported outside pytest ({last})")
+            problems.append(f"python:{conftest}: {why}; its @tool functions are not in this "
+                            "catalogue")
     return modules
 
 

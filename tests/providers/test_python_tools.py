@@ -272,6 +272,28 @@ def test_a_parameter_type_without_a_schema_is_named_with_a_fix(
     assert "arbitrary_types_allowed" not in message and "\n" not in message
 
 
+def test_a_refused_tool_in_a_conftest_is_named_as_refused_not_unimportable(
+    tmp_path: Path,
+) -> None:
+    """tooleval check and call said 'cannot be imported outside pytest
+    (pytest_tooleval.tools.python.PythonToolError: @tool ...)'."""
+    from pytest_tooleval.check.catalogue import conftest_modules
+    from pytest_tooleval.config import Settings
+
+    (tmp_path / "tooleval.toml").write_text("")
+    (tmp_path / "conftest.py").write_text(
+        "import socket\n\nfrom pytest_tooleval import tool\n\n\n@tool\n"
+        "def lock_stock(sock: socket.socket) -> str:\n"
+        '    """Lock the stock."""\n    return "ok"\n')
+    problems: list[str] = []
+    conftest_modules(Settings.from_directory(tmp_path), [tmp_path], problems)
+    [problem] = problems
+    assert problem.startswith(f"python:{tmp_path / 'conftest.py'}: @tool 'lock_stock' (")
+    assert ": parameter 'sock': socket.socket has no JSON schema the model could fill; fix: " \
+           "annotate it with str" in problem
+    assert "cannot be imported" not in problem and "PythonToolError" not in problem
+
+
 def test_parse_docstring_without_sections() -> None:
     assert parse_docstring("One line.\nstill first.\n\nSecond paragraph.") == (
         "One line. still first.",
