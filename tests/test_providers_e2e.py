@@ -91,6 +91,27 @@ def test_a_required_tool_no_one_offers_names_the_close_one(project, fake_model) 
     assert server.requests == []
 
 
+def test_a_refused_tool_in_a_conftest_shows_the_users_line_not_ours(project) -> None:
+    """pytest printed the refusal under four frames of pytest_tooleval/tools/python.py."""
+    project.profile("http://127.0.0.1:9/v1")
+    project.pytester.makeconftest('''
+import socket
+
+from pytest_tooleval import tool
+
+
+@tool
+def lock_stock(sock: socket.socket) -> str:
+    """Lock the stock."""
+    return "ok"
+''')
+    project.write("benchmarks/b.json", {"name": "b", "cases": [
+        {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello there"}]}]})
+    output = project.run().stderr.str()
+    assert "conftest.py:6: in <module>" in output and "parameter 'sock'" in output, output
+    assert "tools/python.py" not in output, output
+
+
 @pytest.mark.parametrize("workers", [0, 2])  # 2: an INTERNALERROR traceback, message lost
 def test_duplicate_tool_names_are_one_clear_message(project, fake_model, workers) -> None:
     server = fake_model([Rule("", [answer("ok")])])

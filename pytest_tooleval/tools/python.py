@@ -73,8 +73,10 @@ def tool(
 
     The function itself is returned unchanged (still callable from the user's code).
     """
+    __tracebackhide__ = True  # a refusal in a conftest.py: pytest shows the user's @tool line
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        __tracebackhide__ = True
         setattr(fn, _TOOL_ATTR, describe_function(fn, name=name, description=description))
         return fn
 
@@ -91,6 +93,7 @@ def describe_function(
     function: Callable[..., Any], *, name: str | None = None, description: str | None = None
 ) -> PythonTool:
     """Derive name, description and JSON schema; ``PythonToolError`` when that is impossible."""
+    __tracebackhide__ = True
     tool_name = str(name or getattr(function, "__name__", ""))
     where = f"@tool {tool_name!r} ({tool_origin(function)})"
     if not _NAME.match(tool_name):
