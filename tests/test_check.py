@@ -256,7 +256,24 @@ def test_inline_scenario_tools_are_routable_by_their_description(tmp_path: Path)
     )
     report = run_check([scenario])
     assert report.ok, report.render_table()
-    assert report.by_group == {"inline": report.recall}
+    assert report.by_group == {"own tools": report.recall}
+
+
+def test_a_case_of_a_tool_of_yours_is_in_no_group_named_inline(tmp_path: Path) -> None:
+    """tooleval init's cases, whose @tool is in conftest.py, were listed as 'inline'."""
+    from pytest_tooleval.router.catalogue import builtin_specs
+    from pytest_tooleval.tools.base import ToolSpec
+
+    path = tmp_path / "shop.json"
+    path.write_text(json.dumps({"name": "shop", "requires": ["order_status"], "cases": [
+        {"name": "c", "category": "tool", "steps": [
+            {"message": "Which carrier is bringing my order A-1042?",
+             "expect": "order_status"}]}]}))
+    mine = ToolSpec("order_status", "Look up a customer order in our shop: its status, "
+                    "carrier and delivery date.", {"type": "object"}, "python:conftest.py")
+    report = run_check([path], catalogue=[*builtin_specs(), mine])
+    assert report.ok, report.render_table()
+    assert report.by_group == {"own tools": report.recall}
 
 
 def test_exit_codes_and_json(clean: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

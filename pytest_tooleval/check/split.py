@@ -84,10 +84,11 @@ def case_hash(case_file: CaseFile, case: Case) -> str:
 
 def group_of(case: Case, tools: list[str]) -> str:
     """The case's group: its own, else that of the first built-in of ``tools`` (the tools
-    it expects), else "inline" for other tools, else its category."""
+    it expects), else "own tools" for other tools (inline, @tool, MCP), else its category."""
     if case.group:
         return case.group
-    return next((GROUP_OF[t] for t in tools if t in GROUP_OF), "inline" if tools else case.category)
+    return next((GROUP_OF[t] for t in tools if t in GROUP_OF),
+                "own tools" if tools else case.category)
 
 
 def scan(folder: Path) -> tuple[list[FoundCase], list[str]]:
