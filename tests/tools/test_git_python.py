@@ -61,6 +61,25 @@ def test_git_refuses_hostile_repo_config(tools, world) -> None:  # type: ignore[
     assert "filter.x.clean" in tools.err("git_log")
 
 
+def test_a_subsection_holding_an_allowed_key_slips_nothing_past(tools, world) -> None:  # type: ignore[no-untyped-def]
+    """The allowlist read ``git config --list`` lines as "key=value" and matched up to the
+    first "=" that followed an allowed name: a subsection "a.url=b" let every key of
+    ``[remote "a.url=b"]`` through, and "bare=x" every key of ``[core "bare=x"]``. It now
+    reads the keys alone (``--name-only``; ``-z`` where the values are needed)."""
+    config = world.repo / ".git" / "config"
+    base = config.read_text()
+    for extra, key in (('[remote "a.url=b"]\n\tuploadpack = touch /tmp/x\n',
+                        "remote.a.url=b.uploadpack"),
+                       ('[core "bare=x"]\n\tfsmonitor = touch /tmp/x\n',
+                        "core.bare=x.fsmonitor")):
+        config.write_text(base + extra)
+        for tool, args in (("git_status", {}), ("git_commit", {"message": "x"})):
+            assert key in tools.err(tool, **args)
+    config.write_text(base + '[user]\n\tname = "Ayşe\\nYılmaz"\n')
+    tools.ok("git_commit", message="x")  # a value may hold a newline: read whole
+    assert "Ayşe" in tools.ok("git_log", limit=1)
+
+
 def test_git_with_an_unreadable_config_says_so(tools, world) -> None:  # type: ignore[no-untyped-def]
     (world.repo / ".git" / "config").write_text("[core\n")
     assert "config" in tools.err("git_status")

@@ -46,8 +46,8 @@ DEFAULT_EMAIL = "user@tooleval.invalid"
 _SAFE_CONFIG = re.compile(
     r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
     r"precomposeunicode|symlinks|autocrlf|eol)|user\.(name|email)|init\.defaultbranch|"
-    r"(commit|tag)\.gpgsign|branch\.[^=]*\.(remote|merge)|remote\.[^=]*\.(url|fetch)|gc\.auto|"
-    r"extensions\.objectformat)=",
+    r"(commit|tag)\.gpgsign|branch\..+\.(remote|merge)|remote\..+\.(url|fetch)|gc\.auto|"
+    r"extensions\.objectformat)$",
     re.IGNORECASE,
 )
 _REF = re.compile(r"^[A-Za-z0-9._/~^@{}:+-]{1,200}$")
@@ -146,26 +146,29 @@ def run_git(ctx: Context, *args: str, commit: bool = False) -> str:
                              *_HARDEN, *args], env, repo, jailed, home)
         _refuse_gate(gated)
         return _checked(gated)
-    listed = ""
+    entries: list[tuple[str, str]] = []
     if config.exists():  # a commit: checked here, since it reads the identity from it
-        listed = git_process([binary, "config", "--file", str(config), "--list"], env, repo,
-                             jailed, home).stdout
-        bad = [line.split("=", 1)[0] for line in listed.splitlines()
-               if line and not _SAFE_CONFIG.match(line)]
+        # "key\nvalue\0" each: a key holds no newline, but a subsection may hold "=".
+        listed = git_process([binary, "config", "--file", str(config), "--list", "-z"], env,
+                             repo, jailed, home).stdout
+        entries = [(key, value) for key, _, value in
+                   (entry.partition("\n") for entry in listed.split("\0") if entry)]
+        bad = [key for key, _ in entries if not _SAFE_CONFIG.fullmatch(key)]
         if bad:
             raise ToolError("the repository's config was changed to set "
                             f"{', '.join(bad[:5])}; git tools refuse to run such a repository")
     if commit:
-        name, email = _identity(listed)
+        name, email = _identity(entries)
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
                    GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
     return _checked(git_process([binary, *_HARDEN, *args], env, repo, jailed, home))
 
 
-# Inside the jail: list the repository's config with git's own parser, refuse any key the
-# allowlist ($2, an extended regex) does not match, and only then run git ("$0") itself.
+# Inside the jail: list the repository's config keys with git's own parser (the names only,
+# one a line: a subsection may hold "=", never a newline), refuse any key the allowlist
+# ($2, an extended regex) does not match, and only then run git ("$0") itself.
 _GATE = r"""
-listed=$("$0" config --file "$1" --list 2>&1) || {
+listed=$("$0" config --file "$1" --list --name-only 2>&1) || {
   printf 'tooleval-gate-unreadable: %s
 ' "$listed" >&2; exit 97; }
 bad=$(printf '%s
@@ -179,7 +182,7 @@ exec "$0" "$@"
 
 def _refuse_gate(done: _Done) -> None:
     if done.returncode == 98 and done.stderr.startswith("tooleval-gate-refused: "):
-        keys = [line.removeprefix("tooleval-gate-refused: ").split("=", 1)[0]
+        keys = [line.removeprefix("tooleval-gate-refused: ")
                 for line in done.stderr.splitlines() if line]
         raise ToolError("the repository's config was changed to set "
                         f"{', '.join(keys[:5])}; git tools refuse to run such a repository")
@@ -279,10 +282,10 @@ class _Capture:
         return bytes(out), bytes(err)
 
 
-def _identity(listed: str) -> tuple[str, str]:
-    """user.name and user.email from the checked config listing (the last one wins)."""
-    values = {key.lower(): value
-              for key, _, value in (line.partition("=") for line in listed.splitlines())}
+def _identity(entries: list[tuple[str, str]]) -> tuple[str, str]:
+    """user.name and user.email from the checked config's keys and values (the last one
+    wins)."""
+    values = {key.lower(): value for key, value in entries}
     return (values.get("user.name", "").strip() or DEFAULT_NAME,
             values.get("user.email", "").strip() or DEFAULT_EMAIL)
 
