@@ -7,6 +7,7 @@ from __future__ import annotations
 import bz2
 import io
 import os
+import re
 import subprocess
 import tarfile
 import time
@@ -146,6 +147,27 @@ def test_the_jail_alone_contains_a_filter_that_runs(hostile: Hostile,
     (hostile.world.repo / ".gitattributes").write_text("* filter=x\n")
     _git_attempts(hostile)
     assert marker.exists(), "the filter never ran: this test would prove nothing"
+    hostile.assert_contained()
+
+
+def test_what_runs_in_the_git_jail_has_run_pythons_file_and_cpu_limits(
+        hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git call had no CPU, file-size or open-file limit (only the 20 s clock), with the
+    repository bound read-write on the host's disk: a shell run as a git call wrote 64 MiB
+    to one file there, and this filter (the allowlist switched off) 16 MiB. Now
+    run_python's limits hold."""
+    monkeypatch.setattr(gittools, "_SAFE_CONFIG", __import__("re").compile(".*"))
+    command = "cat /proc/$$/limits > limits.txt; head -c 16M /dev/zero > big.bin; cat"
+    with (hostile.world.repo / ".git" / "config").open("a") as config:
+        config.write(f'[filter "x"]\n\tclean = "{command}"\n')
+    (hostile.world.repo / ".gitattributes").write_text("* filter=x\n")
+    _git_attempts(hostile)
+    limits = (hostile.world.repo / "limits.txt").read_text()
+    assert re.search(r"Max cpu time +5 +6 ", limits), limits
+    assert re.search(r"Max file size +8388608 +8388608 ", limits), limits
+    assert re.search(r"Max open files +64 +64 ", limits), limits
+    assert re.search(r"Max core file size +0 +0 ", limits), limits
+    assert (hostile.world.repo / "big.bin").stat().st_size <= 8 * 2**20
     hostile.assert_contained()
 
 

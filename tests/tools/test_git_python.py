@@ -109,3 +109,9 @@ def test_git_paths_in_the_homes_own_names(tools) -> None:  # type: ignore[no-unt
     # The home outside the repository is not the repository's.
     assert "repository" in tools.err("git_log", path="~/Documents/notes.txt")
     assert "repository" in tools.err("grep_code", pattern="x", path="/home/user/Documents")
+
+
+def test_a_file_past_gits_file_limit_is_named(tools, world) -> None:  # type: ignore[no-untyped-def]
+    """git runs with run_python's 8 MiB per file: committing a larger file says so."""
+    (world.repo / "big.bin").write_bytes(__import__("os").urandom(10 * 2**20))
+    assert "limit of 8 MiB per file" in tools.err("git_commit", message="big", paths=["big.bin"])
