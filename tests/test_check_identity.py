@@ -40,6 +40,7 @@ RUNS = [
     ("router-4-strict", ["evals/router/4", "--strict"]),
     ("router-5", ["evals/router/5"]),
     ("router-6", ["evals/router/6"]),
+    ("router-7", ["evals/router/7"]),
 ]
 _TIME = re.compile(r"^(tooleval check: .*), \d+ ms$", re.MULTILINE)
 
