@@ -136,14 +136,13 @@ class DuplicateToolError(Exception):
         self.name, self.first, self.second = name, first, second
         servers = [s.removeprefix("mcp:") for s in (first, second) if s.startswith("mcp:")]
         server = servers[0] if servers else "NAME"
-        prefix = f"{servers[0]}_" if servers else "gh_"
         ways = []
         if "builtin" in (first, second):
             ways.append("switch the built-in catalogue off for this run (--tooleval-no-builtin, "
                         "or builtin = false under [tool.tooleval])")
-        if first != second:  # one provider listing a name twice is not helped by a prefix
-            ways.append(f'give the MCP server a name prefix (prefix = "{prefix}" under '
-                        f"[tool.tooleval.mcp.{server}] offers it as {prefix + name!r})")
+        if servers and first != second:  # a prefix helps only an MCP server against another
+            ways.append(f'give the MCP server a name prefix (prefix = "{server}_" under '
+                        f"[tool.tooleval.mcp.{server}] offers it as {server + '_' + name!r})")
         elif servers:
             ways.append(f"fix MCP server {server!r}: it lists this tool twice")
         if servers and "builtin" in (first, second):

@@ -59,8 +59,8 @@ def test_python_tool_colliding_with_a_builtin_suggests_renaming() -> None:
         Catalogue([FakeBuiltins(), PythonToolProvider([tool(name="echo")(lookup)], "python:t.py")])
     message = str(raised.value)
     assert "by builtin and by python:t.py" in message
-    assert "--tooleval-no-builtin" in message and "prefix" in message
-    assert '@tool(name="...")' in message
+    assert "--tooleval-no-builtin" in message and '@tool(name="...")' in message
+    assert "prefix" not in message  # no MCP server is involved: a prefix helps nothing
 
 
 def test_two_python_functions_with_one_name() -> None:
