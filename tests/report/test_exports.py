@@ -338,6 +338,21 @@ def test_metrics_textfile_parses_with_prometheus_client(tmp_path) -> None:
     assert _sample(families, "tooleval_step_latency_seconds_bucket", le="2.5") == 1
     corpus = {s.labels["corpus_hash"] for f in families.values() for s in f.samples}
     assert len(corpus) == 1 and len(corpus.pop()) == 12
+
+
+def test_a_not_measured_verdict_is_a_state_of_the_metric(tmp_path) -> None:
+    """Every verdict the summary can give is one of the metric's states: a NOT MEASURED
+    run (too few cases on an axis) read 0 on every series."""
+    from pytest_tooleval.report.metrics import write_textfile
+
+    report = _fake_report()
+    verdict = report.summary.deployability.model_copy(update={"verdict": "NOT MEASURED"})
+    summary = report.summary.model_copy(update={"deployability": verdict})
+    path = tmp_path / "tooleval.prom"
+    write_textfile(path, report.model_copy(update={"summary": summary}))
+    families = _parse_metrics(path.read_text())
+    assert _sample(families, "tooleval_verdict", verdict="NOT MEASURED") == 1
+    assert _sample(families, "tooleval_verdict", verdict="NOT DEPLOYABLE") == 0
     for name in families:
         assert name.startswith("tooleval_") and name == name.lower()
 
