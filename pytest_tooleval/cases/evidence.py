@@ -23,9 +23,11 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a hyphen between letters is a space (sugar-free, sugar free); in English a negative
   contraction is its "not" form (isn't refundable, is not refundable); in Turkish a verb's -DI
   past is its -mIş past (ödendi, ödenmiş), a negated one stays negated;
-- a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"); a
-  comparison does ("not more than 250", "15 dakikadan fazla değil"); nor, in English, text
-  right after a negation ("not pet-friendly");
+- a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"), nor
+  the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi");
+  a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
+  ("open from 9:00 to 17:00"); nor, in English, text right after a negation ("not
+  pet-friendly");
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
@@ -286,6 +288,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
         answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
     if language in _DENIED:
         answer = _DENIED[language].sub(" ", answer)
+    for former in _FORMER.get(language, ()):
+        answer = former.sub(r"\g<pre> ", answer)
     if language == "en":
         answer = _without_denied_text(answer, alternatives)
     values = [alt for alt in alternatives if alt.strip()]
@@ -303,7 +307,11 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
 
 
 #: A Turkish suffix after an apostrophe: 10'da, Ekim'de, TL'lik.
-_SUFFIX = "(?:[" + "".join(map(chr, APOSTROPHES)) + r"']\w+)"
+_APOSTROPHE = "[" + "".join(map(chr, APOSTROPHES)) + "']"
+_SUFFIX = rf"(?:{_APOSTROPHE}\w+)"
+#: An English month, written out or shortened.
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 #: A value the answer says it is not, left out of it: "not 250" (isn't 250: is not),
 #: "not at 9:00", "no longer on April 30", "never 250", "$300 instead of $500" (the $300
 #: stays); "30 kişi değil", "10'da değil", "28 Ekim'de değil", "28 Ekim 2026'da
@@ -314,14 +322,44 @@ _SUFFIX = "(?:[" + "".join(map(chr, APOSTROPHES)) + r"']\w+)"
 #: isn't it?).
 _DENIED = {
     "en": re.compile(r"\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)\s+)?"
-                     r"(?:(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
-                     r"|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-                     r"\.?\s+)?"
-                     r"[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
+                     rf"(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
     "tr": re.compile(rf"[$€£₺]?\d[\d.,:]*+{_SUFFIX}?(?:\s+(?:[$€£₺]|(?!(?:fazla|az|çok|geç"
                      rf"|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?{_SUFFIX}?))?"
                      r"\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)|yerine\b(?!\s+(?:getir|geç)))",
                      re.IGNORECASE),
+}
+#: A number, a phone number in groups, a date or a time, as a change's old value: £64,
+#: (415) 555-0134, 3 May 2026, September 12, 8 pm, 0312 555 18 07.
+_NUMBER = r"(?<![\d.,:])(?<!\d\s)[$€£₺+(]?\d(?:[\d.,:)-]|\s(?=\(?\d))*+"
+_EN_VALUE = (rf"(?:{_MONTH}\.?\s+)?{_NUMBER}(?:st|nd|rd|th)?(?:\s*[ap]\.?m\b\.?)?"
+             rf"(?:\s+{_MONTH}\b\.?)?(?:,?\s+\d{{4}})?")
+#: ... and in Turkish, with the word after it (a unit, a month) and a year: 450 TL, 2 Mart 2026.
+_TR_VALUE = rf"{_NUMBER}(?:\s+(?:[$€£₺]|[^\W\d_]+(?:\s+\d{{4}})?))?"
+#: A value the answer says is a change's old one, left out (group ``old``; ``pre`` stays):
+#: "moved from 3 May to 5 May", "I've raised the fee from £64 to £70" (3 May, £64), after
+#: a change verb in the past; not a range ("open from 9:00 to 17:00", "moved to summer hours
+#: from 1 June to 31 August"), a change to come ("will be raised from £64") or one with no
+#: end ("has not changed from £64"); "14 Nisan'dan 16 Nisan'a ertelendi", "8,75 TL'den
+#: indirilerek 7,90 TL'ye çekildi" (not "09:00'dan 17:00'ye kadar", "1 Haziran'dan
+#: itibaren"). The new value stays.
+_CHANGED_EN = (r"(?:mov|chang|shift|reschedul|postpon|push|reduc|lower|rais|increas|decreas"
+               r"|dropp|updat|revis|adjust|bump|slash|hik)ed|brought|fell|fallen|rose|risen")
+_CHANGED_TR = (r"(?:kaydır|ertele|indir|düş|yüksel|çık|değiş|çek|alın|art|azal|güncelle|taşı"
+               r"|uzat|kısal|in(?=di|miş))\w*?(?<!m[ae])(?:[dt][ıiuü](?:k|m|n|n[ıiuü]z|l[ae]r)?"
+               r"|m[ıiuü]ş(?:t[ıiuü]r|l[ae]r)?|[ae]r[ae]k)\b")
+_LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|geç|erken)\b)"
+_FORMER = {
+    "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+        r"(?P<pre>(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bam\s)(?<!\bwill\s)(?<!\bto\s)"
+        rf"\b(?:{_CHANGED_EN})(?:\s+(?!(?:and|but|or|so|now|then|to|into|which|that|who|where"
+        r"|when|while|is|are|was|were|be|will|open\w*|run\w*)\b)[^\W\d_][\w']*){0,3}"
+        rf"\s+from\s+)(?P<old>{_EN_VALUE})(?=(?:\s+[^\W\d_]+){{0,2}}\s+to\b)",
+    )),
+    "tr": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+        rf"(?P<pre>)(?P<old>{_TR_VALUE})(?=(?:{_APOSTROPHE}|(?<=[^\W\d_]))[dt][ae]n\b"
+        rf"(?:\s+{_LIMIT_TR}\S*[^\s,.;:!?]){{0,3}}?\s+\S*(?:{_APOSTROPHE}y?|[aeıioöuü]y)[ae]"
+        rf"(?:\s+{_LIMIT_TR}[^\W\d_]+){{0,2}}?\s+{_CHANGED_TR})",
+    )),
 }
 #: An English word that denies the text right after it: "not pet-friendly", "never
 #: cancelled", "no longer available", "has not been cancelled" (not "not only", "not yet":
