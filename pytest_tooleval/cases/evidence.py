@@ -24,7 +24,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   contraction is its "not" form (isn't refundable, is not refundable); in Turkish a verb's -DI
   past is its -mIş past (ödendi, ödenmiş), a negated one stays negated;
 - a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"), nor
-  the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi");
+  the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
+  "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
   ("open from 9:00 to 17:00"); nor, in English, text right after a negation ("not
   pet-friendly");
@@ -341,7 +342,11 @@ _TR_VALUE = rf"{_NUMBER}(?:\s+(?:[$€£₺]|[^\W\d_]+(?:\s+\d{{4}})?))?"
 #: from 1 June to 31 August"), a change to come ("will be raised from £64") or one with no
 #: end ("has not changed from £64"); "14 Nisan'dan 16 Nisan'a ertelendi", "8,75 TL'den
 #: indirilerek 7,90 TL'ye çekildi" (not "09:00'dan 17:00'ye kadar", "1 Haziran'dan
-#: itibaren"). The new value stays.
+#: itibaren"). The new value stays. And a value marked as old: "down from £64", "up from",
+#: "it was 17:00 until last month", "used to run 12 lifts" (not "can be used to seat 12"),
+#: "formerly/previously/originally £64", "the old number 020 7946 0011"; "eskiden 450
+#: TL'ydi" (not "eskiden beri"), "önceden 47 olan", "daha önce 18:00'di" (not "önceden 50
+#: TL kapora": in advance), "eski numarası 0216 …", "14:00 olarak planlanmıştı ama".
 _CHANGED_EN = (r"(?:mov|chang|shift|reschedul|postpon|push|reduc|lower|rais|increas|decreas"
                r"|dropp|updat|revis|adjust|bump|slash|hik)ed|brought|fell|fallen|rose|risen")
 _CHANGED_TR = (r"(?:kaydır|ertele|indir|düş|yüksel|çık|değiş|çek|alın|art|azal|güncelle|taşı"
@@ -354,11 +359,29 @@ _FORMER = {
         rf"\b(?:{_CHANGED_EN})(?:\s+(?!(?:and|but|or|so|now|then|to|into|which|that|who|where"
         r"|when|while|is|are|was|were|be|will|open\w*|run\w*)\b)[^\W\d_][\w']*){0,3}"
         rf"\s+from\s+)(?P<old>{_EN_VALUE})(?=(?:\s+[^\W\d_]+){{0,2}}\s+to\b)",
+        rf"(?P<pre>\b(?:down|up)\s+from\s+)(?P<old>{_EN_VALUE})",
+        rf"(?P<pre>\b(?:was|were|had\s+been)\s+(?:(?:at|on|in|for)\s+)?)(?P<old>{_EN_VALUE})"
+        rf"(?=\s+(?:until|till)\s+(?:last|recently|the|this|a|an|earlier|yesterday|{_MONTH}\b"
+        r"|[^\W\d_]+\s+ago))",
+        r"(?P<pre>(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
+        r"\bused\s+to\s+(?:be|cost|charge|run|have|take|open|close|start|begin|end|finish|leave"
+        r"|depart|arrive|last|hold|seat|weigh|operate|offer|sell|allow)\b(?:\s+[^\W\d_]+){0,2}?"
+        rf"\s+)(?P<old>{_EN_VALUE})",
+        rf"(?P<pre>\b(?:formerly|previously|originally)(?:\s+[^\W\d_]+){{0,2}}?\s+)"
+        rf"(?P<old>{_EN_VALUE})",
+        r"(?P<pre>\b(?:the|its|your|our|their|his|her|my)\s+old(?:\s+[^\W\d_][\w']*){1,2}\s+"
+        rf"(?:(?:of|was|were)\s+)?)(?P<old>{_EN_VALUE})",
     )),
     "tr": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         rf"(?P<pre>)(?P<old>{_TR_VALUE})(?=(?:{_APOSTROPHE}|(?<=[^\W\d_]))[dt][ae]n\b"
         rf"(?:\s+{_LIMIT_TR}\S*[^\s,.;:!?]){{0,3}}?\s+\S*(?:{_APOSTROPHE}y?|[aeıioöuü]y)[ae]"
         rf"(?:\s+{_LIMIT_TR}[^\W\d_]+){{0,2}}?\s+{_CHANGED_TR})",
+        rf"(?P<pre>\beskiden\s+(?!beri\b)(?:[^\W\d_]+\s+){{0,2}}?)(?P<old>{_TR_VALUE})",
+        rf"(?P<pre>\b(?:önceden|daha\s+önce)\s+(?:[^\W\d_]+\s+){{0,2}}?)(?P<old>{_TR_VALUE})"
+        rf"(?=\s+(?:olan|iken|idi)\b|(?:{_APOSTROPHE}\w*?)?[dt][ıiuü]\b)",
+        rf"(?P<pre>\beski\s+[^\W\d_]*[ıiuü]\s+)(?P<old>{_TR_VALUE})",
+        rf"(?P<pre>)(?P<old>{_TR_VALUE})(?={_SUFFIX}?\s+olarak\s+(?:[^\W\d_]+\s+)?[^\W\d_]+"
+        r"(?:m[ıiuü]ş|[ae]c[ae]k)t[ıiuü],?\s+(?:ama|fakat|ancak)\b)",
     )),
 }
 #: An English word that denies the text right after it: "not pet-friendly", "never
