@@ -1690,3 +1690,11 @@ def test_a_value_the_answer_calls_former_is_not_stated(value: str, answer: str,
 ])
 def test_a_value_still_current_is_still_stated(value: str, answer: str, language: str) -> None:
     assert found(value, answer, language)
+
+
+def test_an_answer_with_a_number_longer_than_python_prints_is_read() -> None:
+    """A degenerate answer (a small model repeating a digit to max_tokens) is scored, not a
+    crash: a 20,000-digit number went through str(int(...)), past Python's 4,300-digit
+    limit (ValueError), and the case became the harness's ERROR."""
+    assert evidence_found(["5"], "1" * 20_000, "en") is False
+    assert evidence_found(["5"], "It is 5 pm. " + "9" * 5_000 + " TL", "tr") is True

@@ -578,7 +578,8 @@ def same_number(want: Number, got: Number) -> bool:
     if got.quantum < want.quantum:
         return want.quantum != 1 and \
             want.value in _rounded(got.value, want.quantum, ROUND_HALF_UP)
-    significant = len(str(abs(int(got.value / got.quantum))))
+    units = abs((got.value / got.quantum).to_integral_value())  # digits: never str(int)
+    significant = units.adjusted() + 1 if units else 1
     return got.quantum <= 1 and significant >= MIN_SIGNIFICANT and \
         got.value in _rounded(want.value, got.quantum, ROUND_HALF_UP, ROUND_HALF_EVEN)
 
