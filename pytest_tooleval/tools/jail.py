@@ -455,7 +455,7 @@ def run(
         if not staged:
             give(writable, uid)
         preexec = _bounded(preexec)
-    preexec = _own_keyring(preexec, uid)
+    preexec = _own_keyring(preexec)
     name = inside(home or writable)
     argv = [name(arg) for arg in argv]
     env = {key: name(value) for key, value in env.items()}
@@ -545,70 +545,32 @@ def run(
     return outcome
 
 
-#: keyctl(2)'s number where it is known (Python has no wrapper), and the operations used:
-#: give the caller a new, empty session keyring; link a uid's persistent keyring into a
-#: keyring; empty a keyring; unlink a key from a keyring.
+#: keyctl(2)'s number where it is known (Python has no wrapper), and its operation that
+#: gives the caller a new, empty session keyring.
 _KEYCTL = {"x86_64": 250, "aarch64": 219}
 KEYCTL_JOIN_SESSION_KEYRING = 1
-KEYCTL_CLEAR, KEYCTL_UNLINK, KEYCTL_GET_PERSISTENT = 7, 9, 22
-#: The calling process's session keyring, its real uid's user and user-session keyrings.
-KEY_SPEC_SESSION, KEY_SPEC_USER, KEY_SPEC_USER_SESSION = -3, -4, -5
 
 
-def _own_keyring(preexec: Callable[[], None] | None, uid: int | None = None
-                 ) -> Callable[[], None]:
+def _own_keyring(preexec: Callable[[], None] | None) -> Callable[[], None]:
     """The caller's ``preexec`` after giving bwrap (and so the jail) a new, empty session
     keyring. Without it the jail inherits the controller's (a root controller's is the
     machine-wide ``_uid_ses.0``), and whatever its uid it possesses that keyring: it reads
     every key in it and adds keys that outlive the call. Where keyctl is refused (a
-    container's seccomp profile) the jail cannot use it either.
-
-    With ``uid`` (a root controller's call, :func:`call_uid`) the keyrings the kernel keeps
-    for that uid beyond its processes (user, user-session, persistent) are emptied too,
-    where it holds any key: a key an earlier call of that uid left there is gone."""
+    container's seccomp profile) the jail cannot use it either."""
     number = _KEYCTL.get(os.uname().machine, -1)
     syscall = ctypes.CDLL(None, use_errno=True).syscall if number >= 0 else None
-    clear = uid is not None and syscall is not None and _has_keys(uid)
-
-    def keyctl(*args: int) -> int:
-        assert syscall is not None
-        done = int(syscall(ctypes.c_long(number), *(ctypes.c_long(arg) for arg in args)))
-        code = ctypes.get_errno()
-        if done < 0 and code not in (errno.ENOSYS, errno.EPERM, errno.EOPNOTSUPP):
-            raise OSError(code, f"keyctl {args[0]}: {os.strerror(code)}")
-        return done
 
     def first() -> None:
-        if syscall is not None:
-            keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0)
-        if clear:
-            assert uid is not None
-            # The kernel finds the user keyrings by the real uid: that uid's for a moment,
-            # root's effective and saved uids kept to come back.
-            os.setresuid(uid, 0, 0)
-            try:
-                persistent = keyctl(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_SESSION)
-                for ring in (KEY_SPEC_USER, KEY_SPEC_USER_SESSION, persistent):
-                    if ring != -1:
-                        keyctl(KEYCTL_CLEAR, ring)
-                if persistent != -1:
-                    keyctl(KEYCTL_UNLINK, persistent, KEY_SPEC_SESSION)
-            finally:
-                os.setresuid(0, 0, 0)
+        if syscall is not None and syscall(ctypes.c_long(number),
+                                           ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING),
+                                           ctypes.c_void_p(None)) < 0:
+            code = ctypes.get_errno()
+            if code not in (errno.ENOSYS, errno.EPERM):
+                raise OSError(code, f"no session keyring of its own: {os.strerror(code)}")
         if preexec is not None:
             preexec()
 
     return first
-
-
-def _has_keys(uid: int) -> bool:
-    """Whether the kernel holds a key of ``uid`` (``/proc/key-users`` lists each uid that
-    has one): clearing the keyrings of one that has none would make them, for good."""
-    try:
-        with open("/proc/key-users", encoding="ascii") as users:
-            return any(line.split(":", 1)[0].strip() == str(uid) for line in users)
-    except OSError:
-        return True
 
 
 def _bounded(preexec: Callable[[], None] | None) -> Callable[[], None]:

@@ -188,44 +188,6 @@ def test_the_controllers_session_keyring_is_out_of_reach(hostile: Hostile) -> No
     hostile.assert_contained()
 
 
-_UID_RINGS = """import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-rings = {{"@u": -4, "@us": -5, "persistent": libc.syscall({nr}, 22, -1, -3)}}
-print("uid", os.getuid())
-for name, ring in rings.items():
-    key = b"tooleval-test-left-" + name.encode()
-    if {plant}:
-        print("added", name, libc.syscall({add}, b"user", key, b"LEFT-BEHIND", 11, ring))
-    else:
-        libc.syscall({nr}, 8, ring, -3)  # KEYCTL_LINK into @s: its keys are then possessed
-        found = libc.syscall({nr}, 10, -3, b"user", key, 0)  # KEYCTL_SEARCH
-        buf = ctypes.create_string_buffer(100)
-        n = libc.syscall({nr}, 11, found, buf, 100) if found > 0 else -1  # KEYCTL_READ
-        print("found", name, found, buf.raw[:max(n, 0)])
-"""
-
-
-def test_a_key_left_in_the_uids_keyrings_is_gone_at_its_next_call(hostile: Hostile) -> None:
-    """A call's uid comes back 64 calls later, and the kernel keeps that uid's user,
-    user-session and persistent keyrings beyond its processes: a key one call left there
-    was read by the next call given the uid. Each call now starts with them empty."""
-    machine = os.uname().machine
-    numbers = {"x86_64": (250, 248), "aarch64": (219, 217)}  # keyctl, add_key
-    if machine not in numbers:
-        pytest.skip(f"keyctl's number on {machine} is not known here")
-    nr, add = numbers[machine]
-    code = HOOK_OFF + "__main__.NO_IMPORT = set()\n" + _UID_RINGS
-    planted = hostile.tools.ok("run_python", code=code.format(nr=nr, add=add, plant=True))
-    if re.search(r"added \S+ -1", planted):
-        pytest.skip(f"keyctl is refused here: {planted}")
-    for _ in range(jail.UID_SLOTS - 1):  # 63 calls later: the same slot, the same uid
-        next(jail._SLOT)
-    read = hostile.tools.ok("run_python", code=code.format(nr=nr, add=add, plant=False))
-    assert re.findall(r"uid \d+", planted) == re.findall(r"uid \d+", read), (planted, read)
-    assert read.count("found") == 3 and "LEFT-BEHIND" not in read, read
-    hostile.assert_contained()
-
-
 def test_no_host_path_reaches_the_model(hostile: Hostile) -> None:
     """The home is at the jail's own name: what a snippet prints (its folder, HOME, a
     traceback) and what git says name no host folder, and the file tools take that name."""
