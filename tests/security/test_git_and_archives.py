@@ -12,11 +12,13 @@ import subprocess
 import tarfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import Hostile, needs_jail
 
 from pytest_tooleval.tools.builtin import gittools
+from pytest_tooleval.tools.builtin.sandbox import ToolError
 
 pytestmark = needs_jail
 
@@ -211,6 +213,28 @@ def test_a_nested_repositorys_config_never_runs(hostile: Hostile, folder: str) -
     for out in outputs:
         assert f"{folder}/.git" in out, out
     hostile.assert_contained()
+
+
+def test_a_folder_that_cannot_be_listed_is_refused(hostile: Hostile,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk for a nested repository skipped a folder it could not list: under a
+    controller that is not root, the jail's files are the controller's, so a snippet can
+    chmod 0o111 the folder above a nested repository; the walk then saw no ``.git``, and
+    git, which reaches ``d/sub/.git`` by its path (the search bit is enough), ran its
+    config's filter. Such a folder is refused. (Listing is refused to this test, run as
+    root, as the mode refuses it to any other controller.)"""
+    _nested_repository(hostile, "src/deep/lib")
+    hidden = hostile.world.repo / "src" / "deep"
+    scandir = os.scandir
+
+    def unlistable(path: str | os.PathLike[str] = ".") -> Any:
+        if Path(path) == hidden:
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", unlistable)
+    with pytest.raises(ToolError, match="src/deep cannot be listed"):
+        gittools.refuse_nested(hostile.world.repo)
 
 
 def test_worktree_config_is_not_read(hostile: Hostile) -> None:

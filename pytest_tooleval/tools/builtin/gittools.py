@@ -119,8 +119,18 @@ def refuse_nested(repo: Path) -> None:
     below the top): for a gitlink there, ``git status``, ``git diff`` and ``git add`` run
     ``git status`` inside it, which reads that repository's own config, never checked
     against the allowlist (its filters, for one, run). ``--ignore-submodules`` cannot stop
-    it: ``git add`` has no such option."""
-    for folder, dirs, files in os.walk(repo):
+    it: ``git add`` has no such option. A folder that cannot be listed (its mode, under a
+    controller that is not root) is refused too: git still reaches a ``.git`` below it by
+    its path, which only needs the folder's search bit."""
+
+    def unlisted(exc: OSError) -> None:
+        where = Path(exc.filename or repo)
+        rel = where.relative_to(repo).as_posix() if is_within(where, repo) else "?"
+        raise ToolError(f"the repository's folder {rel} cannot be listed ({exc.strerror}), "
+                        "so it may hold another repository, whose config git would read "
+                        "unchecked; git tools refuse to run it (make it readable first)")
+
+    for folder, dirs, files in os.walk(repo, onerror=unlisted):
         if folder == str(repo):
             dirs[:] = [name for name in dirs if name != ".git"]
             files = [name for name in files if name != ".git"]
