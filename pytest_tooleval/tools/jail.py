@@ -482,10 +482,15 @@ def run(
         proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=stdout, stderr=stderr, start_new_session=True,
                                 preexec_fn=preexec, close_fds=True, pass_fds=passed)
-    except BaseException:
+    except BaseException as exc:
         os.close(status_read)
         if ours is not None:
             ours.close()
+        if isinstance(exc, subprocess.SubprocessError):  # the preexec failed: no bwrap ran
+            raise JailBroken(
+                "the jail could not be set up before bwrap started: its own session keyring "
+                "(keyctl refused it; this user's key quota, /proc/key-users, may be full) or "
+                "its limits; check this machine with `tooleval doctor`") from exc
         raise
     finally:
         os.close(status_write)

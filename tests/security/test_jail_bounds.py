@@ -188,6 +188,22 @@ def test_the_controllers_session_keyring_is_out_of_reach(hostile: Hostile) -> No
     hostile.assert_contained()
 
 
+def test_a_keyring_the_jail_cannot_get_is_named(hostile: Hostile,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A keyctl error in the preexec (EDQUOT where the controller's own key quota is full,
+    as it is for a user that is not root at 200 keys; EACCES from a security module) is
+    lost by subprocess: every jailed call answered the model 'run_python failed:
+    SubprocessError: Exception occurred in preexec_fn.', the run going on as if the tool
+    had failed. It now stops the call as a broken jail, naming the keyring."""
+    from pytest_tooleval.tools.base import ProviderError
+
+    if os.uname().machine not in jail._KEYCTL:
+        pytest.skip("keyctl's number is not known here")
+    monkeypatch.setattr(jail, "KEYCTL_JOIN_SESSION_KEYRING", 11)  # KEYCTL_READ of key 0
+    with pytest.raises(ProviderError, match="session keyring"):
+        hostile.tools.run_python(code="print(1)")
+
+
 def test_no_host_path_reaches_the_model(hostile: Hostile) -> None:
     """The home is at the jail's own name: what a snippet prints (its folder, HOME, a
     traceback) and what git says name no host folder, and the file tools take that name."""
