@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import sys
 import threading
@@ -255,7 +256,11 @@ def test_a_jailed_call_ends_at_its_tool_calls_clock(
     started = time.monotonic()
     result: ToolResult = _within(10, lambda: catalogue.call("run_python", {"code": code}))
     assert time.monotonic() - started < 2, result.text
-    assert "1 s" in result.text, result.text
+    # Stopped by the jail at what was left of the 1 s clock (1 s, or just under on a busy
+    # machine: 0.999 was printed as such, and this test failed under load), or by the tool
+    # call's own clock when the jail took its time to start.
+    assert re.search(r"killed after (1|0\.9\d?) s wall-clock|within 1 s, the time limit",
+                     result.text), result.text
     time.sleep(2.5)
     assert not (hostile.world.home / "late.txt").exists()
     assert not catalogue.call("read_document", {"path": "Documents/notes.txt"}).is_error

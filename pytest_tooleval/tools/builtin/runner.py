@@ -167,7 +167,7 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
     status = outcome.returncode
     notes = []
     if outcome.timed_out:
-        notes.append(f"killed after {limit:.3g} s wall-clock time limit")
+        notes.append(f"killed after {limit:.2g} s wall-clock time limit")
     elif outcome.over_quota and outcome.applied is None:
         notes.append(f"killed: wrote more than {WRITE_QUOTA // 2**20} MB in one call")
     elif status == -signal.SIGXCPU or status == -signal.SIGKILL:
