@@ -287,10 +287,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     """
     if language == "en":
         answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
-    if language in _DENIED:
-        answer = _DENIED[language].sub(" ", answer)
-    for former in _FORMER.get(language, ()):
-        answer = former.sub(r"\g<pre> ", answer)
+    for left_out in _DENIED.get(language, ()) + _FORMER.get(language, ()):
+        answer = left_out.sub(r"\g<pre> ", answer)
     if language == "en":
         answer = _without_denied_text(answer, alternatives)
     values = [alt for alt in alternatives if alt.strip()]
@@ -322,12 +320,12 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: unit before değil); nor a question that confirms it ("150 TL değil mi?": it is 150 TL,
 #: isn't it?).
 _DENIED = {
-    "en": re.compile(r"\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)\s+)?"
-                     rf"(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),
-    "tr": re.compile(rf"[$€£₺]?\d[\d.,:]*+{_SUFFIX}?(?:\s+(?:[$€£₺]|(?!(?:fazla|az|çok|geç"
-                     rf"|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?{_SUFFIX}?))?"
-                     r"\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)|yerine\b(?!\s+(?:getir|geç)))",
-                     re.IGNORECASE),
+    "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
+                      rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+", re.IGNORECASE),),
+    "tr": (re.compile(rf"(?P<pre>)[$€£₺]?\d[\d.,:]*+{_SUFFIX}?(?:\s+(?:[$€£₺]|(?!(?:fazla|az"
+                      rf"|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
+                      rf"{_SUFFIX}?))?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
+                      r"|yerine\b(?!\s+(?:getir|geç)))", re.IGNORECASE),),
 }
 #: A number, a phone number in groups, a date or a time, as a change's old value: £64,
 #: (415) 555-0134, 3 May 2026, September 12, 8 pm, 0312 555 18 07.
@@ -393,7 +391,7 @@ _NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
 def _without_denied_text(answer: str, alternatives: list[str]) -> str:
     """``answer`` less each text alternative that a negation comes right before ("the flat
     is not pet-friendly" does not state "pet-friendly"); an alternative that begins with a
-    negation itself ("not covered") or with a digit (values: ``_DENIED``) is left."""
+    negation itself ("not covered") or with a digit (values: ``_DENIED``, ``_FORMER``) is left."""
     for alt in alternatives:
         words = re.findall(r"[^\W_]+", alt)
         if not words or not alt.strip()[0].isalpha() or _NEGATION.match(alt.strip() + " "):
