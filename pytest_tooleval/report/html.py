@@ -15,9 +15,9 @@ from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
-from pytest_tooleval.report.terminal import interval_note, verdict_line
+from pytest_tooleval.report.terminal import interval_note, too_few, verdict_line
 from pytest_tooleval.result import CaseResult, Outcome
-from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
+from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES, case_modes
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -34,11 +34,6 @@ def environment() -> Any:
 
 def bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:
     return None if interval is None else (interval.low * scale, interval.high * scale)
-
-
-def too_few(interval: Interval | None, cases: int) -> str:
-    """Why a figure has no interval, as report.md says it: "too few cases", else ""."""
-    return "too few cases" if interval is None and 0 < cases < INTERVAL_MIN_CASES else ""
 
 
 def _notes(*parts: str) -> str:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from pytest_tooleval.report.model import Interval, Report, Routing, Summary
-from pytest_tooleval.report.terminal import fmt, interval_note, short, unsafe_banner, verdict_line
+from pytest_tooleval.report.terminal import (
+    fmt,
+    interval_note,
+    short,
+    too_few,
+    unsafe_banner,
+    verdict_line,
+)
 from pytest_tooleval.result import Outcome
-from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
+from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES
 
 
@@ -32,8 +39,7 @@ def _one_line(text: str) -> str:
 
 def _interval(interval: Interval | None, scale: float = 1.0, cases: int | None = None) -> str:
     if interval is None:
-        return (" too few cases" if cases is not None and 0 < cases < INTERVAL_MIN_CASES
-                else "")
+        return f" {reason}" if (reason := too_few(interval, cases)) else ""
     return f" [{interval.text(scale)}]"
 
 

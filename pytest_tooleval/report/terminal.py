@@ -161,13 +161,18 @@ def summary_lines(report: Report | None, paths: list[Path],
     return lines
 
 
+def too_few(interval: Interval | None, cases: int | None) -> str:
+    """Why a figure has no interval: "too few cases" (under the minimum), else ""."""
+    return ("too few cases" if interval is None and cases is not None
+            and 0 < cases < INTERVAL_MIN_CASES else "")
+
+
 def interval_text(interval: Interval | None, scale: float,
                   summary: Summary | None = None, cases: int | None = None) -> str:
     """`` [low–high]``, with the level spelled out when ``summary`` is given; "too few
     cases" where ``cases`` is below the minimum for an interval."""
     if interval is None:
-        return (" [too few cases]"
-                if cases is not None and 0 < cases < INTERVAL_MIN_CASES else "")
+        return f" [{reason}]" if (reason := too_few(interval, cases)) else ""
     level = "" if summary is None else f"{summary.statistics.level:.0%} CI "
     return f" [{level}{interval.text(scale)}]"
 
