@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -314,15 +314,21 @@ def tango_paired(helped: int, hurt: int, n: int,
         gap = helped - hurt - n * theta
         return gap / math.sqrt(variance) if variance > 0 else math.copysign(math.inf, gap)
 
-    def bound(inside: float, outside: float) -> float:
-        for _ in range(60):
-            middle = (inside + outside) / 2
-            inside, outside = (middle, outside) if abs(statistic(middle)) <= z \
-                else (inside, middle)
-        return inside
+    def accepted(theta: float) -> bool:
+        return abs(statistic(theta)) <= z
 
     estimate = (helped - hurt) / n
-    return Interval(low=bound(estimate, -1.0), high=bound(estimate, 1.0), method="tango")
+    return Interval(low=_bisect(accepted, estimate, -1.0),
+                    high=_bisect(accepted, estimate, 1.0), method="tango")
+
+
+def _bisect(holds: Callable[[float], bool], inside: float, outside: float) -> float:
+    """The edge of where ``holds`` holds, from ``inside`` (where it does) towards
+    ``outside``, by 60 halvings: the last point found inside."""
+    for _ in range(60):
+        middle = (inside + outside) / 2
+        inside, outside = (middle, outside) if holds(middle) else (inside, middle)
+    return inside
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -385,14 +391,7 @@ def min_detectable(n: int, discordance: float, *, alpha: float = 1 - DEFAULT_LEV
 
     if not enough(1.0):
         return None
-    low, high = 0.0, 1.0
-    for _ in range(60):
-        middle = (low + high) / 2
-        if enough(middle):
-            high = middle
-        else:
-            low = middle
-    return max(high, min_flips(alpha) / n)
+    return max(_bisect(enough, 1.0, 0.0), min_flips(alpha) / n)
 
 
 def score_min_detectable(standard_error: float, *, alpha: float = 1 - DEFAULT_LEVEL,
