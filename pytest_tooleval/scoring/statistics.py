@@ -162,12 +162,8 @@ class BootstrapResult:
 
 def case_matrix(rows: Sequence[dict[str, float]], axes: Sequence[str]) -> np.ndarray:
     """Cases × axes, NaN where a case does not count on an axis."""
-    matrix = np.full((len(rows), len(axes)), np.nan)
-    for i, row in enumerate(rows):
-        for j, axis in enumerate(axes):
-            if axis in row:
-                matrix[i, j] = row[axis]
-    return matrix
+    values = [[row.get(axis, np.nan) for axis in axes] for row in rows]
+    return np.array(values, dtype=float).reshape(len(rows), len(axes))
 
 
 def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
@@ -229,8 +225,6 @@ def paired_bootstrap(
     cases: each resample draws the same case indices in both runs. Keys: "score" and
     the axes; None where a figure is missing in either run."""
     axes = list(weights)
-    if len(new_rows) != len(base_rows):
-        raise ValueError("paired rows must have the same length")
     keys = ["score", *axes]
     if not new_rows:
         return dict.fromkeys(keys)
