@@ -43,15 +43,12 @@ def arguments_satisfy(constraints: dict[str, list[Any]], arguments: dict[str, An
 
 
 def _route_check(step: Step, ran: list[str]) -> tuple[list[str], int | None]:
-    """The tools still missing on the closest route, and the index of a route that ran."""
-    best: list[str] | None = None
-    for index, route in enumerate(step.routes):
-        missing = [name for name in route if name not in ran]
-        if not missing:
-            return [], index
-        if best is None or len(missing) < len(best):
-            best = missing
-    return best or [], None
+    """The tools still missing on the closest route (the first with the fewest), and the
+    index of the first route that ran; ``step.routes`` is not empty (the caller's check)."""
+    missing = [[name for name in route if name not in ran] for route in step.routes]
+    if [] in missing:
+        return [], missing.index([])
+    return min(missing, key=len), None
 
 
 def case_today(case_file: CaseFile) -> date:
