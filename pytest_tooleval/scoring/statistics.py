@@ -186,24 +186,25 @@ def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[st
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
     prepared = _prepare(case_matrix([dict(row) for row in rows], axes))
-    levels = _axis_levels(level, strata, prepared[1])
+    score_level, *levels = _levels(level, strata, prepared[1])
     w = np.array([weight for _, weight in weight_items])
     parts = [_figures(prepared, w, indices) for indices in _resampled(strata, resamples, seed)]
     means = np.concatenate([m for m, _ in parts])
     score = np.concatenate([s for _, s in parts])
     return BootstrapResult(
-        _percentile_interval(score, expanded_level(level, usable_strata(strata)), "bootstrap"),
+        _percentile_interval(score, score_level, "bootstrap"),
         {axis: _percentile_interval(means[:, j], levels[j], "bootstrap")
          for j, axis in enumerate(axes)},
     )
 
 
-def _axis_levels(level: float, strata: Sequence[str], present: np.ndarray) -> list[float]:
-    """Each axis's expanded level, from the cases that count on it (its mean varies as
-    theirs does: the step axis of 12 chain cases in a run of 42 is read as 12 cases)."""
+def _levels(level: float, strata: Sequence[str], present: np.ndarray) -> list[float]:
+    """The score's expanded level, from every case, then each axis's, from the cases that
+    count on it (its mean varies as theirs does: the step axis of 12 chain cases in a run
+    of 42 is read as 12 cases)."""
     usable = usable_strata(strata)
-    return [expanded_level(level, [s for s, here in zip(usable, column, strict=True) if here])
-            for column in present.T]
+    axes = [[s for s, here in zip(usable, column, strict=True) if here] for column in present.T]
+    return [expanded_level(level, cases) for cases in [usable, *axes]]
 
 
 @dataclass(frozen=True)
@@ -241,8 +242,7 @@ def paired_bootstrap(
         bm, bs = _figures(base, w, indices)
         parts.append(np.column_stack([ns - bs, nm - bm]))
     samples = np.concatenate(parts)
-    levels = [expanded_level(level, usable_strata(strata)),
-              *_axis_levels(level, strata, new[1] & base[1])]
+    levels = _levels(level, strata, new[1] & base[1])
     found: dict[str, PairedDifference | None] = dict.fromkeys(keys)
     for j, key in enumerate(keys):
         column = samples[np.isfinite(samples[:, j]), j]
