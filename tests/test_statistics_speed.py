@@ -94,22 +94,6 @@ def test_the_bootstrap_on_a_large_run_gives_the_numbers_it_gave_before() -> None
     assert bootstrap(rows, strata, WEIGHTS) == reference_bootstrap(rows, strata, WEIGHTS)
 
 
-def test_a_remembered_bootstrap_is_the_one_computed_and_differs_by_argument() -> None:
-    rows = [{"tool": 1.0, "answer": 0.5}, {"tool": 0.0}, {"step": 0.5, "tool": 1.0}] * 4
-    strata = ["tool"] * len(rows)
-    first = bootstrap(rows, strata, WEIGHTS, seed=3)
-    # The same rows written in another key order are the same cases.
-    again = bootstrap([dict(reversed(list(r.items()))) for r in rows], strata, WEIGHTS,
-                      seed=3)
-    assert again == first == reference_bootstrap(rows, strata, WEIGHTS, seed=3)
-    assert bootstrap(rows, strata, WEIGHTS, seed=4) == reference_bootstrap(
-        rows, strata, WEIGHTS, seed=4)
-    assert bootstrap(rows, strata, WEIGHTS, level=0.9, seed=3) != first
-    changed = [{"tool": 0.0, "answer": 0.5}, *rows[1:]]
-    assert bootstrap(changed, strata, WEIGHTS, seed=3) == reference_bootstrap(
-        changed, strata, WEIGHTS, seed=3)
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_paired_bootstrap_still_matches_its_unpaired_figures(seed) -> None:
     """paired_bootstrap shares the resampling code: identical runs differ by exactly 0."""

@@ -9,7 +9,6 @@ McNemar power for planning.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -172,22 +171,13 @@ def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
     """Percentile intervals on the weighted score (0–100) and each axis mean (0–1).
 
     ``rows``: one per case (a case with repeats: its tries' means), each the case's value
-    on the axes it counts on; ``strata``: each case's category. Remembered: a breakdown
-    with one row (a run's one language) asks for the run's cases again."""
-    return _bootstrap(tuple(tuple(sorted(row.items())) for row in rows), tuple(strata),
-                      tuple(weights.items()), level, resamples, seed)
-
-
-@functools.lru_cache(maxsize=64)
-def _bootstrap(rows: tuple[tuple[tuple[str, float], ...], ...], strata: tuple[str, ...],
-               weight_items: tuple[tuple[str, float], ...], level: float, resamples: int,
-               seed: int) -> BootstrapResult:
-    axes = [axis for axis, _ in weight_items]
+    on the axes it counts on; ``strata``: each case's category."""
+    axes = list(weights)
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
-    prepared = _prepare(case_matrix([dict(row) for row in rows], axes))
+    prepared = _prepare(case_matrix(rows, axes))
     score_level, *levels = _levels(level, strata, prepared[1])
-    w = np.array([weight for _, weight in weight_items])
+    w = np.array([weights[a] for a in axes])
     parts = [_figures(prepared, w, indices) for indices in _resampled(strata, resamples, seed)]
     means = np.concatenate([m for m, _ in parts])
     score = np.concatenate([s for _, s in parts])
