@@ -29,7 +29,7 @@ from pytest_tooleval.cases.guards import measuring_problems
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
 from pytest_tooleval.check.catalogue import conftest_modules
-from pytest_tooleval.check.static import collect_files
+from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router import default_router

@@ -18,7 +18,6 @@ from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY, Question, find_
 from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.load import load_case_file, same_name
 from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.check.files import UsageError as UsageError
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.check.report import (
     GUARD,
