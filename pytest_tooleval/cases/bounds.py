@@ -91,7 +91,8 @@ def _pointer(fragment: str) -> Location | None:
     return tuple(part.replace("~1", "/").replace("~0", "~") for part in parts)
 
 
-def _resolve(schema: Any, path: Location) -> tuple[bool, Location]:
+def _resolve(schema: Any, path: Location) -> Location | None:
+    """The location ``path`` points at in ``schema`` (list indices as ints); None if none."""
     node = schema
     real: list[int | str] = []
     for part in path:
@@ -103,8 +104,8 @@ def _resolve(schema: Any, path: Location) -> tuple[bool, Location]:
             node = node[int(part)]
             real.append(int(part))
         else:
-            return False, ()
-    return True, tuple(real)
+            return None
+    return tuple(real)
 
 
 def check_schema_refs(schema: Any) -> list[Found]:
@@ -136,19 +137,12 @@ def check_schema_refs(schema: Any) -> list[Found]:
                           "'#/$defs/...' reference"))
             continue
         path = _pointer(target)
-        real: Location = ()
-        if path is None:
-            if target[1:] in anchors:
-                refs.append((loc, anchors[target[1:]]))
-                continue
-            ok = False
-        else:
-            ok, real = _resolve(schema, path)
-        if not ok:
+        real = anchors.get(target[1:]) if path is None else _resolve(schema, path)
+        if real is None:
             found.append(((*loc, key), f"{key} {target!r} points at nothing in this schema",
                           "fix the reference or add the definition it names"))
-            continue
-        refs.append((loc, real))
+        else:
+            refs.append((loc, real))
     found += _recursive(refs)
     return found
 
