@@ -119,8 +119,6 @@ def _char_pieces(original: str) -> tuple[tuple[tuple[str, str] | None, ...], boo
             turkish = True
         else:
             ch_loose = ch_strict = _strip_marks(ch)
-        if len(ch_loose) != len(ch_strict):  # never for the letters above; be safe
-            ch_strict = ch_loose
         pieces.append((ch_loose, ch_strict))
     return tuple(pieces), turkish
 
@@ -605,7 +603,6 @@ MIN_SIGNIFICANT = 2
 #: 26,200" for 26,196.64 (0.01 %), not "about 230" for 232.8 (1.2 %) nor "about 150"
 #: for 145 (3.4 %), a figure of its own.
 APPROXIMATE = Decimal("0.01")
-_TRUNK = "0"
 
 
 def _national(phone: Phone) -> set[tuple[str, str]]:
@@ -616,10 +613,6 @@ def _national(phone: Phone) -> set[tuple[str, str]]:
     forms = {(digits[:cut], digits[cut:]) for cut in (1, 2, 3)} if phone.international \
         else set()
     return {(code, rest) for code, rest in forms | {("", digits)} if len(rest) >= 7}
-
-
-def _without_trunk(digits: str) -> str:
-    return digits[1:] if digits.startswith(_TRUNK) else digits
 
 
 def _person_found(person: Person, words: tuple[Word, ...], language: str) -> bool:
@@ -669,5 +662,5 @@ def same_phone(first: Phone, second: Phone) -> bool:
     rest (+1 212 555 0148 is not +1 312 555 0148, though both end in 12 555 0148); else
     the same digits once a trunk zero is left out (0532 123 45 67 is +90 532 123 45 67)."""
     return any((code, rest) == (other_code, other) if code and other_code
-               else _without_trunk(rest) == _without_trunk(other)
+               else rest.removeprefix("0") == other.removeprefix("0")
                for code, rest in _national(first) for other_code, other in _national(second))
