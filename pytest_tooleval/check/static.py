@@ -143,8 +143,7 @@ def run_check(
     """
     started = time.perf_counter()
     router = router or TriggerRouter(k)
-    k = router.k
-    report = CheckReport(k=k, catalogue=list(catalogue_sources))
+    report = CheckReport(k=router.k, catalogue=list(catalogue_sources))
     known = list(catalogue or ())
     if catalogue is not None:
         machine = {spec.name for spec in known}
