@@ -7,7 +7,7 @@ whole file (unknown tools, evidence echo, duplicates) live in ``guards.py``.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
@@ -16,7 +16,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")  # \Z: "$" allows a 
 MAX_NAME_LENGTH = 100
 
 Category = Literal["tool", "irrelevance", "chain"]
-CATEGORIES: tuple[str, ...] = ("tool", "irrelevance", "chain")
+CATEGORIES: tuple[str, ...] = get_args(Category)
 
 EvidenceItem = str | list[str]
 
