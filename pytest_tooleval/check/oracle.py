@@ -39,7 +39,6 @@ from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.names import READ_ONLY_BUILTINS, WRITE_BUILTINS
 from pytest_tooleval.wiring import CaseWorlds, configured_providers
-from pytest_tooleval.world.factory import WorldFactory
 from pytest_tooleval.world.state import evaluate
 
 if TYPE_CHECKING:
@@ -194,15 +193,13 @@ class _OracleWorlds:
 
     def __init__(self, base: Path) -> None:
         self.copies = CaseWorlds(lambda: base)
-        self.base = base
         self.fresh = True
         self._shared: Any = None
 
     def world_for_case(self, context: Any) -> Any:
         if self.fresh or context.world:
             return self.copies.world_for_case(context)
-        if self._shared is None:
-            self._shared = WorldFactory(self.base).template()
+        self._shared = self.copies.shared(context)
         return self._shared
 
     def discard(self, world: Any) -> None:
