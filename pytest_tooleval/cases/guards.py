@@ -183,9 +183,8 @@ def measuring_problems(case_file: CaseFile) -> list[Problem]:
     problems: list[Problem] = []
     for case in case_file.cases:
         for number, step in enumerate(case.steps, start=1):
-            case_checks = number == len(case.steps) and bool(case.after)
             writes = [tool for tool in step.expected_tools if tool in WRITE_BUILTINS]
-            if writes and step.args is None and not step.after and not case_checks:
+            if writes and step.args is None and not case.checks_after(number - 1):
                 problems.append(Problem(
                     f"write step ({', '.join(writes)}) has neither 'args' nor a state check: "
                     "any call of the tool passes, whatever it wrote",
