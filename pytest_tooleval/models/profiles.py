@@ -119,17 +119,17 @@ class ProfileError(Exception):
 _URL_SCHEMES = ("http://", "https://")
 
 
-def validate_profile_table(name: str, table: Any, section: str = "tool.tooleval.models") -> None:
-    """Check one ``[models.NAME]`` table on its own, when the configuration is read: a
-    table, known fields (with the closest known one for a typo), types and ranges, and a
+def validate_profile_table(name: str, table: dict[str, Any],
+                           section: str = "tool.tooleval.models") -> None:
+    """Check one ``[models.NAME]`` table on its own, when the configuration is read: known
+    fields (with the closest known one for a typo), types and ranges, and a
     ``base_url`` with an http(s) scheme. Whether it is complete is decided on use."""
     _profile(name, BUILTIN_PROFILES.get(name, {}), table, f"[{section}.{name}]")
 
 
-def _profile(name: str, base: dict[str, Any], table: Any, where: str) -> Profile:
-    """``table`` over ``base`` (a table with ``gguf`` and no ``kind`` is an embedded model)."""
-    if not isinstance(table, dict):
-        raise ProfileError(f"{where} must be a table of profile fields, got {table!r}")
+def _profile(name: str, base: dict[str, Any], table: dict[str, Any], where: str) -> Profile:
+    """``table`` over ``base`` (a table with ``gguf`` and no ``kind`` is an embedded model).
+    Tables reach here as dicts: config.ProjectFile validates ``models`` as a dict of dicts."""
     fields = {**base, **table, "name": name}
     if "gguf" in table and "kind" not in table:
         fields["kind"] = "llama"
@@ -184,8 +184,6 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
         if not path.is_file():
             raise ProfileError(f"--model {name}: no GGUF file at {path}")
         fields.update(kind="llama", gguf=str(path))
-    if not isinstance(configured, dict):
-        raise ProfileError("[tool.tooleval.models] must be a table of profiles")
     user = configured.get(name)
     if user is None and not fields:
         known = sorted({*BUILTIN_PROFILES, *configured})
