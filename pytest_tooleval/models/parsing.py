@@ -117,8 +117,7 @@ def _split(text: str) -> tuple[str, list[RawCall]]:
             cursor = len(stripped)
             break
     pieces.append(stripped[cursor:])
-    rest = stripped if not calls else "".join(pieces)
-    return rest.strip(), calls
+    return "".join(pieces).strip(), calls
 
 
 def parse_calls(text: str) -> list[RawCall]:
@@ -129,11 +128,8 @@ def parse_calls(text: str) -> list[RawCall]:
 
 def _envelope_answer(text: str) -> str | None:
     """The answer of a ``{"answer": "…"}`` envelope that is the whole output, else None."""
-    stripped = _unfenced(text)
-    if not stripped.startswith("{"):
-        return None
     try:
-        value = json.loads(stripped)
+        value = json.loads(_unfenced(text))
     except (ValueError, RecursionError):
         return None
     if isinstance(value, dict) and set(value) == {"answer"} and isinstance(value["answer"], str):
@@ -153,8 +149,6 @@ def split_output(text: str) -> tuple[str, list[RawCall]]:
 
 def find_leaked_calls(text: str, tool_names: set[str]) -> list[RawCall]:
     """Calls of shown tools that a server's parser left in the text content."""
-    if not text or ("{" not in text and "<tool_call>" not in text):
-        return []
     tagged = "<tool_call>" in text
     return [call for call in parse_calls(text)
             if call.name in tool_names or (call.parse_error and (tagged or call.name is None))]
