@@ -111,10 +111,10 @@ class HttpClient:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        size = max(1, connections)
         self._client = httpx.Client(
             headers=headers,
-            limits=httpx.Limits(max_connections=size + 4, max_keepalive_connections=size))
+            limits=httpx.Limits(max_connections=connections + 4,
+                                max_keepalive_connections=connections))
         self._lock = threading.Lock()
         self._load = [0] * len(self.base_urls)
         self._next = 0
@@ -161,8 +161,6 @@ class HttpClient:
 
     def _replica_url(self, url: str, index: int) -> str:
         """``url`` (written against the first replica) on replica ``index``."""
-        if index == 0:
-            return url
         first, other = self.base_urls[0], self.base_urls[index]
         if url.startswith(first):
             return other + url[len(first):]
