@@ -171,20 +171,19 @@ class Engine:
                 "kept": step.keep}
 
     def complete(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message``: a request as ``LlamaBackend.complete`` sends it, every key present."""
         prompt: str = message["prompt"]
         tokens = self.tokenize(prompt)
         if len(tokens) >= self.n_ctx:
             raise ModelRequestFailed(
                 f"Requested tokens ({len(tokens)}) exceed context window of {self.n_ctx}",
                 "context")
-        grammar = self.grammar(message["schema"]) if message.get("schema") else None
+        grammar = self.grammar(message["schema"]) if message["schema"] else None
         started = time.perf_counter()
-        stats = self.evaluate(tokens, self.boundaries(prompt, tokens, message.get("cuts", [])),
-                              bool(message.get("continues")))
+        stats = self.evaluate(tokens, self.boundaries(prompt, tokens, message["cuts"]),
+                              message["continues"])
         evaluated_at = time.perf_counter()
-        sampling = dict(self.sampling)
-        if message.get("seed") is not None:
-            sampling["seed"] = int(message["seed"])
+        sampling = {**self.sampling, "seed": message["seed"]}
         result: dict[str, Any] = self.llama.create_completion(  # type: ignore[assignment]
             tokens, grammar=grammar, stop=self.stop, **sampling)  # not streamed: one dict
         choice = result["choices"][0]
