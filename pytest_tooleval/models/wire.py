@@ -86,11 +86,8 @@ def chat_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
 
 
 def _short(value: Any, limit: int = 300) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text[:limit]
+    """``value`` (part of a reply ``HttpClient`` decoded from JSON) as JSON text, cut."""
+    return json.dumps(value, ensure_ascii=False)[:limit]
 
 
 def _malformed(problem: str, shown: Any, body: Any) -> MalformedReply:
