@@ -69,10 +69,6 @@ class Lanes:
                 self._queue.append(pending)
                 self._cond.notify()
 
-    def queued(self, nodeid: str) -> bool:
-        """Whether this case was submitted and not yet waited for."""
-        return nodeid in self._pending
-
     def wait(self, ref: CaseRef) -> tuple[CaseRun, ModelSession | None]:
         """This case's run (submitting it first if it is not queued yet). Waits in short
         slices so that Ctrl-C reaches the main thread at once."""
@@ -146,28 +142,26 @@ def start_lanes(session: ModelSession, requested: int
 def upcoming(item: Any, limit: int) -> list[Any]:
     """The cases (``item``'s class) this process will run after ``item``: the rest of
     ``session.items`` serially; under xdist, what the controller has queued on this worker."""
-    session = getattr(item, "session", None)
-    items = getattr(session, "items", [])
-    config = getattr(item, "config", None)
-    if config is not None and hasattr(config, "workerinput"):
-        interactor = next((plugin for plugin in config.pluginmanager.get_plugins()
-                           if type(plugin).__name__ == "WorkerInteractor"), None)
-        queue = getattr(interactor, "torun", None)
-        if queue is None:
-            return []
-        with queue.lock() as queued:
-            indices = [getattr(interactor, "nextitem_index", None), *queued]
-        chosen = [items[i] for i in indices if isinstance(i, int) and 0 <= i < len(items)]
-    else:
-        return _ahead_serially(session, items, item, limit)
+    if not hasattr(item.config, "workerinput"):
+        return _ahead_serially(item.session, item, limit)
+    interactor = next((plugin for plugin in item.config.pluginmanager.get_plugins()
+                       if type(plugin).__name__ == "WorkerInteractor"), None)
+    queue = getattr(interactor, "torun", None)
+    if queue is None:
+        return []
+    with queue.lock() as queued:
+        indices = [getattr(interactor, "nextitem_index", None), *queued]
+    items = item.session.items
+    chosen = [items[i] for i in indices if isinstance(i, int) and 0 <= i < len(items)]
     wanted = [other for other in chosen
               if isinstance(other, type(item)) and other.get_closest_marker("skip") is None]
     return wanted[:limit]
 
 
-def _ahead_serially(session: Any, items: list[Any], item: Any, limit: int) -> list[Any]:
+def _ahead_serially(session: Any, item: Any, limit: int) -> list[Any]:
     """The next ``limit`` cases after ``item`` in ``session.items`` not marked skip, worked
     out once per run (marker look-ups per item cost 1 s in 8 of a 300-case run)."""
+    items = session.items
     cached = getattr(session, "_tooleval_ahead", None)
     if cached is None or cached[0] != len(items):
         positions = {id(other): index for index, other in enumerate(items)}

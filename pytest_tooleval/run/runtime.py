@@ -137,8 +137,7 @@ class Runtime:
             # Only what was not submitted yet is made a CaseRef; items are told apart by
             # identity (pytest's ``nodeid`` property is not cheap).
             submitted = self._submitted
-            fresh = [other for other in upcoming(item, lanes.window)
-                     if id(other) not in submitted and not lanes.queued(other.nodeid)]
+            fresh = [other for other in upcoming(item, lanes.window) if id(other) not in submitted]
             submitted.update(id(other) for other in fresh)
             lanes.submit([ref, *(self.case_ref(other) for other in fresh)])
         run, lane = lanes.wait(ref)
