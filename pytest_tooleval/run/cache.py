@@ -161,8 +161,7 @@ class CachingBackend(Backend):
                 raise CacheMiss(f"--tooleval-cache-mode replay: {self.directory} does not "
                                 "exist; record a run into it first")
             return {"checked": ["cache"], **self.describe()}
-        check = getattr(self.inner, "preflight", None)
-        return check() if callable(check) else {"checked": []}
+        return self.inner.preflight()
 
     def fork(self) -> CachingBackend | None:
         """A handle for a concurrent tool loop: replay needs no model; record forks the
