@@ -20,14 +20,15 @@ from pytest_tooleval.run.merge import MergeError, merge
              help="folder for the merged report (default tooleval-report)"),
          errors=(MergeError,))
 def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    report, recorder = merge(list(options.parts), options.report, Path.cwd())
-    if recorder.write_error:
-        raise Refused(recorder.write_error)
+    finished = merge(list(options.parts), options.report, Path.cwd())
+    if finished.write_error:
+        raise Refused(finished.write_error)
+    report = finished.report
     html = options.report / "report.html"  # as a run writes it beside report.json
     write_html(html, report)
     score = report.summary.score
     print(f"tooleval merge: {len(report.cases)} cases from {len(options.parts)} part(s); "
           f"score {'n/a' if score is None else f'{score:.1f}'}, "
           f"{report.summary.deployability.verdict}")
-    print(f"written: {', '.join(str(p) for p in [*recorder.paths, html])}")
+    print(f"written: {', '.join(str(p) for p in [*finished.paths, html])}")
     return 0

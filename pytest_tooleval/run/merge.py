@@ -10,7 +10,6 @@ from pathlib import Path
 
 from pytest_tooleval.cases.identity import case_set_hash
 from pytest_tooleval.report.model import (
-    Report,
     ReportError,
     RunInfo,
     StatisticsInfo,
@@ -125,8 +124,8 @@ def check_parts(parts: list[Part]) -> None:
             nodeids[case.nodeid] = part.source
 
 
-def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Finished]:
-    """Build and write the merged report; returns it and what was written."""
+def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> Finished:
+    """Build and write the merged report (``Finished``: it, and the files written)."""
     parts = [load_part(path) for path in paths]
     check_parts(parts)
     first = parts[0].run
@@ -149,5 +148,4 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> tuple[Report, Fini
         "skipped": [skipped[nodeid] for nodeid in sorted(skipped)] or None,
         "merged_from": [str(p.source) for p in parts], "selection": selection,
     })
-    finished = finish(list(results.values()), run, settings, report_option="--report")
-    return finished.report, finished
+    return finish(list(results.values()), run, settings, report_option="--report")
