@@ -60,12 +60,8 @@ def prefix_order(items: list[Any], session: Any, is_case: Any) -> list[Any]:
     slots = [i for i, item in enumerate(items) if is_case(item)]
     if len(slots) < 2:
         return items
-    keyed = []
-    for position, slot in enumerate(slots):
-        item = items[slot]
-        keyed.append((prefix_key(session, item), position, item))
-    keyed.sort(key=lambda entry: (entry[0], entry[1]))
+    cases = sorted((items[slot] for slot in slots), key=lambda item: prefix_key(session, item))
     ordered = list(items)
-    for slot, (_, _, item) in zip(slots, keyed, strict=True):
+    for slot, item in zip(slots, cases, strict=True):
         ordered[slot] = item
     return ordered
