@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -207,9 +206,8 @@ class Controller:
 
     def install_signal_handler(self) -> None:
         """SIGTERM (a CI job cancelled, a scheduler's kill) becomes pytest's interruption:
-        the partial report and the journal's end record are written, marked interrupted."""
-        if threading.current_thread() is not threading.main_thread():
-            return
+        the partial report and the journal's end record are written, marked interrupted.
+        Outside the main thread ``signal.signal`` raises ValueError: nothing is installed."""
 
         def on_sigterm(signum: int, frame: Any) -> None:
             self.signal_name = "SIGTERM"
@@ -315,9 +313,7 @@ class Controller:
             self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
                                               else longrepr)
             return
-        if not report.failed:
-            return
-        if report.nodeid in self.results:
+        if not report.failed or report.nodeid in self.results:
             return
         # No result travelled: a failing fixture, or a worker that crashed mid-case.
         reason = str(report.longrepr)[-600:] if report.longrepr else "no result was recorded"
