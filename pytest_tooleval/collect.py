@@ -122,8 +122,7 @@ class CaseItem(pytest.Function):
             self.result = CaseResult.infrastructure_error(
                 self.nodeid, ErrorInfo(kind="configuration",
                                        message=_OVERRIDDEN.format(kind=kind)),
-                file=self.nodeid.split("::")[0], case=self.case.name,
-                category=self.case.category, group=self.case.group)
+                case=self.case.name, category=self.case.category, group=self.case.group)
             raise CaseNotPassed(self.result)
         self.result = runtime.case_result(self)
         if self.result.is_error:
