@@ -58,8 +58,6 @@ def prefix_order(items: list[Any], session: Any, is_case: Any) -> list[Any]:
     """``items`` with the cases (``is_case(item)``) sorted by ``prefix_key`` in the places
     cases held, everything else where it was; ties keep the collection order."""
     slots = [i for i, item in enumerate(items) if is_case(item)]
-    if len(slots) < 2:
-        return items
     cases = sorted((items[slot] for slot in slots), key=lambda item: prefix_key(session, item))
     ordered = list(items)
     for slot, item in zip(slots, cases, strict=True):
