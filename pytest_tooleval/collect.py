@@ -59,7 +59,7 @@ class CaseFileCollector(pytest.File):
                 raise CaseFileError(str(self.path), [same_name(case_file.name, str(first))])
         except CaseFileError as exc:
             raise self.CollectError(str(exc)) from None
-        runtime.register_case_file(self.path, case_file)
+        runtime.case_files[self.path.resolve()] = case_file
         skip_reason = runtime.requires_problem(case_file, self.nodeid)
         repeats = runtime.settings.repeat
         for case in case_file.cases:

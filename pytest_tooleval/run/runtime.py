@@ -45,7 +45,8 @@ class Runtime:
         self._world_base: Path | None = None
         self._owns_world_base = False
         self._configuration_error: str | None = None
-        #: Every case file this process collected, as loaded (the baselines reuse them).
+        #: Every case file this process collected, as loaded, by its resolved path (the
+        #: baselines reuse them).
         self.case_files: dict[Path, CaseFile] = {}
         self.last_check_report: CheckReport | None = None
         #: Set when the run cannot go on (a failed preflight): every later case stops.
@@ -239,9 +240,6 @@ class Runtime:
         raise pytest.Collector.CollectError(
             message + ", or pass --tooleval-skip-missing to skip this file's cases instead."
         )
-
-    def register_case_file(self, path: Path, case_file: CaseFile) -> None:
-        self.case_files[path.resolve()] = case_file
 
     def check_report(self) -> CheckReport:
         """``tooleval check`` over every case file this process collected, run once."""
