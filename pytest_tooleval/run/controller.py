@@ -432,7 +432,7 @@ class Controller:
         return not result.compared or bool(result.regressed())
 
 
-def hashes_from_files(rootdir: Any, nodeids: list[str]) -> dict[str, str | None]:
+def hashes_from_files(rootdir: Path, nodeids: list[str]) -> dict[str, str | None]:
     """Case hashes for node ids, from their case files (the controller under xdist has
     ids only). A case that no longer exists gets None."""
     by_file: dict[str, list[str]] = {}
@@ -441,7 +441,7 @@ def hashes_from_files(rootdir: Any, nodeids: list[str]) -> dict[str, str | None]
     hashes: dict[str, str | None] = {}
     for relative, ids in by_file.items():
         try:
-            case_file = load_case_file(Path(rootdir) / relative)
+            case_file = load_case_file(rootdir / relative)
         except (CaseFileError, OSError):
             case_file = None
         named = {case.name: case for case in case_file.cases} if case_file else {}
