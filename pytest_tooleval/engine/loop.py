@@ -165,7 +165,6 @@ class ToolLoop:
             previous_round = this_round
         else:
             transcript.stopped = f"no final answer within {self.max_steps} model calls"
-        transcript.answered = False
 
     def _in_time(self, what: str) -> float:
         """The seconds left on the case's clock; ``CaseTimedOut`` when none are."""
