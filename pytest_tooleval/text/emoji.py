@@ -6,6 +6,8 @@ Anything pictographic that is not listed here is stripped by ``normalize``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 # emoji → (Turkish hint, English hint)
 EMOJI_HINTS: dict[str, tuple[str, str]] = {
     "💵": ("dolar", "dollar"),
@@ -99,6 +101,7 @@ def hint_word(hint: tuple[str, str], language: str | None) -> str:
     return turkish if turkish == english else f"{turkish} {english}"
 
 
+@lru_cache(maxsize=8)
 def hint_table(language: str | None) -> dict[int, str]:
     """A ``str.translate`` table replacing each listed emoji or currency sign by its hint
     word(s)."""

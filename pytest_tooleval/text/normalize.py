@@ -73,7 +73,8 @@ _PATH_TOKEN = re.compile(r"\S*(?:[\w~.-][/\\][\w.-]|\b[\w-]+\.[A-Za-z][A-Za-z0-9
 # English contractions typed without the apostrophe ("dont", "whats", "im"), split the way
 # the apostrophe would split them, so "dont let me forget" reads as "don t let me forget".
 # Only forms that are no other word: not "its", "well", "were", "ill", "id", "lets", "wont".
-_CONTRACTIONS: dict[str, tuple[str, ...]] = {
+# With them, chat shorthand (text/shorthand.py: tmrw → tomorrow); both word by word.
+_SHORT: dict[str, tuple[str, ...]] = ENGLISH_SHORTHAND | {
     word: tuple(expanded.split())
     for word, expanded in {
         "dont": "don t", "doesnt": "doesn t", "didnt": "didn t", "cant": "can t",
@@ -90,24 +91,19 @@ _CONTRACTIONS: dict[str, tuple[str, ...]] = {
 def _expand_contractions(
     words: list[str], lower: tuple[str, ...]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The folded words and their lowercase forms with the contractions split (a split
-    word's lowercase parts are its folded parts: contractions are ASCII)."""
-    table = _SHORT
-    if not any(word in table for word in words):
+    """The folded words and their lowercase forms with the contractions and shorthand
+    split (a split word's lowercase parts are its folded parts: both are ASCII)."""
+    if not any(word in _SHORT for word in words):
         return tuple(words), lower
     if len(lower) != len(words):
         lower = tuple(words)
     out: list[str] = []
     out_lower: list[str] = []
     for word, lower_word in zip(words, lower, strict=True):
-        parts = table.get(word)
+        parts = _SHORT.get(word)
         out += parts or (word,)
         out_lower += parts or (lower_word,)
     return tuple(out), tuple(out_lower)
-
-
-# Contractions and chat shorthand (text/shorthand.py: tmrw → tomorrow), word by word.
-_SHORT: dict[str, tuple[str, ...]] = {**ENGLISH_SHORTHAND, **_CONTRACTIONS}
 
 
 # A release tag: v0.4.0, v2.1 (a "v" and dotted numbers), which only repositories have.
@@ -193,11 +189,6 @@ def _fold_word(word: str) -> str:
     return squeeze(fold(word))
 
 
-@lru_cache(maxsize=8)
-def _hints(language: str | None) -> dict[int, str]:
-    return hint_table(language)
-
-
 @lru_cache(maxsize=8192)
 def normalize(text: str, language: str | None = None) -> Normalized:
     """NFKC, emoji → hint words, pictographs stripped, Turkish lowercase, ASCII fold,
@@ -221,7 +212,7 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     has_filename = "." in text and _FILENAME.search(_URL.sub(" ", text)) is not None
     if flags[0] and _GLUED_UNIT.search(text):
         text = _GLUED_UNIT.sub(r"\1 \2", text)
-    text = text.translate(_hints(language))
+    text = text.translate(hint_table(language))
     if not text.isascii():  # no ASCII character is a pictograph, a modifier or a joiner
         text = _PICTOGRAPHS.sub(" ", text)
     lower = tuple(_WORDS.findall(squeeze(unicodedata.normalize("NFC", turkish_lower(text)))))
@@ -258,10 +249,5 @@ def _flags(text: str) -> tuple[bool, bool, bool, bool, bool, bool]:
     has_identifier = ("_" in text or "()" in text or _CAMEL_STEP.search(text) is not None) \
         and _IDENTIFIER.search(text) is not None
     return has_number, has_operator, has_url, has_version, has_commit_id, has_identifier
-
-
-def words(text: str, language: str | None = None) -> tuple[str, ...]:
-    """Just the words of ``normalize``."""
-    return normalize(text, language).words
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pytest_tooleval.cases.load import parse_text
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.text import normalize as norm
+from pytest_tooleval.text.emoji import hint_table
 from tests.router.routing import CATALOGUE, REGISTERS, ROUTER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def _flags_reference(text: str) -> tuple[bool, ...]:
 def test_fold_and_flags_equal_the_plain_computation(text: str) -> None:
     assert norm.fold(text) == _fold_reference(text)
     assert norm._flags(text) == _flags_reference(text)
-    hinted = text.translate(norm._hints(None))
+    hinted = text.translate(hint_table(None))
     if hinted.isascii():
         assert norm._PICTOGRAPHS.sub(" ", hinted) == hinted
 

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_tooleval.text.normalize import fold, normalize, squeeze, turkish_lower, words
+from pytest_tooleval.text.normalize import fold, normalize, squeeze, turkish_lower
 from tests.router.routing import CATALOGUE, PLAIN, TRIGGERS_ONLY, plain_reasons
+
+
+def words(text: str, language: str | None = None) -> tuple[str, ...]:
+    return normalize(text, language).words
 
 
 def test_python_lower_is_wrong_for_turkish_and_we_are_not() -> None:
