@@ -86,6 +86,10 @@ class Word:
 Value = Number | Date | Time | Duration | Phone | Score | Person
 
 
+def _alternation(words: Iterable[str]) -> str:
+    return "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
 # ---------------------------------------------------------------- vocabulary (folded)
 _MONTHS = {
     name: number
@@ -97,8 +101,8 @@ _MONTHS = {
     ], 1)
     for name in names.split()
 }
-_MONTH = "(?<![a-z])(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + \
-    r")(?:\.|'[a-z]+)?(?![a-z])"
+_MONTH_NAMES = _alternation(_MONTHS)
+_MONTH = rf"(?<![a-z])(?P<month>{_MONTH_NAMES})(?:\.|'[a-z]+)?(?![a-z])"
 #: Weekdays (folded), Monday 0.
 WEEKDAYS = {name: number for number, names in enumerate([
     "monday pazartesi", "tuesday sali", "wednesday carsamba", "thursday persembe",
@@ -154,10 +158,6 @@ TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "sa
 HONORIFIC = regex.compile(r"(?:hanim|bey)(?:efendi)?(?:n?in|y?[aei]|d[ae]n?|l[ae])?")
 
 
-def _alternation(words: Iterable[str]) -> str:
-    return "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
 # ---------------------------------------------------------------- patterns (on folded text)
 # A number not inside a longer token: grouped (1.742.500, 2 914,62, 1'240.50) or plain (0,21).
 _NUM = r"(?:\d{1,3}(?P<g>[.,\u00a0\u202f' ])\d{3}(?:(?P=g)\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
@@ -177,8 +177,7 @@ _MONTH_DAY = regex.compile(
     rf"{_MONTH}\s(?:the\s)?(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?!\d|[.,:]\d)"
     r"(?:,?\s(?P<year>\d{4})(?!\d))?")
 _MONTH_GENITIVE = regex.compile(
-    r"(?<![a-z])(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) +
-    r")'?(?:in|nin|un|nun)\s(?P<day>\d{1,2})(?!\d)")
+    rf"(?<![a-z])(?P<month>{_MONTH_NAMES})'?(?:in|nin|un|nun)\s(?P<day>\d{{1,2}})(?!\d)")
 _DAY_PART = r"(?P<pre>aksam|gece|sabah|ogleden sonra|oglen|ogle|ikindi|saat)\s(?:saat\s)?"
 # An English day part after the time, markup allowed between (**4:30** in the afternoon).
 _EN_PART = r"[*_]*\s[*_]*(?:(?:in the|this|tomorrow)\s(?P<post>morning|afternoon|evening)" \
@@ -218,8 +217,7 @@ _DOTTED_DATE = regex.compile(
     r"(?<![\w.,/:$€£₺%]|(?:saat|at|aksam|gece|sabah|ogleden sonra|ogle|oglen|ikindi)\s)"
     r"(\d{1,2})\.(0[1-9]|1[0-2])"
     r"(?![\d%]|[.,:/-]\d|\s?(?:%|[ap]\.?\s?m(?![a-z])))")
-_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_WEEKDAY = "(?P<weekday>" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + ")"
+_WEEKDAY = f"(?P<weekday>{_alternation(WEEKDAYS)})"
 #: What marks a number as a day of the month: the 16th, 16'sı, 16'sında (not 16'da: a time).
 _DAY_MARK = r"(?:st|nd|rd|th|'s?[iu](?:n[a-z]*)?)"
 #: A weekday with the day of the month and no month: Monday the 16th, Pazartesi, 16'sında,
