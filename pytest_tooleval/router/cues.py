@@ -108,21 +108,18 @@ class CueIndex:
         return {cue_of(word)}
 
     def match(
-        self, words: Iterable[str], lower_words: Iterable[str] | None = None
+        self, words: tuple[str, ...], lower_words: tuple[str, ...] = ()
     ) -> list[tuple[Cue, str]]:
         """Each (cue, message word) that fired; one vote per cue per tool.
 
         ``light``: a word fires a cue it starts with (four to six letters). ``snowball``:
         a word fires a cue equal to one of its stems (``lower_words``: the words with
-        their letters, aligned with ``words``).
+        their letters, aligned with ``words``, as ``Normalized.lower_words`` is; empty:
+        the words themselves).
         """
-        words = tuple(words)
-        lower = tuple(lower_words) if lower_words is not None else ()
-        if len(lower) != len(words):
-            lower = words
         seen: set[tuple[str, str]] = set()
         found: list[tuple[Cue, str]] = []
-        for word, lower_word in zip(words, lower, strict=True):
+        for word, lower_word in zip(words, lower_words or words, strict=True):
             friends = (tuple(f for f in self.false_friends if word.startswith(f))
                        if self.false_friends and word.startswith(self.false_friends) else ())
             if self.stemmer == "snowball":

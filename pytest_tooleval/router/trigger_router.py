@@ -26,7 +26,7 @@ from pytest_tooleval.router.companions import with_companions
 from pytest_tooleval.router.courtesy import is_courtesy
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
-from pytest_tooleval.router.patterns import TriggerSet
+from pytest_tooleval.router.patterns import FORM_KEYS, TriggerSet
 from pytest_tooleval.router.ranking import LOOKUP_FALLBACK as LOOKUP_FALLBACK
 from pytest_tooleval.router.ranking import family_best, filler_why, rank_key, usefulness_of
 from pytest_tooleval.router.repository import repository_frame
@@ -39,9 +39,8 @@ from pytest_tooleval.text.stem import check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"
-FORM_KINDS = ("personal", "question")
 # The class targets collected from every candidate, not only the longest matches.
-MONEY_KINDS = {"@currency": "currency", "@exchange": "exchange"}
+MONEY_KINDS = ("@currency", "@exchange")
 HOW_TO_WEIGHT = 1.0  # "nasıl pişirilir": general knowledge, a weak vote for web_search
 ENDING_WEIGHT = 1.0  # a tool's word ending (tr: "gitmiştik" → calendar_list), weak
 _CUE_CACHE_SIZE = 64
@@ -185,21 +184,18 @@ class TriggerRouter(Router):
             for m in candidates:
                 for t in m.pattern.targets:
                     if t.tool in MONEY_KINDS:
-                        classes[MONEY_KINDS[t.tool]].append(m.text)
+                        classes[t.tool[1:]].append(m.text)
             for match in longest_matches(candidates, len(text.words)):
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
                 for target in match.pattern.targets:
-                    label = f"{target.label!r} ({set_language}) ← {match.text!r}"
-                    if match.typo:
-                        label += f" (typo of {match.typo!r})"
+                    if target.tool in MONEY_KINDS:
+                        continue  # counted above
                     if target.tool.startswith("@"):
                         kind = target.tool[1:]
-                        if kind in ("currency", "exchange"):
-                            continue  # counted above
                         if kind == "topics" and not primary:
                             kind = "weak_topics"
-                        if kind in FORM_KINDS and not primary:
+                        if kind in FORM_KEYS and not primary:
                             continue
                         classes[kind].append(match.text)
                         continue
@@ -207,6 +203,9 @@ class TriggerRouter(Router):
                         continue
                     seen.add((target.tool, target.label))
                     gain = target.weight * factor * weight
+                    label = f"{target.label!r} ({set_language}) ← {match.text!r}"
+                    if match.typo:
+                        label += f" (typo of {match.typo!r})"
                     if target.needs_cue:
                         deferred.append((target.tool, gain, label, match.text))
                     else:
@@ -238,7 +237,7 @@ class TriggerRouter(Router):
                     kind[4:] for kind, hits in classes.items() if kind.startswith("syn:") and hits
                 )
             )
-            lower = (*text.lower_words, *synonyms) if text.lower_words else None
+            lower = (*text.lower_words, *synonyms) if text.lower_words else ()
             for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms), lower):
                 tally.add(cue.tool, cue.weight, f"cue {cue.label} ← {word!r}")
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
