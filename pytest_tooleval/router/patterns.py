@@ -211,16 +211,15 @@ class TriggerSet:
         ``fuzzy`` adds, for a long word still in no match and not in ``known``, the trigger
         one edit away."""
         found = self._candidates(words, stems)
+        covered = {i for match in found for i in range(match.start, match.end)}
         typos: set[int] = set()
         if fuzzy:
-            covered = {i for match in found for i in range(match.start, match.end)}
             respelt = self.fuzzy_variants(words, covered, known)
             base = variants or ("",) * len(words)
             typos = {i for i, (v, r) in enumerate(zip(base, respelt, strict=True)) if r and not v}
             if typos:
                 variants = tuple(v or r for v, r in zip(base, respelt, strict=True))
         if variants and any(variants):
-            covered = {i for match in found for i in range(match.start, match.end)}
             for index, variant in enumerate(variants):
                 if not variant or index in covered or not self._in_some_pattern(variant):
                     continue
