@@ -37,7 +37,7 @@ _LEXICON_SOURCE: dict[str, str] = {
     "nbr": "ne haber", "knk": "kanka", "lfn": "lütfen", "lütfn": "lütfen", "ltfn": "lütfen",
     "saol": "sağ ol", "sağol": "sağ ol", "tşk": "teşekkürler", "tşkler": "teşekkürler",
     "tesekkurler": "teşekkürler", "nolur": "ne olur", "noldu": "ne oldu", "nolcak": "ne olacak",
-    "nezaman": "ne zaman", "nekadar": "ne kadar", "nasi": "nasıl", "nası": "nasıl",
+    "nezaman": "ne zaman", "nekadar": "ne kadar", "nasi": "nasıl",
     "dimi": "değil mi", "deil": "değil", "diil": "değil", "dii": "değil",
     "msj": "mesaj", "mesj": "mesaj", "msjı": "mesajı", "msja": "mesaja", "tlf": "telefon",
     "tlfn": "telefon", "yrn": "yarın", "bgn": "bugün", "hfta": "hafta", "cmt": "cumartesi",
@@ -62,7 +62,6 @@ _LEXICON_SOURCE: dict[str, str] = {
 }
 _LEXICON: dict[str, tuple[str, ...]] = {
     _key(word): tuple(standard.split()) for word, standard in _LEXICON_SOURCE.items()
-    if word != standard
 }
 
 # The spoken progressive and future: geliyom → geliyorum, yapıcam → yapacağım.
