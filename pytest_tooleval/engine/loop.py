@@ -41,12 +41,11 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
     if call.parse_error or call.name is None:
         return Attempt(call.name, call.raw or call.arguments, valid=False,
                        malformed="unparseable", reason=call.parse_error or "no tool name")
-    raw_args = call.arguments
     try:
-        arguments: Any = json.loads(raw_args) if raw_args not in (None, "") else {}
+        arguments: Any = json.loads(call.arguments) if call.arguments not in (None, "") else {}
     except (ValueError, RecursionError) as exc:  # past the digit or depth limit too
         why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        return Attempt(call.name, raw_args, valid=False, malformed="unparseable",
+        return Attempt(call.name, call.arguments, valid=False, malformed="unparseable",
                        reason=f"arguments are not JSON: {why}")
     if call.name not in shown:
         return Attempt(call.name, arguments, valid=False, malformed="unknown_tool",
