@@ -254,8 +254,6 @@ class TriggerRouter(Router):
     ) -> Routing:
         unique = list({spec.name: spec for spec in catalogue}.values())
         renamed, back = _stand_ins(unique)
-        if not back:
-            return self._route(message, language, unique, keep)
         # A stand-in is routed as its built-in, not only scored as it: ranked, voted for,
         # kept and brought as a companion where the built-in would have been.
         own = {name: role for role, name in back.items()}
@@ -270,7 +268,7 @@ class TriggerRouter(Router):
     def _route(
         self, message: str, language: str, unique: list[ToolSpec], keep: tuple[str, ...]
     ) -> Routing:
-        scores, reasons = self.score(message, language, unique)
+        scores, reasons = self._score(message, language, unique)
         families = family_best(scores)
         learned = self.learned(message, language, unique, scores)
         # A voted tool ranks by its score plus LEARNED_WEIGHT times the posterior.
