@@ -561,10 +561,6 @@ def _phone(written: str) -> Phone | None:
     return Phone(digits[2:] if digits.startswith("00") else digits, international)
 
 
-def _phones(text: str) -> list[Phone]:
-    return [phone for match in _PHONE.finditer(text) if (phone := _phone(match.group()))]
-
-
 def _words(text: str) -> list[Word]:
     words: list[Word] = []
     for match in _WORDS.finditer(text):
@@ -665,7 +661,8 @@ class Values:
 
     @cached_property
     def phones(self) -> tuple[Phone, ...]:
-        return tuple(_phones(self.folded))
+        return tuple(phone for match in _PHONE.finditer(self.folded)
+                     if (phone := _phone(match.group())))
 
     @cached_property
     def scores(self) -> tuple[Score, ...]:
