@@ -27,15 +27,13 @@ from pytest_tooleval.router.courtesy import is_courtesy
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import FORM_KEYS, TriggerSet
-from pytest_tooleval.router.ranking import LOOKUP_FALLBACK as LOOKUP_FALLBACK
 from pytest_tooleval.router.ranking import family_best, filler_why, rank_key, usefulness_of
 from pytest_tooleval.router.repository import repository_frame
 from pytest_tooleval.router.rules import WEB_TOOL, Tally, apply_classes, confirmed
 from pytest_tooleval.router.trigger_syntax import load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import normalize
-from pytest_tooleval.text.stem import DEFAULT_STEMMER as DEFAULT_STEMMER
-from pytest_tooleval.text.stem import check_stemmer, has_snowball, snowball_stem
+from pytest_tooleval.text.stem import DEFAULT_STEMMER, check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from pytest_tooleval.router.companions import KEEP_PLACE, with_companions
-from pytest_tooleval.router.trigger_router import LOOKUP_FALLBACK, TriggerRouter
+from pytest_tooleval.router.ranking import LOOKUP_FALLBACK
+from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.tools.base import ToolSpec
 from tests.router.routing import CATALOGUE, PLAIN, ROUTER, shown
