@@ -58,6 +58,14 @@ class World:
     def load_state(self, name: str) -> Any:
         return json.loads((self.state_dir / f"{name}.json").read_text(encoding="utf-8"))
 
+    def records(self, name: str) -> list[dict[str, Any]]:
+        """The objects of a state file's list; a missing file holds none (an unreadable one
+        raises ``OSError`` or ``ValueError``)."""
+        if not (self.state_dir / f"{name}.json").exists():
+            return []
+        data = self.load_state(name)
+        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+
     def save_state(self, name: str, data: Any) -> None:
         text = json.dumps(data, ensure_ascii=False, indent=1)
         write_atomic(self.state_dir / f"{name}.json", text)

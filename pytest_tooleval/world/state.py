@@ -34,14 +34,11 @@ class StateUnavailable(Exception):
 def records(world: World, kind: str) -> list[dict[str, Any]]:
     """The records of one kind (``event``, ``reminder``, ``memory``, ``contact``,
     ``message``) as the tools left them; a missing state file holds none."""
-    path = world.state_dir / f"{RECORD_FILES[kind]}.json"
-    if not path.exists():
-        return []
+    name = RECORD_FILES[kind]
     try:
-        data = world.load_state(RECORD_FILES[kind])
+        return world.records(name)
     except (OSError, ValueError) as exc:
-        raise StateUnavailable(f"state file {path.name} is unreadable: {exc}") from exc
-    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+        raise StateUnavailable(f"state file {name}.json is unreadable: {exc}") from exc
 
 
 def home_path(world: World, rel: str) -> Path:

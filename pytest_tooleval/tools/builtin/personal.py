@@ -25,14 +25,10 @@ MAX_ITEMS = 5000
 
 
 def _load(ctx: Context, name: str) -> list[dict[str, Any]]:
-    path = ctx.world.state_dir / f"{name}.json"
-    if not path.exists():
-        return []
     try:
-        data = ctx.world.load_state(name)
+        return ctx.world.records(name)
     except (OSError, ValueError) as exc:
         raise SandboxBroken(f"state file {name}.json is unreadable: {exc}") from exc
-    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
 
 
 def _save(ctx: Context, name: str, items: list[dict[str, Any]]) -> None:
