@@ -94,15 +94,14 @@ def _event_times(ctx: Context, event: dict[str, Any]) -> tuple[datetime, datetim
 
 
 def _calendar_list(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    start, start_has_time = parse_datetime(need_str(args, "start", limit=100), ctx.world)
+    start, _ = parse_datetime(need_str(args, "start", limit=100), ctx.world)
     end_text = get_str(args, "end", limit=100)
     if end_text:
         end, end_has_time = parse_datetime(end_text, ctx.world)
         if not end_has_time:
             end += timedelta(days=1)  # an end date includes that whole day
-    else:
-        end = start + timedelta(days=1) if not start_has_time else \
-            start.replace(hour=0, minute=0) + timedelta(days=1)
+    else:  # to the end of start's day (a date alone is at midnight already)
+        end = start.replace(hour=0, minute=0) + timedelta(days=1)
     if end <= start:
         raise ToolError("end must be after start")
     if end - start > timedelta(days=400):
