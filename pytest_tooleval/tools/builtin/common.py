@@ -214,8 +214,7 @@ def parse_datetime(text: str, world: World, *, tz: tzinfo | None = None) -> tupl
             return now, True
         day = now.date() + timedelta(days=_RELATIVE[key])
         return datetime.combine(day, time(0), zone), False
-    candidate = raw.replace(" ", "T", 1) if re.match(r"^\d{4}-\d{2}-\d{2} \d", raw) else raw
-    candidate = re.sub(r"Z$", "+00:00", candidate)
+    candidate = re.sub(r"Z$", "+00:00", raw)  # fromisoformat takes a space for the "T"
     parsed: datetime | None
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", candidate):
