@@ -195,12 +195,9 @@ def make_parents(sandbox: Sandbox, real: Path) -> None:
 
 
 def is_git_internal(sandbox: Sandbox, real: Path) -> bool:
-    """True for paths inside a ``.git`` folder, whose config and hooks can run programs."""
-    try:
-        parts = real.relative_to(sandbox.real_root).parts
-    except ValueError:
-        return False
-    return any(part.lower() == ".git" for part in parts)
+    """True for a contained path inside a ``.git`` folder, whose config and hooks can run
+    programs."""
+    return any(part.lower() == ".git" for part in real.relative_to(sandbox.real_root).parts)
 
 
 def walk(real: Path, limit: int = 20_000) -> list[Path]:
