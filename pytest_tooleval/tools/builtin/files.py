@@ -215,7 +215,7 @@ def _delete_file(ctx: Context, args: dict[str, Any]) -> str:
     if os.path.islink(link):
         _refuse_git_internal(ctx, link)
         os.unlink(link)
-        return f"deleted link {ctx.home.relative(parent / link.name)}"
+        return f"deleted link {ctx.home.relative(link)}"
     real = ctx.home.resolve(shown, allow_root=False)
     _refuse_git_internal(ctx, real)
     if real == ctx.world.repo.resolve() or real in ctx.world.repo.resolve().parents:

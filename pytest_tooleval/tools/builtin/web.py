@@ -43,7 +43,7 @@ def url_key(url: str) -> str:
     """http/https, www., a trailing slash and the fragment do not tell pages apart."""
     parts = urlsplit(url.strip())
     host = parts.netloc.lower().removeprefix("www.")
-    path = parts.path.rstrip("/") or ""
+    path = parts.path.rstrip("/")
     query = f"?{parts.query}" if parts.query else ""
     return f"{host}{path}{query}"
 
