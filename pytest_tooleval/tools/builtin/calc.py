@@ -137,9 +137,7 @@ def tokenize(expression: str) -> list[tuple[str, Any]]:
     pos = 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
-        if not match or match.end() == pos:
-            if text[pos:].strip() == "":
-                break
+        if not match:
             bad = text[pos:].strip()[:20]
             raise ToolError(f"cannot read {bad!r}; only numbers, + - * / ^ ( ) and % are allowed")
         pos = match.end()
