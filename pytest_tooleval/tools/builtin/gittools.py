@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import select
 import shutil
 import signal
@@ -29,7 +28,7 @@ import regex
 
 from pytest_tooleval.tools import deadline, jail
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, get_str, need_str, prop
-from pytest_tooleval.tools.builtin.runner import CPU_SECONDS, FILE_BYTES
+from pytest_tooleval.tools.builtin.runner import CPU_SECONDS, FILE_BYTES, process_limits
 from pytest_tooleval.tools.builtin.sandbox import (
     Sandbox,
     SandboxBroken,
@@ -241,7 +240,7 @@ def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
             outcome = jail.run(argv, writable=repo, cwd=repo, env=env,
                                timeout=deadline.remaining(GIT_TIMEOUT),
                                stdout=capture.out_w, stderr=capture.err_w, jailed=jailed,
-                               preexec=_limits, interpreter=False, home=home)
+                               preexec=process_limits, interpreter=False, home=home)
     except OSError as exc:
         raise SandboxBroken(f"cannot start git: {exc}") from exc
     finally:
@@ -250,17 +249,6 @@ def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
         raise ToolError("git took too long")
     return _Done(outcome.returncode, out.decode("utf-8", "replace"),
                  err.decode("utf-8", "replace"), capture.cut)
-
-
-def _limits() -> None:
-    """run_python's per-process limits (``runner``) but its memory: CPU seconds, bytes per
-    file (the repository is bound read-write on the host's disk), open files, no core
-    dumps. Runs in the child before bwrap starts; git's own work on a repository of the
-    world's size stays far inside them."""
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 class _Capture:

@@ -112,13 +112,21 @@ exec(compile(_code, "<run_python>", "exec"), _globals)
 '''
 
 
-def _limits(nproc: bool) -> None:
-    """Runs in the child between fork and exec (bwrap's, or the snippet's when unjailed)."""
+def process_limits() -> None:
+    """The limits of run_python and of git: CPU seconds, bytes per file (the folder bound
+    read-write is on the host's disk), open files, no core dumps. Runs in the child between
+    fork and exec (bwrap's, or the program's when unjailed)."""
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _limits(nproc: bool) -> None:
+    """``process_limits`` and the snippet's memory (git's work on a world's repository stays
+    far inside the others, and needs no memory cap)."""
+    process_limits()
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     if nproc:
         # Not enforced for root, hence the audit hook's process-creation ban as well.
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
