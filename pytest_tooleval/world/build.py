@@ -135,7 +135,6 @@ def _fix_mtimes(root: Path, when: str) -> None:
 
 def build_template(dest: Path) -> World:
     """Build the whole world into ``dest`` (created; must be absent or empty)."""
-    dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"{dest} is not empty")
     dest.mkdir(parents=True, exist_ok=True)

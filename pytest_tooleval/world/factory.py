@@ -84,7 +84,6 @@ def copy_world(
 ) -> World:
     """A private, writable copy of ``template`` at ``dest`` with overrides applied."""
     parsed = validate_overrides(overrides)
-    dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"{dest} is not empty")
     shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
@@ -113,7 +112,7 @@ class WorldFactory:
     """Builds the template once under ``base_dir`` (shared by xdist workers) and copies it."""
 
     def __init__(self, base_dir: Path) -> None:
-        self.base_dir = Path(base_dir)
+        self.base_dir = base_dir
         self.key = fingerprint()
         self.template_dir = self.base_dir / f"tooleval-world-{self.key}"
         self.lock_path = self.base_dir / f"tooleval-world-{self.key}.lock"
