@@ -142,8 +142,7 @@ def check_mode(st: os.stat_result, shown: str) -> None:
 def open_regular(real: Path, shown: str, flags: int = os.O_RDONLY) -> int:
     """Open a resolved path without following a final symlink or blocking on a FIFO."""
     try:
-        fd = os.open(real, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
-                     0o644)
+        fd = os.open(real, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)  # non-inheritable
     except FileNotFoundError:
         raise ToolError(f"{shown!r} does not exist") from None
     except IsADirectoryError:
