@@ -17,7 +17,6 @@ from xml.etree import ElementTree
 from pytest_tooleval.text.normalize import fold
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, need_str, prop, token_hit
 from pytest_tooleval.tools.builtin.sandbox import (
-    MAX_OUTPUT_CHARS,
     ToolError,
     clip,
     read_bytes,
@@ -238,8 +237,6 @@ def _pdf_pages(data: bytes) -> list[str]:
         if reader.is_encrypted:
             raise ToolError("the PDF is encrypted")
         return [(page.extract_text() or "").strip() for page in reader.pages[:500]]
-    except ToolError:
-        raise
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError,
             RecursionError) as exc:
         raise ToolError(f"not a readable PDF: {type(exc).__name__}") from None
@@ -311,7 +308,7 @@ def _read_document(ctx: Context, args: dict[str, Any]) -> str:
     if len(pages) == 1:
         return clip(f"{name}\n\n{pages[0]}")
     body = "\n\n".join(f"--- page {n} ---\n{text}" for n, text in enumerate(pages, 1))
-    return clip(f"{name} — {len(pages)} pages\n\n{body}", MAX_OUTPUT_CHARS)
+    return clip(f"{name} — {len(pages)} pages\n\n{body}")
 
 
 def _snippet(text: str, folded_terms: list[str], width: int = 180) -> str:
