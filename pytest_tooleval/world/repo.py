@@ -67,7 +67,7 @@ def _apply(root: Path, commit: dict[str, Any], label: str) -> None:
     for rel, text in (commit.get("append") or {}).items():
         path = root / rel
         path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
-    for rel, (old, new) in (commit.get("replace") or commit.get("modify") or {}).items():
+    for rel, (old, new) in (commit.get("replace") or {}).items():
         path = root / rel
         current = path.read_text(encoding="utf-8")
         if current.count(old) != 1:
@@ -156,7 +156,7 @@ def build_repo(dest: Path) -> dict[str, Any]:
         git("-c", "pack.threads=1", "repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         git("prune-packed")
         uncommitted = spec.get("uncommitted") or {}
-        _apply(dest, {"modify": uncommitted.get("modify")}, "uncommitted")
+        _apply(dest, {"replace": uncommitted.get("modify")}, "uncommitted")
         _apply(dest, {"write": uncommitted.get("untracked")}, "untracked")
         times = _last_touched(git("log", "--format=@%cI", "--name-only", "main"))
         times.update(dict.fromkeys([*(uncommitted.get("modify") or {}),
