@@ -22,7 +22,7 @@ import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import regex
 
@@ -167,8 +167,7 @@ def run_git(ctx: Context, *args: str, commit: bool = False) -> str:
                    (entry.partition("\n") for entry in listed.split("\0") if entry)]
         bad = [key for key, _ in entries if not _SAFE_CONFIG.fullmatch(key)]
         if bad:
-            raise ToolError("the repository's config was changed to set "
-                            f"{', '.join(bad[:5])}; git tools refuse to run such a repository")
+            _refuse_keys(bad)
     if commit:
         name, email = _identity(entries)
         env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
@@ -192,12 +191,15 @@ exec "$0" "$@"
 """
 
 
+def _refuse_keys(keys: list[str]) -> NoReturn:
+    raise ToolError("the repository's config was changed to set "
+                    f"{', '.join(keys[:5])}; git tools refuse to run such a repository")
+
+
 def _refuse_gate(done: _Done) -> None:
     if done.returncode == 98 and done.stderr.startswith("tooleval-gate-refused: "):
-        keys = [line.removeprefix("tooleval-gate-refused: ")
-                for line in done.stderr.splitlines() if line]
-        raise ToolError("the repository's config was changed to set "
-                        f"{', '.join(keys[:5])}; git tools refuse to run such a repository")
+        _refuse_keys([line.removeprefix("tooleval-gate-refused: ")
+                      for line in done.stderr.splitlines() if line])
     if done.returncode == 97 and done.stderr.startswith("tooleval-gate-unreadable: "):
         why = done.stderr.removeprefix("tooleval-gate-unreadable: ").strip().splitlines()
         raise ToolError("git: the repository's config cannot be read: "
