@@ -42,9 +42,7 @@ def main(argv: Sequence[str]) -> int:
     if options.from_reports:
         reports = {arm: load_report(path)
                    for arm, path in zip(ARMS, options.from_reports, strict=True)}
-        refused = _refused(reports, options.force)
-        if refused is not None:
-            return refused
+        _check_pair(reports, options.force)
     for arm in ARMS:
         if arm in reports:
             continue
@@ -67,21 +65,19 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _refused(reports: dict[str, Report], force: bool) -> int | None:
-    """2 (after the reason on stderr) when two given reports cannot make a gap."""
+def _check_pair(reports: dict[str, Report], force: bool) -> None:
+    """Refused when two given reports cannot make a gap; with ``force``, the differences
+    beyond the grammar said on stderr instead."""
     grammars = [reports[arm].run.backend.get("grammar") for arm in ARMS]
     if grammars != list(ARMS):
         raise Refused(f"the reports ran with grammar {grammars[0]} and {grammars[1]}; give "
                       "the grammar-on report first, then the grammar-off one")
     # The constraint is meant to differ; nothing else may.
-    found = [d for d in differences(reports["on"], reports["off"])
-             if not d.startswith("grammar mechanism differs")]
+    found = "".join(f"\n  - {d}" for d in differences(reports["on"], reports["off"])
+                    if not d.startswith("grammar mechanism differs"))
     if found and not force:
-        print("tooleval gap: the two runs differ beyond the grammar (pass --force to build "
-              "the gap over the cases both scored anyway):", file=sys.stderr)
-    elif found:
-        print("tooleval gap: --force: building the gap although the runs differ:",
+        raise Refused("the two runs differ beyond the grammar (pass --force to build the gap "
+                      f"over the cases both scored anyway):{found}")
+    if found:
+        print(f"tooleval gap: --force: building the gap although the runs differ:{found}",
               file=sys.stderr)
-    for line in found:
-        print(f"  - {line}", file=sys.stderr)
-    return 2 if found and not force else None
