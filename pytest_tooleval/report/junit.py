@@ -95,8 +95,7 @@ def rewrite(path: Path, report: Report | None,
     """
     tree = ET.parse(path)
     root = tree.getroot()
-    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
-    for suite in suites:
+    for suite in list(root.iter("testsuite")):  # the root too, when it is the suite
         for testcase in suite.iter("testcase"):
             outcome = _outcome_of(testcase) or _lookup(outcomes, testcase)
             failure = testcase.find("failure")
