@@ -125,8 +125,7 @@ def differences(new: Report, base: Report) -> list[str]:
 
 def _scoring_differences(new: Report, base: Report) -> list[str]:
     """The same case (same content) counted on other axes in the two runs: they were scored
-    by different versions (a chain's closing "thanks" counts on the irrelevance axis since
-    0135a47), so the axes and the score would move with no change of the model."""
+    by different versions, so the axes and the score would move with no change of the model."""
     moved = [(n, b) for n, b in pair_cases(new.cases, base.cases).pairs
              if n.case_hash and n.case_hash == b.case_hash and set(n.axes()) != set(b.axes())]
     if not moved:
@@ -167,8 +166,6 @@ class Comparison:
     def regressed(self) -> list[str]:
         """The figures whose drop is outside the noise (significant at the level, corrected
         for the figures that decide) and larger than the tolerance (points out of 100)."""
-        if not self.compared:
-            return []
         return [f"{row.name}: {row.base:.1f} → {row.new:.1f} ({row.delta:+.1f}, "
                 f"p = {row.p_value:.2g})" for row in self.rows if row.status == "regression"]
 
