@@ -258,12 +258,12 @@ def compare(new: Report, base: Report, *, force: bool = False,
                      for g in sorted({*new_groups, *base_groups})}
     _routing_only(result, new_cases, base_by_id, new.run.router_mode, base.run.router_mode)
     for case in new_cases:
-        if case.nodeid not in base_by_id or not base_by_id[case.nodeid].scored:
+        old = base_by_id.get(case.nodeid)
+        if old is None or not old.scored:
             continue
-        if case.case_hash and base_by_id[case.nodeid].case_hash not in (None, case.case_hash):
+        if case.case_hash and old.case_hash not in (None, case.case_hash):
             continue  # another case under this id in the baseline (contents moved)
-        before = base_by_id[case.nodeid].outcome.value
-        after = case.outcome.value
+        before, after = old.outcome.value, case.outcome.value
         change = {"nodeid": case.nodeid, "baseline": before, "new": after,
                   "reasons": case.reasons}
         if OUTCOME_RANK[after] < OUTCOME_RANK[before]:

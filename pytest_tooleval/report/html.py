@@ -135,8 +135,8 @@ def render_html(report: Report, *, title: str | None = None,
     ))
 
 
-def write_html(path: Path, report: Report, **kwargs: Any) -> None:
-    write_atomic(path, render_html(report, **kwargs))
+def write_html(path: Path, report: Report) -> None:
+    write_atomic(path, render_html(report))
 
 
 def flip_matrix(on: Report, off: Report) -> dict[str, list[str]]:
@@ -175,4 +175,4 @@ def write_gap_html(path: Path, gap: dict[str, Any], on: Report, off: Report) -> 
                   for name, row in figures.items() if row.get("flips")]
     view = {**gap, "flips": engine or flip_matrix(on, off),
             "figure_flips": per_figure, "chart": gap_chart(gap)}
-    write_html(path, on, title=f"tooleval gap: {gap.get('model')}", gap=view)
+    write_atomic(path, render_html(on, title=f"tooleval gap: {gap.get('model')}", gap=view))
