@@ -80,7 +80,9 @@ def after_reports(config: pytest.Config, report: Report | None, html_dir: Path |
     written: list[Path] = []
     xmlpath = getattr(config.option, "xmlpath", None)
     if xmlpath and Path(xmlpath).is_file():
-        _guarded(notes, "JUnit XML", lambda: _junit(Path(xmlpath), report))
+        from pytest_tooleval.report.junit import rewrite
+
+        _guarded(notes, "JUnit XML", lambda: rewrite(Path(xmlpath), report))
     if report is None:
         return notes, written
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -111,14 +113,6 @@ def after_reports(config: pytest.Config, report: Report | None, html_dir: Path |
             except OSError as exc:  # the run's reports are written; say so, do not crash
                 notes.append(f"metrics: could not push to {gateway}: {exc}")
     return notes, written
-
-
-def _junit(path: Path, report: Report | None) -> None:
-    from pytest_tooleval.report.junit import junit_names, rewrite
-
-    outcomes = {junit_names(case.nodeid): case.outcome.value
-                for case in (report.cases if report else [])}
-    rewrite(path, report, outcomes)
 
 
 def _guarded(notes: list[str], what: str, write: Callable[[], None]) -> bool:

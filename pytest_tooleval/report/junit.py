@@ -86,13 +86,14 @@ def _outcome_of(testcase: ET.Element) -> str | None:
     return None
 
 
-def rewrite(path: Path, report: Report | None,
-            outcomes: dict[tuple[str, str], str]) -> None:
+def rewrite(path: Path, report: Report | None) -> None:
     """ERROR failures become ``<error>``; the suite gets the run's figures.
 
-    ``outcomes`` maps (classname, name) of each case to its outcome, so that ERROR cases are
-    found even when per-case properties are switched off.
+    A case's outcome is its property, else the report's case of the same (classname, name),
+    so that ERROR cases are found even when per-case properties are switched off.
     """
+    outcomes = {junit_names(case.nodeid): case.outcome.value
+                for case in (report.cases if report else [])}
     tree = ET.parse(path)
     root = tree.getroot()
     for suite in list(root.iter("testsuite")):  # the root too, when it is the suite
