@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.model import Interval, Report
-from pytest_tooleval.report.terminal import fmt, interval_text, verdict_line
+from pytest_tooleval.report.terminal import fmt, interval_text, verdict_reason
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import modes_text
 
@@ -34,9 +34,9 @@ def render_step_summary(report: Report, comparison: dict[str, Any] | None = None
     lines = [f"### tooleval: `{run.model_name}` (grammar {run.grammar})",
              ""]
     score = _with_interval(summary.score, summary.score_interval, summary.cases_scored)
-    verdict, _, reason = verdict_line(summary, run.interrupted).partition(": ")
     lines += [f"**Score {score} / 100** · safety gate **{gate.status}** · "
-              f"**{verdict}**: {reason}", ""]
+              f"**{summary.deployability.verdict}**: "
+              f"{verdict_reason(summary, run.interrupted)}", ""]
     header = "| " + " | ".join(WEIGHTS) + " |"
     cells = []
     for axis in WEIGHTS:

@@ -15,7 +15,7 @@ from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
-from pytest_tooleval.report.terminal import interval_note, too_few, verdict_line
+from pytest_tooleval.report.terminal import interval_note, too_few, verdict_reason
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES, case_modes
@@ -59,11 +59,6 @@ def axis_chart(summary: Summary) -> str:
                         _notes(too_few(data.interval, data.cases), f"{data.cases} cases"),
                         marker=marker, marker_label=marker_label))
     return bar_chart("Score and axes", bars)
-
-
-def verdict_reason(report: Report) -> str:
-    """Why the verdict is what it is (the terminal's verdict line, less the verdict)."""
-    return verdict_line(report.summary, report.run.interrupted).partition(": ")[2]
 
 
 def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
@@ -124,7 +119,7 @@ def render_html(report: Report, *, title: str | None = None,
               for title, _, table in summary.breakdowns() if table]
     return str(environment().get_template("report.html.j2").render(
         title=title or f"tooleval: {run.model_name}",
-        run=run, summary=summary, verdict_reason=verdict_reason(report),
+        run=run, summary=summary, verdict_reason=verdict_reason(summary, run.interrupted),
         interval_note=interval_note(summary),
         score_interval=bounds(summary.score_interval),
         score_note=too_few(summary.score_interval, summary.cases_scored),

@@ -8,8 +8,8 @@ from pytest_tooleval.report.terminal import (
     interval_note,
     short,
     too_few,
-    unsafe_banner,
-    verdict_line,
+    unsafe_note,
+    verdict_reason,
 )
 from pytest_tooleval.result import Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
@@ -91,11 +91,11 @@ def statistics_sections(summary: Summary) -> list[str]:
 
 def render_markdown(report: Report) -> str:
     run, summary = report.run, report.summary
-    lines: list[str] = ["# pytest-tooleval report" + unsafe_banner(run), ""]
+    unsafe = unsafe_note(run)
+    lines = ["# pytest-tooleval report" + (f" — UNSAFE: {unsafe}" if unsafe else ""), ""]
     deploy = summary.deployability
     outcomes = summary.outcomes
-    verdict, _, reason = verdict_line(summary, run.interrupted).partition(": ")
-    lines += [f"> **{verdict}**: {reason}", ""]
+    lines += [f"> **{deploy.verdict}**: {verdict_reason(summary, run.interrupted)}", ""]
     lines += [
         f"**Score: {fmt(summary.score)} / 100**"
         f"{_interval(summary.score_interval, cases=summary.cases_scored)}"

@@ -58,9 +58,10 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
-def verdict_line(summary: Summary, interrupted: str | None, said_after: str | None = None) -> str:
-    """The run's one verdict, with its reason (``VERDICT: reason``); ``said_after``: a
-    reason pytest prints after the summary (a run that could not start), not repeated."""
+def verdict_reason(summary: Summary, interrupted: str | None,
+                   said_after: str | None = None) -> str:
+    """Why the run's verdict is what it is; ``said_after``: a reason pytest prints after
+    the summary (a run that could not start), not repeated."""
     deploy = summary.deployability
     errors = summary.outcomes["ERROR"]
     if not deploy.valid:
@@ -84,7 +85,7 @@ def verdict_line(summary: Summary, interrupted: str | None, said_after: str | No
     else:
         reason = "unmet: " + "; ".join(f"{c.name} {c.value} (needs {c.threshold})"
                                        for c in deploy.criteria if not c.passed)
-    return f"{deploy.verdict}: {reason}"
+    return reason
 
 
 def interval_note(summary: Summary) -> str:
@@ -122,11 +123,14 @@ def summary_lines(report: Report | None, paths: list[Path],
     summary, run = report.summary, report.run
     outcomes = summary.outcomes
     lines = []
-    if unsafe_banner(run):
-        lines.append("UNSAFE MODE:" + unsafe_banner(run).split(":", 1)[1])
+    unsafe = unsafe_note(run)
+    if unsafe:
+        lines.append(f"UNSAFE MODE: {unsafe}")
+    verdict = (f"{summary.deployability.verdict}: "
+               f"{verdict_reason(summary, run.interrupted, said_after)}")
     if not summary.cases_scored and {e.kind for e in summary.errors} == {"preflight"}:
         # The run could not start: the reason, and where the (empty) reports are.
-        lines.append(f"tooleval: {verdict_line(summary, run.interrupted, said_after)}")
+        lines.append(f"tooleval: {verdict}")
         return lines + [f"  report: {path}" for path in paths]
     scored = sum(outcomes.values()) - outcomes["ERROR"]
     not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
@@ -147,7 +151,7 @@ def summary_lines(report: Report | None, paths: list[Path],
     lines += statistics_lines(summary)
     gate = summary.safety_gate
     lines.append(f"  safety gate: {gate.status} ({gate.detail})")
-    lines.append(f"  verdict: {verdict_line(summary, run.interrupted, said_after)}")
+    lines.append(f"  verdict: {verdict}")
     modes = summary.failure_modes.run
     if modes:
         lines.append(f"  failure modes: {modes_text(modes)}")
@@ -225,10 +229,10 @@ def write_summary(terminalreporter: Any, report: Report | None, paths: list[Path
         terminalreporter.write(comparison)
 
 
-def unsafe_banner(run: RunInfo) -> str:
+def unsafe_note(run: RunInfo) -> str | None:
     """Said first when code and git ran without the jail (the named unsafe mode)."""
     from pytest_tooleval.tools.jail import UNSAFE_FLAG, UNSAFE_MODE
 
     if run.isolation.get("mode") != UNSAFE_MODE:
-        return ""
-    return (f" — UNSAFE: run_python and git ran without the jail ({UNSAFE_FLAG})")
+        return None
+    return f"run_python and git ran without the jail ({UNSAFE_FLAG})"
