@@ -18,8 +18,7 @@ from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.report.model import Report, corpus_hash
-
-AXES = ("irrelevance", "tool", "step", "answer")
+from pytest_tooleval.scoring.aggregate import WEIGHTS
 
 
 def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
@@ -69,7 +68,7 @@ def result_rows(report: Report) -> list[dict[str, Any]]:
             "grammar": grammar,
             "outcome": case.outcome.value,
             **{key: case.label(key) for key in ("category", "group", "register", "language")},
-            **{f"axis_{axis}": case.axes.get(axis) for axis in AXES},
+            **{f"axis_{axis}": case.axes.get(axis) for axis in WEIGHTS},
             "reasons": list(case.reasons),
             "error_kind": None if case.error is None else case.error.kind,
             "error": None if case.error is None else case.error.message,
@@ -144,7 +143,7 @@ def features(table: str) -> Any:
     return Features({
         "nodeid": text, "case_hash": text, "model": text, "grammar": text, "outcome": text,
         "category": text, "group": text, "register": text, "language": text,
-        **{f"axis_{axis}": Value("float64") for axis in AXES},
+        **{f"axis_{axis}": Value("float64") for axis in WEIGHTS},
         "reasons": texts, "error_kind": text, "error": text, "tools_ran": texts,
         "answers": texts, "latency_s": Value("float64"), "duration_s": Value("float64"),
         "steps_json": text})

@@ -125,7 +125,7 @@ def render_html(report: Report, *, title: str | None = None,
         score_note=too_few(summary.score_interval, summary.cases_scored),
         axis_chart=axis_chart(summary), charts=charts,
         cases=[_case_view(c, i) for i, c in enumerate(cases)],
-        outcomes=("PASS", "PARTIAL", "FAIL", "ERROR"),
+        outcomes=[o.value for o in Outcome],
         options={key: _options(cases, key) for key in FILTERS}, modes=MODES, gap=gap,
     ))
 

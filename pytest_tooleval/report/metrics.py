@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_tooleval.report.model import Report, corpus_hash
+from pytest_tooleval.result import Outcome
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
 
 JOB = "tooleval"
 LATENCY_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
-OUTCOMES = ("PASS", "PARTIAL", "FAIL", "ERROR")
 GATE_STATES = ("PASSED", "FAILED", "NOT MEASURED")
 VERDICTS = ("DEPLOYABLE", "NOT DEPLOYABLE", "NOT MEASURED", "NOT VALID")
 
@@ -69,7 +69,7 @@ def build_registry(report: Report) -> CollectorRegistry:
     gauge("tooleval_run_valid", "1 when nothing ended in ERROR and the run was not "
           "interrupted").labels(**labels).set(int(summary.deployability.valid))
     cases = gauge("tooleval_cases", "Cases of the run by outcome", ("outcome",))
-    for outcome in OUTCOMES:
+    for outcome in Outcome:
         cases.labels(**labels, outcome=outcome.lower()).set(summary.outcomes.get(outcome, 0))
     calls = summary.calls
     attempts = gauge("tooleval_tool_calls", "Tool calls attempted in the run, by kind",
