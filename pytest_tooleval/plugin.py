@@ -58,7 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     start_run(config, settings, profile)
     if config.pluginmanager.hasplugin("pytest_jsonreport"):
-        from pytest_tooleval.report.jsonreport import JsonReportHooks
+        from pytest_tooleval.report.pytest_json_report import JsonReportHooks
 
         config.pluginmanager.register(JsonReportHooks(finish_recording),
                                       "tooleval-json-report")

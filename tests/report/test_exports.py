@@ -181,7 +181,7 @@ def test_junit_suite_properties_carry_the_intervals_there_are() -> None:
 def test_json_report_summary_carries_the_score_s_interval_as_its_axes_do() -> None:
     """pytest-json-report's top-level ``tooleval`` gave the score bare (88.7) while each
     axis beside it carried its interval."""
-    from pytest_tooleval.report.jsonreport import run_summary
+    from pytest_tooleval.report.pytest_json_report import run_summary
 
     summary = run_summary(_fake_report())
     assert summary["score_interval"] == {"low": 40.0, "high": 70.0, "method": "bootstrap"}
@@ -198,9 +198,9 @@ def test_every_renderer_names_the_same_grammar_mode() -> None:
     from pytest_tooleval.report.dataset import dataset_card
     from pytest_tooleval.report.github import render_step_summary
     from pytest_tooleval.report.html import render_html
-    from pytest_tooleval.report.jsonreport import run_summary
     from pytest_tooleval.report.junit import suite_properties
     from pytest_tooleval.report.markdown import render_markdown
+    from pytest_tooleval.report.pytest_json_report import run_summary
 
     report = make_report([], backend={}, grammar_requested="off")
     assert report.run.grammar == "off"
@@ -217,8 +217,8 @@ def test_per_case_call_counts_agree_with_the_summary_on_parser_leaks() -> None:
     ``summary.calls`` counts it: the per-case figures of JUnit and pytest-json-report add up
     to the summary's."""
     from pytest_tooleval.engine.transcript import Attempt, StepTranscript
-    from pytest_tooleval.report.jsonreport import case_metadata
     from pytest_tooleval.report.junit import case_properties
+    from pytest_tooleval.report.pytest_json_report import case_metadata
     from pytest_tooleval.result import StepResult
 
     attempts = [Attempt(name="get_weather", arguments={}, valid=True),
