@@ -13,15 +13,20 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
 
 
-def _sorted_entries(fd: int, seen: list[int], limit: int) -> list[os.DirEntry[str]]:
+def _sorted_entries(fd: int, seen: list[int], limit: int) -> Iterator[os.DirEntry[str]]:
+    """The entries of the folder ``fd`` by name; ``fd`` is closed when listing it fails."""
     found = []
-    with os.scandir(fd) as entries:
-        for entry in entries:  # counted as read: a million names stop at the limit
-            seen[0] += 1
-            if seen[0] > limit:
-                raise OverflowError(f"more than {limit} files and folders")
-            found.append(entry)
-    return sorted(found, key=lambda e: e.name)
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:  # counted as read: a million names stop at the limit
+                seen[0] += 1
+                if seen[0] > limit:
+                    raise OverflowError(f"more than {limit} files and folders")
+                found.append(entry)
+    except BaseException:
+        os.close(fd)
+        raise
+    return iter(sorted(found, key=lambda e: e.name))
 
 
 def chmod_at(folder: int, name: str, mode: int, ino: int) -> None:
@@ -35,21 +40,16 @@ def chmod_at(folder: int, name: str, mode: int, ino: int) -> None:
         os.close(handle)
 
 
-def walk(top: int, limit: int | None = None, *, readable: bool = False,
+def walk(top: int, limit: int, *, readable: bool = False,
          unreadable: set[str] | None = None) -> Iterator[tuple[str, os.stat_result]]:
     """(relative path, lstat) of everything under the folder descriptor ``top``, parents
     first, holding one descriptor per level. ``OverflowError`` past ``limit`` entries or
     :data:`MAX_DEPTH` levels. ``readable``: give folders and files the owner's read (and
     search) bit first, as their owner may (the lstat shows the mode found).
     ``unreadable``: collect folders that cannot be opened instead of raising."""
-    seen, limit = [0], MAX_ENTRIES if limit is None else limit
+    seen = [0]
     root = os.dup(top)
-    stack: list[tuple[int, str, Iterator[os.DirEntry[str]], int]] = []
-    try:
-        stack.append((root, "", iter(_sorted_entries(root, seen, limit)), 0))
-    except BaseException:
-        os.close(root)
-        raise
+    stack = [(root, "", _sorted_entries(root, seen, limit), 0)]
     try:
         while stack:
             fd, prefix, entries, depth = stack[-1]
@@ -76,12 +76,7 @@ def walk(top: int, limit: int | None = None, *, readable: bool = False,
                     raise
                 unreadable.add(rel)
                 continue
-            try:
-                stack.append((sub, rel + "/", iter(_sorted_entries(sub, seen, limit)),
-                              depth + 1))
-            except BaseException:
-                os.close(sub)
-                raise
+            stack.append((sub, rel + "/", _sorted_entries(sub, seen, limit), depth + 1))
     finally:
         for fd, _, _, _ in stack:
             os.close(fd)
