@@ -233,10 +233,6 @@ def _listing(tmpfs: int, applied: Applied, limit: int) -> dict[str, Entry] | Non
     return after
 
 
-def _parent(rel: str) -> str:
-    return rel.rsplit("/", 1)[0] if "/" in rel else ""
-
-
 def copy_out(tmpfs: int, home: Path, before: dict[str, Entry], *, budget: int) -> Applied:
     """Apply the tmpfs's state to ``home`` (unchanged since :func:`snapshot`): removals,
     then new folders, then new or changed files (each written beside and renamed over),
@@ -280,10 +276,10 @@ def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Ent
             applied.dropped.append(rel)
         elif _remove(real(rel), before[rel], applied, rel):
             folders.discard(rel)
-            touched.add(_parent(rel))
+            touched.add(os.path.dirname(rel))
     for rel, entry in sorted(after.items(), key=lambda item: (item[0].count("/"), item[0])):
         old, path = before.get(rel), real(rel)
-        if _parent(rel) not in folders or (old is not None and _changed_since(path, old)):
+        if os.path.dirname(rel) not in folders or (old is not None and _changed_since(path, old)):
             applied.dropped.append(rel)
             continue
         if old is not None and old.kind != entry.kind:
@@ -296,7 +292,7 @@ def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Ent
         elif entry.kind == "d":
             if old is None and _attempt(applied, rel, os.mkdir, path, 0o700):
                 folders.add(rel)
-                touched.update((rel, _parent(rel)))
+                touched.update((rel, os.path.dirname(rel)))
             elif old is not None and (old.mode, old.times) != (entry.mode, entry.times):
                 touched.add(rel)
         elif old is not None and old.size == entry.size and \
@@ -307,7 +303,7 @@ def _apply(tmpfs: int, root: str, before: dict[str, Entry], after: dict[str, Ent
                 _attempt(applied, rel, os.utime, path, None, ns=entry.times)
         elif _attempt(applied, rel, _write_beside, tmpfs, rel, path, entry):
             applied.written += 1
-            touched.add(_parent(rel))
+            touched.add(os.path.dirname(rel))
     for rel in sorted(touched & folders, reverse=True):
         if not rel:  # the home itself keeps its mode; its time is when it changed
             _attempt(applied, rel, os.chmod, root, home_mode)
