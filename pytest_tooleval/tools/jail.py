@@ -642,7 +642,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
     return outcome
 
 
-def disk_usage(root: Path, limit_entries: int = 50_000) -> int:
+def disk_usage(root: Path, limit_entries: int) -> int:
     """Bytes allocated under ``root`` (not following links); ``-1`` past ``limit_entries``."""
     total, seen = 0, 0
     stack = [str(root)]
