@@ -54,7 +54,7 @@ class ToolResult:
     def of(cls, value: Any) -> ToolResult:
         if isinstance(value, str):
             return cls(value)
-        return cls(json.dumps(value, ensure_ascii=False, indent=None, default=str))
+        return cls(json.dumps(value, ensure_ascii=False, default=str))
 
 
 class ProviderError(Exception):
@@ -117,12 +117,12 @@ class ToolProvider(ABC):
 
 
 def describe_providers(
-    providers: list[ToolProvider], failed: dict[str, str] | None = None
+    providers: list[ToolProvider], failed: dict[str, str]
 ) -> list[dict[str, Any]]:
     """Every provider's own description (MCP: the server's name and version from its
     initialize handshake), and the providers that failed to start, for the run metadata."""
     described = [provider.describe() for provider in providers]
-    return described + [{"source": source, "error": why} for source, why in (failed or {}).items()]
+    return described + [{"source": source, "error": why} for source, why in failed.items()]
 
 
 class ConfigurationError(Exception):
@@ -133,7 +133,6 @@ class DuplicateToolError(Exception):
     """Two providers offer one name; the message names both and the ways out."""
 
     def __init__(self, name: str, first: str, second: str) -> None:
-        self.name, self.first, self.second = name, first, second
         servers = [s.removeprefix("mcp:") for s in (first, second) if s.startswith("mcp:")]
         server = servers[0] if servers else "NAME"
         ways = []
@@ -182,9 +181,6 @@ class Catalogue:
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs
-
-    def __len__(self) -> int:
-        return len(self._specs)
 
     @property
     def names(self) -> list[str]:
