@@ -44,7 +44,7 @@ def _key(config: McpServerConfig) -> dict[str, Any]:
 
 
 def write_cache(base_dir: Path, name: str, config: McpServerConfig, specs: list[ToolSpec],
-                server_info: str | None) -> Path:
+                server_info: str | None) -> None:
     """Atomically replace the cached list; errors are the caller's to ignore."""
     path = cache_path(base_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,7 +62,6 @@ def write_cache(base_dir: Path, name: str, config: McpServerConfig, specs: list[
                   for s in specs],
     }
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
-    return path
 
 
 def read_cache(base_dir: Path, name: str, config: McpServerConfig) -> CachedTools:

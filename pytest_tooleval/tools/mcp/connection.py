@@ -216,8 +216,6 @@ class McpConnection:
                 self.failure = self.message(f"went away during a call of {name!r}")
                 raise ProviderError(self.failure) from None
             return exc
-        except (ProviderError, KeyboardInterrupt):
-            raise
         except Exception as exc:
             reason = describe_exception(exc)
             if self._held is not None and self._held.done():
@@ -246,7 +244,7 @@ class McpConnection:
             text += "\n  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail)
         return text
 
-    def stderr_tail(self, lines: int = _STDERR_LINES) -> list[str]:
+    def stderr_tail(self) -> list[str]:
         if self._stderr_path is None:
             return []
         try:
@@ -256,7 +254,7 @@ class McpConnection:
                 data = handle.read().decode("utf-8", "replace")
         except OSError:
             return []
-        return [line.rstrip() for line in data.splitlines() if line.strip()][-lines:]
+        return [line.rstrip() for line in data.splitlines() if line.strip()][-_STDERR_LINES:]
 
 
 def describe_exception(exc: BaseException, cwd: str | None = None) -> str:
