@@ -451,11 +451,9 @@ def run(
     staged = write_quota is not None
     files = jailhome.snapshot(writable) if staged else {}
     uid = call_uid()
-    if uid is not None:
-        if not staged:
-            give(writable, uid)
-        preexec = _bounded(preexec)
-    preexec = _own_keyring(preexec)
+    if uid is not None and not staged:
+        give(writable, uid)
+    preexec = _before_bwrap(preexec, bounded=uid is not None)
     name = inside(home or writable)
     argv = [name(arg) for arg in argv]
     env = {key: name(value) for key, value in env.items()}
@@ -556,12 +554,15 @@ _KEYCTL = {"x86_64": 250, "aarch64": 219}
 KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
-def _own_keyring(preexec: Callable[[], None] | None) -> Callable[[], None]:
+def _before_bwrap(preexec: Callable[[], None] | None, bounded: bool) -> Callable[[], None]:
     """The caller's ``preexec`` after giving bwrap (and so the jail) a new, empty session
-    keyring. Without it the jail inherits the controller's (a root controller's is the
+    keyring and, when ``bounded``, the per-call process and memory bounds.
+
+    Without its own keyring the jail inherits the controller's (a root controller's is the
     machine-wide ``_uid_ses.0``), and whatever its uid it possesses that keyring: it reads
     every key in it and adds keys that outlive the call. Where keyctl is refused (a
-    container's seccomp profile) the jail cannot use it either."""
+    container's seccomp profile) the jail cannot use it either. The bounds bind once the
+    jail's command runs as its own uid (root itself is exempt from the first)."""
     number = _KEYCTL.get(os.uname().machine, -1)
     syscall = ctypes.CDLL(None, use_errno=True).syscall if number >= 0 else None
 
@@ -572,23 +573,13 @@ def _own_keyring(preexec: Callable[[], None] | None) -> Callable[[], None]:
             code = ctypes.get_errno()
             if code not in (errno.ENOSYS, errno.EPERM):
                 raise OSError(code, f"no session keyring of its own: {os.strerror(code)}")
+        if bounded:
+            resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
+            resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY, PROCESS_MEMORY))
         if preexec is not None:
             preexec()
 
     return first
-
-
-def _bounded(preexec: Callable[[], None] | None) -> Callable[[], None]:
-    """The caller's ``preexec`` after the per-call process and memory bounds (which bind
-    once the jail's command runs as its own uid; root itself is exempt from the first)."""
-
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
-        resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY, PROCESS_MEMORY))
-        if preexec is not None:
-            preexec()
-
-    return limits
 
 
 def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mapping[str, str],
