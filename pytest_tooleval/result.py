@@ -93,6 +93,10 @@ class StepResult(BaseModel):
     checks: StepChecks | None = None
 
 
+#: The keys a case is labelled and broken down by (``CaseResult.label``).
+LABELS = ("category", "group", "register", "language")
+
+
 class CaseResult(BaseModel):
     """One case, run and scored (or not scored, for ERROR)."""
 
@@ -129,7 +133,7 @@ class CaseResult(BaseModel):
         return strip_repeat(self.nodeid, self.repeat)
 
     def label(self, key: str) -> str | None:
-        """The case's value for a breakdown key: group, category, register, language."""
+        """The case's value for a breakdown key (one of ``LABELS``)."""
         value = getattr(self, "register_" if key == "register" else key)
         return None if value is None else str(value)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.model import Report, RunInfo
-from pytest_tooleval.result import CaseResult, strip_repeat
+from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, breakdown, score_of
 from pytest_tooleval.scoring.paired import (
     POWER,
@@ -106,8 +106,8 @@ def differences(new: Report, base: Report) -> list[str]:
             parts.append(f"{len(only_new)} tool(s) only here: {', '.join(only_new)}")
         found.append("tool availability differs: " + "; ".join(parts))
     # By case, not by try: runs with different --tooleval-repeat compare.
-    new_cases = {strip_repeat(c.nodeid, c.repeat) for c in new.cases}
-    base_cases = {strip_repeat(c.nodeid, c.repeat) for c in base.cases}
+    new_cases = {c.case_key for c in new.cases}
+    base_cases = {c.case_key for c in base.cases}
     if new_cases != base_cases:
         found.append(f"case set differs: {len(new_cases - base_cases)} case(s) only here, "
                      f"{len(base_cases - new_cases)} only in the baseline")

@@ -18,6 +18,7 @@ from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.report.model import Report, corpus_hash
+from pytest_tooleval.result import LABELS
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 
 
@@ -67,7 +68,7 @@ def result_rows(report: Report) -> list[dict[str, Any]]:
             "model": model,
             "grammar": grammar,
             "outcome": case.outcome.value,
-            **{key: case.label(key) for key in ("category", "group", "register", "language")},
+            **{key: case.label(key) for key in LABELS},
             **{f"axis_{axis}": case.axes.get(axis) for axis in WEIGHTS},
             "reasons": list(case.reasons),
             "error_kind": None if case.error is None else case.error.kind,

@@ -16,7 +16,7 @@ from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
 from pytest_tooleval.report.terminal import interval_note, too_few, verdict_reason
-from pytest_tooleval.result import CaseResult, Outcome
+from pytest_tooleval.result import LABELS, CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES, case_modes
 
@@ -71,7 +71,6 @@ def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
     return bar_chart(title, bars)
 
 
-FILTERS = ("category", "group", "register", "language")  # besides outcome and mode
 RANK = {"PASS": 0, "PARTIAL": 1, "FAIL": 2, "ERROR": 3}  # the sort's "worst first"
 
 
@@ -105,7 +104,7 @@ def _case_view(case: CaseResult, order: int) -> dict[str, Any]:
             "sort": {"order": order, "rank": RANK[case.outcome.value],
                      "latency": round(sum(c["latency"] for c in costs), 3),
                      "tokens": sum(c["prompt"] + c["completion"] for c in costs)},
-            "labels": {key: case.label(key) or "" for key in FILTERS}}
+            "labels": {key: case.label(key) or "" for key in LABELS}}
 
 
 def _options(cases: list[CaseResult], key: str) -> list[str]:
@@ -126,7 +125,7 @@ def render_html(report: Report, *, title: str | None = None,
         axis_chart=axis_chart(summary), charts=charts,
         cases=[_case_view(c, i) for i, c in enumerate(cases)],
         outcomes=[o.value for o in Outcome],
-        options={key: _options(cases, key) for key in FILTERS}, modes=MODES, gap=gap,
+        options={key: _options(cases, key) for key in LABELS}, modes=MODES, gap=gap,
     ))
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.report.model import Report
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.result import LABELS, CaseResult
 
 PREFIX = "tooleval."
 
@@ -44,8 +44,7 @@ def case_properties(result: CaseResult) -> list[tuple[str, str]]:
                  for call in step.model_calls)
     props: list[tuple[str, str]] = [
         ("outcome", result.outcome.value),
-        *((key, result.label(key) or "") for key in ("category", "group", "register",
-                                                     "language")),
+        *((key, result.label(key) or "") for key in LABELS),
     ]
     props += [(f"axis.{axis}", _number(value)) for axis, value in sorted(result.axes.items())]
     props += [(name, ",".join(value) if name == "tools_ran" else str(value))

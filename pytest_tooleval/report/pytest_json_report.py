@@ -14,14 +14,14 @@ import pytest
 
 from pytest_tooleval.report.junit import call_counts
 from pytest_tooleval.report.model import Report
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.result import LABELS, CaseResult
 
 
 def case_metadata(result: CaseResult) -> dict[str, Any]:
     """JSON-typed figures of one case (the JUnit properties are all strings)."""
     return {
         "outcome": result.outcome.value,
-        **{key: result.label(key) for key in ("category", "group", "register", "language")},
+        **{key: result.label(key) for key in LABELS},
         "axes": dict(result.axes),
         "reasons": list(result.reasons),
         "error": None if result.error is None else result.error.model_dump(),
