@@ -15,6 +15,7 @@ from typing import Any, Self
 
 from pytest_tooleval.models.base import (
     Backend,
+    BackendConfigError,
     BackendError,
     Message,
     ModelTurn,
@@ -131,6 +132,8 @@ class ServerBackend(Backend):
 
     def __init__(self, profile: Profile, grammar: str = "vendor", *,
                  backoff: float = 0.5) -> None:
+        if not profile.base_url:
+            raise BackendConfigError(f"profile {profile.name!r} has no base_url")
         self.profile = profile
         self.mode = grammar
         self.http = HttpClient(

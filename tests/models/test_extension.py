@@ -100,6 +100,29 @@ def test_a_backend_that_is_not_a_backend_subclass_is_refused_with_the_fix() -> N
         session.preflight()
 
 
+
+def test_a_server_backend_of_a_plugin_kind_without_base_url_names_the_profile() -> None:
+    """A plugin's kind may reuse the OpenAI backend (docs/usage.md, your own backend kind);
+    resolve_profile asks for base_url only for "openai", so the class says it itself."""
+    from pytest_tooleval.models.openai import OpenAIChatBackend
+
+    profile = Profile.model_validate({"name": "mine", "kind": "openai"})
+    with pytest.raises(BackendConfigError, match="profile 'mine' has no base_url"):
+        OpenAIChatBackend(profile, "vendor")
+
+
+def test_a_catalogue_has_a_length_and_an_empty_one_is_false() -> None:
+    """``ModelSession.catalogue`` hands callers a Catalogue."""
+    from pytest_tooleval.tools.python import PythonToolProvider
+
+    def lookup(name: str) -> str:
+        """Look a name up."""
+        return name
+
+    empty = tools_base.Catalogue([])
+    one = tools_base.Catalogue([PythonToolProvider([tool(lookup)], "python:t.py")])
+    assert (len(empty), bool(empty), len(one), bool(one)) == (0, False, 1, True)
+
 SCRIPTED = '''
 import json
 from pytest_tooleval import Backend, ModelTurn, RawCall
