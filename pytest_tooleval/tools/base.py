@@ -182,6 +182,9 @@ class Catalogue:
     def __contains__(self, name: object) -> bool:
         return name in self._specs
 
+    def __len__(self) -> int:
+        return len(self._specs)
+
     @property
     def names(self) -> list[str]:
         return list(self._specs)
