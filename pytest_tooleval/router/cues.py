@@ -123,7 +123,7 @@ class CueIndex:
             friends = (tuple(f for f in self.false_friends if word.startswith(f))
                        if self.false_friends and word.startswith(self.false_friends) else ())
             if self.stemmer == "snowball":
-                hits = [c for key in snowball_keys(lower_word, CUE_LANGUAGES)
+                hits = [c for key in sorted(snowball_keys(lower_word, CUE_LANGUAGES))
                         for c in self._exact.get(key, ())]
             else:
                 hits = list(self._exact.get(word, ()))

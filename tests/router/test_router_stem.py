@@ -110,3 +110,28 @@ def test_command_lines_take_the_switch(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["check", str(tmp_path), "--stemmer", "porter"]) == 2
     describe = TriggerRouter(stemmer="snowball").describe()
     assert describe["stemmer"] == "snowball"
+
+
+def test_snowball_routing_does_not_depend_on_the_hash_seed() -> None:
+    """A word's stems (one per cue language) were a set, walked in hash order; the first
+    cue to fire for a tool decided its weight, so "times" gave calendar_list 0.5 under
+    one PYTHONHASHSEED and 0.0625 under another."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import json; from pytest_tooleval.router.trigger_router import TriggerRouter; "
+        "from pytest_tooleval.router.catalogue import builtin_specs; "
+        "print(json.dumps(TriggerRouter(stemmer='snowball').score("
+        "'what is 88 times 13.5 plus 106.40', 'en', list(builtin_specs()))))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    outputs = {
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       check=True, cwd=root,
+                       env={**os.environ, "PYTHONHASHSEED": seed,
+                            "PYTHONPATH": str(root)}).stdout
+        for seed in ("0", "1", "2", "3")
+    }
+    assert len(outputs) == 1, outputs
