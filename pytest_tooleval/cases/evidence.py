@@ -388,15 +388,16 @@ _NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
 
 def _without_denied_text(answer: str, alternatives: list[str]) -> str:
     """``answer`` less each text alternative that a negation comes right before ("the flat
-    is not pet-friendly" does not state "pet-friendly"); an alternative that begins with a
-    negation itself ("not covered") or with a digit (values: ``_DENIED``, ``_FORMER``) is left."""
+    is not pet-friendly" does not state "pet-friendly", nor "non-refundable" "refundable");
+    an alternative that begins with a negation itself ("not covered") or with a digit
+    (values: ``_DENIED``, ``_FORMER``) is left."""
     for alt in alternatives:
         words = re.findall(r"[^\W_]+", alt)
         if not words or not alt.strip()[0].isalpha() or _NEGATION.match(alt.strip() + " "):
             continue
         text = r"[\W_]+".join(map(re.escape, words))
-        answer = re.sub(rf"\b(?:not|never|no\s+longer)\s+(?:been?\s+)?{text}(?!\w)", " ",
-                        answer, flags=re.IGNORECASE)
+        answer = re.sub(rf"\b(?:(?:not|never|no\s+longer)\s+(?:been?\s+)?|non-){text}(?!\w)",
+                        " ", answer, flags=re.IGNORECASE)
     return answer
 
 

@@ -271,6 +271,8 @@ def test_contractions_are_read_in_english_only() -> None:
     ("cancelled", "The 18:10 sailing has not been cancelled."),
     ("cancelled", "The 18:10 sailing was never cancelled."),
     ("available", "Tickets are no longer available."),
+    ("refundable", "Please note that this fare is non-refundable."),
+    ("smoking", "I booked you a non-smoking room."),
 ])
 def test_text_right_after_a_negation_is_not_stated(value: str, answer: str) -> None:
     """A careful reader marks "the flat is not pet-friendly" wrong for "pet-friendly"."""
@@ -283,6 +285,8 @@ def test_text_right_after_a_negation_is_not_stated(value: str, answer: str) -> N
     ("not covered", "Water damage isn't covered."),
     ("no longer available", "Tickets are no longer available."),
     ("refundable", "It's not yet clear, but the fare is refundable."),
+    ("non-refundable", "Please note that this fare is non-refundable."),
+    ("refundable", "It is refundable, not non-refundable as the old page said."),
 ])
 def test_a_negation_elsewhere_or_in_the_item_still_states_it(value: str, answer: str) -> None:
     assert found(value, answer)
