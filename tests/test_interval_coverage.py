@@ -16,6 +16,7 @@ import pytest
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring import statistics
 from pytest_tooleval.scoring.paired import MIN_PAIRS, pair_cases, paired_rows
+from pytest_tooleval.scoring.repeats import _pass_k
 from pytest_tooleval.scoring.statistics import (
     bootstrap,
     expanded_level,
@@ -258,3 +259,30 @@ def test_a_pass_fail_difference_on_20_cases_is_covered_as_claimed() -> None:
         boot += resampled.interval.contains(truth)
     assert tango / runs >= 0.95
     assert boot / runs < 0.9
+
+
+@pytest.mark.parametrize(("n", "runs"), [(30, 500), (100, 400)])
+def test_pass_k_intervals_are_covered_as_claimed(n: int, runs: int) -> None:
+    """pass^3 and pass@3 of K = 3 tries a case: each case's chance q of passing a try is
+    drawn from Beta(0.7, 0.5) (most cases nearly always or nearly never pass), its tries
+    from Binomial(3, q). The interval is for the mean over cases of q³ (1 − (1 − q)³), and
+    it covers both the mean over the run's own cases (about 0.99: it also carries the
+    spread between cases) and over the population (about 0.95 in 1000 runs)."""
+    a, b = 0.7, 0.5
+    rises = a * (a + 1) * (a + 2), b * (b + 1) * (b + 2)
+    population = rises[0] / ((a + b) * (a + b + 1) * (a + b + 2)), \
+        1 - rises[1] / ((a + b) * (a + b + 1) * (a + b + 2))
+    rng = np.random.default_rng(2026)
+    strata = ["a"] * (n // 2) + ["b"] * (n - n // 2)
+    hits = np.zeros(4)
+    for _ in range(runs):
+        q = rng.beta(a, b, n)
+        found = _pass_k(list(zip([3] * n, rng.binomial(3, q).tolist(), strata, strict=True)),
+                        3, 0.95)
+        assert found is not None
+        intervals = [found.pass_hat_k_interval, found.pass_at_k_interval]
+        truths = [float(np.mean(q**3)), float(np.mean(1 - (1 - q) ** 3)), *population]
+        hits += [i is not None and i.low <= t <= i.high
+                 for i, t in zip(intervals * 2, truths, strict=True)]
+    coverage = hits / runs
+    assert coverage.min() >= 0.92, coverage

@@ -190,6 +190,8 @@ def test_summary_intervals_match_wilson_and_warn_on_width() -> None:
     assert wide.warnings == []
     assert summary.statistics.level == 0.95
     assert summary.repeats.k == 1 and summary.repeats.flaky == []
+    # one try each: pass^k's interval is the axes' business, report.json stays as it was
+    assert summary.repeats.overall.pass_hat_k_interval is None
 
 
 def test_repeats_are_clusters_not_extra_cases() -> None:
@@ -209,8 +211,25 @@ def test_repeats_are_clusters_not_extra_cases() -> None:
     assert repeats.overall.pass_hat_k == pytest.approx(3 / 6)  # t3 has 2 of 3
     assert repeats.overall.pass_at_k == pytest.approx(4 / 6)
     assert [row.case for row in repeats.flaky] == ["f.json::t3"]
+    # an interval over the 6 cases (clusters): the axes' bootstrap, so pass^1 (each case's
+    # pass rate) has the tool axis's interval; pass^3 (0 or 1 a case) may reach 0
+    assert repeats.curve[0].pass_hat_k_interval == summary.axes["tool"].interval
+    assert (repeats.overall.pass_hat_k_interval.low, repeats.overall.pass_at_k_interval.low,
+            repeats.overall.pass_at_k_interval.high) == (0.0, pytest.approx(1 / 6, abs=1e-4), 1.0)
+    assert repeats.axes["tool"].pass_hat_k_interval == repeats.overall.pass_hat_k_interval
     assert summary.groups["tool"].cases == 6 and summary.groups["tool"].tries == 18
     assert summary.score == pytest.approx(100 * (3 + 2 / 3) / 6)
+
+
+def test_pass_k_at_0_or_1_has_wilson_s_interval_and_few_cases_none() -> None:
+    """Every case passing every try: resampling cannot move pass^k, so Wilson's interval
+    (as an axis at 100 has); under 5 cases none."""
+    tries = [result(f"t{i}", "PASS", {"tool": 1.0}, "tool", repeat=r)
+             for i in range(8) for r in (1, 2)]
+    overall = summarize(tries, Thresholds()).repeats.overall
+    assert overall.pass_hat_k_interval == overall.pass_at_k_interval == wilson(8, 8).rounded()
+    few = summarize(tries[:8], Thresholds())
+    assert few.repeats.overall.pass_hat_k_interval is None
 
 
 def test_tiny_strata_are_resampled_together() -> None:

@@ -48,8 +48,8 @@ class Interval(_Model):
     def contains(self, value: float) -> bool:
         return self.low <= value <= self.high
 
-    def text(self, scale: float = 1.0) -> str:
-        return f"{self.low * scale:.1f}–{self.high * scale:.1f}"
+    def text(self, scale: float = 1.0, digits: int = 1) -> str:
+        return f"{self.low * scale:.{digits}f}–{self.high * scale:.{digits}f}"
 
 
 # -- the summary -------------------------------------------------------------------------
@@ -85,6 +85,9 @@ class PassK(_Model):
     pass_at_k: float
     cases: int
     cases_short_of_k: int
+    #: Over cases, with repeats (k > 1); none under 5 cases.
+    pass_hat_k_interval: Interval | None = Field(default=None, exclude_if=_absent_if_none)
+    pass_at_k_interval: Interval | None = Field(default=None, exclude_if=_absent_if_none)
 
 
 class CaseTriesRow(_Model):

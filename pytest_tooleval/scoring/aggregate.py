@@ -30,14 +30,12 @@ from pytest_tooleval.scoring.intervals import figure_intervals, width_warnings
 from pytest_tooleval.scoring.paired import MIN_PAIRS
 from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summary
 from pytest_tooleval.scoring.settings import DEFAULT_LEVEL, IntervalSettings
+from pytest_tooleval.scoring.settings import INTERVAL_MIN_CASES as INTERVAL_MIN_CASES
 from pytest_tooleval.scoring.settings import Thresholds as Thresholds
 from pytest_tooleval.scoring.statistics import mean_interval
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
-
-#: Below this many cases a figure gets no interval: the reports say "too few cases".
-INTERVAL_MIN_CASES = 5
 
 
 def _shown(interval: Interval | None, cases: int) -> Interval | None:
@@ -301,7 +299,7 @@ def summarize(
         categories=breakdown(results, "category", settings),
         languages=breakdown(results, "language", settings),
         registers=breakdown(results, "register", settings),
-        repeats=repeats_summary(cases, list(WEIGHTS)),
+        repeats=repeats_summary(cases, list(WEIGHTS), settings.level),
         statistics=StatisticsInfo(**settings.describe()),
         language_gap=language_gap(results, settings.level),
         calls=stats,

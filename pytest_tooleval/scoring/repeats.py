@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from pytest_tooleval.report.model import CaseTriesRow, PassK, Repeats
+from pytest_tooleval.report.model import CaseTriesRow, Interval, PassK, Repeats
 from pytest_tooleval.result import CaseResult, Outcome
-from pytest_tooleval.scoring.statistics import pass_at_k, pass_hat_k
+from pytest_tooleval.scoring.settings import INTERVAL_MIN_CASES
+from pytest_tooleval.scoring.statistics import bootstrap, pass_at_k, pass_hat_k, wilson
 
 
 @dataclass
@@ -72,34 +73,50 @@ def group_tries(results: list[CaseResult]) -> list[CaseTries]:
     return [found[key] for key in sorted(found)]
 
 
-def _pass_k(counts: list[tuple[int, int]], k: int) -> PassK | None:
-    usable = [(n, c) for n, c in counts if n >= k]
+def _pass_k(counts: list[tuple[int, int, str]], k: int, level: float | None) -> PassK | None:
+    """pass^k and pass@k over the cases with k tries ((tries, passes, stratum) each); with
+    ``level``, their intervals over cases: the axes' bootstrap on each case's unbiased
+    estimate, Wilson's at 0 or 1 (as an axis's)."""
+    usable = [(n, c, s) for n, c, s in counts if n >= k]
     if not usable:
         return None
+    rows = [{"pass_hat_k": pass_hat_k(n, c, k), "pass_at_k": pass_at_k(n, c, k)}
+            for n, c, _ in usable]
+    means = {key: sum(row[key] for row in rows) / len(rows) for key in rows[0]}
+    found: dict[str, Interval | None] = dict.fromkeys(means)
+    if level is not None and len(rows) >= INTERVAL_MIN_CASES:
+        boot = bootstrap(rows, [s for *_, s in usable], dict.fromkeys(means, 1.0),
+                         level=level).axes
+        found = {key: boot[key] if 0.0 < mean < 1.0 else wilson(mean * len(rows), len(rows), level)
+                 for key, mean in means.items()}
     return PassK(
         k=k,
-        pass_hat_k=sum(pass_hat_k(n, c, k) for n, c in usable) / len(usable),
-        pass_at_k=sum(pass_at_k(n, c, k) for n, c in usable) / len(usable),
+        pass_hat_k=means["pass_hat_k"],
+        pass_at_k=means["pass_at_k"],
         cases=len(usable),
         cases_short_of_k=len(counts) - len(usable),
+        pass_hat_k_interval=(i := found["pass_hat_k"]) and i.rounded(),
+        pass_at_k_interval=(i := found["pass_at_k"]) and i.rounded(),
     )
 
 
-def repeats_summary(cases: list[CaseTries], axes: list[str]) -> Repeats:
-    """pass^k and pass@k (overall and per axis), per-case rates and the flaky cases.
+def repeats_summary(cases: list[CaseTries], axes: list[str], level: float) -> Repeats:
+    """pass^k and pass@k (overall and per axis, with their intervals at ``level`` when
+    k > 1), per-case rates and the flaky cases.
 
     k is the most tries any case had; a case with fewer scored tries is counted as short.
     A try passes overall on PASS, on an axis with the axis's full credit."""
     k = max((len(c.tries) for c in cases), default=1)
-    overall = [(c.n, c.passes) for c in cases if c.n]
-    per_axis = {axis: [c.axis_passes(axis) for c in cases if c.axis_passes(axis)[0]]
-                for axis in axes}
+    at = level if k > 1 else None
+    overall = [(c.n, c.passes, c.stratum) for c in cases if c.n]
+    per_axis = {axis: [(*c.axis_passes(axis), c.stratum) for c in cases
+                       if c.axis_passes(axis)[0]] for axis in axes}
     flaky = [c for c in cases if c.flaky]
     return Repeats(
         k=k,
-        overall=_pass_k(overall, k),
-        curve=[entry for j in range(1, k + 1) if (entry := _pass_k(overall, j))],
-        axes={axis: _pass_k(counts, k) for axis, counts in per_axis.items() if counts},
+        overall=_pass_k(overall, k, at),
+        curve=[entry for j in range(1, k + 1) if (entry := _pass_k(overall, j, at))],
+        axes={axis: _pass_k(counts, k, at) for axis, counts in per_axis.items() if counts},
         flaky_count=len(flaky),
         flaky=[_case_row(c) for c in flaky],
         cases=[_case_row(c) for c in cases] if k > 1 else None,

@@ -10,6 +10,8 @@ DEFAULT_LEVEL = 0.95
 DEFAULT_RESAMPLES = 2000
 #: The bootstrap's seed: fixed, so the same report gives the same interval every time.
 DEFAULT_SEED = 15_2026
+#: Below this many cases a figure gets no interval: the reports say "too few cases".
+INTERVAL_MIN_CASES = 5
 
 
 @dataclass(frozen=True)
