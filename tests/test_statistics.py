@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_tooleval.report.markdown import statistics_sections
+from pytest_tooleval.report.terminal import statistics_lines
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS, Thresholds, summarize
 from pytest_tooleval.scoring.settings import IntervalSettings
@@ -217,19 +219,25 @@ def test_repeats_are_clusters_not_extra_cases() -> None:
     assert (repeats.overall.pass_hat_k_interval.low, repeats.overall.pass_at_k_interval.low,
             repeats.overall.pass_at_k_interval.high) == (0.0, pytest.approx(1 / 6, abs=1e-4), 1.0)
     assert repeats.axes["tool"].pass_hat_k_interval == repeats.overall.pass_hat_k_interval
+    lines = "\n".join(statistics_lines(summary))
+    assert "pass^3 0.50 [0.00–1.00], pass@3 0.67 [0.17–1.00] over 6" in lines
+    assert "| overall, k = 3 | 0.500 [0.000–1.000] | 0.667 [0.167–1.000] | 6 |" in \
+        statistics_sections(summary)
     assert summary.groups["tool"].cases == 6 and summary.groups["tool"].tries == 18
     assert summary.score == pytest.approx(100 * (3 + 2 / 3) / 6)
 
 
 def test_pass_k_at_0_or_1_has_wilson_s_interval_and_few_cases_none() -> None:
     """Every case passing every try: resampling cannot move pass^k, so Wilson's interval
-    (as an axis at 100 has); under 5 cases none."""
+    (as an axis at 100 has); under 5 cases none, and the reports say why."""
     tries = [result(f"t{i}", "PASS", {"tool": 1.0}, "tool", repeat=r)
              for i in range(8) for r in (1, 2)]
     overall = summarize(tries, Thresholds()).repeats.overall
     assert overall.pass_hat_k_interval == overall.pass_at_k_interval == wilson(8, 8).rounded()
     few = summarize(tries[:8], Thresholds())
     assert few.repeats.overall.pass_hat_k_interval is None
+    assert "pass^2 1.00 [too few cases], pass@2 1.00 [too few cases]" in \
+        "\n".join(statistics_lines(few))
 
 
 def test_tiny_strata_are_resampled_together() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_tooleval.report.model import Interval, Report, Routing, Summary
+from pytest_tooleval.report.model import Interval, PassK, Report, Routing, Summary
 from pytest_tooleval.report.terminal import (
     fmt,
     interval_note,
@@ -37,10 +37,11 @@ def _one_line(text: str) -> str:
     return " ".join(text.splitlines())
 
 
-def _interval(interval: Interval | None, scale: float = 1.0, cases: int | None = None) -> str:
+def _interval(interval: Interval | None, scale: float = 1.0, cases: int | None = None,
+              digits: int = 1) -> str:
     if interval is None:
         return f" {reason}" if (reason := too_few(interval, cases)) else ""
-    return f" [{interval.text(scale)}]"
+    return f" [{interval.text(scale, digits)}]"
 
 
 def failure_mode_section(summary: Summary) -> list[str]:
@@ -70,10 +71,14 @@ def statistics_sections(summary: Summary) -> list[str]:
         lines += [f"## Repeats (k = {k})", "",
                   "pass^k: the chance that all k of k tries pass; pass@k: that at least one "
                   "does (unbiased estimates from each case's tries).", ""]
-        rows = [[f"overall, k = {j.k}", f"{j.pass_hat_k:.3f}", f"{j.pass_at_k:.3f}",
-                 str(j.cases)] for j in repeats.curve]
-        rows += [[f"axis {axis}", f"{data.pass_hat_k:.3f}", f"{data.pass_at_k:.3f}",
-                  str(data.cases)] for axis, data in repeats.axes.items() if data]
+
+        def row(label: str, j: PassK) -> list[str]:
+            return [label, f"{j.pass_hat_k:.3f}" + _interval(j.pass_hat_k_interval, 1, j.cases, 3),
+                    f"{j.pass_at_k:.3f}" + _interval(j.pass_at_k_interval, 1, j.cases, 3),
+                    str(j.cases)]
+
+        rows = [row(f"overall, k = {j.k}", j) for j in repeats.curve]
+        rows += [row(f"axis {axis}", data) for axis, data in repeats.axes.items() if data]
         lines += _table(rows, ["", "pass^k", "pass@k", "cases"]) + [""]
     flaky = repeats.flaky
     if flaky:

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.model import Interval, Report, RunInfo, Summary
+from pytest_tooleval.report.model import Interval, PassK, Report, RunInfo, Summary
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
 from pytest_tooleval.scoring.failure_modes import modes_text
@@ -171,14 +171,14 @@ def too_few(interval: Interval | None, cases: int | None) -> str:
             and 0 < cases < INTERVAL_MIN_CASES else "")
 
 
-def interval_text(interval: Interval | None, scale: float,
-                  summary: Summary | None = None, cases: int | None = None) -> str:
+def interval_text(interval: Interval | None, scale: float, summary: Summary | None = None,
+                  cases: int | None = None, digits: int = 1) -> str:
     """`` [low–high]``, with the level spelled out when ``summary`` is given; "too few
     cases" where ``cases`` is below the minimum for an interval."""
     if interval is None:
         return f" [{reason}]" if (reason := too_few(interval, cases)) else ""
     level = "" if summary is None else f"{summary.statistics.level:.0%} CI "
-    return f" [{level}{interval.text(scale)}]"
+    return f" [{level}{interval.text(scale, digits)}]"
 
 
 def statistics_lines(summary: Summary, shown: int = 3) -> list[str]:
@@ -188,10 +188,14 @@ def statistics_lines(summary: Summary, shown: int = 3) -> list[str]:
     k = repeats.k
     overall = repeats.overall
     if k > 1 and overall is not None:
-        axes = ", ".join(f"{axis} {data.pass_hat_k:.2f}"
-                         for axis, data in repeats.axes.items() if data)
-        lines.append(f"  repeats: pass^{k} {overall.pass_hat_k:.2f}, pass@{k} "
-                     f"{overall.pass_at_k:.2f} over {overall.cases} case(s)"
+        def hat(j: PassK) -> str:
+            ci = interval_text(j.pass_hat_k_interval, 1, cases=j.cases, digits=2)
+            return f"{j.pass_hat_k:.2f}{ci}"
+
+        axes = ", ".join(f"{axis} {hat(data)}" for axis, data in repeats.axes.items() if data)
+        at = interval_text(overall.pass_at_k_interval, 1, cases=overall.cases, digits=2)
+        lines.append(f"  repeats: pass^{k} {hat(overall)}, pass@{k} {overall.pass_at_k:.2f}{at}"
+                     f" over {overall.cases} case(s)"
                      + (f"; pass^{k} per axis: {axes}" if axes else ""))
     flaky = repeats.flaky
     if flaky:
