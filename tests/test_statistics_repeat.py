@@ -45,6 +45,7 @@ def test_repeats_run_each_case_k_times_with_a_seed_per_try(project, fake_model) 
     assert summary["axes"]["tool"]["cases"] == 1
     repeats = summary["repeats"]
     assert repeats["k"] == 3
+    assert "bootstrap" in summary["statistics"]["methods"]["pass_k"]
     # weather: 2 of 3 pass → pass^3 = C(2,3)/C(3,3) = 0, pass@3 = 1; thanks: 3 of 3 → 1, 1
     assert repeats["overall"]["pass_hat_k"] == pytest.approx(0.5)
     assert repeats["overall"]["pass_at_k"] == pytest.approx(1.0)

@@ -288,6 +288,7 @@ def summarize(
     policies = {name: Baseline(**row) for name, row in (baselines or {}).items()}
     covered = coverage(axes, thresholds.min_cases)
     cases_scored = sum(1 for c in cases if c.n)
+    repeats = repeats_summary(cases, list(WEIGHTS), settings.level)
     summary = Summary(
         score=score,
         score_interval=_shown(score_interval, cases_scored),
@@ -299,8 +300,8 @@ def summarize(
         categories=breakdown(results, "category", settings),
         languages=breakdown(results, "language", settings),
         registers=breakdown(results, "register", settings),
-        repeats=repeats_summary(cases, list(WEIGHTS), settings.level),
-        statistics=StatisticsInfo(**settings.describe()),
+        repeats=repeats,
+        statistics=StatisticsInfo(**settings.describe(repeats=repeats.k > 1)),
         language_gap=language_gap(results, settings.level),
         calls=stats,
         safety_gate=gate,

@@ -20,18 +20,23 @@ class IntervalSettings:
     #: A figure whose interval is wider than this (points out of 100) gets a warning.
     max_width: float = 10.0
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self, repeats: bool = False) -> dict[str, Any]:
+        """The intervals' settings and methods (``repeats``: pass^k's too)."""
+        methods = {
+            "proportion": "Wilson score interval (a binary axis, one try per case)",
+            "score": "percentile bootstrap over cases, stratified by category, its level "
+                     "expanded for few cases; with repeats a case's tries are averaged "
+                     "and resampled together",
+        }
+        if repeats:
+            methods["pass_k"] = ("pass^k and pass@k: the score's bootstrap on each case's "
+                                 "unbiased estimate; Wilson's at 0 or 1")
         return {
             "level": self.level,
             "max_width": self.max_width,
             "bootstrap_resamples": DEFAULT_RESAMPLES,
             "bootstrap_seed": DEFAULT_SEED,
-            "methods": {
-                "proportion": "Wilson score interval (a binary axis, one try per case)",
-                "score": "percentile bootstrap over cases, stratified by category, its level "
-                         "expanded for few cases; with repeats a case's tries are averaged "
-                         "and resampled together",
-            },
+            "methods": methods,
         }
 
 
