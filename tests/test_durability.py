@@ -662,13 +662,15 @@ def _irrelevance_cases() -> list[dict]:
 
 
 @pytest.mark.parametrize("shard2", [("-k", "not i0 and not i2"),
+                                    ("--deselect", "scenarios/demo.yaml::i2"),
                                     ("--tooleval-gate", "0", "--tooleval-min-score", "0")],
-                         ids=["selection", "thresholds"])
+                         ids=["selection", "deselect", "thresholds"])
 def test_merge_refuses_parts_with_another_selection_or_thresholds(
         project, fake_model, monkeypatch, capsys, shard2) -> None:
-    """A shard run again with -k leaving out its failing "thanks" cases, or with the gate
-    at 0, merged with the other into a DEPLOYABLE report that named neither (the first
-    part's -k and thresholds were the merged report's) while the single run's gate failed."""
+    """A shard run again with -k or --deselect leaving out its failing "thanks" cases, or
+    with the gate at 0, merged with the other into a DEPLOYABLE report that named neither
+    (the first part's selection and thresholds were the merged report's) while the single
+    run's gate failed."""
     project.profile(fake_model(_irrelevance_script()))
     project.write("scenarios/demo.yaml", scenario(_irrelevance_cases()))
     project.run("--tooleval-min-cases", "1", "--tooleval-report", "single")

@@ -143,6 +143,8 @@ def render_markdown(report: Report) -> str:
             f"; paths {' '.join(chosen.paths) or '(default)'}"
             + (f"; -k `{chosen.keyword}`" if chosen.keyword else "")
             + (f"; -m `{chosen.markers}`" if chosen.markers else "")
+            + (f"; --deselect `{' '.join(chosen.deselected)}`" if chosen.deselected else "")
+            + (f"; --ignore `{' '.join(chosen.ignored)}`" if chosen.ignored else "")
             + (f"; every {chosen.sample_every}th case" if chosen.sample_every > 1 else ""),
             "",
         ]

@@ -264,6 +264,8 @@ class Selection(_Model):
     paths: list[str]
     keyword: str | None
     markers: str | None
+    deselected: list[str] = []  # --deselect ids (absent in older reports)
+    ignored: list[str] = []  # --ignore and --ignore-glob paths
     sample_every: int
     cases: int
     case_set_hash: str

@@ -454,12 +454,15 @@ def hashes_from_files(rootdir: Path, nodeids: list[str]) -> dict[str, str | None
 
 
 def selection(results: list[CaseResult], config: pytest.Config, sample: int) -> Selection:
-    """What this run measured: the paths, -k, -m, the sampling, the command line, and a
-    hash of the case set (each case's id and content hash)."""
+    """What this run measured: the paths, -k, -m, --deselect, --ignore, the sampling, the
+    command line, and a hash of the case set (each case's id and content hash)."""
+    option = config.option
     return Selection(
         paths=[str(a) for a in config.args],
-        keyword=config.option.keyword or None,
-        markers=config.option.markexpr or None,
+        keyword=option.keyword or None,
+        markers=option.markexpr or None,
+        deselected=[str(a) for a in option.deselect or []],
+        ignored=[str(a) for a in [*(option.ignore or []), *(option.ignore_glob or [])]],
         sample_every=sample,
         cases=len(results),
         case_set_hash=case_set_hash((r.nodeid, r.case_hash) for r in results),

@@ -12,6 +12,7 @@ from pytest_tooleval.cases.identity import case_set_hash
 from pytest_tooleval.report.model import (
     ReportError,
     RunInfo,
+    Selection,
     StatisticsInfo,
     load_report,
 )
@@ -87,12 +88,11 @@ def check_parts(parts: list[Part]) -> None:
                              f"{p.source} ({p.run.thresholds})" for p in parts)
                          + "; run the shards with the same ones")
     chosen = {p.source: "no selection recorded" if p.run.selection is None else
-              f"paths {p.run.selection.paths}, -k {p.run.selection.keyword!r}, "
-              f"-m {p.run.selection.markers!r}" for p in parts}
+              _selection_text(p.run.selection) for p in parts}
     if len(set(chosen.values())) > 1:
         raise MergeError("the parts selected different cases: " + ", ".join(
             f"{source} ({c})" for source, c in chosen.items())
-            + "; run the shards with the same paths, -k and -m")
+            + "; run the shards with the same paths, -k, -m, --deselect and --ignore")
     for part in parts:
         if part.run.interrupted:
             raise MergeError(f"{part.source}: that run was interrupted ({part.run.interrupted}); "
@@ -122,6 +122,12 @@ def check_parts(parts: list[Part]) -> None:
                 raise MergeError(f"{case.nodeid} is in both {nodeids[case.nodeid]} and "
                                  f"{part.source}")
             nodeids[case.nodeid] = part.source
+
+
+def _selection_text(chosen: Selection) -> str:
+    return (f"paths {chosen.paths}, -k {chosen.keyword!r}, -m {chosen.markers!r}"
+            + (f", --deselect {chosen.deselected}" if chosen.deselected else "")
+            + (f", --ignore {chosen.ignored}" if chosen.ignored else ""))
 
 
 def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> Finished:

@@ -225,6 +225,24 @@ def test_an_always_abstaining_model_is_not_deployable(project: Any, fake_model: 
     assert len(selection["case_set_hash"]) == 16 and "-k" in selection["command_line"]
 
 
+def test_deselected_and_ignored_cases_are_named_in_the_report(project: Any,
+                                                             fake_model: Any) -> None:
+    """--deselect and --ignore leave cases out of the verdict as -k does: report.json and
+    report.md name them (report.md named -k and -m only)."""
+    from tests.conftest import scenario
+
+    project.profile(fake_model([Rule("", [answer("You're welcome!")])]))
+    project.write("scenarios/demo.yaml", scenario(ABSTAIN_CASES))
+    project.write("scenarios/more.yaml", scenario(ABSTAIN_CASES[-1:]))
+    project.run("--deselect", "scenarios/demo.yaml::thanks-2", "--ignore",
+                "scenarios/more.yaml", "--tooleval-min-cases", "0")
+    selection = project.report()["run"]["selection"]
+    assert selection["deselected"] == ["scenarios/demo.yaml::thanks-2"]
+    assert selection["ignored"] == ["scenarios/more.yaml"] and selection["cases"] == 5
+    assert ("; --deselect `scenarios/demo.yaml::thanks-2`; --ignore `scenarios/more.yaml`"
+            in project.markdown())
+
+
 def test_a_one_case_run_says_not_measured(project: Any, fake_model: Any) -> None:
     from tests.conftest import scenario
 
