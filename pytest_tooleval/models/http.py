@@ -47,6 +47,10 @@ _CONTEXT_OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 
+# llama-server's parser failing on the model's reply in --grammar vendor (the server reads
+# the calls there): "Failed to parse input at pos 184: <tool_call>…" as HTTP 500.
+_SERVER_PARSE = re.compile(r"failed to parse input", re.IGNORECASE)
+
 
 def server_message(text: str, status: int) -> str:
     """The server's own error text: ``error.message`` (OpenAI, llama-server), ``detail``
@@ -280,6 +284,11 @@ class HttpClient:
                 f"{text} (the conversation no longer fits the model's context window: raise "
                 "the server's context size, or lower max_tokens)", detail=detail)
         if status >= 500:
+            if _SERVER_PARSE.match(message):
+                text += (" (the server's parser could not read the model's reply as a tool "
+                         "call: the model broke its call format, or this server build's "
+                         "parser is at fault. With --grammar on or off the harness reads the "
+                         "reply, and a broken call is scored as the model's malformed call)")
             return ServerError(text, detail=detail)
         if status == 404:
             text += (" (check the profile's base_url (OpenAI-compatible servers answer under "

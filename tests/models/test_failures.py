@@ -143,6 +143,19 @@ def test_5xx_is_retried_then_server_error_with_the_full_text() -> None:
         assert "END-OF-CAUSE" in str(caught.value)  # not cut at 200 or 300 characters
 
 
+def test_llama_servers_parse_failure_says_what_it_means_and_the_way_round_it() -> None:
+    """--grammar vendor: llama-server's own parser fails on the model's reply. A machine
+    ERROR still (a parser regression is the server's), but the message says what it means."""
+    cause = "Failed to parse input at pos 184: <tool_call>\n<function=write>"
+    body = {"error": {"code": 500, "message": cause, "type": "server_error"}}
+    with FakeOpenAI([Rule("", [status(500, body=body)])]) as fake, \
+            pytest.raises(ServerError) as caught:
+        backend(fake).complete(QUESTION, [])
+    assert cause in str(caught.value)
+    assert "model broke its call format" in str(caught.value)
+    assert "--grammar on or off" in str(caught.value)
+
+
 def test_4xx_is_refused_at_once() -> None:
     with FakeOpenAI([Rule("", [status(400, body={"error": {"message": "bad tool_choice"}})])]) \
             as fake:
