@@ -6,6 +6,7 @@ seconds. Nothing but the header lines under ``-q``."""
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -128,7 +129,11 @@ class Progress:
             return
         self._say("tooleval: starting the model (loading it, or reaching the server) …")
         began = time.monotonic()
-        failed = self.start() is not None
+        with warnings.catch_warnings(record=True) as caught:  # to pytest's warnings summary,
+            failed = self.start() is not None  # as a case's are (a preflight's: "not listed")
+        for message in caught:
+            session.config.hook.pytest_warning_recorded.call_historic(kwargs={
+                "warning_message": message, "when": "runtest", "nodeid": "", "location": None})
         took = clock(time.monotonic() - began)
         self._say(f"tooleval: the model did not start ({took}); why is at the end" if failed
                   else f"tooleval: model ready in {took}")

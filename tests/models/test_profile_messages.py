@@ -105,3 +105,8 @@ def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> No
     assert out.count("does not list the profile's model 'other-model' "
                      "(GET /models lists: fake-model)") == 1
     assert out.count(f"api_key_env = '{UNSET}' names an environment variable") == 1
+    # Serially as under -n 2: the preflight's warning is in pytest's warnings summary, not
+    # Python's raw warning (with a line of our code) on stderr in the middle of the progress.
+    summary = result.stdout.str().partition("warnings summary")[2]
+    assert "does not list the profile's model 'other-model'" in summary
+    assert "UserWarning" not in result.stderr.str()
