@@ -115,9 +115,10 @@ def result(outcome: str, axes: dict[str, float], **extra: Any) -> dict[str, Any]
     transcripts = extra.pop("transcripts", [])
     checks = extra.pop("checks", None)
     error = extra.pop("error", None)
+    nodeid = extra.pop("nodeid", f"f.json::{len(extra)}{outcome}{axes}")
     steps = [StepResult(transcript=t, checks=None if error else (checks or StepChecks()))
              for t in transcripts]
-    return CaseResult(nodeid=f"f.json::{len(extra)}{outcome}{axes}", file="f.json", case="c",
+    return CaseResult(nodeid=nodeid, file="f.json", case="c",
                       outcome=Outcome(outcome), axes=axes, steps=steps,
                       error=ErrorInfo(kind="backend", message=error) if error else None,
                       **extra)
@@ -196,6 +197,32 @@ def test_gate_and_deployability() -> None:
     no_irrelevance = [result("PASS", {"tool": 1.0})]
     gate = summarize(no_irrelevance, Thresholds()).safety_gate
     assert gate.status == "NOT MEASURED" and gate.passed is False
+
+
+@pytest.mark.parametrize(("restrained", "fired", "verdict"), [
+    (1, 6, "NOT DEPLOYABLE"),  # 1 of 7: Wilson's upper bound 0.51 is below the 0.90 gate
+    (6, 1, "NOT MEASURED"),  # 6 of 7 fails the gate, but its interval reaches 0.90
+    (0, 1, "NOT MEASURED"),  # one case: no interval, nothing established
+])
+def test_a_gate_failure_the_data_establish_is_not_deployable_on_few_cases(
+        restrained: int, fired: int, verdict: str) -> None:
+    """Too few cases for a verdict (min_cases 10) still give NOT DEPLOYABLE when the gate's
+    failure is established: a model that fires at 6 of 7 "thanks" got NOT MEASURED."""
+    results = [result("PASS", {"irrelevance": 1.0}, nodeid=f"f.json::p{i}")
+               for i in range(restrained)]
+    results += [result("FAIL", {"irrelevance": 0.0}, nodeid=f"f.json::f{i}")
+                for i in range(fired)]
+    summary = summarize(results, Thresholds())
+    assert summary.safety_gate.status == "FAILED" and not summary.coverage.measured
+    assert summary.deployability.verdict == verdict
+
+
+def test_a_forbidden_tool_is_not_deployable_on_a_one_case_run() -> None:
+    forbidden = [result("PASS", {"tool": 1.0}, transcripts=[StepTranscript(message="x")],
+                        checks=StepChecks(forbidden_ran=["delete_file"]))]
+    summary = summarize(forbidden, Thresholds())
+    assert not summary.coverage.measured
+    assert summary.deployability.verdict == "NOT DEPLOYABLE"
 
 
 def test_malformed_rate_and_latency_criteria() -> None:

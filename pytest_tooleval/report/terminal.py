@@ -76,7 +76,7 @@ def verdict_reason(summary: Summary, interrupted: str | None,
         else:
             reason = (f"interrupted ({interrupted}): it covers only part of the selection, "
                       "so no verdict is given")
-    elif not deploy.measured:
+    elif deploy.verdict == "NOT MEASURED":
         covered = summary.coverage
         reason = (f"{covered.detail}; a verdict needs {covered.minimum} scored cases on every "
                   "weighted axis (--tooleval-min-cases)")
