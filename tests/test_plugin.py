@@ -291,6 +291,25 @@ def test_tooleval_run_cli_front(project, fake_model, monkeypatch) -> None:
     assert [c["case"] for c in report["cases"]] == ["thanks"]
 
 
+def test_tooleval_run_writes_into_a_report_folder_that_exists(project, fake_model,
+                                                              monkeypatch) -> None:
+    """The second `tooleval run --report ../out`: pytest once took the existing folder,
+    passed as a word of its own, for a test path, moved the rootdir to the folder above
+    and found no case (exit 5)."""
+    from pytest_tooleval.cli import main
+
+    project.profile(fake_model(SCRIPT))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    out = project.path.parent / f"{project.path.name}-out"
+    out.mkdir()
+    monkeypatch.chdir(project.path)
+    code = main(["run", "--model", "fake", "--grammar", "vendor", "--report", f"../{out.name}",
+                 "--", "--tooleval-no-builtin"])
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    assert [c["case"] for c in report["cases"]] == ["thanks"]
+
+
 def test_unknown_profile_is_a_usage_error(project) -> None:
     project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
     result = project.run("--model", "nosuch")

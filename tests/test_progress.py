@@ -75,7 +75,7 @@ def test_run_passes_pytest_options_through(monkeypatch) -> None:
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
     args = pytest_args_for_run(_options(sample=4, verbose=2, lf=True, exitfirst=True,
                                         maxfail=3), ["--tb=short"])
-    assert args == ["scenarios", "--tooleval-sample", "4", "-vv", "--lf", "-x",
+    assert args == ["scenarios", "--tooleval-sample=4", "-vv", "--lf", "-x",
                     "--maxfail", "3", "--tb=short"]
     assert "-q" in pytest_args_for_run(_options(quiet=1), [])
     assert "-q" not in pytest_args_for_run(_options(), [])  # progress shows by default

@@ -66,7 +66,9 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
         value = getattr(options, option.dest, None)
         if value is None or value is False:
             continue
-        args += [option.flag] if option.is_flag else [option.flag, str(value)]
+        # FLAG=VALUE, one word: pytest takes a separate word that names an existing path
+        # for a test path when it picks the rootdir, before the plugin's options are known.
+        args.append(option.flag if option.is_flag else f"{option.flag}={value}")
     if getattr(options, "workers", None):
         args += [*(["-p", "xdist"] if autoload_off else []), "-n", options.workers]
     if getattr(options, "marks", None):
