@@ -305,6 +305,22 @@ def pytest_sessionstart(session):
     assert _strip(project.report()) == whole
 
 
+def test_a_report_folder_that_cannot_be_written_is_refused_before_any_case(
+        project, fake_model) -> None:
+    """--tooleval-report naming a file: the run once asked the model every case, then said
+    it could not write the report, and the measurement was gone with the process."""
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    project.write("out", "not a folder")
+    result = project.run("--tooleval-report=out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tooleval-report *out: cannot write there (File exists); "
+                                 "give a folder you can write to"])
+    assert "tooleval summary" not in result.stdout.str()
+    assert server.requests == []  # the model was never asked
+
+
 def test_listing_what_a_resume_would_run_writes_no_report(project, fake_model) -> None:
     """--collect-only with --tooleval-resume lists the cases still to run; it must not
     rewrite the stopped run's report as a finished one (it once did: "interrupted": null)."""

@@ -161,14 +161,13 @@ class Controller:
                                                   sorted(carried))}
         if self.journalled is not None:
             self._check_selection(self.journalled, cases)
-        self.selected = len(cases)
         report_dir = self.settings.report_dir
         try:
             self.journal.claim()
         except FolderBusy as exc:
             raise pytest.UsageError(str(exc)) from None
         except OSError:
-            pass  # the folder cannot be written: said below, when the journal cannot open
+            pass  # the folder cannot be written: refused below, when the journal cannot open
         try:
             if self.journalled is None:
                 set_aside(report_dir, written_files(config))
@@ -181,9 +180,11 @@ class Controller:
                 "started": now(),
                 "resumed_from": self.journalled.start.get("started") if self.journalled else None,
             }, carried.values())
-        except OSError as exc:
-            self.journal.error = (f"could not write the journal in {report_dir}: "
-                                  f"{exc.strerror or exc}")
+        except OSError as exc:  # before any case: refused, not found out after the run
+            raise pytest.UsageError(f"--tooleval-report {report_dir}: cannot write there "
+                                    f"({exc.strerror or exc}); give a folder you can write "
+                                    "to") from None
+        self.selected = len(cases)
         if self.journalled is not None:
             stored_run = (self.journalled.end or {}).get("run")
             self.carried_run = RunInfo.model_validate(stored_run) if stored_run else None
