@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -298,6 +299,48 @@ def test_a_report_json_not_in_utf8_is_named_not_a_traceback(
     assert main([word.replace("{bad}", str(bad)) for word in command]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: cannot read a report" in err and "utf-8" in err
+
+
+READERS = [["html", "{bad}"], ["compare", "{bad}", "{bad}"], ["board", "{bad}", "{bad}"],
+           ["power", "--detect", "5", "--from-report", "{bad}"], ["rescore", "{bad}"],
+           ["merge", "{bad}"], ["gap", "--from-reports", "{bad}", "{bad}"]]
+
+
+@pytest.mark.parametrize("command", READERS, ids=lambda command: command[0])
+@pytest.mark.parametrize(("content", "said"), [
+    (lambda text: text[:3000], "a report.json cut short (Invalid JSON: EOF while parsing"),
+    (lambda text: "", "a report.json cut short (Invalid JSON: EOF while parsing"),
+    (lambda text: '{"created": 1.5, "exitcode": 0, "tests": []}',  # pytest-json-report's
+     'not a pytest-tooleval report (no "schema": "pytest-tooleval/report"); give the '
+     "report.json a run wrote"),
+    (lambda text: '<?xml version="1.0"?><testsuites/>', 'not a pytest-tooleval report'),
+    (lambda text: "[]", "not a pytest-tooleval report")],
+    ids=["truncated", "empty", "json-report", "junit", "array"])
+def test_a_file_that_is_not_a_report_gets_the_fix_that_applies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str],
+        content: Any, said: str) -> None:
+    """Every command that reads report.json: a cut-short file is rebuilt from the journal
+    beside it; another tool's file is named as such. Both were once told to write the
+    report "again with this version", which neither needs."""
+    bad = tmp_path / "ğüşİ dir" / "report.json"
+    bad.parent.mkdir()
+    text = (ROOT / "docs" / "results" / "register" / "report.json").read_text("utf-8")
+    bad.write_text(content(text), encoding="utf-8")
+    assert main([word.replace("{bad}", str(bad)) for word in command]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tooleval {command[0]}: {bad}: {said}"), err
+    assert "again with this version" not in err
+    if "cut short" in said:
+        assert f"tooleval rescore {bad.parent / 'journal.jsonl'} --report DIR" in err
+
+
+@pytest.mark.parametrize("command", READERS[:4] + READERS[6:], ids=lambda command: command[0])
+def test_a_folder_given_for_a_report_names_the_report_in_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    assert main([word.replace("{bad}", str(tmp_path)) for word in command]) == 2
+    assert capsys.readouterr().err == (f"tooleval {command[0]}: {tmp_path}: a folder, not a "
+                                       f"report; give the report.json in it: "
+                                       f"{tmp_path / 'report.json'}\n")
 
 
 @pytest.mark.parametrize("command", [

@@ -369,6 +369,9 @@ class ReportError(Exception):
 
 def load_report(path: Path) -> Report:
     """A stored report.json, validated once."""
+    if path.is_dir():
+        raise ReportError(f"{path}: a folder, not a report; give the report.json in it: "
+                          f"{path / 'report.json'}")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -378,6 +381,17 @@ def load_report(path: Path) -> Report:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
+        broken = first["type"] == "json_invalid"
+        if broken and text.lstrip()[:1] in ("", "{"):  # empty or cut short
+            raise ReportError(f"{path}: a report.json cut short ({first['msg']}); rebuild it "
+                              f"from the run's journal: tooleval rescore "
+                              f"{path.with_name('journal.jsonl')} --report DIR") from None
+        if broken or not isinstance(data := json.loads(text), dict) \
+                or data.get("schema") != SCHEMA:  # another tool's file
+            raise ReportError(f"{path}: not a pytest-tooleval report (no \"schema\": "
+                              f"\"{SCHEMA}\"); give the report.json a run wrote into its "
+                              "report folder (--tooleval-report, default tooleval-report)") \
+                from None
         raise ReportError(f"{path}: not a pytest-tooleval report of schema version "
                           f"{SCHEMA_VERSION} ({where}: {first['msg']}); write it again with "
                           "this version: tooleval rescore JOURNAL --report DIR on the run's "
