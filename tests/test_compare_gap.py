@@ -175,6 +175,25 @@ def test_baseline_option_in_pytest(project, fake_model) -> None:
     assert (project.path / "tooleval-report" / "comparison.json").is_file()
 
 
+def test_a_run_whose_every_case_ended_in_error_is_not_passed_as_no_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The server died after the preflight: every case an ERROR, none scored. compare once
+    printed "Verdict: no detectable change" and exited 0, a CI gate that passed having
+    compared nothing; --force cannot make nothing a comparison either."""
+    down = [case(c.nodeid, "ERROR", {}, c.group or "g") for c in BASE]
+    new, base = tmp_path / "new.json", tmp_path / "base.json"
+    new.write_text(json.dumps(report(down).to_json()))
+    base.write_text(json.dumps(report(BASE).to_json()))
+    for force in ([], ["--force"]):
+        assert main(["compare", str(new), str(base), *force]) == 1
+        out = capsys.readouterr().out
+        assert "Verdict: nothing compared: no case was scored in both runs" in out
+        assert "no detectable change" not in out
+    result = compare(report(down), report(BASE))
+    assert not result.compared and result.to_dict()["paired"]["verdict"]["status"] == \
+        "nothing compared"
+
+
 def test_gap_from_two_reports_run_separately(tmp_path: Path, capsys) -> None:
     """The committed reference reports rebuild the committed gap exactly."""
     root = Path(__file__).resolve().parent.parent / "docs" / "results" / "gap-sample4"

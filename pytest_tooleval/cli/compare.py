@@ -15,7 +15,8 @@ from pytest_tooleval.report.model import ReportError, load_report
          "A run against a baseline, paired case by case (by content hash): per axis, the pass "
          "rate and the score, the difference with its paired interval and test, and a "
          "verdict. Exit 1 on a regression (a drop outside the noise at the level and beyond "
-         "the tolerance) or a refused comparison; 0 on 'no detectable change' or an "
+         "the tolerance), a refused comparison or none (no case scored in both runs); 0 on "
+         "'no detectable change' or an "
          "improvement; 2 on unreadable input.",
          arg("new", type=Path, help="report.json of the new run"),
          arg("baseline", type=Path, help="report.json of the baseline run"),

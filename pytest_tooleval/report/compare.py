@@ -161,7 +161,9 @@ class Comparison:
 
     @property
     def compared(self) -> bool:
-        return not self.refused or self.forced
+        """Not refused (or forced), and some case scored in both runs."""
+        nothing = self.verdict is not None and self.verdict.status == "nothing compared"
+        return (not self.refused or self.forced) and not nothing
 
     def regressed(self) -> list[str]:
         """The figures whose drop is outside the noise (significant at the level, corrected
@@ -372,7 +374,11 @@ def _render_paired(result: Comparison) -> list[str]:
             lines.append(f"  {len(keys)} case(s) {title}: " + ", ".join(keys[:10])
                          + (f", … {len(keys) - 10} more" if len(keys) > 10 else ""))
     lines.append("")
-    if verdict.status == "no detectable change":
+    if verdict.status == "nothing compared":
+        lines.append("Verdict: nothing compared: no case was scored in both runs (an ERROR "
+                     "is the machine's, never scored); rerun the run whose cases ended in "
+                     "ERROR, then compare again.")
+    elif verdict.status == "no detectable change":
         sizes = [f"{name} {value:.1f} points" for name, value in
                  verdict.smallest_detectable.items() if value is not None]
         lines.append(f"Verdict: no detectable change. With {verdict.cases} paired case(s) the "

@@ -297,7 +297,7 @@ def group_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, floa
 
 @dataclass
 class Verdict:
-    status: str  # "regression", "improvement", "no detectable change"
+    status: str  # "regression", "improvement", "no detectable change", "nothing compared"
     alpha: float
     per_figure_alpha: float
     cases: int
@@ -341,5 +341,6 @@ def decide(rows: list[Row], *, level: float = DEFAULT_LEVEL,
             smallest[row.name] = None if detectable is None else 100 * detectable
     statuses = {r.status for r in deciding}
     status = ("regression" if "regression" in statuses else
-              "improvement" if "improvement" in statuses else "no detectable change")
+              "improvement" if "improvement" in statuses else
+              "no detectable change" if deciding else "nothing compared")
     return Verdict(status, alpha, per_figure, cases, smallest, min_flips(per_figure))
