@@ -51,6 +51,14 @@ def test_init_into_a_named_folder(tmp_path: Path, monkeypatch, capsys) -> None:
     assert sorted(_snapshot(tmp_path / "new/project")) == sorted(FILES)
 
 
+def test_the_cd_line_pastes_into_a_shell_for_a_folder_with_spaces(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "my evals ğüşİ"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cd "))
+    assert shlex.split(line) == ["cd", "my evals ğüşİ"]  # was: cd my evals ğüşİ
+
+
 def test_a_second_init_refuses_and_changes_nothing(tmp_path: Path, capsys) -> None:
     assert main(["init", str(tmp_path)]) == 0
     (tmp_path / "conftest.py").write_text("# mine\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from pytest_tooleval.cli.common import Refused, arg, command
@@ -39,6 +40,6 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for name in FILES:
         print(f"  {name}")
     if folder.resolve() != Path.cwd().resolve():
-        print(f"cd {folder}")
+        print(f"cd {shlex.quote(str(folder))}")  # a line to paste: spaces quoted
     print(NEXT, end="")
     return 0
