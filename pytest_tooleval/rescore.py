@@ -197,6 +197,8 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     for number, (step, transcript) in enumerate(zip(case.steps, old.transcripts,
                                                     strict=True), 1):
         gone = sorted(set(transcript.shown) - names)
+        if gone and run.info is None:  # a killed run's start line lists no @tool tools
+            raise Unrouted
         if gone:
             return f"step {number} was shown {', '.join(gone)}, no longer in the catalogue"
         routing = routing_for.route(step.message, case_file.language, specs, keep=previous)

@@ -594,6 +594,28 @@ def test_rescore_writes_the_rescored_run_as_a_report_of_this_version(
     assert "resume it to its end" in capsys.readouterr().err
 
 
+def test_rescore_of_a_killed_run_does_not_call_a_conftest_tool_gone(
+        project, fake_model, monkeypatch, capsys) -> None:
+    """`tooleval init`'s project (an @tool in conftest.py), the run killed before its end
+    record: its start line lists no @tool tools, and rescore once said every case "was
+    shown order_status, no longer in the catalogue" and needed a rerun (exit 1)."""
+    from pytest_tooleval.scaffold import FILES
+
+    project.profile(fake_model([Rule("", [answer("ok")])]))
+    for name in ("conftest.py", "benchmarks/my-first.json"):
+        project.write(name, FILES[name])
+    project.run("benchmarks", "--tooleval-min-cases", "1")
+    journal = project.path / "tooleval-report" / "journal.jsonl"
+    lines = [line for line in journal.read_text().splitlines() if '"type":"end"' not in line]
+    (project.path / "killed.jsonl").write_text("\n".join(lines) + "\n")
+    monkeypatch.chdir(project.path)
+    capsys.readouterr()
+    assert tooleval_main(["rescore", "killed.jsonl"]) == 0
+    out = capsys.readouterr().out
+    assert "0 changed outcome, 0 need a rerun, 3 unchanged" in out, out
+    assert "no longer in the catalogue" not in out
+
+
 def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_model,
                                                               monkeypatch, capsys) -> None:
     from tests.conftest import NOTES_TOOL, WEATHER_TOOL
