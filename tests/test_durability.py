@@ -345,6 +345,28 @@ def test_resume_without_a_journal_is_a_clear_refusal(project, fake_model) -> Non
     result.stderr.fnmatch_lines(["*no journal at*nothing to resume*"])
 
 
+def test_a_damaged_journal_line_names_the_way_back(project, fake_model) -> None:
+    """A line of garbage inside the journal (a disk error): resume once said "nothing to
+    resume (run without --tooleval-resume to start afresh)", throwing away the cases the
+    other lines hold; deleting the line and resuming reruns only its case."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    project.run("--tooleval-min-cases", "1")
+    journal = _journal_path(project)
+    lines = journal.read_bytes().split(b"\n")
+    journal.write_bytes(b"\n".join([lines[0], lines[1], b"\x00\xff garbage", *lines[3:]]))
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-resume")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{journal}:3: not a JSON line; the journal is damaged; "
+                                 "delete line 3 (its case runs again) and retry; or run "
+                                 "without --tooleval-resume to start afresh"])
+    assert "nothing to resume" not in result.stderr.str()
+    journal.write_bytes(b"\n".join([lines[0], lines[1], *lines[3:]]))  # the fix followed
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-resume")
+    result.assert_outcomes(passed=1, deselected=2)  # only the lost case ran again
+    assert len(project.report()["cases"]) == 3
+
+
 def test_the_journal_reads_every_character_and_ignores_a_torn_last_line(tmp_path) -> None:
     """A line holds any text a model or tool wrote: U+2028 and NEL are not line ends (the
     journal once split there and called a finished run's journal damaged). A kill may cut

@@ -113,8 +113,9 @@ class Controller:
         try:
             stored = read_journal(path)
         except JournalError as exc:
-            raise pytest.UsageError(f"--tooleval-resume: {exc}; nothing to resume (run "
-                                    "without --tooleval-resume to start afresh)") from None
+            start = "or" if path.exists() else "nothing to resume:"
+            raise pytest.UsageError(f"--tooleval-resume: {exc}; {start} run without "
+                                    "--tooleval-resume to start afresh") from None
         if stored.identity_hash != self.identity_hash:
             changed = differences(stored.start.get("identity", {}), self.identity)
             raise pytest.UsageError(

@@ -101,8 +101,9 @@ def read_journal(path: Path) -> Stored:
         except (UnicodeDecodeError, json.JSONDecodeError):
             if number == len(lines):
                 break  # the write the kill interrupted
-            raise JournalError(f"{path}:{number}: not a JSON line; the journal is damaged") \
-                from None
+            raise JournalError(f"{path}:{number}: not a JSON line; the journal is damaged"
+                               + (f"; delete line {number} (its case runs again) and retry"
+                                  if number > 1 else "")) from None
         if not isinstance(record, dict):
             raise JournalError(f"{path}:{number}: not a journal record")
         records.append(record)
