@@ -367,6 +367,26 @@ def test_a_damaged_journal_line_names_the_way_back(project, fake_model) -> None:
     assert len(project.report()["cases"]) == 3
 
 
+def test_merge_refuses_a_journal_that_lost_a_case_line(project, fake_model, monkeypatch,
+                                                       capsys) -> None:
+    """A finished run's journal with one case line gone (deleted, as the message for a
+    damaged line says): merge once wrote a report of the other cases, "cases_selected" 2,
+    not interrupted -- a complete-looking run short of a case."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    project.run("--tooleval-min-cases", "1")
+    journal = _journal_path(project)
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+    monkeypatch.chdir(project.path)
+    assert tooleval_main(["merge", "tooleval-report", "--report", "m"]) == 2
+    assert capsys.readouterr().err == (
+        f"tooleval merge: {Path('tooleval-report') / 'journal.jsonl'}: no result for 1 "
+        "selected case(s) (scenarios/demo.yaml::c00); run them with --tooleval-resume, then "
+        "merge\n")
+    assert not (project.path / "m").exists()
+
+
 def test_the_journal_reads_every_character_and_ignores_a_torn_last_line(tmp_path) -> None:
     """A line holds any text a model or tool wrote: U+2028 and NEL are not line ends (the
     journal once split there and called a finished run's journal damaged). A kill may cut

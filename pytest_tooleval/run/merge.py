@@ -58,6 +58,12 @@ def load_part(path: Path) -> Part:
     if not stored.end.get("statistics"):
         raise MergeError(f"{path}: no interval level recorded (a journal of an earlier "
                          "version); merge its report.json instead")
+    skipped = {s["nodeid"] for s in stored.end["run"].get("skipped") or []}
+    lost = sorted(set(stored.start.get("cases", {})) - set(stored.cases) - skipped)
+    if lost:  # a line deleted or damaged since: the report would be short of these
+        raise MergeError(f"{path}: no result for {len(lost)} selected case(s) ({lost[0]}"
+                         f"{', …' if len(lost) > 1 else ''}); run them with "
+                         "--tooleval-resume, then merge")
     return Part(path, [CaseResult.from_json(case) for case in stored.cases.values()],
                 RunInfo.model_validate(stored.end["run"]),
                 StatisticsInfo.model_validate(stored.end["statistics"]))
