@@ -137,6 +137,19 @@ def test_a_name_ending_in_a_newline_is_refused(tmp_path: Path) -> None:
     assert "a tool name starts with" in problems(tmp_path, data)
 
 
+def test_a_tab_indent_in_yaml_is_named_as_the_fix(tmp_path: Path) -> None:
+    """It once got "found character that cannot start any token; fix: fix the YAML syntax
+    there", which does not say the character is the tab an editor put in."""
+    path = tmp_path / "s.yaml"
+    path.write_text("name: x\ncases:\n\t- name: t\n", encoding="utf-8")
+    with pytest.raises(CaseFileError, match=r"(?s)not valid YAML at line 3, column 1: .*"
+                       r"fix: indent with spaces: YAML refuses a tab there"):
+        load_case_file(path)
+    path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")
+    with pytest.raises(CaseFileError, match=r"fix: fix the YAML syntax there"):
+        load_case_file(path)
+
+
 def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")

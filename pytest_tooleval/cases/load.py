@@ -70,8 +70,11 @@ def parse_text(text: str, path: Path) -> Any:
         problem = Problem(f"YAML refused{_where(exc)}: {exc.problem or exc}",
                           "case files are read as untrusted input")
     except yaml.YAMLError as exc:
+        lines, mark = text.split("\n"), getattr(exc, "problem_mark", None)
+        tab = mark is not None and "\t" in (lines[mark.line:] or [""])[0][:mark.column + 1]
         problem = Problem(f"not valid YAML{_where(exc)}: {getattr(exc, 'problem', None) or exc}",
-                          "fix the YAML syntax there")
+                          "indent with spaces: YAML refuses a tab there" if tab
+                          else "fix the YAML syntax there")
     except RecursionError:
         problem = Problem("the JSON is nested too deeply to read",
                           "flatten the structure; case files never need that depth")
