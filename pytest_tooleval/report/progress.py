@@ -5,6 +5,7 @@ seconds. Nothing but the header lines under ``-q``."""
 
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from collections.abc import Callable
@@ -96,9 +97,16 @@ class Progress:
             from pytest_tooleval.collect import DEFAULT_PATTERNS
 
             patterns = config.getini("tooleval_files") or DEFAULT_PATTERNS
+            # pytest took an option's path value for a test path when it chose the rootdir
+            words = [str(a) for a in config.invocation_params.args]
+            split = next((f"; write {flag}={value}, as one word: pytest took {value} for a "
+                          "test path when it chose the rootdir"
+                          for flag, value in itertools.pairwise(words)
+                          if flag.startswith("--tooleval-") and "=" not in flag
+                          and (config.invocation_params.dir / value).exists()), "")
             return (f"tooleval: no case found: case files are {', '.join(patterns)} under "
                     f"{config.rootpath} (ini tooleval_files), or paths given on the command "
-                    "line; `tooleval init` writes a three-case example benchmark here")
+                    f"line; `tooleval init` writes a three-case example benchmark here{split}")
         if not cases:
             return None
         return f"tooleval: {len(cases)} case(s) from {case_files(cases)} file(s)"

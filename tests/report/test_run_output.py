@@ -102,6 +102,19 @@ def test_no_case_found_says_where_cases_are_looked_for(project, fake_model) -> N
                                  "benchmarks/**/*.json, scenarios/**/*.yaml*tooleval init*"])
 
 
+def test_an_option_path_taken_for_a_test_path_gets_the_fix(project, fake_model,
+                                                           tmp_path_factory) -> None:
+    """pytest picks the rootdir before our options are known: a separate word naming an
+    existing folder moved it out of the project, and the message named no way out."""
+    project.profile(fake_model(SCRIPT))
+    project.write("scenarios/weather.yaml", scenario([THANKS_CASE]))
+    elsewhere = tmp_path_factory.mktemp("runs")
+    result = project.run("--tooleval-report", str(elsewhere))
+    result.stdout.fnmatch_lines([f"tooleval: no case found: *; write --tooleval-report="
+                                 f"{elsewhere}, as one word: pytest took {elsewhere} for a "
+                                 "test path when it chose the rootdir"])
+
+
 def test_a_case_file_that_fails_to_load_is_not_called_no_case_found(project, fake_model) -> None:
     project.profile(fake_model(SCRIPT))
     project.write("scenarios/weather.yaml", "name: weather\ncases:\n  - name: a\n"
