@@ -80,6 +80,8 @@ def board(reports: list[Report], *, force: bool = False,
     refused = [f"{entry.label} against {first.label}: {found}" for entry in entries[1:]
                for found in differences(entry.report, first.report)
                if not found.startswith("model differs")]
+    refused += [f"{entry.label}: no case scored (each ended in ERROR or was skipped); run it "
+                "again" for entry in entries if not entry.report.summary.cases_scored]
     result = Board(entries, refused=refused, forced=force, level=level)
     if not result.ranked:
         return result

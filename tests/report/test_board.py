@@ -12,7 +12,7 @@ import pytest
 from pytest_tooleval.cli.board import main as board_main
 from pytest_tooleval.report.board import board, holm, render_markdown
 from pytest_tooleval.report.model import Report
-from pytest_tooleval.result import CaseResult
+from pytest_tooleval.result import CaseResult, ErrorInfo
 from tests.conftest import RUN_INFO, THANKS_CASE, WEATHER_CASE, make_report, scenario
 from tests.support.fake_openai import Rule, answer, call
 
@@ -76,6 +76,18 @@ def test_board_refuses_other_case_sets_and_settings_unless_forced(tmp_path: Path
     assert "Ranked anyway (--force)" in text and "sampling differs" in text
     html = (out / "board.html").read_text("utf-8")
     assert 'id="differences"' in html and "case set differs" in html
+
+
+def test_a_run_with_no_case_scored_is_refused_not_ranked_beside_real_ones() -> None:
+    """An all-ERROR run was ranked in group A with a real one: "cannot be told apart"."""
+    errors = [CaseResult(nodeid=case.nodeid, file=case.file, case=case.case, category="tool",
+                         group="g", case_hash=case.case_hash, outcome="ERROR",
+                         error=ErrorInfo(kind="backend", message="server gone"))
+              for case in run_of("dead", 0).cases]
+    result = board([run_of("good", 30), make_report(errors, model={"name": "dead"})])
+    assert not result.ranked and result.duels == []
+    assert result.refused == ["dead: no case scored (each ended in ERROR or was skipped); "
+                              "run it again"]
 
 
 def test_board_of_one_report_or_a_missing_one_is_refused(tmp_path: Path, capsys) -> None:
