@@ -58,3 +58,7 @@ def test_power_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--detect must lie in (0, 100]" in capsys.readouterr().err
     assert main(["power", str(tmp_path / "missing"), "--detect", "5"]) == 2
     assert "no such file or directory" in capsys.readouterr().err
+    # Nothing to plan for: named with the fix (was "the selection holds no case").
+    assert main(["power", str(tmp_path), "--detect", "5"]) == 2
+    assert f"no case file under {tmp_path}; give case files or folders" in \
+        capsys.readouterr().err

@@ -53,7 +53,10 @@ def main(options: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except Exception as exc:  # a clear message, never a traceback
         raise Refused(str(exc)) from None
     if not counts.get("all"):
-        raise Refused("the selection holds no case")
+        raise Refused(f"{options.from_report}: no case scored; give a run that scored cases"
+                      if options.from_report else "no case file under "
+                      f"{' '.join(map(str, options.paths)) or 'benchmarks scenarios'}; give "
+                      "case files or folders")
     discordance = options.discordance if options.discordance is not None else (
         observed if observed is not None else DEFAULT_DISCORDANCE)
     source = ("given" if options.discordance is not None else
