@@ -13,6 +13,7 @@ from pytest_tooleval.report.markdown import statistics_sections
 from pytest_tooleval.report.terminal import statistics_lines
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS, Thresholds, summarize
+from pytest_tooleval.scoring.repeats import _pass_k
 from pytest_tooleval.scoring.settings import IntervalSettings
 from pytest_tooleval.scoring.statistics import (
     bootstrap,
@@ -214,14 +215,15 @@ def test_repeats_are_clusters_not_extra_cases() -> None:
     assert repeats.overall.pass_at_k == pytest.approx(4 / 6)
     assert [row.case for row in repeats.flaky] == ["f.json::t3"]
     # an interval over the 6 cases (clusters): the axes' bootstrap, so pass^1 (each case's
-    # pass rate) has the tool axis's interval; pass^3 (0 or 1 a case) may reach 0
+    # pass rate) has the tool axis's interval; pass^3 and pass@3 (0 or 1 a case, 3 tries
+    # each) are proportions over the 6 cases: Wilson's
     assert repeats.curve[0].pass_hat_k_interval == summary.axes["tool"].interval
-    assert (repeats.overall.pass_hat_k_interval.low, repeats.overall.pass_at_k_interval.low,
-            repeats.overall.pass_at_k_interval.high) == (0.0, pytest.approx(1 / 6, abs=1e-4), 1.0)
+    assert repeats.overall.pass_hat_k_interval == wilson(3, 6).rounded()
+    assert repeats.overall.pass_at_k_interval == wilson(4, 6).rounded()
     assert repeats.axes["tool"].pass_hat_k_interval == repeats.overall.pass_hat_k_interval
     lines = "\n".join(statistics_lines(summary))
-    assert "pass^3 0.50 [0.00–1.00], pass@3 0.67 [0.17–1.00] over 6" in lines
-    assert "| overall, k = 3 | 0.500 [0.000–1.000] | 0.667 [0.167–1.000] | 6 |" in \
+    assert "pass^3 0.50 [0.19–0.81], pass@3 0.67 [0.30–0.90] over 6" in lines
+    assert "| overall, k = 3 | 0.500 [0.188–0.812] | 0.667 [0.300–0.903] | 6 |" in \
         statistics_sections(summary)
     assert summary.groups["tool"].cases == 6 and summary.groups["tool"].tries == 18
     assert summary.score == pytest.approx(100 * (3 + 2 / 3) / 6)
@@ -238,6 +240,15 @@ def test_pass_k_at_0_or_1_has_wilson_s_interval_and_few_cases_none() -> None:
     assert few.repeats.overall.pass_hat_k_interval is None
     assert "pass^2 1.00 [too few cases], pass@2 1.00 [too few cases]" in \
         "\n".join(statistics_lines(few))
+
+
+def test_one_more_case_failing_never_raises_pass_k_s_lower_bound() -> None:
+    """30 cases of 3 tries, 0 to 3 of them failing all three: pass^3 is a proportion, and
+    its interval's lower bound falls as cases fail (the bootstrap gave 29 of 30 0.900 and
+    30 of 30, Wilson's, 0.887)."""
+    lows = [_pass_k([(3, 3, "a")] * (30 - bad) + [(3, 0, "a")] * bad, 3, 0.95)
+            .pass_hat_k_interval.low for bad in range(4)]
+    assert lows == sorted(lows, reverse=True) and len(set(lows)) == 4, lows
 
 
 def test_tiny_strata_are_resampled_together() -> None:

@@ -76,7 +76,7 @@ def group_tries(results: list[CaseResult]) -> list[CaseTries]:
 def _pass_k(counts: list[tuple[int, int, str]], k: int, level: float | None) -> PassK | None:
     """pass^k and pass@k over the cases with k tries ((tries, passes, stratum) each); with
     ``level``, their intervals over cases: the axes' bootstrap on each case's unbiased
-    estimate, Wilson's at 0 or 1 (as an axis's)."""
+    estimate; Wilson's where every estimate is 0 or 1 (a proportion, as a one-try axis's)."""
     usable = [(n, c, s) for n, c, s in counts if n >= k]
     if not usable:
         return None
@@ -87,8 +87,8 @@ def _pass_k(counts: list[tuple[int, int, str]], k: int, level: float | None) -> 
     if level is not None and len(rows) >= INTERVAL_MIN_CASES:
         boot = bootstrap(rows, [s for *_, s in usable], dict.fromkeys(means, 1.0),
                          level=level).axes
-        found = {key: boot[key] if 0.0 < mean < 1.0 else wilson(mean * len(rows), len(rows), level)
-                 for key, mean in means.items()}
+        found = {key: boot[key] if any(0.0 < row[key] < 1.0 for row in rows)
+                 else wilson(mean * len(rows), len(rows), level) for key, mean in means.items()}
     return PassK(
         k=k,
         pass_hat_k=means["pass_hat_k"],

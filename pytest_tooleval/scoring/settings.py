@@ -30,7 +30,7 @@ class IntervalSettings:
         }
         if repeats:
             methods["pass_k"] = ("pass^k and pass@k: the score's bootstrap on each case's "
-                                 "unbiased estimate; Wilson's at 0 or 1")
+                                 "unbiased estimate; Wilson's where each case's is 0 or 1")
         return {
             "level": self.level,
             "max_width": self.max_width,
