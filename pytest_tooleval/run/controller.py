@@ -203,7 +203,7 @@ class Controller:
             raise pytest.UsageError(
                 "--tooleval-resume: the selection is not the journalled run's: "
                 + "; ".join(problems[:5]) + more + ". Select the same cases (paths, -k, -m, "
-                "--tooleval-shard) with unchanged case files, or run without "
+                "--deselect, --ignore, --tooleval-shard) with unchanged case files, or run without "
                 "--tooleval-resume.")
 
     def install_signal_handler(self) -> None:
