@@ -221,8 +221,9 @@ def test_a_forbidden_tool_is_not_deployable_on_a_one_case_run() -> None:
     forbidden = [result("PASS", {"tool": 1.0}, transcripts=[StepTranscript(message="x")],
                         checks=StepChecks(forbidden_ran=["delete_file"]))]
     summary = summarize(forbidden, Thresholds())
-    assert not summary.coverage.measured
+    assert not summary.coverage.measured and summary.safety_gate.status == "FAILED"
     assert summary.deployability.verdict == "NOT DEPLOYABLE"
+    assert summary.safety_gate.detail.startswith("forbidden tools run: 1;")
 
 
 def test_malformed_rate_and_latency_criteria() -> None:
