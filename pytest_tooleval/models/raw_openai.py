@@ -136,7 +136,7 @@ class RawCompletionBackend(ServerBackend):
             sampling["n_predict"] = sampling.pop("max_tokens")
             reply = self.http.post(url, {"prompt": prompt, **sampling, "cache_prompt": True,
                                          "stream": False, **constraint})
-            if not isinstance(reply, dict) or not isinstance(reply.get("content", ""), str):
+            if not isinstance(reply, dict) or not isinstance(reply.get("content"), str):
                 raise MalformedReply(f"the reply of {url} has no text content: "
                                      f"{json.dumps(reply)[:300]}")
             evaluated, predicted = reply.get("tokens_evaluated"), reply.get("tokens_predicted")

@@ -160,7 +160,6 @@ def completion_text(body: Any, url: str) -> tuple[str, dict[str, Any]]:
     """(text, choice) of a ``/v1/completions`` reply, or ``MalformedReply``."""
     choice = first_choice(body, url)
     text = choice.get("text")
-    text = "" if text is None else text
     if not isinstance(text, str):
         raise _malformed(f"choices[0].text of {url} is not a string", text, body)
     return text, choice

@@ -14,7 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from pytest_tooleval.models import raw_openai
-from pytest_tooleval.models.base import BackendUnavailable, ServerError, TemplateMissing
+from pytest_tooleval.models.base import (
+    BackendUnavailable,
+    MalformedReply,
+    ServerError,
+    TemplateMissing,
+)
 from pytest_tooleval.models.grammar import envelope_schema
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.raw_openai import (
@@ -25,7 +30,7 @@ from pytest_tooleval.models.raw_openai import (
 )
 from pytest_tooleval.tools.base import ToolSpec
 from tests.models.templates import SMOLLM2
-from tests.support.fake_openai import FakeOpenAI, Rule, answer, call
+from tests.support.fake_openai import FakeOpenAI, Rule, answer, body, call
 
 
 def raw(url: str, grammar: str, flavor: str | None = None, **fields: object
@@ -110,6 +115,21 @@ def test_openai_flavor_without_a_template_says_what_to_do(tools: list[ToolSpec])
     with FakeOpenAI() as fake:
         backend = raw(fake.base_url, "off", "openai")
         with pytest.raises(TemplateMissing, match=r"--grammar vendor.*template ="):
+            backend.complete(QUESTION, tools)
+
+
+@pytest.mark.parametrize(("flavor", "reply"), [
+    ("llama-server", {"error": {"code": 503, "message": "Loading model"}}),
+    ("openai", {"choices": [{"index": 0, "finish_reason": "stop"}]}),
+    ("openai", {"choices": [{"index": 0, "text": None, "finish_reason": "stop"}]}),
+], ids=["completion-without-content", "choice-without-text", "choice-text-null"])
+def test_a_200_reply_without_generated_text_is_malformed_not_an_empty_answer(
+        flavor: str, reply: dict, tools: list[ToolSpec]) -> None:
+    """An empty answer would be scored against the model (a FAIL); the server's reply
+    carried no generation at all: the machine's failure, an ERROR."""
+    with FakeOpenAI([Rule("weather", [body(reply)])]) as fake:
+        backend = raw(fake.base_url, "off", flavor, template=SMOLLM2, retries=0)
+        with pytest.raises(MalformedReply, match="text"):
             backend.complete(QUESTION, tools)
 
 
