@@ -133,6 +133,14 @@ def test_a_200_reply_without_generated_text_is_malformed_not_an_empty_answer(
             backend.complete(QUESTION, tools)
 
 
+def test_llama_servers_stop_at_n_predict_is_a_length_finish(tools: list[ToolSpec]) -> None:
+    """llama-server says a generation was cut at ``n_predict`` with ``stop_type: limit``."""
+    cut = Rule("weather", [answer('{"answer": "It is 17.4 C and the', finish_reason="length")])
+    with FakeOpenAI([cut]) as fake:
+        turn = raw(fake.base_url, "off", retries=0).complete(QUESTION, tools)
+    assert turn.truncated
+
+
 def test_unreachable_server_is_backend_unavailable(tools: list[ToolSpec]) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

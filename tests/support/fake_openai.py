@@ -535,6 +535,7 @@ def _payload(
             "content": completion_text,
             "model": model,
             "stop": True,
+            "stop_type": "limit" if reply.finish_reason == "length" else "eos",
             "tokens_predicted": c_tok,
             "tokens_evaluated": p_tok,
         }
