@@ -26,7 +26,7 @@ from pytest_tooleval.models.base import (
     ToolsNotShown,
 )
 from pytest_tooleval.models.http import HttpClient
-from pytest_tooleval.models.parsing import find_leaked_calls
+from pytest_tooleval.models.parsing import find_leaked_calls, strip_thinking
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.wire import (
     chat_message,
@@ -240,6 +240,7 @@ class OpenAIChatBackend(ServerBackend):
         body = self.http.post("/chat/completions", self._payload(messages, tools))
         latency = time.perf_counter() - started
         content, calls, choice = chat_message(body, f"{self.base_url}/chat/completions")
+        content = strip_thinking(content)  # reasoning is not the answer, as in on/off
         return ModelTurn(
             content=content, calls=calls, latency_s=latency,
             leaked_calls=[] if calls else find_leaked_calls(content, {t.name for t in tools}),

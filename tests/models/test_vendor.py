@@ -75,6 +75,18 @@ def test_a_malformed_call_is_the_models_and_the_case_goes_on(arguments: str) -> 
     assert sent[-2]["tool_calls"][0]["function"]["arguments"] == "{}"
 
 
+def test_a_reasoning_block_in_the_content_is_neither_answer_nor_call(
+        tools: list[ToolSpec]) -> None:
+    """A server that leaves ``<think>`` in the content (vLLM without a reasoning parser,
+    llama-server --reasoning-format none): the fact only the reasoning states is not in the
+    answer, and a call it only considers is no leaked attempt, as in grammar on/off."""
+    thought = ('<think>The tool said 17.4 C. Maybe <tool_call>{"name": "get_weather", '
+               '"arguments": {"city": "Izmir"}}</tool_call>? No.</think>I do not know.')
+    with FakeOpenAI([Rule("weather", [answer(thought)])]) as fake:
+        turn = OpenAIChatBackend(profile(fake.base_url)).complete(QUESTION, tools)
+    assert (turn.content, turn.leaked_calls) == ("I do not know.", [])
+
+
 def test_vendor_messages_normalise_every_shape() -> None:
     out = vendor_messages([
         {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
