@@ -273,6 +273,11 @@ def occurs(value: Keyed, answer: Keyed, whole_word: bool = False) -> bool:
     return False
 
 
+#: Characters that show nothing (zero-width spaces and joiners, direction marks, soft hyphen,
+#: byte order mark): read as the text shows, 1\u200f7.4 is 17.4 and 17\u200e4 is 174.
+_INVISIBLE = re.compile("[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def evidence_found(alternatives: list[str], answer: str, language: str = "en",
                    today: date | None = None) -> bool:
     """Whether any alternative occurs in ``answer``: as text on boundaries, or as the same
@@ -283,6 +288,7 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     evidence (tr: 5.878 is 5878; en: 5.878 is a decimal), English negative contractions
     (en: isn't is "is not") and a Turkish verb's other past (tr: ödendi is ödenmiş).
     """
+    answer = _INVISIBLE.sub("", answer)
     if language == "en":
         answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
     for left_out in _DENIED.get(language, ()) + _FORMER.get(language, ()):

@@ -207,6 +207,14 @@ def test_the_guard_refuses_values_an_echo_contains(value: str, message: str) -> 
     assert found_problem is not None and "own message" in found_problem[0]
 
 
+# -- a character that shows nothing is read as the text shows: not a separator ---------------
+@pytest.mark.parametrize("mark", ["\u200b", "\u200e", "\u200f", "\u2060", "\u00ad", "\ufeff"])
+def test_an_invisible_character_inside_a_number_is_read_as_shown(mark: str) -> None:
+    assert found("17.4", f"It is 1{mark}7.4 C in Izmir.")  # shows 17.4
+    assert found("17.4", f"It is {mark}17.4{mark} C in Izmir.")
+    assert not found("17.4", f"It is 17{mark}4 C in Izmir.")  # shows 174, not 17 and 4
+
+
 # -- a hyphen between letters is a space, both ways; the word joined is another word --------
 @pytest.mark.parametrize("hyphen", ["-", "\u2010", "\u2011"])
 def test_a_hyphen_between_letters_reads_as_a_space(hyphen: str) -> None:
