@@ -179,7 +179,10 @@ def test_an_unwritable_report_folder_is_a_message(project, fake_model) -> None:
     blocker = project.write("blocked", "a file, not a folder")
     result = project.run(f"--tooleval-report={blocker}/inside")
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
-    result.stdout.fnmatch_lines(["*could not write the report to*--tooleval-report DIR*"])
+    # Refused before the first case, not found out after the run.
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and server.model_calls == 0
+    result.stderr.fnmatch_lines(["ERROR: --tooleval-report */blocked/inside: cannot write "
+                                 "there (Not a directory); give a folder you can write to"])
 
 
 def test_a_stop_with_nothing_failed_is_not_called_an_infrastructure_failure(
