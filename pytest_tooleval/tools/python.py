@@ -270,7 +270,11 @@ class PythonToolProvider(ToolProvider):
             if inspect.isawaitable(value):
                 value = self._await(value)
         except (Exception, SystemExit) as exc:  # argparse and sys.exit raise SystemExit
-            return ToolResult.error(f"{type(exc).__name__}: {exc}")
+            try:
+                why = str(exc)
+            except Exception:  # the exception's own __str__ fails: still the tool's error
+                why = "(its message could not be read)"
+            return ToolResult.error(f"{type(exc).__name__}: {why}")
         if isinstance(value, ToolResult):
             return value
         try:

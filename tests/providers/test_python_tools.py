@@ -200,6 +200,24 @@ def test_exceptions_become_tool_errors_the_model_sees() -> None:
     assert result == ToolResult(text="error: RuntimeError: disk full", is_error=True)
 
 
+class _Unreadable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ broke")
+
+
+@tool
+def unreadable() -> str:
+    """Raises an exception whose message cannot be read."""
+    raise _Unreadable
+
+
+def test_an_exception_whose_message_cannot_be_read_is_still_a_tool_error() -> None:
+    """Its __str__ raised inside the provider: the case was an ERROR blaming pytest-tooleval
+    ('internal error ... please report it'), and `tooleval call` printed a traceback."""
+    result = PythonToolProvider([unreadable], source="python:test").call("unreadable", {})
+    assert result == ToolResult.error("_Unreadable: (its message could not be read)")
+
+
 def test_invalid_arguments_become_tool_errors() -> None:
     result = provider().call(
         "book_table", {"restaurant": "X", "guests": "many", "outdoor": "maybe", "colour": "red"}
