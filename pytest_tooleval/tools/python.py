@@ -269,7 +269,9 @@ class PythonToolProvider(ToolProvider):
             value = spec.function(**kwargs)
             if inspect.isawaitable(value):
                 value = self._await(value)
-        except (Exception, SystemExit) as exc:  # argparse and sys.exit raise SystemExit
+        # argparse and sys.exit raise SystemExit; a KeyboardInterrupt in this thread is the
+        # tool's own (Ctrl-C reaches the main thread only)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             try:
                 why = str(exc)
             except Exception:  # the exception's own __str__ fails: still the tool's error

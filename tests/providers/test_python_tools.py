@@ -11,7 +11,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from pytest_tooleval.tools.base import ProviderError, ToolResult
+from pytest_tooleval.tools.base import Catalogue, ProviderError, ToolResult
 from pytest_tooleval.tools.python import (
     PythonToolError,
     PythonToolProvider,
@@ -216,6 +216,23 @@ def test_an_exception_whose_message_cannot_be_read_is_still_a_tool_error() -> No
     ('internal error ... please report it'), and `tooleval call` printed a traceback."""
     result = PythonToolProvider([unreadable], source="python:test").call("unreadable", {})
     assert result == ToolResult.error("_Unreadable: (its message could not be read)")
+
+
+@tool
+def interrupting() -> str:
+    """Raises KeyboardInterrupt itself; no one pressed Ctrl-C."""
+    raise KeyboardInterrupt
+
+
+def test_a_keyboard_interrupt_a_tool_raises_is_its_error_not_the_end_of_the_run() -> None:
+    """It reached pytest as a Ctrl-C: the run stopped, 'interrupted (Ctrl-C): 0 of 2 cases
+    ran', and `tooleval call` and `tooleval check --oracle` printed a traceback."""
+    catalogue = Catalogue([PythonToolProvider([interrupting], source="python:test")])
+    try:
+        result = catalogue.call("interrupting", {})
+    except KeyboardInterrupt:  # raised here it would stop this test run too
+        pytest.fail("the tool's KeyboardInterrupt escaped as a Ctrl-C")
+    assert result == ToolResult.error("KeyboardInterrupt: ")
 
 
 def test_invalid_arguments_become_tool_errors() -> None:
