@@ -138,3 +138,32 @@ def calculator(expression: str) -> str:
     assert output.count("tool 'calculator' is offered twice, by builtin and by "
                         "python:conftest.py") == 1, output
     assert result.ret == pytest.ExitCode.INTERRUPTED  # serially it was 4, a usage error
+
+
+def test_tools_of_a_conftest_pytest_loads_later_are_offered(project, fake_model) -> None:
+    """The catalogue was made when the first file with `requires` was collected, before
+    pytest had loaded the conftest.py of a later folder: its tool was 'missing', and one of
+    the same name as an earlier folder's silently ran the earlier folder's function."""
+    server = fake_model([Rule("in a", [call("lookup", {"key": "k"}), answer("a-k")]),
+                         Rule("in b", [call("lookup_b", {"key": "k"}), answer("b-k")])])
+    project.profile(server)
+    for folder, name in (("a", "lookup"), ("b", "lookup_b")):
+        project.write(f"benchmarks/{folder}/conftest.py", (
+            f"from pytest_tooleval import tool\n\n\n@tool\ndef {name}(key: str) -> str:\n"
+            f'    """Look up a key in table {folder}."""\n    return "{folder}-" + key\n'))
+        project.write(f"benchmarks/{folder}/f.json", {
+            "name": folder, "requires": [name], "cases": [{"name": folder, "category": "tool",
+            "steps": [{"message": f"look up k in {folder}", "expect": name,
+                       "evidence": [f"{folder}-k"]}]}]})
+    result = project.run("benchmarks")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert {name: case.transcripts[0].attempts[0].result
+            for name, case in project.cases().items()} == {"a": "a-k", "b": "b-k"}
+    project.write("benchmarks/b/conftest.py", (project.path / "benchmarks/b/conftest.py")
+                  .read_text().replace("def lookup_b", "def lookup"))
+    project.write("benchmarks/b/f.json", (project.path / "benchmarks/b/f.json")
+                  .read_text().replace("lookup_b", "lookup"))
+    result = project.run("benchmarks")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*tool 'lookup' is offered twice, by python:benchmarks/a/"
+                                 "conftest.py and by python:benchmarks/b/conftest.py*"])

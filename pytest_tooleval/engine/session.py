@@ -132,6 +132,17 @@ class ModelSession:
                 raise ConfigurationError(str(exc)) from None
         return self._catalogue
 
+    def add_providers(self, extra: list[ToolProvider]) -> None:
+        """Providers found after the catalogue was made (the ``conftest.py`` of a folder,
+        which pytest loads when it collects that folder); a name offered twice is a
+        ``ConfigurationError``."""
+        catalogue = self.catalogue
+        self.providers += extra
+        try:
+            self._catalogue = catalogue.extended(extra)
+        except DuplicateToolError as exc:
+            raise ConfigurationError(str(exc)) from None
+
     def describe_providers(self) -> str:
         catalogue = self.catalogue
         counts = Counter(catalogue.source_of(name) for name in catalogue.names)

@@ -28,6 +28,7 @@ from pytest_tooleval.run.score import case_identity, score_run
 from pytest_tooleval.run.shard import ShardError, parse_shard
 from pytest_tooleval.tools.base import ConfigurationError, describe_providers
 from pytest_tooleval.tools.builtin.provider import unavailable_tools
+from pytest_tooleval.tools.python import python_providers, tools_in_module
 from pytest_tooleval.wiring import build_session
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class Runtime:
         self.profile = profile
         self.is_worker = hasattr(config, "workerinput")
         self._session: ModelSession | None = None
+        #: The conftest.py modules whose @tool functions the built-in session offers.
+        self._conftests: list[ModuleType] = []
         self._world_base: Path | None = None
         self._owns_world_base = False
         self._configuration_error: str | None = None
@@ -102,14 +105,18 @@ class Runtime:
             self._session = made
         return self._session
 
-    def _builtin_session(self) -> ModelSession:
-        conftests = [
+    def _loaded_conftests(self) -> list[ModuleType]:
+        return [
             plugin for plugin in self.config.pluginmanager.get_plugins()
             if isinstance(plugin, ModuleType)
             and str(getattr(plugin, "__file__", "")).endswith("conftest.py")
         ]
+
+    def _builtin_session(self) -> ModelSession:
+        self._conftests = self._loaded_conftests()
         workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
-        return build_session(self.settings, self.profile, self.world_base, conftests, workers)
+        return build_session(self.settings, self.profile, self.world_base, self._conftests,
+                             workers)
 
     def case_ref(self, item: Any) -> CaseRef:
         """The case a ``CaseItem`` runs (its file relative to the rootdir). Try r of a
@@ -202,11 +209,17 @@ class Runtime:
             session.items.clear()
 
     def offered_tools(self) -> set[str]:
-        """The run's catalogue; a configuration mistake is a collection error, never a
-        traceback."""
+        """The run's catalogue, with the @tool functions of every conftest.py pytest has
+        loaded so far; a configuration mistake is a collection error, never a traceback."""
         if self._configuration_error is None:
             try:
-                return self.session().offered_tools()
+                session = self.session()
+                late = [m for m in self._loaded_conftests() if m not in self._conftests]
+                if late and self.session_source == "builtin":  # loaded while collecting
+                    self._conftests += late
+                    session.add_providers(list(python_providers(
+                        tool for module in late for tool in tools_in_module(module))))
+                return session.offered_tools()
             except ConfigurationError as exc:
                 self._configuration_error = str(exc)
         raise pytest.Collector.CollectError(
