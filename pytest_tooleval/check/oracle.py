@@ -290,7 +290,7 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
     problems: list[str] = []
     conftests: list[ModuleType] = []
     if settings is not None:
-        conftests = conftest_modules(settings, paths, problems)
+        conftests = conftest_modules(settings, [*paths, *collect_files(paths)], problems)
     with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
         session, oracle, worlds = _session(world_base or Path(scratch), k, settings, conftests)
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY
 from pytest_tooleval.check import cache
 from pytest_tooleval.check.catalogue import ConfiguredCatalogue, configured_catalogue
-from pytest_tooleval.check.files import UsageError
+from pytest_tooleval.check.files import UsageError, collect_files
 from pytest_tooleval.check.report import CheckReport, write_router_doc
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.config import ConfigError, Settings
@@ -84,7 +84,8 @@ def main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """0 when clean, 1 on any failure, 2 on usage errors."""
     if not 0 <= args.similarity <= 100:
         raise Refused("--similarity must be within 0-100")
-    settings, catalogue = configured(args, args.paths)
+    # and the conftest.py files of the case files' folders, which pytest loads collecting them
+    settings, catalogue = configured(args, [*args.paths, *collect_files(args.paths)])
     k = settings.k
     report = _static_check(args, k, catalogue)
     oracle = None

@@ -52,6 +52,21 @@ def test_the_oracle_proves_a_gold_call_to_a_conftest_tool(tmp_path: Path, monkey
     assert code == 0
 
 
+def test_the_conftest_of_a_case_files_folder_is_loaded(tmp_path: Path, monkeypatch) -> None:
+    """`tooleval check benchmarks` looked for conftest.py only from the project root down to
+    `benchmarks`, not in the folders of its case files, which pytest loads: the file's
+    `requires` failed ("which no provider on this machine offers") and its gold call was
+    "not offered here", while `pytest benchmarks` ran it."""
+    _project(tmp_path, "k = 9\n", {"name": "other", "cases": []}, monkeypatch)
+    (tmp_path / "benchmarks" / "cases.json").unlink()
+    (tmp_path / "benchmarks" / "releases").mkdir()
+    (tmp_path / "benchmarks" / "releases" / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "benchmarks" / "releases" / "cases.json").write_text(json.dumps(RELEASE))
+    code, oracle = _oracle()
+    assert oracle["failures"] == [] and oracle["proven"] == oracle["cases"] == 1
+    assert code == 0
+
+
 def test_the_oracle_proves_a_gold_call_to_a_python_tools_module(tmp_path: Path,
                                                                   monkeypatch) -> None:
     _project(tmp_path, 'python_tools = ["oracle_release_tools"]\n', RELEASE, monkeypatch)
