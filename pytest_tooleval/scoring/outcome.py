@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from pytest_tooleval.cases.evidence import evidence_found, evidence_key
 from pytest_tooleval.cases.model import Case, CaseFile, Step
 from pytest_tooleval.engine.transcript import StepTranscript
+from pytest_tooleval.models.base import TRUNCATED
 from pytest_tooleval.result import Outcome, StepChecks
 from pytest_tooleval.scoring.claims import contradictions
 from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
@@ -116,7 +117,8 @@ def case_outcome(
     for number, (step, transcript) in enumerate(zip(steps, transcripts, strict=True), start=1):
         prefix = f"step {number}: " if len(steps) > 1 else ""
         if step.restraint is False:
-            attempted = [a.name or "(unparseable)" for a in transcript.attempts]
+            attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
+                                    else "(unparseable)") for a in transcript.attempts]
             hard_fail = True
             reasons.append(f"{prefix}a tool call was attempted where none was wanted "
                            f"({', '.join(attempted)})")

@@ -332,3 +332,17 @@ def test_abbreviations_are_no_paths() -> None:
             "after": {"file": "Documents/packing.txt"}}
     text = "Saved it, i.e. your list, e.g. socks."
     assert score_case(tool_case(step), [ran("x", text, "write_file")]).outcome is Outcome.PASS
+
+
+def test_a_reply_cut_off_at_thanks_is_named_for_what_it_was() -> None:
+    """A cut-off reply is a malformed attempt, not an abstention (issue 30), but the reason
+    said "a tool call was attempted … ((unparseable))" as if a call had been written."""
+    from pytest_tooleval.models.base import TRUNCATED
+
+    transcript = StepTranscript(message="thanks!")
+    transcript.attempts = [Attempt(None, None, valid=False, malformed="unparseable",
+                                   reason=TRUNCATED)]
+    scored = score_case(tool_case({"message": "thanks!"}, category="irrelevance"), [transcript])
+    assert scored.outcome is Outcome.FAIL
+    assert scored.reasons[0] == ("a tool call was attempted where none was wanted (a reply "
+                                 "cut off at max_tokens)")
