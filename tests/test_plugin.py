@@ -172,6 +172,17 @@ def test_parser_leak_is_reported_apart_from_no_call(project, fake_model) -> None
     result.stdout.fnmatch_lines(["*leaked into the text*", "*parser leaks: 1*"])
 
 
+def test_a_call_in_python_syntax_at_thanks_is_no_abstention(project, fake_model) -> None:
+    """A pythonic call left in the content (a server without that parser) at "thanks"
+    passed restraint as if it were an answer."""
+    project.profile(fake_model([Rule("thanks", [answer('[get_weather(city="Izmir")]')])]))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    project.run()
+    thanks = project.cases()["thanks"]
+    assert thanks.outcome == "FAIL" and thanks.axes == {"irrelevance": 0.0}
+    assert thanks.reasons == ["a tool call was attempted where none was wanted (get_weather)"]
+
+
 def test_retries_on_429_and_500_then_scores(project, fake_model) -> None:
     server = fake_model([Rule("thanks", [status(500)])])
     project.profile(server, retries=2)

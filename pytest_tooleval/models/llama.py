@@ -186,7 +186,7 @@ class LlamaBackend(Backend):
         self.last_output = reply["text"]
         self.last_stats = {key: reply.get(key) for key in
                            ("prompt_tokens", "evaluated", "kept", "eval_s", "generate_s")}
-        content, calls = split_output(self.last_output)
+        content, calls = split_output(self.last_output, {tool.name for tool in tools})
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
         return ModelTurn(content=content, calls=calls, latency_s=perf_counter() - started,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from pytest_tooleval.models.base import RawCall
@@ -16,6 +17,11 @@ _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)
 # A JSON fragment that names a tool: enough to call the text an attempt at a call.
 _CALL_SHAPED = re.compile(r'\{\s*"(?:tool|name|function)"\s*:\s*"([^"\\]{1,200})"', re.DOTALL)
+# A whole reply that calls a tool in Python syntax: get_weather(city="Izmir"), [f(x=1)],
+# in a fence or not (```python, Gemma's ```tool_code).
+_CALL = r"\((?:[^()]|\([^()]*\))*\)"
+_PYTHON_CALL = re.compile(rf"(?:```\w*\s*)?\[?\s*([A-Za-z_][\w.-]*){_CALL}"
+                          rf"(?:\s*,\s*[A-Za-z_][\w.-]*{_CALL})*\s*\]?\s*(?:```)?")
 
 
 def _decode_objects(text: str) -> list[tuple[Any, str, int, int]]:
@@ -137,18 +143,32 @@ def _envelope_answer(text: str) -> str | None:
     return None
 
 
-def split_output(text: str) -> tuple[str, list[RawCall]]:
+def _python_call(text: str, tool_names: Collection[str]) -> list[RawCall]:
+    """A reply that is nothing but a call of a shown tool in Python syntax: not read as a
+    call (not run), but an attempt at one (at "thanks" it is no abstention)."""
+    found = _PYTHON_CALL.fullmatch(text.strip())
+    if found is None or found.group(1) not in tool_names:
+        return []
+    return [RawCall(found.group(1), None, raw=text, parse_error="a call in Python syntax, "
+                    "not JSON")]
+
+
+def split_output(text: str, tool_names: Collection[str] = ()) -> tuple[str, list[RawCall]]:
     """A model's raw output as (answer text, calls): reasoning blocks dropped, an
-    ``{"answer": …}`` envelope read as its answer, the calls cut out of the answer text."""
+    ``{"answer": …}`` envelope read as its answer, the calls cut out of the answer text;
+    a call of one of ``tool_names`` in Python syntax is an unparseable attempt."""
     visible = strip_thinking(text)
     answer = _envelope_answer(visible)
     if answer is not None:
         return answer, []
-    return _split(visible)
+    answer, calls = _split(visible)
+    python = [] if calls else _python_call(visible, tool_names)
+    return ("", python) if python else (answer, calls)
 
 
 def find_leaked_calls(text: str, tool_names: set[str]) -> list[RawCall]:
     """Calls of shown tools that a server's parser left in the text content."""
     tagged = "<tool_call>" in text
     return [call for call in parse_calls(text)
-            if call.name in tool_names or (call.parse_error and (tagged or call.name is None))]
+            if call.name in tool_names or (call.parse_error and (tagged or call.name is None))
+            ] or _python_call(text, tool_names)

@@ -196,7 +196,7 @@ class RawCompletionBackend(ServerBackend):
         schema = envelope.envelope_schema(tools) if self.mode == "on" else None
         text, info = self._request(prompt, schema, self._constraint_field, self.profile.max_tokens)
         self.last_output = text
-        content, calls = split_output(text)
+        content, calls = split_output(text, {tool.name for tool in tools})
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
         return ModelTurn(content=content, calls=calls,

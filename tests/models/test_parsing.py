@@ -96,6 +96,25 @@ def test_leaks_only_of_shown_tools_or_broken_tags() -> None:
     assert find_leaked_calls('Data: {"name": "Bob", "age": 3', {"add"}) == []
 
 
+@pytest.mark.parametrize("reply", ['add(a=1, b=2)', '[add(a=1, b=2), add(a=3, b=4)]',
+                                   '```python\nadd(a=1, b=2)\n```',
+                                   '```tool_code\nadd(\n  a=1,\n  b=(2),\n)\n```'])
+def test_a_reply_that_is_a_call_in_python_syntax_is_an_attempt_not_an_answer(reply) -> None:
+    """Llama's and Gemma's pythonic calls: not run (no JSON), but at "thanks" no abstention;
+    they passed as a plain answer."""
+    for found in (split_output(reply, {"add"})[1], find_leaked_calls(reply, {"add"})):
+        assert [(c.name, c.arguments) for c in found] == [("add", None)]
+        assert found[0].parse_error == "a call in Python syntax, not JSON"
+    assert split_output(reply, {"add"})[0] == ""
+    assert split_output(reply, {"other"})[1] == []  # only a tool that was shown
+
+
+@pytest.mark.parametrize("reply", ['print("hi")', "add", 'Try add(a=1, b=2).',
+                                   "add(1) is 1 (one)", '{"answer": "add(a=1)"}'])
+def test_text_that_mentions_a_call_is_still_an_answer(reply) -> None:
+    assert split_output(reply, {"add"})[1] == [] and find_leaked_calls(reply, {"add"}) == []
+
+
 # A number past Python's 4,300-digit limit, and nesting past the recursion limit: what a
 # degenerate model writes until max_tokens (or a server that ignores it) stops it.
 RUNAWAY_NUMBER = '{"tool": "add", "arguments": {"a": ' + "1" * 4400 + "}}"
