@@ -113,13 +113,15 @@ class OracleReport:
         }
 
     def render(self) -> str:
-        lines = [str(error) for error in self.load_errors]
+        lines = []  # a file that did not load is named, once, in the check's table above
         for f in self.failures:
             where = f"{f.file}::{f.case}" + (f" step {f.step}" if f.step else "")
             lines.append(f"{f.kind:8} {where}: {f.reason}")
         lines.append(
             f"oracle: {self.proven}/{self.cases} cases proven by their gold path "
-            f"({self.files} files, {len(self.failures)} failures, {self.seconds:.1f}s)"
+            f"({self.files} files, {len(self.failures)} failures"
+            + (f", {len(self.load_errors)} not loaded" if self.load_errors else "")
+            + f", {self.seconds:.1f}s)"
         )
         return "\n".join(lines)
 

@@ -275,3 +275,14 @@ def test_cli_check_strict_runs_the_measuring_guards(tmp_path: Path,
     assert check_main([str(path), "--strict", "--json", "-"]) == 1
     failures = json.loads(capsys.readouterr().out)["failures"]
     assert any("neither 'args' nor a state check" in f["detail"] for f in failures), failures
+
+
+def test_cli_check_oracle_names_a_broken_file_once(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"name": "broken", "cases": [{"name": "x", "category": "tool",'
+                    ' "steps": [{"message": "hi", "evidence": ["DHL",]}]}]}', encoding="utf-8")
+    assert check_main([str(path), "--oracle", "--no-cache"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("not valid JSON") == 1, out
+    assert "1 not loaded" in out
