@@ -155,3 +155,20 @@ def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")
     with pytest.raises(CaseFileError, match=r"not valid YAML at line \d+"):
         load_case_file(path)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("evidence", [412.80]),                     # a number where a text goes
+    ("evidence", [[["412,80"]]]),               # one list too many
+    ("after", {"file": "Documents/x.txt", "contains": 5}),
+])
+def test_a_value_no_union_member_fits_is_one_problem(tmp_path: Path, field: str,
+                                                     value: object) -> None:
+    # pydantic reports `str | list[str]` once per member ('evidence.0.str',
+    # 'evidence.0.list[str]'): two messages in its own words for one mistake.
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, {"name": "g", "requires": ["search_documents"],
+                                        "cases": [tool_case(**{field: value})]}))
+    (problem,) = info.value.problems
+    assert problem.field in ("evidence.0", "after.0.contains")
+    assert "a text, or a list of texts" in problem.message

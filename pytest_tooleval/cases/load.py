@@ -128,14 +128,40 @@ _FIXES = {
 }
 
 
+def _union_tag(data: Any, loc: tuple[Any, ...]) -> int | None:
+    """Where in ``loc`` pydantic named the member of the model's one union, ``str |
+    list[str]`` (evidence items, state check fields), that it tried: ``evidence.0.str``,
+    ``evidence.0.list[str]``; None when the error is not one of those."""
+    node = data
+    for i, part in enumerate(loc):
+        if (isinstance(node, dict) and part in node) or (
+                isinstance(node, list) and isinstance(part, int) and part < len(node)):
+            node = node[part]
+        elif part == 0 and not isinstance(node, list):
+            continue  # one value where a list goes: the model made it a list of one
+        else:
+            return i if part in ("str", "list[str]") else None
+    return None
+
+
 def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
     found = []
+    said: set[tuple[int | str, ...]] = set()
     for error in exc.errors(include_url=False):
         message = error["msg"].removeprefix("Value error, ")
+        tag = _union_tag(data, tuple(error["loc"]))
+        if tag is not None:  # a value no member fits: one problem, not one per member
+            error["loc"] = error["loc"][:tag]
+            if tuple(error["loc"]) in said:
+                continue
+            said.add(tuple(error["loc"]))
+            message = "Input should be a text, or a list of texts (alternatives)"
         if error["type"] == "extra_forbidden":
             message = "unknown field"
         fix = _FIXES.get(error["type"], "")
-        if not fix and error["type"].endswith(("_type", "_parsing")):  # a value of a wrong type
+        if tag is not None:
+            fix = 'write it in quotes, as text ("412,80"); alternatives as a list of texts'
+        elif not fix and error["type"].endswith(("_type", "_parsing")):  # a wrong type
             fix = "write the value as docs/format.md shows it (a text, a list, an object, true)"
         found.append((tuple(error["loc"]), message, fix))
     return _problems(data, found)
