@@ -172,3 +172,15 @@ def test_a_value_no_union_member_fits_is_one_problem(tmp_path: Path, field: str,
     (problem,) = info.value.problems
     assert problem.field in ("evidence.0", "after.0.contains")
     assert "a text, or a list of texts" in problem.message
+
+
+def test_a_yaml_boolean_where_text_goes_says_to_quote_it(tmp_path: Path) -> None:
+    # `language: no` (Norwegian) is the YAML boolean false: the fix said "write the value
+    # as docs/format.md shows it (a text, a list, an object, true)".
+    path = tmp_path / "f.yaml"
+    path.write_text("name: g\nlanguage: no\ncases:\n  - name: c\n    category: irrelevance\n"
+                    "    steps: [{message: thanks}]\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(path)
+    (problem,) = info.value.problems
+    assert problem.field == "language" and "YAML reads no" in problem.fix

@@ -161,6 +161,10 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
         fix = _FIXES.get(error["type"], "")
         if tag is not None:
             fix = 'write it in quotes, as text ("412,80"); alternatives as a list of texts'
+        elif error["type"] == "string_type" and isinstance(error["input"], bool | int | float):
+            fix = "write it in quotes, as text" + (
+                " (unquoted, YAML reads no, yes, on and off as false and true)"
+                if isinstance(error["input"], bool) else "")
         elif not fix and error["type"].endswith(("_type", "_parsing")):  # a wrong type
             fix = "write the value as docs/format.md shows it (a text, a list, an object, true)"
         found.append((tuple(error["loc"]), message, fix))
