@@ -50,6 +50,15 @@ def _refuse_muting(name: str, where: str) -> None:
         )
 
 
+def _valid_marks(value: list[str]) -> list[str]:
+    """A case's or a file's marks: pytest markers (identifiers), none of pytest's own."""
+    for mark in value:
+        if not mark.isidentifier():
+            raise ValueError(f"a mark must be a Python identifier, got {mark!r}")
+        _refuse_muting(mark, "the mark")
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -259,11 +268,7 @@ class Case(_Strict):
     @field_validator("marks")
     @classmethod
     def _marks_are_identifiers(cls, value: list[str]) -> list[str]:
-        for mark in value:
-            if not mark.isidentifier():
-                raise ValueError(f"a mark must be a Python identifier, got {mark!r}")
-            _refuse_muting(mark, "the mark")
-        return value
+        return _valid_marks(value)
 
     @field_validator("group")
     @classmethod
@@ -345,9 +350,7 @@ class CaseFile(_Strict):
     @field_validator("marks")
     @classmethod
     def _file_marks(cls, value: list[str]) -> list[str]:
-        for mark in value:
-            _refuse_muting(mark, "the mark")
-        return value
+        return _valid_marks(value)
 
     @field_validator("language")
     @classmethod

@@ -87,3 +87,11 @@ def test_a_skip_mark_stops_the_pytest_run(project: Any) -> None:
     result = project.run("benchmarks/muted.json")
     assert result.ret != pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*muted.json, case 'thanks', field 'marks': the mark 'skip'*"])
+
+
+@pytest.mark.parametrize("mark", ["", "hard mode"])
+def test_a_file_mark_is_an_identifier_as_a_case_mark_is(tmp_path: Path, mark: str) -> None:
+    # A file's "" crashed pytest's collection with an IndexError traceback (tooleval check
+    # passed it); "hard mode" was refused on a case but taken on the file.
+    text = refusal(tmp_path, json.dumps({"name": "m", "marks": [mark], "cases": [case()]}))
+    assert "field 'marks': a mark must be a Python identifier" in text
