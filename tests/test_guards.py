@@ -184,3 +184,15 @@ def test_a_yaml_boolean_where_text_goes_says_to_quote_it(tmp_path: Path) -> None
         load_case_file(path)
     (problem,) = info.value.problems
     assert problem.field == "language" and "YAML reads no" in problem.fix
+
+
+@pytest.mark.parametrize("check", [
+    {"file": "../../etc/passwd"},   # crashed check --oracle with a traceback; ERROR in a run
+    {"absent": ""},                 # the home folder itself: could never pass
+    {"absent": "/etc/passwd"},      # read under home: held whatever the model did
+    {"file": "~/Documents/a.txt"},  # a folder named "~": could never pass
+])
+def test_a_state_check_path_outside_home_is_refused(tmp_path: Path, check: dict) -> None:
+    text = problems(tmp_path, {"name": "g", "requires": ["search_documents"],
+                               "cases": [tool_case(after=[check])]})
+    assert "field 'after.0'" in text and "is not a path under the home folder" in text

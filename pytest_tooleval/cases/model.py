@@ -114,6 +114,11 @@ class StateCheck(_Strict):
         if self.contains is not None and kinds[0] != "file":
             raise ValueError("'contains' goes with 'file' only")
         kind = kinds[0]
+        path = self.file if kind == "file" else self.absent
+        if path is not None and (not path.strip() or path.startswith(("/", "\\", "~"))
+                                 or ".." in re.split(r"[/\\]", path)):
+            raise ValueError(f"{kind} {path!r} is not a path under the home folder: write "
+                             "it from there, as Documents/a.txt")
         if kind in RECORD_FIELDS:
             fields = getattr(self, kind)
             if not fields:
