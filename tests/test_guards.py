@@ -196,3 +196,15 @@ def test_a_state_check_path_outside_home_is_refused(tmp_path: Path, check: dict)
     text = problems(tmp_path, {"name": "g", "requires": ["search_documents"],
                                "cases": [tool_case(after=[check])]})
     assert "field 'after.0'" in text and "is not a path under the home folder" in text
+
+
+@pytest.mark.parametrize("check", [
+    {"event": {"title": "Dentist", "start": "2026-02-30T15:00"}},  # no 30 February
+    {"reminder": {"text": "bins", "at": "2026-13-01"}},
+    {"event": {"title": "Dentist", "end": ["2026-03-14T16:00", "next tuesday"]}},
+])
+def test_a_state_check_time_that_is_no_moment_is_refused(tmp_path: Path, check: dict) -> None:
+    # It loaded, and the check failed whatever the model did: the model was scored for it.
+    text = problems(tmp_path, {"name": "g", "requires": ["search_documents"],
+                               "cases": [tool_case(after=[check])]})
+    assert "field 'after.0'" in text and "is not an ISO date or date-time" in text

@@ -7,6 +7,7 @@ whole file (unknown tools, evidence echo, duplicates) live in ``guards.py``.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -57,6 +58,15 @@ def _valid_marks(value: list[str]) -> list[str]:
             raise ValueError(f"a mark must be a Python identifier, got {mark!r}")
         _refuse_muting(mark, "the mark")
     return value
+
+
+def _moment(text: str) -> bool:
+    """Whether a state check's time field reads as ``world.state.same_moment`` reads it."""
+    try:
+        (date if len(text.strip()) == 10 else datetime).fromisoformat(text.strip())
+    except ValueError:
+        return False
+    return True
 
 
 class _Strict(BaseModel):
@@ -131,6 +141,11 @@ class StateCheck(_Strict):
             for name, value in fields.items():
                 if value in ("", []) or (isinstance(value, list) and "" in value):
                     raise ValueError(f"{kind} field {name!r} is empty")
+                for when in [value] if isinstance(value, str) else value:
+                    if name in ("start", "end", "at") and not _moment(when):
+                        raise ValueError(f"{kind} field {name!r} is not an ISO date or date-"
+                                         f"time (got {when!r}): write 2026-03-14T15:00 or "
+                                         "2026-03-14")
         return self
 
     @property
