@@ -208,3 +208,11 @@ def test_a_state_check_time_that_is_no_moment_is_refused(tmp_path: Path, check: 
     text = problems(tmp_path, {"name": "g", "requires": ["search_documents"],
                                "cases": [tool_case(after=[check])]})
     assert "field 'after.0'" in text and "is not an ISO date or date-time" in text
+
+
+def test_two_inline_tools_of_one_name_are_refused(tmp_path: Path) -> None:
+    # Both loaded; the model and the oracle each saw one of them, silently.
+    tool = {"name": "get_x", "description": "x", "result": "17.4"}
+    data = {"name": "s", "tools": [{"name": "get_x", "description": "draft"}, tool],
+            "cases": [{"name": "a", "category": "irrelevance", "steps": [{"message": "hi"}]}]}
+    assert "2 inline tools are named 'get_x'" in problems(tmp_path, data)

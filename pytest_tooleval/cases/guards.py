@@ -118,6 +118,11 @@ def check_file(
                 )
             )
 
+    for name, count in Counter(case_file.inline_tool_names).items():
+        if count > 1:
+            problems.append(Problem(
+                f"{count} inline tools are named {name!r}; one would silently replace the "
+                "other", "remove or rename all but one", field="tools", value=name))
     for name, count in Counter(case.name for case in case_file.cases).items():
         if count > 1:
             problems.append(
