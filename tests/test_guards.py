@@ -216,3 +216,9 @@ def test_two_inline_tools_of_one_name_are_refused(tmp_path: Path) -> None:
     data = {"name": "s", "tools": [{"name": "get_x", "description": "draft"}, tool],
             "cases": [{"name": "a", "category": "irrelevance", "steps": [{"message": "hi"}]}]}
     assert "2 inline tools are named 'get_x'" in problems(tmp_path, data)
+
+
+def test_a_turkish_letter_in_a_case_name_is_named_as_the_reason(tmp_path: Path) -> None:
+    # "sipariş" was refused with "may hold letters, digits, ...": ş is a letter.
+    case = {"name": "sipariş", "category": "irrelevance", "steps": [{"message": "hi"}]}
+    assert "ASCII letters (no ş" in problems(tmp_path, {"name": "n", "cases": [case]})

@@ -270,7 +270,7 @@ class Case(_Strict):
     def _job_slug(cls, value: str | None) -> str | None:
         if value is not None and not NAME_PATTERN.match(value):
             raise ValueError(
-                "a job id may hold letters, digits, '.', '_' and '-' only "
+                "a job id may hold ASCII letters (no ş, ı, İ), digits, '.', '_' and '-' only "
                 f"(got {value!r}); twins in two languages share it"
             )
         return value
@@ -280,7 +280,7 @@ class Case(_Strict):
     def _slug(cls, value: str) -> str:
         if not NAME_PATTERN.match(value):
             raise ValueError(
-                "a case name may hold letters, digits, '.', '_' and '-' only "
+                "a case name may hold ASCII letters (no ş, ı, İ), digits, '.', '_' and '-' only "
                 f"(it becomes a pytest node id; got {value!r})"
             )
         return value
