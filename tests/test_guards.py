@@ -222,3 +222,12 @@ def test_a_turkish_letter_in_a_case_name_is_named_as_the_reason(tmp_path: Path) 
     # "sipariş" was refused with "may hold letters, digits, ...": ş is a letter.
     case = {"name": "sipariş", "category": "irrelevance", "steps": [{"message": "hi"}]}
     assert "ASCII letters (no ş" in problems(tmp_path, {"name": "n", "cases": [case]})
+
+
+def test_an_empty_benchmark_name_is_refused_with_a_fix(tmp_path: Path) -> None:
+    # "name": "" loaded: report rows with an empty file_name, items shown as "::case".
+    case = {"name": "c", "category": "irrelevance", "steps": [{"message": "hi"}]}
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, {"name": "", "cases": [case]}))
+    (problem,) = info.value.problems
+    assert problem.field == "name" and problem.fix

@@ -125,6 +125,7 @@ _FIXES = {
     "literal_error": "use one of the values listed",
     "too_short": "give at least one entry",
     "string_too_long": "shorten it",
+    "string_too_short": "write it: it may not be empty",
 }
 
 

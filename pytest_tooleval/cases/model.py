@@ -358,7 +358,7 @@ class WorldOverrides(_Strict):
 
 
 class CaseFile(_Strict):
-    name: str = Field(max_length=MAX_NAME_LENGTH)
+    name: str = Field(min_length=1, max_length=MAX_NAME_LENGTH)
     language: str = "en"
     description: str | None = None
     requires: list[str] = Field(default_factory=list)
