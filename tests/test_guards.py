@@ -231,3 +231,16 @@ def test_an_empty_benchmark_name_is_refused_with_a_fix(tmp_path: Path) -> None:
         load_case_file(write(tmp_path, {"name": "", "cases": [case]}))
     (problem,) = info.value.problems
     assert problem.field == "name" and problem.fix
+
+
+def test_a_misspelt_field_is_one_problem_that_names_the_field(tmp_path: Path) -> None:
+    # "stpes" gave two problems ('steps': Field required; 'stpes': unknown field), and
+    # "expcet" no hint, where the configuration's own keys say "did you mean".
+    case = {"name": "c", "category": "tool", "stpes": [{"message": "hi"}]}
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, {"name": "g", "cases": [case]}))
+    (problem,) = info.value.problems
+    assert (problem.field, problem.message) == ("stpes", "unknown field (did you mean 'steps'?)")
+    text = problems(tmp_path, {"name": "g", "requires": ["search_documents"],
+                               "cases": [tool_case(expcet="web_search")]})
+    assert "field 'expcet': unknown field (did you mean 'expect'?)" in text

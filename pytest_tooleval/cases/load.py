@@ -8,12 +8,13 @@ naming the file, case, step and field, and how to fix it. Case files are untrust
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pytest_tooleval.cases.bounds import check_data, check_schema_refs
 from pytest_tooleval.cases.errors import CaseFileError, Problem
@@ -145,10 +146,38 @@ def _union_tag(data: Any, loc: tuple[Any, ...]) -> int | None:
     return None
 
 
+def _close_field(loc: tuple[Any, ...]) -> str | None:
+    """The field of the object at ``loc[:-1]`` that the unknown key ``loc[-1]`` misspells."""
+    model: type[BaseModel] = CaseFile
+    for part in (part for part in loc[:-1] if not isinstance(part, int)):
+        field = next((f for name, f in model.model_fields.items() if part in (name, f.alias)),
+                     None)
+        inner = [t for t in _types(field and field.annotation)
+                 if isinstance(t, type) and issubclass(t, BaseModel)]
+        if not inner:
+            return None
+        model = inner[0]
+    names = [field.alias or name for name, field in model.model_fields.items()]
+    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _types(annotation: Any) -> list[Any]:
+    """``annotation`` and every type inside it (``list[Case] | None``: Case among them)."""
+    return [annotation, *(t for arg in get_args(annotation) for t in _types(arg))]
+
+
 def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
     found = []
     said: set[tuple[int | str, ...]] = set()
-    for error in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    misspelt = {tuple(e["loc"]): _close_field(tuple(e["loc"])) for e in errors
+                if e["type"] == "extra_forbidden"}
+    # A required field written misspelt is said once, as the misspelling.
+    renamed = {(*loc[:-1], name) for loc, name in misspelt.items() if name}
+    for error in errors:
+        if error["type"] == "missing" and tuple(error["loc"]) in renamed:
+            continue
         message = error["msg"].removeprefix("Value error, ")
         tag = _union_tag(data, tuple(error["loc"]))
         if tag is not None:  # a value no member fits: one problem, not one per member
@@ -160,6 +189,9 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
         if error["type"] == "extra_forbidden":
             message = "unknown field"
         fix = _FIXES.get(error["type"], "")
+        if misspelt.get(tuple(error["loc"])):
+            message += f" (did you mean {misspelt[tuple(error['loc'])]!r}?)"
+            fix = f"rename it to {misspelt[tuple(error['loc'])]!r}, or remove it"
         if tag is not None:
             fix = 'write it in quotes, as text ("412,80"); alternatives as a list of texts'
         elif error["type"] == "string_type" and isinstance(error["input"], bool | int | float):
