@@ -71,11 +71,12 @@ def api_key_of(profile: Profile) -> str | None:
     """The key in the variable ``api_key_env`` names; a warning when it names one not set."""
     if not profile.api_key_env:
         return None
-    key = os.environ.get(profile.api_key_env)
+    # Spaces or a newline around a key cannot go in an HTTP header.
+    key = os.environ.get(profile.api_key_env, "").strip()
     if not key:
         warnings.warn(
             f"tooleval: profile {profile.name!r}: api_key_env = {profile.api_key_env!r} names "
-            "an environment variable that is not set (or empty), so requests carry no key. "
+            "an environment variable that is not set (or blank), so requests carry no key. "
             f"Set it (export {profile.api_key_env}=...) or remove api_key_env from the profile.",
             stacklevel=2)
     return key or None

@@ -95,6 +95,19 @@ def test_an_api_key_variable_that_is_not_set_is_a_warning(
             "Bearer sk-test"
 
 
+def test_spaces_around_an_api_key_are_not_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key read with its newline (or a blank variable) was put in the header as it was:
+    httpx refused the header, the run stopped blaming the server ("broke the connection
+    ... Illegal header value b'Bearer sk-test\\n'") and the key went into report.json."""
+    profile = Profile(name="cloud", base_url="http://127.0.0.1:9/v1", api_key_env=UNSET)
+    monkeypatch.setenv(UNSET, " sk-test\n")
+    assert OpenAIChatBackend(profile).http._client.headers["Authorization"] == "Bearer sk-test"
+    monkeypatch.setenv(UNSET, "  ")
+    with pytest.warns(UserWarning, match=rf"api_key_env = '{UNSET}' names an environment "
+                      r"variable that is not set \(or blank\)"):
+        assert "Authorization" not in OpenAIChatBackend(profile).http._client.headers
+
+
 def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> None:
     monkeypatch.delenv(UNSET, raising=False)
     project.profile(fake_model(), model="other-model", api_key_env=UNSET)
