@@ -315,12 +315,18 @@ def _validate_profiles(models: dict[str, dict[str, Any]], found: FoundConfig) ->
     from pytest_tooleval.models.profiles import ProfileError, validate_profile_table
 
     where = f"{found.path}: " if found.path else ""
+    folder = found.path.parent if found.path else Path(".")
+    profiles = {}
     for name, table in models.items():
         try:
             validate_profile_table(name, table, section=f"{found.section}models")
         except ProfileError as exc:
             raise ConfigError(f"{where}{exc}") from None
-    return dict(models)
+        # A GGUF or chat-template file is relative to the file naming it, as report_dir is.
+        profiles[name] = {key: str(folder / value) if key in ("gguf", "template")
+                          and value != "default" and "{" not in value else value
+                          for key, value in table.items()}
+    return profiles
 
 
 def _describe(exc: ValidationError, sources: dict[str, str], model: type[BaseModel]) -> str:

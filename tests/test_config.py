@@ -182,6 +182,24 @@ def test_typed_tables_are_parsed_once(tmp_path: Path) -> None:
     assert settings.config_dir == tmp_path
 
 
+def test_a_profiles_files_are_relative_to_the_configuration_file(tmp_path: Path) -> None:
+    """``template = "chat.jinja"`` worked from the project's folder and, from a subfolder,
+    stopped the run: "template = 'chat.jinja': no such file (from .../benchmarks)"; a
+    ``gguf`` path the same ("no GGUF file at models/x.gguf")."""
+    settings = _settings({"models": {
+        "mine": {"base_url": "http://h/v1", "template": "chat.jinja"},
+        "local": {"gguf": "models/x.gguf"},
+        "kept": {"gguf": "default", "base_url": "http://h/v1", "template": "{{ messages }}"},
+        "absolute": {"gguf": "/models/x.gguf"}}}, where=tmp_path / "tooleval.toml")
+    profile = resolve_profile("mine", settings.profiles, Path("/elsewhere"))
+    assert profile.template == str(tmp_path / "chat.jinja")
+    assert resolve_profile("local", settings.profiles, Path("/elsewhere")).gguf == \
+        str(tmp_path / "models" / "x.gguf")
+    assert settings.profiles["kept"]["gguf"] == "default"
+    assert settings.profiles["kept"]["template"] == "{{ messages }}"
+    assert settings.profiles["absolute"]["gguf"] == "/models/x.gguf"
+
+
 def test_the_nearest_configuration_wins_and_farther_ones_are_named(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.tooleval]\nk = 3\n")
     sub = tmp_path / "sub"
