@@ -52,7 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     exporters.check_options(config)
     settings = Settings.from_pytest(config)
     try:
-        profile = resolve_profile(settings.model, settings.profiles, settings.rootdir)
+        profile = resolve_profile(settings.model, settings.profiles, settings.rootdir,
+                                  settings.config_file)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
 

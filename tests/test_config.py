@@ -273,3 +273,17 @@ def test_case_paths_and_node_ids_are_told_apart() -> None:
     assert not is_case_path("conftest.py") and not is_case_path("notes.txt")
     assert is_case_nodeid("scenarios/x.yaml::case-1")
     assert not is_case_nodeid("tests/test_x.py::test_y") and not is_case_nodeid("a.json")
+
+
+def test_an_incomplete_or_unknown_profile_names_the_file_and_its_table(project) -> None:
+    """A tooleval.toml profile without base_url was "[tool.tooleval.models.mine]: base_url
+    is required": no file, and a table that file does not have."""
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    (project.path / "tooleval.toml").write_text('[models.mine]\nmodel = "m"\n')
+    result = project.run("--model", "mine")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {project.path / 'tooleval.toml'}: [[]models.mine]: "
+                                 "base_url is required*"])
+    result = project.run("--model", "nosuch")
+    result.stderr.fnmatch_lines([f"*Define your own under [[]models.nosuch] in "
+                                 f"{project.path / 'tooleval.toml'} with base_url and model."])

@@ -162,10 +162,15 @@ def _profile(name: str, base: dict[str, Any], table: dict[str, Any], where: str)
     return profile
 
 
-def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path) -> Profile:
+def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path,
+                    config_file: Path | None = None) -> Profile:
     """Turn ``--model`` into a profile: a configured or built-in name, ``ollama:MODEL``,
-    or a path to a GGUF file. ``None`` means the embedded default model."""
+    or a path to a GGUF file. ``None`` means the embedded default model. ``config_file``
+    (the file ``configured`` came from) is named in messages, with its own table names."""
     name = name or DEFAULT_PROFILE
+    in_pyproject = config_file is None or config_file.name != "tooleval.toml"
+    table = f"[{'tool.tooleval.' if in_pyproject else ''}models.{name}]"
+    where = f"{config_file}: {table}" if config_file else table
     fields: dict[str, Any] = {}
     if name in BUILTIN_PROFILES:
         fields.update(BUILTIN_PROFILES[name])
@@ -189,14 +194,13 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path)
         known = sorted({*BUILTIN_PROFILES, *configured})
         raise ProfileError(
             f"--model {name}: no such profile. Known profiles: {', '.join(known)}; "
-            "or use ollama:MODEL, or a path to a .gguf file. Define your own under "
-            f"[tool.tooleval.models.{name}] with base_url and model."
+            f"or use ollama:MODEL, or a path to a .gguf file. Define your own under {table}"
+            f"{f' in {config_file}' if config_file else ''} with base_url and model."
         )
-    profile = _profile(name, fields, {} if user is None else user,
-                       f"[tool.tooleval.models.{name}]")
+    profile = _profile(name, fields, {} if user is None else user, where)
     if profile.kind == "openai" and not profile.base_url:
         raise ProfileError(
-            f"[tool.tooleval.models.{name}]: base_url is required (for example "
+            f"{where}: base_url is required (for example "
             '"http://127.0.0.1:8080/v1"), or give gguf = "path/to/model.gguf"'
         )
     return profile
