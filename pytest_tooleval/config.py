@@ -303,7 +303,7 @@ def _load_mcp(table: dict[str, Any], config_dir: Path, found: FoundConfig,
 
 def _validate_file(found: FoundConfig, where: str) -> ProjectFile:
     try:
-        return ProjectFile.model_validate(found.table)
+        return ProjectFile.model_validate(found.table, strict=True)  # TOML has types
     except ValidationError as exc:
         sources = {name: f"{where}: {name}" for name in found.table}
         raise ConfigError(_describe(exc, sources, ProjectFile)) from None

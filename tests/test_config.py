@@ -151,6 +151,13 @@ def test_the_configurations_defaults_are_the_scoring_thresholds() -> None:
      r"models\.mine = 'http://h/v1': Input should be a valid dict"),
     ({"mcp": {"git": {"comand": "x"}}},
      r"\[mcp\.git\]: field 'comand': unknown field \(did you mean 'command'\?\)"),
+    # TOML values have types: `true` was taken for 1 (one tool shown, one token a turn)
+    ({"k": True}, r"k = True: Input should be a valid integer"),
+    ({"gate": "0.9"}, r"gate = '0.9': Input should be a valid number"),
+    ({"models": {"mine": {"base_url": "http://h/v1", "max_tokens": True}}},
+     r"\[models\.mine\]: max_tokens: Input should be a valid integer"),
+    ({"models": {"mine": {"base_url": "http://h/v1", "timeout": "30"}}},
+     r"\[models\.mine\]: timeout: Input should be a valid number"),
 ])
 def test_the_file_is_validated_with_the_key_named(table: dict, expected: str) -> None:
     with pytest.raises(ConfigError, match=expected):

@@ -134,7 +134,7 @@ def _profile(name: str, base: dict[str, Any], table: dict[str, Any], where: str)
     if "gguf" in table and "kind" not in table:
         fields["kind"] = "llama"
     try:
-        profile = Profile.model_validate(fields)
+        profile = Profile.model_validate(fields, strict=True)  # TOML has types: true is no 1
     except ValidationError as exc:
         problems = []
         for err in exc.errors(include_url=False):
