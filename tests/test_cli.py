@@ -142,6 +142,25 @@ def test_run_takes_every_plugin_option_with_its_help(capsys: pytest.CaptureFixtu
     assert "triggers" in capsys.readouterr().err
 
 
+def test_run_takes_the_plugins_other_tooleval_options() -> None:
+    """usage.md: `tooleval run` takes every --tooleval-* option; --tooleval-html off was
+    refused with "did you mean '--tooleval-k'?", as were -order, -progress, -metrics."""
+    from _pytest.config.argparsing import Parser
+
+    from pytest_tooleval import plugin
+
+    plugin_parser = Parser(_ispytest=True)
+    plugin.pytest_addoption(plugin_parser)
+    flags = {name for group in plugin_parser._groups for option in group.options
+             for name in option.names() if name.startswith("--tooleval-")}
+    parser = run_parser("tooleval run", "")
+    taken = {flag for action in parser._actions for flag in action.option_strings}
+    assert len(flags) > len(OPTIONS) and flags <= taken
+    args = pytest_args_for_run(parser.parse_args(["--tooleval-html", "off", "benchmarks"]), [])
+    assert "--tooleval-html=off" in args and "benchmarks" in args
+    assert not any(word.startswith("--tooleval-order") for word in args)  # not given
+
+
 def test_run_suggests_the_nearest_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--modle", "X"]) == 2
     err = capsys.readouterr().err

@@ -19,6 +19,9 @@ from pytest_tooleval.hints import did_you_mean
 SHORT = {"report_dir": "--report", "sample": "--sample", "repeat": "--repeat",
          "resume": "--resume", "shard": "--shard"}
 _PYTEST_FLAGS = {"lf": "--lf", "ff": "--ff", "exitfirst": "-x"}
+#: The plugin's options outside ``config.OPTIONS`` (command line only), passed on as given.
+_PASSED = ("--tooleval-order", "--tooleval-progress", "--tooleval-html", "--tooleval-metrics",
+           "--tooleval-pushgateway")
 
 
 def run_parser(prog: str, description: str, *, leave_out: Collection[str] = (),
@@ -40,6 +43,8 @@ def run_parser(prog: str, description: str, *, leave_out: Collection[str] = (),
         shown = f" (default {default})" if default is not None else ""
         parser.add_argument(*flags, dest=option.dest, choices=option.choices,
                             default=defaults.get(option.dest), help=option.help + shown)
+    for flag in _PASSED:
+        parser.add_argument(flag, help="as in pytest --help")
     parser.add_argument("-n", "--workers", help="xdist workers (needs pytest-xdist)")
     parser.add_argument("-m", dest="marks", help="pytest marker expression, e.g. hardmode")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression, e.g. TC-7")
@@ -69,6 +74,10 @@ def pytest_args_for_run(options: argparse.Namespace, extra: Sequence[str]) -> li
         # FLAG=VALUE, one word: pytest takes a separate word that names an existing path
         # for a test path when it picks the rootdir, before the plugin's options are known.
         args.append(option.flag if option.is_flag else f"{option.flag}={value}")
+    for flag in _PASSED:
+        value = getattr(options, flag[2:].replace("-", "_"), None)
+        if value is not None:
+            args.append(f"{flag}={value}")
     if getattr(options, "workers", None):
         args += [*(["-p", "xdist"] if autoload_off else []), "-n", options.workers]
     if getattr(options, "marks", None):
