@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.atomic import write_atomic
-from pytest_tooleval.cases.identity import content_hash
+from pytest_tooleval.cases.identity import content_hash, json_digest
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.report.model import Report, corpus_hash
@@ -88,9 +88,13 @@ def dataset_card(corpus: list[dict[str, Any]], report: Report | None,
     import yaml
 
     languages = sorted({r["language"] for r in corpus})
-    configs = [{"config_name": "corpus", "data_files": "corpus.parquet"}]
+    # datasets caches a table by its config here, not by the file: the rows' digest in it
+    # keeps a re-export from loading as the one before
+    configs = [{"config_name": "corpus", "data_files": "corpus.parquet",
+                "description": f"rows {json_digest(corpus)[:16]}"}]
     if report is not None:
-        configs.append({"config_name": "results", "data_files": "results.parquet"})
+        configs.append({"config_name": "results", "data_files": "results.parquet",
+                        "description": f"rows {json_digest(result_rows(report))[:16]}"})
     header = {"language": languages, "pretty_name": "pytest-tooleval cases",
               "tags": ["tool-use", "function-calling", "evaluation", "pytest-tooleval"],
               "size_categories": ["n<1K" if len(corpus) < 1000 else "1K<n<10K"],

@@ -126,3 +126,24 @@ def test_exported_corpus_and_results_join_on_case_hash(project, fake_model, monk
         (r["nodeid"], r["case_hash"]) for r in results}
     assert {r["nodeid"]: r["outcome"] for r in results} == {
         "scenarios/demo.yaml::weather": "FAIL", "scenarios/demo.yaml::thanks": "PASS"}
+
+
+def test_a_new_export_into_the_same_folder_reads_back_its_own_rows(tmp_path,
+                                                                    monkeypatch) -> None:
+    """datasets keys its cache by the card's configs, not the Parquet files: with the same
+    card, loading a re-exported folder (the default tooleval-dataset, after the next run)
+    gave the previous export's rows."""
+    from pytest_tooleval.cli import main
+
+    reference = ROOT / "docs" / "results" / "gap-sample4" / "on" / "report.json"
+    report = json.loads(reference.read_text("utf-8"))
+    report["cases"] = report["cases"][:3]
+    shorter = tmp_path / "shorter.json"
+    shorter.write_text(json.dumps(report), encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    out, cache = tmp_path / "tooleval-dataset", str(tmp_path / "cache")
+    for path in (reference, shorter):
+        assert main(["export", "scenarios", "--report", str(path), "--out", str(out)]) == 0
+        results = datasets.load_dataset(str(out), "results", split="train", cache_dir=cache)
+        cases = json.loads(path.read_text("utf-8"))["cases"]
+        assert [r["nodeid"] for r in results] == [c["nodeid"] for c in cases]
