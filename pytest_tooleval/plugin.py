@@ -196,14 +196,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     controller = runtime.controller
     if controller is not None:
-        controller.finish_run(session)
-        session.exitstatus = controller.resumed_exit_status(int(session.exitstatus))
-        if controller.nothing_scored:  # every case skipped: nothing was measured
-            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
-        baseline = runtime.settings.baseline
-        if (baseline is not None and controller.report is not None
-                and controller.compare_with_baseline(baseline)):
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        finish_recording(session)
         from pytest_tooleval.report.exporters import after_reports
 
         notes, written = after_reports(
@@ -216,9 +209,23 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def finish_recording(session: pytest.Session) -> Report | None:
-    """The report for pytest-json-report; None on a worker or in a check run."""
-    controller = runtime_of(session.config).controller
-    return controller.finish_run(session) if controller is not None else None
+    """The report and the run's exit status, settled once (pytest-json-report asks before
+    our sessionfinish); None on a worker or in a check run."""
+    runtime = runtime_of(session.config)
+    controller = runtime.controller
+    if controller is None:
+        return None
+    if controller.exit_status is None:
+        controller.finish_run(session)
+        session.exitstatus = controller.resumed_exit_status(int(session.exitstatus))
+        if controller.nothing_scored:  # every case skipped: nothing was measured
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+        baseline = runtime.settings.baseline
+        if (baseline is not None and controller.report is not None
+                and controller.compare_with_baseline(baseline)):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        controller.exit_status = int(session.exitstatus)
+    return controller.report
 
 
 def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -73,3 +73,4 @@ class JsonReportHooks:
         report = self.finish(self.session)
         if report is not None:
             json_report["tooleval"] = run_summary(report)
+        json_report["exitcode"] = int(self.session.exitstatus)  # the run's (a baseline's)

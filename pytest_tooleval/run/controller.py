@@ -97,6 +97,7 @@ class Controller:
         self.write_error: str | None = None
         self.comparison: dict[str, Any] | None = None
         self.comparison_text = ""
+        self.exit_status: int | None = None  # settled by plugin.finish_recording
         self.notes: list[str] = []
         if settings.resume:
             self.journalled = self._load_resumable()

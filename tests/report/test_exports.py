@@ -460,3 +460,20 @@ def test_an_exporter_that_cannot_write_says_what_and_why(error: OSError, said: s
     notes: list[str] = []
     assert not _guarded(notes, "report.html", write)
     assert notes == [said]
+
+
+def test_json_report_exit_code_is_the_run_s(project, fake_model) -> None:
+    """A refused baseline comparison fails the run (exit 1) after pytest-json-report took
+    pytest's status: its ``exitcode`` said 0, and a CI reading it passed the run."""
+    server = fake_model([Rule("thanks", [answer("bye")])])
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    project.run()
+    (project.path / "base.json").write_bytes(
+        (project.path / "tooleval-report" / "report.json").read_bytes())
+    project.write("scenarios/demo.yaml", scenario(
+        [THANKS_CASE, {**THANKS_CASE, "name": "thanks-2", "steps": [{"message": "thanks!"}]}]))
+    result = project.run("--tooleval-baseline", "base.json", "-p", "pytest_jsonreport",
+                         "--json-report", "--json-report-file=jr.json")
+    assert result.ret == 1 and result.parseoutcomes() == {"passed": 2}
+    assert json.loads((project.path / "jr.json").read_text())["exitcode"] == 1
