@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from pytest_tooleval.report.model import Interval, PassK, Report, Routing, Summary
 from pytest_tooleval.report.terminal import (
     fmt,
     interval_note,
+    printable,
     short,
     too_few,
     unsafe_note,
@@ -14,6 +17,9 @@ from pytest_tooleval.report.terminal import (
 from pytest_tooleval.result import Outcome
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.failure_modes import MODES
+
+#: A ``<`` that could open a tag or a comment.
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def _routed(routing: Routing) -> str:
@@ -33,8 +39,14 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 def _one_line(text: str) -> str:
     """``text`` on one line: a line break in a case file's or the model's text would end a
     table row or list item there, and could start an HTML block (``<!--``) that swallows
-    the rest of the report."""
-    return " ".join(text.splitlines())
+    the rest of the report; and no tag either, where Markdown is rendered (GitHub's job
+    summary): the model's ``<details>`` would hide the rest of the page."""
+    return _TAG.sub("&lt;", " ".join(text.splitlines()))
+
+
+def _quoted(text: str | None, limit: int) -> str:
+    """The model's or a case's text, shortened to one line, control characters escaped."""
+    return _one_line(printable(short(text, limit)))
 
 
 def _interval(interval: Interval | None, scale: float = 1.0, cases: int | None = None,
@@ -196,7 +208,7 @@ def render_markdown(report: Report) -> str:
                     + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
                     for a in step.attempts
                 ) or "no call"
-                lines += [f"- step {number}: *{short(step.message, 120)}* → {ran}; "
-                          f"answer: {short(step.answer, 160) or '(none)'}"]
+                lines += [f"- step {number}: *{_quoted(step.message, 120)}* → {ran}; "
+                          f"answer: {_quoted(step.answer, 160) or '(none)'}"]
             lines += [""]
     return "\n".join(lines).rstrip() + "\n"

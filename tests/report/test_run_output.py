@@ -220,8 +220,10 @@ def test_the_models_text_cannot_start_a_line_of_report_md() -> None:
                       steps=[_step(StepChecks(restraint=False), [called], "a\n<details>")])
     text = render_markdown(make_report([case]))
     assert not [line for line in text.splitlines() if line.startswith(("<", "hidden"))]
-    assert "- a tool call was attempted where none was wanted (x <!-- hidden)" in text
-    assert "→ x <!-- hidden [unknown_tool]; answer: a <details>" in text
+    assert "- a tool call was attempted where none was wanted (x &lt;!-- hidden)" in text
+    # nor a tag inside a line, where GitHub renders it: <details> hid the rest of the page
+    assert "→ x &lt;!-- hidden [unknown_tool]; answer: a &lt;details>" in text
+    assert "<details>" not in text and "<!--" not in text
 
 
 def test_the_models_text_reaches_the_terminal_without_control_characters() -> None:
