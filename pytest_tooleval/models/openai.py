@@ -79,6 +79,11 @@ def api_key_of(profile: Profile) -> str | None:
             "an environment variable that is not set (or blank), so requests carry no key. "
             f"Set it (export {profile.api_key_env}=...) or remove api_key_env from the profile.",
             stacklevel=2)
+    elif not (key.isascii() and key.isprintable()):  # an error would quote it in the report
+        raise BackendConfigError(
+            f"profile {profile.name!r}: the variable api_key_env = {profile.api_key_env!r} "
+            "names holds a character an HTTP header cannot carry (a pasted quote, a control "
+            "character); set it to the key alone")
     return key or None
 
 

@@ -108,6 +108,20 @@ def test_spaces_around_an_api_key_are_not_sent(monkeypatch: pytest.MonkeyPatch) 
         assert "Authorization" not in OpenAIChatBackend(profile).http._client.headers
 
 
+def test_a_key_a_header_cannot_carry_stops_the_run_without_quoting_it(
+        project, fake_model, monkeypatch) -> None:
+    """A pasted quote in the key: httpx refused the header and its message, with the key,
+    went into report.json as the server's failure."""
+    monkeypatch.setenv(UNSET, "sk-secret\u201d")
+    project.profile(fake_model(), api_key_env=UNSET)
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    result = project.run()
+    output = result.stdout.str() + result.stderr.str()
+    assert "holds a character an HTTP header cannot carry" in output
+    assert "sk-secret" not in output + (project.path / "tooleval-report" / "report.json"
+                                        ).read_text("utf-8")
+
+
 def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> None:
     monkeypatch.delenv(UNSET, raising=False)
     project.profile(fake_model(), model="other-model", api_key_env=UNSET)
