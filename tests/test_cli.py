@@ -168,6 +168,9 @@ def test_run_suggests_the_nearest_option(capsys: pytest.CaptureFixture[str]) -> 
     assert "go after --" not in err  # a typo, not a pytest option
     assert main(["run", "--tooleval-sampel", "4"]) == 2
     assert "did you mean '--tooleval-sample'?" in capsys.readouterr().err
+    # never pytest's -k for --k: following the hint would filter the cases instead
+    assert main(["run", "--k", "3"]) == 2
+    assert "did you mean '-k'" not in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- check: the table and requires

@@ -107,7 +107,9 @@ def refuse_unknown(parser: argparse.ArgumentParser, unknown: list[str]) -> None:
     is close (a typo), else where pytest's other options go."""
     known = [flag for action in parser._actions for flag in action.option_strings]
     for word in unknown:
-        hint = did_you_mean(word.split("=", 1)[0], known) if word.startswith("-") else ""
+        # a long option is not offered a short one: --k is not -k (a filter of the cases)
+        alike = [flag for flag in known if flag.startswith("--") == word.startswith("--")]
+        hint = did_you_mean(word.split("=", 1)[0], alike) if word.startswith("-") else ""
         if hint:
             parser.error(f"unrecognized argument {word}{hint}")
     parser.error(f"unrecognized arguments: {' '.join(unknown)}; pytest's other options go "
