@@ -57,8 +57,11 @@ def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
     """The trigger sets of the shipped data files and ``extra``, by language."""
     sets: dict[str, TriggerSet] = {}
     for path in [*sorted(TRIGGER_DIR.glob("*.yaml")), *extra]:
-        language, data = load_trigger_file(path)
-        sets.setdefault(language, TriggerSet(language)).load(data)
+        try:
+            language, data = load_trigger_file(path)
+            sets.setdefault(language, TriggerSet(language)).load(data)
+        except ValueError as exc:  # one message naming the file, the entry and the fix
+            raise ValueError(f"{path}: {exc}") from None
     return sets
 
 

@@ -5,15 +5,24 @@ equal length all fire. A stem under four letters counts only with a second cue."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.yamlio import safe_load
 
+# A trigger file's keys (docs/router.md) and what each holds.
+SECTIONS = {"language": "text", "stop_words": "a list", "description_only_stop_words": "a list",
+            **dict.fromkeys(("exceptions", "alternations", "cue_synonyms", "tools",
+                             "current_info", "question_form", "how_to", "saved_things",
+                             "explain"), "a mapping (name: value)")}
 NOT_SOMEONE_ELSE = frozenset({"me", "us", "myself", "ourselves", "beni", "bizi"})
 MIN_STEM = 3  # a Snowball stem shorter than this never matches a whole-word trigger
 
@@ -152,7 +161,25 @@ def longest_matches(candidates: list[Match], size: int) -> list[Match]:
 
 def load_trigger_file(path: Path) -> tuple[str, dict[str, Any]]:
     """Read a data file; its language is the ``language`` key or the file's stem."""
-    data = safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        why = getattr(exc, "problem", None) or getattr(exc, "strerror", None) or exc
+        raise ValueError(f"not readable as a UTF-8 YAML file{where}: {why}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a trigger file holds one mapping (language, tools, …)")
-    return str(data.get("language") or path.stem), data
+        raise ValueError("a trigger file holds one mapping (language, tools, …)")
+    for key, value in data.items():
+        kind = SECTIONS.get(key)
+        if kind is None:
+            raise ValueError(f"unknown key {key!r}{did_you_mean(str(key), SECTIONS)} "
+                             f"(known keys: {', '.join(SECTIONS)})")
+        wanted = {"text": str, "a list": list | str}.get(kind, dict)
+        if value is not None and not isinstance(value, wanted):
+            raise ValueError(f"{key} holds {kind}, got {value!r}")
+    language = str(data.get("language") or path.stem)
+    if not re.match(r"^[a-z]{2,3}\Z", language):
+        raise ValueError(f"language {language!r} is no language tag such as 'en' or 'tr': "
+                         "write `language: tr`, or name the file tr.yaml")
+    return language, data

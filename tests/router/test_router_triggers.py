@@ -185,3 +185,22 @@ def test_a_respelt_word_is_matched_only_when_some_pattern_holds_it() -> None:
     assert not rules._in_some_pattern("tosya")
     found = rules.candidates(("dasi",), variants=("tasi",))
     assert [m.pattern.elements for m in found] == [(("tasi", True),)]
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("language: tr\ntool:\n  kbx_lookup: [stok*]\n", "unknown key 'tool' (did you mean 'tools'?)"),
+    ("language: tr\ntools: [kbx_lookup, stok*]\n", "tools holds a mapping"),
+    ("language: tr\nexceptions: [kira]\n", "exceptions holds a mapping"),
+    ("language: Turkish\ntools:\n  kbx_lookup: [stok*]\n", "write `language: tr`"),
+    ("language: tr\ntools:\n\tkbx_lookup: [stok*\n", "YAML file at line 3, column 1"),
+])
+def test_a_bad_trigger_file_is_one_message_naming_the_file(
+    tmp_path: Path, text: str, says: str
+) -> None:
+    # A misspelt section was dropped silently, a wrong type was an AttributeError, and a
+    # language no case can have made every trigger count at the cross-language 0.3.
+    path = tmp_path / "mine.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        TriggerRouter(trigger_files=[path])
+    assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
