@@ -36,6 +36,7 @@ CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much", "exchange
 FORM_KEYS = ("personal", "question")  # the question-form class (section question_form)
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
 SYNONYM_PREFIX = "@syn:"  # a synonym class: the phrase also counts as this cue word
+REGEX_SIGNS = frozenset("|()[]\\^")  # a trigger is no regular expression
 MAX_PHRASE = 4  # the longest phrase a respelt word is looked up in
 
 
@@ -91,6 +92,8 @@ class TriggerSet:
                 self.add(f"{SYNONYM_PREFIX}{norm(str(word))}", str(text), 1.0)
         for tool, spec in (data.get("tools") or {}).items():
             groups = spec if isinstance(spec, dict) else {"triggers": spec}
+            if not any(groups.values()):
+                raise ValueError(f"tool {tool!r} has no triggers: list them, or remove it")
             for level, items in groups.items():
                 if level == "endings":
                     # Word endings as a weak vote: Turkish past-tense recollections
@@ -145,8 +148,11 @@ class TriggerSet:
 
     def add(self, tool: str, text: str, weight: float) -> None:
         elements, exceptions = parse_trigger(text, self.exceptions, self.language)
-        if not elements:
-            return
+        if not elements or REGEX_SIGNS & set(text):
+            raise ValueError(
+                f"{tool}: trigger {text!r} " + ("has no word to match" if not elements else
+                "looks like a regular expression") + ": a trigger is words as users type "
+                "them, `stok*` for a word start, one trigger per alternative")
         for variant in self._variants(elements):
             short = len(variant) == 1 and variant[0][1] and len(variant[0][0]) < SHORT_STEM
             phrase_bonus = 0.5 * (len(variant) - 1)

@@ -204,3 +204,21 @@ def test_a_bad_trigger_file_is_one_message_naming_the_file(
     with pytest.raises(ValueError) as caught:
         TriggerRouter(trigger_files=[path])
     assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
+
+
+@pytest.mark.parametrize(("triggers", "says"), [
+    ('[""]', "trigger '' has no word to match"),
+    ('["*"]', "trigger '*' has no word to match"),
+    ("[]", "tool 'kbx_lookup' has no triggers"),
+    ('["(sku|ürün)"]', "trigger '(sku|ürün)' looks like a regular expression"),
+    ('["[Ss]tok"]', "trigger '[Ss]tok' looks like a regular expression"),
+])
+def test_a_trigger_that_can_never_fire_as_meant_is_refused(
+    tmp_path: Path, triggers: str, says: str
+) -> None:
+    # Each was dropped silently, or read as a phrase no user types ("sku urun", "ss tok").
+    path = tmp_path / "tr.yaml"
+    path.write_text(f"tools:\n  kbx_lookup: {triggers}\n", encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        TriggerRouter(trigger_files=[path])
+    assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
