@@ -94,6 +94,9 @@ def flatten(items: Any) -> list[str]:
         return []
     if isinstance(items, str):
         return [items]
+    if isinstance(items, Mapping):
+        raise ValueError(f"trigger {items!r} is a mapping: a trigger is text; for a weight, "
+                         "list it under strong, triggers or weak")
     if isinstance(items, bool | int | float):
         raise ValueError(
             f"trigger {items!r} is not text: quote words YAML reads as booleans or numbers "

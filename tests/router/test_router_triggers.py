@@ -222,3 +222,13 @@ def test_a_trigger_that_can_never_fire_as_meant_is_refused(
     with pytest.raises(ValueError) as caught:
         TriggerRouter(trigger_files=[path])
     assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
+
+
+def test_a_trigger_written_as_a_mapping_is_refused(tmp_path: Path) -> None:
+    # "kbx_lookup: [{stok: 3}]" (a weight in the wrong place) loaded 'stok' at weight 2.
+    path = tmp_path / "tr.yaml"
+    path.write_text("tools:\n  kbx_lookup: [{stok: 3}]\n", encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        TriggerRouter(trigger_files=[path])
+    assert str(caught.value) == (f"{path}: trigger {{'stok': 3}} is a mapping: a trigger is "
+                                 "text; for a weight, list it under strong, triggers or weak")
