@@ -168,7 +168,7 @@ class TriggerSet:
                 self._elements = None
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
-            if target not in pattern.targets:
+            if all(t.tool != tool for t in pattern.targets):  # once per tool, as written first
                 pattern.targets.append(target)
 
     def _variants(

@@ -12,6 +12,7 @@ import pytest
 
 from pytest_tooleval.router.trigger_router import TriggerRouter
 from pytest_tooleval.text.normalize import normalize
+from pytest_tooleval.tools.base import ToolSpec
 from tests.router.routing import (
     CATALOGUE,
     CATALOGUE_NAMES,
@@ -232,3 +233,14 @@ def test_a_trigger_written_as_a_mapping_is_refused(tmp_path: Path) -> None:
         TriggerRouter(trigger_files=[path])
     assert str(caught.value) == (f"{path}: trigger {{'stok': 3}} is a mapping: a trigger is "
                                  "text; for a weight, list it under strong, triggers or weak")
+
+
+def test_one_trigger_written_in_several_spellings_counts_once(tmp_path: Path) -> None:
+    # "A trigger counts once per tool": stok*, STOK* and Stok* are one trigger after
+    # normalising, yet each counted: 6 for one word, above any strong trigger (3).
+    path = tmp_path / "tr.yaml"
+    path.write_text("tools:\n  kbx_lookup: [stok*, STOK*, Stok*]\n", encoding="utf-8")
+    mine = ToolSpec("kbx_lookup", "Look up a SKU.", {"type": "object"}, "python:conftest.py")
+    scores, why = TriggerRouter(trigger_files=[path]).score(
+        "A-113 stok durumu", "tr", [*CATALOGUE, mine])
+    assert scores["kbx_lookup"] == 2.0, why["kbx_lookup"]
