@@ -188,38 +188,31 @@ def test_a_respelt_word_is_matched_only_when_some_pattern_holds_it() -> None:
     assert [m.pattern.elements for m in found] == [(("tasi", True),)]
 
 
+def _tools(triggers: str) -> str:
+    return f"language: tr\ntools:\n  kbx_lookup: {triggers}\n"
+
+
 @pytest.mark.parametrize(("text", "says"), [
+    # a misspelt section was dropped silently, a wrong type was an AttributeError, and a
+    # language no case can have made every trigger count at the cross-language 0.3
     ("language: tr\ntool:\n  kbx_lookup: [stok*]\n", "unknown key 'tool' (did you mean 'tools'?)"),
     ("language: tr\ntools: [kbx_lookup, stok*]\n", "tools holds a mapping"),
     ("language: tr\nexceptions: [kira]\n", "exceptions holds a mapping"),
     ("language: Turkish\ntools:\n  kbx_lookup: [stok*]\n", "write `language: tr`"),
     ("language: tr\ntools:\n\tkbx_lookup: [stok*\n", "YAML file at line 3, column 1"),
+    # triggers that can never fire as meant: dropped silently, or read as a phrase no user
+    # types ("sku urun", "ss tok")
+    (_tools('[""]'), "trigger '' has no word to match"),
+    (_tools('["*"]'), "trigger '*' has no word to match"),
+    (_tools("[]"), "tool 'kbx_lookup' has no triggers"),
+    (_tools('["(sku|ürün)"]'), "trigger '(sku|ürün)' looks like a regular expression"),
+    (_tools('["[Ss]tok"]'), "trigger '[Ss]tok' looks like a regular expression"),
 ])
 def test_a_bad_trigger_file_is_one_message_naming_the_file(
     tmp_path: Path, text: str, says: str
 ) -> None:
-    # A misspelt section was dropped silently, a wrong type was an AttributeError, and a
-    # language no case can have made every trigger count at the cross-language 0.3.
     path = tmp_path / "mine.yaml"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(ValueError) as caught:
-        TriggerRouter(trigger_files=[path])
-    assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
-
-
-@pytest.mark.parametrize(("triggers", "says"), [
-    ('[""]', "trigger '' has no word to match"),
-    ('["*"]', "trigger '*' has no word to match"),
-    ("[]", "tool 'kbx_lookup' has no triggers"),
-    ('["(sku|ürün)"]', "trigger '(sku|ürün)' looks like a regular expression"),
-    ('["[Ss]tok"]', "trigger '[Ss]tok' looks like a regular expression"),
-])
-def test_a_trigger_that_can_never_fire_as_meant_is_refused(
-    tmp_path: Path, triggers: str, says: str
-) -> None:
-    # Each was dropped silently, or read as a phrase no user types ("sku urun", "ss tok").
-    path = tmp_path / "tr.yaml"
-    path.write_text(f"tools:\n  kbx_lookup: {triggers}\n", encoding="utf-8")
     with pytest.raises(ValueError) as caught:
         TriggerRouter(trigger_files=[path])
     assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
