@@ -233,6 +233,16 @@ def test_an_empty_benchmark_name_is_refused_with_a_fix(tmp_path: Path) -> None:
     assert problem.field == "name" and problem.fix
 
 
+def test_a_message_of_only_spaces_is_refused(tmp_path: Path) -> None:
+    # "   " loaded and ran: the model was asked nothing, and scored on it.
+    case = {"name": "c", "category": "irrelevance", "steps": [{"message": "  \n "}]}
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, {"name": "g", "cases": [case]}))
+    (problem,) = info.value.problems
+    assert (problem.case, problem.step, problem.field) == ("c", 1, "message")
+    assert problem.message == "a message of only spaces: write what the user says"
+
+
 def test_a_misspelt_field_is_one_problem_that_names_the_field(tmp_path: Path) -> None:
     # "stpes" gave two problems ('steps': Field required; 'stpes': unknown field), and
     # "expcet" no hint, where the configuration's own keys say "did you mean".

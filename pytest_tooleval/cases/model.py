@@ -197,6 +197,13 @@ class Step(_Strict):
     #: Left out of dumps, so it is no part of a case's content hash (the outcome ignores it).
     recall: bool = Field(False, exclude=True)
 
+    @field_validator("message")
+    @classmethod
+    def _says_something(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a message of only spaces: write what the user says")
+        return value
+
     @field_validator("expect", "forbidden", "wrong", "evidence", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
