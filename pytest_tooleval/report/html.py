@@ -14,6 +14,7 @@ from typing import Any
 from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
+from pytest_tooleval.report.markdown import PASS_K_NOTE, pass_k_rows
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
 from pytest_tooleval.report.terminal import interval_note, too_few, verdict_reason
 from pytest_tooleval.result import LABELS, CaseResult, Outcome
@@ -126,6 +127,8 @@ def render_html(report: Report, *, title: str | None = None,
         cases=[_case_view(c, i) for i, c in enumerate(cases)],
         outcomes=[o.value for o in Outcome],
         options={key: _options(cases, key) for key in LABELS}, modes=MODES, gap=gap,
+        pass_k=pass_k_rows(summary.repeats) if summary.repeats.k > 1 else [],
+        pass_k_note=PASS_K_NOTE,
     ))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_tooleval.report.model import Interval, PassK, Report, Routing, Summary
+from pytest_tooleval.report.model import Interval, PassK, Repeats, Report, Routing, Summary
 from pytest_tooleval.report.terminal import (
     fmt,
     interval_note,
@@ -74,24 +74,30 @@ def failure_mode_section(summary: Summary) -> list[str]:
     return lines
 
 
+#: What the repeats table shows (report.md and report.html).
+PASS_K_NOTE = ("pass^k: the chance that all k of k tries pass; pass@k: that at least one "
+               "does (unbiased estimates from each case's tries).")
+
+
+def pass_k_rows(repeats: Repeats) -> list[list[str]]:
+    """pass^k and pass@k with their intervals: the curve k = 1..K, then each axis at K."""
+    def row(label: str, j: PassK) -> list[str]:
+        return [label, f"{j.pass_hat_k:.3f}" + _interval(j.pass_hat_k_interval, 1, j.cases, 3),
+                f"{j.pass_at_k:.3f}" + _interval(j.pass_at_k_interval, 1, j.cases, 3),
+                str(j.cases)]
+
+    return [row(f"overall, k = {j.k}", j) for j in repeats.curve] + [
+        row(f"axis {axis}", data) for axis, data in repeats.axes.items() if data]
+
+
 def statistics_sections(summary: Summary) -> list[str]:
     """Repeats (pass^k, per-case rates, flaky cases) and the sample-size warnings."""
     lines: list[str] = []
     repeats = summary.repeats
     k = repeats.k
     if k > 1:
-        lines += [f"## Repeats (k = {k})", "",
-                  "pass^k: the chance that all k of k tries pass; pass@k: that at least one "
-                  "does (unbiased estimates from each case's tries).", ""]
-
-        def row(label: str, j: PassK) -> list[str]:
-            return [label, f"{j.pass_hat_k:.3f}" + _interval(j.pass_hat_k_interval, 1, j.cases, 3),
-                    f"{j.pass_at_k:.3f}" + _interval(j.pass_at_k_interval, 1, j.cases, 3),
-                    str(j.cases)]
-
-        rows = [row(f"overall, k = {j.k}", j) for j in repeats.curve]
-        rows += [row(f"axis {axis}", data) for axis, data in repeats.axes.items() if data]
-        lines += _table(rows, ["", "pass^k", "pass@k", "cases"]) + [""]
+        lines += [f"## Repeats (k = {k})", "", PASS_K_NOTE, ""]
+        lines += _table(pass_k_rows(repeats), ["", "pass^k", "pass@k", "cases"]) + [""]
     flaky = repeats.flaky
     if flaky:
         lines += [f"## Flaky cases ({len(flaky)}): tries that disagree", ""]
