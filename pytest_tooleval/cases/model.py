@@ -60,13 +60,11 @@ def _valid_marks(value: list[str]) -> list[str]:
     return value
 
 
-def _moment(text: str) -> bool:
-    """Whether a state check's time field reads as ``world.state.same_moment`` reads it."""
-    try:
-        (date if len(text.strip()) == 10 else datetime).fromisoformat(text.strip())
-    except ValueError:
-        return False
-    return True
+def moment(text: str) -> date | datetime:
+    """A state check's time field: an ISO date (any time that day) or date-time;
+    ``ValueError`` for anything else."""
+    text = text.strip()
+    return (date if len(text) == 10 else datetime).fromisoformat(text)
 
 
 class _Strict(BaseModel):
@@ -142,10 +140,13 @@ class StateCheck(_Strict):
                 if value in ("", []) or (isinstance(value, list) and "" in value):
                     raise ValueError(f"{kind} field {name!r} is empty")
                 for when in [value] if isinstance(value, str) else value:
-                    if name in ("start", "end", "at") and not _moment(when):
+                    try:
+                        if name in ("start", "end", "at"):
+                            moment(when)
+                    except ValueError:
                         raise ValueError(f"{kind} field {name!r} is not an ISO date or date-"
                                          f"time (got {when!r}): write 2026-03-14T15:00 or "
-                                         "2026-03-14")
+                                         "2026-03-14") from None
         return self
 
     @property

@@ -12,12 +12,13 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pytest_tooleval.cases.evidence import evidence_found
+from pytest_tooleval.cases.model import moment
 from pytest_tooleval.world.api import World
 
 #: Record fields compared as moments in time rather than as text.
@@ -104,18 +105,14 @@ def same_moment(expected: str, actual: str, world: World) -> bool:
     """An ISO date matches any time that day; a date-time matches the same instant (a naive
     one is read in the world's zone)."""
     try:
-        if len(expected.strip()) == 10:
-            day = date.fromisoformat(expected.strip())
-            when = datetime.fromisoformat(actual)
-            zone = _zone(world)
-            if when.tzinfo is not None and zone is not None:
-                when = when.astimezone(zone)
-            return when.date() == day
-        want = datetime.fromisoformat(expected.strip())
-        got = datetime.fromisoformat(actual)
+        want, got = moment(expected), datetime.fromisoformat(actual)
     except ValueError:
         return False
     zone = _zone(world)
+    if not isinstance(want, datetime):  # a day
+        if got.tzinfo is not None and zone is not None:
+            got = got.astimezone(zone)
+        return got.date() == want
     if want.tzinfo is None:
         want = want.replace(tzinfo=zone)
     if got.tzinfo is None:
