@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, get_args
 
 import yaml
@@ -21,6 +21,7 @@ from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.files import FOLDER_PROBLEM, is_scenario_path
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import MAX_NAME_LENGTH, CaseFile
+from pytest_tooleval.world.data_io import home_folders
 from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 from pytest_tooleval.yamlio import MAX_BYTES, MAX_INT_DIGITS, LongNumber, YamlLimitError, safe_load
 
@@ -254,7 +255,14 @@ def load_case_file(
         except WorldOverrideError as exc:
             problems.append(Problem(str(exc), "see docs/format.md (world overrides)",
                                     field="world"))
+        folders = home_folders() | {str(folder) for rel in case_file.world.files
+                                    for folder in PurePosixPath(rel).parents}
         for rel in case_file.world.files:
+            if rel.endswith(("/", "\\")) or str(PurePosixPath(rel)) in folders:
+                problems.append(Problem(
+                    "this names a folder, and a world file is written as a file",
+                    f"give a file's path, such as {rel.rstrip('/')}/notes.txt",
+                    field=f"world.files.{rel}"))
             if any(part.lower() == ".git" for part in rel.replace("\\", "/").split("/")):
                 problems.append(Problem(
                     "a case file may not plant files inside a .git folder (git config, "

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pytest_tooleval.world.api import REPO_DIR
 from pytest_tooleval.yamlio import safe_load
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -40,3 +41,14 @@ def fingerprint() -> str:
             digest.update(rel.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def home_folders() -> frozenset[str]:
+    """Every folder of the template's home, read from its data (no world is built)."""
+    home, repo = load_yaml("home.yaml"), load_yaml("repo.yaml")
+    files = [doc["path"] for lang in ("en", "tr") for doc in load_yaml(f"documents_{lang}.yaml")]
+    files += [rel for part in ("notes", "photos", "downloads", "archives") for rel in home[part]]
+    files += [f"{REPO_DIR}/{rel}" for commit in repo["commits"]
+              for rel in commit.get("write") or {}]
+    return frozenset(str(folder) for rel in files for folder in PurePosixPath(rel).parents
+                     if folder.name)

@@ -184,6 +184,17 @@ def test_world_files_may_not_plant_inside_git(tmp_path: Path, rel: str) -> None:
     assert ".git folder" in str(error) and f"world.files.{rel}" in str(error)
 
 
+@pytest.mark.parametrize("rel", ["Documents", "Notes/", "Projects/kestrel/kestrel", "a.txt"])
+def test_world_files_may_not_name_a_folder(tmp_path: Path, rel: str) -> None:
+    """A template folder, a trailing slash, or a key that is another key's folder: refused
+    at load (each failed every case at run time, or wrote a file named like the folder)."""
+    text = ("name: folder\nlanguage: en\nworld:\n  files:\n"
+            f"    {rel}: x\n    a.txt/b.txt: y\n" + CASE.replace("[probe]", "[]"))
+    error = str(_load(tmp_path, "folder.yaml", text))
+    assert f"world.files.{rel}" in error and "names a folder" in error
+    assert error.count("names a folder") == 1
+
+
 # Issue 27, item 8: every input refused with one message naming the file, case, step and
 # field, and the fix; never a traceback, a MemoryError or a silent skip.
 

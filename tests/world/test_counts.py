@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from pytest_tooleval.world import DEFAULT_NOW, World
 from pytest_tooleval.world.build import documents
+from pytest_tooleval.world.data_io import home_folders
 from pytest_tooleval.world.web import all_pages
 
 
@@ -99,3 +100,10 @@ def test_web(template: World) -> None:
             "school holidays",
             "earthquakes",
         } <= topics
+
+
+def test_the_template_folders_are_read_from_its_data(template: World) -> None:
+    """The load-time refusal of a world file naming a folder knows every folder."""
+    built = {p.relative_to(template.home).as_posix() for p in template.home.rglob("*")
+             if p.is_dir() and ".git" not in p.relative_to(template.home).parts}
+    assert home_folders() == built
