@@ -82,6 +82,13 @@ def board(reports: list[Report], *, force: bool = False,
                if not found.startswith("model differs")]
     refused += [f"{entry.label}: no case scored (each ended in ERROR or was skipped); run it "
                 "again" for entry in entries if not entry.report.summary.cases_scored]
+    seen: dict[tuple[str, str, str], str] = {}
+    for entry in entries:
+        run = entry.report.run
+        same = seen.setdefault((run.model_name, run.started, run.finished), entry.label)
+        if same != entry.label:
+            refused.append(f"{entry.label} is the same run as {same} (started {run.started}); "
+                           "give each run once")
     result = Board(entries, refused=refused, forced=force, level=level)
     if not result.ranked:
         return result
@@ -148,8 +155,8 @@ def _refusal(result: Board) -> list[str]:
     if not result.refused:
         return []
     head = ("Ranked anyway (--force); the runs differ:" if result.forced else
-            "Board refused: the runs differ in more than the model, so their scores do not "
-            "compare. Pass --force to rank them anyway over the cases each ran:")
+            "Board refused: these runs cannot be ranked together. Pass --force to rank "
+            "them anyway over the cases each ran:")
     return [head, *(f"  - {line}" for line in result.refused)]
 
 

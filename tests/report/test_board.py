@@ -90,6 +90,15 @@ def test_a_run_with_no_case_scored_is_refused_not_ranked_beside_real_ones() -> N
                               "run it again"]
 
 
+def test_the_same_run_given_twice_is_refused_not_ranked_twice() -> None:
+    """It was ranked as two runs, "good (1)" and "good (2)", that cannot be told apart."""
+    good = run_of("good", 30)
+    result = board([good, run_of("other", 20), good.model_copy(deep=True)])
+    assert not result.ranked and result.duels == []
+    assert result.refused == [f"good (3) is the same run as good (1) (started "
+                              f"{good.run.started}); give each run once"]
+
+
 def test_board_of_one_report_or_a_missing_one_is_refused(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         board_main([str(tmp_path / "x.json")])
