@@ -65,6 +65,7 @@ def result_rows(report: Report) -> list[dict[str, Any]]:
         rows.append({
             "nodeid": case.nodeid,
             "case_hash": case.case_hash,
+            "repeat": case.repeat,
             "model": model,
             "grammar": grammar,
             "outcome": case.outcome.value,
@@ -146,7 +147,8 @@ def features(table: str) -> Any:
             "marks": texts, "messages": texts, "expect": List(texts), "forbidden": List(texts),
             "steps_json": text, "requires": texts, "inline_tools_json": text})
     return Features({
-        "nodeid": text, "case_hash": text, "model": text, "grammar": text, "outcome": text,
+        "nodeid": text, "case_hash": text, "repeat": Value("int64"), "model": text,
+        "grammar": text, "outcome": text,
         "category": text, "group": text, "register": text, "language": text,
         **{f"axis_{axis}": Value("float64") for axis in WEIGHTS},
         "reasons": texts, "error_kind": text, "error": text, "tools_ran": texts,

@@ -126,6 +126,26 @@ def test_exported_corpus_and_results_join_on_case_hash(project, fake_model, monk
         (r["nodeid"], r["case_hash"]) for r in results}
     assert {r["nodeid"]: r["outcome"] for r in results} == {
         "scenarios/demo.yaml::weather": "FAIL", "scenarios/demo.yaml::thanks": "PASS"}
+    assert {r["repeat"] for r in results} == {None}
+
+
+def test_a_result_row_says_which_try_it_is_under_repeats(project, fake_model, monkeypatch,
+                                                         tmp_path) -> None:
+    """Two tries of a case had no column telling them apart (only the nodeid's suffix)."""
+    from pytest_tooleval.cli import main
+    from tests.conftest import THANKS_CASE, scenario
+
+    project.profile(fake_model([Rule("", [answer("bye")])]))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    project.run("--tooleval-repeat", "2")
+    monkeypatch.chdir(project.path)
+    out = tmp_path / "ds"
+    assert main(["export", "scenarios", "--report", "tooleval-report/report.json",
+                 "--out", str(out)]) == 0
+    results = datasets.load_dataset(str(out), "results", split="train",
+                                    cache_dir=str(tmp_path / "cache"))
+    assert sorted((r["repeat"], r["nodeid"]) for r in results) == [
+        (1, "scenarios/demo.yaml::thanks[r1]"), (2, "scenarios/demo.yaml::thanks[r2]")]
 
 
 def test_a_new_export_into_the_same_folder_reads_back_its_own_rows(tmp_path,
