@@ -465,3 +465,19 @@ def test_call_refuses_arguments_that_are_not_an_object(
     monkeypatch.chdir(tmp_path)
     assert main(["call", "calculator", '["1+1"]']) == 2
     assert "tooleval call: the arguments must be a JSON object" in capsys.readouterr().err
+
+
+def test_call_validates_the_arguments_as_a_run_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A string for an integer ran (coerced) here while a run refused the same call as the
+    model's schema violation: the command meant to show what the model sees did not."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["call", "convert_units", '{"value": "2", "from_unit": "km", '
+                 '"to_unit": "mi"}']) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("error: the call was not run (schema_violation: value: ") and \
+        "is not of type 'number'" in out, out
+    assert main(["call", "convert_units", '{"value": 2, "from_unit": "km", '
+                 '"to_unit": "mi"}']) == 0
+    assert "1.24" in capsys.readouterr().out

@@ -22,7 +22,9 @@ from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import conftest_modules
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.config import ConfigError, Settings
+from pytest_tooleval.engine.loop import not_run, validate_call
 from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.models.base import RawCall
 from pytest_tooleval.tools.base import (
     Catalogue,
     ConfigurationError,
@@ -83,6 +85,12 @@ def _call(catalogue: Catalogue, tool: str, arguments: dict[str, Any],
         why = "".join(f"; {problem}" for problem in problems)
         known = "" if hint else f"; known: {', '.join(sorted(catalogue.names))}"
         raise Refused(f"no configured tool is named {tool!r}{hint}{why}{known}")
+    # A run validates the arguments against the tool's schema first: so does this, and
+    # prints what the model would see ("2" for an integer is not coerced).
+    attempt = validate_call(RawCall(tool, json.dumps(arguments)), {tool: catalogue.spec(tool)})
+    if not attempt.valid:
+        print(not_run(attempt))
+        return 1
     result = catalogue.call(tool, arguments)
     print(result.text)
     return 1 if result.is_error else 0

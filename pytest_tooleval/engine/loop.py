@@ -68,6 +68,11 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
     return Attempt(call.name, arguments, valid=True)
 
 
+def not_run(attempt: Attempt) -> str:
+    """What the model is told of a call that was not run (``validate_call`` refused it)."""
+    return f"error: the call was not run ({attempt.malformed}: {attempt.reason})"
+
+
 _VALIDATORS: dict[str, Any] = {}
 
 
@@ -211,8 +216,7 @@ class ToolLoop:
                 if left < clock:  # the case's clock, not the tool's, may have ended it
                     self._in_time(f"the end of a call of {attempt.name}")
             else:
-                text = f"error: the call was not run ({attempt.malformed}: {attempt.reason})"
-                attempt.result = text
+                text = attempt.result = not_run(attempt)
                 attempt.result_is_error = True
             replies.append({"role": "tool", "tool_call_id": call_id, "content": text})
         messages.append({"role": "assistant", "content": content or None,

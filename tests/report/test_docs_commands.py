@@ -90,10 +90,13 @@ class Check:
 
 
 def _copy_report(source: str, *targets: str) -> Callable[[Path], None]:
+    """The report at each target, as the run of a model named after its folder."""
     def copy(project: Path) -> None:
+        report = json.loads((project / source).read_text("utf-8"))
         for target in targets:
             (project / target).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(project / source, project / target)
+            report["run"]["model"]["name"] = Path(target).parent.name
+            (project / target).write_text(json.dumps(report), "utf-8")
     return copy
 
 
