@@ -90,9 +90,12 @@ class Progress:
     def pytest_report_collectionfinish(self, config: pytest.Config,
                                        items: list[pytest.Item]) -> str | None:
         cases = [item.nodeid for item in items if hasattr(item, "case_file")]
-        # (a case file that failed to collect says so itself: no "no case found" above it)
+        # (a case file that failed to collect says so itself, and pytest counts the cases
+        # -k, -m or --deselect left out: no "no case found" above either)
         failed = getattr(config.pluginmanager.get_plugin("session"), "testsfailed", 0)
-        if not items and not config.getoption("collectonly") and not failed:
+        deselected = getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats",
+                             {}).get("deselected")
+        if not items and not config.getoption("collectonly") and not failed and not deselected:
             # The patterns come with the collector (cases.model: not imported at plugin load)
             from pytest_tooleval.collect import DEFAULT_PATTERNS
 

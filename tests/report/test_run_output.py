@@ -102,6 +102,18 @@ def test_no_case_found_says_where_cases_are_looked_for(project, fake_model) -> N
                                  "benchmarks/**/*.json, scenarios/**/*.yaml*tooleval init*"])
 
 
+def test_a_selection_that_leaves_no_case_is_not_called_no_case_found(project,
+                                                                      fake_model) -> None:
+    """-k matching nothing: pytest said '15 deselected', and tooleval said no case file
+    was found and offered `tooleval init`."""
+    project.profile(fake_model(SCRIPT))
+    _cases(project, 3)
+    result = project.run("-k", "nothing_matches")
+    text = result.stdout.str()
+    assert "3 deselected" in text
+    assert "no case found" not in text and "tooleval init" not in text, text
+
+
 def test_an_option_path_taken_for_a_test_path_gets_the_fix(project, fake_model,
                                                            tmp_path_factory) -> None:
     """pytest picks the rootdir before our options are known: a separate word naming an
