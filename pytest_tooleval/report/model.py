@@ -179,6 +179,11 @@ class Criterion(_Model):
     threshold: str
     passed: bool
 
+    @property
+    def shown(self) -> str:
+        """The value as the reports print it: "n/a" where nothing was measured."""
+        return "n/a" if self.value is None else str(self.value)
+
 
 class Verdict(_Model):
     verdict: str

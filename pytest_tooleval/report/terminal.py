@@ -83,7 +83,7 @@ def verdict_reason(summary: Summary, interrupted: str | None,
     elif deploy.verdict == "DEPLOYABLE":
         reason = "every criterion met"
     else:
-        reason = "unmet: " + "; ".join(f"{c.name} {c.value} (needs {c.threshold})"
+        reason = "unmet: " + "; ".join(f"{c.name} {c.shown} (needs {c.threshold})"
                                        for c in deploy.criteria if not c.passed)
     return reason
 

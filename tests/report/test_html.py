@@ -356,3 +356,24 @@ def test_an_error_with_an_empty_message_renders() -> None:
     case = CaseResult.infrastructure_error("a.yaml::x", ErrorInfo(kind="backend", message=""))
     html = render_html(make_report([case]))
     assert "backend error: " in html
+
+
+def test_a_figure_not_measured_is_n_a_not_a_python_none() -> None:
+    """Nothing scored (every case an ERROR, or none run): the criteria table printed the
+    score and the baseline criterion as 'None' in report.md and report.html, and so did the
+    verdict's reason."""
+    from pytest_tooleval.report.markdown import render_markdown
+    from pytest_tooleval.report.terminal import verdict_reason
+    from pytest_tooleval.result import ErrorInfo
+    from pytest_tooleval.scoring.aggregate import Thresholds, summarize
+
+    case = CaseResult.infrastructure_error("a.yaml::x", ErrorInfo(kind="backend", message="down"))
+    report = make_report([case])
+    markdown = render_markdown(report)
+    assert "| score | n/a | >= 70 | **no** |" in markdown
+    assert "| beats the best baseline | n/a |" in markdown
+    html = unescape(render_html(report))
+    assert "<tr><td>score</td><td>n/a</td>" in html
+    assert "None" not in markdown and ">None<" not in html
+    empty = summarize([], Thresholds(min_cases=0))  # no case ran; coverage not required
+    assert "score n/a (needs >= 70)" in verdict_reason(empty, None)
