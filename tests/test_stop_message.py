@@ -31,3 +31,6 @@ def test_the_stop_line_of_a_run_does_not_run_two_sentences_together(
     output = project.run().stdout.str()
     stop = next(line for line in output.splitlines() if "Stopped after 3" in line)
     assert re.search(r"[.!?] Stopped after 3 consecutive", stop), stop
+    # and the count of cases follows the sentence, not its full stop ("scored.: 3 of 4")
+    assert project.report()["run"]["interrupted"].endswith(
+        "nothing further was scored: 3 of 4 cases ran")

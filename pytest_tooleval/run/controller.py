@@ -242,14 +242,14 @@ class Controller:
         if not reason and self.interrupt_message:
             reason = self.interrupt_message
         if not reason and exitstatus == pytest.ExitCode.INTERRUPTED:
-            reason = "interrupted (Ctrl-C)"
+            reason = "Ctrl-C"  # the reports say "interrupted (…)"
         selected = self.selected
         done = self.done
         if selected is None:
             return str(reason) if reason else None
         if done >= selected:
             return None
-        return f"{reason or 'the run ended early'}: {done} of {selected} cases ran"
+        return f"{str(reason or 'the run ended early').rstrip('.')}: {done} of {selected} cases ran"
 
     def finish_run(self, session: pytest.Session) -> Report | None:
         """The end of the run, once (pytest-json-report asks before our sessionfinish):

@@ -95,6 +95,22 @@ def test_a_run_that_cannot_start_says_why_once(project) -> None:
     assert len(result.outlines) <= 20
 
 
+def test_an_interrupted_run_says_interrupted_once(project, fake_model) -> None:
+    """Ctrl-C: the verdict read 'interrupted (interrupted (Ctrl-C): 2 of 5 cases ran)'."""
+    from tests.support.interrupt import stop_after
+
+    project.profile(fake_model(SCRIPT))
+    _cases(project, 5)
+    stop_after(project, 2)
+    result = project.run(subprocess=True)  # pytester re-raises an inner run's Ctrl-C
+    result.stdout.fnmatch_lines(["  verdict: NOT VALID: interrupted (Ctrl-C: 2 of 5 cases "
+                                 "ran): it covers only part of the selection*"])
+    assert "interrupted (interrupted" not in result.stdout.str()
+    assert "interrupted (interrupted" not in project.markdown()
+    html = (project.path / "tooleval-report" / "report.html").read_text("utf-8")
+    assert "not valid</b>: interrupted (Ctrl-C: 2 of 5 cases ran)." in html
+
+
 def test_no_case_found_says_where_cases_are_looked_for(project, fake_model) -> None:
     project.profile(fake_model(SCRIPT))
     result = project.run()
