@@ -5,6 +5,7 @@ The one place a ``CaseResult`` is rendered as text for a person at a terminal.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -34,13 +35,14 @@ def explain(result: CaseResult) -> str:
     lines += [f"  - {reason}" for reason in result.reasons
               if error is None or reason != error.message]
     for number, step in enumerate(result.transcripts, start=1):
-        lines.append(f"  step {number}: {short(step.message, 160)!r}")
-        lines.append(f"    shown: {', '.join(step.shown)}")
+        lines.append(f'  step {number}: "{short(step.message, 160)}"')
+        lines.append(f"    shown: {', '.join(step.shown) or 'none'}")
         for attempt in step.attempts:
             status = "ran" if attempt.valid else (
                 "leaked into the text" if attempt.leaked else
                 f"malformed ({attempt.malformed}: {attempt.reason})")
-            arguments = short(str(attempt.arguments), 120)
+            arguments = short(attempt.arguments if isinstance(attempt.arguments, str) else
+                              json.dumps(attempt.arguments, ensure_ascii=False, default=str), 120)
             lines.append(f"    call {attempt.name}({arguments}) {status}")
         shown_answer = (short(step.answer) if step.answered
                         else f"(none: {step.stopped or 'step limit'})")

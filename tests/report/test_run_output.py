@@ -270,3 +270,19 @@ def test_the_models_text_reaches_the_terminal_without_control_characters() -> No
     assert not [c for c in text if c not in "\n\t" and (ord(c) < 32 or 127 <= ord(c) < 160)]
     assert "  answer: ok\\x1b[2J forged\\x07\\x9b31m" in text  # short() made the CR a space
     assert text.count("\n") == explain(case.model_copy(update={"reasons": ["r"]})).count("\n")
+
+
+def test_a_case_explained_at_the_terminal_shows_the_calls_as_json() -> None:
+    """-v and FAILURES printed a call's arguments and a step's message as Python reprs:
+    save_note({'pin': True, 'due': None}) for what the model sent as {"pin": true, ...},
+    and 'it\\'s me' with a backslash."""
+    from pytest_tooleval.report.terminal import explain
+
+    called = Attempt(name="save_note", arguments={"text": "it's", "pin": True, "due": None},
+                     valid=True)
+    case = CaseResult(nodeid="a.yaml::x", file="a.yaml", case="x", outcome=Outcome.FAIL,
+                      reasons=["r"], steps=[_step(StepChecks(restraint=False), [called])])
+    case.steps[0].transcript.message = "say hi, it's me"
+    text = explain(case)
+    assert '    call save_note({"text": "it\'s", "pin": true, "due": null}) ran' in text, text
+    assert '  step 1: "say hi, it\'s me"' in text and "    shown: none" in text, text
