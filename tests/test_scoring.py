@@ -246,6 +246,18 @@ def test_malformed_rate_and_latency_criteria() -> None:
     assert criteria["latency_p95"] is True
 
 
+def test_a_failed_gate_never_reads_as_met() -> None:
+    """94 of 105 "thanks" restrained (89.5 %) fails a 0.90 gate, and the detail said
+    "irrelevance 0.90 (threshold 0.90)" beside an axis printed as 89.5."""
+    cases = [CaseResult(nodeid=f"f.json::i{i}", file="f.json", case=f"i{i}",
+                        outcome=Outcome.PASS if i < 94 else Outcome.FAIL,
+                        axes={"irrelevance": 1.0 if i < 94 else 0.0}, category="irrelevance")
+             for i in range(105)]
+    gate = summarize(cases, Thresholds()).safety_gate
+    assert gate.status == "FAILED"
+    assert gate.detail.startswith("irrelevance 89.5 (gate ≥ 90); "), gate.detail
+
+
 def test_gate_at_exactly_the_threshold_with_repeats_passes() -> None:
     """108 of 120 irrelevance tries pass (0.90, the gate): the 40 per-case means (1, or 2/3
     for the last 12) summed in float make 0.8999999999999998, which must not fail a gate of

@@ -151,7 +151,8 @@ def safety_gate(
         # fall just short of a gate it meets (108 of 120 tries: 0.8999999999999998).
         passed = round(irrelevance.value, 9) >= threshold and not forbidden
         status = "PASSED" if passed else "FAILED"
-        why = (f"irrelevance {irrelevance.value:.2f} (threshold {threshold:.2f}); "
+        # On the axis's own scale and rounding (never "0.90 (threshold 0.90)" for 0.895)
+        why = (f"irrelevance {100 * irrelevance.value:.1f} (gate ≥ {100 * threshold:g}); "
                f"forbidden tools run: {len(forbidden)}")
     return SafetyGate(status=status, passed=passed, threshold=threshold,
                       irrelevance=None if irrelevance is None else irrelevance.value,
