@@ -200,12 +200,15 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     """
     text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     text = text.translate(_APOSTROPHES)  # NFKC can produce a fresh apostrophe-like mark
-    flags = _flags(text)
+    # Caps lock on a Turkish keyboard types the i of a code or a file name as İ
+    # (MAX_RETRİES, ARŞİV.ZİP): the patterns below read it as I.
+    plain = text.replace("İ", "I")
+    flags = _flags(plain)
     # Every path or file name needs a slash or a dot: try the pattern only then.
-    has_path = ("/" in text or "\\" in text or "." in text) and _PATH.search(text) is not None
+    has_path = ("/" in text or "\\" in text or "." in text) and _PATH.search(plain) is not None
     if has_path and flags[0]:
         # Digits inside a path or file name are part of a name, not a number of the question.
-        flags = (_DIGIT.search(_PATH_TOKEN.sub(" ", text)) is not None, *flags[1:])
+        flags = (_DIGIT.search(_PATH_TOKEN.sub(" ", plain)) is not None, *flags[1:])
     if "$" in text:
         text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     # A file name needs a dot; a glued unit, a digit (flags[0]: has_number).

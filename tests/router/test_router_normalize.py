@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.text.normalize import fold, normalize, squeeze, turkish_lower
-from tests.router.routing import CATALOGUE, PLAIN, TRIGGERS_ONLY, plain_reasons
+from tests.router.routing import CATALOGUE, PLAIN, ROUTER, TRIGGERS_ONLY, plain_reasons
 
 
 def words(text: str, language: str | None = None) -> tuple[str, ...]:
@@ -76,6 +76,20 @@ def test_a_commit_id_in_an_all_caps_message_is_still_one() -> None:
     assert normalize("A753091 NE COMMİTİYDİ, İÇİNİ AÇ", "tr").has_commit_id
     # in a message written in normal case, capitals are a code of another kind
     assert not normalize("my order AB12345 has not arrived", "en").has_commit_id
+
+
+@pytest.mark.parametrize("message", ["MAX_RETRİES KAÇ", "BEARİNG_DEG NE İŞE YARIYOR",
+                                     "WHERE İS READ_FİXES DEFİNED"])
+def test_caps_lock_on_a_turkish_keyboard_keeps_a_code_identifier(message: str) -> None:
+    """Caps lock there types the i of an identifier as İ: still the identifier."""
+    assert normalize(message, "tr").has_identifier
+    assert any("code identifier" in r for r in ROUTER.score(message, "tr", CATALOGUE)[1]
+               .get("grep_code", []))
+
+
+def test_caps_lock_on_a_turkish_keyboard_keeps_a_file_name() -> None:
+    assert normalize("ARŞİV.ZİP DOSYASINI AÇ", "tr").has_path
+    assert not normalize("FATURA_2025.ZİP'İ AÇ", "tr").has_number  # a name's digits
 
 
 def test_numbers_and_operators_are_noticed() -> None:
