@@ -279,6 +279,16 @@ def test_tomorrow_today_yesterday_are_read_against_the_cases_clock() -> None:
     assert not evidence_found(["2026-03-11"], "dünya", "tr", today)  # a word, not "dün"
 
 
+def test_a_day_word_typed_without_turkish_letters_is_read_as_with_them() -> None:
+    """As "onumuzdeki carsamba" is: "yarin", "bugun", "dun", in any case."""
+    today = date(2026, 3, 12)
+    assert evidence_found(["2026-03-13"], "Toplanti yarin saat 10'da.", "tr", today)
+    assert evidence_found(["2026-03-12"], "BUGUN KAPALI", "tr", today)
+    assert evidence_found(["2026-03-11"], "Dun odendi.", "tr", today)
+    assert not evidence_found(["2026-03-12"], "Toplanti yarin.", "tr", today)
+    assert not evidence_found(["2026-03-11"], "Dunya kupasi.", "tr", today)
+
+
 def test_the_named_release_planning_answer_passes_on_the_cases_clock() -> None:
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.scoring.outcome import case_today

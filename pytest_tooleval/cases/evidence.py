@@ -465,9 +465,10 @@ def _is_person(value: str, language: str) -> bool:
     return any(isinstance(want, Person) for want in evidence_values(value, language))
 
 
-#: Words that name a day relative to the clock: exact only where the case's clock is known.
-RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1, "dün": -1, "bugün": 0,
-                 "yarın": 1}
+#: Words that name a day relative to the clock: exact only where the case's clock is known
+#: (folded: dün, bugün, yarın typed either way).
+RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1, "dun": -1, "bugun": 0,
+                 "yarin": 1}
 _RELATIVE_DAY = re.compile(r"(?<!\w)(" + "|".join(RELATIVE_DAYS) + r")(?!\w)")
 #: The next such weekday after the clock's day (önümüzdeki çarşamba, this coming Wednesday);
 #: "this Monday", "bu pazartesi", "next Monday" may mean another week's: not read.
@@ -480,11 +481,11 @@ def _relative_day_found(value: str, answer: str, language: str, today: date) -> 
     ``today``: "tomorrow" or "yarın" for today + 1, "today"/"bugün", "yesterday"/"dün",
     "önümüzdeki çarşamba" for the next Wednesday; or, for a date without a year, by its
     weekday and number in ``today``'s year ("Monday the 16th")."""
-    lowered = turkish_lower(answer) if language == "tr" else answer.casefold()
+    folded = fold(answer)
     days = {today + timedelta(days=RELATIVE_DAYS[m.group(1)])
-            for m in _RELATIVE_DAY.finditer(lowered)}
+            for m in _RELATIVE_DAY.finditer(folded)}
     days |= {today + timedelta(days=(WEEKDAYS[m.group(1)] - today.weekday() - 1) % 7 + 1)
-             for m in _COMING_WEEKDAY.finditer(fold(answer))}
+             for m in _COMING_WEEKDAY.finditer(folded)}
     return any(isinstance(want, Date) and (any(
         (day.month, day.day) == (want.month, want.day)
         and want.year in (None, day.year) for day in days)
