@@ -835,6 +835,13 @@ def test_german_spelling_is_not_a_turkish_rule() -> None:
     assert not found("Köhler", "Signed by Koeehler.", "en")
 
 
+def test_a_greek_final_sigma_is_a_sigma() -> None:
+    """Capitals have one sigma; lowered letter by letter, Σ is σ and never the final ς."""
+    assert found("Πειραιάς", "The ferry leaves from ΠΕΙΡΑΙΑΣ at 07:00.", "en")
+    assert found("ΠΕΙΡΑΙΑΣ", "Feribot Πειραιάς limanından kalkıyor.", "tr")
+    assert not found("Πειραιάς", "The ferry leaves from ΠΕΙΡΑΙΑ at 07:00.", "en")
+
+
 # -- clock phrases: minutes past and to the hour (Turkish geçe/kala, English past/to) -------
 @pytest.mark.parametrize(
     ("value", "right", "wrong", "language"),

@@ -108,7 +108,7 @@ def _char_pieces(original: str) -> tuple[tuple[tuple[str, str] | None, ...], boo
     of the character, so computed once per distinct character, not once per occurrence."""
     pieces: list[tuple[str, str] | None] = []
     turkish = original in "ıİ"
-    for ch in turkish_lower(original):
+    for ch in turkish_lower(original).replace("ς", "σ"):  # Σ lowered alone is σ
         if ch.isspace():
             pieces.append(None)
             continue
