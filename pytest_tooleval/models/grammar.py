@@ -130,10 +130,18 @@ def unenforced_keywords(schema: Any) -> set[str]:
 def schema_to_gbnf(schema: dict[str, Any]) -> str:
     """GBNF for the schema through llama-cpp-python's converter, checked not to have
     degraded to "any JSON": each tool name and the answer key must appear as literals."""
-    from llama_cpp.llama_grammar import json_schema_to_gbnf  # heavy: import on use
+    from llama_cpp.llama_grammar import SchemaConverter  # heavy: import on use
+
+    class Converter(SchemaConverter):
+        def _format_literal(self, literal: str) -> str:  # ``literal``: JSON text
+            # as a model writes it (ü, not \u00fc); the library's left backslashes bare
+            return json.dumps(json.dumps(json.loads(literal), ensure_ascii=False),
+                              ensure_ascii=False)
 
     try:
-        gbnf = json_schema_to_gbnf(json.dumps(schema))
+        converter = Converter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+        converter.visit(converter.resolve_refs(copy.deepcopy(schema), "stdin"), "")
+        gbnf = converter.format_grammar()
     except Exception as error:  # the converter raises bare AssertionError/ValueError/KeyError
         raise GrammarError(f"llama.cpp cannot convert the schema: {error}") from error
     alternatives = schema.get("anyOf", [])

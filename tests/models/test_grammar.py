@@ -3,6 +3,12 @@ tool, and llama.cpp's converter keeps every alternative."""
 
 from __future__ import annotations
 
+import ctypes
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
 import jsonschema
 import pytest
 
@@ -12,8 +18,49 @@ from pytest_tooleval.models.grammar import (
     inline_refs,
     schema_to_gbnf,
     unenforced_keywords,
+    validate_gbnf,
 )
 from pytest_tooleval.tools.base import ToolSpec
+
+
+@pytest.fixture(scope="module")
+def vocab() -> Iterator[Any]:
+    """The default model's vocabulary, for llama.cpp's own grammar parser and matcher."""
+    import llama_cpp
+
+    from pytest_tooleval.models.llama import default_model_path
+
+    llama = llama_cpp.Llama(model_path=str(default_model_path()), vocab_only=True,
+                            verbose=False)
+    yield llama
+    llama.close()
+
+
+def _admits(vocab: Any, gbnf: str, text: str) -> bool:
+    """Whether llama.cpp's grammar sampler lets ``text`` through, token by token, and
+    then the end of the generation."""
+    import llama_cpp
+
+    validate_gbnf(vocab._model.vocab, gbnf)
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab._model.vocab, gbnf.encode(), b"root")
+    one = (llama_cpp.llama_token_data * 1)()
+    array = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
+    try:
+        for token in [*vocab.tokenize(text.encode(), add_bos=False), vocab.token_eos()]:
+            one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
+            array.size, array.selected = 1, -1
+            llama_cpp.llama_sampler_apply(sampler, ctypes.byref(array))
+            if not math.isfinite(one[0].logit):
+                return False
+            if token != vocab.token_eos():
+                llama_cpp.llama_sampler_accept(sampler, token)
+        return True
+    finally:
+        llama_cpp.llama_sampler_free(sampler)
+
+
+def _call(arguments: dict[str, Any]) -> str:
+    return json.dumps({"tool": "t", "arguments": arguments}, ensure_ascii=False)
 
 
 def _valid(schema: dict, value: object) -> bool:
@@ -84,3 +131,15 @@ def test_unconvertible_schema_raises_instead_of_any_json() -> None:
     bad = ToolSpec("x", "x", {"type": "object", "properties": {"y": {"type": "frobnicate"}}}, "t")
     with pytest.raises(GrammarError):
         schema_to_gbnf(envelope_schema([bad]))
+
+
+@pytest.mark.realmodel
+def test_quotes_backslashes_and_unicode_in_literals_are_the_values_themselves(vocab: Any) -> None:
+    value = {"type": "string", "enum": ['say "hi"', "C:\\temp", "Zürich"]}
+    spec = ToolSpec("t", "t", {"type": "object", "properties": {'we"ird': value},
+                               "required": ['we"ird']}, "t")
+    gbnf = schema_to_gbnf(envelope_schema([spec]))
+    for choice in value["enum"]:
+        assert _admits(vocab, gbnf, _call({'we"ird': choice})), choice
+    assert not _admits(vocab, gbnf, _call({'we"ird': "C:\temp"}))  # a tab, not a backslash
+    assert _admits(vocab, gbnf, '{"answer": "You are welcome."}')
