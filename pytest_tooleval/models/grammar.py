@@ -69,12 +69,29 @@ def inline_refs(schema: dict[str, Any], *, depth: int = 32) -> dict[str, Any]:
     return walk(schema, 0)
 
 
+_ANY_VALUE = {"type": ["string", "number", "boolean", "object", "array", "null"]}
+
+
+def _explicit(node: Any) -> Any:
+    """The schema without annotations and with "any value" ({}, true) spelled out: llama.cpp's
+    converter reads {} as "an object" and refuses a schema of only a description."""
+    if not isinstance(node, dict):
+        return _ANY_VALUE if node is True else node
+    out = {}
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            value = {name: _explicit(sub) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems"):
+            value = [_explicit(sub) for sub in value] if isinstance(value, list) else _explicit(
+                value)
+        if key not in _ANNOTATIONS:
+            out[key] = value
+    return out or _ANY_VALUE
+
+
 def _arguments_schema(spec: ToolSpec) -> dict[str, Any]:
-    params = inline_refs(dict(spec.parameters or {}))
-    params.pop("$schema", None)
-    if not params:
-        params = {"type": "object"}
-    return params
+    params = _explicit(inline_refs(dict(spec.parameters or {})))
+    return {"type": "object"} if params is _ANY_VALUE else params
 
 
 def envelope_schema(tools: list[ToolSpec]) -> dict[str, Any]:

@@ -143,3 +143,24 @@ def test_quotes_backslashes_and_unicode_in_literals_are_the_values_themselves(vo
         assert _admits(vocab, gbnf, _call({'we"ird': choice})), choice
     assert not _admits(vocab, gbnf, _call({'we"ird': "C:\temp"}))  # a tab, not a backslash
     assert _admits(vocab, gbnf, '{"answer": "You are welcome."}')
+
+
+@pytest.mark.realmodel
+def test_any_value_is_any_value_not_an_object(vocab: Any) -> None:
+    from pytest_tooleval.tools.python import python_tool
+
+    def remember(key: str, value: Any, note=None) -> str:
+        """Remember a value."""
+        return key
+
+    schema = python_tool(remember).parameters  # value: {}, note: {"default": null}
+    python = ToolSpec("remember", "Remember a value.", schema, "python")
+    mcp = ToolSpec("t", "t", {"type": "object", "additionalProperties": True, "properties": {
+        "v": {"description": "anything"}, "w": True}, "required": ["v"]}, "mcp")
+    gbnf = schema_to_gbnf(envelope_schema([python, mcp]))
+    for value in ("text", 5, None, [1, "a"], {"k": 1}):
+        for call in ({"tool": "remember", "arguments": {"key": "k", "value": value}},
+                     {"tool": "t", "arguments": {"v": value, "w": value, "extra": value}}):
+            assert _valid(envelope_schema([python, mcp]), call)
+            assert _admits(vocab, gbnf, json.dumps(call)), call
+    assert not _admits(vocab, gbnf, _call({"v": "x"}).replace('"t"', '"remember"'))
