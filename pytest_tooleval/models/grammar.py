@@ -25,6 +25,8 @@ _CONVERTER_KEYWORDS = {
 _ANNOTATIONS = {"description", "title", "default", "examples", "$schema", "$id", "$comment",
                 "deprecated", "readOnly", "writeOnly"}
 _SUPPORTED_FORMATS = {"date", "time", "date-time", "uuid"}
+# A character of a JSON string, as GBNF.
+_JSON_CHAR = r'[^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
 
 
 class GrammarError(BackendError):
@@ -154,6 +156,11 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
             # as a model writes it (ü, not \u00fc); the library's left backslashes bare
             return json.dumps(json.dumps(json.loads(literal), ensure_ascii=False),
                               ensure_ascii=False)
+
+        def _add_primitive(self, name: str, rule: Any) -> str:
+            if name == "char":  # the library's admits control characters, which JSON does not
+                rule = type(rule)(_JSON_CHAR, rule.deps)
+            return str(super()._add_primitive(name, rule))
 
     try:
         converter = Converter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)

@@ -164,3 +164,19 @@ def test_any_value_is_any_value_not_an_object(vocab: Any) -> None:
             assert _valid(envelope_schema([python, mcp]), call)
             assert _admits(vocab, gbnf, json.dumps(call)), call
     assert not _admits(vocab, gbnf, _call({"v": "x"}).replace('"t"', '"remember"'))
+
+
+@pytest.mark.realmodel
+def test_the_grammar_admits_no_string_the_parser_cannot_read(vocab: Any) -> None:
+    from pytest_tooleval.models.parsing import split_output
+
+    spec = ToolSpec("t", "t", {"type": "object", "properties": {"content": {"type": "string"}},
+                               "required": ["content"]}, "t")
+    gbnf = schema_to_gbnf(envelope_schema([spec]))
+    for raw in ('{"answer": "Sure:\n- a\n- b"}', '{"tool": "t", "arguments": {"content": "a\tb"}}'):
+        assert not _admits(vocab, gbnf, raw)  # raw control characters: no JSON
+    for value in ("Sure:\n- a\n- b", "a\tb\u0001"):
+        call, answer = _call({"content": value}), json.dumps({"answer": value})
+        assert _admits(vocab, gbnf, call) and _admits(vocab, gbnf, answer)
+        assert split_output(call, {"t"})[1][0].arguments == json.dumps({"content": value})
+        assert split_output(answer, {"t"}) == (value, [])
