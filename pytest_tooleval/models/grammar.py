@@ -19,7 +19,7 @@ MECHANISM = "json-envelope"
 # by the grammar (the engine's schema validation still judges the arguments).
 _CONVERTER_KEYWORDS = {
     "type", "properties", "required", "additionalProperties", "items", "prefixItems",
-    "minItems", "maxItems", "minLength", "maxLength", "pattern", "enum", "const", "anyOf",
+    "minItems", "maxItems", "minLength", "maxLength", "enum", "const", "anyOf",
     "oneOf", "allOf", "$ref", "$defs", "definitions", "format",
 }
 _ANNOTATIONS = {"description", "title", "default", "examples", "$schema", "$id", "$comment",
@@ -161,6 +161,11 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
             if name == "char":  # the library's admits control characters, which JSON does not
                 rule = type(rule)(_JSON_CHAR, rule.deps)
             return str(super()._add_primitive(name, rule))
+
+        def _visit_pattern(self, pattern: str, name: str) -> str:
+            # a string: the library's translation fails on \d and unanchored patterns and
+            # admits broken JSON ("x"y" for ^.+$)
+            return str(self.visit({"type": "string"}, name))
 
     try:
         converter = Converter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)

@@ -180,3 +180,17 @@ def test_the_grammar_admits_no_string_the_parser_cannot_read(vocab: Any) -> None
         assert _admits(vocab, gbnf, call) and _admits(vocab, gbnf, answer)
         assert split_output(call, {"t"})[1][0].arguments == json.dumps({"content": value})
         assert split_output(answer, {"t"}) == (value, [])
+
+
+@pytest.mark.realmodel
+def test_a_pattern_is_not_translated_but_reported(vocab: Any) -> None:
+    properties = {"month": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"},
+                  "code": {"type": "string", "pattern": "[A-Z]{3}"},
+                  "name": {"type": "string", "pattern": "^.+$"}}
+    spec = ToolSpec("t", "t", {"type": "object", "properties": properties,
+                               "required": list(properties)}, "t")
+    gbnf = schema_to_gbnf(envelope_schema([spec]))
+    arguments = {"month": "2024-01", "code": "USD", "name": 'x"y'}
+    assert _admits(vocab, gbnf, _call(arguments))
+    assert not _admits(vocab, gbnf, _call(arguments).replace('\\"', '"'))  # no JSON
+    assert unenforced_keywords(envelope_schema([spec])) == {"pattern"}
