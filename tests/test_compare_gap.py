@@ -158,6 +158,22 @@ def test_gap_arithmetic_and_validity() -> None:
     assert validity(on.cases)["right_arguments_rate"] == 1.0
 
 
+def test_gap_validity_is_over_the_cases_both_arms_scored() -> None:
+    good = Attempt("x", {}, valid=True)
+    bad = Attempt("x", {}, valid=False, malformed="schema_violation")
+    on = report([case("a::1", "PASS", {"tool": 1.0}, attempts=[good],
+                      checks=StepChecks(tool=True)),
+                 case("a::2", "ERROR", {})])  # e.g. no grammar for its tool: the machine's
+    off = report([case("a::1", "PASS", {"tool": 1.0}, attempts=[good],
+                       checks=StepChecks(tool=True)),
+                  case("a::2", "FAIL", {"tool": 0.0}, attempts=[bad],
+                       checks=StepChecks(tool=False))],
+                 backend={"grammar": "off", "constraint": None})
+    gap = gap_of(on, off)
+    assert gap["cases"] == 1 and gap["score"]["gap"] == 0.0
+    assert gap["validity"]["on"] == gap["validity"]["off"]  # not 100 % against 50 %
+
+
 def test_baseline_option_in_pytest(project, fake_model) -> None:
     good = fake_model([Rule("weather", [call("get_weather", {"city": "Izmir"}),
                                         answer("17.4 degrees")]),

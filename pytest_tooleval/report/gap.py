@@ -87,7 +87,7 @@ def gap_of(on: Report, off: Report) -> dict[str, Any]:
                  for a in sorted({*on_axes, *off_axes})},
         "groups": {g: pair(on_groups.get(g), off_groups.get(g))
                    for g in sorted({*on_groups, *off_groups})},
-        "validity": {"on": validity(on.cases), "off": validity(off.cases)},
+        "validity": {"on": validity(on_cases), "off": validity(off_cases)},
         "mechanism": {"on": on.run.constraint, "off": off.run.constraint},
         "model": on.run.model.get("name"),
         "paired": paired_gap(on.cases, off.cases),
