@@ -1715,3 +1715,35 @@ def test_an_answer_with_a_number_longer_than_python_prints_is_read() -> None:
     limit (ValueError), and the case became the harness's ERROR."""
     assert evidence_found(["5"], "1" * 20_000, "en") is False
     assert evidence_found(["5"], "It is 5 pm. " + "9" * 5_000 + " TL", "tr") is True
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("42", "There are maybe 42 or 43 seats left.", "en"),
+    ("7.25", "The pH was 7.25, or possibly 7.52, judging by the strip.", "en"),
+    ("2026-06-16", "The parcel arrives on 16 or 17 June.", "en"),
+    ("18:30", "Doors open at 18:30 or 19:00, the site is unclear.", "en"),
+    ("1250", "Kira 1.250 € ya da 1.520 € olabilir.", "tr"),
+    ("3,6", "Deprem 3,6 veya 3,8 büyüklüğündeydi.", "tr"),
+])
+def test_a_value_hedged_with_another_is_not_stated(value: str, answer: str,
+                                                  language: str) -> None:
+    """"maybe 42 or 43" commits to neither: a careful reader marks it wrong for 42. It used
+    to count as stating it."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("232.78", "It is 232.78 °C, or about 233 °C.", "en"),
+    ("4.37", "She weighs 4.37 kg, or 9.63 lb.", "en"),
+    ("16:25", "That is 16:25, or 4:25 pm.", "en"),
+    ("1450", "It was 1,450 TRY per lesson, or 20,300 TRY for 14 lessons.", "en"),
+    ("338 41 76", "Call 0216 338 41 76 or 0216 338 41 77.", "en"),
+    ("41", "Ders salı ya da cuma, 41 numaralı sınıfta.", "tr"),
+])
+def test_a_restatement_or_a_choice_joined_by_or_still_states_the_value(
+        value: str, answer: str, language: str) -> None:
+    assert found(value, answer, language)
+
+
+def test_a_hedge_between_two_of_the_evidences_values_states_it() -> None:
+    assert evidence_found(["38.4172", "38.5391"], "A dollar is 38.4172 or 38.5391 lira.")

@@ -25,7 +25,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   past is its -mIş past (ödendi, ödenmiş), a negated one stays negated;
 - a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"), nor
   the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
-  "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan");
+  "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
+  nor one hedged with another ("maybe 42 or 43", "3,6 ya da 3,8");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
   ("open from 9:00 to 17:00"); nor, in English, text right after a negation ("not
   pet-friendly");
@@ -300,6 +301,7 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
                for mark in ("", "-", " ")]
     if language == "tr":
         values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
+    answer = _HEDGE.sub(lambda m: " " if _hedged(m, values, language) else m[0], answer)
     if _found(values, answer, language, today):
         return True
     # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
@@ -405,6 +407,31 @@ def _without_denied_text(answer: str, alternatives: list[str]) -> str:
         answer = re.sub(rf"\b(?:(?:not|never|no\s+longer)\s+(?:been?\s+)?|non-){text}(?!\w)",
                         " ", answer, flags=re.IGNORECASE)
     return answer
+
+
+#: Two numbers or times joined by "or", "ya da", "veya" ("4.3 or 4.4", "63.5 mm, or possibly
+#: 65.3 mm", "9.948,77 TL ya da 9.984,77 TL", "09:00 or 09:30"): a hedge when ``_hedged``,
+#: left out, as it states neither.
+_SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
+_HEDGE = re.compile(rf"(?<![\w.,:])(?<!\d\s)(?P<x>{_SIDE}),?\s+(?:or|ya\s+da|veya)\s+"
+                    rf"(?:(?:maybe|possibly|perhaps|probably|belki)\s+)?(?P<y>{_SIDE})(?!\s?\d)",
+                    re.IGNORECASE)
+
+
+def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
+    """Whether the two sides of a ``_HEDGE`` match are a hedge: two times, or two numbers
+    shown to the same digit in the same unit (not a restatement: "232.78 °C, or about
+    233 °C", "4.37 kg, or 9.63 lb"), that differ in every reading and are not both the
+    evidence's (a buying or a selling rate)."""
+    x, y = (answer_values(match[side], language) for side in "xy")
+    if x.numbers or y.numbers:
+        differ = len(x.numbers) == len(y.numbers) and all(
+            a.value != b.value and (a.quantum, a.unit) == (b.quantum, b.unit)
+            for a, b in zip(x.numbers, y.numbers, strict=True))
+    else:
+        differ = len(x.times) == len(y.times) == 1 and x.times != y.times
+    return differ and not all(any(value_found(alt, match[side], language) for alt in values)
+                              for side in "xy")
 
 
 #: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
