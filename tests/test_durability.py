@@ -202,6 +202,34 @@ def test_killed_run_resumes_to_the_uninterrupted_report(project, fake_model, wor
     assert read_journal(_journal_path(project)).end["complete"] is True
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_sigterm_while_the_reports_are_written_lets_them_be_written(project, fake_model,
+                                                                      workers) -> None:
+    """SIGTERM (a cancelled CI job) after the last case, while the reports are written:
+    the handler raised KeyboardInterrupt there, so the run ended in a traceback with no
+    report and no end record. The reports are what SIGTERM is handled for: they finish."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    project.write("conftest.py", """
+import pathlib, time
+def pytest_tooleval_run_metadata(config, metadata):
+    pathlib.Path("writing").touch()
+    time.sleep(2)
+""")
+    process = spawn(project, workers)
+    deadline = time.monotonic() + 120
+    while not (project.path / "writing").exists():
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    os.kill(process.pid, signal.SIGTERM)
+    output = process.communicate(timeout=120)[0].decode()
+    assert process.returncode == 0, output[-3000:]
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output[-3000:]
+    assert project.report()["run"]["interrupted"] is None
+    journal = read_journal(_journal_path(project))
+    assert len(journal.cases) == 3 and journal.end is not None and journal.end["complete"]
+
+
 def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_model) -> None:
     server = fake_model(_script())
     project.profile(server)

@@ -92,6 +92,8 @@ class Controller:
         self.interrupt_message = ""
         self._previous_handler: Any = None
         self._begun = False
+        #: The run's end has begun: SIGTERM no longer interrupts it.
+        self.finishing = False
         self.report: Report | None = None
         self.paths: list[Path] = []
         self.write_error: str | None = None
@@ -213,6 +215,8 @@ class Controller:
         Outside the main thread ``signal.signal`` raises ValueError: nothing is installed."""
 
         def on_sigterm(signum: int, frame: Any) -> None:
+            if self.finishing:
+                return  # the reports it is handled for are being written
             self.signal_name = "SIGTERM"
             raise KeyboardInterrupt("SIGTERM")
 
@@ -221,6 +225,10 @@ class Controller:
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interrupt_message = str(excinfo.value)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        self.finishing = True
 
     def unconfigure(self) -> None:
         """The end of this pytest session: the report folder and SIGTERM let go."""
