@@ -152,6 +152,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    if report.when == "???" and report.failed:  # xdist's: the case's worker crashed
+        from pytest_tooleval.run.controller import is_case_report
+
+        return ("error", "E", ("ERROR", {"red": True})) if is_case_report(report) else None
     if report.when != "call":
         return None
     result = getattr(report, "tooleval", None)

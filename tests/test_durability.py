@@ -230,6 +230,25 @@ def pytest_tooleval_run_metadata(config, metadata):
     assert len(journal.cases) == 3 and journal.end is not None and journal.end["complete"]
 
 
+def test_a_crashed_xdist_worker_is_an_error_not_a_failure(project, fake_model) -> None:
+    """An xdist worker dies mid-case: the report said ERROR (crash), but pytest's own
+    lines said "FAILED" and "2 failed", counting the machine's failure as the model's."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    project.write("conftest.py", """
+import os
+def pytest_runtest_call(item):
+    if item.name == "c01":
+        os._exit(1)
+""")
+    result = project.run("--tooleval-min-cases", "1", "-rA", workers=2)
+    cases = {c["nodeid"]: c for c in project.report()["cases"]}
+    assert cases["scenarios/demo.yaml::c01"]["error"]["kind"] == "crash"
+    assert result.parseoutcomes() == {"passed": 2, "errors": 1}
+    result.stdout.fnmatch_lines(["ERROR scenarios/demo.yaml::c01*crashed*"])
+    assert "FAILED" not in result.stdout.str()
+
+
 def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_model) -> None:
     server = fake_model(_script())
     project.profile(server)

@@ -317,7 +317,7 @@ class Controller:
         if data is not None and report.when == "call":
             self._keep(report.nodeid, CaseResult.from_json(data), data)
             return
-        if not _is_case_report(report):
+        if not is_case_report(report):
             return  # another plugin's item (a failing YAML test is not a tooleval ERROR)
         if report.skipped and report.when == "setup":
             longrepr = report.longrepr
@@ -481,7 +481,7 @@ def selection(results: list[CaseResult], config: pytest.Config, sample: int) -> 
     )
 
 
-def _is_case_report(report: Any) -> bool:
+def is_case_report(report: Any) -> bool:
     """A report of a tooleval case: marked by the plugin, or the one pytest-xdist makes on
     the controller for a case whose worker crashed (it carries no mark of ours)."""
     if getattr(report, "tooleval_case", False):
