@@ -728,6 +728,23 @@ def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_mod
     assert "step 1 would now be shown ['get_time', 'get_weather', 'save_note']" in text, text
 
 
+def test_a_cache_folder_that_cannot_be_written_is_a_backend_error_naming_it(
+        project, fake_model) -> None:
+    """--tooleval-cache naming a path under a file (as a full disk): each case was an
+    ERROR "internal error in pytest-tooleval (NotADirectoryError ...); please report it",
+    naming neither the option nor the fix."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    project.write("afile", "not a folder")
+    project.run("--tooleval-min-cases", "1", "--tooleval-cache=afile/replies")
+    for case in project.report()["cases"]:
+        error = case["error"]
+        assert error["kind"] == "backend", error
+        assert error["message"].startswith(f"--tooleval-cache {project.path / 'afile/replies'}"
+                                           ": cannot store the model's reply there ("), error
+        assert error["message"].endswith("); give a folder you can write to"), error
+
+
 def test_cache_keys_carry_each_repeats_seed(project, fake_model) -> None:
     server = fake_model(_script())
     project.profile(server)

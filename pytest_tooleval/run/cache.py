@@ -132,8 +132,13 @@ class CachingBackend(Backend):
             turn.cached = True
             return turn
         turn = self.inner.complete(messages, tools)
-        write_atomic(path, json.dumps({"version": CACHE_VERSION, "turn": asdict(turn)},
-                                      ensure_ascii=False) + "\n")
+        try:
+            write_atomic(path, json.dumps({"version": CACHE_VERSION, "turn": asdict(turn)},
+                                          ensure_ascii=False) + "\n")
+        except OSError as exc:  # a full disk, a file in the way: the machine, named
+            raise BackendError(f"--tooleval-cache {self.directory}: cannot store the model's "
+                               f"reply there ({exc.strerror or exc}); give a folder you can "
+                               "write to") from None
         return turn
 
     def _backend_file(self) -> Path:
