@@ -21,7 +21,7 @@ from pytest_tooleval.cli import main as tooleval_main
 from pytest_tooleval.run.journal import Journal, read_journal
 from pytest_tooleval.run.shard import ShardError, parse_shard, shard_items
 from tests.conftest import scenario
-from tests.support.fake_openai import Rule, answer, call, status
+from tests.support.fake_openai import Rule, answer, call, delay, status
 from tests.support.interrupt import stop_after
 from tests.test_process_end import _spawn as spawn
 
@@ -294,6 +294,28 @@ def test_a_run_killed_after_its_last_case_resumes_to_its_report(project, fake_mo
     resumed = project.report()
     assert resumed["run"]["resumed"]["cases_carried"] == 3
     assert _strip(resumed) == whole
+
+
+def test_resume_takes_the_server_fixed_in_the_profile(project, fake_model) -> None:
+    """A case timed out (an ERROR: the machine); the user raises the profile's timeout and
+    retries and restarts the server on another port, then resumes to run that case again.
+    Resume refused: "another configuration ... model.timeout: 1.0 then, 5.0 now", though
+    these decide only whether the machine answered, never what the model said."""
+    slow = [Rule("number 01", [delay(2, call("get_weather", {"city": "Izmir"})),
+                               answer("It is 17.4 °C.")]), *_script()]
+    project.profile(fake_model(slow), timeout=1)
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    project.run("--tooleval-min-cases", "1")
+    error = project.cases()["c01"].error
+    assert error is not None and error.kind == "backend", error
+    moved = fake_model(slow)
+    project.profile(moved, timeout=5, retries=2, start_hint="llama-server --port 8081")
+    result = project.run("--tooleval-min-cases", "1", "--tooleval-resume")
+    assert result.ret == 0, result.stderr.str()
+    asked = {m["content"] for path, body in moved.requests if path.endswith("/completions")
+             for m in body["messages"] if m["role"] == "user" and "weather" in m["content"]}
+    assert asked == {"weather number 01 in izmir"}
+    assert {c.outcome.value for c in project.cases().values()} == {"PASS"}
 
 
 @pytest.mark.parametrize("workers", [0, 2])

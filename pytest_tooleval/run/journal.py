@@ -31,6 +31,10 @@ JOURNAL_VERSION = 1
 REPORT_FILES = ("report.json", "report.md", "report.html", "comparison.json", JOURNAL_NAME)
 
 
+#: Profile fields that decide only whether and how fast the machine answers.
+MACHINE_FIELDS = {"base_url", "concurrency", "retries", "start_hint", "timeout"}
+
+
 class JournalError(Exception):
     """A journal that cannot be used (missing, unreadable, for another configuration)."""
 
@@ -39,8 +43,9 @@ def run_identity(settings: Settings, profile: Profile) -> dict[str, Any]:
     """What must be equal for results of two runs to be joined (resume, merge)."""
     project = settings.project
     return {
-        # Concurrency changes how fast, not what: a run resumed at another one joins.
-        "model": {k: v for k, v in profile.describe().items() if k != "concurrency"},
+        # How fast and where, not what the model says: a run resumed after the server was
+        # moved, or given more time or retries to fix its ERRORs, joins.
+        "model": {k: v for k, v in profile.describe().items() if k not in MACHINE_FIELDS},
         "grammar": grammar_mode(settings, profile),
         "router": settings.router,
         "k": settings.k,
