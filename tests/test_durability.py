@@ -83,6 +83,26 @@ def test_ctrl_c_marks_the_report_interrupted_and_not_valid(project, fake_model, 
     assert "NOT VALID" in project.markdown() or "not valid" in project.markdown()
 
 
+def test_a_partial_run_says_that_resume_finishes_it(project, fake_model) -> None:
+    """A stopped run and a run with ERROR cases said NOT VALID and why, but not what to
+    do next: --tooleval-resume runs the rest, and the ERROR cases again."""
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    stop_after(project, 2)
+    result = project.run("--tooleval-min-cases", "1", subprocess=True)
+    result.stdout.fnmatch_lines(["*verdict: NOT VALID: interrupted (*: 2 of 4 cases ran): it "
+                                 "covers only part of the selection, so no verdict is given; "
+                                 "--tooleval-resume runs the rest"])
+    (project.path / "conftest.py").unlink()
+    server.set_rules([Rule("number 01", [status(500)]), *_script()])
+    result = project.run("--tooleval-min-cases", "1")
+    result.stdout.fnmatch_lines(["*verdict: NOT VALID: 1 case(s) ended in ERROR (the machine "
+                                 "failed, not the model; not scored); once it is fixed, "
+                                 "--tooleval-resume runs them again"])
+    assert "--tooleval-resume runs them again" in project.markdown()
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 @pytest.mark.parametrize("stop", [["-x"], ["--maxfail", "2"]])
 def test_x_and_maxfail_mark_the_report_interrupted(project, fake_model, workers, stop) -> None:

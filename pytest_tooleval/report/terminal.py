@@ -74,10 +74,12 @@ def verdict_reason(summary: Summary, interrupted: str | None,
                       if first == said_after else f"{first} Nothing was scored.")
         elif errors:
             reason = (f"{errors} case(s) ended in ERROR (the machine failed, not the model; "
-                      "not scored)" + (f"; interrupted ({interrupted})" if interrupted else ""))
+                      "not scored)" + (f"; interrupted ({interrupted})" if interrupted else "")
+                      + "; once it is fixed, --tooleval-resume runs them again"
+                      + (" and the rest" if interrupted else ""))
         else:
             reason = (f"interrupted ({interrupted}): it covers only part of the selection, "
-                      "so no verdict is given")
+                      "so no verdict is given; --tooleval-resume runs the rest")
     elif deploy.verdict == "NOT MEASURED":
         covered = summary.coverage
         reason = (f"{covered.detail}; a verdict needs {covered.minimum} scored cases on every "
