@@ -539,6 +539,27 @@ def test_shards_merged_equal_a_single_run(project, fake_model, workers, monkeypa
     assert "given twice" in capsys.readouterr().err
 
 
+def test_a_merged_report_does_not_take_one_shards_resume(project, fake_model, monkeypatch,
+                                                        capsys) -> None:
+    """Shard 1 stopped and resumed: merged first, the merged report said run.resumed
+    {"cases_carried": 1} (shard 1's alone); merged last, nothing."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    stop_after(project, 1)
+    project.run("--tooleval-min-cases", "1", "--tooleval-shard", "1/2", "--tooleval-report",
+                "s1", subprocess=True)
+    (project.path / "conftest.py").unlink()
+    project.run("--tooleval-min-cases", "1", "--tooleval-shard", "1/2", "--tooleval-report",
+                "s1", "--tooleval-resume")
+    assert json.loads((project.path / "s1" / "report.json").read_text())["run"]["resumed"]
+    project.run("--tooleval-min-cases", "1", "--tooleval-shard", "2/2", "--tooleval-report", "s2")
+    monkeypatch.chdir(project.path)
+    for parts in (["s1", "s2"], ["s2", "s1"]):
+        assert tooleval_main(["merge", *parts, "--report", "m"]) == 0, capsys.readouterr()
+        run = json.loads((project.path / "m" / "report.json").read_text())["run"]
+        assert "resumed" not in run and run["cases_done"] == 4, parts
+
+
 def test_shards_with_skipped_cases_merge_to_the_single_run(project, fake_model,
                                                          monkeypatch) -> None:
     """Skipped cases are dealt to the shards like the others; the merged report once

@@ -155,7 +155,7 @@ def merge(paths: list[Path], out_dir: Path, rootdir: Path) -> Finished:
     run = first.model_copy(update={
         "started": min(p.run.started for p in parts),
         "finished": max(p.run.finished for p in parts),
-        "interrupted": None, "cases_done": count + len(skipped),
+        "interrupted": None, "resumed": None, "cases_done": count + len(skipped),
         "cases_selected": count + len(skipped), "shard": None,
         "skipped": [skipped[nodeid] for nodeid in sorted(skipped)] or None,
         "merged_from": [str(p.source) for p in parts], "selection": selection,
