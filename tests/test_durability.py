@@ -154,6 +154,26 @@ def test_a_complete_run_is_not_interrupted_and_its_journal_says_complete(
     assert (previous / "journal.jsonl").is_file()
 
 
+def test_failed_starts_never_push_the_last_scored_run_out_of_previous(project,
+                                                                     fake_model) -> None:
+    """Two runs in a row against a server that is down (each ERROR, nothing scored): the
+    second moved the first into previous/, deleting the good run kept there."""
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(2)))
+    assert project.run("--tooleval-min-cases", "1").ret == 0
+    good = project.report()["run"]["started"]
+    assert project.run("--tooleval-min-cases", "1").ret == 0  # it moves to previous/
+    kept = project.report()["run"]["started"]
+    server.stop()
+    for _ in range(2):
+        project.run("--tooleval-min-cases", "1")
+        assert project.report()["summary"]["cases_scored"] == 0
+    previous = project.path / "tooleval-report" / "previous"
+    assert json.loads((previous / "report.json").read_text())["run"]["started"] == kept
+    assert good <= kept and (previous / "journal.jsonl").is_file()
+
+
 # ------------------------------------------------------------------ kill and resume
 
 

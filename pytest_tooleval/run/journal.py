@@ -27,7 +27,8 @@ JOURNAL_NAME = "journal.jsonl"
 #: Held (flock) by the run writing the folder, until its process ends its pytest session.
 LOCK_NAME = ".lock"
 JOURNAL_VERSION = 1
-#: What an earlier run left in a report folder; moved to ``previous/`` by the next run.
+#: What an earlier run left in a report folder; moved to ``previous/`` by the next run (or
+#: dropped, if it scored no case).
 REPORT_FILES = ("report.json", "report.md", "report.html", "comparison.json", JOURNAL_NAME)
 
 
@@ -135,11 +136,26 @@ def set_aside(report_dir: Path, also: Iterable[Path] = ()) -> None:
                if (report_dir / name).exists()]
     if not present:
         return
+    if not _scored(report_dir / JOURNAL_NAME):
+        # A run that scored no case (its server was down) is dropped: previous/ keeps the
+        # last run that scored one, however many failed starts follow it.
+        for path in present:
+            path.unlink()
+        return
     previous = report_dir / "previous"
     shutil.rmtree(previous, ignore_errors=True)
     previous.mkdir(parents=True, exist_ok=True)
     for path in present:
         os.replace(path, previous / path.name)
+
+
+def _scored(journal: Path) -> bool:
+    """Whether the run of ``journal`` scored a case (one it cannot read is kept: True)."""
+    try:
+        return any(result.get("outcome") != "ERROR"
+                   for result in read_journal(journal).cases.values())
+    except JournalError:
+        return True
 
 
 def now() -> str:
