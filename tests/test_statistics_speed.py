@@ -16,10 +16,12 @@ from pytest_tooleval.scoring.statistics import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     BootstrapResult,
+    _levels,
     _percentile_interval,
+    _prepare,
+    _terms,
     bootstrap,
     case_matrix,
-    expanded_level,
     paired_bootstrap,
     stratified_indices,
     usable_strata,
@@ -31,8 +33,7 @@ WEIGHTS = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
 def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
                         resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """scoring/statistics.py's bootstrap as it was before (commit 145e88d), its percentiles
-    read at the expanded level as the method now has them (an axis's from the cases that
-    count on it)."""
+    read at the expanded level as the method now has them (statistics._levels)."""
     axes = list(weights)
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
@@ -40,9 +41,7 @@ def reference_bootstrap(rows, strata, weights, *, level=DEFAULT_LEVEL,
     w = np.array([weights[a] for a in axes])
     rng = np.random.default_rng(seed)
     strata = usable_strata(strata)
-    levels = [expanded_level(level, [s for s, v in zip(strata, column, strict=True)
-                                     if not np.isnan(v)]) for column in values.T]
-    level = expanded_level(level, strata)
+    level, *levels = _levels(level, strata, _terms(_prepare(values), w))
     means_parts, score_parts = [], []
     for start in range(0, resamples, _CHUNK):
         indices = stratified_indices(strata, min(_CHUNK, resamples - start), rng)

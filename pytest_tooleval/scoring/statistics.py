@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -33,7 +33,7 @@ def z_value(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
-def t_quantile(p: float, df: int) -> float:
+def t_quantile(p: float, df: float) -> float:
     """Student's t quantile, by its Cornish–Fisher expansion about the normal's
     (Abramowitz & Stegun 26.7.5): at the 0.975 quantile within 0.004 of the exact value
     from 3 degrees of freedom, at 0.995 within 0.05; below 3 too small, but there the
@@ -45,17 +45,26 @@ def t_quantile(p: float, df: int) -> float:
     return z + sum(term / df**power for power, term in enumerate(terms, start=1))
 
 
-def expanded_level(level: float, strata: Sequence[str]) -> float:
+def expanded_level(level: float, strata: Sequence[str], terms: Iterable[float]) -> float:
     """The level at which to read the bootstrap's percentiles so that few cases still
     cover as claimed (Hesterberg's expanded percentile interval): the percentile interval
     is as narrow as a normal one with the plug-in variance, so read it where a normal
-    gives the width of Student's t with n − h degrees of freedom (h strata) and the
-    unbiased variance. 0.95 becomes 0.983 at 10 cases, 0.959 at 43, 0.9506 at 674."""
-    n = len(strata)
-    df = n - len(set(strata))
-    if df < 1:
+    gives the width of Student's t with the unbiased variance. ``terms``: each case's share
+    of the figure; the degrees of freedom are Welch–Satterthwaite's over the strata, so a
+    small stratum that carries most of the spread (6 chain cases beside 300 tool cases)
+    counts as few cases, not as the run's. With equal spreads: n − h (h strata); 0.95
+    becomes 0.983 at 10 cases, 0.959 at 43, 0.9506 at 674."""
+    groups: dict[str, list[float]] = {}
+    for stratum, term in zip(strata, terms, strict=True):
+        groups.setdefault(stratum, []).append(term)
+    # Per stratum (n, the plug-in variance of its sum, the unbiased one).
+    parts = [(len(g), len(g) * float(np.var(g)), len(g) ** 2 * float(np.var(g)) / (len(g) - 1))
+             for g in groups.values() if len(g) > 1]
+    plug, unbiased = sum(p for _, p, _ in parts), sum(u for *_, u in parts)
+    if plug <= 0:
         return level
-    widened = t_quantile(0.5 + level / 2.0, df) * math.sqrt(n / df)
+    df = unbiased**2 / sum(u * u / (n - 1) for n, _, u in parts)
+    widened = t_quantile(0.5 + level / 2.0, df) * math.sqrt(unbiased / plug)
     return 2.0 * NormalDist().cdf(widened) - 1.0
 
 
@@ -176,8 +185,8 @@ def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
     if not rows:
         return BootstrapResult(None, dict.fromkeys(axes))
     prepared = _prepare(case_matrix(rows, axes))
-    score_level, *levels = _levels(level, strata, prepared[1])
     w = np.array([weights[a] for a in axes])
+    score_level, *levels = _levels(level, strata, _terms(prepared, w))
     parts = [_figures(prepared, w, indices) for indices in _resampled(strata, resamples, seed)]
     means = np.concatenate([m for m, _ in parts])
     score = np.concatenate([s for _, s in parts])
@@ -188,13 +197,24 @@ def bootstrap(rows: Sequence[dict[str, float]], strata: Sequence[str],
     )
 
 
-def _levels(level: float, strata: Sequence[str], present: np.ndarray) -> list[float]:
-    """The score's expanded level, from every case, then each axis's, from the cases that
-    count on it (its mean varies as theirs does: the step axis of 12 chain cases in a run
-    of 42 is read as 12 cases)."""
-    usable = usable_strata(strata)
-    axes = [[s for s, here in zip(usable, column, strict=True) if here] for column in present.T]
-    return [expanded_level(level, cases) for cases in [usable, *axes]]
+def _terms(prepared: tuple[np.ndarray, np.ndarray], weights: np.ndarray) -> np.ndarray:
+    """Cases × (score, axes): each case's share of the score, then its value on each axis
+    (NaN where it does not count): the figures are sums of these over cases."""
+    filled, present = prepared
+    counts = present.sum(axis=0)
+    shares = np.where(present, filled / np.maximum(counts, 1), 0.0) @ weights
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = 100.0 * shares / weights[counts > 0].sum()
+    return np.column_stack([score, np.where(present, filled, np.nan)])
+
+
+def _levels(level: float, strata: Sequence[str], terms: np.ndarray) -> list[float]:
+    """The score's expanded level, then each axis's, from the cases that count on it (its
+    mean varies as theirs does: the step axis of 12 chain cases in a run of 42 is read as
+    12 cases); ``terms`` from ``_terms``."""
+    usable = np.array(usable_strata(strata))
+    return [expanded_level(level, usable[ok].tolist(), column[ok])
+            for column, ok in zip(terms.T, np.isfinite(terms).T, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -232,7 +252,7 @@ def paired_bootstrap(
         bm, bs = _figures(base, w, indices)
         parts.append(np.column_stack([ns - bs, nm - bm]))
     samples = np.concatenate(parts)
-    levels = _levels(level, strata, new[1] & base[1])
+    levels = _levels(level, strata, _terms(new, w) - _terms(base, w))
     found: dict[str, PairedDifference | None] = dict.fromkeys(keys)
     for j, key in enumerate(keys):
         column = samples[np.isfinite(samples[:, j]), j]
@@ -256,7 +276,8 @@ def mean_interval(values: Sequence[float], *, level: float = DEFAULT_LEVEL,
     strata = ["all"] * data.size
     samples = np.concatenate([data[indices].mean(axis=1)
                               for indices in _resampled(strata, resamples, seed)])
-    return _percentile_interval(samples, expanded_level(level, strata), "paired bootstrap")
+    return _percentile_interval(samples, expanded_level(level, strata, data),
+                                "paired bootstrap")
 
 
 def sign_flip_p(differences: Sequence[float], *, resamples: int = 20_000,
