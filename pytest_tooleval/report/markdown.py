@@ -180,8 +180,9 @@ def render_markdown(report: Report) -> str:
         f"Cases: {outcomes['PASS']} pass, {outcomes['PARTIAL']} partial, "
         f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
         f"{calls.attempts}, malformed: {calls.malformed}, parser leaks: "
-        f"{calls.parser_leaks}. Step latency p50 {fmt(calls.latency_p50_s, 2)} s, "
-        f"p95 {fmt(calls.latency_p95_s, 2)} s.",
+        f"{calls.parser_leaks}. Step latency "
+        + ("n/a (no step answered)" if calls.latency_p50_s is None else
+           f"p50 {fmt(calls.latency_p50_s, 2)} s, p95 {fmt(calls.latency_p95_s, 2)} s") + ".",
         "",
     ]
     for title, label, table in summary.breakdowns():

@@ -375,5 +375,6 @@ def test_a_figure_not_measured_is_n_a_not_a_python_none() -> None:
     html = unescape(render_html(report))
     assert "<tr><td>score</td><td>n/a</td>" in html
     assert "None" not in markdown and ">None<" not in html
+    assert "Step latency n/a (no step answered)." in markdown  # not "p50 n/a s"
     empty = summarize([], Thresholds(min_cases=0))  # no case ran; coverage not required
     assert "score n/a (needs >= 70)" in verdict_reason(empty, None)
