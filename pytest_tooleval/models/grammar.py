@@ -79,6 +79,15 @@ def _explicit(node: Any) -> Any:
     converter reads {} as "an object" and refuses a schema of only a description."""
     if not isinstance(node, dict):
         return _ANY_VALUE if node is True else node
+    for key in ("anyOf", "oneOf"):
+        if isinstance(alternatives := node.get(key), list) and alternatives and all(
+                isinstance(a, dict) and set(a) == {"required"} for a in alternatives):
+            # "one of these is required": each alternative the whole object with its own
+            # required list (the converter cannot read an alternative of "required" alone)
+            rest = {k: v for k, v in node.items() if k != key}
+            return {"anyOf": [_explicit({**rest, "required": [*rest.get("required", []),
+                                                              *a["required"]]})
+                              for a in alternatives]}
     out = {}
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):

@@ -167,6 +167,20 @@ def test_any_value_is_any_value_not_an_object(vocab: Any) -> None:
 
 
 @pytest.mark.realmodel
+def test_one_of_these_fields_is_required_is_a_grammar(vocab: Any) -> None:
+    """anyOf/oneOf of "required" lists beside the properties: the converter refused it
+    ("Unrecognized schema: {'required': ['a']}"), so every case showing the tool was an
+    ERROR under grammar on."""
+    for key in ("anyOf", "oneOf"):
+        spec = ToolSpec("t", "t", {"type": "object", "properties": {
+            "a": {"type": "string"}, "b": {"type": "integer"}},
+            key: [{"required": ["a"]}, {"required": ["b"]}]}, "mcp")
+        gbnf = schema_to_gbnf(envelope_schema([spec]))
+        assert _admits(vocab, gbnf, _call({"a": "x"})) and _admits(vocab, gbnf, _call({"b": 2}))
+        assert not _admits(vocab, gbnf, _call({})) and not _admits(vocab, gbnf, _call({"b": "x"}))
+
+
+@pytest.mark.realmodel
 def test_the_grammar_admits_no_string_the_parser_cannot_read(vocab: Any) -> None:
     from pytest_tooleval.models.parsing import split_output
 
