@@ -254,3 +254,19 @@ def test_a_misspelt_field_is_one_problem_that_names_the_field(tmp_path: Path) ->
     text = problems(tmp_path, {"name": "g", "requires": ["search_documents"],
                                "cases": [tool_case(expcet="web_search")]})
     assert "field 'expcet': unknown field (did you mean 'expect'?)" in text
+
+
+@pytest.mark.parametrize(("world", "date"), [({}, "12 March"),
+                                             ({"clock": "2026-05-01T09:00:00+03:00"}, "1 May")])
+def test_a_date_that_the_messages_day_word_names_is_refused(tmp_path: Path, world: dict,
+                                                            date: str) -> None:
+    """The scorer reads an answer's "today" as the case's day, so "what's the date today?"
+    echoed met evidence of that date: the guard reads the message on the same clock."""
+    step = {"message": "what's the date today?", "expect": "current_datetime",
+            "evidence": [[date, "2026"]]}
+    data = {"name": "g", "requires": ["current_datetime"], "world": world,
+            "cases": [{"name": "c", "category": "tool", "steps": [step]}]}
+    text = problems(tmp_path, data)
+    assert f"'{date}'" in text and "day word" in text and "'2026'" not in text
+    step["message"] = "what's the date?"
+    assert load_case_file(write(tmp_path, data)).cases[0].steps[0].message == step["message"]

@@ -9,11 +9,13 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Iterable
+from datetime import date
 
 from pytest_tooleval.cases.errors import Problem
 from pytest_tooleval.cases.evidence import claims_found, evidence_found
 from pytest_tooleval.cases.model import CaseFile, Step
 from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.scoring.outcome import case_today
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
     READ_ONLY_BUILTINS,
@@ -21,10 +23,12 @@ from pytest_tooleval.tools.names import (
 )
 
 
-def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[str, str] | None:
+def check_evidence_value(value: str, step: Step, language: str = "en",
+                         today: date | None = None) -> tuple[str, str] | None:
     """Why one evidence alternative could not fail, with the fix; None when it is sound.
-    The echo test uses scoring's boundary matcher: "18" is refused for "what is 18 * 1000?",
-    "version 3.7" is accepted for a message that holds 37."""
+    The echo test uses scoring's matcher on the case's clock (``today``): "18" is refused
+    for "what is 18 * 1000?", "12 March" for "what's the date today?"; "version 3.7" is
+    accepted for a message that holds 37."""
     stripped = value.strip()
     if not stripped:
         return ("empty evidence value", "remove it, or write the value the answer must contain")
@@ -39,6 +43,12 @@ def check_evidence_value(value: str, step: Step, language: str = "en") -> tuple[
             "evidence appears in the step's own message: the model could echo it",
             "use a value only the tool's result contains",
         )
+    if today is not None and evidence_found([stripped], step.message, language, today):
+        return (
+            "evidence is the day the step's message names by a day word ('today', 'bugün') "
+            "on the case's clock: an answer that echoes the word is read as that day",
+            "ask without the day word (\"what's the date?\"), or use a value only the "
+            "tool's result contains")
     return None
 
 
@@ -152,6 +162,7 @@ def check_file(
                 f"{spelt!r} to 'requires'", field="requires", value=entry))
             known, available = known | {spelt}, available | {spelt}
 
+    today = case_today(case_file)
     for case in case_file.cases:
         if case.category == "irrelevance" and any(step.routes for step in case.steps):
             problems.append(
@@ -176,7 +187,7 @@ def check_file(
             )
         for number, step in enumerate(case.steps, start=1):
             problems.extend(_check_step(case.name, number, step, known, available,
-                                        case_file.language))
+                                        case_file.language, today))
     if strict:
         problems += measuring_problems(case_file)
     return problems
@@ -211,7 +222,7 @@ def measuring_problems(case_file: CaseFile) -> list[Problem]:
 
 def _check_step(
     case: str, number: int, step: Step, known: set[str], available: set[str],
-    language: str = "en",
+    language: str = "en", today: date | None = None,
 ) -> list[Problem]:
     problems: list[Problem] = []
 
@@ -256,7 +267,7 @@ def _check_step(
         if not alternatives:
             problem("an evidence item is an empty list of alternatives", "remove it", "evidence")
         for value in alternatives:
-            found = check_evidence_value(value, step, language)
+            found = check_evidence_value(value, step, language, today)
             if found:
                 problem(found[0], found[1], "evidence", value)
     for message, fix, item in check_wrong(step, language):
