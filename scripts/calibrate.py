@@ -46,7 +46,7 @@ import numpy as np
 from pytest_tooleval.cases.evidence import evidence_found
 from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
-from pytest_tooleval.cases.model import Case, Step
+from pytest_tooleval.cases.model import Case, Step, case_today
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.check.oracle import tool_outputs
 from pytest_tooleval.engine.session import CaseRef, ModelSession
@@ -55,7 +55,7 @@ from pytest_tooleval.result import CaseResult, Outcome, repeat_suffix
 from pytest_tooleval.router import default_router
 from pytest_tooleval.scoring.aggregate import WEIGHTS, axes_of, score_of
 from pytest_tooleval.scoring.intervals import figure_intervals
-from pytest_tooleval.scoring.outcome import case_today, score_case
+from pytest_tooleval.scoring.outcome import score_case
 from pytest_tooleval.scoring.paired import decide, pair_cases, paired_rows
 from pytest_tooleval.scoring.repeats import group_tries
 from pytest_tooleval.scoring.settings import IntervalSettings

@@ -291,7 +291,7 @@ def test_a_day_word_typed_without_turkish_letters_is_read_as_with_them() -> None
 
 def test_the_named_release_planning_answer_passes_on_the_cases_clock() -> None:
     from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.scoring.outcome import case_today
+    from pytest_tooleval.cases.model import case_today
 
     case_file = load_case_file(ROOT / "benchmarks/tr/chains.json")
     case = next(c for c in case_file.cases if c.name == "release-planning-pazartesiye-al")

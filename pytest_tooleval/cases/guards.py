@@ -13,9 +13,8 @@ from datetime import date
 
 from pytest_tooleval.cases.errors import Problem
 from pytest_tooleval.cases.evidence import claims_found, evidence_found
-from pytest_tooleval.cases.model import CaseFile, Step
+from pytest_tooleval.cases.model import CaseFile, Step, case_today
 from pytest_tooleval.hints import did_you_mean
-from pytest_tooleval.scoring.outcome import case_today
 from pytest_tooleval.tools.names import (
     BUILTIN_TOOL_NAMES,
     READ_ONLY_BUILTINS,

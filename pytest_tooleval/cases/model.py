@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal, get_args
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")  # \Z: "$" allows a final newline
 #: Benchmark and case names and job ids: pytest node ids, report keys, terminal lines.
@@ -397,3 +400,12 @@ class CaseFile(_Strict):
     def available_names(self) -> set[str]:
         """Tool names a case of this file may name: requires plus inline tools."""
         return set(self.requires) | set(self.inline_tool_names)
+
+
+def case_today(case_file: CaseFile) -> date:
+    """The day the case's world clock reads, in its zone: the day "today" (and so
+    "tomorrow", "yarın") means in an answer."""
+    world = case_file.world
+    zone = ZoneInfo(world.timezone if world and world.timezone else DEFAULT_TIMEZONE)
+    now = datetime.fromisoformat(world.clock if world and world.clock else DEFAULT_NOW)
+    return (now.replace(tzinfo=zone) if now.tzinfo is None else now).astimezone(zone).date()

@@ -27,14 +27,14 @@ from pytest_tooleval.cases.errors import CaseFileError
 from pytest_tooleval.cases.evidence import claims_found, evidence_found
 from pytest_tooleval.cases.guards import measuring_problems
 from pytest_tooleval.cases.load import load_case_file
-from pytest_tooleval.cases.model import Case, CaseFile, GoldCall
+from pytest_tooleval.cases.model import Case, CaseFile, GoldCall, case_today
 from pytest_tooleval.check.catalogue import conftest_modules
 from pytest_tooleval.check.files import collect_files
 from pytest_tooleval.engine.session import CaseRef, CaseRun, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router import default_router
 from pytest_tooleval.router.base import SHOWN
-from pytest_tooleval.scoring.outcome import case_today, score_case
+from pytest_tooleval.scoring.outcome import score_case
 from pytest_tooleval.tools.base import CaseContext, ToolProvider, ToolSpec
 from pytest_tooleval.tools.builtin import BuiltinToolProvider
 from pytest_tooleval.tools.names import READ_ONLY_BUILTINS, WRITE_BUILTINS

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tooleval.cases.identity import content_hash
-from pytest_tooleval.cases.model import Case, CaseFile
+from pytest_tooleval.cases.model import Case, CaseFile, case_today
 from pytest_tooleval.engine.session import CaseRef, CaseRun
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.result import CaseResult, StepResult
-from pytest_tooleval.scoring.outcome import case_today, score_case
+from pytest_tooleval.scoring.outcome import score_case
 
 
 def case_identity(ref: CaseRef) -> dict[str, Any]:

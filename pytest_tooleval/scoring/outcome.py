@@ -6,17 +6,15 @@ The rules are docs/scoring.md's. A check that did not apply is ``None``, never `
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from pytest_tooleval.cases.evidence import evidence_found, evidence_key
-from pytest_tooleval.cases.model import Case, CaseFile, Step
+from pytest_tooleval.cases.model import Case, Step
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import TRUNCATED
 from pytest_tooleval.result import Outcome, StepChecks
 from pytest_tooleval.scoring.claims import contradictions
-from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
 
 __all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case"]
 
@@ -50,15 +48,6 @@ def _route_check(step: Step, ran: list[str]) -> tuple[list[str], int | None]:
     if [] in missing:
         return [], missing.index([])
     return min(missing, key=len), None
-
-
-def case_today(case_file: CaseFile) -> date:
-    """The day the case's world clock reads, in its zone: the day "today" (and so
-    "tomorrow", "yarın") means in an answer."""
-    world = case_file.world
-    zone = ZoneInfo(world.timezone if world and world.timezone else DEFAULT_TIMEZONE)
-    now = datetime.fromisoformat(world.clock if world and world.clock else DEFAULT_NOW)
-    return (now.replace(tzinfo=zone) if now.tzinfo is None else now).astimezone(zone).date()
 
 
 def check_step(step: Step, transcript: StepTranscript, language: str = "en",
