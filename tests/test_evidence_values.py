@@ -289,6 +289,17 @@ def test_a_day_word_typed_without_turkish_letters_is_read_as_with_them() -> None
     assert not evidence_found(["2026-03-11"], "Dunya kupasi.", "tr", today)
 
 
+def test_a_day_word_beside_a_date_it_does_not_name_states_no_date() -> None:
+    """"Bugün 11 Mart." (today is 12 March) passed for 12 Mart: the day word was read as
+    the date whatever date the answer stated beside it."""
+    today = date(2026, 3, 12)
+    assert not evidence_found(["12 Mart"], "Bugün 11 Mart.", "tr", today)
+    assert not evidence_found(["2026-03-13"], "The meeting is tomorrow, 14 March.", "en", today)
+    assert evidence_found(["2026-03-13"], "Yesterday was 11 March; the meeting is tomorrow.",
+                          "en", today)  # each date stated is one a day word names
+    assert evidence_found(["2026-03-13"], "Yarın, yani 13 Mart'ta.", "tr", today)
+
+
 def test_the_named_release_planning_answer_passes_on_the_cases_clock() -> None:
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.cases.model import case_today
