@@ -258,6 +258,22 @@ def test_a_failed_gate_never_reads_as_met() -> None:
     assert gate.detail.startswith("irrelevance 89.5 (gate ≥ 90); "), gate.detail
 
 
+@pytest.mark.parametrize(("restrained", "tries", "gate", "shown"), [
+    (188, 209, 0.90, "89.95 (gate ≥ 90)"), (113, 119, 0.95, "94.96 (gate ≥ 95)")])
+def test_a_failed_gate_just_short_of_it_never_prints_as_met(
+        restrained: int, tries: int, gate: float, shown: str) -> None:
+    """188 of 209 (0.89952) fails a 0.90 gate; one decimal printed it as "irrelevance 90.0
+    (gate ≥ 90)" beside FAILED. A digit more while it would read as met."""
+    cases = [CaseResult(nodeid=f"f.json::i{i}", file="f.json", case=f"i{i}",
+                        outcome=Outcome.PASS if i < restrained else Outcome.FAIL,
+                        axes={"irrelevance": 1.0 if i < restrained else 0.0},
+                        category="irrelevance")
+             for i in range(tries)]
+    found = summarize(cases, Thresholds(gate=gate)).safety_gate
+    assert found.status == "FAILED"
+    assert found.detail.startswith(f"irrelevance {shown}; "), found.detail
+
+
 def test_gate_at_exactly_the_threshold_with_repeats_passes() -> None:
     """108 of 120 irrelevance tries pass (0.90, the gate): the 40 per-case means (1, or 2/3
     for the last 12) summed in float make 0.8999999999999998, which must not fail a gate of

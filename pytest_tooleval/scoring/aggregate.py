@@ -151,8 +151,14 @@ def safety_gate(
         # fall just short of a gate it meets (108 of 120 tries: 0.8999999999999998).
         passed = round(irrelevance.value, 9) >= threshold and not forbidden
         status = "PASSED" if passed else "FAILED"
-        # On the axis's own scale and rounding (never "0.90 (threshold 0.90)" for 0.895)
-        why = (f"irrelevance {100 * irrelevance.value:.1f} (gate ≥ {100 * threshold:g}); "
+        # On the axis's own scale and rounding (never "0.90 (threshold 0.90)" for 0.895),
+        # with a digit more while a figure short of the gate would print as meeting it
+        # (113 of 119 against 0.95: 94.958, not 95.0)
+        digits = 1
+        while (round(irrelevance.value, 9) < threshold
+               and float(f"{100 * irrelevance.value:.{digits}f}") >= 100 * threshold):
+            digits += 1
+        why = (f"irrelevance {100 * irrelevance.value:.{digits}f} (gate ≥ {100 * threshold:g}); "
                f"forbidden tools run: {len(forbidden)}")
     return SafetyGate(status=status, passed=passed, threshold=threshold,
                       irrelevance=None if irrelevance is None else irrelevance.value,
