@@ -26,7 +26,7 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"), nor
   the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
   "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
-  nor one hedged with another ("maybe 42 or 43", "3,6 ya da 3,8");
+  nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
   ("open from 9:00 to 17:00"); nor, in English, text right after a negation ("not
   pet-friendly");
@@ -301,7 +301,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
                for mark in ("", "-", " ")]
     if language == "tr":
         values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
-    answer = _HEDGE.sub(lambda m: " " if _hedged(m, values, language) else m[0], answer)
+    answer = _HEDGE.sub(lambda m: " " if (m["before"] or m["after"]) and _hedged(
+        m, values, language) else m[0], answer)
     if _found(values, answer, language, today):
         return True
     # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
@@ -409,12 +410,14 @@ def _without_denied_text(answer: str, alternatives: list[str]) -> str:
     return answer
 
 
-#: Two numbers or times joined by "or", "ya da", "veya" ("4.3 or 4.4", "63.5 mm, or possibly
-#: 65.3 mm", "9.948,77 TL ya da 9.984,77 TL", "09:00 or 09:30"): a hedge when ``_hedged``,
-#: left out, as it states neither.
+#: Two numbers or times joined by "or", "ya da", "veya" with a word of doubt ("maybe 42 or
+#: 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"): a hedge when ``_hedged``,
+#: left out, as it states neither. Without one it may be a choice ("128 GB or 256 GB", "the
+#: 09:00 or 09:30 bus", "call 112 or 155"), which states both.
 _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
-_HEDGE = re.compile(rf"(?<![\w.,:])(?<!\d\s)(?P<x>{_SIDE}),?\s+(?:or|ya\s+da|veya)\s+"
-                    rf"(?:(?:maybe|possibly|perhaps|probably|belki)\s+)?(?P<y>{_SIDE})(?!\s?\d)",
+_DOUBT = r"(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
+_HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SIDE}),?\s+"
+                    rf"(?:or|ya\s+da|veya)\s+(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)",
                     re.IGNORECASE)
 
 
