@@ -144,6 +144,8 @@ def unenforced_keywords(schema: Any) -> set[str]:
                 continue
             if key == "format" and value not in _SUPPORTED_FORMATS:
                 found.add(f"format:{value}")
+            elif key in ("minLength", "maxLength") and "pattern" in node:
+                found.add(key)  # a string with a pattern is written as any string
             elif key not in _CONVERTER_KEYWORDS and key not in _ANNOTATIONS:
                 found.add(key)
             if key in ("properties", "$defs", "definitions"):

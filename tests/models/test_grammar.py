@@ -208,3 +208,7 @@ def test_a_pattern_is_not_translated_but_reported(vocab: Any) -> None:
     assert _admits(vocab, gbnf, _call(arguments))
     assert not _admits(vocab, gbnf, _call(arguments).replace('\\"', '"'))  # no JSON
     assert unenforced_keywords(envelope_schema([spec])) == {"pattern"}
+    properties["code"]["minLength"] = 3  # dropped with the pattern: reported too
+    assert unenforced_keywords(envelope_schema([spec])) == {"pattern", "minLength"}
+    properties["name"] = {"type": "string", "minLength": 1}  # enforced without a pattern
+    assert unenforced_keywords(envelope_schema([spec])) == {"pattern", "minLength"}
