@@ -174,6 +174,21 @@ def test_failed_starts_never_push_the_last_scored_run_out_of_previous(project,
     assert good <= kept and (previous / "journal.jsonl").is_file()
 
 
+def test_a_run_whose_journal_stopped_early_but_whose_report_scored_is_kept(tmp_path) -> None:
+    """A full disk stops the journal, not the run: its report.json, which scored cases,
+    was deleted as a run that scored none."""
+    from pytest_tooleval.run.journal import set_aside
+
+    (tmp_path / "journal.jsonl").write_text('{"type": "start"}\n')
+    (tmp_path / "report.json").write_text('{"summary": {"cases_scored": 3}}')
+    set_aside(tmp_path)
+    assert (tmp_path / "previous" / "report.json").is_file()
+    (tmp_path / "report.json").write_text('{"summary": {"cases_scored": 0}}')
+    set_aside(tmp_path)  # this one scored nothing: dropped, previous/ kept
+    assert not (tmp_path / "report.json").exists()
+    assert "3" in (tmp_path / "previous" / "report.json").read_text()
+
+
 # ------------------------------------------------------------------ kill and resume
 
 

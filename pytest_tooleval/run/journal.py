@@ -136,7 +136,7 @@ def set_aside(report_dir: Path, also: Iterable[Path] = ()) -> None:
                if (report_dir / name).exists()]
     if not present:
         return
-    if not _scored(report_dir / JOURNAL_NAME):
+    if not _scored(report_dir):
         # A run that scored no case (its server was down) is dropped: previous/ keeps the
         # last run that scored one, however many failed starts follow it.
         for path in present:
@@ -149,11 +149,17 @@ def set_aside(report_dir: Path, also: Iterable[Path] = ()) -> None:
         os.replace(path, previous / path.name)
 
 
-def _scored(journal: Path) -> bool:
-    """Whether the run of ``journal`` scored a case (one it cannot read is kept: True)."""
+def _scored(report_dir: Path) -> bool:
+    """Whether the run in ``report_dir`` scored a case, by its report.json (the journal may
+    have stopped on a full disk) or else its journal; one it cannot read is kept (True)."""
+    try:
+        report = json.loads((report_dir / "report.json").read_text("utf-8"))
+        return bool(report["summary"]["cases_scored"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     try:
         return any(result.get("outcome") != "ERROR"
-                   for result in read_journal(journal).cases.values())
+                   for result in read_journal(report_dir / JOURNAL_NAME).cases.values())
     except JournalError:
         return True
 
