@@ -82,13 +82,12 @@ def board(reports: list[Report], *, force: bool = False,
                if not found.startswith("model differs")]
     refused += [f"{entry.label}: no case scored (each ended in ERROR or was skipped); run it "
                 "again" for entry in entries if not entry.report.summary.cases_scored]
-    seen: dict[tuple[str, str, str], str] = {}
-    for entry in entries:
-        run = entry.report.run
-        same = seen.setdefault((run.model_name, run.started, run.finished), entry.label)
+    seen: dict[str, str] = {}
+    for entry in entries:  # the same report twice (a copy); two runs differ in timings
+        same = seen.setdefault(entry.report.model_dump_json(), entry.label)
         if same != entry.label:
-            refused.append(f"{entry.label} is the same run as {same} (started {run.started}); "
-                           "give each run once")
+            refused.append(f"{entry.label} is the same run as {same} (started "
+                           f"{entry.report.run.started}); give each run once")
     result = Board(entries, refused=refused, forced=force, level=level)
     if not result.ranked:
         return result

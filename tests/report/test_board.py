@@ -97,6 +97,10 @@ def test_the_same_run_given_twice_is_refused_not_ranked_twice() -> None:
     assert not result.ranked and result.duels == []
     assert result.refused == [f"good (3) is the same run as good (1) (started "
                               f"{good.run.started}); give each run once"]
+    # two runs in the same second are two runs
+    again = good.model_copy(update={"cases": [good.cases[0].model_copy(
+        update={"duration_s": 9.5}), *good.cases[1:]]})
+    assert board([good, again]).ranked
 
 
 def test_board_of_one_report_or_a_missing_one_is_refused(tmp_path: Path, capsys) -> None:
