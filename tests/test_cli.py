@@ -368,7 +368,7 @@ def test_a_folder_given_for_a_report_names_the_report_in_it(
 @pytest.mark.parametrize("command", [
     ["html", "{report}", "--out", "{dir}"],
     ["compare", "{report}", "{report}", "--json", "{dir}"],
-    ["board", "{report}", "{report}", "--out", "{file}"],
+    ["board", "{report}", "{other}", "--out", "{file}"],
     ["rescore", "{report}", "--json", "{dir}"],
     ["check", "{cases}", "--no-cache", "--mcp", "off", "--json", "{dir}"],
     ["check", "{cases}", "--no-cache", "--mcp", "off", "--write-router-doc", "{dir}"]],
@@ -383,8 +383,12 @@ def test_an_output_that_cannot_be_written_is_named_not_a_traceback(
         {"name": "c", "category": "irrelevance", "steps": [{"message": "hello"}]}]}))
     (tmp_path / "a-folder").mkdir()
     (tmp_path / "a-file").write_text("in the way")
-    argv = [word.format(report=report, dir=tmp_path / "a-folder", file=tmp_path / "a-file",
-                        cases=cases) for word in command]
+    other = json.loads(report.read_text("utf-8"))  # another model's run of the same cases
+    other["run"]["model"]["name"] = "other"
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    argv = [word.format(report=report, other=tmp_path / "other.json",
+                        dir=tmp_path / "a-folder", file=tmp_path / "a-file", cases=cases)
+            for word in command]
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2, err

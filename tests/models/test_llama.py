@@ -285,7 +285,7 @@ def test_new_grammar_shapes_run_in_a_subprocess() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["unenforced"] == ["minimum"]
+    assert result["unenforced"] == ["minimum", "pattern"]
     if result["finish"] == "stop":
         value = json.loads(result["raw"])
         assert value.get("tool") in {"search", "now", "tag"} or "answer" in value
