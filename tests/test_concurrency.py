@@ -204,6 +204,40 @@ def test_http_client_picks_the_least_loaded_replica_in_turn() -> None:
     client.close()
 
 
+@pytest.mark.parametrize("keep_alive", [False, True])
+def test_closing_the_client_ends_a_request_in_flight_at_once(fake_model, keep_alive) -> None:
+    """The end of a run (Ctrl-C, the error stop) closes the shared client while lanes wait
+    on a server that does not answer: their requests end then, not at the profile's
+    timeout (before, each waited it out, and the run's end waited 6 s for them). Not
+    retried once closed."""
+    from pytest_tooleval.models.base import ServerError
+    from tests.support.fake_openai import delay
+
+    server = fake_model([Rule("hang", [delay(60)])], keep_alive=keep_alive)
+    client = HttpClient(server.base_url, timeout=60, retries=2, connections=2)
+    ask = {"messages": [{"role": "user", "content": "hang"}]}
+    if keep_alive:  # the hung request goes out on a connection an earlier one opened
+        client.post("/chat/completions", {"messages": [{"role": "user", "content": "hi"}]})
+    errors: list[BaseException] = []
+
+    def hung() -> None:
+        try:
+            client.post("/chat/completions", ask)
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=hung, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while server.model_calls < 1 + keep_alive and time.monotonic() < deadline:
+        time.sleep(0.01)
+    client.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], ServerError), errors
+    assert server.model_calls == 1 + keep_alive  # no retry after the close
+
+
 @pytest.mark.parametrize(("fields", "message"), [
     ({"concurrency": 0}, "concurrency: Input should be greater than or equal to 1"),
     ({"concurrency": "many"}, "concurrency: Input should be a valid integer"),

@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -123,6 +125,9 @@ class HttpClient:
         self._load = [0] * len(self.base_urls)
         self._next = 0
         self._local = threading.local()
+        #: Every connection's socket, for ``close`` to shut down; closed ends retries.
+        self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
+        self._closed = threading.Event()
 
     def _acquire(self) -> int:
         with self._lock:
@@ -191,7 +196,8 @@ class HttpClient:
         attempts = (self.retries if retries is None else retries) + 1
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Retryable), wait=self._wait,
-            stop=tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget),
+            stop=(tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget)
+                  | tenacity.stop_when_event_set(self._closed)),
             sleep=self._sleep, reraise=True)
         try:
             return retrying(self._attempt, self.base_urls[replica], method, url, body,
@@ -222,7 +228,8 @@ class HttpClient:
         timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_S, remaining))
         chunks: list[bytes] = []
         try:
-            with self._client.stream(method, url, json=body, timeout=timeout) as response:
+            with self._client.stream(method, url, json=body, timeout=timeout,
+                                     extensions={"trace": self._trace}) as response:
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
@@ -295,7 +302,23 @@ class HttpClient:
                      ".../v1) and model)")
         return RequestRefused(text, detail=detail)
 
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's trace: keeps each new connection's socket (plain, then TLS)."""
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            sock = info["return_value"].get_extra_info("socket")
+            if sock is not None:
+                with self._lock:
+                    self._sockets.add(sock)
+
     def close(self) -> None:
+        """Close the client; requests in flight in other threads end now (shut down:
+        closing a socket does not wake a read waiting on it), and are not retried."""
+        self._closed.set()
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         self._client.close()
 
 
