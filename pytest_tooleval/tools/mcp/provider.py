@@ -56,6 +56,9 @@ class McpToolProvider(ToolProvider):
         self._server_names: dict[str, str] = {}
         self._start_error: ProviderError | None = None
         self._called = False  # since the last case began
+        #: Why this case cannot use the server (its reset or restart failed): raised by a
+        #: call, so only a case that calls the server is an ERROR.
+        self._broken: ProviderError | None = None
         self.restarts = 0
         self.restart_seconds = 0.0
         self.resets = 0
@@ -126,6 +129,8 @@ class McpToolProvider(ToolProvider):
         server_name = self._server_names.get(name)
         if server_name is None:
             return ToolResult.error(f"{self.source} offers no tool named {name!r}")
+        if self._broken is not None:
+            raise self._broken
         self._called = True
         outcome = self._connection.call_tool(server_name, dict(arguments))
         if isinstance(outcome, Exception):  # the server answered the call with a protocol error
@@ -135,13 +140,19 @@ class McpToolProvider(ToolProvider):
     # -- between cases --------------------------------------------------------------------
 
     def begin_case(self, context: CaseContext) -> None:
-        """Undo what the previous case did to this server (nothing when it was not called)."""
+        """Undo what the previous case did to this server (nothing when it was not called).
+        A failure is raised by this case's calls of the server, and tried again next case."""
+        self._broken = None
         if not self._called or self._connection is None:
             return
-        if self.config.reset:
-            self._reset()
-        if self.config.isolation == "per-case":
-            self._restart()
+        try:
+            if self.config.reset:
+                self._reset()
+            if self.config.isolation == "per-case":
+                self._restart()
+        except ProviderError as exc:
+            self._broken = exc
+            return
         self._called = False
 
     def _reset(self) -> None:
@@ -167,7 +178,7 @@ class McpToolProvider(ToolProvider):
         started = time.perf_counter()
         self.close()
         self._connection = None
-        tools = self._connect()  # ProviderError: this case is an ERROR, the next one retries
+        tools = self._connect()
         names = sorted(tool.name for tool in tools)
         if names != sorted(self._server_names.values()):
             raise ProviderError(

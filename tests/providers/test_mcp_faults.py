@@ -1,0 +1,63 @@
+"""MCP servers that break in the middle of a run: only the cases that need the broken
+server are ERROR, the rest run and score, and the run ends with its summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_openai import Rule, answer, call
+
+TOY = Path(__file__).parent / "servers" / "toy_server.py"
+
+
+def _toy(project, command: list[str] | None = None, **fields: object) -> None:
+    command = command or [sys.executable, str(TOY)]
+    config = project.path / "tooleval.toml"
+    lines = [f"\n[mcp.toy]\ncommand = {json.dumps(command[0])}",
+             f"args = {json.dumps(command[1:])}", 'prefix = "toy_"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+    config.write_text(config.read_text() + "\n".join(lines) + "\n")
+
+
+CASES = {"name": "f", "language": "en", "requires": ["toy_add"], "cases": [
+    {"name": "a-add", "category": "tool", "steps": [
+        {"message": "what do 1234 and 4321 add up to?", "expect": "toy_add",
+         "evidence": ["5555"]}]},
+    {"name": "b-thanks", "category": "irrelevance", "steps": [{"message": "great, thanks!"}]},
+    {"name": "c-add", "category": "tool", "steps": [
+        {"message": "and 1000 plus 2000?", "expect": "toy_add", "evidence": ["3000"]}]}]}
+
+
+# The second start of the server fails, as a server whose lock file outlives it would.
+ONCE = ("import os, sys; os.path.exists('started') and sys.exit('toy: started once already'); "
+        "open('started', 'w').close(); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
+@pytest.mark.parametrize(("fields", "why"), [
+    ({"isolation": "per-run",
+      "reset": [sys.executable, "-c", "import sys; sys.exit('no database to reset')"]},
+     "no database to reset"),
+    ({"command": [sys.executable, "-c", ONCE, str(TOY)]}, "toy: started once already")],
+    ids=["reset", "restart"])
+def test_a_failing_reset_or_restart_makes_only_the_cases_that_call_the_server_error(
+        project, fake_model, fields, why) -> None:
+    """The case after it that does not call the server ("thanks") was ERROR too."""
+    server = fake_model([
+        Rule("1234", [call("toy_add", {"a": 1234, "b": 4321}), answer("They make 5555.")]),
+        Rule("thanks", [answer("Any time!")]),
+        Rule("1000", [call("toy_add", {"a": 1000, "b": 2000}), answer("That is 3000.")]),
+    ])
+    project.profile(server)
+    _toy(project, **fields)
+    project.write("benchmarks/f.json", CASES)
+    result = project.run()
+    cases = project.cases()
+    outcomes = {name: case.outcome for name, case in cases.items()}
+    assert outcomes == {"a-add": "PASS", "b-thanks": "PASS", "c-add": "ERROR"}, \
+        result.stdout.str()[-3000:]
+    assert "mcp:toy" in str(cases["c-add"].error) or "'toy'" in str(cases["c-add"].error)
+    assert why in str(cases["c-add"].error)
