@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tooleval.tools.base import CaseContext
+from pytest_tooleval.tools.mcp import McpServerConfig, McpToolProvider
 from tests.support.fake_openai import Rule, answer, call
 
 TOY = Path(__file__).parent / "servers" / "toy_server.py"
+CASE = CaseContext("f.json", "f", "c", "en")
 
 
 def _toy(project, command: list[str] | None = None, **fields: object) -> None:
@@ -61,3 +64,43 @@ def test_a_failing_reset_or_restart_makes_only_the_cases_that_call_the_server_er
         result.stdout.str()[-3000:]
     assert "mcp:toy" in str(cases["c-add"].error) or "'toy'" in str(cases["c-add"].error)
     assert why in str(cases["c-add"].error)
+
+
+# An SDK server whose tools have the names given on its command line.
+NAMED = """
+import sys
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("named", version="1.0", log_level="WARNING")
+def make(name):
+    def tool(city: str) -> str:
+        return f"{name}: sunny in {city}"
+    return tool
+for name in sys.argv[1:]:
+    server.tool(name=name, description=f"The weather in a city ({name}).")(make(name))
+server.run()
+"""
+
+
+def test_a_tool_name_the_chat_apis_refuse_is_not_offered() -> None:
+    """A space, a slash, a non-ASCII letter or more than 64 characters (the prefix included)
+    in a name: chat APIs refuse the request that offers it (OpenAI's 400 for every case)."""
+    long = "x" * 62  # 65 with the prefix
+    names = ["get weather", "ns/tool", "天気", long, "ok.tool-2"]
+    config = McpServerConfig(command=sys.executable, args=["-c", NAMED, *names],
+                             prefix="wx_")
+    provider = McpToolProvider("named", config)
+    try:
+        with pytest.warns(UserWarning) as warned:
+            offered = [spec.name for spec in provider.list_tools()]
+        assert offered == ["wx_ok.tool-2"]
+        refused = provider.describe()["refused"]
+        assert sorted(refused) == sorted(f"wx_{name}" for name in names[:4])
+        assert "64" in refused[f"wx_{long}"] and "prefix" in refused[f"wx_{long}"]
+        text = "\n".join(str(w.message) for w in warned)
+        assert "MCP server 'named'" in text and "'wx_get weather'" in text
+        assert provider.call("wx_get weather", {"city": "Izmir"}).is_error
+        provider.call("wx_ok.tool-2", {"city": "Izmir"})
+        provider.begin_case(CASE)  # the restart lists the refused names again: no ERROR
+        assert provider.call("wx_ok.tool-2", {"city": "Izmir"}).text == "ok.tool-2: sunny in Izmir"
+    finally:
+        provider.close()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import time
+import warnings
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+#: A name that can be offered: chat APIs refuse a request with a longer one, or one with a
+#: space, '/' or a non-ASCII letter (the characters of a prefix and of an inline tool's
+#: name; \Z: "$" allows a final newline).
+_OFFERABLE = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
 
 
 class McpToolProvider(ToolProvider):
@@ -54,6 +60,8 @@ class McpToolProvider(ToolProvider):
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._specs: list[ToolSpec] = []
         self._server_names: dict[str, str] = {}
+        #: Tools not offered, by the name they would have had, and why.
+        self.refused: dict[str, str] = {}
         self._start_error: ProviderError | None = None
         self._called = False  # since the last case began
         #: Why this case cannot use the server (its reset or restart failed): raised by a
@@ -76,6 +84,12 @@ class McpToolProvider(ToolProvider):
             raise
         for tool in tools:
             exposed = f"{self.config.prefix}{tool.name}"
+            if not _OFFERABLE.match(exposed):
+                self.refused[exposed] = (
+                    "a tool name is 1 to 64 letters, digits, '_', '-' or '.'; rename it in the "
+                    "server" + (", or shorten the prefix" if len(exposed) > 64 and
+                                self.config.prefix else ""))
+                continue
             self._server_names[exposed] = tool.name
             self._specs.append(
                 ToolSpec(
@@ -86,6 +100,10 @@ class McpToolProvider(ToolProvider):
                     stands_for=stands_for(tool.name, self.config),
                 )
             )
+        if self.refused:
+            warnings.warn(f"tooleval: MCP server {self.name!r}: not offered to the model: "
+                          + "; ".join(f"{name!r} ({why})" for name, why in self.refused.items()),
+                          stacklevel=2)
         self._write_cache()
 
     def _connect(self) -> list[Any]:
@@ -180,7 +198,9 @@ class McpToolProvider(ToolProvider):
         self._connection = None
         tools = self._connect()
         names = sorted(tool.name for tool in tools)
-        if names != sorted(self._server_names.values()):
+        before = [*self._server_names.values(),
+                  *(name.removeprefix(self.config.prefix) for name in self.refused)]
+        if names != sorted(before):
             raise ProviderError(
                 f"{self.source} offers other tools after a restart (isolation = "
                 f"\"per-case\"): {', '.join(names)}; set isolation = \"per-run\" for a "
@@ -206,6 +226,8 @@ class McpToolProvider(ToolProvider):
         if connection is not None and connection.server_name:
             info["server"] = {"name": connection.server_name,
                               "version": connection.server_version}
+        if self.refused:
+            info["refused"] = dict(self.refused)
         if self.config.reset:
             info["reset"] = list(self.config.reset)
         if self.restarts or self.resets:
