@@ -57,6 +57,17 @@ class ToolResult:
         return cls(json.dumps(value, ensure_ascii=False, default=str))
 
 
+#: The most characters of a tool's result the model is shown (an MCP server's, a built-in's).
+MAX_OUTPUT_CHARS = 20_000
+
+
+def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """Cap text handed back to the model, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters]"
+
+
 class ProviderError(Exception):
     """The provider itself failed: infrastructure, never the model's fault."""
 

@@ -19,9 +19,10 @@ CASE = CaseContext("f.json", "f", "c", "en")
 
 def _toy(project, command: list[str] | None = None, **fields: object) -> None:
     command = command or [sys.executable, str(TOY)]
+    fields = {"prefix": "toy_", **fields}
     config = project.path / "tooleval.toml"
     lines = [f"\n[mcp.toy]\ncommand = {json.dumps(command[0])}",
-             f"args = {json.dumps(command[1:])}", 'prefix = "toy_"']
+             f"args = {json.dumps(command[1:])}"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
     config.write_text(config.read_text() + "\n".join(lines) + "\n")
 
@@ -104,3 +105,32 @@ def test_a_tool_name_the_chat_apis_refuse_is_not_offered() -> None:
         assert provider.call("wx_ok.tool-2", {"city": "Izmir"}).text == "ok.tool-2: sunny in Izmir"
     finally:
         provider.close()
+
+
+BIG = """
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("big", version="1.0", log_level="WARNING")
+@server.tool()
+def dump(city: str) -> str:
+    \"\"\"Everything known about a city's weather.\"\"\"
+    return "Izmir 17.4 C " + "x" * 5_000_000
+server.run()
+"""
+
+
+def test_a_huge_result_is_clipped_before_the_model_sees_it(project, fake_model) -> None:
+    """A 5 MB result went into the model's context whole (the built-ins clip theirs)."""
+    server = fake_model([Rule("weather", [call("big_dump", {"city": "Izmir"}),
+                                          answer("It is 17.4 C in Izmir.")])])
+    project.profile(server)
+    _toy(project, [sys.executable, "-c", BIG], prefix="big_")
+    project.write("benchmarks/f.json", {"name": "f", "language": "en", "requires": ["big_dump"],
+                                        "cases": [{"name": "w", "category": "tool", "steps": [
+                                            {"message": "weather in Izmir?", "expect": "big_dump",
+                                             "evidence": ["17.4"]}]}]})
+    result = project.run()
+    assert project.cases()["w"].outcome == "PASS", result.stdout.str()[-3000:]
+    sent = [m["content"] for _, body in server.requests if isinstance(body, dict)
+            for m in body.get("messages", []) if m["role"] == "tool"]
+    assert len(sent) == 1 and len(sent[0]) < 25_000, len(sent[0])
+    assert sent[0].startswith("Izmir 17.4 C") and "truncated, 4980013 more characters" in sent[0]

@@ -12,11 +12,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_tooleval.tools.base import MAX_OUTPUT_CHARS as MAX_OUTPUT_CHARS  # the built-ins'
+from pytest_tooleval.tools.base import clip as clip
+
 MAX_PATH_CHARS = 1024
 MAX_NAME_CHARS = 255
 MAX_READ_BYTES = 4 * 1024 * 1024
 MAX_WRITE_BYTES = 1024 * 1024
-MAX_OUTPUT_CHARS = 20_000
 MAX_EXTRACT_BYTES = 64 * 1024 * 1024
 MAX_ARCHIVE_MEMBERS = 2_000
 
@@ -27,13 +29,6 @@ class ToolError(Exception):
 
 class SandboxBroken(Exception):
     """The sandbox itself is unusable (infrastructure, not the model's fault)."""
-
-
-def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
-    """Cap text handed back to the model, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters]"
 
 
 def is_within(path: Path, root: Path) -> bool:

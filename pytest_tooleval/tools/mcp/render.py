@@ -2,7 +2,8 @@
 
 Text blocks are passed through; structured content is added as JSON unless a text block
 already carries the same value (servers built with the SDK send both); images, audio and
-binary resources are summarized, since the harness speaks text to the model.
+binary resources are summarized, since the harness speaks text to the model; the whole is
+clipped as a built-in's result is.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import binascii
 import json
 from typing import Any
 
-from pytest_tooleval.tools.base import ToolResult
+from pytest_tooleval.tools.base import ToolResult, clip
 
 
 def render_result(result: Any) -> ToolResult:
@@ -22,7 +23,7 @@ def render_result(result: Any) -> ToolResult:
     if structured is not None and not _already_shown(structured, parts):
         shown = structured["result"] if _is_wrapper(structured) else structured
         parts.append(json.dumps(shown, ensure_ascii=False, default=str))
-    text = "\n".join(part for part in parts if part) or "(no content)"
+    text = clip("\n".join(part for part in parts if part) or "(no content)")
     return ToolResult(text=text, is_error=bool(getattr(result, "is_error", False)))
 
 
