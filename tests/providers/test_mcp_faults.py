@@ -134,3 +134,27 @@ def test_a_huge_result_is_clipped_before_the_model_sees_it(project, fake_model) 
             for m in body.get("messages", []) if m["role"] == "tool"]
     assert len(sent) == 1 and len(sent[0]) < 25_000, len(sent[0])
     assert sent[0].startswith("Izmir 17.4 C") and "truncated, 4980013 more characters" in sent[0]
+
+
+# An SDK server that writes bytes that are not UTF-8 on stdout first (a binary banner).
+BINARY_BANNER = """
+import sys
+sys.stdout.buffer.write(b"\\xff\\xfe banner\\n")
+sys.stdout.flush()
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("binary", version="1.0", log_level="WARNING")
+server.tool(name="echo", description="Return the text.")(lambda text: text)
+server.run()
+"""
+
+
+def test_bytes_that_are_not_utf8_on_stdout_are_skipped_like_any_stray_line() -> None:
+    """They made the server fail to start, after waiting all of startup_timeout, with
+    'failed to start: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff'."""
+    config = McpServerConfig(command=sys.executable, args=["-c", BINARY_BANNER],
+                             startup_timeout=20)
+    provider = McpToolProvider("binary", config)
+    try:
+        assert provider.call("echo", {"text": "hi"}).text == "hi"
+    finally:
+        provider.close()

@@ -156,8 +156,11 @@ class McpConnection:
             return
         fd, self._stderr_path = tempfile.mkstemp(prefix=f"tooleval-mcp-{self.name}-", suffix=".log")
         os.close(fd)
+        # "replace": stdout bytes that are no UTF-8 make a stray line (see _stray), not a
+        # reader that dies with UnicodeDecodeError and a session that hangs
         params = StdioServerParameters(command=str(config.command), args=list(config.args),
-                                       env=server_environment(config), cwd=config.cwd)
+                                       env=server_environment(config), cwd=config.cwd,
+                                       encoding_error_handler="replace")
         with open(self._stderr_path, "a", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as streams:
                 yield streams
