@@ -158,3 +158,32 @@ def test_bytes_that_are_not_utf8_on_stdout_are_skipped_like_any_stray_line() -> 
         assert provider.call("echo", {"text": "hi"}).text == "hi"
     finally:
         provider.close()
+
+
+# A hand-written server that answers every call with a protocol error of 5 MB.
+LOUD_ERROR = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    result = {"initialize": {"protocolVersion": msg.get("params", {}).get("protocolVersion"),
+                             "capabilities": {"tools": {}},
+                             "serverInfo": {"name": "loud", "version": "0"}},
+              "tools/list": {"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]},
+              }.get(msg.get("method"), {})
+    if msg.get("method") == "tools/call":
+        error = {"code": -32602, "message": "bad ping " + "!" * 5_000_000}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
+    elif "id" in msg:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def test_a_huge_protocol_error_is_clipped_too() -> None:
+    provider = McpToolProvider("loud", McpServerConfig(command=sys.executable,
+                                                       args=["-c", LOUD_ERROR]))
+    try:
+        result = provider.call("ping", {})
+    finally:
+        provider.close()
+    assert result.is_error and result.text.startswith("error: bad ping !!!")
+    assert len(result.text) < 25_000 and "truncated" in result.text

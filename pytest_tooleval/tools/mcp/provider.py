@@ -17,6 +17,7 @@ from pytest_tooleval.tools.base import (
     ToolProvider,
     ToolResult,
     ToolSpec,
+    clip,
 )
 from pytest_tooleval.tools.mcp.cache import write_cache
 from pytest_tooleval.tools.mcp.config import (
@@ -152,7 +153,7 @@ class McpToolProvider(ToolProvider):
         self._called = True
         outcome = self._connection.call_tool(server_name, dict(arguments))
         if isinstance(outcome, Exception):  # the server answered the call with a protocol error
-            return ToolResult.error(str(outcome) or type(outcome).__name__)
+            return ToolResult.error(clip(str(outcome) or type(outcome).__name__))
         return render_result(outcome)
 
     # -- between cases --------------------------------------------------------------------
