@@ -224,13 +224,16 @@ class Catalogue:
         limit."""
         seconds = self.clock(name) if timeout is None else timeout
         try:
-            return call_within(seconds, self._owner[name].call, name, arguments)
+            result = call_within(seconds, self._owner[name].call, name, arguments)
         except CallExpired as expired:
             after = ("it was stopped" if expired.stopped else
                      "it could not be stopped at once and ends in the background")
             return ToolResult.error(
                 f"{name} did not finish within {seconds:g} s, the time limit of one tool "
                 f"call; {after}. Try a smaller request.")
+        # every provider's result, as a built-in's: no more than the model is shown
+        return result if len(result.text) <= MAX_OUTPUT_CHARS else \
+            ToolResult(clip(result.text), result.is_error)
 
     def extended(self, extra: list[ToolProvider]) -> Catalogue:
         return Catalogue([*self.providers, *extra])

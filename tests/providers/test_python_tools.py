@@ -235,6 +235,23 @@ def test_a_keyboard_interrupt_a_tool_raises_is_its_error_not_the_end_of_the_run(
     assert result == ToolResult.error("KeyboardInterrupt: ")
 
 
+def test_a_huge_result_or_error_is_clipped_as_a_builtins_is() -> None:
+    """A Python tool's 5 MB result (or exception message) went whole to the model."""
+    def dump() -> str:
+        """Dump."""
+        return "x" * 5_000_000
+
+    def fail() -> str:
+        """Fail."""
+        raise ValueError("y" * 5_000_000)
+
+    catalogue = Catalogue([PythonToolProvider([dump, fail], source="python:test")])
+    for name in ("dump", "fail"):
+        text = catalogue.call(name, {}).text
+        assert len(text) < 20_100 and "\n[... truncated, 49" in text[-60:], text[-80:]
+    assert catalogue.call("fail", {}).is_error
+
+
 def test_invalid_arguments_become_tool_errors() -> None:
     result = provider().call(
         "book_table", {"restaurant": "X", "guests": "many", "outdoor": "maybe", "colour": "red"}
