@@ -11,23 +11,35 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_tooleval.engine.session import ModelSession
-    from pytest_tooleval.models.base import Backend, BackendError, ModelTurn, RawCall
+    from pytest_tooleval.models.base import (
+        Backend,
+        BackendConfigError,
+        BackendError,
+        ModelTurn,
+        RawCall,
+    )
     from pytest_tooleval.result import CaseResult
-    from pytest_tooleval.tools.base import ToolProvider, ToolResult, ToolSpec
+    from pytest_tooleval.router.base import Router, Routing
+    from pytest_tooleval.tools.base import ProviderError, ToolProvider, ToolResult, ToolSpec
     from pytest_tooleval.tools.python import tool
 
 __all__ = [
-    "Backend", "BackendError", "CaseResult", "ModelSession", "ModelTurn", "RawCall",
-    "ToolProvider", "ToolResult", "ToolSpec", "tool",
+    "Backend", "BackendConfigError", "BackendError", "CaseResult", "ModelSession", "ModelTurn",
+    "ProviderError", "RawCall", "Router", "Routing", "ToolProvider", "ToolResult", "ToolSpec",
+    "tool",
 ]
 
 _HOMES = {
     "Backend": "pytest_tooleval.models.base",
     "BackendError": "pytest_tooleval.models.base",
+    "BackendConfigError": "pytest_tooleval.models.base",
     "ModelTurn": "pytest_tooleval.models.base",
     "RawCall": "pytest_tooleval.models.base",
     "CaseResult": "pytest_tooleval.result",
     "ModelSession": "pytest_tooleval.engine.session",
+    "Router": "pytest_tooleval.router.base",
+    "Routing": "pytest_tooleval.router.base",
+    "ProviderError": "pytest_tooleval.tools.base",
     "ToolProvider": "pytest_tooleval.tools.base",
     "ToolResult": "pytest_tooleval.tools.base",
     "ToolSpec": "pytest_tooleval.tools.base",
