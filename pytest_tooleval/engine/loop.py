@@ -21,7 +21,7 @@ import referencing.exceptions
 
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript, shorten
-from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated
+from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated, next_turn
 from pytest_tooleval.router.base import Router
 from pytest_tooleval.tools.base import Catalogue, ToolSpec
 
@@ -143,7 +143,7 @@ class ToolLoop:
         for round_index in range(self.max_steps):
             self._in_time("a model call")
             # Cut off at max_tokens: a malformed attempt on every backend, never an answer.
-            turn = mark_truncated(self.backend.complete(messages, specs),
+            turn = mark_truncated(next_turn(self.backend, messages, specs),
                                   f"call_{len(messages)}_truncated")
             transcript.model_calls.append(
                 ModelCall(turn.latency_s, turn.prompt_tokens, turn.completion_tokens,

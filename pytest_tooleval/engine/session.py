@@ -20,7 +20,7 @@ from pytest_tooleval.engine.loop import (
     ToolLoop,
 )
 from pytest_tooleval.engine.transcript import StepTranscript
-from pytest_tooleval.models.base import Backend, BackendError
+from pytest_tooleval.models.base import BACKEND_FIX, Backend, BackendError, unimplemented
 from pytest_tooleval.result import ErrorInfo
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.tools.base import (
@@ -31,6 +31,7 @@ from pytest_tooleval.tools.base import (
     ProviderError,
     ToolProvider,
     ToolSpec,
+    call_extension,
 )
 from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 from pytest_tooleval.tools.inline import InlineToolProvider
@@ -101,7 +102,13 @@ class ModelSession:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
-            made = self.backend_factory()
+            factory = self.backend_factory
+            missing = unimplemented(factory) if isinstance(factory, type) else ""
+            if missing:
+                raise ConfigurationError(
+                    f"the session's backend {factory.__module__}.{factory.__qualname__} does "
+                    f"not implement {missing}; add it (docs/usage.md, 'Your own model session')")
+            made = factory()
             if not isinstance(made, Backend):
                 raise ConfigurationError(
                     f"the session's backend_factory made a {type(made).__module__}."
@@ -177,7 +184,8 @@ class ModelSession:
         if self._preflight_done:
             return
         self.offered_tools()  # the catalogue: providers started, duplicate names refused
-        self.backend.preflight()
+        backend = self.backend
+        call_extension(BackendError, backend, "preflight()", BACKEND_FIX, backend.preflight)
         self._preflight_done = True
 
     def run(self, ref: CaseRef) -> CaseRun:

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.tools.base import ToolSpec, call_extension, extension_name
 
 if TYPE_CHECKING:
     from pytest_tooleval.models.profiles import Profile
@@ -131,6 +131,37 @@ class ModelTurn:
     @property
     def truncated(self) -> bool:
         return self.finish_reason == "length"
+
+
+def unimplemented(cls: object) -> str:
+    """The abstract methods a class leaves out, as ``complete()``; "" for none."""
+    return ", ".join(f"{name}()" for name in sorted(getattr(cls, "__abstractmethods__", ())))
+
+
+#: The way out a backend's own stray exception is told.
+BACKEND_FIX = ("fix the backend, or raise pytest_tooleval.BackendError for a failure of the "
+               "machine behind it")
+
+
+def next_turn(backend: Backend, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+    """``backend.complete``, held to its contract: a plugin backend's stray exception, or a
+    reply other than a ``ModelTurn`` with a str ``content`` and ``RawCall``s, is a
+    ``BackendError`` naming its class (the machine's failure, never the model's)."""
+    turn = call_extension(BackendError, backend, "complete()", BACKEND_FIX, backend.complete,
+                          messages, tools)
+    name = f"{extension_name(backend) or type(backend).__qualname__}.complete()"
+    if not isinstance(turn, ModelTurn):
+        raise BackendError(f"{name} returned a {type(turn).__name__}; it must return a "
+                           "pytest_tooleval.ModelTurn")
+    wrong = next((call for call in (*turn.calls, *turn.leaked_calls)
+                  if not isinstance(call, RawCall)), None)
+    if wrong is not None:
+        raise BackendError(f"{name} returned a ModelTurn whose calls hold a "
+                           f"{type(wrong).__name__}; each must be a pytest_tooleval.RawCall")
+    if not isinstance(turn.content, str):
+        raise BackendError(f"{name} returned a ModelTurn whose content is a "
+                           f"{type(turn.content).__name__}; it must be a str ('' beside calls)")
+    return turn
 
 
 def mark_truncated(turn: ModelTurn, call_id: str = "call_truncated") -> ModelTurn:

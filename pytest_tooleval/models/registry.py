@@ -10,7 +10,8 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 from pytest_tooleval.hints import did_you_mean
-from pytest_tooleval.models.base import Backend, BackendConfigError
+from pytest_tooleval.models.base import Backend, BackendConfigError, unimplemented
+from pytest_tooleval.tools.base import call_extension
 
 if TYPE_CHECKING:
     from pytest_tooleval.config import Settings
@@ -71,10 +72,23 @@ def backend_class(kind: str, grammar: str) -> type[Backend]:
     if not (isinstance(found, type) and issubclass(found, Backend)):
         raise BackendConfigError(f"backend kind {kind!r}: {target!r} is not a subclass of "
                                  "pytest_tooleval.Backend")
+    missing = unimplemented(found)
+    if missing:
+        raise BackendConfigError(f"backend kind {kind!r}: {target!r} does not implement "
+                                 f"{missing}; add it (docs/usage.md, 'Your own backend kind')")
     return found
 
 
 def make_backend(profile: Profile, grammar: str, *, workers: int = 1) -> Backend:
     """The backend for this profile and grammar mode, built by its ``from_profile``.
     ``workers``: xdist workers on this machine (``Backend.from_profile``)."""
-    return backend_class(profile.kind, grammar).from_profile(profile, grammar, workers=workers)
+    cls = backend_class(profile.kind, grammar)
+    made = call_extension(BackendConfigError, cls, "from_profile()",
+                          "fix it, or raise pytest_tooleval.BackendConfigError naming what the "
+                          "profile lacks", lambda: cls.from_profile(profile, grammar,
+                                                                   workers=workers))
+    if not isinstance(made, Backend):
+        raise BackendConfigError(f"backend kind {profile.kind!r}: {cls.__module__}."
+                                 f"{cls.__qualname__}.from_profile() returned a "
+                                 f"{type(made).__name__}; it must return a Backend")
+    return made

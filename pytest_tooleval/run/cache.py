@@ -19,8 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.cases.identity import json_digest
-from pytest_tooleval.models.base import Backend, BackendError, Message, ModelTurn, RawCall
-from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.models.base import (
+    BACKEND_FIX,
+    Backend,
+    BackendError,
+    Message,
+    ModelTurn,
+    RawCall,
+    next_turn,
+)
+from pytest_tooleval.tools.base import ToolSpec, call_extension
 
 if TYPE_CHECKING:
     from pytest_tooleval.models.profiles import Profile
@@ -131,7 +139,7 @@ class CachingBackend(Backend):
             turn = turn_from_json(entry["turn"])
             turn.cached = True
             return turn
-        turn = self.inner.complete(messages, tools)
+        turn = next_turn(self.inner, messages, tools)
         try:
             write_atomic(path, json.dumps({"version": CACHE_VERSION, "turn": asdict(turn)},
                                           ensure_ascii=False) + "\n")
@@ -166,7 +174,8 @@ class CachingBackend(Backend):
                 raise CacheMiss(f"--tooleval-cache-mode replay: {self.directory} does not "
                                 "exist; record a run into it first")
             return {"checked": ["cache"], **self.describe()}
-        return self.inner.preflight()
+        inner = self.inner
+        return call_extension(BackendError, inner, "preflight()", BACKEND_FIX, inner.preflight)
 
     def fork(self) -> CachingBackend | None:
         """A handle for a concurrent tool loop: replay needs no model; record forks the

@@ -8,9 +8,11 @@ raises ``ProviderError``: that is infrastructure, and the case becomes ERROR, ne
 from __future__ import annotations
 
 import json
+import traceback
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_tooleval.tools.deadline import TOOL_TIMEOUT_S, CallExpired, call_within
 
@@ -70,6 +72,37 @@ def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
 
 class ProviderError(Exception):
     """The provider itself failed: infrastructure, never the model's fault."""
+
+
+T = TypeVar("T")
+
+
+def extension_name(owner: object) -> str | None:
+    """``module.Class`` of a backend or provider (or its class) that a plugin or a
+    ``conftest.py`` defines; None for pytest-tooleval's own, whose stray exception is a bug
+    of the harness."""
+    cls = owner if isinstance(owner, type) else type(owner)
+    if cls.__module__.partition(".")[0] == "pytest_tooleval":
+        return None
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def call_extension(error: type[Exception], owner: object, method: str, fix: str,
+                   function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, a method of ``owner``: an extension's exception other than
+    ``error`` becomes ``error`` naming its class, the method, where it raised and ``fix``
+    (the machine's failure, never the model's, nor one of pytest-tooleval)."""
+    try:
+        return function(*args)
+    except (error, ProviderError, ConfigurationError):  # the machine's, classified as they are
+        raise
+    except Exception as exc:
+        name = extension_name(owner)
+        if name is None:
+            raise
+        last = traceback.extract_tb(exc.__traceback__)[-1:]
+        at = f" at {last[0].filename}:{last[0].lineno}" if last else ""
+        raise error(f"{name}.{method} raised {type(exc).__name__}: {exc}{at}; {fix}") from exc
 
 
 @dataclass(frozen=True)

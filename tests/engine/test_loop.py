@@ -111,8 +111,9 @@ def test_a_turn_cut_off_at_max_tokens_is_never_an_answer() -> None:
     (BackendUnavailable("no model server at http://127.0.0.1:9"), "backend"),
     (GrammarError("recursive $ref in a tool schema cannot be inlined"), "backend"),
     (ProviderError("mcp:toy exited"), "provider"),
-    (TypeError("'int' object is not subscriptable"), "harness"),
-    (AttributeError("'list' object has no attribute 'get'"), "harness"),
+    # A backend of a plugin or conftest.py (as Scripted is) raising: its own failure, named
+    (TypeError("'int' object is not subscriptable"), "backend"),
+    (AttributeError("'list' object has no attribute 'get'"), "backend"),
 ])
 def test_every_failure_is_an_error_with_the_partial_transcript(exc: Exception,
                                                                 kind: str) -> None:
@@ -124,9 +125,21 @@ def test_every_failure_is_an_error_with_the_partial_transcript(exc: Exception,
     assert str(exc) in run.error.message
     assert [t.message for t in run.transcripts] == ["weather in Izmir?", "and tomorrow?"]
     assert run.transcripts[0].answer == "It is 17.4 C." and not run.transcripts[1].answered
-    if kind == "harness":
-        assert "internal error in pytest-tooleval" in run.error.message
-        assert "please report it" in run.error.message
+    if not isinstance(exc, BackendUnavailable | GrammarError | ProviderError):
+        assert run.error.message.startswith(
+            f"{__name__}.Scripted.complete() raised {type(exc).__name__}: ")
+        assert "raise pytest_tooleval.BackendError" in run.error.message
+
+
+def test_a_stray_exception_of_the_harness_itself_asks_to_be_reported(monkeypatch) -> None:
+    def broken(*args: Any) -> Any:
+        raise TypeError("'int' object is not subscriptable")
+
+    monkeypatch.setattr("pytest_tooleval.engine.loop.validate_call", broken)
+    run = session_with(Scripted([weather_call()])).run(ref())
+    assert run.error is not None and run.error.kind == "harness"
+    assert run.error.message.startswith("internal error in pytest-tooleval (TypeError: ")
+    assert run.error.message.endswith("please report it")
 
 
 def test_classify_error_keeps_a_backend_failure_class() -> None:

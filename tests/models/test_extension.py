@@ -3,6 +3,7 @@ group ``pytest_tooleval.backends``), and what a backend class tells the run."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -183,3 +184,98 @@ def test_a_cached_backend_says_why_the_model_it_wraps_cannot_fork(tmp_path) -> N
                            router_factory=lambda case_file: None)
     with pytest.raises(CannotFork, match=r"^this model keeps one conversation at a time$"):
         session.fork()
+
+
+class NoComplete(base.Backend):  # type: ignore[misc]  # forgot complete(): abstract
+    def answer(self, messages: list[Any], tools: list[Any]) -> ModelTurn:
+        return ModelTurn(content="ok")
+
+
+class MakesNothing(Reuses):
+    @classmethod
+    def from_profile(cls, profile: Any, grammar: str, *, workers: int = 1) -> Any:
+        return "a backend"
+
+
+class NeedsAKey(Reuses):
+    @classmethod
+    def from_profile(cls, profile: Any, grammar: str, *, workers: int = 1) -> Any:
+        raise ValueError("set MY_KEY")
+
+
+def test_a_kind_that_breaks_the_backend_contract_is_named_with_the_fix(monkeypatch) -> None:
+    """Each was 'internal error in pytest-tooleval (...); please report it', or named a
+    backend_factory the plugin never wrote."""
+    for kind, cls, expected in [
+        ("lacks", "NoComplete", r"backend kind 'lacks': '\S+:NoComplete' does not implement "
+                                r"complete\(\); add it"),
+        ("returns", "MakesNothing", r"\.MakesNothing\.from_profile\(\) returned a str; it must "
+                                    r"return a Backend"),
+        ("raises", "NeedsAKey", r"\.NeedsAKey\.from_profile\(\) raised ValueError: set MY_KEY "
+                                r"at \S+test_extension\.py:\d+; fix it, or raise "
+                                r"pytest_tooleval\.BackendConfigError"),
+    ]:
+        monkeypatch.setitem(registry.REGISTRY, (kind, "on"), f"{__name__}:{cls}")
+        with pytest.raises(BackendConfigError, match=expected):
+            registry.make_backend(Profile(name="p", kind=kind), "on")
+    session = ModelSession(backend_factory=NoComplete, providers=[],
+                           router_factory=lambda case_file: None)
+    with pytest.raises(ConfigurationError, match=r"backend \S+\.NoComplete does not implement "
+                                                 r"complete\(\); add it"):
+        session.preflight()
+
+
+class Replies(base.Backend):
+    def __init__(self, reply: Any) -> None:
+        self.reply = reply
+
+    def complete(self, messages: list[Any], tools: list[Any]) -> Any:
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+    def preflight(self) -> dict[str, Any]:
+        if isinstance(self.reply, LookupError):
+            raise self.reply
+        return {}
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    (RuntimeError("socket closed"), r"\.Replies\.complete\(\) raised RuntimeError: socket "
+     r"closed at \S+test_extension\.py:\d+; fix the backend, or raise "
+     r"pytest_tooleval\.BackendError for a failure of the machine behind it$"),
+    ({"content": "hi"}, r"\.Replies\.complete\(\) returned a dict; it must return a "
+     r"pytest_tooleval\.ModelTurn$"),
+    (ModelTurn(content="", calls=[{"name": "get_weather"}]),  # type: ignore[list-item]
+     r"returned a ModelTurn whose calls hold a dict; each must be a pytest_tooleval\.RawCall$"),
+    (ModelTurn(content=None),  # type: ignore[arg-type]
+     r"returned a ModelTurn whose content is a NoneType; it must be a str"),
+], ids=["raises", "a-dict", "calls-of-dicts", "content-none"])
+def test_a_backend_that_breaks_its_contract_is_the_machines_error_naming_it(
+        reply: Any, expected: str, tmp_path) -> None:
+    """A plugin's backend raising, or replying with something else than a ModelTurn, was
+    'internal error in pytest-tooleval ... please report it' (a None content was even
+    scored: the model's FAIL). Also behind --tooleval-cache."""
+    from pytest_tooleval.run.cache import CachingBackend
+    from tests.engine.test_loop import ShowAll, ref
+
+    for backend in (Replies(reply), CachingBackend(lambda: Replies(reply), tmp_path, "record",
+                                                   {"model": "m"})):
+        session = ModelSession(backend_factory=lambda b=backend: b, providers=[],
+                               router_factory=lambda case_file: ShowAll())
+        run = session.run(ref())
+        assert run.error is not None and run.error.kind == "backend", run.error
+        assert re.search(expected, run.error.message), run.error.message
+
+
+def test_a_backend_whose_preflight_raises_is_named(tmp_path) -> None:
+    from pytest_tooleval.run.cache import CachingBackend
+
+    for backend in (Replies(LookupError("no such model")),
+                    CachingBackend(lambda: Replies(LookupError("no such model")), tmp_path,
+                                   "record", {"model": "m"})):
+        session = ModelSession(backend_factory=lambda b=backend: b, providers=[],
+                               router_factory=lambda case_file: None)
+        with pytest.raises(base.BackendError, match=r"\.Replies\.preflight\(\) raised "
+                                                    r"LookupError: no such model at "):
+            session.preflight()
