@@ -24,6 +24,7 @@ from pytest_tooleval.models.base import BACKEND_FIX, Backend, BackendError, unim
 from pytest_tooleval.result import ErrorInfo
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.tools.base import (
+    PROVIDER_FIX,
     CaseContext,
     Catalogue,
     ConfigurationError,
@@ -32,6 +33,7 @@ from pytest_tooleval.tools.base import (
     ToolProvider,
     ToolSpec,
     call_extension,
+    extension_name,
 )
 from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 from pytest_tooleval.tools.inline import InlineToolProvider
@@ -127,7 +129,14 @@ class ModelSession:
             working = []
             for provider in self.providers:
                 try:
-                    provider.list_tools()
+                    specs = call_extension(ProviderError, provider, "list_tools()",
+                                           PROVIDER_FIX, provider.list_tools)
+                    wrong = next((s for s in specs if not isinstance(s, ToolSpec)), None)
+                    if wrong is not None:
+                        raise ProviderError(
+                            f"{extension_name(provider)}.list_tools() returned a "
+                            f"{type(wrong).__name__}; each tool must be a "
+                            "pytest_tooleval.ToolSpec")
                 except ProviderError as exc:
                     # Infrastructure: its tools count as missing, and `requires` says why.
                     self.failed_providers[provider.source] = str(exc)
@@ -233,7 +242,8 @@ class ModelSession:
         started: list[ToolProvider] = []
         try:
             for provider in catalogue.providers:
-                provider.begin_case(context)
+                call_extension(ProviderError, provider, "begin_case()", PROVIDER_FIX,
+                               provider.begin_case, context)
                 started.append(provider)
             router = self.router_for(ref.case_file, ref.case)
             loop = ToolLoop(self.backend, catalogue, router, max_steps=self.max_steps,
@@ -244,7 +254,8 @@ class ModelSession:
                 loop.run_case(ref.case_file, ref.case, transcripts, observe)
         finally:
             for provider in started:
-                provider.end_case()
+                call_extension(ProviderError, provider, "end_case()", PROVIDER_FIX,
+                               provider.end_case)
 
     def close(self) -> None:
         for provider in self.providers:

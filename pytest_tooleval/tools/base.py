@@ -77,6 +77,11 @@ class ProviderError(Exception):
 T = TypeVar("T")
 
 
+#: The way out a provider's own stray exception is told.
+PROVIDER_FIX = ("fix the provider, or raise pytest_tooleval.ProviderError for a failure of "
+                "the machine behind it")
+
+
 def extension_name(owner: object) -> str | None:
     """``module.Class`` of a backend or provider (or its class) that a plugin or a
     ``conftest.py`` defines; None for pytest-tooleval's own, whose stray exception is a bug
@@ -256,14 +261,22 @@ class Catalogue:
         ``tools/deadline.py``). A call past it is a tool error the model sees, naming the
         limit."""
         seconds = self.clock(name) if timeout is None else timeout
+        owner = self._owner[name]
         try:
-            result = call_within(seconds, self._owner[name].call, name, arguments)
+            result = call_within(seconds, call_extension, ProviderError, owner,
+                                 f"call({name!r})", f"{PROVIDER_FIX} (a tool's error the model "
+                                 "should see is ToolResult.error(...))", owner.call, name,
+                                 arguments)
         except CallExpired as expired:
             after = ("it was stopped" if expired.stopped else
                      "it could not be stopped at once and ends in the background")
             return ToolResult.error(
                 f"{name} did not finish within {seconds:g} s, the time limit of one tool "
                 f"call; {after}. Try a smaller request.")
+        if not isinstance(result, ToolResult):
+            raise ProviderError(f"{extension_name(owner) or owner.source}.call({name!r}) "
+                                f"returned a {type(result).__name__}; it must return a "
+                                "pytest_tooleval.ToolResult (ToolResult.of(value) for data)")
         # every provider's result, as a built-in's: no more than the model is shown
         return result if len(result.text) <= MAX_OUTPUT_CHARS else \
             ToolResult(clip(result.text), result.is_error)

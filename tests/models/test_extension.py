@@ -279,3 +279,69 @@ def test_a_backend_whose_preflight_raises_is_named(tmp_path) -> None:
         with pytest.raises(base.BackendError, match=r"\.Replies\.preflight\(\) raised "
                                                     r"LookupError: no such model at "):
             session.preflight()
+
+
+class Shop(tools_base.ToolProvider):
+    """A provider of one tool, broken in the way ``how`` says."""
+
+    source = "rest:shop"
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def list_tools(self) -> list[Any]:
+        if self.how == "list_tools raises":
+            raise ConnectionError("the REST service is down")
+        spec = tools_base.ToolSpec("get_stock", "Stock of an item.",
+                                   {"type": "object", "properties": {}}, self.source)
+        return [{"name": "get_stock"}] if self.how == "list_tools dicts" else [spec]
+
+    def begin_case(self, context: Any) -> None:
+        if self.how == "begin_case raises":
+            raise OSError("cannot reset the fake database")
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        if self.how == "call raises":
+            raise ConnectionError("refused")
+        return {"temp": 17}
+
+
+@pytest.mark.parametrize(("how", "expected"), [
+    ("call raises", r"\.Shop\.call\('get_stock'\) raised ConnectionError: refused at "
+     r"\S+test_extension\.py:\d+; fix the provider, or raise pytest_tooleval\.ProviderError "
+     r"for a failure of the machine behind it \(a tool's error the model should see is "
+     r"ToolResult\.error\(\.\.\.\)\)$"),
+    ("call returns a dict", r"\.Shop\.call\('get_stock'\) returned a dict; it must return a "
+     r"pytest_tooleval\.ToolResult"),
+    ("begin_case raises", r"\.Shop\.begin_case\(\) raised OSError: cannot reset the fake "
+     r"database at \S+; fix the provider, or raise pytest_tooleval\.ProviderError"),
+], ids=["call-raises", "call-returns-a-dict", "begin-case-raises"])
+def test_a_provider_that_breaks_its_contract_is_the_machines_error_naming_it(
+        how: str, expected: str) -> None:
+    """Each was 'internal error in pytest-tooleval ... please report it' (kind harness)."""
+    from tests.engine.test_loop import ShowAll, ref
+
+    turns = [ModelTurn(content="", calls=[base.RawCall("get_stock", "{}", "c1")]),
+             ModelTurn(content="done")]
+    session = ModelSession(backend_factory=lambda: Replies(None), providers=[Shop(how)],
+                           router_factory=lambda case_file: ShowAll())
+    session.backend.complete = lambda messages, tools: turns.pop(0)  # type: ignore[method-assign]
+    run = session.run(ref())
+    assert run.error is not None and run.error.kind == "provider", run.error
+    assert re.search(expected, run.error.message), run.error.message
+
+
+@pytest.mark.parametrize(("how", "why"), [
+    ("list_tools raises", r"\.Shop\.list_tools\(\) raised ConnectionError: the REST service "
+     r"is down at \S+; fix the provider"),
+    ("list_tools dicts", r"\.Shop\.list_tools\(\) returned a dict; each tool must be a "
+     r"pytest_tooleval\.ToolSpec$"),
+])
+def test_a_provider_whose_tool_list_breaks_is_a_failed_provider(how: str, why: str) -> None:
+    """Its tools count as missing, and `requires` says why; it was a bare traceback that
+    also lost the report."""
+    session = ModelSession(backend_factory=lambda: Replies(None), providers=[Shop(how)],
+                           router_factory=lambda case_file: None)
+    assert session.offered_tools() == set()
+    assert re.search(why, session.failed_providers["rest:shop"])
+
