@@ -56,7 +56,15 @@ def backend_class(kind: str, grammar: str) -> type[Backend]:
     """The backend class for this kind and grammar mode; ``BackendConfigError`` if none."""
     key = (kind, grammar)
     target = REGISTRY.get(key)
-    if target is None and not any(known == kind for known, _ in REGISTRY):
+    builtin = any(known == kind for known, _ in REGISTRY)
+    claims = {f"{point.dist.name if point.dist else 'a package'} ({point.value})"
+              for point in entry_points(group=ENTRY_POINT_GROUP) if point.name == kind}
+    if len(claims) > 1 or (builtin and claims):
+        raise BackendConfigError(
+            f"backend kind {kind!r} is {'built in and ' if builtin else ''}registered by "
+            f"{' and by '.join(sorted(claims))}; uninstall a package, or give its entry point "
+            f"in {ENTRY_POINT_GROUP!r} a name of its own")
+    if target is None and not builtin:
         target = _plugin_kinds().get(kind)
     if target is None:
         modes = sorted(g for k, g in REGISTRY if k == kind)

@@ -345,3 +345,26 @@ def test_a_provider_whose_tool_list_breaks_is_a_failed_provider(how: str, why: s
     assert session.offered_tools() == set()
     assert re.search(why, session.failed_providers["rest:shop"])
 
+
+def _package(folder: Any, name: str, points: str) -> None:
+    """A dist-info folder on the path stands in for ``pip install``."""
+    info = folder / f"{name}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[pytest_tooleval.backends]\n{points}\n")
+
+
+def test_a_kind_two_packages_register_is_refused_naming_both(tmp_path, monkeypatch) -> None:
+    """One of them was picked without a word (the other's replies scored as the model's),
+    and a plugin's 'openai' was ignored."""
+    _package(tmp_path, "first-pkg", f"canned = {__name__}:Reuses\nopenai = {__name__}:Reuses")
+    _package(tmp_path, "second-pkg", f"canned = {__name__}:NeedsAKey")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(BackendConfigError, match=(
+            r"^backend kind 'canned' is registered by first-pkg \(\S+:Reuses\) and by "
+            r"second-pkg \(\S+:NeedsAKey\); uninstall a package, or give its entry point "
+            r"in 'pytest_tooleval.backends' a name of its own$")):
+        registry.make_backend(Profile(name="p", kind="canned"), "on")
+    with pytest.raises(BackendConfigError, match=r"^backend kind 'openai' is built in and "
+                                                 r"registered by first-pkg \(\S+:Reuses\);"):
+        registry.backend_class("openai", "vendor")
