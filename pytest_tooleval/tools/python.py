@@ -17,9 +17,10 @@ import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from pytest_tooleval.tools.base import (
@@ -115,10 +116,15 @@ def describe_function(
             )
         annotation = hints.get(param.name, Any)
         default = ... if param.default is param.empty else param.default
+        described = param_docs.get(param.name)
         # Each field under a name of its own, the parameter's as its alias: pydantic keeps
         # some names (``model_config``, ``model_*``, a leading ``_``) for itself.
-        fields[f"p{number}"] = (annotation, Field(default, alias=param.name,
-                                                 description=param_docs.get(param.name)))
+        if isinstance(default, FieldInfo):  # ``x: int = Field(3, ge=1)``: its default, limits
+            fields[f"p{number}"] = (Annotated[annotation, default], Field(
+                alias=param.name, description=described or default.description))
+        else:
+            fields[f"p{number}"] = (annotation, Field(default, alias=param.name,
+                                                     description=described))
     try:
         model = create_model(
             f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields

@@ -286,6 +286,26 @@ def test_parameters_named_like_pydantic_members_are_kept() -> None:
     assert "model_dump: Field required" in refused.text
 
 
+def test_a_pydantic_field_as_a_default_gives_its_default_and_limits() -> None:
+    """``limit: int = Field(3, ge=1, le=10)`` (pydantic's way for function arguments): the
+    schema lost its limits and default, 20 ran, and an omitted limit reached the function as
+    the FieldInfo itself (a TypeError the model saw as the tool's error)."""
+    from pydantic import Field
+
+    @tool
+    def lookup(key: str, limit: int = Field(3, ge=1, le=10, description="How many.")) -> str:
+        """Look a key up."""
+        return key * limit
+
+    spec = python_tool(lookup)
+    assert spec.parameters["properties"]["limit"] == {
+        "type": "integer", "default": 3, "minimum": 1, "maximum": 10, "description": "How many."}
+    provider = PythonToolProvider([lookup], source="python:test")
+    assert provider.call("lookup", {"key": "k"}) == ToolResult.of("kkk")
+    assert "limit: Input should be less than or equal to 10" in provider.call(
+        "lookup", {"key": "k", "limit": 20}).text
+
+
 def test_bad_signatures_are_rejected_at_decoration() -> None:
     with pytest.raises(PythonToolError, match=r"'spread'.*\*args"):
 
