@@ -202,21 +202,13 @@ class Backend(ABC):
         ``BackendError`` saying what is wrong."""
         return {"checked": [], **self.describe()}
 
-    def reseed(self, seed: int) -> None:
-        """Use this sampling seed from now on (one try of a repeated case)."""
-        sampling = getattr(self, "sampling", None)
-        if isinstance(sampling, dict) and "seed" in sampling:
-            sampling["seed"] = seed
-        if hasattr(self, "seed"):
-            self.seed = seed
+    def reseed(self, seed: int) -> None:  # noqa: B027 (optional: most backends have no seed)
+        """Use this sampling seed from now on (one try of a repeated case); a backend with
+        a seed overrides this and ``current_seed``."""
 
     def current_seed(self) -> int | None:
         """The seed the next request will carry, where the backend has one."""
-        sampling = getattr(self, "sampling", None)
-        if isinstance(sampling, dict) and "seed" in sampling:
-            return int(sampling["seed"])
-        seed = getattr(self, "seed", None)
-        return seed if isinstance(seed, int) else None
+        return None
 
     def describe(self) -> dict[str, Any]:
         """What the report records about the backend (kind, address, model, version).

@@ -198,6 +198,12 @@ class LlamaBackend(Backend):
         """The model process's totals (tokens evaluated, peak RSS)."""
         return self.process.request({"op": "stats"}, "reporting its statistics")
 
+    def reseed(self, seed: int) -> None:
+        self.seed = seed
+
+    def current_seed(self) -> int | None:
+        return self.seed
+
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {
             "backend": "llama.cpp (embedded)",

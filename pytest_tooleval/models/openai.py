@@ -158,6 +158,13 @@ class ServerBackend(Backend):
     def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> Self:
         return cls(profile, grammar)
 
+    def reseed(self, seed: int) -> None:
+        if "seed" in self.sampling:
+            self.sampling["seed"] = seed
+
+    def current_seed(self) -> int | None:
+        return int(self.sampling["seed"]) if "seed" in self.sampling else None
+
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {
             "backend": self.backend_name,

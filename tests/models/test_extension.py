@@ -368,3 +368,20 @@ def test_a_kind_two_packages_register_is_refused_naming_both(tmp_path, monkeypat
     with pytest.raises(BackendConfigError, match=r"^backend kind 'openai' is built in and "
                                                  r"registered by first-pkg \(\S+:Reuses\);"):
         registry.backend_class("openai", "vendor")
+
+
+def test_a_plugin_backends_own_seed_or_sampling_is_not_touched_by_repeats() -> None:
+    """The base class probed for attributes named 'seed' and 'sampling' and overwrote them on
+    every try of a repeated case; the ABC declares reseed and current_seed instead."""
+
+    class Mine(pytest_tooleval.Backend):
+        seed = "plugin's own"
+        sampling = {"seed": "not a number"}
+
+        def complete(self, messages: Any, tools: Any) -> ModelTurn:
+            return ModelTurn("")
+
+    backend = Mine()
+    backend.reseed(7)
+    assert (backend.seed, backend.sampling, backend.current_seed()) == (
+        "plugin's own", {"seed": "not a number"}, None)
