@@ -72,3 +72,18 @@ def test_a_false_friend_of_a_trigger_is_still_a_users_own_word() -> None:
     notes = ToolSpec("add_note", "Save a short note.", {}, "python")
     scores, _ = ROUTER.score("noter randevum ne zaman", "tr", [*CATALOGUE, notes])
     assert scores.get("add_note", 0.0) == 0.0
+
+
+def test_function_words_of_a_description_are_no_cues() -> None:
+    """A description's pronouns, wh-words, modals, quantifiers and prepositions say
+    nothing about the tool: run_python's "Print what you need to see" made "what", "you"
+    and "need" cues, so chit-chat ("do you think…", "what's your…") put run_python among
+    the nine. A user's tool described in such words is no different."""
+    chatty = ToolSpec("ask_helper", "Tell me what you need and how, every time, about anything "
+                      "they have before or after.", {}, "python")
+    catalogue = [*CATALOGUE, chatty]
+    for message in ["what do you think about it", "how was it, do you need me there",
+                    "they never have every answer before or after the talk"]:
+        _, reasons = ROUTER.score(message, "en", catalogue)
+        cues = [r for why in reasons.values() for r in why if r.startswith("cue description:")]
+        assert not cues, (message, cues)

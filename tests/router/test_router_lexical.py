@@ -145,7 +145,7 @@ def test_a_learned_vote_takes_a_filler_place_never_a_scored_one() -> None:
         "web_search", "search_documents", "memory_search", "calendar_list"]
     # A tool a trigger scored keeps its place ahead of every learned vote; a stray cue
     # (below LEARNED_BESIDE) does not.
-    message = "what is 18*1000, and zorblat the frobnicator"
+    message = "what is 18*1000 in a sandboxed way, and zorblat the frobnicator"
     scores, _ = router.score(message, "en", CATALOGUE)
     ranked = router.route(message, "en", CATALOGUE).tools
     strong = [t for t in ranked if scores.get(t, 0.0) >= LEARNED_BESIDE]
