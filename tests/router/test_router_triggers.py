@@ -237,3 +237,28 @@ def test_one_trigger_written_in_several_spellings_counts_once(tmp_path: Path) ->
     scores, why = TriggerRouter(trigger_files=[path]).score(
         "A-113 stok durumu", "tr", [*CATALOGUE, mine])
     assert scores["kbx_lookup"] == 2.0, why["kbx_lookup"]
+
+
+
+FILE_CHANGERS = ("write_file", "move_file", "delete_file")
+
+
+@pytest.mark.parametrize(("message", "language", "tools"), [
+    ("nvm found the file myself lol", "en", FILE_CHANGERS),
+    ("the folder with the photos is huge, isn't it", "en", FILE_CHANGERS),
+    ("those files were a mess back then", "en", FILE_CHANGERS),
+    ("o dosya çok büyükmüş zaten", "tr", ("delete_file",)),
+    ("notlarım hep dağınık olur", "tr", ("write_file", "delete_file")),
+])
+def test_a_file_named_without_a_verb_triggers_no_tool_that_changes_files(
+    message: str, language: str, tools: tuple[str, ...]
+) -> None:
+    """A file, folder or note mentioned is no request to write, move or delete one: the
+    weak noun triggers (file*, folder*; dosya* of delete_file, not* of write_file) put
+    write_file, move_file and delete_file among the nine for "nvm found the file myself".
+    The verbs (write, save, move, delete; yaz, kaydet, taşı, sil) still trigger them.
+    (Turkish keeps dosya* for write_file and move_file: "bir dosya aç", "klasörüne at".)"""
+    reasons = fired(message, language)
+    for tool in tools:
+        triggers = [r for r in reasons.get(tool, []) if r.startswith("trigger")]
+        assert not triggers, (tool, triggers)
