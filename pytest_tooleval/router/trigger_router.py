@@ -35,6 +35,7 @@ from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"
 # The class targets collected from every candidate, not only the longest matches.
@@ -272,9 +273,14 @@ class TriggerRouter(Router):
         scores, reasons = self._score(message, language, unique)
         families = family_best(scores)
         learned = self.learned(message, language, unique, scores)
-        # A voted tool ranks by its score plus LEARNED_WEIGHT times the posterior.
-        ranking = {**scores, **{name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
-                                for name, p in learned.items()}}
+        # A voted tool ranks by its score plus LEARNED_WEIGHT times the posterior. A tool
+        # that changes the world ranks by a stray cue (below LEARNED_BESIDE) no higher than
+        # a filler: "git" of git_commit's name is no request to commit.
+        ranking = {**scores,
+                   **{name: 0.0 for name, score in scores.items()
+                      if name in SIDE_EFFECTING_BUILTINS and score < LEARNED_BESIDE},
+                   **{name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
+                      for name, p in learned.items()}}
         ranked = sorted((spec.name for spec in unique),
                         key=rank_key(ranking, families))
         names = set(ranked)

@@ -10,9 +10,10 @@ import pytest
 
 from pytest_tooleval.router.companions import KEEP_PLACE, with_companions
 from pytest_tooleval.router.ranking import LOOKUP_FALLBACK
-from pytest_tooleval.router.trigger_router import TriggerRouter
+from pytest_tooleval.router.trigger_router import LEARNED_BESIDE, TriggerRouter
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 from tests.router.routing import CATALOGUE, PLAIN, ROUTER, shown
 
 
@@ -140,3 +141,23 @@ def test_the_finder_in_a_route() -> None:
     routing = PLAIN.route("read Contracts/lease.pdf to me", "en", CATALOGUE)
     assert not any(r.startswith("companion of read_document")
                    for r in routing.reasons.get("search_documents", []))
+
+
+@pytest.mark.parametrize(("message", "language"), [
+    ("that file was huge, wasn't it", "en"),
+    ("nvm found the file myself lol", "en"),
+    ("so many files and folders on that old laptop", "en"),
+])
+def test_a_stray_cue_shows_no_tool_that_changes_the_world(message: str, language: str) -> None:
+    """A side-effecting built-in scored only by a stray cue (below LEARNED_BESIDE: "git" or
+    "file" of its name, shared with the other git or file tools) ranks as a filler, not
+    ahead of the look-up fillers: "nvm found the file myself" showed write_file and
+    move_file by the name cue "file". A learned vote is a signal and keeps its place."""
+    scores, _ = ROUTER.score(message, language, CATALOGUE)
+    stray = [t for t in SIDE_EFFECTING_BUILTINS if 0 < scores.get(t, 0.0) < LEARNED_BESIDE]
+    assert stray, "the message must give a side-effecting tool a stray cue"
+    routing = ROUTER.route(message, language, CATALOGUE)
+    for tool in stray:
+        if any(why.startswith("learned cue") for why in routing.reasons.get(tool, [])):
+            continue
+        assert tool not in routing.tools, (tool, routing.reasons.get(tool))
