@@ -262,3 +262,18 @@ def test_a_file_named_without_a_verb_triggers_no_tool_that_changes_files(
     for tool in tools:
         triggers = [r for r in reasons.get(tool, []) if r.startswith("trigger")]
         assert not triggers, (tool, triggers)
+
+
+@pytest.mark.parametrize(("message", "language"), [
+    ("explain what a git rebase is in simple words", "en"),
+    ("git is confusing, isn't it?", "en"),
+    ("git rebase ne demek basitçe anlat", "tr"),
+    ("git'i hiç sevmiyorum", "tr"),
+])
+def test_git_named_is_no_request_to_commit(message: str, language: str) -> None:
+    """The word "git" names the tool family, not a commit: it triggered git_commit, so a
+    question about git showed it. The reading git tools keep the trigger; commit*,
+    "save the changes", repo* still trigger git_commit."""
+    assert not [r for r in fired(message, language).get("git_commit", [])
+                if r.startswith("trigger")]
+    assert "git_commit" not in shown(message, language)
