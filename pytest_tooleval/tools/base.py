@@ -59,7 +59,8 @@ class ToolResult:
         return cls(json.dumps(value, ensure_ascii=False, default=str))
 
 
-#: The most characters of a tool's result the model is shown (an MCP server's, a built-in's).
+#: The most characters of a tool's result the model is shown (an MCP server's, a Python
+#: tool's, most built-ins').
 MAX_OUTPUT_CHARS = 20_000
 
 
@@ -277,9 +278,7 @@ class Catalogue:
             raise ProviderError(f"{extension_name(owner) or owner.source}.call({name!r}) "
                                 f"returned a {type(result).__name__}; it must return a "
                                 "pytest_tooleval.ToolResult (ToolResult.of(value) for data)")
-        # every provider's result, as a built-in's: no more than the model is shown
-        return result if len(result.text) <= MAX_OUTPUT_CHARS else \
-            ToolResult(clip(result.text), result.is_error)
+        return result
 
     def extended(self, extra: list[ToolProvider]) -> Catalogue:
         return Catalogue([*self.providers, *extra])

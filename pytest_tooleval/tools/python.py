@@ -29,6 +29,7 @@ from pytest_tooleval.tools.base import (
     ToolProvider,
     ToolResult,
     ToolSpec,
+    clip,
 )
 
 if TYPE_CHECKING:  # asyncio is imported only when an async tool runs
@@ -282,11 +283,11 @@ class PythonToolProvider(ToolProvider):
                 why = str(exc)
             except Exception:  # the exception's own __str__ fails: still the tool's error
                 why = "(its message could not be read)"
-            return ToolResult.error(f"{type(exc).__name__}: {why}")
+            return ToolResult.error(clip(f"{type(exc).__name__}: {why}"))
         if isinstance(value, ToolResult):
             return value
-        try:
-            return ToolResult.of(to_jsonable_python(value, fallback=str))  # a str stays as it is
+        try:  # a str stays as it is; cut as a built-in's or an MCP server's result is
+            return ToolResult(clip(ToolResult.of(to_jsonable_python(value, fallback=str)).text))
         except Exception as exc:  # bytes that are no UTF-8, a value that contains itself
             raise ProviderError(
                 f"{self.source}: tool {name!r} returned a {type(value).__name__} that cannot "
