@@ -1,7 +1,8 @@
 """Companion tools: a tool whose results are only useful through another brings it
 (docs/router.md, "Companions"), so that the natural route (search, then read) is possible:
 a document search gives paths read with ``read_document``, an extracted archive's files are
-read with ``read_file``, an event is deleted by the id ``calendar_list`` gives. A reader
+read with ``read_file``, an event is deleted by the id ``calendar_list`` gives, a reminder
+is set at a time counted from ``current_datetime``'s. A reader
 chosen for a message that names no file brings its finder (``FINDERS``)."""
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ KEEP_PLACE = 4
 
 COMPANIONS: dict[str, str] = {"search_documents": "read_document",
                               "extract_archive": "read_file",
-                              "calendar_delete": "calendar_list"}
+                              "calendar_delete": "calendar_list",
+                              "reminder_add": "current_datetime"}
 #: A reader → the tool that finds what it reads, when the message names no file.
 FINDERS: dict[str, str] = {"read_document": "search_documents"}
 #: Why each companion comes (the reason ``tooleval route`` prints).
 WHY: dict[str, str] = {"search_documents": "no file named, the document is found first",
                        "read_document": "what it finds is read with read_document",
                        "read_file": "what it finds is read with read_file",
-                       "calendar_list": "an event is deleted by the id calendar_list gives"}
+                       "calendar_list": "an event is deleted by the id calendar_list gives",
+                       "current_datetime": "a reminder's time is counted from now"}
 
 
 def with_companions(

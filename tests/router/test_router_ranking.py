@@ -108,6 +108,16 @@ def test_a_companion_beside_a_filler_source_stays_a_filler() -> None:
     assert added == {"calendar_list": "calendar_delete"}
 
 
+@pytest.mark.parametrize(("message", "language"), [
+    ("Remind me in two hours to call Oliver about the boiler.", "en"),
+    ("iki saat sonra Oliver'ı aramamı hatırlat", "tr")])
+def test_a_reminder_brings_the_clock_its_time_is_counted_from(message: str,
+                                                               language: str) -> None:
+    """'in two hours' needs now: current_datetime had come only by the cue 'about', gone
+    with the stop words, and the corpus case's gold path could not run."""
+    assert {"reminder_add", "current_datetime"} <= set(shown(message, language))
+
+
 def test_a_companion_never_takes_a_users_own_tool() -> None:
     chosen = ["search_documents", "my_tool_a", "my_tool_b"]
 
