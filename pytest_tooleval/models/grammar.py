@@ -88,6 +88,11 @@ def _explicit(node: Any) -> Any:
             return {"anyOf": [_explicit({**rest, "required": [*rest.get("required", []),
                                                               *a["required"]]})
                               for a in alternatives]}
+    if isinstance(node.get("type"), list) and set(node) - _ANNOTATIONS - {"type"}:
+        # the converter reads a type list alone ("string | null"), dropping its siblings
+        # (enum, maxLength, …): one alternative per type keeps them
+        rest = {k: v for k, v in node.items() if k != "type"}
+        return {"anyOf": [_explicit({**rest, "type": kind}) for kind in node["type"]]}
     out = {}
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):

@@ -181,6 +181,20 @@ def test_one_of_these_fields_is_required_is_a_grammar(vocab: Any) -> None:
 
 
 @pytest.mark.realmodel
+def test_a_type_list_keeps_the_keywords_beside_it(vocab: Any) -> None:
+    """{"type": ["string", "null"], "enum": [...]} became "string | null": any string
+    admitted, the enum and maxLength dropped without a word."""
+    spec = ToolSpec("t", "t", {"type": "object", "required": ["u", "v"], "properties": {
+        "u": {"type": ["string", "null"], "enum": ["a", "b"]},
+        "v": {"type": ["string", "null"], "maxLength": 3}}}, "mcp")
+    gbnf = schema_to_gbnf(envelope_schema([spec]))
+    for ok in ({"u": "a", "v": "abc"}, {"u": "b", "v": None}):
+        assert _admits(vocab, gbnf, _call(ok)), ok
+    for bad in ({"u": "zzz", "v": "abc"}, {"u": "a", "v": "abcd"}):
+        assert not _valid(spec.parameters, bad) and not _admits(vocab, gbnf, _call(bad)), bad
+
+
+@pytest.mark.realmodel
 def test_the_grammar_admits_no_string_the_parser_cannot_read(vocab: Any) -> None:
     from pytest_tooleval.models.parsing import split_output
 
