@@ -31,9 +31,8 @@ from pytest_tooleval.engine.session import CaseRef, ModelSession
 from pytest_tooleval.models.base import Backend, Message, ModelTurn, RawCall
 from pytest_tooleval.router.base import Router, Routing
 from pytest_tooleval.tools import base, deadline, jail
-from pytest_tooleval.tools.base import Catalogue, ToolResult, ToolSpec
+from pytest_tooleval.tools.base import MAX_OUTPUT_CHARS, Catalogue, ToolResult, ToolSpec
 from pytest_tooleval.tools.builtin.documents import html_text
-from pytest_tooleval.tools.builtin.sandbox import MAX_OUTPUT_CHARS
 from pytest_tooleval.tools.doctor import plant_blob
 from pytest_tooleval.tools.python import PythonToolProvider, tool
 from tests.conftest import scenario

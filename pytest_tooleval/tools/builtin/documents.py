@@ -15,13 +15,9 @@ from typing import Any
 from xml.etree import ElementTree
 
 from pytest_tooleval.text.normalize import fold
+from pytest_tooleval.tools.base import clip
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, need_str, prop, token_hit
-from pytest_tooleval.tools.builtin.sandbox import (
-    ToolError,
-    clip,
-    read_bytes,
-    walk,
-)
+from pytest_tooleval.tools.builtin.sandbox import ToolError, read_bytes, walk
 
 MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 MAX_XML_BYTES = 8 * 1024 * 1024

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.text.normalize import fold
+from pytest_tooleval.tools.base import MAX_OUTPUT_CHARS, clip
 from pytest_tooleval.tools.builtin.common import (
     Context,
     Tool,
@@ -20,11 +21,9 @@ from pytest_tooleval.tools.builtin.common import (
     prop,
 )
 from pytest_tooleval.tools.builtin.sandbox import (
-    MAX_OUTPUT_CHARS,
     MAX_WRITE_BYTES,
     ToolError,
     check_mode,
-    clip,
     is_git_internal,
     make_parents,
     read_bytes,

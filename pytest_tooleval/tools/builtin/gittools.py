@@ -27,16 +27,10 @@ from typing import Any, NoReturn
 import regex
 
 from pytest_tooleval.tools import deadline, jail
+from pytest_tooleval.tools.base import clip
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, get_str, need_str, prop
 from pytest_tooleval.tools.builtin.runner import CPU_SECONDS, FILE_BYTES, process_limits
-from pytest_tooleval.tools.builtin.sandbox import (
-    Sandbox,
-    SandboxBroken,
-    ToolError,
-    clip,
-    is_within,
-    walk,
-)
+from pytest_tooleval.tools.builtin.sandbox import Sandbox, SandboxBroken, ToolError, is_within, walk
 from pytest_tooleval.world.api import REPO_DIR
 
 GIT_TIMEOUT = 20

@@ -12,9 +12,6 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_tooleval.tools.base import MAX_OUTPUT_CHARS as MAX_OUTPUT_CHARS  # the built-ins'
-from pytest_tooleval.tools.base import clip as clip
-
 MAX_PATH_CHARS = 1024
 MAX_NAME_CHARS = 255
 MAX_READ_BYTES = 4 * 1024 * 1024

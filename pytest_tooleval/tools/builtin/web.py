@@ -13,8 +13,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_tooleval.text.normalize import fold
+from pytest_tooleval.tools.base import clip
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_str, need_str, prop, words
-from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError, clip
+from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
 
 TOP = 5
 _STOP = {"the", "a", "an", "of", "in", "on", "for", "to", "and", "is", "what", "how", "ve",
