@@ -57,6 +57,8 @@ def test_repeats_run_each_case_k_times_with_a_seed_per_try(project, fake_model) 
     assert repeats["flaky"][0]["outcomes"] == ["PASS", "FAIL", "PASS"]
     assert "scenarios/demo.yaml::weather" in project.markdown().split("## Flaky")[1]
     result.stdout.fnmatch_lines(["*pass^3*", "*flaky: 1 case*weather*"])
+    # the header counts cases, not tries (it said "6 case(s)" for 2 × 3)
+    assert "tooleval: 2 case(s) × 3 tries from 1 file(s)" in result.stdout.str()
     # report.html shows them too, as report.md does (it had no word of repeats)
     html = (project.path / "tooleval-report" / "report.html").read_text("utf-8")
     table = html.split('<h2 id="repeats">Repeats (k = 3)</h2>')[1].split("</table>")[0]

@@ -6,6 +6,7 @@ seconds. Nothing but the header lines under ``-q``."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 import warnings
 from collections.abc import Callable
@@ -52,8 +53,12 @@ def served(profile: Profile) -> str:
     return f"{profile.name} ({profile.model or 'default'} at {where}, {profile.kind} server)"
 
 
-def case_files(nodeids: list[str]) -> int:
-    return len({nodeid.split("::")[0] for nodeid in nodeids})
+def counted(nodeids: list[str]) -> str:
+    """"15 case(s) × 3 tries from 2 file(s)": under --tooleval-repeat an item is one try."""
+    cases = len({re.sub(r"\[r\d+\]$", "", nodeid) for nodeid in nodeids})
+    tries = f" × {len(nodeids) // cases} tries" if len(nodeids) > cases else ""
+    return (f"{cases} case(s){tries} from {len({nodeid.split('::')[0] for nodeid in nodeids})}"
+            " file(s)")
 
 
 class Progress:
@@ -112,7 +117,7 @@ class Progress:
                     f"line; `tooleval init` writes a three-case example benchmark here{split}")
         if not cases:
             return None
-        return f"tooleval: {len(cases)} case(s) from {case_files(cases)} file(s)"
+        return f"tooleval: {counted(cases)}"
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -127,7 +132,7 @@ class Progress:
         cases = [nodeid for nodeid in ids if not nodeid.split("::")[0].endswith(".py")]
         self.total = len(cases)
         if cases:
-            self._say(f"tooleval: {len(cases)} case(s) from {case_files(cases)} file(s); "
+            self._say(f"tooleval: {counted(cases)}; "
                       "each worker starts the model before its first case")
 
     @pytest.hookimpl(tryfirst=True)
