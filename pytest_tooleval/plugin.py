@@ -258,3 +258,8 @@ def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
             + next(iter(recorder.skipped.values())))
         for path in recorder.paths:
             terminalreporter.write_line(f"  report: {path}")
+    elif (recorder is not None and recorder.selected is None and not config.option.collectonly
+          and (runtime.settings.report_dir / "report.json").exists()):
+        # -k or -m left no case: the folder still holds another run's report, as it was
+        terminalreporter.write_line(f"tooleval: no case ran, no report written: the reports "
+                                    f"in {runtime.settings.report_dir} are an earlier run's")

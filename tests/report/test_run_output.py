@@ -128,6 +128,12 @@ def test_a_selection_that_leaves_no_case_is_not_called_no_case_found(project,
     text = result.stdout.str()
     assert "3 deselected" in text
     assert "no case found" not in text and "tooleval init" not in text, text
+    assert "no report written" not in text  # there is none to mistake for this run's
+    project.run()
+    assert project.report()["summary"]["cases_scored"] == 3
+    again = project.run("-k", "nothing_matches").stdout.str()  # it said nothing of it
+    assert "tooleval: no case ran, no report written: the reports in " in again, again
+    assert "are an earlier run's" in again
 
 
 def test_an_option_path_taken_for_a_test_path_gets_the_fix(project, fake_model,
