@@ -87,13 +87,18 @@ def api_key_of(profile: Profile) -> str | None:
     return key or None
 
 
-def server_defaults(http: HttpClient, root_url: str) -> dict[str, Any]:
-    """The server's own sampling defaults where it publishes them (llama-server ``/props``)."""
+def server_props(http: HttpClient, root_url: str) -> dict[str, Any]:
+    """llama-server's ``/props`` (its sampling defaults, its slots); {} from other servers."""
     try:
         props = http.get(f"{root_url}/props", timeout=min(http.timeout, 10.0), retries=0)
     except BackendError:
         return {}
-    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
+def server_defaults(props: dict[str, Any]) -> dict[str, Any]:
+    """The server's own sampling defaults where it publishes them."""
+    settings = props.get("default_generation_settings")
     if isinstance(settings, dict) and isinstance(settings.get("params"), dict):
         settings = settings["params"]
     if not isinstance(settings, dict):
@@ -189,9 +194,18 @@ class ServerBackend(Backend):
             info: dict[str, Any] = {"models": models,
                                     **model_listed(self.profile.model, models, self.base_url),
                                     "sampling_sent": dict(self.sampling)}
-            defaults = server_defaults(self.http, self.root_url)
-            if defaults:
+            props = server_props(self.http, self.root_url)
+            if defaults := server_defaults(props):
                 info["server_defaults"] = defaults
+            slots, wanted = props.get("total_slots"), self.profile.concurrency
+            if type(slots) is int and 0 < slots < wanted and len(self.http.base_urls) == 1:
+                info["server_slots"] = slots  # the rest queue there, on their own clock
+                warnings.warn(
+                    f"tooleval: profile {self.profile.name!r} sends {wanted} requests at once "
+                    f"to a server with {slots} slot(s) ({self.root_url}/props): the others "
+                    "wait there on their timeout's clock, and time out as ERROR on a long "
+                    f"generation; set concurrency = {slots}, or start llama-server with "
+                    f"--parallel {wanted}", stacklevel=2)
             checked = self.own_checks(info)
         self._preflight = info
         return {**self.describe(), "checked": ["reachable", "models", *checked]}

@@ -5,6 +5,7 @@ sentinel), and the backend registry."""
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -147,6 +148,24 @@ def test_preflight_proves_the_tools_reach_the_prompt() -> None:
     assert checked["server_defaults"] == {"repeat_penalty": 1.1, "top_k": 40}
     assert checked["sampling_sent"]["repeat_penalty"] == 1.0
     assert backend.describe()["preflight"] == checked  # recorded in the report
+    assert "server_slots" not in checked  # /props names no slots: nothing said
+
+
+def test_concurrency_above_the_server_slots_is_named_with_the_fix() -> None:
+    """llama-server with 2 slots, concurrency 4: two requests queued there on their own
+    clock, timing out as ERROR on a long generation, and nothing said why."""
+    with FakeOpenAI(props={"total_slots": 2}) as fake:
+        backend = OpenAIChatBackend(profile(fake.base_url, concurrency=4))
+        with pytest.warns(UserWarning, match=r"sends 4 requests at once to a server with 2 "
+                          r"slot\(s\).*set concurrency = 2, or start llama-server with "
+                          r"--parallel 4"):
+            info = backend.preflight()
+    assert info["preflight"]["server_slots"] == 2
+    with FakeOpenAI(props={"total_slots": 4}) as fake, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        info = OpenAIChatBackend(profile(fake.base_url, concurrency=4)).preflight()
+    assert "server_slots" not in info["preflight"]
+    assert not [w for w in said if "slot" in str(w.message)]
 
 
 def test_the_tools_probe_names_its_tool_and_ends_where_auto_would_not(
