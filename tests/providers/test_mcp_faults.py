@@ -187,3 +187,49 @@ def test_a_huge_protocol_error_is_clipped_too() -> None:
         provider.close()
     assert result.is_error and result.text.startswith("error: bad ping !!!")
     assert len(result.text) < 25_000 and "truncated" in result.text
+
+
+# An SDK server whose tool answers with the JSON-RPC error its argument names.
+PROTOCOL_ERRORS = """
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+server = MCPServer("db", version="1.0", log_level="WARNING")
+@server.tool()
+def lookup(key: str) -> str:
+    \"\"\"Look a key up in the database.\"\"\"
+    if key in ("-32603", "-32050", "-32602"):
+        raise MCPError(code=int(key), message=f"answer {key}: database connection lost")
+    return f"{key} = 42"
+server.run()
+"""
+
+
+def test_a_protocol_error_is_the_servers_failure_and_invalid_params_the_models(
+        project, fake_model) -> None:
+    """-32603 (or a server error, -32000..-32099) reached the model as the tool's result,
+    so a broken server was scored as the model's failure; -32602 is the model's arguments."""
+    server = fake_model([
+        Rule("internal", [call("db_lookup", {"key": "-32603"}), answer("It is 42.")]),
+        Rule("overload", [call("db_lookup", {"key": "-32050"}), answer("It is 42.")]),
+        Rule("params", [call("db_lookup", {"key": "-32602"}), answer("The key is wrong.")])])
+    project.profile(server)
+    _toy(project, [sys.executable, "-c", PROTOCOL_ERRORS], prefix="db_")
+    steps = {"internal": ["42"], "overload": ["42"], "params": ["wrong"]}
+    project.write("benchmarks/f.json", {"name": "f", "language": "en", "requires": ["db_lookup"],
+                                        "cases": [{"name": name, "category": "tool", "steps": [
+                                            {"message": f"look up the {name} key",
+                                             "expect": "db_lookup", "evidence": evidence}]}
+                                            for name, evidence in steps.items()]})
+    result = project.run()
+    cases = project.cases()
+    assert {name: case.outcome for name, case in cases.items()} == {
+        "internal": "ERROR", "overload": "ERROR", "params": "PASS"}, result.stdout.str()[-3000:]
+    for code in ("-32603", "-32050"):
+        error = cases["internal" if code == "-32603" else "overload"].error
+        assert error is not None and error.kind == "provider", error
+        assert "MCP server 'toy'" in error.message and "'lookup'" in error.message
+        assert f"JSON-RPC error {code}: answer {code}: database connection lost" in error.message
+        assert "fix the server" in error.message
+    sent = [m["content"] for _, body in server.requests if isinstance(body, dict)
+            for m in body.get("messages", []) if m["role"] == "tool"]
+    assert sent == ["error: answer -32602: database connection lost"], sent

@@ -32,11 +32,12 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 from pydantic import ValidationError
 
-from pytest_tooleval.tools.base import ProviderError
+from pytest_tooleval.tools.base import ProviderError, clip
 from pytest_tooleval.tools.mcp.config import McpServerConfig, server_environment
 
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
+_INVALID_PARAMS = -32602
 _STDERR_LINES = 15
 _MAX_PAGES = 1000
 _CLOSE_GRACE = 10.0
@@ -193,9 +194,9 @@ class McpConnection:
     # -- calls ----------------------------------------------------------------------------
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """A ``CallToolResult``, or an ``MCPError`` the server answered with (returned).
-
-        Raises ``ProviderError`` when the server is gone, hangs or breaks the protocol.
+        """A ``CallToolResult``, or the server's "invalid params" error (returned: the
+        model's arguments). Raises ``ProviderError`` when the server is gone, hangs, breaks
+        the protocol or answers with another JSON-RPC error.
         """
         if self.failure is not None:
             raise ProviderError(self.failure)
@@ -218,7 +219,13 @@ class McpConnection:
             if exc.code == _CONNECTION_CLOSED:
                 self.failure = self.message(f"went away during a call of {name!r}")
                 raise ProviderError(self.failure) from None
-            return exc
+            if exc.code == _INVALID_PARAMS:
+                return exc
+            raise ProviderError(self.message(
+                f"answered a call of {name!r} with JSON-RPC error {exc.code}: "
+                f"{clip(exc.message, 1000)}; that is the server failing, not the model (fix "
+                "the server; an error the model should see is a result with isError: true)"
+            )) from None
         except Exception as exc:
             reason = describe_exception(exc)
             if self._held is not None and self._held.done():

@@ -42,8 +42,8 @@ _OFFERABLE = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
 class McpToolProvider(ToolProvider):
     """The tools of one MCP server, each name prefixed with ``config.prefix``.
 
-    Failures to start, crashes and hangs raise ``ProviderError``; tool-level errors
-    (``isError``, or a protocol error the server answered a call with) are error results the
+    Failures to start, crashes, hangs and protocol errors raise ``ProviderError``; a
+    result with ``isError`` and an "invalid params" error (-32602) are error results the
     model sees. ``base_dir`` (the configuration's folder) is where the tool list is cached
     and where a ``reset`` of a URL server runs.
     """
@@ -152,7 +152,7 @@ class McpToolProvider(ToolProvider):
             raise self._broken
         self._called = True
         outcome = self._connection.call_tool(server_name, dict(arguments))
-        if isinstance(outcome, Exception):  # the server answered the call with a protocol error
+        if isinstance(outcome, Exception):  # -32602: the server refused the model's arguments
             return ToolResult.error(clip(str(outcome) or type(outcome).__name__))
         return render_result(outcome)
 
