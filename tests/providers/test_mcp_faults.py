@@ -233,3 +233,45 @@ def test_a_protocol_error_is_the_servers_failure_and_invalid_params_the_models(
     sent = [m["content"] for _, body in server.requests if isinstance(body, dict)
             for m in body.get("messages", []) if m["role"] == "tool"]
     assert sent == ["error: answer -32602: database connection lost"], sent
+
+
+# A hand-written server listing 'bad' with the inputSchema given as JSON in argv[1] (or
+# none, for "missing") between two good tools.
+BAD_SCHEMA = """
+import json, sys
+bad = {} if sys.argv[1] == "missing" else {"inputSchema": json.loads(sys.argv[1])}
+tools = [{"name": "good", "inputSchema": {"type": "object"}}, {"name": "bad", **bad},
+         {"name": "fine", "inputSchema": {"type": "object", "properties": {}}}]
+for line in sys.stdin:
+    msg = json.loads(line)
+    result = {"initialize": {"protocolVersion": msg.get("params", {}).get("protocolVersion"),
+                             "capabilities": {"tools": {}},
+                             "serverInfo": {"name": "schemas", "version": "0"}},
+              "tools/list": {"tools": tools},
+              "tools/call": {"content": [{"type": "text", "text": "called"}]},
+              }.get(msg.get("method"), {})
+    if "id" in msg:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("schema", ['{"type": "string"}', '"object"', "null", "missing"])
+def test_a_tool_whose_input_schema_is_no_object_is_left_out_alone(schema: str) -> None:
+    """The server failed to start ('its ListToolsResult breaks the MCP schema at
+    tools.1.inputSchema'), so none of its tools was offered."""
+    config = McpServerConfig(command=sys.executable, args=["-c", BAD_SCHEMA, schema],
+                             prefix="s_")
+    provider = McpToolProvider("schemas", config)
+    try:
+        with pytest.warns(UserWarning) as warned:
+            offered = [spec.name for spec in provider.list_tools()]
+        assert offered == ["s_good", "s_fine"]
+        why = provider.describe()["refused"]["s_bad"]
+        assert "inputSchema" in why and "fix it in the server" in why
+        assert [str(w.message) for w in warned] == [
+            f"tooleval: MCP server 'schemas': not offered to the model: 's_bad' ({why})"]
+        assert provider.call("s_good", {}).text == "called"
+        provider.begin_case(CASE)  # the restart lists the same tools: no ERROR
+        assert provider.call("s_fine", {}).text == "called" and provider.restarts == 1
+    finally:
+        provider.close()

@@ -181,17 +181,17 @@ def test_a_line_on_stdout_is_no_traceback_and_is_quoted_with_the_stderr(
     assert wait_gone(tag) == []
 
 
-# A hand-written server whose answers break the MCP schema: a tool without inputSchema
+# A hand-written server whose answers break the MCP schema: a tool without a name
 # ("list"), or a text block without its text ("call").
 RAW_SERVER = """
 import json, sys
-schema = {} if sys.argv[1] == "list" else {"inputSchema": {"type": "object"}}
+name = {} if sys.argv[1] == "list" else {"name": "ping"}
 for line in sys.stdin:
     msg = json.loads(line)
     result = {"initialize": {"protocolVersion": msg.get("params", {}).get("protocolVersion"),
                              "capabilities": {"tools": {}},
                              "serverInfo": {"name": "raw", "version": "0"}},
-              "tools/list": {"tools": [{"name": "ping", **schema}]},
+              "tools/list": {"tools": [{**name, "inputSchema": {"type": "object"}}]},
               "tools/call": {"content": [{"type": "text"}]}}.get(msg.get("method"), {})
     if "id" in msg:
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
@@ -200,7 +200,7 @@ for line in sys.stdin:
 
 @pytest.mark.parametrize(("mode", "expected"), [
     ("list", "failed to start: its ListToolsResult breaks the MCP schema at "
-             "tools.0.inputSchema: Field required"),
+             "tools.0.name: Field required"),
     ("call", "failed a call of 'ping': its CallToolResult breaks the MCP schema at "
              "content.0.TextContent.text: Field required (and 11 more)")])
 def test_an_answer_that_breaks_the_mcp_schema_is_named_in_one_line(

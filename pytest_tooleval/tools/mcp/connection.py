@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import json
 import logging
 import math
 import os
@@ -57,6 +58,8 @@ class McpConnection:
         #: From the initialize handshake: the server's name and version, as it states them.
         self.server_name: str | None = None
         self.server_version: str | None = None
+        #: Tools the server listed without an object inputSchema, by name, and why.
+        self.left_out: dict[str, str] = {}
         self._portal_cm = start_blocking_portal()
         self._portal: BlockingPortal | None = None
         self._held: concurrent.futures.Future[None] | None = None  # the holding task
@@ -153,7 +156,7 @@ class McpConnection:
                 create_mcp_http_client(headers=config.headers) as http,
                 streamable_http_client(config.url, http_client=http) as streams,
             ):
-                yield streams
+                yield _ObjectSchemasOnly(streams[0], self.left_out), streams[1]
             return
         fd, self._stderr_path = tempfile.mkstemp(prefix=f"tooleval-mcp-{self.name}-", suffix=".log")
         os.close(fd)
@@ -163,8 +166,8 @@ class McpConnection:
                                        env=server_environment(config), cwd=config.cwd,
                                        encoding_error_handler="replace")
         with open(self._stderr_path, "a", encoding="utf-8") as errlog:
-            async with stdio_client(params, errlog=errlog) as streams:
-                yield streams
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                yield _ObjectSchemasOnly(read, self.left_out), write
 
     async def _stray(self, message: Any) -> None:
         """A line a stdio server wrote on stdout that is no JSON-RPC (a print() in it) is
@@ -265,6 +268,44 @@ class McpConnection:
         except OSError:
             return []
         return [line.rstrip() for line in data.splitlines() if line.strip()][-_STDERR_LINES:]
+
+
+class _ObjectSchemasOnly:
+    """A server's read stream, less each listed tool whose ``inputSchema`` is no object
+    schema (the SDK refuses the whole list for one such tool); ``left_out`` says why."""
+
+    def __init__(self, stream: Any, left_out: dict[str, str]) -> None:
+        self._stream, self._left_out = stream, left_out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    async def __aenter__(self) -> _ObjectSchemasOnly:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> Any:
+        return await self._stream.__aexit__(*exc_info)
+
+    def __aiter__(self) -> _ObjectSchemasOnly:
+        return self
+
+    async def __anext__(self) -> Any:
+        item = await self._stream.__anext__()
+        result = getattr(getattr(item, "message", None), "result", None)
+        if isinstance(result, dict) and isinstance(result.get("tools"), list):
+            result["tools"] = [tool for tool in result["tools"] if self._fits(tool)]
+        return item
+
+    def _fits(self, tool: Any) -> bool:
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            return True  # the SDK names what is wrong with it
+        schema = tool.get("inputSchema")
+        if isinstance(schema, dict) and schema.get("type") == "object":
+            return True
+        self._left_out[tool["name"]] = (f"its inputSchema ({json.dumps(schema)[:100]}) is no "
+                                        'JSON schema of "type": "object"; fix it in the server')
+        return False
 
 
 def describe_exception(exc: BaseException, cwd: str | None = None) -> str:

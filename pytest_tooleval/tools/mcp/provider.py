@@ -79,10 +79,11 @@ class McpToolProvider(ToolProvider):
         if self._connection is not None:
             return
         try:
-            tools = self._connect()
+            tools, left_out = self._connect()
         except ProviderError as exc:
             self._start_error = exc
             raise
+        self.refused = {f"{self.config.prefix}{name}": why for name, why in left_out.items()}
         for tool in tools:
             exposed = f"{self.config.prefix}{tool.name}"
             if not _OFFERABLE.match(exposed):
@@ -107,7 +108,8 @@ class McpToolProvider(ToolProvider):
                           stacklevel=2)
         self._write_cache()
 
-    def _connect(self) -> list[Any]:
+    def _connect(self) -> tuple[list[Any], dict[str, str]]:
+        """The tools listed, and those left out for their inputSchema, with why."""
         try:
             from pytest_tooleval.tools.mcp.connection import McpConnection
         except ImportError as exc:
@@ -118,7 +120,7 @@ class McpToolProvider(ToolProvider):
         connection = McpConnection(self.name, self.config)
         self._connection = connection
         self._finalizer = weakref.finalize(self, connection.close)
-        return connection.open()
+        return connection.open(), connection.left_out
 
     def _write_cache(self) -> None:
         if self.base_dir is None:
@@ -197,8 +199,8 @@ class McpToolProvider(ToolProvider):
         started = time.perf_counter()
         self.close()
         self._connection = None
-        tools = self._connect()
-        names = sorted(tool.name for tool in tools)
+        tools, left_out = self._connect()
+        names = sorted([*(tool.name for tool in tools), *left_out])
         before = [*self._server_names.values(),
                   *(name.removeprefix(self.config.prefix) for name in self.refused)]
         if names != sorted(before):
