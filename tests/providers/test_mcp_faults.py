@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.tools.base import CaseContext
+from pytest_tooleval.tools.base import CaseContext, ProviderError
 from pytest_tooleval.tools.mcp import McpServerConfig, McpToolProvider
 from tests.support.fake_openai import Rule, answer, call
 
@@ -273,5 +273,53 @@ def test_a_tool_whose_input_schema_is_no_object_is_left_out_alone(schema: str) -
         assert provider.call("s_good", {}).text == "called"
         provider.begin_case(CASE)  # the restart lists the same tools: no ERROR
         assert provider.call("s_fine", {}).text == "called" and provider.restarts == 1
+    finally:
+        provider.close()
+
+
+def test_a_per_run_server_that_died_is_started_again_for_the_next_case(
+        project, fake_model) -> None:
+    """It stayed dead: every later case that called it was ERROR ('went away during a
+    call of 'crash''), for the rest of the run."""
+    server = fake_model([
+        Rule("crash", [call("toy_crash", {}), answer("Done.")]),
+        Rule("1234", [call("toy_add", {"a": 1234, "b": 4321}), answer("They make 5555.")]),
+        Rule("1000", [call("toy_add", {"a": 1000, "b": 2000}), answer("That is 3000.")]),
+    ])
+    project.profile(server)
+    _toy(project, isolation="per-run")
+    crash = {"name": "0-crash", "category": "tool", "steps": [
+        {"message": "crash the server", "expect": "toy_crash", "evidence": ["Done"]}]}
+    project.write("benchmarks/f.json", {**CASES, "requires": ["toy_add", "toy_crash"],
+                                        "cases": [crash, *CASES["cases"]]})
+    result = project.run()
+    cases = project.cases()
+    assert {name: case.outcome for name, case in cases.items()} == {
+        "0-crash": "ERROR", "a-add": "PASS", "b-thanks": "PASS", "c-add": "PASS"}, \
+        result.stdout.str()[-3000:]
+    assert "crashing on request" in str(cases["0-crash"].error)
+    toy = [p for p in project.report()["run"]["tool_providers"] if p["source"] == "mcp:toy"]
+    assert toy[0]["restarts"] == 1, toy
+
+
+# The second start of the server fails, the others work.
+SECOND = ("import os, sys; n = len(os.listdir('.')); open(str(n), 'w').close(); "
+          "n == 1 and sys.exit('toy: second start fails'); "
+          "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
+def test_a_per_run_restart_that_fails_is_tried_again_next_case(tmp_path: Path) -> None:
+    config = McpServerConfig(command=sys.executable, args=["-c", SECOND, str(TOY)],
+                             cwd=str(tmp_path), isolation="per-run")
+    provider = McpToolProvider("toy", config)
+    try:
+        with pytest.raises(ProviderError, match="crashing on request"):
+            provider.call("crash", {})
+        provider.begin_case(CASE)
+        with pytest.raises(ProviderError, match="second start fails"):
+            provider.call("pid", {})
+        provider.begin_case(CASE)
+        assert provider.call("echo", {"text": "back"}).text == "back"
+        assert provider.restarts == 1
     finally:
         provider.close()

@@ -78,7 +78,8 @@ class McpConnection:
         self._portal = self._portal_cm.__enter__()
         try:
             self._held, tools = self._portal.start_task(self._hold)
-        except BaseException:
+        except BaseException as exc:
+            self.failure = str(exc)  # a restart that failed is tried again
             self.close()
             raise
         return list(tools)

@@ -161,15 +161,17 @@ class McpToolProvider(ToolProvider):
     # -- between cases --------------------------------------------------------------------
 
     def begin_case(self, context: CaseContext) -> None:
-        """Undo what the previous case did to this server (nothing when it was not called).
-        A failure is raised by this case's calls of the server, and tried again next case."""
+        """Undo what the previous case did to this server (nothing when it was not called),
+        and start a server that died again. A failure is raised by this case's calls of the
+        server, and tried again next case."""
         self._broken = None
-        if not self._called or self._connection is None:
+        connection = self._connection
+        if connection is None or not (self._called or connection.failure):
             return
         try:
             if self.config.reset:
                 self._reset()
-            if self.config.isolation == "per-case":
+            if self.config.isolation == "per-case" or connection.failure:
                 self._restart()
         except ProviderError as exc:
             self._broken = exc
@@ -205,9 +207,9 @@ class McpToolProvider(ToolProvider):
                   *(name.removeprefix(self.config.prefix) for name in self.refused)]
         if names != sorted(before):
             raise ProviderError(
-                f"{self.source} offers other tools after a restart (isolation = "
-                f"\"per-case\"): {', '.join(names)}; set isolation = \"per-run\" for a "
-                "server whose tool list changes"
+                f"{self.source} offers other tools after a restart: {', '.join(names)}"
+                + ("; set isolation = \"per-run\" for a server whose tool list changes"
+                   if self.config.isolation == "per-case" else "")
             )
         self.restarts += 1
         self.restart_seconds += time.perf_counter() - started
