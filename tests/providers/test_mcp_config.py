@@ -65,6 +65,7 @@ def test_relative_cwd_is_resolved_against_the_project(tmp_path: Path) -> None:
         ({"command": "x", "call_timeout": "soon"}, "field 'call_timeout'"),
         ({"command": "x", "prefix": "gh "}, "field 'prefix'"),
         ({"command": "x", "prefix": "gh_\n"}, "field 'prefix'"),
+        ({"command": "x", "prefix": "gh."}, "field 'prefix'"),
         ({"command": "x", "args": "--flag"}, "field 'args'"),
         ({"command": "x", "env": {"A": 1}}, r"field 'env\.A'"),
         ("python server.py", r"expected a table"),

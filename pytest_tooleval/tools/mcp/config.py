@@ -17,7 +17,7 @@ from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 #: SHELL, TERM, USER): locale and temp dir, and an active virtual environment.
 EXTRA_INHERITED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "VIRTUAL_ENV")
 
-_PREFIX = re.compile(r"^[A-Za-z0-9_.-]*\Z")  # \Z: "$" allows a final newline
+_PREFIX = re.compile(r"^[A-Za-z0-9_-]*\Z")  # \Z: "$" allows a final newline
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")
 
 
@@ -58,7 +58,7 @@ class McpServerConfig(BaseModel):
     def _prefix_chars(cls, value: str) -> str:
         if not _PREFIX.match(value):
             raise ValueError(
-                "may only contain letters, digits, '_', '-' and '.' (for example \"gh_\")"
+                "may only contain letters, digits, '_' and '-' (for example \"gh_\")"
             )
         return value
 

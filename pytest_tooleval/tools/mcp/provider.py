@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-#: A name that can be offered: chat APIs refuse a request with a longer one, or one with a
-#: space, '/' or a non-ASCII letter (the characters of a prefix and of an inline tool's
-#: name; \Z: "$" allows a final newline).
-_OFFERABLE = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
+#: A name that can be offered: OpenAI's chat API refuses a request with a longer one, or one
+#: with another character (a space, '/', '.', a non-ASCII letter); \Z: "$" allows a final
+#: newline.
+_OFFERABLE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 class McpToolProvider(ToolProvider):
@@ -88,7 +88,7 @@ class McpToolProvider(ToolProvider):
             exposed = f"{self.config.prefix}{tool.name}"
             if not _OFFERABLE.match(exposed):
                 self.refused[exposed] = (
-                    "a tool name is 1 to 64 letters, digits, '_', '-' or '.'; rename it in the "
+                    "a tool name is 1 to 64 letters, digits, '_' or '-'; rename it in the "
                     "server" + (", or shorten the prefix" if len(exposed) > 64 and
                                 self.config.prefix else ""))
                 continue
