@@ -135,6 +135,8 @@ def test_a_name_ending_in_a_newline_is_refused(tmp_path: Path) -> None:
     data = {"name": "n", "tools": [{"name": "get_x\n", "description": "x"}],
             "cases": [{"name": "c", **irrelevance}]}
     assert "a tool name starts with" in problems(tmp_path, data)
+    data["tools"][0]["name"] = "ns.get_x"  # offered, OpenAI's chat API answers 400
+    assert "'_' or '-' (at most 64 characters: OpenAI" in problems(tmp_path, data)
 
 
 def test_a_tab_indent_in_yaml_is_named_as_the_fix(tmp_path: Path) -> None:

@@ -346,10 +346,10 @@ class InlineTool(_Strict):
     @field_validator("name")
     @classmethod
     def _tool_name(cls, value: str) -> str:
-        if not re.match(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z", value):
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}\Z", value):
             raise ValueError(
-                "a tool name starts with a letter or '_' and holds letters, digits, "
-                f"'_', '.' or '-' (at most 64 characters); got {value!r}"
+                "a tool name starts with a letter or '_' and holds letters, digits, '_' or "
+                f"'-' (at most 64 characters: OpenAI's chat API refuses others); got {value!r}"
             )
         return value
 
