@@ -81,11 +81,13 @@ def rank_key(
     score plus ``LEARNED_WEIGHT`` times its posterior); among tools nobody scored for, the
     user's tools, then the look-up tools of ``LOOKUP_FALLBACK``, then the siblings of a
     family that scored (git_status beside git_diff, list_archive beside extract_archive),
-    then the rest in the fixed priority."""
+    then the rest in the fixed priority, then a tool a negated request ruled out."""
 
     def key(name: str) -> tuple[float, int, float, tuple[int, int, str]]:
         score = round(scores.get(name, 0.0), 6)
         order = priority(name)
+        if score < 0:
+            return (0.0, 4, 0.0, order)  # ruled out by a negated request: last of all
         if score > 0 or order[0] == 0:
             return (-score, 0, 0.0, order)
         if name in FALLBACK_RANK:

@@ -30,7 +30,7 @@ from pytest_tooleval.router.patterns import FORM_KEYS, TriggerSet
 from pytest_tooleval.router.ranking import family_best, filler_why, rank_key, usefulness_of
 from pytest_tooleval.router.repository import repository_frame
 from pytest_tooleval.router.rules import WEB_TOOL, Tally, apply_classes, confirmed
-from pytest_tooleval.router.trigger_syntax import load_trigger_file, longest_matches
+from pytest_tooleval.router.trigger_syntax import Match, load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, check_stemmer, has_snowball, snowball_stem
@@ -51,6 +51,17 @@ FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (fuzzy.FUZZY_MIN_WORD) cou
 # passes the stray cues but never a real trigger (1 and more).
 LEARNED_BESIDE = 1.0
 LEARNED_WEIGHT = 2.0
+# A negated request rules out the tools that change the world its trigger names: an English
+# trigger right after an imperative "don't", "do not" or "never" ("don't send it yet";
+# "don't forget" is a trigger of its own), a Turkish message ending in a trigger's negative
+# imperative ("mesaj atma", "dosyayı silmeyin"; "silme işlemi" does not end in it). Such a
+# tool scores RULED_OUT: no learned vote, the last place of all.
+NEGATORS = (("don", "t"), ("do", "not"), ("never",))
+SUBJECTS = ("i", "we", "they", "he", "she", "it")  # "I don't save passwords": no request
+NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
+AFTER_VERB = ("henuz", "sakin", "lutfen", "simdilik")  # "silme sakın", "atma henüz"
+VERBAL_NOUNS = ("hatirlatma",)  # "kargo hatırlatma" is a reminder asked for
+RULED_OUT = -1.0
 
 
 @lru_cache(maxsize=8)
@@ -79,6 +90,21 @@ def _stand_ins(catalogue: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str,
     own = {name: role for role, name in back.items()}
     return [replace(spec, name=own[spec.name]) if spec.name in own else spec
             for spec in catalogue], back
+
+
+def _negated(trigger_set: TriggerSet, words: tuple[str, ...], matches: list[Match]) -> list[Match]:
+    """The matches a negation governs (``NEGATORS``, ``NEGATIVE_IMPERATIVE``)."""
+    if trigger_set.language == "en":
+        return [m for m in matches for n in NEGATORS
+                if (at := m.start - len(n)) >= 0 and words[at:m.start] == n
+                and (at == 0 or words[at - 1] not in SUBJECTS)]
+    while trigger_set.language == "tr" and words[-1:] and words[-1] in AFTER_VERB:
+        words = words[:-1]
+    ending = next((e for e in NEGATIVE_IMPERATIVE if words and words[-1].endswith(e)), "")
+    if trigger_set.language != "tr" or not ending or words[-1] in VERBAL_NOUNS:
+        return []
+    verb = (*words[:-1], words[-1][: -len(ending)])  # "mesaj atma" → "mesaj at"
+    return [m for m in trigger_set.candidates(verb) if m.end == len(words)]
 
 
 class TriggerRouter(Router):
@@ -166,6 +192,7 @@ class TriggerRouter(Router):
         classes: dict[str, list[str]] = defaultdict(list)
         deferred: list[tuple[str, float, str, str]] = []
         seen: set[tuple[str, str]] = set()
+        ruled_out: set[str] = set()
 
         # The message's own language first: a trigger written the same in two files
         # ("commit*") counts once per tool, at the full weight, not at the other file's 0.3.
@@ -187,7 +214,11 @@ class TriggerRouter(Router):
                 for t in m.pattern.targets:
                     if t.tool in MONEY_KINDS:
                         classes[t.tool[1:]].append(m.text)
-            for match in longest_matches(candidates, len(text.words)):
+            longest = longest_matches(candidates, len(text.words))
+            for match in _negated(trigger_set, text.words, longest):
+                ruled_out.update(t.tool for t in match.pattern.targets
+                                 if t.tool in SIDE_EFFECTING_BUILTINS)
+            for match in longest:
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
                 for target in match.pattern.targets:
@@ -245,6 +276,9 @@ class TriggerRouter(Router):
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
+        for tool in ruled_out & tally.names:
+            tally.scores[tool] = RULED_OUT
+            tally.reasons.pop(tool, None)
         return dict(tally.scores), dict(tally.reasons)
 
     def route(
@@ -278,7 +312,7 @@ class TriggerRouter(Router):
         # a filler: "git" of git_commit's name is no request to commit.
         ranking = {**scores,
                    **{name: 0.0 for name, score in scores.items()
-                      if name in SIDE_EFFECTING_BUILTINS and score < LEARNED_BESIDE},
+                      if name in SIDE_EFFECTING_BUILTINS and RULED_OUT < score < LEARNED_BESIDE},
                    **{name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
                       for name, p in learned.items()}}
         ranked = sorted((spec.name for spec in unique),
@@ -316,5 +350,5 @@ class TriggerRouter(Router):
         if self.lexical is None or is_courtesy(text.words):
             return {}  # thanks and closings ask for nothing (router/courtesy.py)
         open_places = [spec.name for spec in catalogue
-                       if scores.get(spec.name, 0.0) < LEARNED_BESIDE]
+                       if RULED_OUT < scores.get(spec.name, 0.0) < LEARNED_BESIDE]
         return dict(self.lexical.votes(message, language, open_places))

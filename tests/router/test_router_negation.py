@@ -1,0 +1,60 @@
+"""A negated request rules out the tool that changes the world it names (trigger_router's
+NEGATORS and NEGATIVE_IMPERATIVE): "don't send it yet" showed send_message, "mesaj atma"
+send_message, "dosyayı silme" delete_file. What only looks negated keeps its tool."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.router.routing import shown
+
+NEGATED = [
+    ("en", "don't run any code", "run_python"),
+    ("en", "don't send it yet", "send_message"),
+    ("en", "DON'T SEND IT YET", "send_message"),
+    ("en", "dont send that message", "send_message"),
+    ("en", "please do not commit anything yet", "git_commit"),
+    ("en", "never delete my old notes", "delete_file"),
+    ("en", "don't remind me about that", "reminder_add"),
+    ("en", "don't save that", "memory_save"),
+    ("tr", "mesaj atma", "send_message"),
+    ("tr", "MESAJ ATMA", "send_message"),
+    ("tr", "mesajı gönderme lütfen", "send_message"),
+    ("tr", "MESAJI GÖNDERME", "send_message"),
+    ("tr", "mesaji gonderme", "send_message"),
+    ("tr", "sakın mesaj atmayın", "send_message"),
+    ("tr", "dosyayı silme", "delete_file"),
+    ("tr", "DOSYAYI SİLME", "delete_file"),
+    ("tr", "dosyayi silme", "delete_file"),
+    ("tr", "kod çalıştırma", "run_python"),
+    ("tr", "kod calistirma", "run_python"),
+    ("tr", "takvime ekleme", "calendar_add"),
+    ("tr", "bunu kaydetme", "memory_save"),
+    ("tr", "commit atma henüz", "git_commit"),
+    ("tr", "bana hatırlatmayın", "reminder_add"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), NEGATED)
+def test_a_negated_request_does_not_show_its_tool(language: str, message: str, tool: str) -> None:
+    """Not by its trigger, its cues, a learned vote, nor as a sibling filler."""
+    assert tool not in shown(message, language)
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), [
+    ("en", "don't forget to send the report to Kaan", "send_message"),
+    ("en", "ping me at 8 so I don't forget the bins", "reminder_add"),
+    ("en", "I don't know how, can you delete old.txt for me", "delete_file"),
+    ("en", "I don't save passwords in the browser, so remember my wifi code is 4417",
+     "memory_save"),  # a statement, not an imperative
+    ("en", "we never delete invoices by hand but delete invoice_old.pdf now", "delete_file"),
+    ("tr", "silme işlemini yap: eski.txt dosyasını sil", "delete_file"),
+    ("tr", "notlar.txt için yazma izni varsa içine yaz", "write_file"),
+    ("tr", "yarın 09:00 kargo hatırlatma", "reminder_add"),  # the noun: a reminder
+    ("tr", "Kaan'a mesaj atmayı unutma", "send_message"),
+    ("tr", "Elif'e yolla: ilacı ben alıyorum, merak etme", "send_message"),
+    ("tr", "cmt 11 kuaför ekle takvime", "calendar_add"),  # -me of the dative, no verb
+    ("tr", "bi mesaj at anneme", "send_message"),
+])
+def test_what_only_looks_negated_keeps_its_tool(language: str, message: str, tool: str) -> None:
+    assert tool in shown(message, language)
