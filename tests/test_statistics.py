@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -111,11 +112,12 @@ def test_mcnemar_exact_by_hand() -> None:
 
 def test_power_planning() -> None:
     assert min_flips(0.05) == 6 and min_flips(0.01) == 8
-    # (z_.975·√.2 + z_.8·√(.2 − .01))² / .01 = 154.6 → 155 cases
-    assert cases_needed(0.10, 0.20) == 155
-    assert mcnemar_power(155, 0.10, 0.20, 0.05) == pytest.approx(0.80, abs=0.01)
+    # The normal approximation's (z_.975·√.2 + z_.8·√(.2 − .01))² / .01 = 155 cases gives
+    # the exact test 76 % power; 168 give 80 %
+    assert cases_needed(0.10, 0.20) == 168
+    assert mcnemar_power(168, 0.10, 0.20, 0.05) == pytest.approx(0.80, abs=0.01)
     detectable = min_detectable(155, 0.20)
-    assert detectable is not None and 0.09 < detectable <= 0.10
+    assert detectable is not None and 0.10 < detectable <= 0.11
     # nothing flipped: a difference d must flip at least d of the cases, all one way;
     # √δ·(√300·√δ − 1.96 − 0.84) ≥ 0 → δ ≈ 0.026 (about 8 of 300 cases)
     quiet = min_detectable(300, 0.0)
@@ -126,6 +128,27 @@ def test_power_planning() -> None:
         cases_needed(0.3, 0.2)  # a difference larger than the flips
     # a ±5-point interval on a proportion near ½: (2·1.96)²·¼ / 0.1² = 384.1 → 385
     assert cases_for_width(0.10) == 385
+
+
+def exact_power(n: int, delta: float, discordance: float, alpha: float) -> float:
+    """The exact McNemar test's power by brute force: every (hurt, helped) count's
+    trinomial chance, where mcnemar_exact rejects."""
+    helped, hurt = (discordance + delta) / 2, (discordance - delta) / 2
+    return sum(math.comb(n, b) * math.comb(n - b, c) * hurt**b * helped**c
+               * (1 - discordance) ** (n - b - c)
+               for b in range(n + 1) for c in range(n + 1 - b) if mcnemar_exact(b, c) < alpha)
+
+
+@pytest.mark.parametrize(("delta", "discordance", "alpha"),
+                         [(0.2, 0.3, 0.05), (0.3, 0.5, 0.01), (0.2, 0.2, 0.05 / 6)])
+def test_the_cases_needed_give_the_exact_test_its_power(
+        delta: float, discordance: float, alpha: float) -> None:
+    # The normal approximation stated 80 % where the exact test has 76–79 %.
+    n = cases_needed(delta, discordance, alpha=alpha)
+    assert exact_power(n, delta, discordance, alpha) >= 0.8 > exact_power(
+        n - 1, delta, discordance, alpha)
+    assert mcnemar_power(n, delta, discordance, alpha) == pytest.approx(
+        exact_power(n, delta, discordance, alpha), abs=1e-9)
 
 
 # ------------------------------------------------------------------------- bootstrap

@@ -4,7 +4,7 @@ report's own ``Interval`` (report/model.py).
 Wilson intervals for proportions; unbiased pass^k and pass@k; a seeded percentile bootstrap
 over cases, stratified by category (a case with repeats is one cluster), its level expanded
 for few cases; the paired bootstrap, sign-flip and exact McNemar tests for two runs;
-McNemar power for planning.
+exact McNemar power for planning.
 """
 
 from __future__ import annotations
@@ -327,10 +327,11 @@ def tango_paired(helped: int, hurt: int, n: int,
                     high=_bisect(accepted, estimate, 1.0), method="tango")
 
 
-def _bisect(holds: Callable[[float], bool], inside: float, outside: float) -> float:
+def _bisect(holds: Callable[[float], bool], inside: float, outside: float,
+            halvings: int = 60) -> float:
     """The edge of where ``holds`` holds, from ``inside`` (where it does) towards
-    ``outside``, by 60 halvings: the last point found inside."""
-    for _ in range(60):
+    ``outside``, by ``halvings``: the last point found inside."""
+    for _ in range(halvings):
         middle = (inside + outside) / 2
         inside, outside = (middle, outside) if holds(middle) else (inside, middle)
     return inside
@@ -355,31 +356,59 @@ def min_flips(alpha: float) -> int:
     return d
 
 
+def _binomial(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """The counts k within 8 standard deviations + 8 of Binomial(n, p)'s mean, and
+    P(X = k) for each, through logarithms; beyond them the chance is under 1e-13."""
+    span = 8 * math.sqrt(n * p * (1 - p)) + 8
+    k = np.arange(max(0, math.floor(n * p - span)), min(n, math.ceil(n * p + span)) + 1)
+    first = int(k[0])  # log C(n, k), from C(n, k + 1) = C(n, k)·(n − k)/(k + 1)
+    log_choose = math.lgamma(n + 1) - math.lgamma(first + 1) - math.lgamma(n - first + 1) \
+        + np.concatenate([[0.0], np.cumsum(np.log((n - k[:-1]) / (k[:-1] + 1)))])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(k > 0, k * np.log(p), 0.0) + np.where(k < n, (n - k) * np.log1p(-p), 0.0)
+    return k, np.exp(log_choose + terms)
+
+
 def mcnemar_power(n: int, delta: float, discordance: float, alpha: float) -> float:
-    """Power of the two-sided McNemar test with n pairs, a difference ``delta`` in pass
-    rate and a discordant share ``discordance`` (normal approximation)."""
+    """Power of the two-sided exact McNemar test (``mcnemar_exact`` below α) with n pairs, a
+    difference ``delta`` in pass rate and a discordant share ``discordance``: exact, summed
+    over the binomial number of flips d and, given d, their binomial split."""
     delta = abs(delta)
     if delta == 0 or n <= 0:
         return alpha
     if delta > discordance:
         raise ValueError(f"a difference of {delta} needs at least that share of flipped "
                          f"cases; the discordance given is {discordance}")
-    z_a = z_value(1.0 - alpha)
-    spread = math.sqrt(max(discordance - delta * delta, 1e-12))
-    return NormalDist().cdf((math.sqrt(n) * delta - z_a * math.sqrt(discordance)) / spread)
+    towards = (discordance + delta) / (2 * discordance)  # a flip's chance to go delta's way
+    power = 0.0
+    for d, weight in zip(*_binomial(n, discordance), strict=True):
+        # Rejected when the smaller side is at most k: 2·P(X ≤ k) < α, X ~ Binomial(d, ½).
+        counts, null = _binomial(int(d), 0.5)
+        k = counts[0] - 1 + np.count_nonzero(2 * np.cumsum(null) < alpha)
+        counts, split = _binomial(int(d), towards)
+        power += float(weight * split[(counts <= k) | (counts >= d - k)].sum())
+    return power
 
 
 def cases_needed(delta: float, discordance: float, *, alpha: float = 1 - DEFAULT_LEVEL,
                  power: float = 0.8) -> int:
-    """Paired cases for the McNemar test to detect ``delta`` (a difference in pass rate)
-    with this power, when ``discordance`` of the cases flip between the two runs."""
+    """Paired cases for the exact McNemar test to detect ``delta`` (a difference in pass
+    rate) with this power, when ``discordance`` of the cases flip between the two runs."""
     delta = abs(delta)
     if not 0 < delta <= discordance <= 1:
         raise ValueError(f"need 0 < difference <= discordance <= 1, got difference {delta}, "
                          f"discordance {discordance}")
-    z_a, z_b = z_value(1.0 - alpha), NormalDist().inv_cdf(power)
-    needed = (z_a * math.sqrt(discordance) + z_b * math.sqrt(discordance - delta**2)) ** 2
-    return max(math.ceil(needed / delta**2), math.ceil(min_flips(alpha) / delta))
+
+    def enough(n: int) -> bool:
+        return mcnemar_power(n, delta, discordance, alpha) >= power
+
+    low = high = min_flips(alpha) - 1  # fewer cases than flips the test needs: no power
+    while not enough(high):
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return high
 
 
 def min_detectable(n: int, discordance: float, *, alpha: float = 1 - DEFAULT_LEVEL,
@@ -396,7 +425,7 @@ def min_detectable(n: int, discordance: float, *, alpha: float = 1 - DEFAULT_LEV
 
     if not enough(1.0):
         return None
-    return max(_bisect(enough, 1.0, 0.0), min_flips(alpha) / n)
+    return max(_bisect(enough, 1.0, 0.0, 24), min_flips(alpha) / n)  # to 1e-7
 
 
 def score_min_detectable(standard_error: float, *, alpha: float = 1 - DEFAULT_LEVEL,
