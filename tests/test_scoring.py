@@ -244,6 +244,13 @@ def test_malformed_rate_and_latency_criteria() -> None:
     criteria = {c.key: c.passed for c in summary.deployability.criteria}
     assert criteria["malformed_rate"] is True  # 2 % is within "≤ 2 %"
     assert criteria["latency_p95"] is True
+    # The rate carries its uncertainty where it is shown: Wilson over the 50 attempts.
+    malformed = summary.deployability.criterion("malformed_rate")
+    assert malformed is not None and malformed.interval is not None
+    assert malformed.interval.method == "wilson"
+    assert (malformed.interval.low, malformed.interval.high) == pytest.approx(
+        (0.0035, 0.1050), abs=1e-4)
+    assert malformed.shown == "0.02 [0.0035–0.1050]"  # report.md, report.html, terminal
 
 
 def test_a_failed_gate_never_reads_as_met() -> None:

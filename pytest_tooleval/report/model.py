@@ -178,11 +178,14 @@ class Criterion(_Model):
     value: int | float | str | None
     threshold: str
     passed: bool
+    #: The malformed-call rate's (Wilson, over the attempts).
+    interval: Interval | None = Field(default=None, exclude_if=_absent_if_none)
 
     @property
     def shown(self) -> str:
         """The value as the reports print it: "n/a" where nothing was measured."""
-        return "n/a" if self.value is None else str(self.value)
+        ci = "" if self.interval is None else f" [{self.interval.text(digits=4)}]"
+        return "n/a" if self.value is None else f"{self.value}{ci}"
 
 
 class Verdict(_Model):

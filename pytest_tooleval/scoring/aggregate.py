@@ -32,7 +32,7 @@ from pytest_tooleval.scoring.repeats import CaseTries, group_tries, repeats_summ
 from pytest_tooleval.scoring.settings import DEFAULT_LEVEL, IntervalSettings
 from pytest_tooleval.scoring.settings import INTERVAL_MIN_CASES as INTERVAL_MIN_CASES
 from pytest_tooleval.scoring.settings import Thresholds as Thresholds
-from pytest_tooleval.scoring.statistics import mean_interval
+from pytest_tooleval.scoring.statistics import mean_interval, wilson
 
 #: The axes and their weights: the one place they are defined.
 WEIGHTS: dict[str, float] = {"irrelevance": 0.40, "tool": 0.30, "step": 0.20, "answer": 0.10}
@@ -255,7 +255,9 @@ def deployability(
         Criterion(key="malformed_rate", name="malformed-call rate",
                   value=round(stats.malformed_rate, 4),
                   threshold=f"<= {thresholds.max_malformed:g}",
-                  passed=stats.malformed_rate <= thresholds.max_malformed),
+                  passed=stats.malformed_rate <= thresholds.max_malformed,
+                  interval=_shown(wilson(stats.malformed, stats.attempts,
+                                         thresholds.intervals.level), stats.attempts)),
         Criterion(key="errors", name="ERROR cases", value=errors, threshold="0",
                   passed=errors == 0),
         (beats := baseline_criterion(score, baselines, cases_scored)),
