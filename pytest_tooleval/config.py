@@ -124,8 +124,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_errors", "--tooleval-max-errors",
            "stop the session after this many consecutive ERROR cases"),
     Option("tool_timeout", "--tooleval-tool-timeout",
-           "seconds one tool call may take; past them the model gets a tool error naming "
-           "the limit (an MCP server's longer call_timeout is kept)"),
+           "seconds one tool call may take; past them the case is an ERROR naming the tool "
+           "(an MCP server's longer call_timeout is kept)"),
     Option("case_timeout", "--tooleval-case-timeout",
            "seconds one case may take; past them the case is an ERROR of kind timeout and "
            "the run goes on"),

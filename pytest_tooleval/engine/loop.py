@@ -3,7 +3,7 @@ valid calls, feed the results back, until the model answers or ``max_steps`` is 
 Every attempted call is recorded, with why it was malformed; failures of the machine
 propagate (the session classifies them). Nothing here scores.
 
-Two wall clocks: a tool call past ``tool_timeout`` is a tool error the model sees; the
+Two wall clocks: a tool call past ``tool_timeout`` is the machine's failure; the
 case's ``case_timeout`` is checked before every model and tool call (a tool call never
 runs past it), then ``CaseTimedOut`` is raised.
 """
@@ -23,7 +23,7 @@ from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript, shorten
 from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated, next_turn
 from pytest_tooleval.router.base import Router
-from pytest_tooleval.tools.base import Catalogue, ToolSpec
+from pytest_tooleval.tools.base import Catalogue, ProviderError, ToolSpec
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with access to tools. Call a tool only when the user's "
@@ -207,8 +207,13 @@ class ToolLoop:
                 left = self._in_time(f"a call of {attempt.name}")
                 clock = self.catalogue.clock(attempt.name, self.tool_timeout)
                 started = time.perf_counter()
-                result = self.catalogue.call(attempt.name, attempt.arguments,
-                                             timeout=min(clock, left))
+                try:
+                    result = self.catalogue.call(attempt.name, attempt.arguments,
+                                                 timeout=min(clock, left))
+                except ProviderError:
+                    if left < clock:  # the case's clock, not the tool's, may have ended it
+                        self._in_time(f"a call of {attempt.name}")
+                    raise
                 attempt.duration_s = time.perf_counter() - started
                 attempt.result = shorten(result.text)
                 attempt.result_is_error = result.is_error

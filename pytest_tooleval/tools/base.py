@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pytest_tooleval.tools.deadline import TOOL_TIMEOUT_S, CallExpired, call_within
+from pytest_tooleval.tools.deadline import TOOL_TIMEOUT_S, CallExpired, call_within, too_slow
 
 
 @dataclass(frozen=True)
@@ -259,8 +259,7 @@ class Catalogue:
     def call(self, name: str, arguments: dict[str, Any],
              timeout: float | None = None) -> ToolResult:
         """The owner's result, within ``timeout`` seconds (default: ``clock(name)``; see
-        ``tools/deadline.py``). A call past it is a tool error the model sees, naming the
-        limit."""
+        ``tools/deadline.py``). A call past it is the machine's failure (``ProviderError``)."""
         seconds = self.clock(name) if timeout is None else timeout
         owner = self._owner[name]
         try:
@@ -268,12 +267,8 @@ class Catalogue:
                                  f"call({name!r})", f"{PROVIDER_FIX} (a tool's error the model "
                                  "should see is ToolResult.error(...))", owner.call, name,
                                  arguments)
-        except CallExpired as expired:
-            after = ("it was stopped" if expired.stopped else
-                     "it could not be stopped at once and ends in the background")
-            return ToolResult.error(
-                f"{name} did not finish within {seconds:g} s, the time limit of one tool "
-                f"call; {after}. Try a smaller request.")
+        except CallExpired:
+            raise ProviderError(too_slow(name, seconds)) from None
         if not isinstance(result, ToolResult):
             raise ProviderError(f"{extension_name(owner) or owner.source}.call({name!r}) "
                                 f"returned a {type(result).__name__}; it must return a "

@@ -1,9 +1,9 @@
 """The wall clock of one tool call, for every provider's tools (``Catalogue.call``).
 
-A call runs in a thread of its own and the caller waits for it at most ``seconds``; then
-the model is told the call took too long, and the case goes on. Python cannot kill a
-thread, so at the clock the call is also stopped: ``ToolTimedOut`` is raised inside its
-thread (``PyThreadState_SetAsyncExc``), which ends Python code at its next bytecode: a
+A call runs in a thread of its own and the caller waits for it at most ``seconds``; a
+call past them is the machine's failure (an ERROR naming the tool: ``too_slow``). Python
+cannot kill a thread, so at the clock the call is also stopped: ``ToolTimedOut`` is raised
+inside its thread (``PyThreadState_SetAsyncExc``), which ends Python code at its next bytecode: a
 loop over documents, a regex search between lines, a user's ``while True``. Code blocked
 inside one C call (``time.sleep``, a socket read without a timeout) stops only when that
 call returns; the run does not wait for it. On CPython 3.11 under a trace or profile
@@ -16,7 +16,7 @@ Parts that must not be torn in the middle (a jailed process and its clean-up, co
 world) run ``shielded()``: no exception is raised inside them; a call stopped meanwhile
 ends when the shield ends, and a shield entered after the clock raises at once. Built-in
 tools that run a jailed process give the jail the call's ``remaining()`` time at most, so
-the process ends at the call's clock and writes nothing to the world after it.
+the process ends before the call's clock and writes nothing to the world after it.
 """
 
 from __future__ import annotations
@@ -57,11 +57,11 @@ class CallExpired(Exception):
 
 
 class _Call:
-    def __init__(self, ends: float) -> None:
+    def __init__(self, seconds: float) -> None:
         self.lock = threading.Lock()
         self.expired = False
         self.shields = 0
-        self.ends = ends
+        self.seconds, self.ends = seconds, time.monotonic() + seconds
 
 
 _local = threading.local()
@@ -109,7 +109,7 @@ def _idle(ident: int) -> bool:
 def call_within(seconds: float, function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, or ``CallExpired`` once it has run ``seconds``. What the
     function raises is raised here (with its traceback)."""
-    call = _Call(time.monotonic() + seconds)
+    call = _Call(seconds)
     outcome: list[tuple[bool, Any]] = []
     context = contextvars.copy_context()
 
@@ -143,10 +143,27 @@ def call_within(seconds: float, function: Callable[..., T], *args: Any) -> T:
 
 
 def remaining(limit: float) -> float:
-    """Seconds left on this thread's tool call clock, at most ``limit`` (``limit`` outside
+    """Seconds left on this thread's tool call clock less ``STOP_GRACE_S`` (a process ended
+    then has its result back in time), at most ``limit`` (``limit`` outside ``call_within``)."""
+    call: _Call | None = getattr(_local, "call", None)
+    left = limit if call is None else call.ends - STOP_GRACE_S - time.monotonic()
+    return max(0.0, min(limit, left))
+
+
+def clock(limit: float) -> float:
+    """This thread's whole tool call clock, at most ``limit`` (``limit`` outside
     ``call_within``)."""
     call: _Call | None = getattr(_local, "call", None)
-    return limit if call is None else max(0.0, min(limit, call.ends - time.monotonic()))
+    return limit if call is None else min(limit, call.seconds)
+
+
+def too_slow(name: str, seconds: float, option: bool = True) -> str:
+    """Why a call of ``name`` past its clock of ``seconds`` is an ERROR, never the model's
+    failure; ``option``: the run's tool call clock bound it, not the tool's own."""
+    return (f"{name} did not finish within {seconds:g} s, "
+            + ("the time limit of one tool call" if option else "its own wall clock")
+            + ": the machine was busy (or the tool is slow), which is not the model's failure; "
+            + ("raise --tooleval-tool-timeout" if option else "run on a quieter machine"))
 
 
 @contextlib.contextmanager

@@ -335,6 +335,25 @@ class Outcome:
     timed_out: bool = False
     over_quota: bool = False
     applied: jailhome.Applied | None = None
+    #: At the wall clock (``timed_out``): the CPU seconds the command's processes had used,
+    #: and whether all of them were asleep (a timer, a pipe: waiting on something of theirs).
+    cpu_s: float = 0.0
+    asleep: bool = False
+
+
+def usage(pid: int) -> tuple[float, bool]:
+    """The CPU seconds used by process ``pid`` and every process under it, and whether all of
+    them are asleep or stopped, read from /proc (``(0.0, False)`` where it is not there)."""
+    stats: dict[int, list[bytes]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError), open(f"/proc/{entry}/stat", "rb") as handle:
+            stats[int(entry)] = handle.read().rpartition(b")")[2].split()  # state, ppid, ...
+    tree = [pid] if pid in stats else []
+    for parent in tree:  # grows as children are found
+        tree += [child for child, fields in stats.items() if int(fields[1]) == parent]
+    ticks = sum(int(number) for p in tree for number in stats[p][11:15])  # utime..cstime
+    return ticks / os.sysconf("SC_CLK_TCK"), bool(tree) and all(stats[p][0] in b"STt"
+                                                                for p in tree)
 
 
 class JailBroken(OSError):
@@ -521,6 +540,7 @@ def run(
         proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
+        outcome.cpu_s, outcome.asleep = usage(proc.pid)
         reaper.kill()
     finally:
         gone = reaper.finish()
@@ -620,6 +640,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
+        outcome.cpu_s, outcome.asleep = usage(proc.pid)
     finally:
         stop.set()
         kill()

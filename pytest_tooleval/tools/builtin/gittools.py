@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 import regex
 
 from pytest_tooleval.tools import deadline, jail
-from pytest_tooleval.tools.base import clip
+from pytest_tooleval.tools.base import ProviderError, clip
 from pytest_tooleval.tools.builtin.common import Context, Tool, get_int, get_str, need_str, prop
 from pytest_tooleval.tools.builtin.runner import CPU_SECONDS, FILE_BYTES, process_limits
 from pytest_tooleval.tools.builtin.sandbox import Sandbox, SandboxBroken, ToolError, is_within, walk
@@ -242,7 +242,8 @@ def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
     finally:
         out, err = capture.finish()
     if outcome.timed_out:
-        raise ToolError("git took too long")
+        budget = deadline.clock(GIT_TIMEOUT)
+        raise ProviderError(deadline.too_slow("git", budget, budget < GIT_TIMEOUT))
     return _Done(outcome.returncode, out.decode("utf-8", "replace"),
                  err.decode("utf-8", "replace"), capture.cut)
 

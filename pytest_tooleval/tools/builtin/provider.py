@@ -186,8 +186,8 @@ class BuiltinToolProvider(ToolProvider):
                 value = tool.run(context, arguments)
         except ToolError as exc:
             return ToolResult.error(str(exc))
-        except (SandboxBroken, jail.JailUnavailable) as exc:
-            raise ProviderError(str(exc)) from exc
+        except (SandboxBroken, jail.JailUnavailable, ProviderError) as exc:
+            raise ProviderError(f"{name}: {exc}") from exc
         except RecursionError:
             return ToolResult.error("the input is nested too deeply")
         except MemoryError:

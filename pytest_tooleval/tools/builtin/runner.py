@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.tools import deadline, jail, jailhome
+from pytest_tooleval.tools.base import ProviderError
 from pytest_tooleval.tools.builtin.common import Context, Tool, need_str, prop
 from pytest_tooleval.tools.builtin.sandbox import SandboxBroken, ToolError
 
@@ -30,6 +31,10 @@ WRITE_QUOTA = 32 * 1024 * 1024
 SNIPPET_IN_JAIL = "/tooleval-snippet.py"
 OUTPUT_CHARS = 20_000
 MAX_CODE = 100_000
+#: A snippet past its wall clock is the model's when it used at least this share of the
+#: call's clock on CPU (a loop: 0.32 to 0.44 measured beside two CPU hogs on 2 cores, where
+#: a short snippet needs under 0.03), or was asleep; otherwise the machine was busy.
+MODEL_CPU_SHARE = 0.25
 
 BOOTSTRAP = r'''
 import os, resource, stat, sys
@@ -172,6 +177,10 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
         stderr, cut_err = _read_capped(scratch / "err")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    budget = deadline.clock(WALL_SECONDS)
+    if outcome.timed_out and not outcome.asleep and outcome.cpu_s < MODEL_CPU_SHARE * budget:
+        raise ProviderError(deadline.too_slow("the snippet", budget, budget < WALL_SECONDS)
+                            + f" (the snippet had {outcome.cpu_s:.2g} s of CPU)")
     status = outcome.returncode
     notes = []
     if outcome.timed_out:
