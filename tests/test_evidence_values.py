@@ -1628,6 +1628,32 @@ def test_a_comparison_or_another_denial_still_states_the_value(value: str, answe
 
 
 @pytest.mark.parametrize(("value", "answer", "language"), [
+    ("2026-03-24", "Son ödeme tarihi 24 Mart değil, 17 Mart; 24 Mart başka bir faturaya ait.",
+     "tr"),
+    ("27450", "The rent isn't 27,450 TRY, it's 23,600 TRY; 27,450 TRY is the renewal draft's.",
+     "en"),
+    ("10:00", "Toplantı 10:00'da değil, 11:00'de; 10:00 eski saatti.", "tr"),
+    ("100", "I'm not 100% sure, but the page says 90 seats are left.", "en"),
+])
+def test_a_value_denied_once_is_not_stated_when_said_again(value: str, answer: str,
+                                                            language: str) -> None:
+    """The answer has taken the value back; saying it again elsewhere (another bill's,
+    the old time) does not state it. The second occurrence used to count. ("not 100% sure"
+    states no 100 either.)"""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("100", "I'm not 100% sure it will hold, but the page says 100 seats are left.", "en"),
+    ("100%", "I'm not 100 percent certain, but the battery shows 100%.", "en"),
+    ("2026-03-24", "Son ödeme tarihi 24 Mart, 17 Mart değil; 24 Mart'ı kaçırmayın.", "tr"),
+])
+def test_a_denial_of_another_value_or_not_100_percent_sure_still_states_it(
+        value: str, answer: str, language: str) -> None:
+    assert found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
     ("2026-05-03", "Your appointment has been moved from 3 May to 5 May.", "en"),
     ("14:00", "I've rescheduled the call from 14:00 to 15:30.", "en"),
     ("64", "The monthly fee was reduced from £64 to £56.", "en"),
