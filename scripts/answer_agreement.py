@@ -27,10 +27,12 @@ GOAL_CORRECT, GOAL_WRONG = 97.0, 90.0
 
 def accepted(entry: dict, alternatives: dict | None = None) -> bool:
     """Whether every evidence item (a string or a list of alternatives) is in the answer;
-    ``alternatives`` (evidence string -> list) stands in for a text fact where it has one."""
+    ``alternatives`` (evidence string -> list) stands in for a text fact where it has one;
+    an entry's ``today`` is its case's clock (day words: "yarın")."""
     items = [item if isinstance(item, list) else (alternatives or {}).get(item, [item])
              for item in entry["evidence"]]
-    return all(evidence_found(alts, entry["answer"], entry["lang"]) for alts in items)
+    return all(evidence_found(alts, entry["answer"], entry["lang"], entry.get("today"))
+               for alts in items)
 
 
 def main(argv: list[str]) -> int:

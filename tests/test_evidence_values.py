@@ -300,6 +300,21 @@ def test_a_day_word_beside_a_date_it_does_not_name_states_no_date() -> None:
     assert evidence_found(["2026-03-13"], "Yarın, yani 13 Mart'ta.", "tr", today)
 
 
+@pytest.mark.parametrize(("answer", "language"), [
+    ("Bugün ayın 13'ü.", "tr"), ("Today is the 13th.", "en"),
+    ("Today is Friday the 13th.", "en")])
+def test_a_day_word_beside_a_day_of_the_month_it_does_not_name_states_no_date(
+        answer: str, language: str) -> None:
+    """"Bugün ayın 13'ü" (today is 12 March) passed for 12 Mart through "bugün": a day of
+    the month without a month was not read against the day word."""
+    today = date(2026, 3, 12)
+    assert not evidence_found(["12 Mart", "2026-03-12"], answer, language, today)
+    assert evidence_found(["2026-03-12"], answer.replace("13", "12").replace("'ü", "'si")
+                          .replace("Friday", "Thursday"), language, today)
+    assert evidence_found(["2026-03-12"], "Yes, today: the office on the 2nd floor.", "en",
+                          today)  # an ordinal that is no day
+
+
 def test_the_named_release_planning_answer_passes_on_the_cases_clock() -> None:
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.cases.model import case_today

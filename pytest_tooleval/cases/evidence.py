@@ -523,9 +523,9 @@ def _relative_day_found(value: str, answer: str, language: str, today: date) -> 
     days |= {today + timedelta(days=(WEEKDAYS[m.group(1)] - today.weekday() - 1) % 7 + 1)
              for m in _COMING_WEEKDAY.finditer(folded)}
     stated = answer_values(answer, language)
-    if days and any((d.month, d.day) not in {(x.month, x.day) for x in days}
-                    for d in stated.dates):
-        days = set()  # a date stated beside them that they do not name: "bugün 11 Mart"
+    if any((d.month, d.day) not in {(x.month, x.day) for x in days} for d in stated.dates) \
+            or stated.month_days - {x.day for x in days}:
+        days = set()  # a day stated beside them that they do not name: "bugün 11 Mart", "ayın 13'ü"
     return any(isinstance(want, Date) and (any(
         (day.month, day.day) == (want.month, want.day)
         and want.year in (None, day.year) for day in days)

@@ -228,6 +228,9 @@ _WEEKDAY_DAY = regex.compile(
     rf"(?!\d|[a-z]|[.,/:-]\d|,?\s(?:of\s)?(?:{_MONTH_NAMES})(?![a-z]))"
     rf"|(?<![\d.,/:]|(?:{_MONTH_NAMES})(?:'[a-z]+)?\s)(?P<day>\d{{1,2}}){_DAY_MARK},?\s"
     rf"{_WEEKDAY}(?![a-z])")
+#: A day of the month alone: ayın 13'ü, the 13th (not the 2nd floor; the 13th of March is a date).
+_DAY_ALONE = regex.compile(rf"(?<![a-z])(?:ayin\s(?P<day>\d{{1,2}}){_DAY_MARK}(?![a-z])"
+                           r"|the\s(?P<day>\d{1,2})(?:st|nd|rd|th)(?!\s?[a-z\d]))")
 #: A duration said in units (3 hours, 12 minutes and 48 seconds; 3h 12m 48s; 3 saat 12
 #: dakika 48 saniyede; an hour), each part optional but in this order; or written 3:12:48.
 #: A unit's letter only glued to its digits (not 142 m², 12m/s); a word count only for hours.
@@ -648,6 +651,12 @@ class Values:
         16th is (0, 16)."""
         return tuple((WEEKDAYS[m["weekday"]], int(m["day"]))
                      for m in _WEEKDAY_DAY.finditer(self._dated))
+
+    @cached_property
+    def month_days(self) -> frozenset[int]:
+        """Days of the month named without a month: the 13th, ayın 13'ü, Monday the 16th."""
+        return frozenset([int(m["day"]) for m in _DAY_ALONE.finditer(self._dated)]
+                         + [day for _, day in self.weekdays])
 
     @cached_property
     def durations(self) -> tuple[Duration, ...]:
