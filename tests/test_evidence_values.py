@@ -1668,6 +1668,23 @@ def test_a_denial_of_another_value_or_not_100_percent_sure_still_states_it(
     assert found(value, answer, language)
 
 
+@pytest.mark.parametrize(("old", "new", "answer", "language"), [
+    ("42", "43", "The answer is 42 — sorry, 43.", "en"),
+    ("549.57", "594.57", "Each person pays about 549.57 TL... actually, let me redo that: "
+     "3,847 / 7 = 594.57 TL each.", "en"),
+    ("34", "43", "Kişi başı 34 TL, pardon, 43 TL.", "tr"),
+    ("43", "34", "Kişi başı 43 TL — özür dilerim, 34 TL.", "tr"),
+])
+def test_a_value_the_answer_corrects_itself_from_is_not_stated(old: str, new: str, answer: str,
+                                                               language: str) -> None:
+    """"549.57 TL... actually, let me redo that: ... 594.57" passed for 549.57: the value
+    a self-correction takes back counted. The value it corrects to is stated, and an
+    apology is no correction."""
+    assert not found(old, answer, language)
+    assert found(new, answer, language)
+    assert found(old, f"It is {old}, sorry for the 2 delays.", language)
+
+
 @pytest.mark.parametrize(("value", "answer", "language"), [
     ("2026-05-03", "Your appointment has been moved from 3 May to 5 May.", "en"),
     ("14:00", "I've rescheduled the call from 14:00 to 15:30.", "en"),

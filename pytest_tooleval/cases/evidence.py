@@ -364,8 +364,16 @@ _CHANGED_TR = (r"(?:kaydır|ertele|indir|düş|yüksel|çık|değiş|çek|alın|
                r"|uzat|kısal|in(?=di|miş))\w*?(?<!m[ae])(?:[dt][ıiuü](?:k|m|n|n[ıiuü]z|l[ae]r)?"
                r"|m[ıiuü]ş(?:t[ıiuü]r|l[ae]r)?|[ae]r[ae]k)\b")
 _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|geç|erken)\b)"
+#: A value the answer corrects itself from, another number following in the sentence: "42 —
+#: sorry, 43", "549.57 TL... actually, let me redo that: 594.57", "43 TL, pardon, 34 TL"
+#: (not "sorry for the 2 delays").
+_CORRECTED = (r"(?P<pre>)(?P<old>(?<![\d.,:])[$€£₺]?\d(?:[\d.,:]*\d)?)(?=(?:\s+[^\W\d_]+){0,2}"
+              r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|pardon|özür\s+dilerim)\s*[,;:—–-]"
+              r"|I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
+              r"|düzeltiyorum\b)[^.!?\n]*?\d)")
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+        _CORRECTED,
         r"(?P<pre>(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bam\s)(?<!\bwill\s)(?<!\bto\s)"
         rf"\b(?:{_CHANGED_EN})(?:\s+(?!(?:and|but|or|so|now|then|to|into|which|that|who|where"
         r"|when|while|is|are|was|were|be|will|open\w*|run\w*)\b)[^\W\d_][\w']*){0,3}"
@@ -384,6 +392,7 @@ _FORMER = {
         rf"(?:(?:of|was|were)\s+)?)(?P<old>{_EN_VALUE})",
     )),
     "tr": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+        _CORRECTED,
         rf"(?P<pre>)(?P<old>{_TR_VALUE})(?=(?:{_APOSTROPHE}|(?<=[^\W\d_]))[dt][ae]n\b"
         rf"(?:\s+{_LIMIT_TR}\S*[^\s,.;:!?]){{0,3}}?\s+\S*(?:{_APOSTROPHE}y?|[aeıioöuü]y)[ae]"
         rf"(?:\s+{_LIMIT_TR}[^\W\d_]+){{0,2}}?\s+{_CHANGED_TR})",
