@@ -14,6 +14,7 @@ Ranking (router/ranking.py): score, then the learned lexical cue's confident vot
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -55,13 +56,15 @@ LEARNED_WEIGHT = 2.0
 # trigger right after an imperative "don't", "do not" or "never" ("don't send it yet";
 # "don't forget" is a trigger of its own), a Turkish message ending in a trigger's negative
 # imperative ("mesaj atma", "dosyayı silmeyin"; "silme işlemi" does not end in it). Such a
-# tool scores RULED_OUT: no learned vote, the last place of all.
+# tool scores RULED_OUT: no learned vote, the last place of all, unless a trigger in another
+# clause asks for it ("takvime ekle: bütçe planlama", where the last word is a noun).
 NEGATORS = (("don", "t"), ("do", "not"), ("never",))
 SUBJECTS = ("i", "we", "they", "he", "she", "it")  # "I don't save passwords": no request
 NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
 AFTER_VERB = ("henuz", "sakin", "lutfen", "simdilik")  # "silme sakın", "atma henüz"
 VERBAL_NOUNS = ("hatirlatma",)  # "kargo hatırlatma" is a reminder asked for
 RULED_OUT = -1.0
+CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 
 
 @lru_cache(maxsize=8)
@@ -188,11 +191,14 @@ class TriggerRouter(Router):
         self, message: str, language: str, catalogue: Sequence[ToolSpec]
     ) -> tuple[dict[str, float], dict[str, list[str]]]:
         tally = Tally({spec.name for spec in catalogue})
-        text = normalize(message, language if language in self.sets else None)
+        hints = language if language in self.sets else None
+        text = normalize(message, hints)
         classes: dict[str, list[str]] = defaultdict(list)
         deferred: list[tuple[str, float, str, str]] = []
         seen: set[tuple[str, str]] = set()
         ruled_out: set[str] = set()
+        negated_at: list[int] = []  # where each negated match starts
+        named: list[tuple[str, int]] = []  # (tool, start) of every trigger match
 
         # The message's own language first: a trigger written the same in two files
         # ("commit*") counts once per tool, at the full weight, not at the other file's 0.3.
@@ -218,6 +224,8 @@ class TriggerRouter(Router):
             for match in _negated(trigger_set, text.words, longest):
                 ruled_out.update(t.tool for t in match.pattern.targets
                                  if t.tool in SIDE_EFFECTING_BUILTINS)
+                negated_at.append(match.start)
+            named += [(t.tool, m.start) for m in longest for t in m.pattern.targets]
             for match in longest:
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
@@ -276,6 +284,11 @@ class TriggerRouter(Router):
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
+        if ruled_out:  # the clause of word ``at``: how many clause ends come before it
+            cuts = [len(normalize(message[:end.start()], hints).words)
+                    for end in CLAUSE_END.finditer(message)]
+            negated = {sum(at >= cut for cut in cuts) for at in negated_at}
+            ruled_out -= {tool for tool, at in named if sum(at >= c for c in cuts) not in negated}
         for tool in ruled_out & tally.names:
             tally.scores[tool] = RULED_OUT
             tally.reasons.pop(tool, None)

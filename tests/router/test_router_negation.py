@@ -55,6 +55,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "Elif'e yolla: ilacı ben alıyorum, merak etme", "send_message"),
     ("tr", "cmt 11 kuaför ekle takvime", "calendar_add"),  # -me of the dative, no verb
     ("tr", "bi mesaj at anneme", "send_message"),
+    # A final verbal noun (an event's title) after the request's own clause is no negation.
+    ("tr", "takvime ekle: cuma 14:00 bütçe planlama", "calendar_add"),
+    ("tr", "cuma 14:00 bütçe toplantısı ekle, konu: planlama", "calendar_add"),
+    ("tr", "yarın saat 10'a bir toplantı ekler misin: sprint planlama", "calendar_add"),
+    ("en", "don't send it to Ali. Send it to Kaan", "send_message"),
 ])
 def test_what_only_looks_negated_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)
