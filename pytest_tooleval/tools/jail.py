@@ -335,25 +335,26 @@ class Outcome:
     timed_out: bool = False
     over_quota: bool = False
     applied: jailhome.Applied | None = None
-    #: At the wall clock (``timed_out``): the CPU seconds the command's processes had used,
-    #: and whether all of them were asleep (a timer, a pipe: waiting on something of theirs).
-    cpu_s: float = 0.0
-    asleep: bool = False
+    #: At the wall clock (``timed_out``): the seconds the command had to itself since it was
+    #: let go, running or asleep (not waiting for a CPU: ``waited``).
+    own_s: float = 0.0
 
 
-def usage(pid: int) -> tuple[float, bool]:
-    """The CPU seconds used by process ``pid`` and every process under it, and whether all of
-    them are asleep or stopped, read from /proc (``(0.0, False)`` where it is not there)."""
-    stats: dict[int, list[bytes]] = {}
+def waited(pid: int) -> float:
+    """The seconds process ``pid`` and every process under it were runnable but waited for a
+    CPU (``run_delay`` of /proc/PID/schedstat; 0 where the kernel does not keep it)."""
+    parents: dict[int, int] = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError), open(f"/proc/{entry}/stat", "rb") as handle:
-            stats[int(entry)] = handle.read().rpartition(b")")[2].split()  # state, ppid, ...
-    tree = [pid] if pid in stats else []
+            parents[int(entry)] = int(handle.read().rpartition(b")")[2].split()[1])
+    tree = [pid]
     for parent in tree:  # grows as children are found
-        tree += [child for child, fields in stats.items() if int(fields[1]) == parent]
-    ticks = sum(int(number) for p in tree for number in stats[p][11:15])  # utime..cstime
-    return ticks / os.sysconf("SC_CLK_TCK"), bool(tree) and all(stats[p][0] in b"STt"
-                                                                for p in tree)
+        tree += [child for child, ppid in parents.items() if ppid == parent]
+    delay = 0
+    for p in tree:
+        with contextlib.suppress(OSError, IndexError), open(f"/proc/{p}/schedstat") as handle:
+            delay += int(handle.read().split()[1])
+    return delay / 1e9
 
 
 class JailBroken(OSError):
@@ -466,7 +467,7 @@ def run(
         return _run_unjailed(argv, writable=writable, cwd=cwd, env=env, timeout=timeout,
                              stdout=stdout, stderr=stderr, preexec=preexec,
                              write_quota=write_quota)
-    started = time.monotonic()
+    started = since = time.monotonic()
     staged = write_quota is not None
     files = jailhome.snapshot(writable) if staged else {}
     uid = call_uid()
@@ -524,6 +525,7 @@ def run(
             reaper = _Reaper(proc, status.child_pid(timeout))
             jailhome.copy_in(writable, files, tmpfs, uid)
             ours.sendall(b"g")
+            since = time.monotonic() - waited(proc.pid)  # its own time starts: less its waits
         except OSError as exc:
             reaper = reaper or _Reaper(proc, status.child_pid(0.0))
             reaper.finish()
@@ -540,7 +542,7 @@ def run(
         proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
-        outcome.cpu_s, outcome.asleep = usage(proc.pid)
+        outcome.own_s = time.monotonic() - since - waited(proc.pid)
         reaper.kill()
     finally:
         gone = reaper.finish()
@@ -617,6 +619,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
     proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                             stdout=stdout, stderr=stderr, start_new_session=True,
                             preexec_fn=preexec, close_fds=True)
+    started = time.monotonic()
     outcome = Outcome(returncode=0)
     stop = threading.Event()
 
@@ -640,7 +643,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
-        outcome.cpu_s, outcome.asleep = usage(proc.pid)
+        outcome.own_s = time.monotonic() - started - waited(proc.pid)
     finally:
         stop.set()
         kill()

@@ -317,37 +317,48 @@ def test_a_snippet_the_harness_left_no_time_is_the_machines_failure(
     assert not catalogue.call("read_document", {"path": "Documents/notes.txt"}).is_error
 
 
-def test_usage_counts_the_cpu_of_every_process_and_sees_them_asleep() -> None:
-    """A process and the child it forked, each spending 0.2 s of CPU and then sleeping: at
-    least 0.4 s in all, and asleep; a looping process is not asleep."""
-    code = """import os, sys, time
-read, write = os.pipe()
-child = os.fork()
-while time.process_time() < 0.2:
+@needs_jail
+def test_a_snippet_that_slept_then_looped_is_the_models(
+        hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snippet the machine gave all the time it asked for, asleep for most of its clock and
+    running at the clock (a polling loop caught between two sleeps), never ends: the
+    model's failure, its note (before: an ERROR "the machine was busy", its CPU under a
+    quarter of the clock and not asleep at that moment)."""
+    monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 4.0, raising=False)
+    catalogue = Catalogue([hostile.tools.provider])
+    code = "import time\ntime.sleep(2.8)\nwhile True:\n    pass\n"
+    result = _expired(lambda: catalogue.call("run_python", {"code": code}))
+    assert re.search(r"note: killed after 3\.\d+ s wall-clock", result), result
+
+
+def test_waited_counts_every_process_kept_from_a_cpu() -> None:
+    """A process, its child and their two children, pinned to one CPU and spinning for 1 s
+    of wall clock, waited about 3 s for it in all (the first alone under 1); a sleeping
+    process about none."""
+    code = """import os, time
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+ends, first = time.monotonic() + 1, os.getpid()
+os.fork()
+os.fork()
+while time.monotonic() < ends:
     pass
-if child == 0:
-    os.write(write, b"x")
-else:
-    os.read(read, 1)
+if os.getpid() == first:
     print("ready", flush=True)
 time.sleep(30)
 """
-    sleeper = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                               start_new_session=True)
-    looper = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    spinners = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                start_new_session=True)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        assert sleeper.stdout is not None and sleeper.stdout.readline() == b"ready\n"
-        ends = time.monotonic() + 10
-        while not jail.usage(sleeper.pid)[1] and time.monotonic() < ends:
-            time.sleep(0.05)  # the child between its write and its sleep
-        cpu, asleep = jail.usage(sleeper.pid)
-        assert cpu >= 0.35 and asleep, (cpu, asleep)
-        assert not jail.usage(looper.pid)[1]
+        assert spinners.stdout is not None and spinners.stdout.readline() == b"ready\n"
+        time.sleep(0.5)
+        assert jail.waited(spinners.pid) >= 1.5, jail.waited(spinners.pid)
+        assert jail.waited(sleeper.pid) < 0.2, jail.waited(sleeper.pid)
     finally:
-        os.killpg(sleeper.pid, 9)
-        looper.kill()
+        os.killpg(spinners.pid, 9)
+        sleeper.kill()
+        spinners.wait()
         sleeper.wait()
-        looper.wait()
 
 
 # -- item 4: the wall clock of a case ---------------------------------------------------------
