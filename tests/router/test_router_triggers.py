@@ -277,3 +277,60 @@ def test_git_named_is_no_request_to_commit(message: str, language: str) -> None:
     assert not [r for r in fired(message, language).get("git_commit", [])
                 if r.startswith("trigger")]
     assert "git_commit" not in shown(message, language)
+
+
+NOUN_MENTIONS = [  # (language, message, the tool a trigger put among the nine)
+    ("en", "my calendar is packed this week, any tips?", "calendar_add"),
+    ("en", "MY CALENDAR IS PACKED THIS WEEK, ANY TIPS?", "calendar_delete"),
+    ("en", "what a plan!", "calendar_add"),
+    ("en", "the plane was two hours late, ugh", "calendar_add"),
+    ("en", "do you think paper books beat e-readers", "calendar_add"),
+    ("en", "the reminder app is annoying", "reminder_add"),
+    ("en", "THE REMINDER APP IS ANNOYING", "reminder_add"),
+    ("tr", "takvimim çok dolu", "calendar_add"),
+    ("tr", "TAKVİMİM ÇOK DOLU", "calendar_delete"),
+    ("tr", "takvimim cok dolu", "calendar_add"),
+    ("tr", "hatırlatıcı tam vaktinde çaldı", "reminder_add"),
+    ("tr", "HATIRLATICI TAM VAKTİNDE ÇALDI", "reminder_add"),
+    ("tr", "hatirlatici tam vaktinde caldi", "memory_save"),
+]
+NOUN_REQUESTS = [  # the same nouns with the verb: the tool's trigger still fires
+    ("en", "add the dentist on friday at 3 to my calendar", "calendar_add"),
+    ("en", "ADD IT TO MY CALENDAR: DENTIST FRIDAY 3PM", "calendar_add"),
+    ("en", "put lunch with zeynep into my calendar for wednesday noon", "calendar_add"),
+    ("en", "book me in with the vet on monday at 6", "calendar_add"),
+    ("en", "take the yoga class off my calendar", "calendar_delete"),
+    ("en", "set a reminder for 8pm to take out the bins", "reminder_add"),
+    ("en", "SET A REMINDER FOR 8PM: BINS", "reminder_add"),
+    ("tr", "takvimime ekle: cuma 15:00 dişçi", "calendar_add"),
+    ("tr", "TAKVİMİME EKLE: CUMA 15:00 DİŞÇİ", "calendar_add"),
+    ("tr", "takvimime ekle cuma 15 disci", "calendar_add"),
+    ("tr", "cuma 3te dişçi var, calendar'a ekle", "calendar_add"),
+    ("tr", "cuma 3te dişçi var, takvime işle", "calendar_add"),
+    ("tr", "squashi takvimden cikar", "calendar_delete"),
+    ("tr", "yarın 9'a hatırlatıcı kur", "reminder_add"),
+    ("tr", "YARIN 9'A HATIRLATICI KUR", "reminder_add"),
+    ("tr", "yarin 9a hatirlatici kur", "reminder_add"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), NOUN_MENTIONS)
+def test_a_noun_alone_triggers_no_tool_that_changes_the_world(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    """A calendar, book, plan or reminder mentioned is no request to add one: calendar*,
+    book*, plan* (plane, plant), reminder* and takvim*, hatırlat* (hatırlatıcı) triggered
+    calendar_add, calendar_delete and reminder_add (hatırl* of memory_save leaves the
+    noun too). The verb, or the noun with its verb or direction (to my calendar, takvime,
+    set a reminder, hatırlatıcı kur), still triggers them."""
+    assert normalize(message, language).text not in known_texts
+    assert not [r for r in fired(message, language).get(tool, []) if r.startswith("trigger")]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), NOUN_REQUESTS)
+def test_the_noun_with_its_verb_still_triggers_the_tool(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert [r for r in plain_reasons(message, language, tool) if r.startswith("trigger")]
+    assert tool in shown(message, language)
