@@ -253,6 +253,26 @@ def test_malformed_rate_and_latency_criteria() -> None:
     assert malformed.shown == "0.02 [0.0035–0.1050]"  # report.md, report.html, terminal
 
 
+def test_router_recall_per_row_carries_its_interval() -> None:
+    """A breakdown row's router recall (report.json ``routing``, report.md's "routed"
+    column) showed '90.0% (9/10)' with no uncertainty: Wilson over the steps, none under 5."""
+    from pytest_tooleval.report.markdown import _routed
+
+    def routed(hit: bool, language: str, i: int) -> CaseResult:
+        return result("PASS", {"tool": 1.0}, language=language, nodeid=f"f::{language}{i}",
+                      transcripts=[StepTranscript(message="m", shown=["a" if hit else "b"])],
+                      checks=StepChecks(expect=["a"]))
+
+    results = [routed(i < 9, "en", i) for i in range(10)] + [routed(True, "tr", i)
+                                                                 for i in range(4)]
+    languages = summarize(results, Thresholds()).languages
+    en, tr = languages["en"].routing, languages["tr"].routing
+    assert (en.routed, en.steps) == (9, 10) and en.interval is not None
+    assert (en.interval.low, en.interval.high) == pytest.approx((0.5958, 0.9821), abs=1e-4)
+    assert _routed(en) == "90.0% [59.6–98.2] (9/10)"
+    assert tr.interval is None and _routed(tr) == "100.0% (4/4)"  # 4 steps: too few
+
+
 def test_a_failed_gate_never_reads_as_met() -> None:
     """94 of 105 "thanks" restrained (89.5 %) fails a 0.90 gate, and the detail said
     "irrelevance 0.90 (threshold 0.90)" beside an axis printed as 89.5."""

@@ -26,7 +26,8 @@ def _routed(routing: Routing) -> str:
     """Router recall of a table row: a low score with full routing is the model's."""
     if not routing.steps or routing.recall is None:
         return "n/a"
-    return f"{100 * routing.recall:.1f}% ({routing.routed}/{routing.steps})"
+    return (f"{100 * routing.recall:.1f}%{_interval(routing.interval, 100.0)} "
+            f"({routing.routed}/{routing.steps})")
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:

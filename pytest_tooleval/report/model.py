@@ -66,6 +66,8 @@ class Routing(_Model):
     routed: int
     steps: int
     recall: float | None
+    #: Wilson over the steps; none under 5 steps.
+    interval: Interval | None = Field(default=None, exclude_if=_absent_if_none)
 
 
 class BreakdownRow(_Model):

@@ -87,12 +87,16 @@ def breakdown(results: list[CaseResult], key: str,
         members = buckets[label]
         results_of = [r for tries in members for r in tries.tries]
         axes = axes_of(results_of)
+        routing = Routing(**routed_share(results_of))  # router recall: router/coverage.py
+        if intervals is not None:
+            routing.interval = _shown(wilson(routing.routed, routing.steps, intervals.level),
+                                      routing.steps)
         table[label] = BreakdownRow(
             score=score_of(axes),
             axes={axis: v.value for axis, v in axes.items()},
             cases=len(members),
             outcomes=outcome_counts(results_of),
-            routing=Routing(**routed_share(results_of)),  # router recall: router/coverage.py
+            routing=routing,
             tries=len(results_of) if len(results_of) != len(members) else None,
             interval=_shown(figure_intervals(members, WEIGHTS, intervals)[0], len(members))
             if intervals is not None and len(members) >= INTERVAL_MIN_CASES else None,
