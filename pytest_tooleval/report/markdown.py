@@ -169,7 +169,8 @@ def render_markdown(report: Report) -> str:
         ]
     gap = summary.language_gap
     if gap.jobs:
-        shown = ", ".join(f"{lang} {fmt(score)}" for lang, score in gap.scores.items())
+        shown = ", ".join(f"{lang} {fmt(score)}{_interval(gap.score_intervals.get(lang))}"
+                          for lang, score in gap.scores.items())
         lines += [f"Language gap on {gap.jobs} twin job(s) (the same job and fact asked in "
                   f"each language): {shown}"
                   + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}"

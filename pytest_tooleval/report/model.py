@@ -128,6 +128,9 @@ class LanguageGap(_Model):
     jobs_in_every_language: int
     languages: list[str]
     scores: dict[str, float | None]
+    #: Each score's (points), over its jobs: Wilson where each job scores 0 or 100, else
+    #: the bootstrap; none under 5 jobs.
+    score_intervals: dict[str, Interval] = Field(default_factory=dict)
     gap: float | None
     gap_is: str | None
     #: The gap's interval (points), over the jobs in both languages; none under 20 jobs.

@@ -196,9 +196,15 @@ def language_gap(results: list[CaseResult], level: float = DEFAULT_LEVEL) -> Lan
     per_job = {job: {lang: score_of(axes_of(cases)) for lang, cases in langs.items()}
                for job, langs in twins.items()}
     scores: dict[str, float | None] = {}
+    score_intervals: dict[str, Interval] = {}
     for language in languages:
         values = [s for job in per_job.values() if (s := job.get(language)) is not None]
         scores[language] = sum(values) / len(values) if values else None
+        share = [value / 100 for value in values]  # 0–1: a proportion where all are 0 or 1
+        if len(share) >= INTERVAL_MIN_CASES and (found := (
+                wilson(sum(share), len(share), level) if set(share) <= {0.0, 1.0}
+                else mean_interval(share, level=level, method="bootstrap"))):
+            score_intervals[language] = found.scaled(100.0).rounded()
     shared = [job for job, langs in twins.items() if all(lang in langs for lang in languages)]
     gap = interval = None
     if len(languages) == 2 and None not in scores.values():
@@ -209,7 +215,8 @@ def language_gap(results: list[CaseResult], level: float = DEFAULT_LEVEL) -> Lan
         if len(differences) >= MIN_PAIRS:
             interval = mean_interval(differences, level=level)
     return LanguageGap(jobs=len(twins), jobs_in_every_language=len(shared),
-                       languages=languages, scores=scores, gap=gap,
+                       languages=languages, scores=scores, score_intervals=score_intervals,
+                       gap=gap,
                        gap_is=f"{languages[1]} − {languages[0]}" if gap is not None else None,
                        interval=interval.rounded() if interval is not None else None)
 

@@ -266,18 +266,18 @@ def paired_bootstrap(
 
 
 def mean_interval(values: Sequence[float], *, level: float = DEFAULT_LEVEL,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-                  ) -> Interval | None:
-    """The percentile bootstrap interval of the mean of ``values`` (paired differences, one
-    per unit), read at the expanded level as every bootstrap here is."""
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                  method: str = "paired bootstrap") -> Interval | None:
+    """The percentile bootstrap interval of the mean of ``values`` (one per unit: paired
+    differences, or a language's job scores), read at the expanded level as every
+    bootstrap here is."""
     data = np.asarray(values, dtype=float)
     if data.size < 2:
         return None
     strata = ["all"] * data.size
     samples = np.concatenate([data[indices].mean(axis=1)
                               for indices in _resampled(strata, resamples, seed)])
-    return _percentile_interval(samples, expanded_level(level, strata, data),
-                                "paired bootstrap")
+    return _percentile_interval(samples, expanded_level(level, strata, data), method)
 
 
 def sign_flip_p(differences: Sequence[float], *, resamples: int = 20_000,

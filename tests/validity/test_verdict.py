@@ -10,6 +10,7 @@ import pytest
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.engine.session import CaseRef
 from pytest_tooleval.report.compare import compare, render_comparison
+from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.run.score import case_identity
@@ -280,6 +281,19 @@ def test_the_language_gap_on_twin_jobs() -> None:
     gap = language_gap(many)
     assert gap.gap == -20.0 and gap.interval is not None
     assert -40.0 < gap.interval.low < -20.0 < gap.interval.high < 0.0
+    # Each language's score carries its interval over the jobs (none under 5 jobs, as for
+    # the two above): Wilson where every job scores 0 or 100 (25 of 25, 20 of 25) ...
+    assert language_gap(results).score_intervals == {}
+    assert {lang: (i.low, i.high, i.method) for lang, i in gap.score_intervals.items()} == {
+        "en": (86.6808, 100.0, "wilson"), "tr": (60.869, 91.1394, "wilson")}
+    # ... else the bootstrap over the jobs' scores (one tr job scores 50)
+    mixed = language_gap([*many, twin("j0", "tr", 1.0, "tr0-formal")])
+    tr = mixed.score_intervals["tr"]
+    assert mixed.scores["tr"] == 82.0 and tr.method == "bootstrap"
+    assert 60.0 < tr.low < 82.0 < tr.high < 100.0
+    line = next(line for line in render_markdown(make_report(many)).splitlines()
+                if line.startswith("Language gap"))
+    assert "en 100.0 [86.7–100.0], tr 80.0 [60.9–91.1]; gap (tr − en) -20.0 [" in line
 
 
 def test_the_remembered_router_routes_like_the_router_and_hands_out_copies():
