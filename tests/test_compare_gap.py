@@ -12,7 +12,7 @@ import pytest
 from pytest_tooleval.cli import main
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
 from pytest_tooleval.report.compare import compare, render_comparison
-from pytest_tooleval.report.gap import gap_of, validity
+from pytest_tooleval.report.gap import gap_of, render_gap, validity
 from pytest_tooleval.report.model import Report
 from pytest_tooleval.result import CaseResult, Outcome, StepChecks, StepResult
 from tests.conftest import THANKS_CASE, WEATHER_CASE, make_report, scenario
@@ -156,6 +156,25 @@ def test_gap_arithmetic_and_validity() -> None:
     assert v_off["right_tool_rate"] == pytest.approx(1 / 2)
     assert v_off["right_arguments_rate"] == 0.0
     assert validity(on.cases)["right_arguments_rate"] == 1.0
+
+
+def test_gap_validity_rates_carry_their_intervals() -> None:
+    """gap.md printed '| parse rate (%) |   81.3 |   61.0 |' with no uncertainty: each rate
+    has Wilson's over its own attempts or steps, none under 5 (the 3 attempts above)."""
+    good = Attempt("x", {}, valid=True)
+    unparseable = Attempt(None, "{", valid=False, malformed="unparseable")
+    cases = [case(f"a::{i}", "PASS", {"tool": 1.0}, attempts=[good if i < 8 else unparseable],
+                  checks=StepChecks(tool=i < 9)) for i in range(10)]
+    v = validity(cases)
+    assert v["parse_rate"] == 0.8 and v["right_tool_rate"] == 0.9
+    assert v["intervals"] == {  # none for the arguments: no step had constraints
+        "parse_rate": {"low": 0.4902, "high": 0.9433, "method": "wilson"},
+        "schema_valid_rate": {"low": 0.6756, "high": 1.0, "method": "wilson"},
+        "right_tool_rate": {"low": 0.5958, "high": 0.9821, "method": "wilson"}}
+    text = render_gap(gap_of(report(cases), report(cases, backend={"grammar": "off"})))
+    assert "| parse rate (%) |   80.0 [49.0–94.3] |   80.0 [49.0–94.3] |" in text
+    assert "| right arguments rate (%) |    n/a |    n/a |" in text
+    assert validity(cases[:3])["intervals"] == {}
 
 
 def test_gap_validity_is_over_the_cases_both_arms_scored() -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tooleval.report.compare import paired_statistics, scored_figures
-from pytest_tooleval.report.model import Report
+from pytest_tooleval.report.model import Interval, Report
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import call_statistics
 from pytest_tooleval.scoring.paired import Row
-from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
+from pytest_tooleval.scoring.settings import INTERVAL_MIN_CASES
+from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL, wilson
 
 
 def validity(cases: list[CaseResult]) -> dict[str, Any]:
@@ -32,16 +33,16 @@ def validity(cases: list[CaseResult]) -> dict[str, Any]:
             if checks.args is not None:
                 args_steps += 1
                 right_args += bool(checks.args)
-
-    def rate(part: int, whole: int) -> float | None:
-        return part / whole if whole else None
-
+    rates = {"parse_rate": (parsed, attempts),
+             "schema_valid_rate": (attempts - calls.malformed, parsed),
+             "right_tool_rate": (right_tool, tool_steps),
+             "right_arguments_rate": (right_args, args_steps)}
     return {
         "attempts": attempts,
-        "parse_rate": rate(parsed, attempts),
-        "schema_valid_rate": rate(attempts - calls.malformed, parsed),
-        "right_tool_rate": rate(right_tool, tool_steps),
-        "right_arguments_rate": rate(right_args, args_steps),
+        **{key: part / whole if whole else None for key, (part, whole) in rates.items()},
+        # Wilson over each rate's attempts or steps; none under 5.
+        "intervals": {key: found.rounded().model_dump() for key, (part, whole) in rates.items()
+                      if whole >= INTERVAL_MIN_CASES and (found := wilson(part, whole))},
         "steps_with_expected_tool": tool_steps,
         "steps_with_argument_constraints": args_steps,
     }
@@ -110,8 +111,10 @@ def render_gap(gap: dict[str, Any]) -> str:
     lines += ["", "| validity | on | off |", "|---|---|---|"]
     keys = ("parse_rate", "schema_valid_rate", "right_tool_rate", "right_arguments_rate")
     for key in keys:
-        on, off = gap["validity"]["on"][key], gap["validity"]["off"][key]
-        lines.append(f"| {key.replace('_', ' ')} (%) | {fmt(on, 100)} | {fmt(off, 100)} |")
+        on, off = (fmt(arm[key], 100) + ("" if (found := arm["intervals"].get(key)) is None
+                                         else f" [{Interval(**found).text(100)}]")
+                   for arm in (gap["validity"]["on"], gap["validity"]["off"]))
+        lines.append(f"| {key.replace('_', ' ')} (%) | {on} | {off} |")
     lines.append(f"| attempts | {gap['validity']['on']['attempts']} | "
                  f"{gap['validity']['off']['attempts']} |")
     lines += render_paired_gap(gap["paired"])
