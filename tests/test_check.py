@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.check.report import DOC_END, DOC_START
+from pytest_tooleval.check.report import DOC_END, DOC_START, CheckReport, Tally
 from pytest_tooleval.check.static import run_check
 from pytest_tooleval.cli import main
 
@@ -291,6 +291,28 @@ def test_exit_codes_and_json(clean: Path, tmp_path: Path, capsys: pytest.Capture
     capsys.readouterr()
     assert check_main([str(clean), "--json", "-", "--language", "en"]) in (0, 1)
     assert json.loads(capsys.readouterr().out)["files"] == 1
+
+
+def test_router_recall_carries_its_interval() -> None:
+    """tooleval check printed 'router recall:  99.8% (653/654)', per scope and per split half
+    alike, and the router doc 'recall 100.0% (654/654)', with no uncertainty: Wilson over
+    the steps (none under 5), and the split table's columns as wide as their cells."""
+    assert Tally(653, 654).render() == " 99.8% [99.1–100.0] (653/654)"
+    assert Tally(4, 4).render() == "100.0% (4/4)"
+    report = CheckReport(k=9)
+    for hit, language, half in [(True, "en", "tuning")] * 9 + [(False, "en", "frozen")] + [
+            (True, "en", "frozen")] * 9:
+        report.count(hit, language, "g", "unspecified", half=half)
+    text = report.render_table()
+    assert "router recall:  94.7% [75.4–99.1] (18/19)" in text
+    assert "    en                        94.7% [75.4–99.1] (18/19)" in text
+    # The split table: the widest scope and cell, and two spaces, set the widths.
+    table = text.splitlines()[-6:]
+    assert table[1] == (f"  {'overall':<22}{'100.0% [70.1–100.0] (9/9)':<27}"
+                        " 90.0% [59.6–98.2] (9/10)")
+    assert table[-1] == (f"  {'fallback-only':<22}{'  0.0% [0.0–29.9] (0/9)':<27}"
+                         "  0.0% [0.0–27.8] (0/10)")
+    assert "recall 94.7% [75.4–99.1] (18/19)." in report.router_doc_section()
 
 
 def test_write_router_doc_rewrites_only_the_marked_section(tmp_path: Path) -> None:

@@ -9,6 +9,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from pytest_tooleval.scoring.proportion import interval_text, wilson_bounds
+from pytest_tooleval.scoring.settings import INTERVAL_MIN_CASES
+
 DOC_START = "<!-- router-misses:start -->"
 DOC_END = "<!-- router-misses:end -->"
 
@@ -69,9 +72,12 @@ class Tally:
         return cls(int(data["hits"]), int(data["total"]))
 
     def render(self) -> str:
+        """The share with its Wilson interval (none under 5 steps) and its counts."""
         if not self.total:
             return "n/a"
-        return f"{100 * self.hits / self.total:5.1f}% ({self.hits}/{self.total})"
+        found = wilson_bounds(self.hits, self.total) if self.total >= INTERVAL_MIN_CASES else None
+        shown = "" if found is None else f" [{interval_text(*found, scale=100)}]"
+        return f"{100 * self.hits / self.total:5.1f}%{shown} ({self.hits}/{self.total})"
 
 
 #: The per-scope tables of a ``Breakdown``, each in its attribute ``by_<scope>``.
@@ -272,16 +278,16 @@ class CheckReport(Breakdown):
         if not self.halves:
             return []
         halves = sorted(self.halves, key=lambda h: (h != "tuning", h != "frozen", h))
-        rows: dict[str, dict[str, Tally]] = {}
+        rows: dict[str, list[str]] = {"scope": halves}
         for half in halves:
             for scope, tally in self.halves[half].rows().items():
-                rows.setdefault(scope, {})[half] = tally
-        lines = [f"split ({', '.join(self.splits)}):", "  " + f"{'scope':<28}" + "".join(
-            f"{half:<22}" for half in halves)]
-        for scope, by_half in rows.items():
-            cells = "".join(f"{by_half[h].render() if h in by_half else 'n/a':<22}" for h in halves)
-            lines.append(f"  {scope:<28}{cells}")
-        return lines
+                rows.setdefault(scope, ["n/a"] * len(halves))[halves.index(half)] = tally.render()
+        # Each column as wide as its widest cell, and two spaces more.
+        left = max(map(len, rows)) + 2
+        width = max(len(cell) for cells in rows.values() for cell in cells) + 2
+        return [f"split ({', '.join(self.splits)}):"] + [
+            f"  {scope:<{left}}{''.join(f'{cell:<{width}}' for cell in cells)}".rstrip()
+            for scope, cells in rows.items()]
 
     def router_doc_section(self) -> str:
         """The generated list of cases the router cannot serve (Markdown)."""

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_tooleval.result import CaseResult
+from pytest_tooleval.scoring.proportion import interval_text
 
 SCHEMA: Literal["pytest-tooleval/report"] = "pytest-tooleval/report"
 #: 2: cases are typed ``CaseResult`` records (pytest_tooleval/result.py); each step holds
@@ -49,7 +50,7 @@ class Interval(_Model):
         return self.low <= value <= self.high
 
     def text(self, scale: float = 1.0, digits: int = 1) -> str:
-        return f"{self.low * scale:.{digits}f}–{self.high * scale:.{digits}f}"
+        return interval_text(self.low, self.high, scale, digits)
 
 
 # -- the summary -------------------------------------------------------------------------

@@ -18,19 +18,14 @@ from statistics import NormalDist
 import numpy as np
 
 from pytest_tooleval.report.model import Interval
+from pytest_tooleval.scoring.proportion import wilson_bounds
+from pytest_tooleval.scoring.proportion import z_value as z_value
 from pytest_tooleval.scoring.settings import DEFAULT_LEVEL as DEFAULT_LEVEL
 from pytest_tooleval.scoring.settings import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
 from pytest_tooleval.scoring.settings import DEFAULT_SEED as DEFAULT_SEED
 
 #: Resamples per numpy chunk: bounds memory at chunk × cases × axes floats.
 _CHUNK = 250
-
-
-def z_value(level: float) -> float:
-    """The two-sided normal quantile for a confidence level (1.959964 at 0.95)."""
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"a confidence level must lie strictly between 0 and 1, got {level}")
-    return NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -70,20 +65,8 @@ def expanded_level(level: float, strata: Sequence[str], terms: Iterable[float]) 
 
 def wilson(successes: float, n: int, level: float = DEFAULT_LEVEL) -> Interval | None:
     """The Wilson score interval for ``successes`` of ``n``; None when n is 0."""
-    if n <= 0:
-        return None
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must lie in [0, {n}], got {successes}")
-    z = z_value(level)
-    p = successes / n
-    denominator = 1.0 + z * z / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    # Exact at the edges: float noise must not leave 1 of 1 outside its own interval.
-    low = 0.0 if successes == 0 else max(0.0, (centre - half) / denominator)
-    high = 1.0 if successes == n else min(1.0, (centre + half) / denominator)
-    return Interval(low=low, high=high, method="wilson")
-
+    bounds = wilson_bounds(successes, n, level)
+    return None if bounds is None else Interval(low=bounds[0], high=bounds[1], method="wilson")
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
