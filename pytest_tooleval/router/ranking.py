@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from pytest_tooleval.router.catalogue import priority
 from pytest_tooleval.router.companions import KEEP_PLACE
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
 
 # A question no trigger understood is most often a look-up: the web, the user's documents,
 # their saved facts, their calendar. Places no tool scored for go to these first (after the
@@ -45,7 +46,10 @@ def family_best(scores: dict[str, float]) -> dict[str, float]:
 
 
 def _sibling_scored(name: str, families: dict[str, float]) -> bool:
-    return families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE
+    """A read-only sibling of a family that scored (git_status beside git_diff); a tool that
+    changes the world takes no place for its family alone ("takvimim dolu")."""
+    return (families.get(FAMILY_OF.get(name, ""), 0.0) >= FAMILY_MIN_SCORE
+            and name not in SIDE_EFFECTING_BUILTINS)
 
 
 def usefulness_of(

@@ -334,3 +334,14 @@ def test_the_noun_with_its_verb_still_triggers_the_tool(
     assert normalize(message, language).text not in known_texts
     assert [r for r in plain_reasons(message, language, tool) if r.startswith("trigger")]
     assert tool in shown(message, language)
+
+
+def test_a_family_lends_its_filler_places_to_read_only_siblings_only() -> None:
+    """calendar_list scored for "takvimim çok dolu" (a mention), and its family's unscored
+    siblings filled the empty places: calendar_add, calendar_delete and reminder_add, tools
+    that change the world, shown for a message that asks nothing. The read-only siblings
+    still fill them (the other git tools beside git_diff)."""
+    tools = shown("takvimim çok dolu", "tr")
+    assert "calendar_list" in tools
+    assert not {"calendar_add", "calendar_delete", "reminder_add"} & set(tools)
+    assert {"git_status", "git_log", "git_branches"} <= set(shown("git diff ne gösteriyor", "tr"))
