@@ -152,6 +152,18 @@ def test_a_tab_indent_in_yaml_is_named_as_the_fix(tmp_path: Path) -> None:
         load_case_file(path)
 
 
+def test_a_file_that_cannot_be_read_is_not_told_to_be_saved_as_utf8(tmp_path: Path) -> None:
+    """`tooleval call --file` with a misspelt path said "cannot read the file: [Errno 2] No
+    such file or directory: '...'; fix: save it as UTF-8 text"."""
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(tmp_path / "nope.json")
+    assert "cannot read the file: No such file or directory" in str(info.value)
+    assert "fix: give the path of a case file you can read" in str(info.value)
+    (tmp_path / "latin1.json").write_bytes(b'{"name": "caf\xe9"}')
+    with pytest.raises(CaseFileError, match="fix: save it as UTF-8 text"):
+        load_case_file(tmp_path / "latin1.json")
+
+
 def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")

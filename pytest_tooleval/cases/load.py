@@ -226,7 +226,11 @@ def load_case_file(
                 f"the file is larger than {MAX_BYTES // 2**20} MiB, the most a case file "
                 "may hold", "split it into several case files")])
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise CaseFileError(str(path), [Problem(f"cannot read the file: {exc.strerror or exc}",
+                                                "give the path of a case file you can read")]
+                            ) from None
+    except UnicodeDecodeError as exc:
         raise CaseFileError(
             str(path), [Problem(f"cannot read the file: {exc}", "save it as UTF-8 text")]
         ) from None
