@@ -123,7 +123,7 @@ def _mcp_providers(
         try:
             provider.start()
         except ProviderError as exc:
-            result.problems.append(f"{source}: failed to start: {exc}")
+            result.problems.append(f"{source}: {exc}")
             continue
         info = provider.server_info
         found.append((provider, "started and listed" + (f", {info}" if info else "")))

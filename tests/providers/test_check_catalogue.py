@@ -79,6 +79,16 @@ def test_without_the_servers_requires_fails_and_says_why(toy_project) -> None:
     assert any("no cached tool list for mcp:toy" in line for line in missing_cache["catalogue"])
 
 
+def test_a_server_that_failed_to_start_is_said_so_once(toy_project) -> None:
+    """It read "not listed: mcp:toy: failed to start: MCP server 'toy' (stdio: pythn ...)
+    failed to start: command not found: pythn"."""
+    (toy_project / "tooleval.toml").write_text(CONFIG.replace(json.dumps(sys.executable),
+                                                              '"pythn"'))
+    catalogue = "; ".join(_check()["catalogue"])
+    assert "not listed: mcp:toy: MCP server 'toy' (stdio: pythn " in catalogue
+    assert catalogue.count("failed to start") == 1
+
+
 def test_names_alone_miss_what_descriptions_reach(toy_project) -> None:
     names = ["toy_add", "toy_echo", "toy_fail", "toy_slow", "toy_crash", "toy_pid", "toy_env",
              "toy_remember", "toy_recall", "release_date"]
