@@ -38,7 +38,8 @@ def explain(result: CaseResult) -> str:
         lines.append(f'  step {number}: "{short(step.message, 160)}"')
         lines.append(f"    shown: {', '.join(step.shown) or 'none'}")
         for attempt in step.attempts:
-            status = "ran" if attempt.valid else (
+            status = (f"ran → {short(attempt.result, 160)}" if attempt.result_is_error
+                      else "ran") if attempt.valid else (
                 "leaked into the text" if attempt.leaked else
                 f"malformed ({attempt.malformed}: {attempt.reason})")
             arguments = short(attempt.arguments if isinstance(attempt.arguments, str) else

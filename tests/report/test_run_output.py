@@ -292,3 +292,18 @@ def test_a_case_explained_at_the_terminal_shows_the_calls_as_json() -> None:
     text = explain(case)
     assert '    call save_note({"text": "it\'s", "pin": true, "due": null}) ran' in text, text
     assert '  step 1: "say hi, it\'s me"' in text and "    shown: none" in text, text
+
+
+def test_a_call_that_ran_into_a_tool_error_shows_the_error_at_the_terminal() -> None:
+    """-v and FAILURES said 'call stock_level({"item": "chai"}) ran' and then the model's
+    'Sorry, I could not check.', never that the tool had answered with an error."""
+    from pytest_tooleval.report.terminal import explain
+
+    failed = Attempt(name="stock_level", arguments={"item": "chai"}, valid=True,
+                     result="error: KeyError: 'chai'", result_is_error=True)
+    fine = Attempt(name="stock_level", arguments={"item": "tea"}, valid=True, result="14")
+    case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome=Outcome.PARTIAL,
+                      reasons=["r"], steps=[_step(StepChecks(), [failed, fine])])
+    text = explain(case)
+    assert '    call stock_level({"item": "chai"}) ran → error: KeyError: \'chai\'\n' in text
+    assert text.endswith('    call stock_level({"item": "tea"}) ran\n    answer: ok'), text
