@@ -148,11 +148,12 @@ def judge(case_file: CaseFile, case: Case, run: CaseRun, source: str) -> list[Or
     for number, (step, transcript) in enumerate(zip(case.steps, run.transcripts, strict=True),
                                                 1):
         for attempt in transcript.attempts:
+            called = f"{attempt.name}({json.dumps(attempt.arguments, ensure_ascii=False)})"
             if not attempt.valid:
-                fail(number, f"gold call {attempt.name} was not run: {attempt.reason}")
+                fail(number, f"gold call {called} was not run: {attempt.reason}")
             elif attempt.result_is_error and attempt.name not in designed_errors:
-                fail(number, f"gold call {attempt.name}({attempt.arguments}) returned "
-                             f"a tool error: {(attempt.result or '')[:200]}")
+                fail(number, f"gold call {called} returned a tool error: "
+                             f"{(attempt.result or '')[:200]}")
         outputs.append(transcript.answer or "")
         for alternatives in step.evidence_alternatives():
             if not any(evidence_found(alternatives, output, case_file.language)

@@ -85,6 +85,22 @@ def test_a_gold_call_that_errors_fails(tmp_path: Path, world_base: Path) -> None
     assert any("returned a tool error" in r for r in reasons), reasons
 
 
+def test_a_failed_gold_call_is_named_with_its_arguments_as_written(
+        tmp_path: Path, world_base: Path) -> None:
+    """The call showed as Python, calculator({'expression': '1/0'}), and one not run without
+    the arguments that made it invalid."""
+    path = write(tmp_path, [
+        tool_case("zero", **{**VAT, "gold": [{"tool": "calculator",
+                                               "args": {"expression": "1/0"}}]}),
+        tool_case("typo", **{**VAT, "gold": [{"tool": "calculator",
+                                               "args": {"expresion": "1+1"}}]})])
+    found = failures_of(path, world_base)
+    assert 'gold call calculator({"expression": "1/0"}) returned a tool error' \
+        in found["zero"][0].reason
+    assert found["typo"][0].reason.startswith(
+        'gold call calculator({"expresion": "1+1"}) was not run: '), found["typo"][0].reason
+
+
 def test_a_gold_route_the_case_does_not_accept_fails(tmp_path: Path, world_base: Path) -> None:
     gold = [{"tool": "find_files", "args": {"pattern": "*invoice*"}}]
     path = write(tmp_path, [tool_case(
