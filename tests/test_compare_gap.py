@@ -109,6 +109,17 @@ def test_case_set_difference_is_refused_and_force_compares_the_shared_cases() ->
     assert forced.compared and forced.score[0] == forced.score[1] == pytest.approx(100.0)
 
 
+def test_an_interrupted_run_is_refused_as_interrupted() -> None:
+    """A run that could not start (its server down) or was stopped with Ctrl-C was refused
+    only as 'case set differs: 0 case(s) only here, 2 only in the baseline'."""
+    stopped = report(BASE[:1], interrupted="Ctrl-C: 1 of 3 cases ran")
+    result = compare(stopped, report(BASE))
+    assert result.refused[0] == ("the run here was interrupted (Ctrl-C: 1 of 3 cases ran); "
+                                 "resume it first (--tooleval-resume)")
+    assert compare(report(BASE), stopped).refused[0].startswith(
+        "the run in the baseline was interrupted (Ctrl-C")
+
+
 def test_compare_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base, same, mac = tmp_path / "b.json", tmp_path / "n.json", tmp_path / "mac.json"
     base.write_text(json.dumps(report(BASE).to_json()))

@@ -91,7 +91,10 @@ def mcp_servers(run: RunInfo) -> dict[str, str]:
 
 def differences(new: Report, base: Report) -> list[str]:
     """Why the two runs are not comparable as they stand; empty when they are."""
-    found = []
+    found = [f"the run {where} was interrupted ({run.interrupted}); resume it first "
+             "(--tooleval-resume)"
+             for where, run in (("here", new.run), ("in the baseline", base.run))
+             if run.interrupted]
     for key in ("system", "machine"):
         here, there = getattr(new.run.platform, key), getattr(base.run.platform, key)
         if here != there:
