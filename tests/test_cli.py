@@ -357,12 +357,17 @@ def test_a_file_that_is_not_a_report_gets_the_fix_that_applies(
 
 
 @pytest.mark.parametrize("command", READERS[:4] + READERS[6:], ids=lambda command: command[0])
-def test_a_folder_given_for_a_report_names_the_report_in_it(
+def test_a_folder_given_for_a_report_is_its_report_json(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    """compare, board, html refused a run's report folder (rescore and merge take one)."""
     assert main([word.replace("{bad}", str(tmp_path)) for word in command]) == 2
-    assert capsys.readouterr().err == (f"tooleval {command[0]}: {tmp_path}: a folder, not a "
-                                       f"report; give the report.json in it: "
-                                       f"{tmp_path / 'report.json'}\n")
+    assert capsys.readouterr().err == (f"tooleval {command[0]}: {tmp_path}: a folder without "
+                                       "a report.json; give a run's report folder or its "
+                                       "report.json\n")
+    (tmp_path / "report.json").write_text("{}", encoding="utf-8")
+    assert main([word.replace("{bad}", str(tmp_path)) for word in command]) == 2
+    assert capsys.readouterr().err.startswith(  # the report in it is read
+        f"tooleval {command[0]}: {tmp_path / 'report.json'}: not a pytest-tooleval report")
 
 
 @pytest.mark.parametrize("command", [

@@ -18,8 +18,8 @@ from pytest_tooleval.report.model import ReportError, load_report
          "the tolerance), a refused comparison or none (no case scored in both runs); 0 on "
          "'no detectable change' or an "
          "improvement; 2 on unreadable input.",
-         arg("new", type=Path, help="report.json of the new run"),
-         arg("baseline", type=Path, help="report.json of the baseline run"),
+         arg("new", type=Path, help="report.json of the new run, or its folder"),
+         arg("baseline", type=Path, help="report.json of the baseline run, or its folder"),
          arg("--tolerance", type=float, default=1.0,
              help="a significant drop must also exceed this many points out of 100 to count "
              "as a regression (default 1.0)"),

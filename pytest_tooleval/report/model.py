@@ -382,10 +382,12 @@ class ReportError(Exception):
 
 
 def load_report(path: Path) -> Report:
-    """A stored report.json, validated once."""
+    """A stored report.json (or the folder a run wrote it in), validated once."""
     if path.is_dir():
-        raise ReportError(f"{path}: a folder, not a report; give the report.json in it: "
-                          f"{path / 'report.json'}")
+        if not (path / "report.json").is_file():
+            raise ReportError(f"{path}: a folder without a report.json; give a run's report "
+                              "folder or its report.json")
+        path = path / "report.json"
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
