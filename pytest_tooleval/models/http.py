@@ -208,7 +208,8 @@ class HttpClient:
             if bound is None:
                 self._release(replica)
         if isinstance(last, ServerUnreachable):
-            hint = f" Start one with: {self.start_hint}" if self.start_hint else ""
+            hint = (f" Start one with: {self.start_hint}" if self.start_hint else
+                    " Start the server, or fix the profile's base_url.")
             raise ServerUnreachable(f"{last} (after {attempts} attempts).{hint}") from None
         raise last
 

@@ -65,6 +65,9 @@ def test_unreachable_is_its_own_class_with_the_start_hint(free_port: int) -> Non
     assert caught.value.kind == "unreachable"
     assert "no model server at" in str(caught.value) and "after 3 attempts" in str(caught.value)
     assert "Start one with: llama-server -m x.gguf" in str(caught.value)
+    with pytest.raises(ServerUnreachable) as caught:  # no hint in the profile: still a fix
+        backend(f"http://127.0.0.1:{free_port}/v1").complete(QUESTION, [])
+    assert str(caught.value).endswith(" Start the server, or fix the profile's base_url.")
 
 
 def test_a_server_that_sends_nothing_is_a_stall_not_unreachable_and_is_not_retried() -> None:
