@@ -315,6 +315,17 @@ def test_a_day_word_beside_a_day_of_the_month_it_does_not_name_states_no_date(
                           today)  # an ordinal that is no day
 
 
+@pytest.mark.parametrize(("answer", "language"), [
+    ("Yes, the rent is due today. After that, the next payment is due on the 15th.", "en"),
+    ("Your dentist appointment is today at 10:00; the follow-up is on Monday the 16th.", "en"),
+    ("Evet, kira bugün ödenmeli. Bir sonraki ödeme ayın 15'inde.", "tr")])
+def test_a_day_of_the_month_in_another_sentence_leaves_the_day_word_its_date(
+        answer: str, language: str) -> None:
+    """A day of the month anywhere in the answer took "today" its date: another day named
+    in another sentence (the next payment's) failed a right answer."""
+    assert evidence_found(["12 Mart", "2026-03-12"], answer, language, date(2026, 3, 12))
+
+
 def test_the_named_release_planning_answer_passes_on_the_cases_clock() -> None:
     from pytest_tooleval.cases.load import load_case_file
     from pytest_tooleval.cases.model import case_today

@@ -515,6 +515,9 @@ def _is_person(value: str, language: str) -> bool:
 RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1, "dun": -1, "bugun": 0,
                  "yarin": 1}
 _RELATIVE_DAY = re.compile(r"(?<!\w)(" + "|".join(RELATIVE_DAYS) + r")(?!\w)")
+#: Where a sentence ends (not the point of 12.03): a day of the month in the day word's
+#: sentence is beside it ("today is the 13th"), one in another is another day's.
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n")
 #: The next such weekday after the clock's day (önümüzdeki çarşamba, this coming Wednesday);
 #: "this Monday", "bu pazartesi", "next Monday" may mean another week's: not read.
 _COMING_WEEKDAY = re.compile(r"(?<![a-z])(?:onumuzdeki|this coming)\s(" + "|".join(WEEKDAYS)
@@ -532,8 +535,11 @@ def _relative_day_found(value: str, answer: str, language: str, today: date) -> 
     days |= {today + timedelta(days=(WEEKDAYS[m.group(1)] - today.weekday() - 1) % 7 + 1)
              for m in _COMING_WEEKDAY.finditer(folded)}
     stated = answer_values(answer, language)
+    beside = set().union(*(answer_values(part, language).month_days
+                           for part in _SENTENCE_END.split(answer)
+                           if _RELATIVE_DAY.search(f := fold(part)) or _COMING_WEEKDAY.search(f)))
     if any((d.month, d.day) not in {(x.month, x.day) for x in days} for d in stated.dates) \
-            or stated.month_days - {x.day for x in days}:
+            or beside - {x.day for x in days}:
         days = set()  # a day stated beside them that they do not name: "bugün 11 Mart", "ayın 13'ü"
     return any(isinstance(want, Date) and (any(
         (day.month, day.day) == (want.month, want.day)
