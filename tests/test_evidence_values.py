@@ -1672,6 +1672,8 @@ def test_a_value_denied_once_is_not_stated_when_said_again(value: str, answer: s
 @pytest.mark.parametrize(("value", "answer", "language"), [
     ("100", "I'm not 100% sure it will hold, but the page says 100 seats are left.", "en"),
     ("100%", "I'm not 100 percent certain, but the battery shows 100%.", "en"),
+    ("100", "I'm not 100% confident, but the hall seats 100 people.", "en"),
+    ("100", "Not 100 percent positive, but the hall seats 100 people.", "en"),
     ("2026-03-24", "Son ödeme tarihi 24 Mart, 17 Mart değil; 24 Mart'ı kaçırmayın.", "tr"),
 ])
 def test_a_denial_of_another_value_or_not_100_percent_sure_still_states_it(
