@@ -215,6 +215,8 @@ def render_markdown(report: Report) -> str:
                 ran = ", ".join(
                     _one_line(a.name or "?")
                     + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
+                    + (f" ran → {_quoted(a.result, 160)}" if a.valid and a.result_is_error
+                       else "")
                     for a in step.attempts
                 ) or "no call"
                 lines += [f"- step {number}: *{_quoted(step.message, 120)}* → {ran}; "

@@ -307,3 +307,18 @@ def test_a_call_that_ran_into_a_tool_error_shows_the_error_at_the_terminal() -> 
     text = explain(case)
     assert '    call stock_level({"item": "chai"}) ran → error: KeyError: \'chai\'\n' in text
     assert text.endswith('    call stock_level({"item": "tea"}) ran\n    answer: ok'), text
+
+
+def test_a_call_that_ran_into_a_tool_error_shows_the_error_in_report_md() -> None:
+    """report.md's "Cases short of PASS" said '→ stock_level; answer: Sorry, I could not
+    check.' where the terminal says the call 'ran → error: KeyError: ...'."""
+    from pytest_tooleval.report.markdown import render_markdown
+    from tests.conftest import make_report
+
+    failed = Attempt(name="stock_level", arguments={"item": "chai"}, valid=True,
+                     result="error: KeyError: 'chai'", result_is_error=True)
+    fine = Attempt(name="stock_level", arguments={"item": "tea"}, valid=True, result="14")
+    case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome=Outcome.PARTIAL,
+                      reasons=["r"], steps=[_step(StepChecks(), [failed, fine])])
+    text = render_markdown(make_report([case]))
+    assert "* → stock_level ran → error: KeyError: 'chai', stock_level; answer: ok" in text
