@@ -21,7 +21,13 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 
 def short(text: str | None, limit: int = 300) -> str:
-    text = " ".join((text or "").split())
+    return one_line(" ".join((text or "").split()), limit)
+
+
+def one_line(text: str | None, limit: int) -> str:
+    """``text`` on one line with its spaces as they are (a call's arguments, a tool's
+    error: two spaces can be what failed), clipped to ``limit`` characters."""
+    text = " ".join((text or "").splitlines())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -38,12 +44,13 @@ def explain(result: CaseResult) -> str:
         lines.append(f'  step {number}: "{short(step.message, 160)}"')
         lines.append(f"    shown: {', '.join(step.shown) or 'none'}")
         for attempt in step.attempts:
-            status = (f"ran → {short(attempt.result, 160)}" if attempt.result_is_error
+            status = (f"ran → {one_line(attempt.result, 160)}" if attempt.result_is_error
                       else "ran") if attempt.valid else (
                 "leaked into the text" if attempt.leaked else
                 f"malformed ({attempt.malformed}: {attempt.reason})")
-            arguments = short(attempt.arguments if isinstance(attempt.arguments, str) else
-                              json.dumps(attempt.arguments, ensure_ascii=False, default=str), 120)
+            arguments = one_line(attempt.arguments if isinstance(attempt.arguments, str) else
+                                 json.dumps(attempt.arguments, ensure_ascii=False, default=str),
+                                 120)
             lines.append(f"    call {attempt.name}({arguments}) {status}")
         shown_answer = (short(step.answer) if step.answered
                         else f"(none: {step.stopped or 'step limit'})")

@@ -322,3 +322,20 @@ def test_a_call_that_ran_into_a_tool_error_shows_the_error_in_report_md() -> Non
                       reasons=["r"], steps=[_step(StepChecks(), [failed, fine])])
     text = render_markdown(make_report([case]))
     assert "* → stock_level ran → error: KeyError: 'chai', stock_level; answer: ok" in text
+
+
+def test_the_terminal_shows_a_calls_arguments_and_error_with_their_spaces() -> None:
+    """-v printed 'call stock_level({"item": "oat milk"}) ran → error: KeyError: 'oat
+    milk'' for a call with "oat  milk" (two spaces): the very difference that failed."""
+    from pytest_tooleval.report.terminal import explain
+
+    failed = Attempt(name="stock_level", arguments={"item": "oat  milk"}, valid=True,
+                     result="error: KeyError: 'oat  milk'\nat line 2", result_is_error=True)
+    raw = Attempt(name="stock_level", arguments='{"item":\n  "oat  milk"', valid=False,
+                  malformed="unparseable", reason="r")
+    case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome=Outcome.PARTIAL,
+                      reasons=["r"], steps=[_step(StepChecks(), [failed, raw])])
+    text = explain(case)
+    assert ('    call stock_level({"item": "oat  milk"}) ran → error: KeyError: '
+            "'oat  milk' at line 2\n") in text, text
+    assert '    call stock_level({"item":   "oat  milk") malformed (unparseable: r)\n' in text
