@@ -91,6 +91,7 @@ class RawCompletionBackend(ServerBackend):
             except BackendError:  # no such endpoint, or no prompt in its reply
                 self._flavor = "openai"
         if self._flavor == "openai" and self.profile.template is None:
+            self.http.get("/models")  # its 404 too: the base_url is wrong, said with the fix
             raise TemplateMissing(
                 f"grammar {self.mode!r} renders the prompt itself and needs the model's chat "
                 f"template, but {self.base_url} has no /apply-template (it is not "

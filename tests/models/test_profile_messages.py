@@ -66,16 +66,20 @@ def test_the_builtin_vllm_profile_asks_for_the_model_vllm_serves(tmp_path: Path,
                 if path.endswith("completions")} == {"Qwen/Qwen3-4B"}
 
 
+@pytest.mark.parametrize("grammar", ["vendor", "on"])
 @pytest.mark.parametrize("path", ["/api", "/v1/v1"])
-def test_a_base_url_the_server_does_not_serve_is_refused_with_the_fix(path: str) -> None:
+def test_a_base_url_the_server_does_not_serve_is_refused_with_the_fix(path: str,
+                                                                      grammar: str) -> None:
     """HTTP 404 to every request: the message said only that ("no route for POST
-    /api/chat/completions"), not which setting to look at."""
+    /api/chat/completions"), not which setting to look at; grammar on said the server "has
+    no /apply-template (it is not llama-server)" and sent the user to --grammar vendor."""
     with FakeOpenAI() as fake:
-        chat = OpenAIChatBackend(Profile(name="t", base_url=fake.root_url + path,
-                                         model="fake-model"))
+        profile = Profile(name="t", base_url=fake.root_url + path, model="fake-model")
+        backend = (OpenAIChatBackend(profile) if grammar == "vendor"
+                   else RawCompletionBackend(profile, grammar))
         with pytest.raises(RequestRefused, match=r"HTTP 404.*check the profile's base_url "
                            r"\(OpenAI-compatible servers answer under \.\.\./v1\) and model"):
-            chat.preflight()
+            backend.preflight()
 
 
 def test_an_api_key_variable_that_is_not_set_is_a_warning(
