@@ -17,6 +17,7 @@ from pytest_tooleval.models.base import (
     Backend,
     BackendConfigError,
     BackendError,
+    ConstraintIgnored,
     Message,
     ModelTurn,
     RequestRefused,
@@ -126,13 +127,17 @@ def model_listed(model: str | None, models: list[str] | str, base_url: str) -> d
         return {}
     listed = model in models or f"{model}:latest" in models  # Ollama's implicit tag
     if not listed:
-        shown = ", ".join(models[:10]) + (f", … ({len(models)} in all)" if len(models) > 10
-                                          else "")
         warnings.warn(
             f"tooleval: the server at {base_url} does not list the profile's model {model!r} "
-            f"(GET /models lists: {shown or 'none'}); it may answer with another model or "
+            f"(GET /models lists: {served(models)}); it may answer with another model or "
             "refuse. Set the profile's model to one of those.", stacklevel=2)
     return {"model_listed": listed}
+
+
+def served(models: list[str]) -> str:
+    """The model ids a server lists, the first ten."""
+    shown = ", ".join(models[:10]) + (f", … ({len(models)} in all)" if len(models) > 10 else "")
+    return shown or "none"
 
 
 class ServerBackend(Backend):
@@ -206,7 +211,15 @@ class ServerBackend(Backend):
                     "wait there on their timeout's clock, and time out as ERROR on a long "
                     f"generation; set concurrency = {slots}, or start llama-server with "
                     f"--parallel {wanted}", stacklevel=2)
-            checked = self.own_checks(info)
+            try:
+                checked = self.own_checks(info)
+            except (RequestRefused, ConstraintIgnored) as error:  # vLLM: 404 to such a model
+                if info.get("model_listed") is not False or not isinstance(models, list):
+                    raise
+                raise type(error)(
+                    f"{error} The server lists {served(models)} (GET /models), not "
+                    f"{self.profile.model!r}: set the profile's model to one of those.",
+                    detail=error.detail) from None
         self._preflight = info
         return {**self.describe(), "checked": ["reachable", "models", *checked]}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.models.base import RequestRefused
+from pytest_tooleval.models.base import BackendError, RequestRefused
 from pytest_tooleval.models.openai import OpenAIChatBackend
 from pytest_tooleval.models.profiles import Profile, ProfileError, resolve_profile
 from pytest_tooleval.models.raw_openai import RawCompletionBackend
@@ -64,6 +64,22 @@ def test_the_builtin_vllm_profile_asks_for_the_model_vllm_serves(tmp_path: Path,
         assert backend.complete([{"role": "user", "content": "hi"}], []).content == "ok"
         assert {body["model"] for path, body in fake.requests
                 if path.endswith("completions")} == {"Qwen/Qwen3-4B"}
+
+
+@pytest.mark.parametrize("grammar", ["vendor", "on"])
+def test_a_model_the_server_refuses_is_an_error_naming_the_ids_it_serves(grammar: str) -> None:
+    """vLLM answers HTTP 404 to a model it does not serve: the run's message said only
+    "The model `qwen3-4b` does not exist."; the ids it serves were in a warning above."""
+    with FakeOpenAI(model="Qwen/Qwen3-4B", strict_model=True, apply_template=False) as fake:
+        profile = Profile(name="t", base_url=fake.base_url, model="qwen3-4b",
+                          template="{{ messages }}")
+        backend = (OpenAIChatBackend(profile) if grammar == "vendor"
+                   else RawCompletionBackend(profile, grammar))
+        with pytest.warns(UserWarning), pytest.raises(BackendError) as caught:
+            backend.preflight()
+    assert "`qwen3-4b` does not exist" in str(caught.value)
+    assert str(caught.value).endswith(" The server lists Qwen/Qwen3-4B (GET /models), not "
+                                      "'qwen3-4b': set the profile's model to one of those.")
 
 
 @pytest.mark.parametrize("grammar", ["vendor", "on"])
