@@ -255,7 +255,7 @@ class CheckReport(Breakdown):
         lines.append(
             f"tooleval check: {self.files} file(s), {self.cases} case(s), "
             f"{self.steps_routed} step(s) routed (k={self.k}), {self.steps_skipped} skipped, "
-            f"{len(self.failures)} failure(s), {self.seconds * 1000:.0f} ms"
+            f"{len(self.failures)} static failure(s), {self.seconds * 1000:.0f} ms"
             + (" (cached: these files, tools and options were checked before)"
                if self.cached else "")
         )

@@ -263,6 +263,8 @@ def test_cli_check_oracle_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert check_main([str(bad), "--oracle"]) == 1
     out = capsys.readouterr().out
     assert f"{bad}::vat step 1: evidence '771.552 | 771.55'" in out
+    # The first line, the static check's, said '0 failure(s)' above the oracle's failures.
+    assert ", 0 static failure(s), " in out.splitlines()[0], out
 
 
 def test_tooleval_call_prints_what_the_tool_returns(tmp_path: Path,
