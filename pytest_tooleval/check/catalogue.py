@@ -106,7 +106,7 @@ def _mcp_providers(
         if not config.enabled:
             continue
         if mode == "off":
-            result.problems.append(f"{source}: not listed (--mcp off)")
+            result.problems.append(f"{source} (--mcp off)")
             continue
         if mode == "cached":
             try:

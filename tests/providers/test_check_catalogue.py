@@ -74,7 +74,7 @@ def test_without_the_servers_requires_fails_and_says_why(toy_project) -> None:
     report = _check("--mcp", "off")
     assert report["code"] == 1
     requires = [f["detail"] for f in report["failures"] if f["kind"] == "requires"]
-    assert requires and "not listed: mcp:toy: not listed (--mcp off)" in requires[0]
+    assert requires and "not listed: mcp:toy (--mcp off)" in requires[0]
     missing_cache = _check("--mcp", "cached")
     assert any("no cached tool list for mcp:toy" in line for line in missing_cache["catalogue"])
 
