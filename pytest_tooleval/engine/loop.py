@@ -41,8 +41,13 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
     if call.parse_error or call.name is None:
         return Attempt(call.name, call.raw or call.arguments, valid=False,
                        malformed="unparseable", reason=call.parse_error or "no tool name")
+    arguments: Any = call.arguments or ""
     try:
-        arguments: Any = json.loads(call.arguments) if call.arguments not in (None, "") else {}
+        # Arguments in a JSON string are read as the JSON it holds: a model's string-form
+        # arguments then count alike whether the harness parsed them (on, off) or a server
+        # encoded them again (vLLM's and llama-server's parsers, vendor).
+        while isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments else {}
     except (ValueError, RecursionError) as exc:  # past the digit or depth limit too
         why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         return Attempt(call.name, call.arguments, valid=False, malformed="unparseable",

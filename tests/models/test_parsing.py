@@ -4,15 +4,19 @@ and malformed attempts kept as attempts."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
+from pytest_tooleval.engine.loop import validate_call
 from pytest_tooleval.models.parsing import (
     find_leaked_calls,
     parse_calls,
     split_output,
     strip_thinking,
 )
+from pytest_tooleval.models.wire import chat_message
+from pytest_tooleval.tools.base import ToolSpec
 
 
 def test_envelope_answer_is_answer_text() -> None:
@@ -132,3 +136,32 @@ def test_runaway_output_is_an_unparseable_attempt_not_a_crash(out: str) -> None:
     if out != '{"a": ' * 1500:
         assert [c.name for c in calls] == ["add"]
         assert [c.name for c in find_leaked_calls(out, {"add"})] == ["add"]
+
+
+PARITY_TOOLS = {
+    "get_weather": ToolSpec("get_weather", "Weather.", {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "t"),
+    "get_time": ToolSpec("get_time", "Time.", {"type": "object", "properties": {}}, "t"),
+}
+
+
+@pytest.mark.parametrize(("name", "arguments", "read"), [
+    ("get_weather", '{"city": "Izmir"}', {"city": "Izmir"}),
+    ("get_time", "", {}),
+    ("get_weather", "Izmir", "unparseable"),
+], ids=["object-in-a-string", "empty-string", "not-json"])
+def test_string_arguments_are_read_alike_from_the_text_and_from_a_server(
+        name: str, arguments: str, read: Any) -> None:
+    """A model that writes its arguments as a string ("arguments": "{\\"city\\": ...}"):
+    off/on read them from the text, vendor from a server that JSON-encodes the value again
+    (vLLM's hermes parser: json.dumps(call["arguments"])). Same call, same verdict."""
+    text = f'<tool_call>{{"name": "{name}", "arguments": {json.dumps(arguments)}}}</tool_call>'
+    from_text = split_output(text, set(PARITY_TOOLS))[1]
+    body = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(arguments)}}]}}]}
+    from_server = chat_message(body, "http://server/v1/chat/completions")[1]
+    for calls in (from_text, from_server):
+        attempt = validate_call(calls[0], PARITY_TOOLS)
+        assert (attempt.arguments if attempt.valid else attempt.malformed) == read
