@@ -143,26 +143,38 @@ def _envelope_answer(text: str) -> str | None:
     return None
 
 
-def _python_call(text: str, tool_names: Collection[str]) -> list[RawCall]:
-    """A reply that is nothing but a call of a shown tool in Python syntax: not read as a
-    call (not run), but an attempt at one (at "thanks" it is no abstention)."""
+def _named(text: str) -> Any:
+    """The "tool" or "name" of a JSON object that is the whole text (in a fence or not)."""
+    try:
+        value = json.loads(_unfenced(text))
+    except (ValueError, RecursionError):
+        return None
+    return value.get("tool", value.get("name")) if isinstance(value, dict) else None
+
+
+def _lone_call(text: str, tool_names: Collection[str]) -> list[RawCall]:
+    """A reply that is nothing but a call of a shown tool in Python syntax, or a JSON object
+    naming one without its arguments ({"tool": "get_time"}; grammar "on" writes them): not
+    read as a call (not run), but an attempt at one (at "thanks" it is no abstention)."""
     found = _PYTHON_CALL.fullmatch(text.strip())
-    if found is None or found.group(1) not in tool_names:
+    name = found.group(1) if found else _named(text)
+    if not isinstance(name, str) or name not in tool_names:
         return []
-    return [RawCall(found.group(1), None, raw=text, parse_error="a call in Python syntax, "
-                    "not JSON")]
+    why = "a call in Python syntax, not JSON" if found else 'a call without "arguments"'
+    return [RawCall(name, None, raw=text, parse_error=why)]
 
 
 def split_output(text: str, tool_names: Collection[str] = ()) -> tuple[str, list[RawCall]]:
     """A model's raw output as (answer text, calls): reasoning blocks dropped, an
     ``{"answer": …}`` envelope read as its answer, the calls cut out of the answer text;
-    a call of one of ``tool_names`` in Python syntax is an unparseable attempt."""
+    a call of one of ``tool_names`` in Python syntax or without arguments is an unparseable
+    attempt."""
     visible = strip_thinking(text)
     answer = _envelope_answer(visible)
     if answer is not None:
         return answer, []
     answer, calls = _split(visible)
-    python = [] if calls else _python_call(visible, tool_names)
+    python = [] if calls else _lone_call(visible, tool_names)
     return ("", python) if python else (answer, calls)
 
 
@@ -171,4 +183,4 @@ def find_leaked_calls(text: str, tool_names: set[str]) -> list[RawCall]:
     tagged = "<tool_call>" in text
     return [call for call in parse_calls(text)
             if call.name in tool_names or (call.parse_error and (tagged or call.name is None))
-            ] or _python_call(text, tool_names)
+            ] or _lone_call(text, tool_names)

@@ -113,6 +113,20 @@ def test_a_reply_that_is_a_call_in_python_syntax_is_an_attempt_not_an_answer(rep
     assert split_output(reply, {"other"})[1] == []  # only a tool that was shown
 
 
+@pytest.mark.parametrize("reply", ['{"tool": "add"}', '```json\n{"name": "add"}\n```',
+                                   '{"tool": "add", "a": 1, "b": 2}'])
+def test_a_reply_that_names_a_shown_tool_without_arguments_is_an_attempt_not_an_answer(
+        reply: str) -> None:
+    """Grammar "on" writes a call's arguments; off read {"tool": "add"} as a plain answer,
+    so at "thanks" the same intent failed restraint under on and passed under off."""
+    for found in (split_output(reply, {"add"})[1], find_leaked_calls(reply, {"add"})):
+        assert [(c.name, c.arguments, c.parse_error) for c in found] == [
+            ("add", None, 'a call without "arguments"')]
+    assert split_output(reply, {"add"})[0] == ""
+    assert split_output(reply, {"other"})[1] == []  # only a tool that was shown
+    assert split_output('{"name": "Ana Lopez"}', {"add"}) == ('{"name": "Ana Lopez"}', [])
+
+
 @pytest.mark.parametrize("reply", ['print("hi")', "add", 'Try add(a=1, b=2).',
                                    "add(1) is 1 (one)", '{"answer": "add(a=1)"}'])
 def test_text_that_mentions_a_call_is_still_an_answer(reply) -> None:
