@@ -156,3 +156,19 @@ def test_the_baselines_take_the_case_files_the_run_already_read(project, fake_mo
     assert len(refs) == sum(c.scored for c in cases)
     assert {id(ref.case_file) for ref in refs} <= {id(f) for f in loaded.values()}
     assert refs_for_results(cases, project.path) == []  # and without them: read, gone
+
+
+def test_the_interval_sentence_and_the_methods_name_every_interval_shown(
+        project, fake_model) -> None:
+    """Router recall per row, the malformed-call rate and pass^k carry intervals: report.md's
+    sentence (the terminal's and report.html's too) and ``summary.statistics.methods`` say
+    how each is made; each language's score and the language gap too."""
+    report = fixed_run(project, fake_model, "--tooleval-repeat", "2")
+    note = next(line for line in project.markdown().splitlines()
+                if line.startswith("Intervals ("))
+    assert ("the malformed-call rate over the attempts and router recall over the steps by "
+            "the Wilson interval; pass^k and pass@k by the bootstrap") in note
+    methods = report["summary"]["statistics"]["methods"]
+    assert "the malformed-call rate over the attempts" in methods["proportion"]
+    assert "router recall over the steps" in methods["proportion"]
+    assert "a paired bootstrap" in methods["language_gap"]

@@ -111,11 +111,25 @@ def interval_note(summary: Summary) -> str:
               if data.interval is not None and data.interval.method == "wilson"]
     text = (f"Intervals ({level}): the score, breakdown scores and fractional axes by the "
             "percentile bootstrap over cases (stratified by category, expanded for few cases)")
-    if wilson:
-        text += f"; the pass/fail axes ({', '.join(wilson)}) by the Wilson interval"
-    widened = summary.score_interval is not None and "widened" in summary.score_interval.method
-    if widened:
-        text += ", the score widened to their bounds where an axis sits at 0 or 100"
+    malformed = summary.deployability.criterion("malformed_rate")
+    recall = any(row.routing.interval for _, _, table in summary.breakdowns()
+                 for row in table.values())
+    counted = [figure for figure, shown in (
+        (f"the pass/fail axes ({', '.join(wilson)})", wilson),
+        ("the malformed-call rate over the attempts", malformed and malformed.interval),
+        ("router recall over the steps", recall)) if shown]
+    if counted:
+        *rest, last = counted
+        text += f"; {', '.join(rest) + ' and ' if rest else ''}{last} by the Wilson interval"
+    if summary.score_interval is not None and "widened" in summary.score_interval.method:
+        text += ", the score widened to the axes' bounds where an axis sits at 0 or 100"
+    if summary.repeats.k > 1:
+        text += ("; pass^k and pass@k by the bootstrap over each case's estimate (Wilson's "
+                 "where each is 0 or 1)")
+    gap = summary.language_gap
+    if gap.score_intervals or gap.interval:
+        text += ("; each language's score by the bootstrap over the twin jobs (Wilson's "
+                 "where each job scores 0 or 100), the gap by a paired bootstrap over them")
     return text + f"; none for a figure with fewer than {INTERVAL_MIN_CASES} cases."
 
 

@@ -23,10 +23,15 @@ class IntervalSettings:
     def describe(self, repeats: bool = False) -> dict[str, Any]:
         """The intervals' settings and methods (``repeats``: pass^k's too)."""
         methods = {
-            "proportion": "Wilson score interval (a binary axis, one try per case)",
+            "proportion": "Wilson score interval (a binary axis, one try per case; the "
+                          "malformed-call rate over the attempts; router recall over the "
+                          "steps)",
             "score": "percentile bootstrap over cases, stratified by category, its level "
                      "expanded for few cases; with repeats a case's tries are averaged "
                      "and resampled together",
+            "language_gap": "each language's score: the score's bootstrap over the twin "
+                            "jobs (Wilson's where each job scores 0 or 100); the gap: a "
+                            "paired bootstrap over the jobs",
         }
         if repeats:
             methods["pass_k"] = ("pass^k and pass@k: the score's bootstrap on each case's "

@@ -12,6 +12,7 @@ from pytest_tooleval.engine.session import CaseRef
 from pytest_tooleval.report.compare import compare, render_comparison
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.model import Report
+from pytest_tooleval.report.terminal import interval_note
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.run.score import case_identity
 from pytest_tooleval.scoring.aggregate import Thresholds, summarize
@@ -294,6 +295,9 @@ def test_the_language_gap_on_twin_jobs() -> None:
     line = next(line for line in render_markdown(make_report(many)).splitlines()
                 if line.startswith("Language gap"))
     assert "en 100.0 [86.7–100.0], tr 80.0 [60.9–91.1]; gap (tr − en) -20.0 [" in line
+    assert ("each language's score by the bootstrap over the twin jobs (Wilson's where each "
+            "job scores 0 or 100), the gap by a paired bootstrap") in interval_note(
+        make_report(many).summary)
 
 
 def test_the_remembered_router_routes_like_the_router_and_hands_out_copies():
