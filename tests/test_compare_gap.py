@@ -344,3 +344,21 @@ def test_a_baseline_scored_by_another_version_is_refused_not_read_as_a_change(
         paths.append(str(path))
     assert main(["gap", "--from-reports", *paths, "--report", str(tmp_path / "g")]) == 2
     assert "scoring differs: 1 case(s)" in capsys.readouterr().err
+
+
+def test_compare_prints_the_paired_interval_as_the_job_summary_does() -> None:
+    """compare's terminal printed the score's paired interval '[-12.9, +12.9]' where the
+    job summary (and report.md's language gap, gap.md, board) print '-12.9 to +12.9'."""
+    from pytest_tooleval.report.github import render_step_summary
+
+    cases = [case(f"a.json::c{i}", "PASS" if i % 3 else "FAIL",
+                  {"tool": float(bool(i % 3))}, "web") for i in range(24)]
+    new = [c.model_copy(update={"outcome": Outcome.PASS, "axes": {"tool": 1.0}}) if i == 0
+           else c for i, c in enumerate(cases)]
+    result = compare(report(new), report(cases))
+    interval = result.to_dict()["paired"]["figures"]["score"]["interval"]
+    shown = f"{interval['low']:+.1f} to {interval['high']:+.1f}"
+    assert f"paired interval {shown})" in render_step_summary(report(new), result.to_dict())
+    score = next(line for line in render_comparison(result).splitlines()
+                 if line.startswith("  score ") and "sign-flip" in line)
+    assert f"[{shown}]" in score, score

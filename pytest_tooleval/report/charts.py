@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from pytest_tooleval.scoring.proportion import interval_text
+
 ROW = 22
 BAR_WIDTH = 360
 #: Pixels per character at the charts' 12 px font, above a sans-serif's average, so that
@@ -37,7 +39,7 @@ def _width(text: str) -> float:
 def _note(bar: Bar) -> str:
     shown = "" if bar.value is None else f"{bar.value:.1f}"
     if bar.interval is not None:
-        shown += f" [{bar.interval[0]:.1f}, {bar.interval[1]:.1f}]"
+        shown += f" [{interval_text(*bar.interval)}]"
     parts = [shown, bar.note, bar.marker_label]
     return " · ".join(part for part in parts if part)
 

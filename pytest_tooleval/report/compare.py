@@ -356,19 +356,19 @@ def _render_paired(result: Comparison) -> list[str]:
              f"intervals; a drop is a regression when p < {verdict.per_figure_alpha:.3g} "
              f"(α = {verdict.alpha:.2g}, Bonferroni over {len(result.rows)} figures) and "
              f"larger than {result.tolerance:g} points.",
-             f"  {'':18} {'baseline':>8} → {'new':>6}  {'delta':>6}  {'interval':>15}  "
+             f"  {'':18} {'baseline':>8} → {'new':>6}  {'delta':>6}  {'interval':>16}  "
              f"{'test':>9}  {'p':>7}  flips (hurt/helped)  verdict"]
     for row in [*result.rows, *result.group_rows]:
         interval = row.difference.interval
         shown = "n/a (few cases)" if interval is None else (
-            f"[{interval.low * row._scale:+.1f}, {interval.high * row._scale:+.1f}]")
+            f"[{interval.low * row._scale:+.1f} to {interval.high * row._scale:+.1f}]")
         flipped = f"{len(row.flips.hurt)}/{len(row.flips.helped)}" if row.flips else ""
         status = row.status
         if not row.decides and status != "no detectable change":
             status = ("drop" if row.delta < 0 else "rise") + " at p < α, uncorrected"
         note = "" if row.decides else " (not deciding)"
         lines.append(f"  {row.name:<18} {row.base:8.1f} → {row.new:6.1f}  {row.delta:+6.1f}  "
-                     f"{shown:>15}  {row.test:>9}  {row.p_value:7.3g}  {flipped:>19}  "
+                     f"{shown:>16}  {row.test:>9}  {row.p_value:7.3g}  {flipped:>19}  "
                      f"{status}{note}")
     for title, keys in (("only in this run", pairing.only_new),
                         ("only in the baseline", pairing.only_base),

@@ -21,10 +21,8 @@ TOP_REGRESSIONS = 10
 def _with_interval(value: float | None, interval: Interval | None, cases: int,
                    scale: float = 1.0) -> str:
     """The figure and its interval; "too few cases" where it has none for that reason."""
-    shown = fmt(None if value is None else value * scale)
-    if interval is None:
-        return shown + interval_text(None, scale, cases=cases)
-    return f"{shown} [{interval.low * scale:.1f}, {interval.high * scale:.1f}]"
+    return fmt(None if value is None else value * scale) + interval_text(interval, scale,
+                                                                         cases=cases)
 
 
 def render_step_summary(report: Report, comparison: dict[str, Any] | None = None) -> str:

@@ -131,8 +131,8 @@ def test_step_summary_lists_regressions_and_intervals() -> None:
                                    "new": "FAIL"} for i in range(12)],
                   "regressed_beyond_tolerance": ["score: 70.0 → 55.0 (-15.0)"]}
     text = render_step_summary(report, comparison)
-    assert "**Score 55.0 [40.0, 70.0] / 100**" in text
-    assert "70.0 [50.0, 90.0]" in text
+    assert "**Score 55.0 [40.0–70.0] / 100**" in text
+    assert "70.0 [50.0–90.0]" in text
     assert "| 50.0 [too few cases] |" in text  # irrelevance: 2 cases, no interval
     assert "never call a tool 40.0" in text
     assert "Top regressions (12):" in text and "`a.json::c9`" in text
