@@ -59,11 +59,16 @@ def test_repeats_run_each_case_k_times_with_a_seed_per_try(project, fake_model) 
     result.stdout.fnmatch_lines(["*pass^3*", "*flaky: 1 case*weather*"])
     # the header counts cases, not tries (it said "6 case(s)" for 2 × 3)
     assert "tooleval: 2 case(s) × 3 tries from 1 file(s)" in result.stdout.str()
+    # and so do report.md and report.html (they said "Selection: 6 case(s)", "Cases: 5 pass,
+    # 0 partial, 1 fail" and "Cases 6" for the tries)
+    assert "Selection: 2 case(s) × 3 tries from 1 file(s)," in project.markdown()
+    assert "Tries: 5 pass, 0 partial, 1 fail, 0 error." in project.markdown()
     # report.html shows them too, as report.md does (it had no word of repeats)
     html = (project.path / "tooleval-report" / "report.html").read_text("utf-8")
     table = html.split('<h2 id="repeats">Repeats (k = 3)</h2>')[1].split("</table>")[0]
     assert "<td>overall, k = 3</td><td>0.500 too few cases</td>" in table
     assert "<td>axis tool</td>" in table
+    assert '<div class="card">Tries<b>6</b>' in html
 
 
 def test_pinned_seed_and_k_selection(project, fake_model) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from pytest_tooleval.report.model import Interval, PassK, Repeats, Report, Routing, Summary
+from pytest_tooleval.report.progress import counted
 from pytest_tooleval.report.terminal import (
     fmt,
     interval_note,
@@ -158,7 +159,8 @@ def render_markdown(report: Report) -> str:
     chosen = run.selection
     if chosen is not None:
         lines += [
-            f"Selection: {chosen.cases} case(s), case-set hash `{chosen.case_set_hash}`"
+            f"Selection: {counted([case.nodeid for case in report.cases])}, case-set hash "
+            f"`{chosen.case_set_hash}`"
             f"; paths {' '.join(chosen.paths) or '(default)'}"
             + (f"; -k `{chosen.keyword}`" if chosen.keyword else "")
             + (f"; -m `{chosen.markers}`" if chosen.markers else "")
@@ -179,7 +181,8 @@ def render_markdown(report: Report) -> str:
                   ""]
     calls = summary.calls
     lines += [
-        f"Cases: {outcomes['PASS']} pass, {outcomes['PARTIAL']} partial, "
+        f"{'Tries' if summary.repeats.k > 1 else 'Cases'}: {outcomes['PASS']} pass, "
+        f"{outcomes['PARTIAL']} partial, "
         f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
         f"{calls.attempts}, malformed: {calls.malformed}, parser leaks: "
         f"{calls.parser_leaks}. Step latency "
