@@ -250,7 +250,8 @@ def test_malformed_rate_and_latency_criteria() -> None:
     assert malformed.interval.method == "wilson"
     assert (malformed.interval.low, malformed.interval.high) == pytest.approx(
         (0.0035, 0.1050), abs=1e-4)
-    assert malformed.shown == "0.02 [0.0035–0.1050]"  # report.md, report.html, terminal
+    # report.md, report.html, terminal; the rate as its bounds are rounded (not "0.02")
+    assert malformed.shown == "0.0200 [0.0035–0.1050]"
 
 
 def test_router_recall_per_row_carries_its_interval() -> None:

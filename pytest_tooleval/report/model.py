@@ -190,8 +190,11 @@ class Criterion(_Model):
     @property
     def shown(self) -> str:
         """The value as the reports print it: "n/a" where nothing was measured."""
-        ci = "" if self.interval is None else f" [{self.interval.text(digits=4)}]"
-        return "n/a" if self.value is None else f"{self.value}{ci}"
+        if self.value is None:
+            return "n/a"
+        if self.interval is None:
+            return str(self.value)
+        return f"{self.value:.4f} [{self.interval.text(digits=4)}]"  # one rounding
 
 
 class Verdict(_Model):
