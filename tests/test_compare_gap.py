@@ -362,3 +362,4 @@ def test_compare_prints_the_paired_interval_as_the_job_summary_does() -> None:
     score = next(line for line in render_comparison(result).splitlines()
                  if line.startswith("  score ") and "sign-flip" in line)
     assert f"[{shown}]" in score, score
+    assert "and larger than 1 point." in render_comparison(result)  # not "1 points"

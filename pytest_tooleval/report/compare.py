@@ -355,7 +355,7 @@ def _render_paired(result: Comparison) -> list[str]:
     lines = [f"Paired over {len(pairing.pairs)} case(s) matched by content; {level} paired "
              f"intervals; a drop is a regression when p < {verdict.per_figure_alpha:.3g} "
              f"(α = {verdict.alpha:.2g}, Bonferroni over {len(result.rows)} figures) and "
-             f"larger than {result.tolerance:g} points.",
+             f"larger than {result.tolerance:g} point{'' if result.tolerance == 1 else 's'}.",
              f"  {'':18} {'baseline':>8} → {'new':>6}  {'delta':>6}  {'interval':>16}  "
              f"{'test':>9}  {'p':>7}  flips (hurt/helped)  verdict"]
     for row in [*result.rows, *result.group_rows]:
