@@ -1681,6 +1681,18 @@ def test_a_denial_of_another_value_or_not_100_percent_sure_still_states_it(
     assert found(value, answer, language)
 
 
+@pytest.mark.parametrize(("value", "answer"), [
+    ("14:00", "Toplantı 14:00'te online değil, yüz yüze; saat 14:00'te ofiste olun."),
+    ("19:20", "Squash saat 19:20'de. Bu sefer 19:20'de Moda'da değil, Kalamış'ta."),
+    ("18:30", "Randevu 18:30'da; 18:30'da aşı yerine genel kontrol yazıyor."),
+])
+def test_degil_after_a_suffixed_value_and_another_word_denies_the_word(value: str,
+                                                                      answer: str) -> None:
+    """A suffix ends the value's phrase, so "14:00'te online değil" denies "online", not
+    14:00; it used to deny 14:00 (and, denied once, 14:00 said again did not count)."""
+    assert found(value, answer, "tr")
+
+
 @pytest.mark.parametrize(("old", "new", "answer", "language"), [
     ("42", "43", "The answer is 42 — sorry, 43.", "en"),
     ("549.57", "594.57", "Each person pays about 549.57 TL... actually, let me redo that: "
