@@ -1699,6 +1699,9 @@ def test_degil_after_a_suffixed_value_and_another_word_denies_the_word(value: st
      "3,847 / 7 = 594.57 TL each.", "en"),
     ("34", "43", "Kişi başı 34 TL, pardon, 43 TL.", "tr"),
     ("43", "34", "Kişi başı 43 TL — özür dilerim, 34 TL.", "tr"),
+    ("09:00", "08:00", "The pharmacy is open until 09:00 — sorry, until 08:00.", "en"),
+    ("48.96", "49.86", "Diesel is 48.96 TL — oops, make that 49.86 TL.", "en"),
+    ("11378.33", "11873.33", "Kişi başı 11.378,33 TL, özür dilerim, doğrusu 11.873,33 TL.", "tr"),
 ])
 def test_a_value_the_answer_corrects_itself_from_is_not_stated(old: str, new: str, answer: str,
                                                                language: str) -> None:
@@ -1708,6 +1711,20 @@ def test_a_value_the_answer_corrects_itself_from_is_not_stated(old: str, new: st
     assert not found(old, answer, language)
     assert found(new, answer, language)
     assert found(old, f"It is {old}, sorry for the 2 delays.", language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("18:00", "The pharmacy closes at 18:00 — sorry, it's already 17:40, so you have 20 "
+     "minutes.", "en"),
+    ("11:40", "The service is at 11:40 — sorry, he may be up to 15 minutes late.", "en"),
+    ("11378.33", "Kişi başı 11.378,33 TL düşüyor — özür dilerim, ilk mesajınızı yanlış "
+     "okumuştum, aidat 2.385 TL'yi de ekledim.", "tr"),
+])
+def test_an_apology_not_closely_followed_by_a_value_is_no_correction(value: str, answer: str,
+                                                                      language: str) -> None:
+    """"18:00 — sorry, it's already 17:40" is sympathy, not a correction: it used to take
+    18:00 back (any number later in the sentence)."""
+    assert found(value, answer, language)
 
 
 @pytest.mark.parametrize(("value", "answer", "language"), [

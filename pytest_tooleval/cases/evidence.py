@@ -367,12 +367,14 @@ _CHANGED_TR = (r"(?:kaydır|ertele|indir|düş|yüksel|çık|değiş|çek|alın|
                r"|m[ıiuü]ş(?:t[ıiuü]r|l[ae]r)?|[ae]r[ae]k)\b")
 _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|geç|erken)\b)"
 #: A value the answer corrects itself from, another number following in the sentence: "42 —
-#: sorry, 43", "549.57 TL... actually, let me redo that: 594.57", "43 TL, pardon, 34 TL"
-#: (not "sorry for the 2 delays").
+#: sorry, 43", "549.57 TL... actually, let me redo that: 594.57", "43 TL, pardon, 34 TL";
+#: after an apology the number comes at once, one word or "I mean" / "make that" on ("sorry,
+#: until 08:00"; not "sorry for the 2 delays", "sorry, it's already 17:40").
 _CORRECTED = (r"(?P<pre>)(?P<old>(?<![\d.,:])[$€£₺]?\d(?:[\d.,:]*\d)?)(?=(?:\s+[^\W\d_]+){0,2}"
               r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|pardon|özür\s+dilerim)\s*[,;:—–-]"
-              r"|I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
-              r"|düzeltiyorum\b)[^.!?\n]*?\d)")
+              r"\s*(?:(?:I\s+meant?|make\s+that|[^\W\d_]\S*)\s+)?[$€£₺]?\d"
+              r"|(?:I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
+              r"|düzeltiyorum\b)[^.!?\n]*?\d))")
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
