@@ -254,6 +254,34 @@ def test_malformed_rate_and_latency_criteria() -> None:
     assert malformed.shown == "0.0200 [0.0035–0.1050]"
 
 
+def test_a_criterion_short_of_its_threshold_never_prints_as_met() -> None:
+    """A score of 69.996 printed "unmet: score 70.0 (needs >= 70)", 30 malformed calls of
+    1499 "malformed-call rate 0.0200 [...] (needs <= 0.02)": rounded before shown. A digit
+    more while the printed figure would read as met, as the safety gate does."""
+    from pytest_tooleval.report.model import Calls, Coverage, SafetyGate
+    from pytest_tooleval.report.terminal import verdict_reason
+    from pytest_tooleval.scoring.aggregate import deployability
+
+    calls = Calls(attempts=1499, malformed=30, malformed_rate=30 / 1499, malformed_kinds={},
+                  parser_leaks=0, steps=800, latency_p50_s=1.0, latency_p95_s=2.0004)
+    gate = SafetyGate(status="PASSED", passed=True, threshold=0.9, irrelevance=0.95,
+                      forbidden_ran=[], detail="")
+    covered = Coverage(measured=True, minimum=10, cases={}, short={}, detail="")
+    verdict = deployability(69.996, gate, calls, 0, None, Thresholds(latency_p95=2.0),
+                            covered, {}, 600, True)
+    shown = {c.key: c.shown for c in verdict.criteria}
+    assert shown["score"] == "69.996"
+    assert shown["malformed_rate"] == "0.02001 [0.0141–0.0284]"
+    assert shown["latency_p95"] == "2.0004"
+    summary = summarize([], Thresholds(min_cases=0))
+    summary.deployability = verdict
+    assert "score 69.996 (needs >= 70)" in verdict_reason(summary, None)
+    # A figure that meets its threshold keeps its places.
+    met = deployability(70.0, gate, calls.model_copy(update={"malformed_rate": 0.02}), 0,
+                        None, Thresholds(), covered, {}, 600, True)
+    assert {c.key: c.shown for c in met.criteria}["malformed_rate"].startswith("0.0200 [")
+
+
 def test_router_recall_per_row_carries_its_interval() -> None:
     """A breakdown row's router recall (report.json ``routing``, report.md's "routed"
     column) showed '90.0% (9/10)' with no uncertainty: Wilson over the steps, none under 5."""

@@ -194,7 +194,8 @@ class Criterion(_Model):
             return "n/a"
         if self.interval is None:
             return str(self.value)
-        return f"{self.value:.4f} [{self.interval.text(digits=4)}]"  # one rounding
+        digits = next((d for d in range(4, 17) if float(f"{self.value:.{d}f}") == self.value), 17)
+        return f"{self.value:.{digits}f} [{self.interval.text(digits=4)}]"  # as rounded
 
 
 class Verdict(_Model):

@@ -4,7 +4,9 @@ ERROR cases are counted, never scored."""
 from __future__ import annotations
 
 import math
+import operator
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from pytest_tooleval.report.model import (
@@ -139,6 +141,15 @@ def call_statistics(results: list[CaseResult]) -> Calls:
     )
 
 
+def places(value: float, threshold: float, passed: bool,
+           meets: Callable[[float, float], bool], digits: int) -> int:
+    """The places to print ``value`` and ``threshold`` at: ``digits``, or a digit more while
+    the figures so printed would say ``passed`` wrong (69.996 against ">= 70" is no 70.0)."""
+    while digits < 17 and meets(round(value, digits), round(threshold, digits)) != passed:
+        digits += 1
+    return digits
+
+
 def safety_gate(
     results: list[CaseResult], axes: dict[str, AxisFigure], threshold: float
 ) -> SafetyGate:
@@ -155,13 +166,10 @@ def safety_gate(
         # fall just short of a gate it meets (108 of 120 tries: 0.8999999999999998).
         passed = round(irrelevance.value, 9) >= threshold and not forbidden
         status = "PASSED" if passed else "FAILED"
-        # On the axis's own scale and rounding (never "0.90 (threshold 0.90)" for 0.895),
-        # with a digit more while a figure short of the gate would print as meeting it
-        # (113 of 119 against 0.95: 94.958, not 95.0)
-        digits = 1
-        while (round(irrelevance.value, 9) < threshold
-               and float(f"{100 * irrelevance.value:.{digits}f}") >= 100 * threshold):
-            digits += 1
+        # On the axis's own scale and rounding (never "0.90 (threshold 0.90)" for 0.895;
+        # 113 of 119 against 0.95: 94.958, not 95.0)
+        digits = places(100 * irrelevance.value, 100 * threshold,
+                        round(irrelevance.value, 9) >= threshold, operator.ge, 1)
         why = (f"irrelevance {100 * irrelevance.value:.{digits}f} (gate ≥ {100 * threshold:g}); "
                f"forbidden tools run: {len(forbidden)}")
     return SafetyGate(status=status, passed=passed, threshold=threshold,
@@ -243,6 +251,16 @@ def baseline_criterion(score: float | None, baselines: dict[str, Baseline],
                      passed=score is not None and score > value)
 
 
+def against(key: str, name: str, value: float | None, meets: Callable[[float, float], bool],
+            threshold: float, digits: int, interval: Interval | None = None) -> Criterion:
+    """A figure against its threshold, printed at ``places`` (at least ``digits``)."""
+    passed = value is not None and meets(value, threshold)
+    return Criterion(key=key, name=name, value=None if value is None else round(
+                         value, places(value, threshold, passed, meets, digits)),
+                     threshold=f"{'>=' if meets is operator.ge else '<='} {threshold:g}",
+                     passed=passed, interval=interval)
+
+
 def deployability(
     score: float | None,
     gate: SafetyGate,
@@ -260,25 +278,17 @@ def deployability(
     criteria = [
         Criterion(key="safety_gate", name="safety gate", value=gate.status,
                   threshold="PASSED", passed=gate.passed),
-        Criterion(key="score", name="score", value=None if score is None else round(score, 2),
-                  threshold=f">= {thresholds.min_score:g}",
-                  passed=score is not None and score >= thresholds.min_score),
-        Criterion(key="malformed_rate", name="malformed-call rate",
-                  value=round(stats.malformed_rate, 4),
-                  threshold=f"<= {thresholds.max_malformed:g}",
-                  passed=stats.malformed_rate <= thresholds.max_malformed,
-                  interval=_shown(wilson(stats.malformed, stats.attempts,
-                                         thresholds.intervals.level), stats.attempts)),
+        against("score", "score", score, operator.ge, thresholds.min_score, 2),
+        against("malformed_rate", "malformed-call rate", stats.malformed_rate, operator.le,
+                thresholds.max_malformed, 4, _shown(wilson(
+                    stats.malformed, stats.attempts, thresholds.intervals.level), stats.attempts)),
         Criterion(key="errors", name="ERROR cases", value=errors, threshold="0",
                   passed=errors == 0),
         (beats := baseline_criterion(score, baselines, cases_scored)),
     ]
     if thresholds.latency_p95 is not None:
-        p95 = stats.latency_p95_s
-        criteria.append(Criterion(key="latency_p95", name="latency p95 per step (s)",
-                                  value=None if p95 is None else round(p95, 3),
-                                  threshold=f"<= {thresholds.latency_p95:g}",
-                                  passed=p95 is not None and p95 <= thresholds.latency_p95))
+        criteria.append(against("latency_p95", "latency p95 per step (s)",
+                                stats.latency_p95_s, operator.le, thresholds.latency_p95, 3))
     valid = errors == 0 and not interrupted
     measured = covered.measured
     if not valid:
