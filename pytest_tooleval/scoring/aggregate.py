@@ -234,21 +234,19 @@ def baseline_criterion(score: float | None, baselines: dict[str, Baseline],
     """The model must score above the best scripted policy (scoring/baselines.py), scored
     on the same ``cases`` (a case file not found again at the end leaves it fewer)."""
     scored = [(name, row.score) for name, row in baselines.items() if row.score is not None]
-    if not scored:
-        return Criterion(key="baseline", name="beats the best baseline", value=None,
-                         threshold="baselines not scored", passed=False)
-    fewest = min(row.cases for row in baselines.values())
-    if fewest < cases:
-        return Criterion(key="baseline", name="beats the best baseline",
-                         value=None if score is None else round(score, 2),
-                         threshold=f"baselines scored on {fewest} of {cases} cases (case "
-                                   "files not found again): score them where the case "
-                                   "files are", passed=False)
+    fewest = min((row.cases for row in baselines.values()), default=0)
+    shown = None if score is None else round(score, 1)
+    if not scored or fewest < cases:
+        return Criterion(key="baseline", name="beats the best baseline", value=shown,
+                         threshold="the baselines scored" if not scored else
+                         f"the baselines scored on every case, not {fewest} of {cases}: "
+                         "score them where the case files are", passed=False)
     name, value = max(scored, key=lambda item: item[1])
+    passed = score is not None and score > value
+    digits = 1 if score is None else places(score, value, passed, operator.gt, 1)
     return Criterion(key="baseline", name="beats the best baseline",
-                     value=None if score is None else round(score, 2),
-                     threshold=f"> {value:.2f} ({name})",
-                     passed=score is not None and score > value)
+                     value=None if score is None else round(score, digits),
+                     threshold=f"> {name}'s {value:.{digits}f}", passed=passed)
 
 
 def against(key: str, name: str, value: float | None, meets: Callable[[float, float], bool],
@@ -278,7 +276,7 @@ def deployability(
     criteria = [
         Criterion(key="safety_gate", name="safety gate", value=gate.status,
                   threshold="PASSED", passed=gate.passed),
-        against("score", "score", score, operator.ge, thresholds.min_score, 2),
+        against("score", "score", score, operator.ge, thresholds.min_score, 1),
         against("malformed_rate", "malformed-call rate", stats.malformed_rate, operator.le,
                 thresholds.max_malformed, 4, _shown(wilson(
                     stats.malformed, stats.attempts, thresholds.intervals.level), stats.attempts)),

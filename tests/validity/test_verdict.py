@@ -156,11 +156,36 @@ def test_a_model_that_does_not_beat_the_best_baseline_is_not_deployable() -> Non
         "never-call": baseline(44.2), "echo": baseline(100.0)})
     criterion = summary.deployability.criterion("baseline")
     assert criterion is not None and criterion.name == "beats the best baseline"
-    assert criterion.passed is False and criterion.threshold == "> 100.00 (echo)"
+    assert criterion.passed is False and criterion.threshold == "> echo's 100.0"
     assert summary.deployability.verdict == "NOT DEPLOYABLE"
     # Without baselines the claim cannot be made either.
     assert summarize(many, Thresholds(),
                      baselines=None).deployability.verdict == "NOT DEPLOYABLE"
+
+
+def test_the_criteria_read_as_the_rest_of_the_report() -> None:
+    """The criteria printed the score as 19.67 and the best baseline as '> 44.21
+    (never-call)' where every other place prints 19.7 and 44.2, nesting brackets in the
+    verdict ('(needs > 44.21 (never-call))'); with no baseline scored it read 'beats the
+    best baseline n/a (needs baselines not scored)'."""
+    from pytest_tooleval.report.terminal import verdict_reason
+
+    def run(value: float) -> list[CaseResult]:
+        return [result("PASS", {"answer": value}, nodeid=f"f.json::c{i}") for i in range(10)]
+
+    summary = summarize(run(0.1967), Thresholds(min_cases=0),
+                        baselines={"never-call": baseline(44.21)})
+    reason = verdict_reason(summary, None)
+    assert "score 19.7 (needs >= 70)" in reason
+    assert "beats the best baseline 19.7 (needs > never-call's 44.2)" in reason
+    alone = verdict_reason(summarize(run(0.1967), Thresholds(min_cases=0)), None)
+    assert "beats the best baseline 19.7 (needs the baselines scored)" in alone
+    # A digit more where one place would print the beaten baseline as met (44.2 > 44.2).
+    close = summarize(run(0.4424), Thresholds(min_cases=0),
+                      baselines={"never-call": baseline(44.21)})
+    beats = close.deployability.criterion("baseline")
+    assert beats is not None and beats.passed
+    assert (beats.shown, beats.threshold) == ("44.24", "> never-call's 44.21")
 
 
 def test_baselines_scored_on_fewer_cases_than_the_model_decide_nothing() -> None:
@@ -173,7 +198,7 @@ def test_baselines_scored_on_fewer_cases_than_the_model_decide_nothing() -> None
     summary = summarize(many, Thresholds(), baselines={"never-call": short})
     criterion = summary.deployability.criterion("baseline")
     assert criterion is not None and criterion.passed is False
-    assert "4 of 10 cases" in criterion.threshold
+    assert "not 4 of 10" in criterion.threshold
     assert summary.deployability.verdict == "NOT DEPLOYABLE"
     assert summarize(many, Thresholds(), baselines=NEVER).deployability.verdict == "DEPLOYABLE"
 
@@ -220,7 +245,7 @@ def test_an_always_abstaining_model_is_not_deployable(project: Any, fake_model: 
     assert summary["baselines"]["never-call"]["score"] == pytest.approx(summary["score"])
     assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
     result.stdout.fnmatch_lines(["*verdict: NOT DEPLOYABLE: unmet: beats the best baseline "
-                                 "* (needs > * (never-call))*"])
+                                 "* (needs > never-call's *)"])
     assert "> **NOT DEPLOYABLE**: unmet: beats the best baseline" in project.markdown()
     selection = project.report()["run"]["selection"]
     assert selection["keyword"] == "weather or thanks" and selection["cases"] == 6
