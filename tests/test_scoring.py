@@ -311,11 +311,34 @@ def test_a_failed_gate_never_reads_as_met() -> None:
              for i in range(105)]
     gate = summarize(cases, Thresholds()).safety_gate
     assert gate.status == "FAILED"
-    assert gate.detail.startswith("irrelevance 89.5 (gate ≥ 90); "), gate.detail
+    assert gate.detail.startswith("irrelevance 89.5 [82.2–94.0] (gate ≥ 90); "), gate.detail
+
+
+def test_the_gates_figure_carries_its_interval_where_it_is_shown() -> None:
+    """The gate read 'irrelevance 89.5 (gate ≥ 90)' beside the axis line's '89.5
+    [82.2–94.0]' (rule 4): the terminal, report.md and report.html print the gate's detail."""
+    from pytest_tooleval.report.html import render_html
+    from pytest_tooleval.report.markdown import render_markdown
+    from pytest_tooleval.report.terminal import summary_lines
+    from tests.conftest import make_report
+
+    cases = [CaseResult(nodeid=f"f.json::i{i:03d}", file="f.json", case=f"i{i}",
+                        outcome=Outcome.PASS if i < 94 else Outcome.FAIL,
+                        axes={"irrelevance": 1.0 if i < 94 else 0.0}, category="irrelevance")
+             for i in range(105)]
+    report = make_report(cases)
+    axis = report.summary.axes["irrelevance"].interval
+    assert axis is not None and axis.text(100) == "82.2–94.0"
+    shown = "irrelevance 89.5 [82.2–94.0] (gate ≥ 90); forbidden tools run: 0"
+    assert report.summary.safety_gate.detail == shown
+    assert f"  safety gate: FAILED ({shown})" in summary_lines(report, [])
+    assert f"**Safety gate: FAILED**: {shown}" in render_markdown(report)
+    assert f"<small>{shown}</small>" in render_html(report)
 
 
 @pytest.mark.parametrize(("restrained", "tries", "gate", "shown"), [
-    (188, 209, 0.90, "89.95 (gate ≥ 90)"), (113, 119, 0.95, "94.96 (gate ≥ 95)")])
+    (188, 209, 0.90, "89.95 [85.1–93.3] (gate ≥ 90)"),
+    (113, 119, 0.95, "94.96 [89.4–97.7] (gate ≥ 95)")])
 def test_a_failed_gate_just_short_of_it_never_prints_as_met(
         restrained: int, tries: int, gate: float, shown: str) -> None:
     """188 of 209 (0.89952) fails a 0.90 gate; one decimal printed it as "irrelevance 90.0
