@@ -14,7 +14,13 @@ from typing import Any
 from pytest_tooleval.atomic import write_atomic
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
-from pytest_tooleval.report.markdown import PASS_K_NOTE, pass_k_rows
+from pytest_tooleval.report.markdown import (
+    PASS_K_NOTE,
+    _routed,
+    language_gap_line,
+    pass_k_rows,
+    selection_line,
+)
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
 from pytest_tooleval.report.terminal import interval_note, too_few, verdict_reason
 from pytest_tooleval.result import LABELS, CaseResult, Outcome
@@ -63,12 +69,14 @@ def axis_chart(summary: Summary) -> str:
 
 
 def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
+    """Each row's score; its note as report.md's row: cases (tries), outcomes, routing."""
     bars = []
     for label, row in table.items():
-        counts = ", ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v)
         bars.append(Bar(label, row.score, bounds(row.interval), _notes(
             too_few(row.interval, row.cases),
-            f"n={row.cases}" + (f" ({counts})" if counts else ""))))
+            f"n={row.cases}" + (f" ({row.tries} tries)" if row.tries is not None else ""),
+            ", ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v),
+            f"routed {_routed(row.routing)}" if row.routing.steps else "")))
     return bar_chart(title, bars)
 
 
@@ -127,7 +135,7 @@ def render_html(report: Report, *, title: str | None = None,
         outcomes=[o.value for o in Outcome],
         options={key: _options(cases, key) for key in LABELS}, modes=MODES, gap=gap,
         pass_k=pass_k_rows(summary.repeats) if summary.repeats.k > 1 else [],
-        pass_k_note=PASS_K_NOTE,
+        pass_k_note=PASS_K_NOTE, run_lines=[selection_line(report), language_gap_line(summary)],
     ))
 
 

@@ -114,6 +114,35 @@ def statistics_sections(summary: Summary) -> list[str]:
     return lines
 
 
+def selection_line(report: Report) -> str:
+    """What was selected, in report.md's words ("" for a report without it)."""
+    chosen = report.run.selection
+    if chosen is None:
+        return ""
+    return (f"Selection: {counted([case.nodeid for case in report.cases])}, case-set hash "
+            f"`{chosen.case_set_hash}`"
+            f"; paths {' '.join(chosen.paths) or '(default)'}"
+            + (f"; -k `{chosen.keyword}`" if chosen.keyword else "")
+            + (f"; -m `{chosen.markers}`" if chosen.markers else "")
+            + (f"; --deselect `{' '.join(chosen.deselected)}`" if chosen.deselected else "")
+            + (f"; --ignore `{' '.join(chosen.ignored)}`" if chosen.ignored else "")
+            + (f"; every {chosen.sample_every}th case" if chosen.sample_every > 1 else ""))
+
+
+def language_gap_line(summary: Summary) -> str:
+    """Each language's score over the twin jobs and the gap ("" without twin jobs)."""
+    gap = summary.language_gap
+    if not gap.jobs:
+        return ""
+    shown = ", ".join(f"{lang} {fmt(score)}{_interval(gap.score_intervals.get(lang))}"
+                      for lang, score in gap.scores.items())
+    return (f"Language gap on {gap.jobs} twin job(s) (the same job and fact asked in each "
+            f"language): {shown}"
+            + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}"
+               + (f" [{gap.interval.low:+.1f} to {gap.interval.high:+.1f}]" if gap.interval
+                  else " (too few jobs for an interval)") if gap.gap is not None else ""))
+
+
 def render_markdown(report: Report) -> str:
     run, summary = report.run, report.summary
     unsafe = unsafe_note(run)
@@ -156,29 +185,8 @@ def render_markdown(report: Report) -> str:
              for name, row in summary.baselines.items()],
             ["policy", "score", "cases", "what it does"],
         ) + [""]
-    chosen = run.selection
-    if chosen is not None:
-        lines += [
-            f"Selection: {counted([case.nodeid for case in report.cases])}, case-set hash "
-            f"`{chosen.case_set_hash}`"
-            f"; paths {' '.join(chosen.paths) or '(default)'}"
-            + (f"; -k `{chosen.keyword}`" if chosen.keyword else "")
-            + (f"; -m `{chosen.markers}`" if chosen.markers else "")
-            + (f"; --deselect `{' '.join(chosen.deselected)}`" if chosen.deselected else "")
-            + (f"; --ignore `{' '.join(chosen.ignored)}`" if chosen.ignored else "")
-            + (f"; every {chosen.sample_every}th case" if chosen.sample_every > 1 else ""),
-            "",
-        ]
-    gap = summary.language_gap
-    if gap.jobs:
-        shown = ", ".join(f"{lang} {fmt(score)}{_interval(gap.score_intervals.get(lang))}"
-                          for lang, score in gap.scores.items())
-        lines += [f"Language gap on {gap.jobs} twin job(s) (the same job and fact asked in "
-                  f"each language): {shown}"
-                  + (f"; gap ({gap.gap_is}) {gap.gap:+.1f}"
-                     + (f" [{gap.interval.low:+.1f} to {gap.interval.high:+.1f}]" if gap.interval
-                        else " (too few jobs for an interval)") if gap.gap is not None else ""),
-                  ""]
+    for line in (selection_line(report), language_gap_line(summary)):
+        lines += [line, ""] if line else []
     calls = summary.calls
     lines += [
         f"{'Tries' if summary.repeats.k > 1 else 'Cases'}: {outcomes['PASS']} pass, "

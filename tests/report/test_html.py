@@ -102,12 +102,42 @@ def test_a_figure_under_the_minimum_says_too_few_cases_as_report_md_does() -> No
     assert report.summary.registers["formal"].interval is None
     assert "| formal | 50.0 | too few cases | 4 |" in render_markdown(report)
     text = unescape(re.sub(r"<[^>]+>", "\n", render_html(report)))
-    assert "50.0 · too few cases · n=4 (pass 2, fail 2)" in text  # the register row
+    assert "50.0 · too few cases · n=4 · pass 2, fail 2" in text  # the register row
     assert "100.0 · too few cases · 3 cases" in text  # the irrelevance axis
-    assert "casual" in text and "n=9 (pass 8, fail 1)" in text
+    assert "casual" in text and "n=9 · pass 8, fail 1" in text
     assert "too few cases · n=9" not in text  # 9 cases have their interval
     small = unescape(render_html(make_report(cases[4:7])))
     assert "too few cases / 100</div>" in small  # the score card of a 3-case run
+
+
+def test_report_html_says_what_report_md_says_per_row_and_on_the_run() -> None:
+    """report.html lacked report.md's router recall per breakdown row, the language gap line
+    and the Selection line; under repeats its rows read "n=6 (pass 18)" where report.md
+    says "6 (18 tries) | pass 18"."""
+    from pytest_tooleval.report.markdown import render_markdown
+    from pytest_tooleval.result import StepChecks
+
+    def tried(language: str, job: int, r: int) -> CaseResult:
+        shown = ["a" if job else "b"]  # job 0's step was not routed
+        return CaseResult(
+            nodeid=f"f.json::{language}{job}[r{r}]", file="f.json", case=f"{language}{job}",
+            category="tool", language=language, job=f"j{job}", repeat=r, outcome="PASS",
+            axes={"tool": 1.0}, steps=[StepResult(transcript=StepTranscript(
+                message="m", shown=shown), checks=StepChecks(expect=["a"]))])
+
+    cases = [tried(language, job, r) for language in ("en", "tr") for job in range(6)
+             for r in (1, 2, 3)]
+    selection = {"paths": ["f.json"], "keyword": "j", "markers": None, "sample_every": 1,
+                 "cases": 36, "case_set_hash": "abcd", "command_line": []}
+    report = make_report(cases, selection=selection)
+    markdown = render_markdown(report)
+    text = unescape(re.sub(r"<[^>]+>", "", render_html(report)))
+    assert ("| en | 100.0 | [61.0–100.0] | 6 (18 tries) | pass 18 | 83.3% [60.8–94.2] (15/18) |"
+            in markdown)
+    assert "n=6 (18 tries) · pass 18 · routed 83.3% [60.8–94.2] (15/18)" in text
+    for line in ("Selection: 12 case(s) × 3 tries from 1 file(s), case-set hash `abcd`; "
+                 "paths f.json; -k `j`", "Language gap on 6 twin job(s)"):
+        assert line in markdown and line.replace("`", "") in text
 
 
 def test_gap_report_has_the_flip_matrix() -> None:
