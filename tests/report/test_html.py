@@ -140,6 +140,13 @@ def test_report_html_says_what_report_md_says_per_row_and_on_the_run() -> None:
         assert line in markdown and line.replace("`", "") in text
 
 
+def test_the_header_names_the_tools_shown_apart_from_the_repeats() -> None:
+    """The header's "k 9" (run.k: tools the router shows) sat beside "Repeats (k = 3)"
+    (tries): two k on one page."""
+    text = unescape(re.sub(r"<[^>]+>", "", render_html(make_report([]))))
+    assert "· tools shown 9 ·" in text and "· k 9" not in text
+
+
 def test_gap_report_has_the_flip_matrix() -> None:
     from pytest_tooleval.report.html import flip_matrix
 
