@@ -33,6 +33,7 @@ def case_metadata(result: CaseResult) -> dict[str, Any]:
 
 def run_summary(report: Report) -> dict[str, Any]:
     summary = report.summary
+    rate = summary.deployability.criterion("malformed_rate")
     return {
         "schema": report.schema_name,
         "schema_version": report.schema_version,
@@ -46,7 +47,8 @@ def run_summary(report: Report) -> dict[str, Any]:
         "safety_gate": summary.safety_gate.status,
         "verdict": summary.deployability.verdict,
         "valid": summary.deployability.valid,
-        "calls": summary.calls.model_dump(mode="json"),
+        "calls": {**summary.calls.model_dump(mode="json"), "malformed_rate_interval":
+                  rate.interval.model_dump(mode="json") if rate and rate.interval else None},
     }
 
 

@@ -190,6 +190,27 @@ def test_json_report_summary_carries_the_score_s_interval_as_its_axes_do() -> No
     assert summary["axes"]["irrelevance"]["interval"] is None  # 2 cases: no interval
 
 
+def test_json_report_summary_carries_the_malformed_rate_s_interval() -> None:
+    """pytest-json-report's ``tooleval.calls.malformed_rate`` came bare (0.02) where
+    report.json's criterion carries its Wilson interval over the attempts."""
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.report.pytest_json_report import run_summary
+    from pytest_tooleval.result import StepChecks, StepResult
+
+    steps = [StepResult(transcript=StepTranscript(message="m", attempts=[
+        Attempt("a", "{", valid=False, malformed="unparseable") if i == 0 else
+        Attempt("a", {}, valid=True)]), checks=StepChecks()) for i in range(50)]
+    report = make_report([CaseResult(nodeid="a.json::c", file="a.json", case="c",
+                                     outcome="PASS", axes={"tool": 1.0}, steps=steps)])
+    calls = run_summary(report)["calls"]
+    assert calls["malformed_rate"] == 0.02
+    assert calls["malformed_rate_interval"] == {"low": 0.0035, "high": 0.105,
+                                                "method": "wilson"}
+    few = make_report([CaseResult(nodeid="a.json::c", file="a.json", case="c",
+                                  outcome="PASS", axes={"tool": 1.0}, steps=steps[:4])])
+    assert run_summary(few)["calls"]["malformed_rate_interval"] is None  # 4 attempts
+
+
 def test_every_renderer_names_the_same_grammar_mode() -> None:
     """A run whose model never started has no backend description: report.md, the step
     summary, JUnit, the json-report metadata and the dataset card read the backend's
