@@ -1693,6 +1693,15 @@ def test_degil_after_a_suffixed_value_and_another_word_denies_the_word(value: st
     assert found(value, answer, "tr")
 
 
+def test_degil_after_a_value_with_ki_and_its_noun_denies_the_value() -> None:
+    """"-ki" makes the value describe the next word, so "14:00'teki toplantı değil" denies
+    the 14:00 meeting; since the suffix ended the value's phrase this stated 14:00."""
+    for value, answer in [("14:00", "14:00'teki toplantı değil, 15:00'teki toplantı iptal edildi."),
+                          ("19:30", "19:30'daki seans değil, 21:00'deki seans dolu.")]:
+        assert not found(value, answer, "tr"), answer
+    assert found("15:00", "14:00'teki toplantı değil, 15:00'teki toplantı iptal edildi.", "tr")
+
+
 @pytest.mark.parametrize(("old", "new", "answer", "language"), [
     ("42", "43", "The answer is 42 — sorry, 43.", "en"),
     ("549.57", "594.57", "Each person pays about 549.57 TL... actually, let me redo that: "
