@@ -214,7 +214,8 @@ class ServerBackend(Backend):
             try:
                 checked = self.own_checks(info)
             except (RequestRefused, ConstraintIgnored) as error:  # vLLM: 404 to such a model
-                if info.get("model_listed") is not False or not isinstance(models, list):
+                if (info.get("model_listed") is not False or not isinstance(models, list)
+                        or "HTTP 404" not in str(error)):  # it took the name: no hint
                     raise
                 raise type(error)(
                     f"{error} The server lists {served(models)} (GET /models), not "

@@ -82,6 +82,19 @@ def test_a_model_the_server_refuses_is_an_error_naming_the_ids_it_serves(grammar
                                       "'qwen3-4b': set the profile's model to one of those.")
 
 
+def test_a_server_that_answered_the_model_name_is_not_told_to_change_it() -> None:
+    """llama-server lists its model file and answers any name: a canary it answers
+    unconstrained said "set the profile's model to one of those" as if the name were refused."""
+    with FakeOpenAI(model="models/Qwen3-4B-Q4_K_M.gguf") as fake:
+        backend = RawCompletionBackend(Profile(name="t", base_url=fake.base_url,
+                                               model="qwen3-4b"), "on")
+        with pytest.warns(UserWarning), pytest.raises(BackendError) as caught:
+            backend.preflight()
+    assert "ignored the JSON-schema constraint (canary replies: json_schema: 'ok')" in str(
+        caught.value)
+    assert "GET /models" not in str(caught.value)
+
+
 @pytest.mark.parametrize("grammar", ["vendor", "on"])
 @pytest.mark.parametrize("path", ["/api", "/v1/v1"])
 def test_a_base_url_the_server_does_not_serve_is_refused_with_the_fix(path: str,
