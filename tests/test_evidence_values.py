@@ -1702,6 +1702,14 @@ def test_degil_after_a_value_with_ki_and_its_noun_denies_the_value() -> None:
     assert found("15:00", "14:00'teki toplantı değil, 15:00'teki toplantı iptal edildi.", "tr")
 
 
+def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
+    """The value took the comma after it ("10:30,"), so "online" stood between it and
+    değil as a unit would, and a correct answer failed."""
+    assert found("10:30", "Randevunuz 10:30, online değil; kliniğe gelmeniz gerekiyor.", "tr")
+    assert not found("10:30", "Randevunuz 10:30 değil, 11:00.", "tr")
+    assert not found("30", "Toplantı 30 kişi değil, 40 kişi.", "tr")
+
+
 @pytest.mark.parametrize(("old", "new", "answer", "language"), [
     ("42", "43", "The answer is 42 — sorry, 43.", "en"),
     ("549.57", "594.57", "Each person pays about 549.57 TL... actually, let me redo that: "

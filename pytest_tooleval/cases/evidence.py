@@ -331,14 +331,15 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: unit before değil); nor a value with its suffix, which ends its phrase, before another
 #: word ("14:00'te online değil": online is denied; but "14:00'teki toplantı değil" denies
 #: the 14:00 meeting); nor a question that confirms it ("150 TL değil mi?": it is 150 TL,
-#: isn't it?). "not 100% sure" (certain, confident, positive) states and denies nothing. A
-#: value denied once is not stated, even said again.
+#: isn't it?); nor one a comma ends ("10:30, online değil"). "not 100% sure" (certain,
+#: confident, positive) states and denies nothing. A value denied once is not stated, even
+#: said again.
 _DENIED = {
     "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
                       rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+"
                       r"(?P<idiom>\s?(?:%|percent)\s+(?:sure|certain|confident|positive))?",
                       re.IGNORECASE),),
-    "tr": (re.compile(rf"(?P<pre>)[$€£₺]?\d[\d.,:]*+(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
+    "tr": (re.compile(rf"(?P<pre>)[$€£₺]?\d(?:[\d.,:]*\d)?+(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
                       rf"(?:[$€£₺]|(?!(?:fazla|az|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
                       rf"{_SUFFIX}?))?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
                       r"|yerine\b(?!\s+(?:getir|geç)))", re.IGNORECASE),),
