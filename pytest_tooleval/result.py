@@ -4,6 +4,7 @@ nothing is stored twice."""
 
 from __future__ import annotations
 
+import re
 import traceback
 from enum import StrEnum
 from typing import Any, Literal
@@ -191,6 +192,11 @@ class CaseResult(BaseModel):
 def repeat_suffix(repeat: int) -> str:
     """What a repeated case's item name ends with: ``[r2]`` for the second try."""
     return f"[r{repeat}]"
+
+
+def without_repeat(nodeid: str) -> str:
+    """The case's node id without a try's ``repeat_suffix``, whichever try it is."""
+    return re.sub(r"\[r\d+\]\Z", "", nodeid)
 
 
 def strip_repeat(nodeid: str, repeat: int | None) -> str:

@@ -16,9 +16,9 @@ from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.markdown import (
     PASS_K_NOTE,
-    _routed,
     language_gap_line,
     pass_k_rows,
+    routed_cell,
     selection_line,
 )
 from pytest_tooleval.report.model import BreakdownRow, Interval, Report, Summary
@@ -76,7 +76,7 @@ def breakdown_chart(title: str, table: dict[str, BreakdownRow]) -> str:
             too_few(row.interval, row.cases),
             f"n={row.cases}" + (f" ({row.tries} tries)" if row.tries is not None else ""),
             ", ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v),
-            f"routed {_routed(row.routing)}" if row.routing.steps else "")))
+            f"routed {routed_cell(row.routing)}" if row.routing.steps else "")))
     return bar_chart(title, bars)
 
 

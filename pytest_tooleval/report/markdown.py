@@ -23,7 +23,7 @@ from pytest_tooleval.scoring.failure_modes import MODES
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
 
 
-def _routed(routing: Routing) -> str:
+def routed_cell(routing: Routing) -> str:
     """Router recall of a table row: a low score with full routing is the model's."""
     if not routing.steps or routing.recall is None:
         return "n/a"
@@ -205,7 +205,7 @@ def render_markdown(report: Report) -> str:
                  or "n/a",
                  str(row.cases) + (f" ({row.tries} tries)" if row.tries is not None else ""),
                  " ".join(f"{k.lower()} {v}" for k, v in row.outcomes.items() if v),
-                 _routed(row.routing)]
+                 routed_cell(row.routing)]
                 for name, row in table.items()]
         lines += [f"## {title}", ""] + _table(
             rows, [label, "score", f"{level} interval", "cases", "outcomes",

@@ -6,7 +6,6 @@ seconds. Nothing but the header lines under ``-q``."""
 from __future__ import annotations
 
 import itertools
-import re
 import time
 import warnings
 from collections.abc import Callable
@@ -16,6 +15,7 @@ import pytest
 
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.registry import grammar_mode
+from pytest_tooleval.result import without_repeat
 
 DEFAULT_INTERVAL_S = 30.0
 
@@ -55,7 +55,7 @@ def served(profile: Profile) -> str:
 
 def counted(nodeids: list[str]) -> str:
     """"15 case(s) × 3 tries from 2 file(s)": under --tooleval-repeat an item is one try."""
-    cases = len({re.sub(r"\[r\d+\]$", "", nodeid) for nodeid in nodeids})
+    cases = len({without_repeat(nodeid) for nodeid in nodeids})
     tries = f" × {len(nodeids) // cases} tries" if len(nodeids) > cases else ""
     return (f"{cases} case(s){tries} from {len({nodeid.split('::')[0] for nodeid in nodeids})}"
             " file(s)")
