@@ -285,7 +285,7 @@ def test_a_criterion_short_of_its_threshold_never_prints_as_met() -> None:
 def test_router_recall_per_row_carries_its_interval() -> None:
     """A breakdown row's router recall (report.json ``routing``, report.md's "routed"
     column) showed '90.0% (9/10)' with no uncertainty: Wilson over the steps, none under 5."""
-    from pytest_tooleval.report.markdown import _routed
+    from pytest_tooleval.report.markdown import routed_cell
 
     def routed(hit: bool, language: str, i: int) -> CaseResult:
         return result("PASS", {"tool": 1.0}, language=language, nodeid=f"f::{language}{i}",
@@ -298,8 +298,8 @@ def test_router_recall_per_row_carries_its_interval() -> None:
     en, tr = languages["en"].routing, languages["tr"].routing
     assert (en.routed, en.steps) == (9, 10) and en.interval is not None
     assert (en.interval.low, en.interval.high) == pytest.approx((0.5958, 0.9821), abs=1e-4)
-    assert _routed(en) == "90.0% [59.6–98.2] (9/10)"
-    assert tr.interval is None and _routed(tr) == "100.0% (4/4)"  # 4 steps: too few
+    assert routed_cell(en) == "90.0% [59.6–98.2] (9/10)"
+    assert tr.interval is None and routed_cell(tr) == "100.0% (4/4)"  # 4 steps: too few
 
 
 def test_a_failed_gate_never_reads_as_met() -> None:
