@@ -24,7 +24,7 @@ from pathlib import Path
 from pytest_tooleval.router.base import SHOWN, Router, Routing, make_room
 from pytest_tooleval.router.companions import WHY as COMPANION_WHY
 from pytest_tooleval.router.companions import with_companions
-from pytest_tooleval.router.courtesy import is_courtesy
+from pytest_tooleval.router.courtesy import COURTESY_WORDS, is_courtesy
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import FORM_KEYS, TriggerSet
@@ -65,6 +65,11 @@ AFTER_VERB = ("henuz", "sakin", "lutfen", "simdilik")  # "silme sakın", "atma h
 VERBAL_NOUNS = ("hatirlatma",)  # "kargo hatırlatma" is a reminder asked for
 RULED_OUT = -1.0
 CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
+# What a thanks is for was done, not asked for: "thanks (so much) for the reminder" to the
+# clause's end; in a Turkish message that thanks, a clause's words before "için"
+# ("hatırlatma için teşekkürler"). The side-effecting tools named there are ruled out too.
+THANKS = ("thanks", "thank", "cheers")
+THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi|eline saglik)")
 
 
 @lru_cache(maxsize=8)
@@ -108,6 +113,21 @@ def _negated(trigger_set: TriggerSet, words: tuple[str, ...], matches: list[Matc
         return []
     verb = (*words[:-1], words[-1][: -len(ending)])  # "mesaj atma" → "mesaj at"
     return [m for m in trigger_set.candidates(verb) if m.end == len(words)]
+
+
+def _thanked(words: tuple[str, ...], cuts: list[int]) -> set[int]:
+    """The positions of the words naming what a thanks is for (``THANKS``)."""
+    turkish = THANKS_TR.search(" ".join(words))
+    found: set[int] = set()
+    for at, word in enumerate(words):
+        start = max((cut for cut in cuts if cut <= at), default=0)
+        if word == "icin" and turkish:
+            found.update(range(start, at))
+        elif word == "for" and any(
+                w in THANKS and all(x in COURTESY_WORDS for x in words[i + 1:at])
+                for i, w in enumerate(words[start:at], start)):
+            found.update(range(at + 1, min((c for c in cuts if c > at), default=len(words))))
+    return found
 
 
 class TriggerRouter(Router):
@@ -199,6 +219,7 @@ class TriggerRouter(Router):
         ruled_out: set[str] = set()
         negated_at: list[int] = []  # where each negated match starts
         named: list[tuple[str, int]] = []  # (tool, start) of every trigger match
+        cued: list[tuple[str, int]] = []  # (tool, position) of every cue's word
 
         # The message's own language first: a trigger written the same in two files
         # ("commit*") counts once per tool, at the full weight, not at the other file's 0.3.
@@ -281,14 +302,19 @@ class TriggerRouter(Router):
             lower = (*text.lower_words, *synonyms) if text.lower_words else ()
             for cue, word in self._cue_index(catalogue).match((*text.words, *synonyms), lower):
                 tally.add(cue.tool, cue.weight, f"cue {cue.label} ← {word!r}")
+                cued += [(cue.tool, at) for at, w in enumerate(text.words) if w == word]
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
-        if ruled_out:  # the clause of word ``at``: how many clause ends come before it
+        if ruled_out or {"for", "icin"} & set(text.words):
             cuts = [len(normalize(message[:end.start()], hints).words)
                     for end in CLAUSE_END.finditer(message)]
+            governed = _thanked(text.words, cuts)  # and the clauses of the negated matches:
+            ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
             negated = {sum(at >= cut for cut in cuts) for at in negated_at}
-            ruled_out -= {tool for tool, at in named if sum(at >= c for c in cuts) not in negated}
+            governed.update(at for at in range(len(text.words))
+                            if sum(at >= cut for cut in cuts) in negated)
+            ruled_out -= {tool for tool, at in named if at not in governed}
         for tool in ruled_out & tally.names:
             tally.scores[tool] = RULED_OUT
             tally.reasons.pop(tool, None)

@@ -124,3 +124,45 @@ def test_on_the_corpus_irrelevance_steps_the_learned_cue_shows_no_more_harmful_t
         )
 
     assert harmful(ROUTER) <= harmful(PLAIN)
+
+
+THANKED = [  # what a thanks is for was done: (language, message, the tool it showed)
+    ("en", "thanks for the reminder!", "reminder_add"),
+    ("en", "THANKS FOR THE REMINDER!", "reminder_add"),
+    ("en", "thank you so much for the reminder, it really helped", "reminder_add"),
+    ("en", "thx for the note", "memory_save"),
+    ("en", "cheers for the message", "send_message"),
+    ("en", "perfect, thanks for sending that", "send_message"),
+    ("en", "thanks a lot for remembering", "memory_save"),
+    ("en", "lovely, thanks for the alarm", "reminder_add"),
+    ("en", "thanks for the archive", "create_archive"),
+    ("tr", "teşekkürler, hatırlatma için", "reminder_add"),
+    ("tr", "TEŞEKKÜRLER, HATIRLATMA İÇİN", "reminder_add"),
+    ("tr", "hatırlattığın için sağ ol", "reminder_add"),
+    ("tr", "hatirlattigin icin sag ol", "reminder_add"),
+    ("tr", "mesajın için teşekkürler", "send_message"),
+    ("tr", "teşekkürler, randevu için", "calendar_add"),
+    ("tr", "kaydettiğin için eyvallah", "memory_save"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), THANKED)
+def test_what_a_thanks_is_for_shows_no_tool_that_changes_the_world(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    """"thanks for the reminder!" showed reminder_add (its name's cue), "mesajın için
+    teşekkürler" send_message (mesaj*): the object of a thanks was read as a request."""
+    assert normalize(message, language).text not in known_texts
+    assert tool not in shown(message, language)
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), [
+    ("en", "thanks for the reminder! remind me again at 6 tomorrow", "reminder_add"),
+    ("en", "thanks for the note, now send it to Kaan", "send_message"),
+    ("en", "thank you note to Ali for the flowers, send it by text", "send_message"),
+    ("tr", "yarınki toplantı için hatırlatma kur, teşekkürler", "reminder_add"),
+    ("tr", "annemin doğum günü için takvime ekle, sağ ol", "calendar_add"),
+    ("tr", "mesaj için teşekkürler, Elif'e de mesaj at", "send_message"),
+])
+def test_a_request_beside_a_thanks_keeps_its_tool(language: str, message: str, tool: str) -> None:
+    assert tool in shown(message, language)
