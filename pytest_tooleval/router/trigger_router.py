@@ -52,15 +52,20 @@ FUZZY_WEIGHT = 0.5  # a trigger matched one edit away (fuzzy.FUZZY_MIN_WORD) cou
 # passes the stray cues but never a real trigger (1 and more).
 LEARNED_BESIDE = 1.0
 LEARNED_WEIGHT = 2.0
-# A negated request rules out the tools that change the world its trigger names: an English
-# trigger right after an imperative "don't", "do not" or "never" ("don't send it yet";
-# "don't forget" is a trigger of its own), a Turkish message ending in a trigger's negative
-# imperative ("mesaj atma", "dosyayı silmeyin"; "silme işlemi" does not end in it). Such a
-# tool scores RULED_OUT: no learned vote, the last place of all, unless a trigger in another
-# clause asks for it ("takvime ekle: bütçe planlama", where the last word is a noun).
-NEGATORS = (("don", "t"), ("do", "not"), ("never",))
+# A negated request rules out the tools that change the world it names: an English clause
+# from an imperative "don't", "do not", "never" or "no need" to its end ("don't send it
+# yet", "don't bother saving that"; "don't forget" is a trigger of its own), a Turkish
+# message ending in a trigger's negative imperative ("mesaj atma", "dosyayı silmeyin",
+# "iptal etme"; "silme işlemi" does not end in it) or its verbal noun before "gerek yok"
+# ("hatırlatmana gerek yok"). Such a tool scores RULED_OUT: no learned vote, the last place
+# of all, unless a trigger in another clause asks for it ("takvime ekle: bütçe planlama",
+# where the last word is a noun).
+NEGATORS = (("don", "t"), ("do", "not"), ("never",), ("no", "need"))
 SUBJECTS = ("i", "we", "they", "he", "she", "it")  # "I don't save passwords": no request
 NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
+NEEDLESS = ("gerek", "yok")  # after the verbal noun: "-mana, -mene, -maya, -meye"
+NEEDLESS_ENDINGS = ("maniza", "menize", "mana", "mene", "maya", "meye", "ma", "me")
+LIGHT_VERBS = ("et", "yap")  # "iptal etme", "hatırlatma yapma": the trigger before them
 AFTER_VERB = ("henuz", "sakin", "lutfen", "simdilik")  # "silme sakın", "atma henüz"
 VERBAL_NOUNS = ("hatirlatma",)  # "kargo hatırlatma" is a reminder asked for
 RULED_OUT = -1.0
@@ -100,32 +105,40 @@ def _stand_ins(catalogue: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str,
             for spec in catalogue], back
 
 
-def _negated(trigger_set: TriggerSet, words: tuple[str, ...], matches: list[Match]) -> list[Match]:
-    """The matches a negation governs (``NEGATORS``, ``NEGATIVE_IMPERATIVE``)."""
-    if trigger_set.language == "en":
-        return [m for m in matches for n in NEGATORS
-                if (at := m.start - len(n)) >= 0 and words[at:m.start] == n
-                and (at == 0 or words[at - 1] not in SUBJECTS)]
+def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> list[Match]:
+    """The matches a Turkish negation governs (``NEGATIVE_IMPERATIVE``, ``NEEDLESS``)."""
+    needless = words[-2:] == NEEDLESS
+    words = words[:-2] if needless else words
     while trigger_set.language == "tr" and words[-1:] and words[-1] in AFTER_VERB:
         words = words[:-1]
-    ending = next((e for e in NEGATIVE_IMPERATIVE if words and words[-1].endswith(e)), "")
-    if trigger_set.language != "tr" or not ending or words[-1] in VERBAL_NOUNS:
+    endings = NEEDLESS_ENDINGS if needless else NEGATIVE_IMPERATIVE
+    ending = next((e for e in endings if words and words[-1].endswith(e)), "")
+    if trigger_set.language != "tr" or not ending or (words[-1] in VERBAL_NOUNS
+                                                      and not needless):
         return []
     verb = (*words[:-1], words[-1][: -len(ending)])  # "mesaj atma" → "mesaj at"
-    return [m for m in trigger_set.candidates(verb) if m.end == len(words)]
+    return [m for m in trigger_set.candidates(verb)
+            if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))]
 
 
-def _thanked(words: tuple[str, ...], cuts: list[int]) -> set[int]:
-    """The positions of the words naming what a thanks is for (``THANKS``)."""
+def _governed(
+    words: tuple[str, ...], cuts: list[int], spans: list[tuple[int, int]]
+) -> set[int]:
+    """The positions of the words an English negation (``NEGATORS``, not inside a longer
+    trigger, one of ``spans``) or a thanks governs (``THANKS``)."""
     turkish = THANKS_TR.search(" ".join(words))
     found: set[int] = set()
     for at, word in enumerate(words):
         start = max((cut for cut in cuts if cut <= at), default=0)
         if word == "icin" and turkish:
             found.update(range(start, at))
-        elif word == "for" and any(
-                w in THANKS and all(x in COURTESY_WORDS for x in words[i + 1:at])
-                for i, w in enumerate(words[start:at], start)):
+        thanks = word == "for" and any(
+            w in THANKS and all(x in COURTESY_WORDS for x in words[i + 1:at])
+            for i, w in enumerate(words[start:at], start))
+        negation = (at == 0 or words[at - 1] not in SUBJECTS) and any(
+            words[at:at + len(n)] == n and not any(s <= at < at + len(n) < e for s, e in spans)
+            for n in NEGATORS)
+        if thanks or negation:
             found.update(range(at + 1, min((c for c in cuts if c > at), default=len(words))))
     return found
 
@@ -219,6 +232,7 @@ class TriggerRouter(Router):
         ruled_out: set[str] = set()
         negated_at: list[int] = []  # where each negated match starts
         named: list[tuple[str, int]] = []  # (tool, start) of every trigger match
+        spans: list[tuple[int, int]] = []  # (start, end) of every trigger match
         cued: list[tuple[str, int]] = []  # (tool, position) of every cue's word
 
         # The message's own language first: a trigger written the same in two files
@@ -242,11 +256,12 @@ class TriggerRouter(Router):
                     if t.tool in MONEY_KINDS:
                         classes[t.tool[1:]].append(m.text)
             longest = longest_matches(candidates, len(text.words))
-            for match in _negated(trigger_set, text.words, longest):
+            for match in _negated(trigger_set, text.words):
                 ruled_out.update(t.tool for t in match.pattern.targets
                                  if t.tool in SIDE_EFFECTING_BUILTINS)
                 negated_at.append(match.start)
             named += [(t.tool, m.start) for m in longest for t in m.pattern.targets]
+            spans += [(m.start, m.end) for m in longest]
             for match in longest:
                 # A typo-tolerant match (one edit) counts less than an exact one.
                 weight = FUZZY_WEIGHT if match.typo else 1.0
@@ -306,10 +321,10 @@ class TriggerRouter(Router):
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
-        if ruled_out or {"for", "icin"} & set(text.words):
+        if ruled_out or {"for", "icin", "t", "not", "never", "need"} & set(text.words):
             cuts = [len(normalize(message[:end.start()], hints).words)
                     for end in CLAUSE_END.finditer(message)]
-            governed = _thanked(text.words, cuts)  # and the clauses of the negated matches:
+            governed = _governed(text.words, cuts, spans)  # and the Turkish negated clauses:
             ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
             negated = {sum(at >= cut for cut in cuts) for at in negated_at}
             governed.update(at for at in range(len(text.words))

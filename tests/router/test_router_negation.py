@@ -32,6 +32,22 @@ NEGATED = [
     ("tr", "bunu kaydetme", "memory_save"),
     ("tr", "commit atma henüz", "git_commit"),
     ("tr", "bana hatırlatmayın", "reminder_add"),
+    # the verb or what it names further on in the negated clause, by trigger or cue
+    ("en", "no need to remind me, I've got it", "reminder_add"),
+    ("en", "NO NEED TO REMIND ME", "reminder_add"),
+    ("en", "don't bother saving that", "memory_save"),
+    ("en", "please don't put that on my calendar", "calendar_add"),
+    ("en", "you don't need to text him", "send_message"),
+    ("en", "don't worry about reminding me", "reminder_add"),
+    ("en", "do not bother with a reminder for that", "reminder_add"),
+    ("tr", "hatırlatmana gerek yok", "reminder_add"),
+    ("tr", "HATIRLATMANA GEREK YOK", "reminder_add"),
+    ("tr", "takvime eklemene gerek yok", "calendar_add"),
+    ("tr", "bunu kaydetmenize gerek yok", "memory_save"),
+    ("tr", "Ali'ye mesaj göndermeye gerek yok", "send_message"),
+    ("tr", "hatırlatma gerek yok", "reminder_add"),
+    ("tr", "cuma toplantısını iptal etme", "calendar_delete"),
+    ("tr", "hatırlatma yapma şimdilik", "reminder_add"),
 ]
 
 
@@ -60,6 +76,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "cuma 14:00 bütçe toplantısı ekle, konu: planlama", "calendar_add"),
     ("tr", "yarın saat 10'a bir toplantı ekler misin: sprint planlama", "calendar_add"),
     ("en", "don't send it to Ali. Send it to Kaan", "send_message"),
+    ("en", "don't text him, just remind me at 6 to call him", "reminder_add"),
+    ("en", "no need to email, put it in my calendar for friday 3pm", "calendar_add"),
+    ("en", "don't forget to add the dentist to my calendar", "calendar_add"),
+    ("tr", "hatırlatmaya gerek var mı bilmiyorum, yarın 9'da hatırlat", "reminder_add"),
+    ("tr", "iptal etmeden önce Elif'e mesaj at", "send_message"),
 ])
 def test_what_only_looks_negated_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)
