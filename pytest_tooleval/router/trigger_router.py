@@ -74,6 +74,9 @@ CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 # clause's end; in a Turkish message that thanks, a clause's words before "için"
 # ("hatırlatma için teşekkürler"). The side-effecting tools named there are ruled out too.
 THANKS = ("thanks", "thank", "cheers")
+# Where a negated or thanked span ends short of its clause: a turn to what is asked
+# ("don't send it but save it", "thx for the help can u text kaan").
+TURNS = frozenset({"but", "then", "instead", "just", "please", "pls", "can", "could", "would"})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi|eline saglik)")
 
 
@@ -135,11 +138,16 @@ def _governed(
         thanks = word == "for" and any(
             w in THANKS and all(x in COURTESY_WORDS for x in words[i + 1:at])
             for i, w in enumerate(words[start:at], start))
-        negation = (at == 0 or words[at - 1] not in SUBJECTS) and any(
-            words[at:at + len(n)] == n and not any(s <= at < at + len(n) < e for s, e in spans)
-            for n in NEGATORS)
-        if thanks or negation:
-            found.update(range(at + 1, min((c for c in cuts if c > at), default=len(words))))
+        negator = next((n for n in NEGATORS if words[at:at + len(n)] == n and not any(
+            s <= at < at + len(n) < e for s, e in spans)), None)
+        if negator is not None and at and words[at - 1] in SUBJECTS:
+            negator = None
+        if thanks or negator:
+            end = min((c for c in cuts if c > at), default=len(words))
+            size = len(negator) if negator else 1  # the turn right after is part of it:
+            after = at + size + 1  # "don't just delete it"
+            found.update(range(at + 1, next((i for i in range(after, end)
+                                             if words[i] in TURNS), end)))
     return found
 
 

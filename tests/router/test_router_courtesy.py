@@ -163,6 +163,8 @@ def test_what_a_thanks_is_for_shows_no_tool_that_changes_the_world(
     ("tr", "yarınki toplantı için hatırlatma kur, teşekkürler", "reminder_add"),
     ("tr", "annemin doğum günü için takvime ekle, sağ ol", "calendar_add"),
     ("tr", "mesaj için teşekkürler, Elif'e de mesaj at", "send_message"),
+    ("en", "thx for the help can u text kaan the report", "send_message"),
+    ("en", "thanks for the note please save it too", "memory_save"),
 ])
 def test_a_request_beside_a_thanks_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)

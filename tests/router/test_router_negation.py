@@ -48,6 +48,8 @@ NEGATED = [
     ("tr", "hatırlatma gerek yok", "reminder_add"),
     ("tr", "cuma toplantısını iptal etme", "calendar_delete"),
     ("tr", "hatırlatma yapma şimdilik", "reminder_add"),
+    ("en", "don't send it but save it to my notes", "send_message"),
+    ("en", "don't just delete it, archive it", "delete_file"),
 ]
 
 
@@ -81,6 +83,10 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("en", "don't forget to add the dentist to my calendar", "calendar_add"),
     ("tr", "hatırlatmaya gerek var mı bilmiyorum, yarın 9'da hatırlat", "reminder_add"),
     ("tr", "iptal etmeden önce Elif'e mesaj at", "send_message"),
+    # the negated span ends where the message turns to what it asks
+    ("en", "don't know if you can but delete old.txt", "delete_file"),
+    ("en", "don't send it but save it to my notes", "memory_save"),
+    ("en", "don't worry about the format then just send it to kaan", "send_message"),
 ])
 def test_what_only_looks_negated_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)
