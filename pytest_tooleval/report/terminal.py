@@ -141,9 +141,10 @@ def _baselines(summary: Summary) -> str:
 
 
 def summary_lines(report: Report | None, paths: list[Path],
-                  said_after: str | None = None) -> list[str]:
+                  said_after: str | None = None, verbose: bool = False) -> list[str]:
     """The compact end-of-run summary: score, axes, gate, failure modes, the verdict,
-    where the rest is; per-case detail is in the reports (and under ``-v``)."""
+    where the rest is; per-case detail and how each interval is made are in the reports
+    (and under ``-v``)."""
     if report is None:
         return []
     summary, run = report.summary, report.run
@@ -185,7 +186,7 @@ def summary_lines(report: Report | None, paths: list[Path],
     if leaks:
         lines.append(f"  parser leaks: {leaks} call(s) left in the text by "
                      "the server's parser (the model tried to call; not run)")
-    if summary.cases_scored:
+    if summary.cases_scored and verbose:
         lines.append(f"  {interval_note(summary)}")
     lines += [f"  report: {path}" for path in paths]
     return lines
@@ -242,13 +243,14 @@ def write_summary(terminalreporter: Any, report: Report | None, paths: list[Path
     """The end-of-run sections: under ``-v`` the PARTIAL cases explained; the summary, the
     exporters' ``notes``, a report that could not be written, the comparison with the
     baseline."""
+    verbose = terminalreporter.config.get_verbosity() > 0
     partial = [r for r in (report.cases if report else []) if r.outcome is Outcome.PARTIAL]
-    if partial and terminalreporter.config.get_verbosity() > 0:
+    if partial and verbose:
         terminalreporter.write_sep("=", "PARTIAL (tooleval)", yellow=True)
         for result in partial:  # the report's cases are in node id order
             terminalreporter.write_line(explain(result))
     terminalreporter.write_sep("=", "tooleval summary")
-    for line in summary_lines(report, paths, said_after):
+    for line in summary_lines(report, paths, said_after, verbose):
         terminalreporter.write_line(line)
     for note in notes:  # the exporters': job summary, metrics
         terminalreporter.write_line(f"  {note}")

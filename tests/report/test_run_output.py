@@ -38,7 +38,8 @@ def test_a_674_case_run_fits_a_screenful_and_ends_with_the_score(project, fake_m
     assert "FAILURES" not in text and "FAILED " not in text and "FAIL: " not in text
     assert sum(verdict in line for line in lines for verdict in VERDICTS) == 1
     assert "failure modes: needed a tool, called none 337" in text
-    assert "Intervals (95%): " in text  # which method each figure uses
+    assert "Intervals (" not in text  # which method each figure uses: report.md and -v
+    assert "Intervals (95%): " in project.run("-v").stdout.str()
     modes = project.report()["summary"]["failure_modes"]
     assert modes["run"] == {"no_call": 337}
     assert modes["groups"] == {"weather": {"no_call": 337}}
@@ -57,7 +58,7 @@ def test_a_one_case_run_has_one_verdict_and_no_interval(project, fake_model) -> 
     assert "sample size" not in result.stdout.str()
     score = next(line for line in lines if line.startswith("tooleval score:"))
     assert "[too few cases]" in score and "CI" not in score
-    assert "Intervals: none, too few cases" in result.stdout.str()
+    assert "Intervals: none, too few cases" in project.run("-k", "c001", "-v").stdout.str()
     assert project.report()["summary"]["score_interval"] is None
     assert "too few cases" in project.markdown()
 
