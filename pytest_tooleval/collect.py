@@ -31,15 +31,18 @@ def wants_file(file_path: Path, config: pytest.Config) -> bool:
     # Files under the configured case paths (ini tooleval_paths) are case files too.
     patterns += [f"{base.rstrip('/')}/**/*{suffix}" for base in config.getini("tooleval_paths")
                  for suffix in (".json", ".yaml", ".yml")]
-    try:
-        relative = file_path.resolve().relative_to(config.rootpath.resolve()).as_posix()
-    except ValueError:
-        relative = file_path.as_posix()
+    # From the rootdir, or from where pytest runs (a setup.py above the project moves the
+    # rootdir there)
+    path = file_path.resolve()
+    relatives = [path.relative_to(base).as_posix() for base in
+                 (config.rootpath.resolve(), config.invocation_params.dir.resolve())
+                 if path.is_relative_to(base)] or [file_path.as_posix()]
     if any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
-            relative, pattern.replace("**/", "")) for pattern in patterns):
+            relative, pattern.replace("**/", "")) for pattern in patterns
+           for relative in relatives):
         return True
     given = {Path(arg.split("::")[0]).resolve() for arg in config.args}
-    return file_path.resolve() in given
+    return path in given
 
 
 def tooleval_case(tooleval_session: Any) -> None:

@@ -48,6 +48,17 @@ def test_collection_ids_markers_and_no_server_contact(project, fake_model) -> No
     result.stdout.fnmatch_lines(["scenarios/demo.yaml::weather", "*1/3 tests collected*"])
 
 
+def test_case_folders_are_found_from_where_pytest_runs(project, fake_model, monkeypatch) -> None:
+    """A setup.py above the project made that folder the rootdir: `pytest scenarios` in the
+    project said no case found."""
+    project.profile(fake_model(SCRIPT))
+    project.write("setup.py", "")
+    project.write("proj/scenarios/demo.yaml", scenario([THANKS_CASE]))
+    monkeypatch.chdir(project.path / "proj")
+    project.run("--collect-only", "-q", "scenarios").stdout.fnmatch_lines(
+        ["*scenarios/demo.yaml::thanks", "*1 test collected*"])
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_outcomes_summary_line_and_exit_status(project, fake_model, workers) -> None:
     server = fake_model([

@@ -142,7 +142,8 @@ def test_an_option_path_taken_for_a_test_path_gets_the_fix(project, fake_model,
     """pytest picks the rootdir before our options are known: a separate word naming an
     existing folder moved it out of the project, and the message named no way out."""
     project.profile(fake_model(SCRIPT))
-    project.write("scenarios/weather.yaml", scenario([THANKS_CASE]))
+    project.write("pytest.ini", "[pytest]\ntooleval_paths = cases\n")
+    project.write("cases/weather.yaml", scenario([THANKS_CASE]))
     elsewhere = tmp_path_factory.mktemp("runs")
     result = project.run("--tooleval-report", str(elsewhere))
     result.stdout.fnmatch_lines([f"tooleval: no case found: *; write --tooleval-report="
