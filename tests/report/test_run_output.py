@@ -119,6 +119,18 @@ def test_no_case_found_says_where_cases_are_looked_for(project, fake_model) -> N
                                  "benchmarks/**/*.json, scenarios/**/*.yaml*tooleval init*"])
 
 
+def test_no_case_found_in_a_folder_named_on_the_command_line_says_how(project,
+                                                                      fake_model) -> None:
+    """`pytest my-cases/` was told case files are '... or paths given on the command line'."""
+    project.profile(fake_model(SCRIPT))
+    project.write("my-cases/weather.yaml", scenario([THANKS_CASE]))
+    text = project.run("my-cases").stdout.str()
+    assert "or files named on the command line; a folder named there (my-cases) is searched " \
+           "with these patterns: name its files, or add the folder to ini tooleval_paths" in text
+    project.write("pytest.ini", "[pytest]\ntooleval_paths = my-cases\n")
+    project.run("my-cases").assert_outcomes(passed=1)
+
+
 def test_a_selection_that_leaves_no_case_is_not_called_no_case_found(project,
                                                                       fake_model) -> None:
     """-k matching nothing: pytest said '15 deselected', and tooleval said no case file
