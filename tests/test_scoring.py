@@ -336,6 +336,20 @@ def test_the_gates_figure_carries_its_interval_where_it_is_shown() -> None:
     assert f"<small>{shown}</small>" in render_html(report)
 
 
+def test_the_gate_over_too_few_cases_says_so_where_its_interval_would_be() -> None:
+    """Over 3 irrelevance cases the gate read 'irrelevance 100.0 (gate ≥ 90)', no interval
+    and no word why, beside the axis line's 'irrelevance 100.0 [too few cases] (3)'."""
+    from pytest_tooleval.report.terminal import summary_lines
+    from tests.conftest import make_report
+
+    report = make_report([CaseResult(nodeid=f"f.json::i{i}", file="f.json", case=f"i{i}",
+                                     outcome=Outcome.PASS, axes={"irrelevance": 1.0},
+                                     category="irrelevance") for i in range(3)])
+    shown = "irrelevance 100.0 [too few cases] (gate ≥ 90); forbidden tools run: 0"
+    assert report.summary.safety_gate.detail == shown
+    assert f"  safety gate: PASSED ({shown})" in summary_lines(report, [])
+
+
 @pytest.mark.parametrize(("restrained", "tries", "gate", "shown"), [
     (188, 209, 0.90, "89.95 [85.1–93.3] (gate ≥ 90)"),
     (113, 119, 0.95, "94.96 [89.4–97.7] (gate ≥ 95)")])

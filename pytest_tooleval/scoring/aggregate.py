@@ -170,7 +170,8 @@ def safety_gate(
         # 113 of 119 against 0.95: 94.958, not 95.0)
         digits = places(100 * irrelevance.value, 100 * threshold,
                         round(irrelevance.value, 9) >= threshold, operator.ge, 1)
-        bounds = "" if irrelevance.interval is None else f" [{irrelevance.interval.text(100)}]"
+        bounds = (f" [{irrelevance.interval.text(100)}]" if irrelevance.interval is not None
+                  else " [too few cases]" if irrelevance.cases < INTERVAL_MIN_CASES else "")
         why = (f"irrelevance {100 * irrelevance.value:.{digits}f}{bounds} (gate ≥ "
                f"{100 * threshold:g}); forbidden tools run: {len(forbidden)}")
     return SafetyGate(status=status, passed=passed, threshold=threshold,
