@@ -1717,6 +1717,7 @@ def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
     ("34", "43", "Kişi başı 34 TL, pardon, 43 TL.", "tr"),
     ("43", "34", "Kişi başı 43 TL — özür dilerim, 34 TL.", "tr"),
     ("09:00", "08:00", "The pharmacy is open until 09:00 — sorry, until 08:00.", "en"),
+    ("19:20", "20:20", "Squash is at 19:20 — sorry, I mean 20:20.", "en"),
     ("48.96", "49.86", "Diesel is 48.96 TL — oops, make that 49.86 TL.", "en"),
     ("11378.33", "11873.33", "Kişi başı 11.378,33 TL, özür dilerim, doğrusu 11.873,33 TL.", "tr"),
 ])
@@ -1734,13 +1735,16 @@ def test_a_value_the_answer_corrects_itself_from_is_not_stated(old: str, new: st
     ("18:00", "The pharmacy closes at 18:00 — sorry, it's already 17:40, so you have 20 "
      "minutes.", "en"),
     ("11:40", "The service is at 11:40 — sorry, he may be up to 15 minutes late.", "en"),
+    ("19:20", "Squash with Kaan is at 19:20 — sorry, 2 bookings show up for that night.", "en"),
+    ("09:00", "The pharmacy closes at 09:00 on Friday — sorry, just 20 minutes from now.", "en"),
     ("11378.33", "Kişi başı 11.378,33 TL düşüyor — özür dilerim, ilk mesajınızı yanlış "
      "okumuştum, aidat 2.385 TL'yi de ekledim.", "tr"),
 ])
 def test_an_apology_not_closely_followed_by_a_value_is_no_correction(value: str, answer: str,
                                                                       language: str) -> None:
     """"18:00 — sorry, it's already 17:40" is sympathy, not a correction: it used to take
-    18:00 back (any number later in the sentence)."""
+    18:00 back (any number later in the sentence). A clock time is corrected only by a clock
+    time: "19:20 — sorry, 2 bookings" took 19:20 back."""
     assert found(value, answer, language)
 
 
