@@ -1718,14 +1718,16 @@ def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
     ("43", "34", "Kişi başı 43 TL — özür dilerim, 34 TL.", "tr"),
     ("09:00", "08:00", "The pharmacy is open until 09:00 — sorry, until 08:00.", "en"),
     ("19:20", "20:20", "Squash is at 19:20 — sorry, I mean 20:20.", "en"),
+    ("18:30", "19:30", "Pamuk'un randevusu 18:30'da, pardon, 19:30'da.", "tr"),
+    ("17:40", "18:40", "Veli toplantısı 17:40'ta — özür dilerim, 18:40'ta.", "tr"),
     ("48.96", "49.86", "Diesel is 48.96 TL — oops, make that 49.86 TL.", "en"),
     ("11378.33", "11873.33", "Kişi başı 11.378,33 TL, özür dilerim, doğrusu 11.873,33 TL.", "tr"),
 ])
 def test_a_value_the_answer_corrects_itself_from_is_not_stated(old: str, new: str, answer: str,
                                                                language: str) -> None:
     """"549.57 TL... actually, let me redo that: ... 594.57" passed for 549.57: the value
-    a self-correction takes back counted. The value it corrects to is stated, and an
-    apology is no correction."""
+    a self-correction takes back counted ("18:30'da, pardon, 19:30'da": its suffix hid it).
+    The value it corrects to is stated, and an apology is no correction."""
     assert not found(old, answer, language)
     assert found(new, answer, language)
     assert found(old, f"It is {old}, sorry for the 2 delays.", language)

@@ -371,10 +371,11 @@ _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|ge
 #: A value the answer corrects itself from, another number following in the sentence: "42 —
 #: sorry, 43", "549.57 TL... actually, let me redo that: 594.57", "43 TL, pardon, 34 TL";
 #: after an apology the number comes at once, one word or "I mean" / "make that" on ("sorry,
-#: until 08:00"; not "sorry for the 2 delays", "sorry, it's already 17:40"); a clock time is
-#: corrected only by a clock time (not "19:20 — sorry, 2 bookings show up").
+#: until 08:00"; "18:30'da, pardon, 19:30'da"; not "sorry for the 2 delays", "sorry, it's
+#: already 17:40"); a clock time is corrected only by a clock time (not "19:20 — sorry, 2
+#: bookings show up").
 _CORRECTED = (r"(?P<pre>)(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}:\d\d(?![\d.,:]?\d))"
-              r"|\d(?:[\d.,:]*\d)?))(?=(?:\s+[^\W\d_]+){0,2}"
+              rf"|\d(?:[\d.,:]*\d)?))(?={_SUFFIX}?(?:\s+[^\W\d_]+){{0,2}}"
               r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|pardon|özür\s+dilerim)\s*[,;:—–-]"
               r"\s*(?:(?:I\s+meant?|make\s+that|[^\W\d_]\S*)\s+)?[$€£₺]?(?(clock)\d{1,2}:)\d"
               r"|(?:I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
