@@ -1615,6 +1615,8 @@ def test_english_number_words_in_turkish_capitals_are_read(answer: str) -> None:
     ("17:00", "Vergi dairesi artık 17:00 yerine 16:30'da kapanıyor.", "tr"),
     ("1200", "Sigorta priminiz 1.200 € yerine 1.350 € olarak hesaplandı.", "tr"),
     ("1200", "Sigorta priminiz 1.200 € değil, 1.350 €.", "tr"),
+    ("2026-04-17", "Ücretsiz iptal 17 Nisan'a kadar değil, 15 Nisan'a kadar.", "tr"),
+    ("17:00", "Ofis 17:00'ye kadar değil, 18:00'e kadar açık.", "tr"),
 ])
 def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str,
                                                         language: str) -> None:
@@ -1647,6 +1649,9 @@ def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str
     ("1350", "Sigorta priminiz 1.200 € yerine 1.350 € olarak hesaplandı.", "tr"),
     ("3", "Siparişinizin 3 maddesi yerine getirildi.", "tr"),
     ("1200", "Prim 1.200 €; eski poliçenin yerine geçiyor.", "tr"),
+    ("2026-04-15", "Ücretsiz iptal 17 Nisan'a kadar değil, 15 Nisan'a kadar.", "tr"),
+    ("2026-04-17", "Ücretsiz iptal 17 Nisan'a kadar değil mi?", "tr"),
+    ("18:00", "Ofis 18:00'e kadar açık, pazar günü değil.", "tr"),
 ])
 def test_a_comparison_or_another_denial_still_states_the_value(value: str, answer: str,
                                                               language: str) -> None:

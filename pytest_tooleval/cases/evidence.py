@@ -333,7 +333,7 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: the 14:00 meeting); nor a question that confirms it ("150 TL değil mi?": it is 150 TL,
 #: isn't it?); nor one a comma ends ("10:30, online değil"). "not 100% sure" (certain,
 #: confident, positive) states and denies nothing. A value denied once is not stated, even
-#: said again.
+#: said again; "17 Nisan'a kadar değil" denies 17 Nisan.
 _DENIED = {
     "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
                       rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+"
@@ -341,7 +341,7 @@ _DENIED = {
                       re.IGNORECASE),),
     "tr": (re.compile(rf"(?P<pre>)[$€£₺]?\d(?:[\d.,:]*\d)?+(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
                       rf"(?:[$€£₺]|(?!(?:fazla|az|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
-                      rf"{_SUFFIX}?))?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
+                      rf"{_SUFFIX}?))?(?:\s+kadar)?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
                       r"|yerine\b(?!\s+(?:getir|geç)))", re.IGNORECASE),),
 }
 #: A number, a phone number in groups, a date or a time, as a change's old value: £64,
