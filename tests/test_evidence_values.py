@@ -1723,6 +1723,8 @@ def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
     ("43", "34", "Kişi başı 43 TL — özür dilerim, 34 TL.", "tr"),
     ("09:00", "08:00", "The pharmacy is open until 09:00 — sorry, until 08:00.", "en"),
     ("19:20", "20:20", "Squash is at 19:20 — sorry, I mean 20:20.", "en"),
+    ("19:20", "20:00", "Squash is at 19:20 — sorry, 8 pm.", "en"),
+    ("19:20", "20:20", "Squash 19:20'de, pardon, 20.20'de.", "tr"),
     ("18:30", "19:30", "Pamuk'un randevusu 18:30'da, pardon, 19:30'da.", "tr"),
     ("17:40", "18:40", "Veli toplantısı 17:40'ta — özür dilerim, 18:40'ta.", "tr"),
     ("48.96", "49.86", "Diesel is 48.96 TL — oops, make that 49.86 TL.", "en"),

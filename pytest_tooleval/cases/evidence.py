@@ -373,13 +373,14 @@ _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|ge
 #: after an apology the number comes at once, one word or "I mean" / "make that" on ("sorry,
 #: until 08:00"; "18:30'da, pardon, 19:30'da"; not "sorry for the 2 delays", "sorry, it's
 #: already 17:40"); a clock time is corrected only by a clock time (not "19:20 — sorry, 2
-#: bookings show up").
+#: bookings show up": 19:20, 20.20 or 8 pm).
+_CORRECTED_TO = r"(?(clock)(?=\d{1,2}(?:[:.]\d\d|\s?[ap]\.?m\b)))\d"
 _CORRECTED = (r"(?P<pre>)(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}:\d\d(?![\d.,:]?\d))"
               rf"|\d(?:[\d.,:]*\d)?))(?={_SUFFIX}?(?:\s+[^\W\d_]+){{0,2}}"
               r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|pardon|özür\s+dilerim)\s*[,;:—–-]"
-              r"\s*(?:(?:I\s+meant?|make\s+that|[^\W\d_]\S*)\s+)?[$€£₺]?(?(clock)\d{1,2}:)\d"
+              rf"\s*(?:(?:I\s+meant?|make\s+that|[^\W\d_]\S*)\s+)?[$€£₺]?{_CORRECTED_TO}"
               r"|(?:I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
-              r"|düzeltiyorum\b)[^.!?\n]*?(?(clock)\d{1,2}:)\d))")
+              rf"|düzeltiyorum\b)[^.!?\n]*?{_CORRECTED_TO}))")
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
