@@ -221,7 +221,7 @@ class TriggerRouter(Router):
         ``repo_git_log`` with the built-ins off or shadowed) is scored as that built-in.
         """
         renamed, back = _stand_ins(catalogue)
-        scores, reasons = self._score(message, language, renamed)
+        scores, reasons, _ = self._score(message, language, renamed)
         for role in back:
             if role in reasons:
                 reasons[role] = [*reasons[role], f"stands for the built-in {role}"]
@@ -230,7 +230,11 @@ class TriggerRouter(Router):
 
     def _score(
         self, message: str, language: str, catalogue: Sequence[ToolSpec]
-    ) -> tuple[dict[str, float], dict[str, list[str]]]:
+    ) -> tuple[dict[str, float], dict[str, list[str]], set[str]]:
+        """The scores, their reasons, and the tools that change the world that nothing asks
+        for (``_route`` ranks them as fillers): a stray score (below LEARNED_BESIDE: "git" of
+        git_commit's name) or cues alone, no trigger of the tool matching a word ("the
+        reminder app is annoying", "thanks, I saw the reminder")."""
         tally = Tally({spec.name for spec in catalogue})
         hints = language if language in self.sets else None
         text = normalize(message, hints)
@@ -242,6 +246,7 @@ class TriggerRouter(Router):
         named: list[tuple[str, int]] = []  # (tool, start) of every trigger match
         spans: list[tuple[int, int]] = []  # (start, end) of every trigger match
         cued: list[tuple[str, int]] = []  # (tool, position) of every cue's word
+        matched: set[str] = set()  # tools a trigger matched, kept as longest or not
 
         # The message's own language first: a trigger written the same in two files
         # ("commit*") counts once per tool, at the full weight, not at the other file's 0.3.
@@ -258,6 +263,7 @@ class TriggerRouter(Router):
             candidates = trigger_set.candidates(
                 text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
             )
+            matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:
                 for t in m.pattern.targets:
@@ -341,7 +347,10 @@ class TriggerRouter(Router):
         for tool in ruled_out & tally.names:
             tally.scores[tool] = RULED_OUT
             tally.reasons.pop(tool, None)
-        return dict(tally.scores), dict(tally.reasons)
+        unasked = {tool for tool in SIDE_EFFECTING_BUILTINS & set(tally.reasons)
+                   if tally.scores[tool] < LEARNED_BESIDE or (tool not in matched and all(
+                       why.startswith("cue ") for why in tally.reasons[tool]))}
+        return dict(tally.scores), dict(tally.reasons), unasked
 
     def route(
         self,
@@ -366,17 +375,15 @@ class TriggerRouter(Router):
     def _route(
         self, message: str, language: str, unique: list[ToolSpec], keep: tuple[str, ...]
     ) -> Routing:
-        scores, reasons = self._score(message, language, unique)
+        scores, reasons, unasked = self._score(message, language, unique)
         families = family_best(scores)
-        learned = self.learned(message, language, unique, scores)
-        # A voted tool ranks by its score plus LEARNED_WEIGHT times the posterior. A tool
-        # that changes the world ranks by a stray cue (below LEARNED_BESIDE) no higher than
-        # a filler: "git" of git_commit's name is no request to commit.
-        ranking = {**scores,
-                   **{name: 0.0 for name, score in scores.items()
-                      if name in SIDE_EFFECTING_BUILTINS and RULED_OUT < score < LEARNED_BESIDE},
-                   **{name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
-                      for name, p in learned.items()}}
+        # A tool that changes the world that nothing asks for ranks as one nobody scored, a
+        # filler. A learned vote still places it, as any tool: by its score plus
+        # LEARNED_WEIGHT times the posterior.
+        ranking = {**scores, **dict.fromkeys(unasked, 0.0)}
+        learned = self.learned(message, language, unique, ranking)
+        ranking.update({name: scores.get(name, 0.0) + LEARNED_WEIGHT * p
+                        for name, p in learned.items()})
         ranked = sorted((spec.name for spec in unique),
                         key=rank_key(ranking, families))
         names = set(ranked)

@@ -18,6 +18,7 @@ from tests.router.routing import (
     CATALOGUE_NAMES,
     PLAIN,
     ROUTER,
+    TRIGGERS_ONLY,
     fired,
     plain_reasons,
     reasons,
@@ -293,6 +294,8 @@ NOUN_MENTIONS = [  # (language, message, the tool a trigger put among the nine)
     ("tr", "hatırlatıcı tam vaktinde çaldı", "reminder_add"),
     ("tr", "HATIRLATICI TAM VAKTİNDE ÇALDI", "reminder_add"),
     ("tr", "hatirlatici tam vaktinde caldi", "memory_save"),
+    ("tr", "reminder uygulaması çok saçma", "reminder_add"),
+    ("tr", "REMINDER UYGULAMASI ÇOK SAÇMA", "reminder_add"),
 ]
 NOUN_REQUESTS = [  # the same nouns with the verb: the tool's trigger still fires
     ("en", "add the dentist on friday at 3 to my calendar", "calendar_add"),
@@ -328,9 +331,12 @@ def test_a_noun_alone_triggers_no_tool_that_changes_the_world(
     book*, plan* (plane, plant), reminder* and takvim*, hatırlat* (hatırlatıcı) triggered
     calendar_add, calendar_delete and reminder_add (hatırl* of memory_save leaves the
     noun too). The verb, or the noun with its verb or direction (to my calendar, takvime,
-    set a reminder, hatırlatıcı kur), still triggers them."""
+    set a reminder, hatırlatıcı kur), still triggers them. Nor does the cue of the tool's
+    name show it: "reminder" of reminder_add (1.5) placed it first (the triggers and cues
+    alone here; a learned vote is a signal of its own)."""
     assert normalize(message, language).text not in known_texts
     assert not [r for r in fired(message, language).get(tool, []) if r.startswith("trigger")]
+    assert tool not in TRIGGERS_ONLY.route(message, language, CATALOGUE).tools
 
 
 @pytest.mark.parametrize(("language", "message", "tool"), NOUN_REQUESTS)
