@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import os
 import time
-import warnings
 from typing import Any, Self
 
 from pytest_tooleval.models.base import (
@@ -75,11 +74,10 @@ def api_key_of(profile: Profile) -> str | None:
     # Spaces or a newline around a key cannot go in an HTTP header.
     key = os.environ.get(profile.api_key_env, "").strip()
     if not key:
-        warnings.warn(
+        profile.warn(
             f"tooleval: profile {profile.name!r}: api_key_env = {profile.api_key_env!r} names "
             "an environment variable that is not set (or blank), so requests carry no key. "
-            f"Set it (export {profile.api_key_env}=...) or remove api_key_env from the profile.",
-            stacklevel=2)
+            f"Set it (export {profile.api_key_env}=...) or remove api_key_env from the profile.")
     elif not (key.isascii() and key.isprintable()):  # an error would quote it in the report
         raise BackendConfigError(
             f"profile {profile.name!r}: the variable api_key_env = {profile.api_key_env!r} "
@@ -121,16 +119,17 @@ def list_models(http: HttpClient) -> list[str] | str:
     return [str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id") is not None]
 
 
-def model_listed(model: str | None, models: list[str] | str, base_url: str) -> dict[str, Any]:
+def model_listed(profile: Profile, models: list[str] | str, base_url: str) -> dict[str, Any]:
     """``model_listed`` for the preflight's record, warning when the profile's id is not listed."""
+    model = profile.model
     if not isinstance(models, list) or model in (None, "default"):
         return {}
     listed = model in models or f"{model}:latest" in models  # Ollama's implicit tag
     if not listed:
-        warnings.warn(
+        profile.warn(
             f"tooleval: the server at {base_url} does not list the profile's model {model!r} "
             f"(GET /models lists: {served(models)}); it may answer with another model or "
-            "refuse. Set the profile's model to one of those.", stacklevel=2)
+            "refuse. Set the profile's model to one of those.")
     return {"model_listed": listed}
 
 
@@ -197,7 +196,7 @@ class ServerBackend(Backend):
             if self.model == "default" and isinstance(models, list) and len(models) == 1:
                 self.model = models[0]  # vLLM answers "default" with HTTP 404
             info: dict[str, Any] = {"models": models,
-                                    **model_listed(self.profile.model, models, self.base_url),
+                                    **model_listed(self.profile, models, self.base_url),
                                     "sampling_sent": dict(self.sampling)}
             props = server_props(self.http, self.root_url)
             if defaults := server_defaults(props):
@@ -205,12 +204,12 @@ class ServerBackend(Backend):
             slots, wanted = props.get("total_slots"), self.profile.concurrency
             if type(slots) is int and 0 < slots < wanted and len(self.http.base_urls) == 1:
                 info["server_slots"] = slots  # the rest queue there, on their own clock
-                warnings.warn(
+                self.profile.warn(
                     f"tooleval: profile {self.profile.name!r} sends {wanted} requests at once "
                     f"to a server with {slots} slot(s) ({self.root_url}/props): the others "
                     "wait there on their timeout's clock, and time out as ERROR on a long "
                     f"generation; set concurrency = {slots}, or start llama-server with "
-                    f"--parallel {wanted}", stacklevel=2)
+                    f"--parallel {wanted}")
             try:
                 checked = self.own_checks(info)
             except (RequestRefused, ConstraintIgnored) as error:  # vLLM: 404 to such a model

@@ -6,10 +6,11 @@ overrides a built-in profile of the same name field by field.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.models.registry import unknown_kind
@@ -54,6 +55,15 @@ class Profile(BaseModel):
     system_prompt: str | None = None
     template: str | None = None  # a chat-template file for raw prompting of remote servers
     start_hint: str | None = None  # how to start the server, shown when it is unreachable
+    #: The file and line of the profile's table, where a warning about it points.
+    _table_at: tuple[str, int] | None = PrivateAttr(default=None)
+
+    def warn(self, message: str) -> None:
+        """A warning about this profile, at its table (a built-in's: at the caller's caller)."""
+        if self._table_at is None:
+            warnings.warn(message, stacklevel=3)
+        else:
+            warnings.warn_explicit(message, UserWarning, *self._table_at)
 
     @field_validator("top_p", "top_k", "min_p", "repeat_penalty", mode="before")
     @classmethod
@@ -198,6 +208,11 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path,
             f"{f' in {config_file}' if config_file else ''} with base_url and model."
         )
     profile = _profile(name, fields, {} if user is None else user, where)
+    if user is not None and config_file is not None and config_file.is_file():
+        lines = config_file.read_text(encoding="utf-8").splitlines()
+        line = next((number for number, text in enumerate(lines, 1)
+                     if text.strip().startswith(table)), 1)
+        profile._table_at = (str(config_file), line)
     if profile.kind == "openai" and not profile.base_url:
         raise ProfileError(
             f"{where}: base_url is required (for example "

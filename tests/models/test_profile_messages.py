@@ -169,4 +169,7 @@ def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> No
     # Python's raw warning (with a line of our code) on stderr in the middle of the progress.
     summary = result.stdout.str().partition("warnings summary")[2]
     assert "does not list the profile's model 'other-model'" in summary
+    # At the profile's table in the user's file, not at a line of the harness's code.
+    assert "pyproject.toml:" in summary or "tooleval.toml:" in summary
+    assert "pytest_tooleval" not in summary.partition("-- Docs")[0]
     assert "UserWarning" not in result.stderr.str()
