@@ -336,13 +336,13 @@ class Outcome:
     over_quota: bool = False
     applied: jailhome.Applied | None = None
     #: At the wall clock (``timed_out``): the seconds the command had to itself since it was
-    #: let go, running or asleep (not waiting for a CPU: ``waited``).
+    #: let go (``own_seconds``).
     own_s: float = 0.0
 
 
-def waited(pid: int) -> float:
-    """The seconds process ``pid`` and every process under it were runnable but waited for a
-    CPU (``run_delay`` of /proc/PID/schedstat; 0 where the kernel does not keep it)."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """The seconds process ``pid`` and every process under it ran on a CPU, and were
+    runnable but waited for one (/proc/PID/schedstat; 0 where the kernel does not keep it)."""
     parents: dict[int, int] = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError), open(f"/proc/{entry}/stat", "rb") as handle:
@@ -350,11 +350,21 @@ def waited(pid: int) -> float:
     tree = [pid]
     for parent in tree:  # grows as children are found
         tree += [child for child, ppid in parents.items() if ppid == parent]
-    delay = 0
+    ran = delay = 0
     for p in tree:
-        with contextlib.suppress(OSError, IndexError), open(f"/proc/{p}/schedstat") as handle:
-            delay += int(handle.read().split()[1])
-    return delay / 1e9
+        with contextlib.suppress(OSError, IndexError, ValueError), \
+                open(f"/proc/{p}/schedstat") as handle:
+            fields = handle.read().split()
+            ran, delay = ran + int(fields[0]), delay + int(fields[1])
+    return ran / 1e9, delay / 1e9
+
+
+def own_seconds(pid: int, elapsed: float, start: tuple[float, float] = (0.0, 0.0)) -> float:
+    """Of the ``elapsed`` seconds since ``start`` (``cpu_times`` then), those the command
+    had to itself: running or asleep, not kept from a CPU; or, where its own processes
+    kept each other from the CPUs (a fork of spinners), the CPU time they got."""
+    ran, waited = cpu_times(pid)
+    return max(elapsed - (waited - start[1]), ran - start[0])
 
 
 class JailBroken(OSError):
@@ -468,6 +478,7 @@ def run(
                              stdout=stdout, stderr=stderr, preexec=preexec,
                              write_quota=write_quota)
     started = since = time.monotonic()
+    start = (0.0, 0.0)
     staged = write_quota is not None
     files = jailhome.snapshot(writable) if staged else {}
     uid = call_uid()
@@ -525,7 +536,7 @@ def run(
             reaper = _Reaper(proc, status.child_pid(timeout))
             jailhome.copy_in(writable, files, tmpfs, uid)
             ours.sendall(b"g")
-            since = time.monotonic() - waited(proc.pid)  # its own time starts: less its waits
+            since, start = time.monotonic(), cpu_times(proc.pid)  # its own time starts
         except OSError as exc:
             reaper = reaper or _Reaper(proc, status.child_pid(0.0))
             reaper.finish()
@@ -542,7 +553,7 @@ def run(
         proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
-        outcome.own_s = time.monotonic() - since - waited(proc.pid)
+        outcome.own_s = own_seconds(proc.pid, time.monotonic() - since, start)
         reaper.kill()
     finally:
         gone = reaper.finish()
@@ -643,7 +654,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         outcome.timed_out = True
-        outcome.own_s = time.monotonic() - started - waited(proc.pid)
+        outcome.own_s = own_seconds(proc.pid, time.monotonic() - started)
     finally:
         stop.set()
         kill()
