@@ -31,17 +31,19 @@ def wants_file(file_path: Path, config: pytest.Config) -> bool:
     # Files under the configured case paths (ini tooleval_paths) are case files too.
     patterns += [f"{base.rstrip('/')}/**/*{suffix}" for base in config.getini("tooleval_paths")
                  for suffix in (".json", ".yaml", ".yml")]
-    # From the rootdir, or from where pytest runs (a setup.py above the project moves the
-    # rootdir there)
+    # From the rootdir; in a folder named on the command line (not `.`), from where pytest
+    # runs too (a setup.py above the project moves the rootdir there)
     path = file_path.resolve()
-    relatives = [path.relative_to(base).as_posix() for base in
-                 (config.rootpath.resolve(), config.invocation_params.dir.resolve())
+    here = config.invocation_params.dir.resolve()
+    given = {Path(arg.split("::")[0]).resolve() for arg in config.args}
+    bases = {config.rootpath.resolve(), *(
+        [here] if any(path.is_relative_to(arg) for arg in given - {here}) else [])}
+    relatives = [path.relative_to(base).as_posix() for base in bases
                  if path.is_relative_to(base)] or [file_path.as_posix()]
     if any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
             relative, pattern.replace("**/", "")) for pattern in patterns
            for relative in relatives):
         return True
-    given = {Path(arg.split("::")[0]).resolve() for arg in config.args}
     return path in given
 
 

@@ -32,8 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     ordering.add_option(parser)
     progress.add_option(parser)
     exporters.add_options(parser)
-    parser.addini("tooleval_files", "glob patterns (from the rootdir or the folder pytest "
-                  "runs in) of case files to collect", type="linelist", default=[])
+    parser.addini("tooleval_files", "glob patterns (from the rootdir; in a folder named on "
+                  "the command line, from the folder pytest runs in too) of case files to "
+                  "collect", type="linelist", default=[])
     parser.addini("tooleval_paths", "case paths collected instead of testpaths when --model "
                   "(or --tooleval-check) is given without a path; default: benchmarks "
                   "scenarios", type="linelist", default=[])

@@ -59,6 +59,23 @@ def test_case_folders_are_found_from_where_pytest_runs(project, fake_model, monk
         ["*scenarios/demo.yaml::thanks", "*1 test collected*"])
 
 
+def test_a_scenarios_folder_where_pytest_runs_is_no_case_folder_unless_named(
+        project, fake_model, monkeypatch) -> None:
+    """`pytest` in a monorepo's service (the rootdir above it) took its load-test
+    scenarios/load.yaml and benchmarks/results.json for case files: two collection errors
+    stopped its test suite."""
+    project.profile(fake_model(SCRIPT))
+    project.write("setup.py", "")
+    project.write("svc/scenarios/load.yaml", "config:\n  target: http://localhost:8080\n")
+    project.write("svc/benchmarks/results.json", '{"ops": 1200}')
+    project.write("svc/test_a.py", "def test_a():\n    pass\n")
+    monkeypatch.chdir(project.path / "svc")
+    for args in ((), (".",)):
+        result = project.run("--collect-only", "-q", *args)
+        assert result.ret == 0, result.stdout.str()
+        result.stdout.fnmatch_lines(["*test_a.py::test_a", "1 test collected*"])
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_outcomes_summary_line_and_exit_status(project, fake_model, workers) -> None:
     server = fake_model([

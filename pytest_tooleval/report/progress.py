@@ -113,14 +113,13 @@ class Progress:
                           if flag.startswith("--tooleval-") and "=" not in flag
                           and (config.invocation_params.dir / value).exists()), "")
             here = config.invocation_params.dir
-            roots = " or ".join(map(str, dict.fromkeys([config.rootpath, here])))
             folders = [arg for arg in config.args if (here / arg).is_dir()
                        and (here / arg).resolve() not in (here.resolve(), config.rootpath)]
             named = (f"; a folder named there ({', '.join(folders)}) is searched with these "
                      "patterns: name its files, or add the folder to ini tooleval_paths"
                      if folders else "")
             return (f"tooleval: no case found: case files are {', '.join(patterns)} under "
-                    f"{roots} (ini tooleval_files), or files named on the command line"
+                    f"{config.rootpath} (ini tooleval_files), or files named on the command line"
                     f"{named}; `tooleval init` writes a three-case example benchmark here"
                     f"{split}")
         if not cases:
