@@ -61,7 +61,8 @@ LEARNED_WEIGHT = 2.0
 # of all, unless a trigger in another clause asks for it ("takvime ekle: bütçe planlama",
 # where the last word is a noun).
 NEGATORS = (("don", "t"), ("do", "not"), ("never",), ("no", "need"))
-SUBJECTS = ("i", "we", "they", "he", "she", "it")  # "I don't save passwords": no request
+# "I don't save passwords": no request; "why don't you text him": one, not negated
+SUBJECTS = ("i", "we", "they", "he", "she", "it", "why")
 NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
 NEEDLESS = ("gerek", "yok")  # after the verbal noun: "-mana, -mene, -maya, -meye"
 NEEDLESS_ENDINGS = ("maniza", "menize", "mana", "mene", "maya", "meye", "ma", "me")

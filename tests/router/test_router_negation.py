@@ -87,6 +87,10 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("en", "don't know if you can but delete old.txt", "delete_file"),
     ("en", "don't send it but save it to my notes", "memory_save"),
     ("en", "don't worry about the format then just send it to kaan", "send_message"),
+    # "why don't you ..." asks for it
+    ("en", "why don't you remind me at 6 tomorrow to call mom", "reminder_add"),
+    ("en", "WHY DON'T YOU ADD THE DENTIST TO MY CALENDAR FOR FRIDAY 3PM", "calendar_add"),
+    ("en", "why don't you text kaan that I'm running late", "send_message"),
 ])
 def test_what_only_looks_negated_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)
