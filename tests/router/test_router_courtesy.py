@@ -165,6 +165,10 @@ def test_what_a_thanks_is_for_shows_no_tool_that_changes_the_world(
     ("tr", "mesaj için teşekkürler, Elif'e de mesaj at", "send_message"),
     ("en", "thx for the help can u text kaan the report", "send_message"),
     ("en", "thanks for the note please save it too", "memory_save"),
+    # Mersin (a city) is no "mersi"
+    ("tr", "Mersin gezisini takvime ekle hafta sonu için", "calendar_add"),
+    ("tr", "MERSİN OFİSİNE MESAJ AT YARINKİ TOPLANTI İÇİN", "send_message"),
+    ("tr", "Mersin raporlarını zip yap müşteri için", "create_archive"),
 ])
 def test_a_request_beside_a_thanks_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)
