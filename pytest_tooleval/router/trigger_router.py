@@ -77,7 +77,8 @@ CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 THANKS = ("thanks", "thank", "cheers")
 # Where a negated or thanked span ends short of its clause: a turn to what is asked
 # ("don't send it but save it", "thx for the help can u text kaan").
-TURNS = frozenset({"but", "then", "instead", "just", "please", "pls", "can", "could", "would"})
+TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
+                   "would"})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 
 

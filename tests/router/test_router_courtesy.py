@@ -165,6 +165,8 @@ def test_what_a_thanks_is_for_shows_no_tool_that_changes_the_world(
     ("tr", "mesaj için teşekkürler, Elif'e de mesaj at", "send_message"),
     ("en", "thx for the help can u text kaan the report", "send_message"),
     ("en", "thanks for the note please save it too", "memory_save"),
+    ("en", "thanks for the summary now send it to kaan", "send_message"),
+    ("en", "THANK YOU FOR THE LIST NOW DELETE OLD.TXT", "delete_file"),
     # Mersin (a city) is no "mersi"
     ("tr", "Mersin gezisini takvime ekle hafta sonu için", "calendar_add"),
     ("tr", "MERSİN OFİSİNE MESAJ AT YARINKİ TOPLANTI İÇİN", "send_message"),
