@@ -32,12 +32,12 @@ def wants_file(file_path: Path, config: pytest.Config) -> bool:
     patterns += [f"{base.rstrip('/')}/**/*{suffix}" for base in config.getini("tooleval_paths")
                  for suffix in (".json", ".yaml", ".yml")]
     # From the rootdir; in a folder named on the command line (not `.`), from where pytest
-    # runs too (a setup.py above the project moves the rootdir there)
-    path = file_path.resolve()
+    # runs too when that is below the rootdir (a setup.py above the project moves it there)
+    path, root = file_path.resolve(), config.rootpath.resolve()
     here = config.invocation_params.dir.resolve()
     given = {Path(arg.split("::")[0]).resolve() for arg in config.args}
-    bases = {config.rootpath.resolve(), *(
-        [here] if any(path.is_relative_to(arg) for arg in given - {here}) else [])}
+    bases = {root, *([here] if here.is_relative_to(root) and any(
+        path.is_relative_to(arg) for arg in given - {here}) else [])}
     relatives = [path.relative_to(base).as_posix() for base in bases
                  if path.is_relative_to(base)] or [file_path.as_posix()]
     if any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(

@@ -33,8 +33,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     progress.add_option(parser)
     exporters.add_options(parser)
     parser.addini("tooleval_files", "glob patterns (from the rootdir; in a folder named on "
-                  "the command line, from the folder pytest runs in too) of case files to "
-                  "collect", type="linelist", default=[])
+                  "the command line, from the folder pytest runs in too, if inside it) of case "
+                  "files to collect", type="linelist", default=[])
     parser.addini("tooleval_paths", "case paths collected instead of testpaths when --model "
                   "(or --tooleval-check) is given without a path; default: benchmarks "
                   "scenarios", type="linelist", default=[])

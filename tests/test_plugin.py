@@ -76,6 +76,21 @@ def test_a_scenarios_folder_where_pytest_runs_is_no_case_folder_unless_named(
         result.stdout.fnmatch_lines(["*test_a.py::test_a", "1 test collected*"])
 
 
+def test_a_benchmarks_folder_above_the_rootdir_makes_no_case_file(project,
+                                                                   fake_model) -> None:
+    """`pytest benchmarks/weatherbot/tests` run above a project (its rootdir) that lives in a
+    folder named benchmarks/ took the project's JSON test fixture for a case file."""
+    project.profile(fake_model(SCRIPT))
+    project.write("benchmarks/weatherbot/pytest.ini", "[pytest]\n")
+    project.write("benchmarks/weatherbot/tooleval.toml",
+                  (project.path / "tooleval.toml").read_text("utf-8"))
+    project.write("benchmarks/weatherbot/tests/fixtures/izmir.json", '{"temp": 17.4}')
+    project.write("benchmarks/weatherbot/tests/test_a.py", "def test_a():\n    pass\n")
+    result = project.run("--collect-only", "-q", "benchmarks/weatherbot/tests")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*test_a.py::test_a", "1 test collected*"])
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_outcomes_summary_line_and_exit_status(project, fake_model, workers) -> None:
     server = fake_model([
