@@ -107,6 +107,17 @@ def test_a_turn_cut_off_at_max_tokens_is_never_an_answer() -> None:
     assert replayed == {"name": "unknown", "arguments": "{}"}
 
 
+def test_turns_cut_off_with_other_texts_are_no_repeat() -> None:
+    """Two turns cut off at max_tokens are two unreadable calls, but no repeat when their
+    texts differ: the model keeps its rounds, and the step is not called stuck."""
+    backend = Scripted([ModelTurn(content="Here is how to check", finish_reason="length"),
+                        ModelTurn(content="The call was not run because", finish_reason="length"),
+                        weather_call(), ModelTurn(content="It is 17.4 C."),
+                        weather_call(), ModelTurn(content="Same again.")])
+    step = session_with(backend).run(ref()).transcripts[0]
+    assert (step.stopped, step.ran, step.answer) == (None, ["get_weather"], "It is 17.4 C.")
+
+
 @pytest.mark.parametrize(("exc", "kind"), [
     (BackendUnavailable("no model server at http://127.0.0.1:9"), "backend"),
     (GrammarError("recursive $ref in a tool schema cannot be inlined"), "backend"),
