@@ -16,6 +16,7 @@ import contextlib
 import ctypes
 import errno
 import functools
+import glob
 import itertools
 import os
 import re
@@ -342,7 +343,8 @@ class Outcome:
 
 def cpu_times(pid: int) -> tuple[float, float]:
     """The seconds process ``pid`` and every process under it ran on a CPU, and were
-    runnable but waited for one (/proc/PID/schedstat; 0 where the kernel does not keep it)."""
+    runnable but waited for one (every thread's /proc/PID/task/TID/schedstat; 0 where the
+    kernel does not keep it)."""
     parents: dict[int, int] = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError), open(f"/proc/{entry}/stat", "rb") as handle:
@@ -351,9 +353,8 @@ def cpu_times(pid: int) -> tuple[float, float]:
     for parent in tree:  # grows as children are found
         tree += [child for child, ppid in parents.items() if ppid == parent]
     ran = delay = 0
-    for p in tree:
-        with contextlib.suppress(OSError, IndexError, ValueError), \
-                open(f"/proc/{p}/schedstat") as handle:
+    for path in (path for p in tree for path in glob.glob(f"/proc/{p}/task/*/schedstat")):
+        with contextlib.suppress(OSError, IndexError, ValueError), open(path) as handle:
             fields = handle.read().split()
             ran, delay = ran + int(fields[0]), delay + int(fields[1])
     return ran / 1e9, delay / 1e9

@@ -380,6 +380,31 @@ time.sleep(30)
         sleeper.wait()
 
 
+
+def test_cpu_times_count_every_thread() -> None:
+    """A snippet's loop in a thread (its main thread joining it), beside a hog on its one CPU:
+    only the main thread's schedstat was read, asleep in join, so a snippet the machine
+    starved had all the clock to itself, and its timeout was the model's."""
+    code = """import os, threading
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+def spin():
+    while True:
+        pass
+threading.Thread(target=spin).start()
+"""
+    hog = subprocess.Popen([sys.executable, "-c", code.replace("threading.Thread(target=spin)"
+                                                                ".start()", "spin()")])
+    snippet = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        time.sleep(1.5)
+        ran, waited = jail.cpu_times(snippet.pid)
+        assert ran >= 0.3 and waited >= 0.3, (ran, waited)
+    finally:
+        hog.kill()
+        snippet.kill()
+        hog.wait()
+        snippet.wait()
+
 # -- item 4: the wall clock of a case ---------------------------------------------------------
 
 @tool
