@@ -144,7 +144,7 @@ class ToolLoop:
         # Catalogue order, not the router's ranking: prompts that show overlapping sets then
         # share a longer prefix, which llama.cpp reuses from its KV cache.
         specs = [spec for spec in self.catalogue.specs if spec.name in shown]
-        previous_round: list[tuple[str | None, str]] | None = None
+        previous_round: list[tuple[str | None, str | None]] | None = None
         for round_index in range(self.max_steps):
             self._in_time("a model call")
             # Cut off at max_tokens: a malformed attempt on every backend, never an answer.
@@ -164,8 +164,9 @@ class ToolLoop:
                 transcript.answer = turn.content
                 transcript.answered = True
                 return
-            # An unreadable call (cut at max_tokens) is compared by the text it came from.
-            this_round = [(call.name, _canonical(call.arguments) or call.raw)
+            # An unreadable call (cut at max_tokens) is compared by the text it came from;
+            # a readable one by its arguments (a server's raw call holds its fresh id).
+            this_round = [(call.name, call.raw if call.parse_error else _canonical(call.arguments))
                           for call in turn.calls]
             self._run_calls(messages, transcript, turn.content, turn.calls, shown, round_index)
             if this_round == previous_round:

@@ -118,6 +118,19 @@ def test_turns_cut_off_with_other_texts_are_no_repeat() -> None:
     assert (step.stopped, step.ran, step.answer) == (None, ["get_weather"], "It is 17.4 C.")
 
 
+@pytest.mark.parametrize("arguments", ["", None])
+def test_a_call_with_empty_arguments_made_again_is_a_repeat(arguments: str | None) -> None:
+    """A server's call with empty or no arguments, made again with the server's fresh id:
+    it was compared by its raw JSON, id and all, and the step ran all its rounds."""
+    def call(n: int) -> ModelTurn:
+        raw = f'{{"id": "call_{n}", "function": {{"name": "get_weather"}}}}'
+        return ModelTurn(content="", calls=[RawCall("get_weather", arguments, f"call_{n}", raw)])
+
+    step = session_with(Scripted([call(n) for n in range(6)])).run(ref()).transcripts[0]
+    assert (step.stopped, len(step.model_calls)) == (
+        "repeated the previous round's calls unchanged", 2)
+
+
 @pytest.mark.parametrize(("exc", "kind"), [
     (BackendUnavailable("no model server at http://127.0.0.1:9"), "backend"),
     (GrammarError("recursive $ref in a tool schema cannot be inlined"), "backend"),
