@@ -210,13 +210,11 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path,
         )
     profile = _profile(name, fields, {} if user is None else user, where)
     if user is not None and config_file is not None and config_file.is_file():
-        # Its [table], or a dotted key or an inline table of it, spaced or quoted any way.
-        prefix = table[1:-1].removesuffix(name)
-        keys = [prefix[i:] + name for i in range(len(prefix) + 1) if prefix[i - 1:i] in "."]
-        starts = (f"[{keys[0]}]", *(key + mark for key in keys for mark in "=."))
+        # Its [table] header, spaced or quoted any way (a name with a dot is quoted); an
+        # inline table or dotted keys: the file's first line.
         lines = config_file.read_text(encoding="utf-8").splitlines()
         line = next((number for number, text in enumerate(lines, 1)
-                     if re.sub(r"[\s\"']", "", text).startswith(starts)), 1)
+                     if re.sub(r"[\s\"']", "", text).startswith(table)), 1)
         profile._table_at = (str(config_file), line)
     if profile.kind == "openai" and not profile.base_url:
         raise ProfileError(

@@ -179,13 +179,13 @@ def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> No
 @pytest.mark.parametrize(("file", "text"), [
     ("tooleval.toml", 'repeat = 1\n\n[models."qwen3.5"]\nbase_url = "http://127.0.0.1:9/v1"\n'),
     ("tooleval.toml", 'repeat = 1\n\n[ models . "qwen3.5" ]  # mine\nbase_url = "http://h/v1"\n'),
-    ("tooleval.toml", 'repeat = 1\n[models]\n"qwen3.5" = { base_url = "http://h/v1" }\n'),
-    ("pyproject.toml", '[tool.tooleval]\nrepeat = 1\nmodels."qwen3.5".base_url = "http://h/v1"\n'),
+    ("pyproject.toml", '[tool.tooleval]\nrepeat = 1\n[tool.tooleval.models."qwen3.5"]\n'
+     'base_url = "http://h/v1"\n'),
 ])
 def test_a_warning_points_at_the_line_that_defines_the_profile(file: str, text: str,
                                                                tmp_path: Path) -> None:
-    """A quoted name (one with a dot), a spaced header, an inline table or dotted keys: the
-    warning pointed at line 1 of the file and quoted 'repeat = 1'."""
+    """A quoted name (one with a dot), a spaced header: the warning pointed at line 1 of the
+    file and quoted 'repeat = 1'."""
     config = tmp_path / file
     config.write_text(text, encoding="utf-8")
     table = tomllib.loads(text)
