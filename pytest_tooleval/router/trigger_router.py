@@ -148,8 +148,13 @@ def _governed(
             end = min((c for c in cuts if c > at), default=len(words))
             size = len(negator) if negator else 1  # the turn right after is part of it:
             after = at + size + 1  # "don't just delete it"
-            found.update(range(at + 1, next((i for i in range(after, end)
-                                             if words[i] in TURNS), end)))
+            # In a thanks, "and" before a request's trigger turns too ("thanks for the help
+            # and remind me at 9"; not "thanks for saving and sending it").
+            stop = next((i for i in range(after, end) if words[i] in TURNS or (
+                thanks and words[i] == "and" and i + 1 < len(words)
+                and not words[i + 1].endswith("ing") and any(s == i + 1 for s, _ in spans))),
+                end)
+            found.update(range(at + 1, stop))
     return found
 
 

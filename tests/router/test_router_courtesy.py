@@ -127,6 +127,7 @@ def test_on_the_corpus_irrelevance_steps_the_learned_cue_shows_no_more_harmful_t
 
 
 THANKED = [  # what a thanks is for was done: (language, message, the tool it showed)
+    ("en", "thanks for saving and sending it", "send_message"),
     ("en", "thanks for the reminder!", "reminder_add"),
     ("en", "THANKS FOR THE REMINDER!", "reminder_add"),
     ("en", "thank you so much for the reminder, it really helped", "reminder_add"),
@@ -167,6 +168,8 @@ def test_what_a_thanks_is_for_shows_no_tool_that_changes_the_world(
     ("en", "thanks for the note please save it too", "memory_save"),
     ("en", "thanks for the summary now send it to kaan", "send_message"),
     ("en", "THANK YOU FOR THE LIST NOW DELETE OLD.TXT", "delete_file"),
+    ("en", "thanks for the help and remind me tomorrow at 9 to call the bank", "reminder_add"),
+    ("en", "THANKS FOR THE SUMMARY AND SEND IT TO KAAN", "send_message"),
     # Mersin (a city) is no "mersi"
     ("tr", "Mersin gezisini takvime ekle hafta sonu için", "calendar_add"),
     ("tr", "MERSİN OFİSİNE MESAJ AT YARINKİ TOPLANTI İÇİN", "send_message"),
