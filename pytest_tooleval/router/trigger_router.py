@@ -80,6 +80,8 @@ THANKS = ("thanks", "thank", "cheers")
 TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
                    "would"})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
+#: A word without which no English negation or thanks governs anything (``_governed``).
+GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"})
 
 
 @lru_cache(maxsize=8)
@@ -342,7 +344,7 @@ class TriggerRouter(Router):
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
-        if ruled_out or {"for", "icin", "t", "not", "never", "need"} & set(text.words):
+        if ruled_out or GOVERNING.intersection(text.words):
             cuts = [len(normalize(message[:end.start()], hints).words)
                     for end in CLAUSE_END.finditer(message)]
             governed = _governed(text.words, cuts, spans)  # and the Turkish negated clauses:
