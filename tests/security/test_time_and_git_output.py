@@ -296,7 +296,8 @@ def test_a_snippet_the_harness_left_no_time_is_the_machines_failure(
     """The harness's own staging of the home takes 0.8 s of a 1 s clock (a busy machine):
     the snippet, a loop, had under a quarter of the clock on CPU, so the call is an ERROR
     naming run_python, the limit and the option (before: the model was told its snippet
-    was killed, or that the call took too long)."""
+    was killed, or that the call took too long). Failed in CI at 5b52c92 on the message
+    alone: the tool call's clock had ended first."""
     from pytest_tooleval.tools import jailhome
 
     copy_in = jailhome.copy_in
@@ -311,8 +312,10 @@ def test_a_snippet_the_harness_left_no_time_is_the_machines_failure(
     monkeypatch.setattr(base, "TOOL_TIMEOUT_S", 1.0, raising=False)
     catalogue = Catalogue([hostile.tools.provider])
     message = _expired(lambda: catalogue.call("run_python", {"code": "while True: pass"}))
-    assert message.startswith("run_python: the snippet did not finish within 1 s, the time "
-                              "limit of one tool call: the machine was busy"), message
+    # The jail's own verdict, or, where killing and copying back passed the clock's grace
+    # on a loaded machine (CI), the tool call's clock: both the machine's failure.
+    assert re.match(r"run_python(: the snippet)? did not finish within 1 s, the time limit "
+                    r"of one tool call: the machine was busy", message), message
     assert "raise --tooleval-tool-timeout" in message
     assert not catalogue.call("read_document", {"path": "Documents/notes.txt"}).is_error
 
