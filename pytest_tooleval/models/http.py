@@ -2,10 +2,11 @@
 request, and failures sorted into the ``BackendError`` classes.
 
 One wall clock (the profile's ``timeout``) covers every attempt. Replies come whole, so a
-read timeout is a server that sent nothing (``ServerStall``), told apart from a reply still
-arriving when the clock ran out (``ServerTimeout``); neither is retried (on a serial server a
-retry would queue behind the abandoned generation). Replicas: each case's requests go to one
-replica, the least loaded when the case began, so its prompt cache keeps the conversation.
+read timeout before the headers is a server that sent nothing (``ServerStall``), told apart
+from a reply still arriving when the clock ran out (``ServerTimeout``); neither is retried
+(on a serial server a retry would queue behind the abandoned generation). Replicas: each
+case's requests go to one replica, the least loaded when the case began, so its prompt cache
+keeps the conversation.
 """
 
 from __future__ import annotations
@@ -228,21 +229,28 @@ class HttpClient:
             raise ServerTimeout(f"no reply from {url} within {budget:g} s")
         timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_S, remaining))
         chunks: list[bytes] = []
+        status = 0
+        late = (f"the model server at {server} was still sending its reply to {url} when the "
+                f"request's {budget:g} s ran out. {_SLOW}")
         try:
             with self._client.stream(method, url, json=body, timeout=timeout,
                                      extensions={"trace": self._trace}) as response:
+                status, headers = response.status_code, response.headers
+                # httpcore takes the body's read timeout from here as the body starts: the
+                # time left (0 would make the socket non-blocking), so a server silent after
+                # late headers is cut at the clock.
+                response.request.extensions["timeout"]["read"] = max(
+                    deadline - time.monotonic(), 1e-3)
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
-                        raise ServerTimeout(
-                            f"the model server at {server} was still sending its reply to "
-                            f"{url} when the request's {budget:g} s ran out. {_SLOW}")
-                status = response.status_code
-                headers = response.headers
+                        raise ServerTimeout(late)
         except httpx.ConnectTimeout:
             raise _Retryable(ServerUnreachable(
                 f"no model server at {server} (connecting timed out)")) from None
         except httpx.ReadTimeout:
+            if status:
+                raise ServerTimeout(late) from None
             raise ServerStall(
                 f"the model server at {server} sent nothing for {round(remaining, 1):g} s "
                 f"in reply to {url} (a stall: a reply comes whole when its generation ends, "

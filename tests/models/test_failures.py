@@ -81,9 +81,10 @@ def test_a_server_that_sends_nothing_is_a_stall_not_unreachable_and_is_not_retri
         assert chats(fake) == 1
 
 
-@pytest.fixture
-def trickle() -> Iterator[str]:
-    """A server that answers at once, then sends its body one byte every 0.1 s."""
+@contextlib.contextmanager
+def slow_reply(headers_after: float, byte_every: float | None) -> Iterator[str]:
+    """A server that sends its headers after ``headers_after`` s, then its body one byte
+    every ``byte_every`` s (None: nothing more)."""
     listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
 
@@ -91,10 +92,11 @@ def trickle() -> Iterator[str]:
         conn, _ = listener.accept()
         with conn:
             conn.recv(65536)
+            stop.wait(headers_after)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                          b"Content-Length: 1000\r\n\r\n")
             with contextlib.suppress(OSError):
-                while not stop.wait(0.1):
+                while not stop.wait(byte_every or 30):
                     conn.sendall(b" ")
 
     thread = threading.Thread(target=serve, daemon=True)
@@ -105,14 +107,21 @@ def trickle() -> Iterator[str]:
     listener.close()
 
 
+@pytest.mark.parametrize(("headers_after", "byte_every"), [(0, 0.1), (0.8, None)],
+                         ids=["trickle", "late-headers-then-silence"])
 def test_a_reply_still_arriving_when_the_clock_runs_out_is_a_timeout_not_a_stall(
-    trickle: str,
+    headers_after: float, byte_every: float | None,
 ) -> None:
-    started = time.monotonic()
-    with pytest.raises(ServerTimeout) as caught:
-        HttpClient(trickle, timeout=0.5, retries=2).post("/chat/completions", {})
-    assert time.monotonic() - started < 2
+    """Cut at the clock, not a read timeout after it (late headers then silence took 1.8 s)."""
+    with slow_reply(headers_after, byte_every) as url:
+        client = HttpClient(url, timeout=1, retries=2)
+        started = time.monotonic()
+        with pytest.raises(ServerTimeout) as caught:
+            client.post("/chat/completions", {})
+        assert time.monotonic() - started < 1.4
     assert caught.value.kind == "timeout" and "still sending" in str(caught.value)
+    assert "the request's 1 s ran out" in str(caught.value) and "raise the profile's timeout" \
+        in str(caught.value)
 
 
 def test_a_stall_is_an_error_of_the_machine_with_its_kind_in_the_case_result() -> None:
