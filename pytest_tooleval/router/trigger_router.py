@@ -61,7 +61,8 @@ LEARNED_WEIGHT = 2.0
 # of all, unless a trigger in another clause asks for it ("takvime ekle: bütçe planlama",
 # where the last word is a noun).
 NEGATORS = (("don", "t"), ("do", "not"), ("never",), ("no", "need"))
-# "I don't save passwords": no request; "why don't you text him": one, not negated
+# "I don't save passwords", "if you don't hear from me": no request; "why don't you text
+# him": one, not negated
 SUBJECTS = ("i", "we", "they", "he", "she", "it", "why")
 NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
 NEEDLESS = ("gerek", "yok")  # after the verbal noun: "-mana, -mene, -maya, -meye"
@@ -144,16 +145,18 @@ def _governed(
             for i, w in enumerate(words[start:at], start))
         negator = next((n for n in NEGATORS if words[at:at + len(n)] == n and not any(
             s <= at < at + len(n) < e for s, e in spans)), None)
-        if negator is not None and at and words[at - 1] in SUBJECTS:
+        if negator is not None and at and (words[at - 1] in SUBJECTS
+                                           or words[max(at - 2, 0):at] == ("if", "you")):
             negator = None
         if thanks or negator:
             end = min((c for c in cuts if c > at), default=len(words))
             size = len(negator) if negator else 1  # the turn right after is part of it:
             after = at + size + 1  # "don't just delete it"
-            # In a thanks, "and" before a request's trigger turns too ("thanks for the help
-            # and remind me at 9"; not "thanks for saving and sending it").
+            # "so", and in a thanks "and", before a request's trigger turns too ("no need to
+            # call him so text him", "thanks for the help and remind me at 9"; not "don't
+            # text him so late", "thanks for saving and sending it").
             stop = next((i for i in range(after, end) if words[i] in TURNS or (
-                thanks and words[i] == "and" and i + 1 < len(words)
+                words[i] in ({"so", "and"} if thanks else {"so"}) and i + 1 < len(words)
                 and not words[i + 1].endswith("ing") and any(s == i + 1 for s, _ in spans))),
                 end)
             found.update(range(at + 1, stop))

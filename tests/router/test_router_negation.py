@@ -50,6 +50,8 @@ NEGATED = [
     ("tr", "hatırlatma yapma şimdilik", "reminder_add"),
     ("en", "don't send it but save it to my notes", "send_message"),
     ("en", "don't just delete it, archive it", "delete_file"),
+    ("en", "DON'T TEXT HIM SO LATE", "send_message"),  # "so" before no trigger
+    ("en", "if you don't hear back, don't text him again", "send_message"),
 ]
 
 
@@ -87,6 +89,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("en", "don't know if you can but delete old.txt", "delete_file"),
     ("en", "don't send it but save it to my notes", "memory_save"),
     ("en", "don't worry about the format then just send it to kaan", "send_message"),
+    ("en", "no need to call him so text him instead", "send_message"),
+    ("en", "don't text her so remind me to call her tonight", "reminder_add"),
+    # "if you don't ..." is a condition, not a request
+    ("en", "if you don't hear from me by 6 text kaan", "send_message"),
+    ("en", "IF YOU DON'T SEE ME BY 8 REMIND ME TO LOCK THE DOOR", "reminder_add"),
     # "why don't you ..." asks for it
     ("en", "why don't you remind me at 6 tomorrow to call mom", "reminder_add"),
     ("en", "WHY DON'T YOU ADD THE DENTIST TO MY CALENDAR FOR FRIDAY 3PM", "calendar_add"),
