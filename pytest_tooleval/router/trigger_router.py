@@ -76,6 +76,11 @@ CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 # clause's end; in a Turkish message that thanks, a clause's words before "için"
 # ("hatırlatma için teşekkürler"). The side-effecting tools named there are ruled out too.
 THANKS = ("thanks", "thank", "cheers")
+# After a copula, the phrase of a tool that changes the world read as a bare verb is an
+# adjective: "will it be clear friday" asks for no day to be cleared ("clear friday*",
+# calendar_delete); a participle is news to act on ("has been changed to 4471").
+COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "stay", "stays", "remain",
+                     "remains", "look", "looks"})
 # Where a negated or thanked span ends short of its clause: a turn to what is asked
 # ("don't send it but save it", "thx for the help can u text kaan").
 TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
@@ -275,6 +280,10 @@ class TriggerRouter(Router):
             candidates = trigger_set.candidates(
                 text.words, stems, variants, fuzzy=self.fuzzy and primary, known=self._known
             )
+            candidates = [m for m in candidates if not (
+                set_language == "en" and m.start and m.end - m.start > 1
+                and text.words[m.start - 1] in COPULAS and not text.words[m.start].endswith("ed")
+                and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets))]
             matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:

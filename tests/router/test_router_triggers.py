@@ -339,6 +339,21 @@ def test_a_noun_alone_triggers_no_tool_that_changes_the_world(
     assert tool not in TRIGGERS_ONLY.route(message, language, CATALOGUE).tools
 
 
+@pytest.mark.parametrize(("message", "tool", "asked"), [
+    ("will it be clear saturday morning in izmir?", "calendar_delete", False),
+    ("WILL THE SKY BE CLEAR FRIDAY NIGHT FOR THE METEOR SHOWER", "calendar_delete", False),
+    ("hope it stays clear sunday afternoon for the picnic", "calendar_delete", False),
+    ("can you clear friday afternoon", "calendar_delete", True),
+    ("my wifi password has been changed to kestrel22", "memory_save", True),  # a participle
+])
+def test_after_a_copula_a_verb_phrase_is_an_adjective(
+    message: str, tool: str, asked: bool, known_texts: set[str]
+) -> None:
+    """"be clear friday" is the weather, not "clear friday" of calendar_delete."""
+    assert normalize(message, "en").text not in known_texts
+    assert (tool in shown(message, "en")) is asked
+
+
 @pytest.mark.parametrize(("language", "message", "tool"), NOUN_REQUESTS)
 def test_the_noun_with_its_verb_still_triggers_the_tool(
     language: str, message: str, tool: str, known_texts: set[str]
