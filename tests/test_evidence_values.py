@@ -1617,6 +1617,9 @@ def test_english_number_words_in_turkish_capitals_are_read(answer: str) -> None:
     ("1200", "Sigorta priminiz 1.200 € değil, 1.350 €.", "tr"),
     ("2026-04-17", "Ücretsiz iptal 17 Nisan'a kadar değil, 15 Nisan'a kadar.", "tr"),
     ("17:00", "Ofis 17:00'ye kadar değil, 18:00'e kadar açık.", "tr"),
+    ("2026-04-17", "Ücretsiz iptal 17 Nisan'a kadar değil, 15 Nisan'dan itibaren.", "tr"),
+    ("2026-05-01", "Başvurular 1 Mayıs'ta değil, 1 Mayıs'tan sonra açılıyor.", "tr"),
+    ("2026-05-01", "Başvurular 1 Mayıs'a kadar değil. 1 Mayıs'tan itibaren kapalı.", "tr"),
 ])
 def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str,
                                                         language: str) -> None:
@@ -1652,6 +1655,8 @@ def test_a_value_the_answer_says_it_is_not_is_not_stated(value: str, answer: str
     ("2026-04-15", "Ücretsiz iptal 17 Nisan'a kadar değil, 15 Nisan'a kadar.", "tr"),
     ("2026-04-17", "Ücretsiz iptal 17 Nisan'a kadar değil mi?", "tr"),
     ("18:00", "Ofis 18:00'e kadar açık, pazar günü değil.", "tr"),
+    ("2026-05-01", "Başvurular 1 Mayıs'a kadar değil, 1 Mayıs'tan itibaren açık.", "tr"),
+    ("18:00", "Mağaza 18:00'e kadar değil, ancak 18:00'den sonra açık.", "tr"),
 ])
 def test_a_comparison_or_another_denial_still_states_the_value(value: str, answer: str,
                                                               language: str) -> None:

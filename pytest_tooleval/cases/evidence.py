@@ -294,6 +294,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
         answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
     denials = [m for pattern in _DENIED.get(language, ()) for m in pattern.finditer(answer)]
     if any(_found(alternatives, m[0], language, today) and not m.groupdict().get("idiom")
+           and not ("kadar" in m[0].lower() and (bound := _OTHER_BOUND.match(answer, m.end()))
+                    and _found(alternatives, bound["again"], language, today))
            for m in denials):  # denied once: taken back, even if said again
         return False
     for left_out in _DENIED.get(language, ()) + _FORMER.get(language, ()):
@@ -333,7 +335,8 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: the 14:00 meeting); nor a question that confirms it ("150 TL değil mi?": it is 150 TL,
 #: isn't it?); nor one a comma ends ("10:30, online değil"). "not 100% sure" (certain,
 #: confident, positive) states and denies nothing. A value denied once is not stated, even
-#: said again; "17 Nisan'a kadar değil" denies 17 Nisan.
+#: said again; "17 Nisan'a kadar değil" denies 17 Nisan (not with 17 Nisan at once as the other
+#: bound: ``_OTHER_BOUND``).
 _DENIED = {
     "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
                       rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+"
@@ -344,6 +347,12 @@ _DENIED = {
                       rf"{_SUFFIX}?))?(?:\s+kadar)?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
                       r"|yerine\b(?!\s+(?:getir|geç)))", re.IGNORECASE),),
 }
+#: After "X'e kadar değil", the same X at once as the other bound: "Başvurular 1 Mayıs'a kadar
+#: değil, 1 Mayıs'tan itibaren açık" denies the bound, not 1 Mayıs (group ``again``).
+_OTHER_BOUND = re.compile(rf"\s*[,;—–-]\s*(?:[^\W\d_]+\s+){{0,2}}?(?P<again>[$€£₺]?\d"
+                          rf"(?:[\d.,:]*\d)?(?:\s+[^\W\d_]+)?{_SUFFIX})\s+"
+                          r"(?:itibaren|sonra|başlayarak)\b",
+                          re.IGNORECASE)
 #: A number, a phone number in groups, a date or a time, as a change's old value: £64,
 #: (415) 555-0134, 3 May 2026, September 12, 8 pm, 0312 555 18 07.
 _NUMBER = r"(?<![\d.,:])(?<!\d\s)[$€£₺+(]?\d(?:[\d.,:)-]|\s(?=\(?\d))*+"
