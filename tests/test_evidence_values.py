@@ -514,6 +514,10 @@ def test_a_different_number_said_in_words_never_matches(n: int, other: int) -> N
          "Saturday's class is taught by Coach Dana Delaney.", "en"),
         ("Marcus Delaney", "Officer Delaney took the report.", "Vince Delaney took the report.",
          "en"),
+        ("Kaan Yıldız", "THE INVITE CAME FROM YILDIZ.", "THE INVITE CAME FROM KEMAL YILDIZ.", "en"),
+        ("Kaan Yıldız", "THE INVITE WAS SENT BY YILDIZ.", "THE INVITE WAS SENT BY KEMAL YILDIZ.",
+         "en"),
+        ("Kaan Yıldız", "From Yıldız, as the calendar shows.", "From Kemal Yıldız.", "en"),
     ],
 )
 def test_a_person_by_honorific_or_title(value: str, right: str, wrong: str,

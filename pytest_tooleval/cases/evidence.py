@@ -723,9 +723,17 @@ def _person_found(person: Person, words: tuple[Word, ...], language: str) -> boo
             continue
         if before.folded == person.given or before.folded in TITLES or not before.capital \
                 or (before.sentence_start and language == "tr") \
-                or (language == "en" and _shortened(before.folded, person.given)):
+                or (language == "en" and (_shortened(before.folded, person.given)
+                                          or before.folded in _NO_GIVEN_NAME)):
             return True
     return False
+
+
+#: English words that are no given name, capitalised or not: "THE INVITE CAME FROM YILDIZ",
+#: where capitals tell no name ("FROM" is no "Jonas").
+_NO_GIVEN_NAME = frozenset(["a", "an", "the", "and", "or", "but", "of", "by", "from", "to", "with",
+                            "for", "at", "on", "in", "via", "than", "as", "is", "was", "are",
+                            "were"])
 
 
 #: A given name shortened to its first letters (Dan for Daniel, Chris for Christopher):
