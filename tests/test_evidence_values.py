@@ -1732,6 +1732,8 @@ def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
 
 @pytest.mark.parametrize(("old", "new", "answer", "language"), [
     ("42", "43", "The answer is 42 — sorry, 43.", "en"),
+    ("2.8", "3.8", "The forecast says 2.8 — no wait, 3.8 mm of rain tomorrow.", "en"),
+    ("14", "16", "There are 14 files, wait, 16 files in the folder.", "en"),
     ("549.57", "594.57", "Each person pays about 549.57 TL... actually, let me redo that: "
      "3,847 / 7 = 594.57 TL each.", "en"),
     ("34", "43", "Kişi başı 34 TL, pardon, 43 TL.", "tr"),
