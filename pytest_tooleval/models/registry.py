@@ -74,9 +74,9 @@ def backend_class(kind: str, grammar: str) -> type[Backend]:
     module_name, _, name = target.partition(":")
     try:
         found = getattr(importlib.import_module(module_name), name)
-    except (ImportError, AttributeError) as exc:
-        raise BackendConfigError(f"backend kind {kind!r}: cannot load {target!r}: {exc}") \
-            from None
+    except Exception as exc:  # not installed, or its module raises on import (SyntaxError)
+        raise BackendConfigError(f"backend kind {kind!r}: cannot load {target!r}: "
+                                 f"{type(exc).__name__}: {exc}") from None
     if not (isinstance(found, type) and issubclass(found, Backend)):
         raise BackendConfigError(f"backend kind {kind!r}: {target!r} is not a subclass of "
                                  "pytest_tooleval.Backend")

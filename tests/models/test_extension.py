@@ -174,6 +174,25 @@ def test_a_plugin_adds_a_backend_kind_that_a_profile_selects(project) -> None:
     assert run["backend"]["backend"] == "scripted" and run["backend"]["model"] == "script-1"
 
 
+@pytest.mark.parametrize("source, why", [
+    ('raise RuntimeError("set MY_TOKEN")\n', "RuntimeError: set MY_TOKEN"),
+    ("def f(:\n", r"SyntaxError: invalid syntax \(broken_backend\.py, line 1\)"),
+])
+def test_a_plugin_kind_whose_module_raises_on_import_is_one_message(project, source,
+                                                                    why) -> None:
+    """Only ImportError was caught: anything else the module raised on import was an
+    INTERNALERROR traceback (the case order asks for the class before the first case)."""
+    project.write("broken_backend.py", source)
+    _package(project.path, "broken-backend", "broken = broken_backend:Broken")
+    project.write("tooleval.toml", '[models.mine]\nkind = "broken"\n')
+    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE]))
+    project.pytester.syspathinsert()
+    result = project.run("--model", "mine")
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.re_match_lines([r".*the run cannot start: backend kind 'broken': cannot load "
+                                  rf"'broken_backend:Broken': {why}"])
+
+
 def test_a_cached_backend_says_why_the_model_it_wraps_cannot_fork(tmp_path) -> None:
     """With --tooleval-cache the run's backend is the cache around the model: the reason
     the run stays at one lane is still the model's, not the cache's class name."""
