@@ -142,6 +142,17 @@ def describe_function(
                     "bool, Literal[...], list[...], dict[str, ...] or a pydantic model"
                 ) from None
         raise PythonToolError(f"{where}: cannot derive a JSON schema: {exc}") from None
+    import jsonschema  # as the tool loop checks a call: the defaults the schema shows
+
+    defaults = {key: prop["default"] for key, prop in schema.get("properties", {}).items()
+                if "default" in prop}
+    error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(
+        {**schema, "required": []}).iter_errors(defaults))
+    if error is not None:  # a model that sent the default would be refused for it
+        key = str(error.absolute_path[0])
+        raise PythonToolError(
+            f"{where}: parameter {key!r}: its default {defaults[key]!r} fails its own schema "
+            f"({error.message}); fix: a default its type allows (None: annotate it 'T | None')")
     text = (description if description is not None else summary).strip()
     if not text:  # the model and the router would have its name alone to go by
         raise PythonToolError(f"{where}: no description; fix: give the function a docstring "

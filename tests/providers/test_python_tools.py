@@ -306,6 +306,24 @@ def test_a_pydantic_field_as_a_default_gives_its_default_and_limits() -> None:
         "lookup", {"key": "k", "limit": 20}).text
 
 
+@pytest.mark.parametrize("signature, why", [
+    ('limit: int = "3"', r"parameter 'limit': its default '3' fails its own schema \('3' is "
+                         r"not of type 'integer'\); fix: "),
+    ("query: str = None", r"parameter 'query': its default None fails its own schema \(None "
+                          r"is not of type 'string'\); fix: .*'T \| None'"),
+    ("limit: int = Field(0, ge=1)", r"parameter 'limit': its default 0 fails its own schema"),
+])
+def test_a_default_its_own_schema_refuses_is_refused_at_decoration(signature, why) -> None:
+    """The schema offered the model that default: a model that sent it back had its call
+    refused as a schema violation, counted as the model's malformed call."""
+    from pydantic import Field
+
+    scope = {"tool": tool, "Field": Field}
+    exec(f'def lookup({signature}) -> str:\n    """Look a thing up."""\n', scope)
+    with pytest.raises(PythonToolError, match=r"^@tool 'lookup' \(.*\): " + why):
+        tool(scope["lookup"])
+
+
 def test_bad_signatures_are_rejected_at_decoration() -> None:
     with pytest.raises(PythonToolError, match=r"'spread'.*\*args"):
 
