@@ -298,7 +298,8 @@ class PythonToolProvider(ToolProvider):
         if isinstance(value, ToolResult):
             return value
         try:  # a str stays as it is; cut as a built-in's or an MCP server's result is
-            return ToolResult(clip(ToolResult.of(to_jsonable_python(value, fallback=str)).text))
+            shown = to_jsonable_python(value, fallback=_own_str)
+            return ToolResult(clip(ToolResult.of(shown).text))
         except Exception as exc:  # bytes that are no UTF-8, a value that contains itself
             raise ProviderError(
                 f"{self.source}: tool {name!r} returned a {type(value).__name__} that cannot "
@@ -327,6 +328,13 @@ class PythonToolProvider(ToolProvider):
 
     def describe(self) -> dict[str, Any]:
         return {"source": self.source, "tools": list(self._tools)}
+
+
+def _own_str(value: Any) -> str:
+    """A value with no JSON form, as its own ``str()``; object's (an address) is refused."""
+    if type(value).__str__ is object.__str__ and type(value).__repr__ is object.__repr__:
+        raise TypeError(f"{type(value).__name__} has no JSON form and no __str__ of its own")
+    return str(value)
 
 
 def _validation_summary(exc: ValidationError) -> str:

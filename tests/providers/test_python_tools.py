@@ -482,3 +482,35 @@ def test_a_result_that_cannot_be_shown_is_a_provider_error_naming_the_tool() -> 
         tools.call("raw_bytes", {})
     with pytest.raises(ProviderError, match=r"'loop_back'.*dict.*Circular reference"):
         tools.call("loop_back", {})
+
+
+class Order:  # no JSON form, no __str__ of its own
+    def __init__(self) -> None:
+        self.number = "A-1042"
+
+
+class Money:
+    def __str__(self) -> str:
+        return "12.50 EUR"
+
+
+@tool
+def fetch_order() -> dict[str, object]:
+    """Fetch an order."""
+    return {"order": Order(), "total": Money()}
+
+
+def test_an_object_with_no_json_form_nor_str_is_a_provider_error_not_its_address() -> None:
+    """The model was shown '{"order": "<...Order object at 0x7f...>", ...}': an address that
+    differs each run, and a case the model could not pass scored as its failure."""
+    tools = PythonToolProvider([fetch_order], source="python:test")
+    with pytest.raises(ProviderError, match=r"'fetch_order' returned a dict that cannot be shown"
+                                            r" as text \(TypeError: Order has no JSON form and "
+                                            r"no __str__ of its own\)"):
+        tools.call("fetch_order", {})
+    Order.__str__ = lambda self: f"order {self.number}"  # type: ignore[method-assign]
+    try:
+        assert json.loads(tools.call("fetch_order", {}).text) == {
+            "order": "order A-1042", "total": "12.50 EUR"}
+    finally:
+        del Order.__str__
