@@ -131,12 +131,13 @@ class ModelSession:
                 try:
                     specs = call_extension(ProviderError, provider, "list_tools()",
                                            PROVIDER_FIX, provider.list_tools)
-                    wrong = next((s for s in specs if not isinstance(s, ToolSpec)), None)
+                    wrong = type(specs).__name__ if not isinstance(specs, list | tuple) else \
+                        next((f"list holding a {type(s).__name__}" for s in specs
+                              if not isinstance(s, ToolSpec)), None)
                     if wrong is not None:
                         raise ProviderError(
-                            f"{extension_name(provider)}.list_tools() returned a "
-                            f"{type(wrong).__name__}; each tool must be a "
-                            "pytest_tooleval.ToolSpec")
+                            f"{extension_name(provider)}.list_tools() returned a {wrong}; it "
+                            "must return a list of pytest_tooleval.ToolSpec")
                 except ProviderError as exc:
                     # Infrastructure: its tools count as missing, and `requires` says why.
                     self.failed_providers[provider.source] = str(exc)

@@ -313,6 +313,10 @@ class Shop(tools_base.ToolProvider):
             raise ConnectionError("the REST service is down")
         spec = tools_base.ToolSpec("get_stock", "Stock of an item.",
                                    {"type": "object", "properties": {}}, self.source)
+        if self.how == "list_tools one spec":
+            return spec  # type: ignore[return-value]
+        if self.how == "list_tools forgets return":
+            return None  # type: ignore[return-value]
         return [{"name": "get_stock"}] if self.how == "list_tools dicts" else [spec]
 
     def begin_case(self, context: Any) -> None:
@@ -353,12 +357,17 @@ def test_a_provider_that_breaks_its_contract_is_the_machines_error_naming_it(
 @pytest.mark.parametrize(("how", "why"), [
     ("list_tools raises", r"\.Shop\.list_tools\(\) raised ConnectionError: the REST service "
      r"is down at \S+; fix the provider"),
-    ("list_tools dicts", r"\.Shop\.list_tools\(\) returned a dict; each tool must be a "
-     r"pytest_tooleval\.ToolSpec$"),
+    ("list_tools dicts", r"\.Shop\.list_tools\(\) returned a list holding a dict; it must "
+     r"return a list of pytest_tooleval\.ToolSpec$"),
+    ("list_tools one spec", r"\.Shop\.list_tools\(\) returned a ToolSpec; it must return a "
+     r"list of pytest_tooleval\.ToolSpec$"),
+    ("list_tools forgets return", r"\.Shop\.list_tools\(\) returned a NoneType; it must "
+     r"return a list"),
 ])
 def test_a_provider_whose_tool_list_breaks_is_a_failed_provider(how: str, why: str) -> None:
     """Its tools count as missing, and `requires` says why; it was a bare traceback that
-    also lost the report."""
+    also lost the report (and still was for a list_tools() returning None or one ToolSpec:
+    'TypeError: 'NoneType' object is not iterable' at the session's end)."""
     session = ModelSession(backend_factory=lambda: Replies(None), providers=[Shop(how)],
                            router_factory=lambda case_file: None)
     assert session.offered_tools() == set()
