@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from pytest_tooleval.router.base import Routing
 from pytest_tooleval.run.ordering import prefix_order
 from tests.conftest import scenario
 from tests.support.fake_openai import Rule, answer
@@ -16,7 +17,7 @@ class StubRouter:
     picks: dict[str, list[str]]
 
     def route(self, message, language, catalogue, keep=()):
-        return SimpleNamespace(tools=self.picks[message])
+        return Routing(tools=self.picks[message])
 
 
 @dataclass

@@ -4,6 +4,7 @@ write it in a conftest.py; and the run-level messages around it."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
@@ -228,3 +229,29 @@ class SpecItem(pytest.Item):
     cases = project.cases()
     assert set(cases) == {"thanks"} and cases["thanks"].outcome == "PASS"
     assert project.report()["summary"]["outcomes"]["ERROR"] == 0
+
+
+@pytest.mark.parametrize(("route", "why"), [
+    ("return [spec.name for spec in catalogue]",
+     r"conftest\.All\.route\(\) returned \['my_tool'\]; it must return a "
+     r"pytest_tooleval\.Routing\(tools=\[\.\.\.\]\) of names of the catalogue it is given"),
+    ('return Routing(tools=["my_tol"])', r"conftest\.All\.route\(\) returned "
+                                         r"Routing\(tools=\['my_tol'\]"),
+    ('raise KeyError("no index")', r"conftest\.All\.route\(\) raised KeyError: 'no index' at "
+                                   r"\S+conftest\.py:\d+; fix the router"),
+])
+def test_a_session_router_that_breaks_its_contract_is_an_error_naming_it(
+        project, route, why) -> None:
+    """Each was an INTERNALERROR traceback (the case order routes every case's first step
+    before the run), and, in file order, 'internal error in pytest-tooleval ... please
+    report it' (kind harness)."""
+    project.pytester.makeconftest(HOOK_CONFTEST.replace(
+        "return Routing(tools=[spec.name for spec in catalogue])", route))
+    project.write("benchmarks/mine.json", ADD_FILE)
+    for order in ("prefix", "collection"):
+        result = project.run(*HOOK_ARGS, f"--tooleval-order={order}")
+        assert "INTERNALERROR" not in result.stdout.str()
+        result.assert_outcomes(errors=2)
+        [case] = [case for case in project.report()["cases"] if case["case"] == "add"]
+        assert case["error"]["kind"] == "configuration"
+        assert re.search(why, case["error"]["message"]), case["error"]["message"]

@@ -22,7 +22,7 @@ import referencing.exceptions
 from pytest_tooleval.cases.model import Case, CaseFile
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript, shorten
 from pytest_tooleval.models.base import Backend, Message, RawCall, mark_truncated, next_turn
-from pytest_tooleval.router.base import Router
+from pytest_tooleval.router.base import Router, routed
 from pytest_tooleval.tools.base import Catalogue, ProviderError, ToolSpec
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -129,9 +129,8 @@ class ToolLoop:
         messages: list[Message] = [{"role": "system", "content": self.system_prompt}]
         previous_ran: tuple[str, ...] = ()
         for step in case.steps:
-            routing = self.router.route(
-                step.message, case_file.language, self.catalogue.specs, keep=previous_ran
-            )
+            routing = routed(self.router, step.message, case_file.language,
+                             self.catalogue.specs, keep=previous_ran)
             transcript = StepTranscript(message=step.message, shown=list(routing.tools))
             messages.append({"role": "user", "content": step.message})
             transcripts.append(transcript)

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tooleval.tools.base import ToolSpec
+from pytest_tooleval.tools.base import ConfigurationError, ToolSpec, call_extension, extension_name
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,23 @@ class Router(ABC):
         """The router for one case (the tool loop asks before its first step). Routers that
         need the case itself, as the oracle ablation does, return a bound copy."""
         return self
+
+
+def routed(router: Router, message: str, language: str, catalogue: list[ToolSpec],
+           keep: tuple[str, ...] = ()) -> Routing:
+    """``router.route``, held to its contract: a session's own router that raises, or
+    returns other than a ``Routing`` of names from ``catalogue``, is a
+    ``ConfigurationError`` naming its class (never the model's failure, nor the harness')."""
+    routing = call_extension(ConfigurationError, router, "route()", "fix the router",
+                             router.route, message, language, catalogue, keep)
+    names = {spec.name for spec in catalogue}
+    if not (isinstance(routing, Routing) and isinstance(routing.tools, list)
+            and all(isinstance(name, str) and name in names for name in routing.tools)):
+        raise ConfigurationError(
+            f"{extension_name(router) or type(router).__qualname__}.route() returned "
+            f"{routing!r:.200}; it must return a pytest_tooleval.Routing(tools=[...]) of names "
+            "of the catalogue it is given")
+    return routing
 
 
 class Remembered(Router):

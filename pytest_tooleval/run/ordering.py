@@ -15,6 +15,7 @@ import pytest
 
 from pytest_tooleval.models.base import BackendConfigError
 from pytest_tooleval.models.registry import backend_class, grammar_mode
+from pytest_tooleval.router.base import routed
 
 if TYPE_CHECKING:
     from pytest_tooleval.config import Settings
@@ -50,7 +51,7 @@ def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:
     catalogue = session.catalogue_for(case_file, path)
     specs = catalogue.specs
     router = session.router_factory(case_file)
-    shown = set(router.route(case.steps[0].message, case_file.language, specs).tools)
+    shown = set(routed(router, case.steps[0].message, case_file.language, specs).tools)
     return tuple((index, spec.name) for index, spec in enumerate(specs) if spec.name in shown)
 
 
