@@ -255,3 +255,35 @@ def test_a_session_router_that_breaks_its_contract_is_an_error_naming_it(
         [case] = [case for case in project.report()["cases"] if case["case"] == "add"]
         assert case["error"]["kind"] == "configuration"
         assert re.search(why, case["error"]["message"]), case["error"]["message"]
+
+
+def test_a_provider_whose_close_raises_is_a_warning_and_the_run_stands(project) -> None:
+    """It was a bare traceback at the session's end: the summary was never printed, pytest
+    exited 1 with every case passed, and the providers after it were never closed."""
+    project.pytester.makeconftest(HOOK_CONFTEST.replace(
+        "    def call(self, name, arguments):",
+        "    def close(self):\n        raise ConnectionError('db already closed')\n\n"
+        "    def call(self, name, arguments):").replace(
+        "providers=[Mine()]", "providers=[Mine(), Later()]") + '''
+
+class Later(ToolProvider):
+    source = "later"
+
+    def list_tools(self):
+        return []
+
+    def call(self, name, arguments):
+        return ToolResult("")
+
+    def close(self):
+        open("closed.txt", "w").write(self.source)
+''')
+    project.write("benchmarks/mine.json", ADD_FILE)
+    result = project.run(*HOOK_ARGS)
+    result.assert_outcomes(passed=2, warnings=1)
+    assert result.ret == 0
+    output = result.stdout.str()
+    assert "Traceback" not in output and "tooleval score:" in output
+    result.stdout.re_match_lines([r".*RuntimeWarning: tooleval: conftest\.Mine\.close\(\) raised "
+                                  r"ConnectionError: db already closed at \S+conftest\.py:\d+"])
+    assert (project.path / "closed.txt").read_text() == "later"

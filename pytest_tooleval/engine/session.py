@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -259,10 +260,16 @@ class ModelSession:
                                provider.end_case)
 
     def close(self) -> None:
-        for provider in self.providers:
-            provider.close()
+        """Close every provider, then the backend: an extension's that raises is a warning
+        naming it, and the others still close (the run's results stand)."""
+        owners: list[ToolProvider | Backend] = [*self.providers]
         if self._backend is not None:
-            self._backend.close()
+            owners.append(self._backend)
+        for owner in owners:
+            try:
+                call_extension(ProviderError, owner, "close()", "fix it", owner.close)
+            except ProviderError as exc:
+                warnings.warn(f"tooleval: {exc}", RuntimeWarning, stacklevel=1)
 
     def fork(self) -> ModelSession:
         """A session for one more concurrent tool loop: its own backend handle and
