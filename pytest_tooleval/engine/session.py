@@ -106,6 +106,11 @@ class ModelSession:
     def backend(self) -> Backend:
         if self._backend is None:
             factory = self.backend_factory
+            if isinstance(factory, Backend):
+                name = type(factory).__qualname__
+                raise ConfigurationError(
+                    f"the session's backend_factory is a {type(factory).__module__}.{name} "
+                    f"object; pass what makes one (backend_factory={name}, not {name}())")
             missing = unimplemented(factory) if isinstance(factory, type) else ""
             if missing:
                 raise ConfigurationError(

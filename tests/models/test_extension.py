@@ -244,6 +244,18 @@ def test_a_kind_that_breaks_the_backend_contract_is_named_with_the_fix(monkeypat
         session.preflight()
 
 
+def test_a_backend_object_as_the_sessions_backend_factory_is_named_with_the_fix() -> None:
+    """backend_factory=MyBackend() (an object, where docs/usage.md passes the class) was
+    'internal error in pytest-tooleval (TypeError: 'Reuses' object is not callable) ...
+    please report it'."""
+    session = ModelSession(backend_factory=Reuses(), providers=[],
+                           router_factory=lambda case_file: None)
+    with pytest.raises(ConfigurationError, match=(
+            r"^the session's backend_factory is a \S+\.Reuses object; pass what makes one "
+            r"\(backend_factory=Reuses, not Reuses\(\)\)$")):
+        session.preflight()
+
+
 class Replies(base.Backend):
     def __init__(self, reply: Any) -> None:
         self.reply = reply
