@@ -29,7 +29,7 @@ class StubSession:
     def catalogue_for(self, case_file, path):
         return SimpleNamespace(specs=[SimpleNamespace(name=n) for n in self.names])
 
-    def router_factory(self, case_file):
+    def router_for(self, case_file, case):
         return StubRouter(self.picks)
 
 

@@ -287,3 +287,26 @@ class Later(ToolProvider):
     result.stdout.re_match_lines([r".*RuntimeWarning: tooleval: conftest\.Mine\.close\(\) raised "
                                   r"ConnectionError: db already closed at \S+conftest\.py:\d+"])
     assert (project.path / "closed.txt").read_text() == "later"
+
+
+@pytest.mark.parametrize(("factory", "why"), [
+    ("All()", r"the session's router_factory is a conftest\.All object; pass what makes one "
+              r"\(router_factory=lambda case_file: All\(\)\)$"),
+    ("All", r"conftest\.All\.router_factory\(\) raised TypeError: All\(\) takes no arguments "
+            r"at \S+; give router_factory=lambda case_file: MyRouter\(\)$"),
+])
+def test_a_router_factory_that_makes_no_router_is_an_error_naming_it(project, factory,
+                                                                      why) -> None:
+    """router_factory=MyRouter() (or the class, which takes no case file) was an
+    INTERNALERROR traceback (the case order makes each case's router before the run) and,
+    in file order, 'internal error in pytest-tooleval ... please report it'."""
+    project.pytester.makeconftest(HOOK_CONFTEST.replace(
+        "router_factory=lambda case_file: All()", f"router_factory={factory}"))
+    project.write("benchmarks/mine.json", ADD_FILE)
+    for order in ("prefix", "collection"):
+        result = project.run(*HOOK_ARGS, f"--tooleval-order={order}")
+        assert "INTERNALERROR" not in result.stdout.str()
+        result.assert_outcomes(errors=2)
+        [case] = [case for case in project.report()["cases"] if case["case"] == "add"]
+        assert case["error"]["kind"] == "configuration"
+        assert re.search(why, case["error"]["message"]), case["error"]["message"]

@@ -179,7 +179,15 @@ class ModelSession:
 
     def router_for(self, case_file: CaseFile, case: Case) -> Router:
         """The router of ``case``; ``describe_router`` describes the last one made."""
-        router = self.router_factory(case_file).for_case(case)
+        factory = self.router_factory
+        if isinstance(factory, Router):
+            name = type(factory).__qualname__
+            raise ConfigurationError(
+                f"the session's router_factory is a {type(factory).__module__}.{name} object; "
+                f"pass what makes one (router_factory=lambda case_file: {name}())")
+        router = call_extension(ConfigurationError, factory, "router_factory()",
+                                "give router_factory=lambda case_file: MyRouter()",
+                                factory, case_file).for_case(case)
         self._router_info = router.describe()
         return router
 

@@ -50,7 +50,7 @@ def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:
     path = item.nodeid.split("::")[0]
     catalogue = session.catalogue_for(case_file, path)
     specs = catalogue.specs
-    router = session.router_factory(case_file)
+    router = session.router_for(case_file, case)
     shown = set(routed(router, case.steps[0].message, case_file.language, specs).tools)
     return tuple((index, spec.name) for index, spec in enumerate(specs) if spec.name in shown)
 
