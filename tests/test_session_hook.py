@@ -310,3 +310,15 @@ def test_a_router_factory_that_makes_no_router_is_an_error_naming_it(project, fa
         [case] = [case for case in project.report()["cases"] if case["case"] == "add"]
         assert case["error"]["kind"] == "configuration"
         assert re.search(why, case["error"]["message"]), case["error"]["message"]
+
+
+def test_the_header_names_the_hooks_session_not_the_profiles_model(project) -> None:
+    """It said 'tooleval: model smollm2-135m (embedded llama.cpp, gguf default), grammar
+    off' while the conftest's backend answered every case."""
+    project.pytester.makeconftest(HOOK_CONFTEST)
+    project.write("benchmarks/mine.json", ADD_FILE)
+    result = project.run(*HOOK_ARGS)
+    result.stdout.re_match_lines([
+        r"tooleval: model the session of pytest_tooleval_make_session \(\S+conftest\.py; if it "
+        r"returns None: smollm2-135m \(embedded llama\.cpp, gguf default\), grammar off\); "
+        r"reports in "])

@@ -88,9 +88,13 @@ class Progress:
                 and self.config.pluginmanager.get_plugin("terminalreporter") is not None)
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        grammar = grammar_mode(self.settings, self.profile)
-        return (f"tooleval: model {served(self.profile)}, grammar {grammar}; reports in "
-                f"{self.settings.report_dir}")
+        model = f"{served(self.profile)}, grammar {grammar_mode(self.settings, self.profile)}"
+        hooks = [impl.plugin_name for impl in
+                 config.hook.pytest_tooleval_make_session.get_hookimpls()]
+        if hooks:  # it returns the session, or None for the built-in one
+            model = f"the session of pytest_tooleval_make_session ({', '.join(hooks)}; if it " \
+                    f"returns None: {model})"
+        return f"tooleval: model {model}; reports in {self.settings.report_dir}"
 
     def pytest_report_collectionfinish(self, config: pytest.Config,
                                        items: list[pytest.Item]) -> str | None:
