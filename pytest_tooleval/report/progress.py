@@ -49,6 +49,8 @@ def served(profile: Profile) -> str:
     """The model and how it is served, in a few words."""
     if profile.kind == "llama":
         return f"{profile.name} (embedded llama.cpp, gguf {profile.gguf or 'default'})"
+    if profile.kind != "openai":  # a plugin's kind: which fields it reads is its own
+        return f"{profile.name} (backend kind {profile.kind})"
     where = ", ".join(profile.base_urls) or "no base_url"
     return f"{profile.name} ({profile.model or 'default'} at {where}, {profile.kind} server)"
 

@@ -172,6 +172,9 @@ def test_a_plugin_adds_a_backend_kind_that_a_profile_selects(project) -> None:
     result.assert_outcomes(passed=1)
     run = project.report()["run"]
     assert run["backend"]["backend"] == "scripted" and run["backend"]["model"] == "script-1"
+    # The header said "mine (script-1 at no base_url, scripted server)"
+    result.stdout.re_match_lines([r"tooleval: model mine \(backend kind scripted\), "
+                                  r"grammar vendor;"])
 
 
 @pytest.mark.parametrize("source, why", [
