@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, overload
 
+import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
@@ -142,14 +143,13 @@ def describe_function(
                     "bool, Literal[...], list[...], dict[str, ...] or a pydantic model"
                 ) from None
         raise PythonToolError(f"{where}: cannot derive a JSON schema: {exc}") from None
-    import jsonschema  # as the tool loop checks a call: the defaults the schema shows
-
+    # As the tool loop checks a call: the defaults the schema shows.
     defaults = {key: prop["default"] for key, prop in schema.get("properties", {}).items()
                 if "default" in prop}
     error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(
         {**schema, "required": []}).iter_errors(defaults))
     if error is not None:  # a model that sent the default would be refused for it
-        key = str(error.absolute_path[0])
+        key = str(error.absolute_path[0]) if error.absolute_path else next(iter(defaults))
         raise PythonToolError(
             f"{where}: parameter {key!r}: its default {defaults[key]!r} fails its own schema "
             f"({error.message}); fix: a default its type allows (None: annotate it 'T | None')")
