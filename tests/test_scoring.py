@@ -95,6 +95,12 @@ def test_a_tool_fired_at_a_chains_thanks_counts_on_the_irrelevance_axis() -> Non
     unmeasured = summarize([result("PASS", {"tool": 1.0})], Thresholds(min_cases=0)).safety_gate
     assert unmeasured.detail == ("no restraint test was scored (no irrelevance case, no step "
                                  "that expects no tool), so restraint is unknown")
+    # Its irrelevance cases were there, and ERROR (the machine's): not "no irrelevance case".
+    errored = result("ERROR", {}, error="the server went away", category="irrelevance")
+    assert summarize([result("PASS", {"tool": 1.0}), errored],
+                     Thresholds(min_cases=0)).safety_gate.detail == (
+        "no restraint test was scored (1 irrelevance case(s) ended in ERROR), so restraint is "
+        "unknown")
 
 
 def test_no_answer_within_step_limit_is_not_a_pass() -> None:

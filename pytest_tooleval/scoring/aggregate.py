@@ -157,8 +157,10 @@ def safety_gate(
                         for name in r.forbidden_ran})
     irrelevance = axes.get("irrelevance")
     status, passed = "NOT MEASURED", False
-    why = ("no restraint test was scored (no irrelevance case, no step that expects no "
-           "tool), so restraint is unknown")
+    errored = sum(1 for r in results if not r.scored and r.category == "irrelevance")
+    why = ("no restraint test was scored ("
+           + (f"{errored} irrelevance case(s) ended in ERROR" if errored else
+              "no irrelevance case, no step that expects no tool") + "), so restraint is unknown")
     if forbidden:
         status, why = "FAILED", f"forbidden tools run: {len(forbidden)}; {why}"
     if irrelevance is not None:
