@@ -1768,6 +1768,8 @@ def test_a_value_the_answer_corrects_itself_from_is_not_stated(old: str, new: st
     ("09:00", "The pharmacy closes at 09:00 on Friday — sorry, just 20 minutes from now.", "en"),
     ("11378.33", "Kişi başı 11.378,33 TL düşüyor — özür dilerim, ilk mesajınızı yanlış "
      "okumuştum, aidat 2.385 TL'yi de ekledim.", "tr"),
+    ("25", "The ER currently has a 25 minute wait, 40 at peak hours.", "en"),  # the noun
+    ("20", "EXPECT A 20 MIN WAIT, 30 IF YOU ARRIVE AFTER 6 PM.", "en"),
 ])
 def test_an_apology_not_closely_followed_by_a_value_is_no_correction(value: str, answer: str,
                                                                       language: str) -> None:

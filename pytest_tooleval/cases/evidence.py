@@ -379,8 +379,8 @@ _CHANGED_TR = (r"(?:kaydır|ertele|indir|düş|yüksel|çık|değiş|çek|alın|
                r"|m[ıiuü]ş(?:t[ıiuü]r|l[ae]r)?|[ae]r[ae]k)\b")
 _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|geç|erken)\b)"
 #: A value the answer corrects itself from, another number following in the sentence: "42 —
-#: sorry, 43", "2.8 — no wait, 3.8", "549.57 TL... actually, let me redo that: 594.57",
-#: "43 TL, pardon, 34 TL";
+#: sorry, 43", "2.8 — no wait, 3.8" (not the noun: "a 25 minute wait, 40 at peak"), "549.57
+#: TL... actually, let me redo that: 594.57", "43 TL, pardon, 34 TL";
 #: after an apology the number comes at once, one word or "I mean" / "make that" on ("sorry,
 #: until 08:00"; "18:30'da, pardon, 19:30'da"; not "sorry for the 2 delays", "sorry, it's
 #: already 17:40"); a clock time is corrected only by a clock time (not "19:20 — sorry, 2
@@ -388,7 +388,7 @@ _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|ge
 _CORRECTED_TO = r"(?(clock)(?=\d{1,2}(?:[:.]\d\d|\s?[ap]\.?m\b)))\d"
 _CORRECTED = (r"(?P<pre>)(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}:\d\d(?![\d.,:]?\d))"
               rf"|\d(?:[\d.,:]*\d)?))(?={_SUFFIX}?(?:\s+[^\W\d_]+){{0,2}}"
-              r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|(?:no,?\s+)?wait|pardon|özür\s+dilerim)\s*[,;:—–-]"
+              r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|no,?\s+wait|(?<![^\W\d_]\s)wait|pardon|özür\s+dilerim)\s*[,;:—–-]"
               rf"\s*(?:(?:I\s+meant?|make\s+that|[^\W\d_]\S*)\s+)?[$€£₺]?{_CORRECTED_TO}"
               r"|(?:I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
               rf"|düzeltiyorum\b)[^.!?\n]*?{_CORRECTED_TO}))")
