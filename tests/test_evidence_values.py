@@ -518,6 +518,7 @@ def test_a_different_number_said_in_words_never_matches(n: int, other: int) -> N
         ("Kaan Yıldız", "THE INVITE WAS SENT BY YILDIZ.", "THE INVITE WAS SENT BY KEMAL YILDIZ.",
          "en"),
         ("Kaan Yıldız", "From Yıldız, as the calendar shows.", "From Kemal Yıldız.", "en"),
+        ("Linh Nguyen", "THE TICKET WAS CLOSED BY NGUYEN.", "An Nguyen closed the ticket.", "en"),
     ],
 )
 def test_a_person_by_honorific_or_title(value: str, right: str, wrong: str,

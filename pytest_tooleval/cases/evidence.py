@@ -727,8 +727,8 @@ def _person_found(person: Person, words: tuple[Word, ...], language: str) -> boo
 
 
 #: English words that are no given name, capitalised or not: "THE INVITE CAME FROM YILDIZ",
-#: where capitals tell no name ("FROM" is no "Jonas").
-_NO_GIVEN_NAME = frozenset(["a", "an", "the", "and", "or", "but", "of", "by", "from", "to", "with",
+#: where capitals tell no name ("FROM" is no "Jonas"); not "an" (An Nguyen).
+_NO_GIVEN_NAME = frozenset(["a", "the", "and", "or", "but", "of", "by", "from", "to", "with",
                             "for", "at", "on", "in", "via", "than", "as", "is", "was", "are",
                             "were"])
 
