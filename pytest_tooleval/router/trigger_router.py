@@ -159,10 +159,12 @@ def _governed(
             after = at + size + 1  # "don't just delete it"
             # "so", and in a thanks "and", before a request's trigger turns too ("no need to
             # call him so text him", "thanks for the help and remind me at 9"; not "don't
-            # text him so late", "thanks for saving and sending it").
+            # text him so late", "no need to save it so i'll remember", "thanks for saving and
+            # sending it").
             stop = next((i for i in range(after, end) if words[i] in TURNS or (
                 words[i] in ({"so", "and"} if thanks else {"so"}) and i + 1 < len(words)
-                and not words[i + 1].endswith("ing") and any(s == i + 1 for s, _ in spans))),
+                and not words[i + 1].endswith("ing") and words[i + 1] not in SUBJECTS
+                and any(s == i + 1 for s, _ in spans))),
                 end)
             found.update(range(at + 1, stop))
     return found

@@ -51,6 +51,8 @@ NEGATED = [
     ("en", "don't send it but save it to my notes", "send_message"),
     ("en", "don't just delete it, archive it", "delete_file"),
     ("en", "DON'T TEXT HIM SO LATE", "send_message"),  # "so" before no trigger
+    ("en", "no need to save it so i'll remember myself", "memory_save"),  # "so" before "i"
+    ("en", "NO NEED TO REMIND ME SO I WILL REMEMBER ON MY OWN", "memory_save"),
     ("en", "if you don't hear back, don't text him again", "send_message"),
 ]
 
