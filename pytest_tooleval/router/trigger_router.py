@@ -134,6 +134,12 @@ def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> list[Match]:
             if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))]
 
 
+def _cuts(message: str, hints: str | None) -> list[int]:
+    """Where the message's clauses end: the position of the word after each ``CLAUSE_END``."""
+    return [len(normalize(message[:end.start()], hints).words)
+            for end in CLAUSE_END.finditer(message)]
+
+
 def _governed(
     words: tuple[str, ...], cuts: list[int], spans: list[tuple[int, int]]
 ) -> set[int]:
@@ -285,7 +291,8 @@ class TriggerRouter(Router):
             candidates = [m for m in candidates if not (
                 set_language == "en" and m.start and m.end - m.start > 1
                 and text.words[m.start - 1] in COPULAS and not text.words[m.start].endswith("ed")
-                and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets))]
+                and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets)
+                and m.start not in _cuts(message, hints))]  # not "the plan is: clear friday"
             matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:
@@ -359,8 +366,7 @@ class TriggerRouter(Router):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
         if ruled_out or GOVERNING.intersection(text.words):
-            cuts = [len(normalize(message[:end.start()], hints).words)
-                    for end in CLAUSE_END.finditer(message)]
+            cuts = _cuts(message, hints)
             governed = _governed(text.words, cuts, spans)  # and the Turkish negated clauses:
             ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
             negated = {sum(at >= cut for cut in cuts) for at in negated_at}

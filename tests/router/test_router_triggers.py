@@ -344,6 +344,8 @@ def test_a_noun_alone_triggers_no_tool_that_changes_the_world(
     ("WILL THE SKY BE CLEAR FRIDAY NIGHT FOR THE METEOR SHOWER", "calendar_delete", False),
     ("hope it stays clear sunday afternoon for the picnic", "calendar_delete", False),
     ("can you clear friday afternoon", "calendar_delete", True),
+    ("the plan is: clear friday afternoon so I can rest", "calendar_delete", True),  # a colon
+    ("MY ONE ASK FOR TODAY IS: CLEAR THE WEEKEND", "calendar_delete", True),
     ("my wifi password has been changed to kestrel22", "memory_save", True),  # a participle
 ])
 def test_after_a_copula_a_verb_phrase_is_an_adjective(
