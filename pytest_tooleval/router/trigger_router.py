@@ -61,8 +61,8 @@ LEARNED_WEIGHT = 2.0
 # of all, unless a trigger in another clause asks for it ("takvime ekle: bütçe planlama",
 # where the last word is a noun).
 NEGATORS = (("don", "t"), ("do", "not"), ("never",), ("no", "need"))
-# "I don't save passwords", "if you don't hear from me": no request; "why don't you text
-# him": one, not negated
+# "I don't save passwords": no request; "why don't you text him": one, not negated; "if you
+# don't need to send anything else, …" stays negated (a condition asks for nothing)
 SUBJECTS = ("i", "we", "they", "he", "she", "it", "why")
 NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
 NEEDLESS = ("gerek", "yok")  # after the verbal noun: "-mana, -mene, -maya, -meye"
@@ -156,8 +156,7 @@ def _governed(
             for i, w in enumerate(words[start:at], start))
         negator = next((n for n in NEGATORS if words[at:at + len(n)] == n and not any(
             s <= at < at + len(n) < e for s, e in spans)), None)
-        if negator is not None and at and (words[at - 1] in SUBJECTS
-                                           or words[max(at - 2, 0):at] == ("if", "you")):
+        if negator is not None and at and words[at - 1] in SUBJECTS:
             negator = None
         if thanks or negator:
             end = min((c for c in cuts if c > at), default=len(words))
