@@ -231,22 +231,33 @@ class SpecItem(pytest.Item):
     assert project.report()["summary"]["outcomes"]["ERROR"] == 0
 
 
-@pytest.mark.parametrize(("route", "why"), [
-    ("return [spec.name for spec in catalogue]",
+ROUTE = "return Routing(tools=[spec.name for spec in catalogue])"
+FACTORY = "router_factory=lambda case_file: All()"
+
+
+@pytest.mark.parametrize(("old", "new", "why"), [
+    (ROUTE, "return [spec.name for spec in catalogue]",
      r"conftest\.All\.route\(\) returned \['my_tool'\]; it must return a "
      r"pytest_tooleval\.Routing\(tools=\[\.\.\.\]\) of names of the catalogue it is given"),
-    ('return Routing(tools=["my_tol"])', r"conftest\.All\.route\(\) returned "
-                                         r"Routing\(tools=\['my_tol'\]"),
-    ('raise KeyError("no index")', r"conftest\.All\.route\(\) raised KeyError: 'no index' at "
-                                   r"\S+conftest\.py:\d+; fix the router"),
+    (ROUTE, 'return Routing(tools=["my_tol"])', r"conftest\.All\.route\(\) returned "
+                                                r"Routing\(tools=\['my_tol'\]"),
+    (ROUTE, 'raise KeyError("no index")', r"conftest\.All\.route\(\) raised KeyError: 'no index' "
+                                          r"at \S+conftest\.py:\d+; fix the router"),
+    (FACTORY, "router_factory=All()",
+     r"the session's router_factory is a conftest\.All object; pass what makes one "
+     r"\(router_factory=lambda case_file: All\(\)\)$"),
+    (FACTORY, "router_factory=All",
+     r"conftest\.All\.router_factory\(\) raised TypeError: All\(\) takes no arguments "
+     r"at \S+; give router_factory=lambda case_file: MyRouter\(\)$"),
 ])
 def test_a_session_router_that_breaks_its_contract_is_an_error_naming_it(
-        project, route, why) -> None:
-    """Each was an INTERNALERROR traceback (the case order routes every case's first step
-    before the run), and, in file order, 'internal error in pytest-tooleval ... please
-    report it' (kind harness)."""
-    project.pytester.makeconftest(HOOK_CONFTEST.replace(
-        "return Routing(tools=[spec.name for spec in catalogue])", route))
+        project, old, new, why) -> None:
+    """A router that returns other than a Routing of the catalogue's names or raises, and a
+    router_factory that makes no router (an instance, or a class taking no case file): each
+    was an INTERNALERROR traceback (the case order routes every case's first step before
+    the run), and, in file order, 'internal error in pytest-tooleval ... please report it'
+    (kind harness)."""
+    project.pytester.makeconftest(HOOK_CONFTEST.replace(old, new))
     project.write("benchmarks/mine.json", ADD_FILE)
     for order in ("prefix", "collection"):
         result = project.run(*HOOK_ARGS, f"--tooleval-order={order}")
@@ -287,29 +298,6 @@ class Later(ToolProvider):
     result.stdout.re_match_lines([r".*RuntimeWarning: tooleval: conftest\.Mine\.close\(\) raised "
                                   r"ConnectionError: db already closed at \S+conftest\.py:\d+"])
     assert (project.path / "closed.txt").read_text() == "later"
-
-
-@pytest.mark.parametrize(("factory", "why"), [
-    ("All()", r"the session's router_factory is a conftest\.All object; pass what makes one "
-              r"\(router_factory=lambda case_file: All\(\)\)$"),
-    ("All", r"conftest\.All\.router_factory\(\) raised TypeError: All\(\) takes no arguments "
-            r"at \S+; give router_factory=lambda case_file: MyRouter\(\)$"),
-])
-def test_a_router_factory_that_makes_no_router_is_an_error_naming_it(project, factory,
-                                                                      why) -> None:
-    """router_factory=MyRouter() (or the class, which takes no case file) was an
-    INTERNALERROR traceback (the case order makes each case's router before the run) and,
-    in file order, 'internal error in pytest-tooleval ... please report it'."""
-    project.pytester.makeconftest(HOOK_CONFTEST.replace(
-        "router_factory=lambda case_file: All()", f"router_factory={factory}"))
-    project.write("benchmarks/mine.json", ADD_FILE)
-    for order in ("prefix", "collection"):
-        result = project.run(*HOOK_ARGS, f"--tooleval-order={order}")
-        assert "INTERNALERROR" not in result.stdout.str()
-        result.assert_outcomes(errors=2)
-        [case] = [case for case in project.report()["cases"] if case["case"] == "add"]
-        assert case["error"]["kind"] == "configuration"
-        assert re.search(why, case["error"]["message"]), case["error"]["message"]
 
 
 def test_the_header_names_the_hooks_session_not_the_profiles_model(project) -> None:
