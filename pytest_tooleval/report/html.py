@@ -7,7 +7,8 @@ store or a mail attachment, and shows the same thing anywhere.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import json
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,12 @@ TEMPLATES = Path(__file__).parent / "templates"
 def environment() -> Any:
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                              autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                              undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    # a call's arguments as written (İzmir, don't), escaped as HTML, not as a script's JSON
+    env.filters["json"] = partial(json.dumps, ensure_ascii=False)
+    return env
 
 
 def bounds(interval: Interval | None, scale: float = 1.0) -> tuple[float, float] | None:

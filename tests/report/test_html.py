@@ -415,3 +415,21 @@ def test_a_figure_not_measured_is_n_a_not_a_python_none() -> None:
     assert "Step latency n/a (no step answered)." in markdown  # not "p50 n/a s"
     empty = summarize([], Thresholds(min_cases=0))  # no case ran; coverage not required
     assert "score n/a (needs >= 70)" in verdict_reason(empty, None)
+
+
+def test_call_arguments_read_as_the_model_wrote_them() -> None:
+    """A call's arguments were shown as a script's JSON: {"city": "\\u0130zmir"},
+    "don\\u0027t", and an unparseable call's raw text as one quoted, escaped string."""
+    from pytest_tooleval.engine.transcript import Attempt
+
+    step = StepTranscript(message="İzmir'de hava", attempts=[
+        Attempt(name="get_weather", arguments={"city": "İzmir", "note": "don't <blink>"},
+                valid=True, result="17 °C"),
+        Attempt(name=None, arguments='{"answer": "Sıcak\n', valid=False,
+                malformed="unparseable", reason="truncated")])
+    case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome="FAIL",
+                      category="tool", steps=[StepResult(transcript=step)])
+    html = render_html(make_report([case]))
+    shown = [unescape(pre) for pre in re.findall(r"<pre>([^<]*)</pre>", html)]
+    assert shown == ['{"city": "İzmir", "note": "don\'t <blink>"}', '{"answer": "Sıcak\n']
+    assert "<blink>" not in html  # still escaped as HTML
