@@ -433,3 +433,15 @@ def test_call_arguments_read_as_the_model_wrote_them() -> None:
     shown = [unescape(pre) for pre in re.findall(r"<pre>([^<]*)</pre>", html)]
     assert shown == ['{"city": "İzmir", "note": "don\'t <blink>"}', '{"answer": "Sıcak\n']
     assert "<blink>" not in html  # still escaped as HTML
+
+
+def test_a_call_with_no_tool_name_is_a_question_mark_as_in_report_md() -> None:
+    """An unparseable call has no name: its row read "call None" (274 times in the
+    embedded model's report); report.md writes "?"."""
+    from pytest_tooleval.engine.transcript import Attempt
+
+    step = StepTranscript(message="hi", attempts=[
+        Attempt(name=None, arguments=None, valid=False, malformed="unparseable")])
+    case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome="FAIL",
+                      category="tool", steps=[StepResult(transcript=step)])
+    assert "call <code>?</code> <span" in render_html(make_report([case]))
