@@ -445,3 +445,24 @@ def test_a_call_with_no_tool_name_is_a_question_mark_as_in_report_md() -> None:
     case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome="FAIL",
                       category="tool", steps=[StepResult(transcript=step)])
     assert "call <code>?</code> <span" in render_html(make_report([case]))
+
+
+def test_a_link_to_a_section_keeps_its_place(tmp_path: Path) -> None:
+    """report.html#transcripts opened at the top of the page: the filters' script took any
+    address fragment for an empty filter state and wiped it before the browser scrolled."""
+    path = tmp_path / "report.html"
+    path.write_text(render_html(make_report([_case(f"c{i}", "FAIL", ["no"]) for i in range(8)])),
+                    "utf-8")
+    browser = Browser(_chromium())
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride", session=browser.session,
+                     width=800, height=400, deviceScaleFactor=1, mobile=False)
+        browser.open(path.resolve().as_uri() + "#transcripts")
+        assert browser.evaluate("location.hash") == "#transcripts"
+        assert browser.evaluate("scrollY") > 0
+        _choose(browser, "outcome", "FAIL")  # a filter is state in the address …
+        assert browser.evaluate("location.hash") == "#outcome=FAIL"
+        _choose(browser, "outcome", "")  # … and leaves it when cleared
+        assert browser.evaluate("location.hash") == ""
+    finally:
+        browser.close()
