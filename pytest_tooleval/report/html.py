@@ -110,9 +110,10 @@ def _case_view(case: CaseResult, order: int) -> dict[str, Any]:
     text = " ".join([case.nodeid, *(t.message for t in case.transcripts), *case.reasons,
                      *(t.answer or "" for t in case.transcripts)])
     costs = [step_cost(t) for t in case.transcripts]
+    # "İ".lower() is "i" and a combining dot, which the search drops: "istanbul" finds İstanbul
     return {"case": case, "steps": list(zip(range(1, len(costs) + 1), case.transcripts, costs,
                                             strict=True)),
-            "search": text.lower(), "why": one_line(case),
+            "search": text.lower().replace("\u0307", ""), "why": one_line(case),
             "modes": " ".join(dict.fromkeys(case_modes(case))),
             "sort": {"order": order, "rank": RANK[case.outcome.value],
                      "latency": round(sum(c["latency"] for c in costs), 3),

@@ -466,3 +466,21 @@ def test_a_link_to_a_section_keeps_its_place(tmp_path: Path) -> None:
         assert browser.evaluate("location.hash") == ""
     finally:
         browser.close()
+
+
+def test_search_finds_istanbul_however_its_i_is_written(tmp_path: Path) -> None:
+    """"İ".lower() is "i" and a combining dot in Python and in the browser alike: the
+    search for "istanbul" missed a case that says only "İstanbul", and "İstanbul" found
+    only the cases spelt with "İ" (2 of the embedded model's 27)."""
+    dotted, plain = _case("a", "FAIL", ["no"]), _case("b", "FAIL", ["no"])
+    dotted.transcripts[0].message, plain.transcripts[0].message = "İSTANBUL'da hava", "istanbul"
+    path = tmp_path / "report.html"
+    path.write_text(render_html(make_report([dotted, plain])), "utf-8")
+    browser = Browser(_chromium())
+    try:
+        browser.open(path.resolve().as_uri())
+        for query in ("istanbul", "İstanbul", "ISTANBUL"):
+            _choose(browser, "search", query)
+            assert browser.evaluate(VISIBLE) == ["a.json::a", "a.json::b"], query
+    finally:
+        browser.close()
