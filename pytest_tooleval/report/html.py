@@ -176,12 +176,10 @@ def gap_chart(gap: dict[str, Any]) -> str:
 
 
 def write_gap_html(path: Path, gap: dict[str, Any], on: Report, off: Report) -> None:
-    """The grammar-on report with the gap on top: both arms as a chart, figures per arm
-    and the flip matrix."""
-    figures = gap["paired"]["figures"]
-    engine = (figures.get("pass rate") or {}).get("flips")  # the statistics' own pairing
-    per_figure = [(name, row["flips"]["counts"], row.get("status"), row.get("p_value"))
-                  for name, row in figures.items() if row.get("flips")]
+    """The grammar-on report with the gap on top: both arms as a chart, figures per arm,
+    the flip matrix and, as gap.md, each figure's and group's paired gap and interval."""
+    paired = gap["paired"]
+    engine = (paired["figures"].get("pass rate") or {}).get("flips")  # the statistics' own
     view = {**gap, "flips": engine or flip_matrix(on, off),
-            "figure_flips": per_figure, "chart": gap_chart(gap)}
+            "figure_flips": {**paired["figures"], **paired["groups"]}, "chart": gap_chart(gap)}
     write_atomic(path, render_html(on, title=f"tooleval gap: {gap.get('model')}", gap=view))

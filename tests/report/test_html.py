@@ -393,6 +393,15 @@ def test_tooleval_gap_writes_gap_html_with_flips(tmp_path: Path) -> None:
     engine = gap["paired"]["figures"]["pass rate"]["flips"]["counts"]
     assert counts == [engine["both_pass"], engine["helped"], engine["hurt"], engine["both_fail"]]
     assert 'id="figure-flips"' in html and "axis tool" in html
+    # every figure and group with its gap, interval and p, as gap.md has them
+    table = html[html.index('id="figure-flips"'):]
+    shown = [[unescape(cell) for cell in re.findall(r"<td>([^<]*)</td>", row)]
+             for row in re.findall(r"<tr>(.*?)</tr>", table[:table.index("</table>")])]
+    md = (out / "gap.md").read_text("utf-8")
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in md[md.index("| figure |"):].split("\n\n")[0].splitlines()[2:]]
+    assert [row[:7] + row[8:9] for row in rows] == [row[:8] for row in shown[1:]]
+    assert any("to" in row[6] for row in rows)  # the intervals are there
 
 
 def test_an_error_with_an_empty_message_renders() -> None:
