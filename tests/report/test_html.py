@@ -466,6 +466,22 @@ def test_a_call_with_no_tool_name_is_a_question_mark_as_in_report_md() -> None:
     assert "call <code>?</code> <span" in render_html(make_report([case]))
 
 
+def test_a_tools_error_is_not_shown_as_a_green_ran() -> None:
+    """A valid call whose tool answered with an error read "ran" in green, its error in grey
+    below; report.md and the terminal write "ran → error"."""
+    from pytest_tooleval.engine.transcript import Attempt
+
+    step = StepTranscript(message="hi", attempts=[
+        Attempt(name="calendar_list", arguments={}, valid=True, result_is_error=True,
+                result="error: end must be after start"),
+        Attempt(name="calendar_list", arguments={}, valid=True, result="[]")])
+    case = CaseResult(nodeid="a.json::x", file="a.json", case="x", outcome="FAIL",
+                      category="tool", steps=[StepResult(transcript=step)])
+    html = render_html(make_report([case]))
+    assert '<span class="bad">ran → error</span>' in html
+    assert '<span class="ok">ran</span>' in html
+
+
 def test_a_link_to_a_section_keeps_its_place(tmp_path: Path) -> None:
     """report.html#transcripts opened at the top of the page: the filters' script took any
     address fragment for an empty filter state and wiped it before the browser scrolled."""
