@@ -81,7 +81,9 @@ def test_a_large_drop_on_three_cases_is_not_called_a_regression() -> None:
     ({"platform": {"system": "Darwin", "machine": "arm64", "python": "3.11.7",
                    "implementation": "cpython"}}, "platform differs"),
     ({"tools_offered": ["calculator"]}, "2 tool(s) only in the baseline: git_log, web_search"),
-    ({"backend": {"grammar": "off", "constraint": None}}, "grammar mechanism differs"),
+    ({"backend": {"grammar": "off", "constraint": None}},
+     "grammar mechanism differs: grammar off, constraint not recorded here, grammar on, "
+     "constraint"),
     ({"backend": {"grammar": "on", "constraint": "none"}}, "grammar mechanism differs"),
     ({"backend": {**RUN["backend"], "model_path": "/m/other.gguf"}}, "model differs"),
     ({"backend": {**RUN["backend"], "backend": "openai-compatible"}}, "backend differs"),

@@ -163,7 +163,8 @@ def _method(result: Board) -> str:
     alpha = 1.0 - result.level
     return (f"Each pair of runs is compared over the cases both scored (paired by content): "
             f"the score difference with its {result.level:.0%} paired interval and the "
-            f"sign-flip test; p-values corrected for {len(result.duels)} comparisons "
+            f"sign-flip test; p-values corrected for {len(result.duels)} comparison"
+            f"{'' if len(result.duels) == 1 else 's'} "
             f"(Holm); a pair differs when the corrected p is below {alpha:.2g}. Runs that "
             "share a group letter cannot be told apart.")
 

@@ -30,9 +30,10 @@ from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
 OUTCOME_RANK = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
 
 
-def constraint(report: Report) -> tuple[str | None, str | None]:
-    """The grammar mode and the constraint that actually ran."""
-    return report.run.backend.get("grammar"), report.run.constraint
+def constraint(report: Report) -> str:
+    """The grammar mode and the constraint that actually ran, as a user reads them."""
+    return (f"grammar {report.run.backend.get('grammar')}, constraint "
+            f"{report.run.constraint or 'not recorded'}")
 
 
 SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed",

@@ -158,3 +158,4 @@ def test_a_figure_under_the_minimum_says_too_few_cases() -> None:
     assert cells[7] == "50.0 [too few cases]"  # step: 3 cases
     assert re.fullmatch(r"95\.0 \[\d+\.\d–\d+\.\d\]", cells[6])  # tool: 40 cases
     assert "50.0 [too few cases]" in render_board_html(result)
+    assert "corrected for 1 comparison (Holm)" in text  # was "1 comparisons"
