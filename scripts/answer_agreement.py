@@ -31,7 +31,8 @@ def accepted(entry: dict, alternatives: dict | None = None) -> bool:
     an entry's ``today`` is its case's clock (day words: "yarın")."""
     items = [item if isinstance(item, list) else (alternatives or {}).get(item, [item])
              for item in entry["evidence"]]
-    return all(evidence_found(alts, entry["answer"], entry["lang"], entry.get("today"))
+    asked = [alt for alts in items for alt in alts]
+    return all(evidence_found(alts, entry["answer"], entry["lang"], entry.get("today"), asked)
                for alts in items)
 
 

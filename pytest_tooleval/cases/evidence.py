@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
@@ -280,10 +281,11 @@ _INVISIBLE = re.compile("[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2
 
 
 def evidence_found(alternatives: list[str], answer: str, language: str = "en",
-                   today: date | None = None) -> bool:
+                   today: date | None = None, asked: Sequence[str] = ()) -> bool:
     """Whether any alternative occurs in ``answer``: as text on boundaries, or as the same
     value written another way (``value_found``), or, for a date, as the word the case's
-    clock makes exact ("tomorrow", "yarın" for the day after ``today``).
+    clock makes exact ("tomorrow", "yarın" for the day after ``today``). ``asked``: the
+    step's other evidence items; a hedge between two asked values lists them.
 
     ``language`` is the file's: it reads a lone separator before three digits in the
     evidence (tr: 5.878 is 5878; en: 5.878 is a decimal), English negative contractions
@@ -308,7 +310,7 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     if language == "tr":
         values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
     answer = _HEDGE.sub(lambda m: " " if (m["before"] or m["after"]) and _hedged(
-        m, values, language) else m[0], answer)
+        m, [*values, *asked], language) else m[0], answer)
     if _found(values, answer, language, today):
         return True
     # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
@@ -447,11 +449,12 @@ def _without_denied_text(answer: str, alternatives: list[str]) -> str:
 
 
 #: Two numbers or times joined by "or", "ya da", "veya" with a word of doubt ("maybe 42 or
-#: 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"): a hedge when ``_hedged``,
-#: left out, as it states neither. Without one it may be a choice ("128 GB or 256 GB", "the
-#: 09:00 or 09:30 bus", "call 112 or 155"), which states both.
+#: 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8", "either 06:15 or 21:30", "ya
+#: 4719 ya da 4791"): a hedge when ``_hedged``, left out, as it states neither. Without one
+#: it may be a choice ("128 GB or 256 GB", "the 09:00 or 09:30 bus", "call 112 or 155"),
+#: which states both.
 _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
-_DOUBT = r"(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
+_DOUBT = r"\b(?:maybe|possibly|perhaps|probably|either|belki|muhtemelen|galiba|ya)\s+"
 _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SIDE}),?\s+"
                     rf"(?:or|ya\s+da|veya)\s+(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)",
                     re.IGNORECASE)

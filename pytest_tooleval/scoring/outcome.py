@@ -85,8 +85,9 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en",
     if step.evidence:
         answer = transcript.answer or ""
         items = step.evidence_alternatives()
+        asked = [alt for alts in items for alt in alts]
         missing_items = [alts for alts in items
-                         if not evidence_found(alts, answer, language, today)]
+                         if not evidence_found(alts, answer, language, today, asked)]
         checks.evidence = (len(items) - len(missing_items)) / len(items)
         checks.evidence_missing = [" | ".join(alts) for alts in missing_items]
     return checks
