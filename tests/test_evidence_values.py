@@ -1890,6 +1890,8 @@ def test_an_answer_with_a_number_longer_than_python_prints_is_read() -> None:
     ("3,6", "Deprem muhtemelen 3,6 veya 3,8 büyüklüğündeydi.", "tr"),
     ("06:15", "The bus leaves at either 06:15 or 21:30.", "en"),
     ("4719", "Kapı şifresi ya 4719 ya da 4791.", "tr"),
+    ("4.37", "Pamuk weighed maybe 4.37 or 4.52 kg at the vet.", "en"),  # the unit once
+    ("486,72", "Su faturası belki 486,72 ya da 468,72 TL.", "tr"),
 ])
 def test_a_value_hedged_with_another_is_not_stated(value: str, answer: str,
                                                   language: str) -> None:
