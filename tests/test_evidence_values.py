@@ -1537,6 +1537,14 @@ def test_a_letter_notation_and_never_another(letter: str, whole: int, tenth: int
     assert not found(str(whole), f"It read {letter}{whole} today.")  # a code
 
 
+def test_digits_glued_to_a_capital_letter_are_a_name() -> None:
+    """The bus 3G was read as 3 grams, so "Take bus 3", another line, stated it."""
+    assert not found("3G", "Take bus 3 from the old town, about 20 minutes.")
+    assert found("3G", "Take bus 3G from the old town.")
+    assert found("3G", "The 3G bus, about 20 minutes.")
+    assert found("62g", "Pamuk gets 62 g a day.")
+
+
 # -- decomposed text (NFD, as macOS and some keyboards write it) reads as composed ---------
 @pytest.mark.parametrize(
     ("value", "answer"),

@@ -691,6 +691,9 @@ def answer_values(text: str, language: str | None = None) -> Values:
 
 _PERSON = regex.compile(r"(\p{Lu}\p{Ll}+) (\p{Lu}\p{Ll}+)")
 _EVIDENCE_TIME = regex.compile(r"(\d{1,2})[:.](\d{2})")
+#: Digits glued to one capital letter name a line, a seat or a network (bus 3G, 12B, 5G), not
+#: a quantity (units are written in lower case: 62g): "3G" is no 3 grams, "bus 3" no 3G.
+_NUMBERED_NAME = regex.compile(r"\d+\p{Lu}")
 _EVIDENCE_SCORE = regex.compile(r"(\d{1,2})\s?[-–—]\s?(\d{1,2})")
 _EVIDENCE_PHONE = regex.compile(r"\+?[\d\s().-]+")
 
@@ -701,6 +704,8 @@ def evidence_values(text: str, language: str) -> tuple[Value, ...]:
     date, a time, a duration written H:MM:SS, a phone number, a score, a two-word name);
     empty for plain text."""
     stripped = " ".join(text.split())
+    if _NUMBERED_NAME.fullmatch(stripped):
+        return ()
     folded = _prepare(stripped)
     values: list[Value] = []
     name = stripped.split()
