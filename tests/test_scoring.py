@@ -45,14 +45,14 @@ def run(c: Case, *ts: StepTranscript) -> tuple[Outcome, dict[str, float]]:
 
 
 def test_a_hedge_between_two_asked_values_lists_them() -> None:
-    """"either €180 or €240" names both ends a price question asks for (two evidence
+    """"maybe €180 or €240" names both ends a price question asks for (two evidence
     items); with a value that is not asked it is a hedge, which states neither."""
     c = case("tool", {"message": "what does a flight cost?", "expect": "web_search",
                       "evidence": ["180", "240"]})
-    said = "A flight costs either €180 or €240, depending on the operator."
+    said = "A flight costs maybe €180 or €240, depending on the operator."
     assert run(c, transcript("what does a flight cost?", ["web_search"], said))[1] == {
         "tool": 1.0, "answer": 1.0}
-    hedge = "A flight costs either €180 or €200."
+    hedge = "A flight costs maybe €180 or €200."
     assert run(c, transcript("what does a flight cost?", ["web_search"], hedge))[1] == {
         "tool": 1.0, "answer": 0.0}
 

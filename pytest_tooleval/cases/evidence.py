@@ -449,12 +449,12 @@ def _without_denied_text(answer: str, alternatives: list[str]) -> str:
 
 
 #: Two numbers or times joined by "or", "ya da", "veya" with a word of doubt ("maybe 42 or
-#: 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8", "either 06:15 or 21:30", "ya
-#: 4719 ya da 4791"): a hedge when ``_hedged``, left out, as it states neither. Without one
-#: it may be a choice ("128 GB or 256 GB", "the 09:00 or 09:30 bus", "call 112 or 155"),
-#: which states both.
+#: 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"): a hedge when ``_hedged``,
+#: left out, as it states neither. Without one it may be a choice ("128 GB or 256 GB", "the
+#: 09:00 or 09:30 bus", "call 112 or 155", "either 18:30 or 21:45", "ya 18:30 ya da
+#: 21:45"), which states both.
 _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
-_DOUBT = r"\b(?:maybe|possibly|perhaps|probably|either|belki|muhtemelen|galiba|ya)\s+"
+_DOUBT = r"\b(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
 _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SIDE}),?\s+"
                     rf"(?:or|ya\s+da|veya)\s+(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)",
                     re.IGNORECASE)
