@@ -17,6 +17,7 @@ from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.markdown import (
     PASS_K_NOTE,
+    calls_line,
     language_gap_line,
     pass_k_rows,
     routed_cell,
@@ -140,7 +141,8 @@ def render_html(report: Report, *, title: str | None = None,
         outcomes=[o.value for o in Outcome],
         options={key: _options(cases, key) for key in LABELS}, modes=MODES, gap=gap,
         pass_k=pass_k_rows(summary.repeats) if summary.repeats.k > 1 else [],
-        pass_k_note=PASS_K_NOTE, run_lines=[selection_line(report), language_gap_line(summary)],
+        pass_k_note=PASS_K_NOTE, run_lines=[selection_line(report), language_gap_line(summary),
+                                            calls_line(summary)],
     ))
 
 

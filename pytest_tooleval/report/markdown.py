@@ -143,12 +143,24 @@ def language_gap_line(summary: Summary) -> str:
                   else " (too few jobs for an interval)") if gap.gap is not None else ""))
 
 
+def calls_line(summary: Summary) -> str:
+    """The outcomes, the tool calls and the step latency (report.md and report.html)."""
+    calls, outcomes = summary.calls, summary.outcomes
+    return (f"{'Tries' if summary.repeats.k > 1 else 'Cases'}: {outcomes['PASS']} pass, "
+            f"{outcomes['PARTIAL']} partial, "
+            f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
+            f"{calls.attempts}, malformed: {calls.malformed}, parser leaks: "
+            f"{calls.parser_leaks}. Step latency "
+            + ("n/a (no step answered)" if calls.latency_p50_s is None else
+               f"p50 {fmt(calls.latency_p50_s, 2)} s, p95 {fmt(calls.latency_p95_s, 2)} s")
+            + ".")
+
+
 def render_markdown(report: Report) -> str:
     run, summary = report.run, report.summary
     unsafe = unsafe_note(run)
     lines = ["# pytest-tooleval report" + (f" — UNSAFE: {unsafe}" if unsafe else ""), ""]
     deploy = summary.deployability
-    outcomes = summary.outcomes
     lines += [f"> **{deploy.verdict}**: {verdict_reason(summary, run.interrupted)}", ""]
     lines += [
         f"**Score: {fmt(summary.score)} / 100**"
@@ -185,19 +197,8 @@ def render_markdown(report: Report) -> str:
              for name, row in summary.baselines.items()],
             ["policy", "score", "cases", "what it does"],
         ) + [""]
-    for line in (selection_line(report), language_gap_line(summary)):
+    for line in (selection_line(report), language_gap_line(summary), calls_line(summary)):
         lines += [line, ""] if line else []
-    calls = summary.calls
-    lines += [
-        f"{'Tries' if summary.repeats.k > 1 else 'Cases'}: {outcomes['PASS']} pass, "
-        f"{outcomes['PARTIAL']} partial, "
-        f"{outcomes['FAIL']} fail, {outcomes['ERROR']} error. Tool calls attempted: "
-        f"{calls.attempts}, malformed: {calls.malformed}, parser leaks: "
-        f"{calls.parser_leaks}. Step latency "
-        + ("n/a (no step answered)" if calls.latency_p50_s is None else
-           f"p50 {fmt(calls.latency_p50_s, 2)} s, p95 {fmt(calls.latency_p95_s, 2)} s") + ".",
-        "",
-    ]
     for title, label, table in summary.breakdowns():
         if not table:
             continue

@@ -111,9 +111,9 @@ def test_a_figure_under_the_minimum_says_too_few_cases_as_report_md_does() -> No
 
 
 def test_report_html_says_what_report_md_says_per_row_and_on_the_run() -> None:
-    """report.html lacked report.md's router recall per breakdown row, the language gap line
-    and the Selection line; under repeats its rows read "n=6 (pass 18)" where report.md
-    says "6 (18 tries) | pass 18"."""
+    """report.html lacked report.md's router recall per breakdown row, the language gap line,
+    the Selection line and the line of tool calls and latency; under repeats its rows read
+    "n=6 (pass 18)" where report.md says "6 (18 tries) | pass 18"."""
     from pytest_tooleval.report.markdown import render_markdown
     from pytest_tooleval.result import StepChecks
 
@@ -136,7 +136,9 @@ def test_report_html_says_what_report_md_says_per_row_and_on_the_run() -> None:
             in markdown)
     assert "n=6 (18 tries) · pass 18 · routed 83.3% [60.8–94.2] (15/18)" in text
     for line in ("Selection: 12 case(s) × 3 tries from 1 file(s), case-set hash `abcd`; "
-                 "paths f.json; -k `j`", "Language gap on 6 twin job(s)"):
+                 "paths f.json; -k `j`", "Language gap on 6 twin job(s)",
+                 "Tries: 36 pass, 0 partial, 0 fail, 0 error. Tool calls attempted: 0, "
+                 "malformed: 0, parser leaks: 0. Step latency p50"):
         assert line in markdown and line.replace("`", "") in text
 
 
