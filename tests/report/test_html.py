@@ -76,6 +76,9 @@ def test_intervals_and_baselines_are_shown(run_report) -> None:
         update={"score_interval": interval})})
     real = render_html(report)
     assert 'id="baselines"' in real and "never-call" in real  # the scripted baselines
+    # with report.md's columns: cases and what the policy does
+    assert re.search(r"<td>never-call</td><td>[\d.]+</td><td>4</td>"
+                     r"<td>never calls a tool; answers with nothing</td>", real)
     assert "[41.2–88.5]" in real and "[41.2, 88.5]" not in real  # as report.md prints it
     summary = report.summary.model_copy(update={"baselines": {}, "score_interval": None})
     plain = render_html(report.model_copy(update={"summary": summary}))
