@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 from pytest_tooleval.report.charts import Bar, bar_chart
-from pytest_tooleval.report.compare import differences
+from pytest_tooleval.report.compare import differences, model_identity, sampling_of
 from pytest_tooleval.report.html import bounds, environment
-from pytest_tooleval.report.model import Interval, Report
-from pytest_tooleval.report.terminal import interval_text
+from pytest_tooleval.report.model import Interval, Report, RunInfo
+from pytest_tooleval.report.terminal import interval_text, short
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.paired import Row, pair_cases, paired_rows
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
@@ -64,10 +65,27 @@ def holm(p_values: list[float]) -> list[float]:
     return adjusted
 
 
+def _setup(run: RunInfo) -> dict[str, Any]:
+    """What a label can name beside the model's name: the set-up that ran."""
+    return {"grammar": run.grammar, "router": run.router_mode, "tools shown": run.k,
+            **{key: value for key, value in run.model.items() if key != "name"},
+            **sampling_of(run), "model": model_identity(run),
+            "paths": run.selection and " ".join(run.selection.paths),
+            "1 case in": run.sample_every}
+
+
 def _labels(reports: list[Report]) -> list[str]:
-    names = [r.run.model_name for r in reports]
-    return [name if names.count(name) == 1 else f"{name} ({i})"
-            for i, name in enumerate(names, start=1)]
+    """The model's name; runs of one model named by what differs in their set-ups
+    ("m (grammar off)"), else numbered."""
+    names, setups = [r.run.model_name for r in reports], [_setup(r.run) for r in reports]
+    labels = []
+    for name, setup in zip(names, setups, strict=True):
+        twins = [other for n, other in zip(names, setups, strict=True) if n == name]
+        shown = [f"{key} {short(str(value), 40)}" for key, value in setup.items()
+                 if any(other.get(key) != value for other in twins)]
+        labels.append(f"{name} ({', '.join(shown)})" if shown else name)
+    return [label if labels.count(label) == 1 else f"{label} ({i})"
+            for i, label in enumerate(labels, start=1)]
 
 
 def board(reports: list[Report], *, force: bool = False,

@@ -159,3 +159,26 @@ def test_a_figure_under_the_minimum_says_too_few_cases() -> None:
     assert re.fullmatch(r"95\.0 \[\d+\.\d–\d+\.\d\]", cells[6])  # tool: 40 cases
     assert "50.0 [too few cases]" in render_board_html(result)
     assert "corrected for 1 comparison (Holm)" in text  # was "1 comparisons"
+
+
+def test_runs_of_one_model_are_named_by_what_differs() -> None:
+    """Two runs of one model read "m (1)" and "m (2)": which was grammar off, which the
+    other GGUF file, the board did not say."""
+    on = run_of("m", 30)
+    off = run_of("m", 36, grammar_requested="off",
+                 backend={**RUN_INFO["backend"], "grammar": "off", "constraint": None})
+    result = board([on, off], force=True)
+    assert [e.label for e in result.entries] == ["m (grammar off)", "m (grammar on)"]
+    assert "| m (grammar off) − m (grammar on) | 40 |" in render_markdown(result)
+    q4, q8 = (run_of("m", 30 + i, backend={**RUN_INFO["backend"],
+                                            "model_path": f"/models/m-{q}.gguf"})
+              for i, q in enumerate(("q4", "q8")))
+    result = board([q4, q8, run_of("other", 20)])  # not refused: only the model differs
+    assert [e.label for e in result.entries] == ["m (model m-q8.gguf)", "m (model m-q4.gguf)",
+                                                 "other"]
+    sampled = board([run_of("m", 30, sample_every=4), run_of("m", 20)])
+    assert [e.label for e in sampled.entries] == ["m (1 case in 4)", "m (1 case in 1)"]
+    prompted = run_of("m", 30)
+    prompted.run.model["system_prompt"] = "Be brief. " * 20  # a long value, shortened
+    assert board([prompted, run_of("m", 20)]).entries[0].label == \
+        "m (system_prompt Be brief. Be brief. Be brief. Be brief.…)"
