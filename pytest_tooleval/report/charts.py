@@ -1,7 +1,8 @@
 """Inline SVG bar charts for the HTML reports: no script, no library, no network.
 
-Values are on a 0..100 scale, an interval a whisker. A chart shrinks with its container;
-its label and note columns are as wide as their longest text, so no label is cut.
+Values are on a 0..100 scale, an interval a whisker. A chart shrinks with its container
+down to 10/12 of its size (its text 10 px), then scrolls sideways in its box; its label
+and note columns are as wide as their longest text, so no label is cut.
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def bar_chart(title: str, bars: list[Bar]) -> str:
     def x(value: float) -> float:
         return label_width + BAR_WIDTH * max(0.0, min(100.0, value)) / 100.0
 
-    parts = [f'<svg class="chart" role="img" aria-label="{escape(title)}" '
-             f'viewBox="0 0 {width:.0f} {height}" width="100%" style="max-width: {width:.0f}px" '
+    parts = [f'<div class="plot"><svg class="chart" role="img" aria-label="{escape(title)}" '
+             f'viewBox="0 0 {width:.0f} {height}" width="100%" style="max-width: {width:.0f}px; '
+             f'min-width: {width * 10 / 12:.0f}px" '
              'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">',
              f"<title>{escape(title)}</title>"]
     for tick in (0, 25, 50, 75, 100):
@@ -85,5 +87,5 @@ def bar_chart(title: str, bars: list[Bar]) -> str:
                          f"{escape(bar.marker_label)}</title></line>")
         parts.append(f'<text class="note" x="{label_width + BAR_WIDTH + 6:.1f}" '
                      f'y="{y + 13}">{escape(note)}</text>')
-    parts.append("</svg>")
+    parts.append("</svg></div>")
     return "".join(parts)

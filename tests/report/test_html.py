@@ -349,14 +349,20 @@ CLIPPED = """Array.from(document.querySelectorAll('svg.chart')).flatMap(svg => {
 
 #: Every element whose right edge lies past the window's (the page scrolls sideways).
 WIDER_THAN_THE_WINDOW = """Array.from(document.querySelectorAll('body *')).filter(e =>
-  e.getBoundingClientRect().right > innerWidth + 0.5 && !e.parentElement.closest('table, svg'))
+  e.getBoundingClientRect().right > innerWidth + 0.5
+  && !e.parentElement.closest('table, svg, .plot'))
   .map(e => e.tagName + ': ' + e.textContent.slice(0, 60))"""
+
+#: Each chart's text size as drawn, in px: its 12 px font times the SVG's scale.
+CHART_TEXT = """Array.from(document.querySelectorAll('svg.chart')).map(svg =>
+  12 * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)"""
 
 
 def test_no_chart_label_is_clipped_at_any_width(run_report, tmp_path: Path) -> None:
     """The run's report, a real one with long notes, gap.html and a board, in a wide and
-    a phone-sized window: every label and note lies inside its chart, and no table or
-    long case name runs off the page (a 360-px window scrolled sideways to 843 px)."""
+    a phone-sized window: every label and note lies inside its chart, no chart's text is
+    drawn under 10 px (it was 4 px at 360 px: a chart scrolls sideways instead), and no table
+    or long case name runs off the page (a 360-px window scrolled sideways to 843 px)."""
     results = ROOT / "docs" / "results"
     on, off = (load_report(results / "gap-sample4" / arm / "report.json")
                for arm in ("on", "off"))
@@ -376,6 +382,7 @@ def test_no_chart_label_is_clipped_at_any_width(run_report, tmp_path: Path) -> N
                 browser.open(page.resolve().as_uri())
                 assert browser.evaluate("document.querySelectorAll('svg.chart text').length")
                 assert browser.evaluate(CLIPPED) == [], f"{page.name} at {width} px"
+                assert min(browser.evaluate(CHART_TEXT)) > 9.9, f"{page.name} at {width} px"
                 browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
                 wide = browser.evaluate(WIDER_THAN_THE_WINDOW)  # nothing runs off the page
                 assert wide == [], f"{page.name} at {width} px"
