@@ -353,6 +353,17 @@ WIDER_THAN_THE_WINDOW = """Array.from(document.querySelectorAll('body *')).filte
   && !e.parentElement.closest('table, svg, .plot'))
   .map(e => e.tagName + ': ' + e.textContent.slice(0, 60))"""
 
+#: Each word (between spaces and hyphens) of a table's <code> that is broken across lines.
+BROKEN_WORDS = r"""Array.from(document.querySelectorAll('td code')).flatMap(code => {
+  const text = code.firstChild, found = [], word = /[^\s-]+/g; let m;
+  while ((m = word.exec(text.data))) {
+    const range = document.createRange();
+    range.setStart(text, m.index); range.setEnd(text, m.index + m[0].length);
+    if (new Set(Array.from(range.getClientRects(), r => Math.round(r.top))).size > 1)
+      found.push(m[0]);
+  }
+  return found; })"""
+
 #: Each chart's text size as drawn, in px: its 12 px font times the SVG's scale.
 CHART_TEXT = """Array.from(document.querySelectorAll('svg.chart')).map(svg =>
   12 * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)"""
@@ -362,7 +373,8 @@ def test_no_chart_label_is_clipped_at_any_width(run_report, tmp_path: Path) -> N
     """The run's report, a real one with long notes, gap.html and a board, in a wide and
     a phone-sized window: every label and note lies inside its chart, no chart's text is
     drawn under 10 px (it was 4 px at 360 px: a chart scrolls sideways instead), and no table
-    or long case name runs off the page (a 360-px window scrolled sideways to 843 px)."""
+    or long case name runs off the page (a 360-px window scrolled sideways to 843 px), and
+    no word in a table's code is broken across lines (the board's model names were)."""
     results = ROOT / "docs" / "results"
     on, off = (load_report(results / "gap-sample4" / arm / "report.json")
                for arm in ("on", "off"))
@@ -386,6 +398,8 @@ def test_no_chart_label_is_clipped_at_any_width(run_report, tmp_path: Path) -> N
                 browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
                 wide = browser.evaluate(WIDER_THAN_THE_WINDOW)  # nothing runs off the page
                 assert wide == [], f"{page.name} at {width} px"
+                # a table scrolls rather than break a word: "smoll|m2-135m (gram|mar off)"
+                assert browser.evaluate(BROKEN_WORDS) == [], f"{page.name} at {width} px"
     finally:
         browser.close()
 
