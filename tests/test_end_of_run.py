@@ -172,3 +172,31 @@ def test_the_interval_sentence_and_the_methods_name_every_interval_shown(
     assert "the malformed-call rate over the attempts" in methods["proportion"]
     assert "router recall over the steps" in methods["proportion"]
     assert "a paired bootstrap" in methods["language_gap"]
+
+
+def test_model_calls_past_max_tokens_are_counted_where_they_ended_by_themselves() -> None:
+    """A server that ignores max_tokens: replies past it were scored and nothing said so.
+    A reply cut at the limit is not counted, though llama.cpp may pass it by a token or two
+    there (193 of 192 in the reference runs); nor a call without a count, nor any call of a
+    run whose max_tokens is not known (a session from pytest_tooleval_make_session)."""
+    from pytest_tooleval.engine.transcript import ModelCall, StepTranscript
+    from pytest_tooleval.report.model import RunInfo
+    from pytest_tooleval.result import CaseResult, Outcome, StepResult
+    from pytest_tooleval.run.finish import over_max_tokens
+    from tests.conftest import RUN_INFO
+
+    def run_of(*calls: ModelCall) -> list[CaseResult]:
+        step = StepResult(transcript=StepTranscript("hi", model_calls=list(calls)))
+        return [CaseResult(nodeid="s.yaml::c", file="s.yaml", case="c", outcome=Outcome.PASS,
+                           steps=[step])]
+
+    run = RunInfo.model_validate({**RUN_INFO, "model": {"name": "m", "max_tokens": 192}})
+    at_most = [ModelCall(1.0, 50, 193, "length"), ModelCall(1.0, 50, 192, "stop"),
+               ModelCall(1.0, None, None, "stop")]
+    over = over_max_tokens(run_of(ModelCall(1.0, 50, 900, "tool_calls"),
+                                  ModelCall(1.0, 50, 5000, "stop"), *at_most), run)
+    assert over is not None and over.model_dump() == {
+        "max_tokens": 192, "model_calls": 2, "of": 4, "most": 5000}
+    assert over_max_tokens(run_of(*at_most), run) is None
+    assert over_max_tokens(run_of(ModelCall(1.0, 50, 5000, "stop")),
+                           RunInfo.model_validate(RUN_INFO)) is None

@@ -196,6 +196,33 @@ def test_malformed_calls_are_classified_and_counted(project, fake_model) -> None
     assert {c["name"]: c["passed"] for c in verdict["criteria"]}["malformed-call rate"] is False
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_server_that_ignores_max_tokens_is_named_once_with_the_fix(project, fake_model,
+                                                                     workers) -> None:
+    """max_tokens = 64, and the server sent back 900 completion tokens and "stop": the
+    answer was scored and nothing said the limit had not held. Under -n 2 the two weather
+    cases may run on two workers: the run says it once, counted over both."""
+    server = fake_model([
+        Rule("weather", [call("get_weather", {"city": "Izmir"}),
+                         answer("It is 17.4 °C.").with_usage(200, 900)]),
+        Rule("thanks", [answer("You're welcome.", finish_reason="length").with_usage(50, 65)]),
+    ])
+    project.profile(server, max_tokens=64)
+    project.write("scenarios/demo.yaml", scenario(
+        [WEATHER_CASE, dict(WEATHER_CASE, name="weather2"), THANKS_CASE]))
+    result = project.run(workers=workers)
+    # Scored as written; the turn cut at the limit (llama.cpp may pass it by a token) is not
+    # counted, and is a malformed attempt as before.
+    assert {name: case.outcome for name, case in project.cases().items()} == {
+        "weather": "PASS", "weather2": "PASS", "thanks": "FAIL"}
+    assert project.report()["run"]["over_max_tokens"] == {
+        "max_tokens": 64, "model_calls": 2, "of": 6, "most": 900}
+    said = [line for line in result.outlines if "max_tokens not honoured" in line]
+    assert len(said) == 1, result.outlines
+    assert "2 of 6 model call(s) went past max_tokens = 64 (up to 900 tokens)" in said[0]
+    assert "llama-server -n 64" in said[0]
+
+
 def test_parser_leak_is_reported_apart_from_no_call(project, fake_model) -> None:
     server = fake_model([
         Rule("weather in izmir", [leak('<tool_call>{"name": "get_weather", '

@@ -300,6 +300,16 @@ class Resumed(_Model):
     cases_carried: int
 
 
+class OverMaxTokens(_Model):
+    """Model calls that ended by themselves past ``max_tokens``: the server did not stop
+    them there. Their turns are scored as written (the text is the model's)."""
+
+    max_tokens: int
+    model_calls: int
+    of: int
+    most: int
+
+
 class RunInfo(BaseModel):
     """What ran: set up by the recorder, field by field (recorder.py, ``run_info``).
 
@@ -341,6 +351,7 @@ class RunInfo(BaseModel):
     resumed: Resumed | None = Field(default=None, exclude_if=_absent_if_none)
     #: ``tooleval merge``: the parts the report was joined from.
     merged_from: list[str] | None = Field(default=None, exclude_if=_absent_if_none)
+    over_max_tokens: OverMaxTokens | None = Field(default=None, exclude_if=_absent_if_none)
 
     @property
     def model_name(self) -> str:

@@ -15,7 +15,7 @@ from pytest_tooleval.cases.model import CaseFile
 from pytest_tooleval.config import Settings
 from pytest_tooleval.report.json_report import build_report
 from pytest_tooleval.report.markdown import render_markdown
-from pytest_tooleval.report.model import Report, RunInfo, StatisticsInfo
+from pytest_tooleval.report.model import OverMaxTokens, Report, RunInfo, StatisticsInfo
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.scoring.aggregate import summarize
 from pytest_tooleval.scoring.baselines import refs_for_results, score_policies
@@ -53,6 +53,7 @@ def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
     ``loaded``: case files already read (by their resolved path); the others are read.
     ``report_option``: the option that names the folder, for the message when it cannot be
     written (``tooleval merge`` and ``rescore`` call it ``--report``)."""
+    run = run.model_copy(update={"over_max_tokens": over_max_tokens(results, run)})
     summary = summarize(results, settings.thresholds(), interrupted,
                         _baselines(results, settings, world_base, loaded or {}))
     finished = Finished(build_report(run, results, summary))
@@ -70,6 +71,20 @@ def finish(results: list[CaseResult], run: RunInfo, settings: Settings,
         return finished
     finished.paths = [json_path, md_path]
     return finished
+
+
+def over_max_tokens(results: list[CaseResult], run: RunInfo) -> OverMaxTokens | None:
+    """The model calls that ended by themselves (not at the limit, which llama.cpp may pass
+    by a token or two) with more completion tokens than the profile's max_tokens."""
+    limit = run.model.get("max_tokens")
+    if not isinstance(limit, int):
+        return None
+    counted = [call for result in results for step in result.transcripts
+               for call in step.model_calls if call.completion_tokens is not None]
+    over = [call.completion_tokens or 0 for call in counted
+            if call.finish_reason != "length" and (call.completion_tokens or 0) > limit]
+    return OverMaxTokens(max_tokens=limit, model_calls=len(over), of=len(counted),
+                         most=max(over)) if over else None
 
 
 def _baselines(results: list[CaseResult], settings: Settings, world_base: Path | None,
