@@ -364,6 +364,22 @@ def test_concurrency_under_xdist_keeps_several_loops_per_worker(project, fake_mo
     assert server.peak_in_flight > 2, server.peak_in_flight
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_xdist_workers_count_against_the_server_slots(project, fake_model, workers) -> None:
+    """llama-server with one slot: -n 2 sends two requests at once (each worker one), which
+    the preflight did not say; one worker alone is within the slot, and says nothing."""
+    server = fake_model(WEATHER_SCRIPT, props={"total_slots": 1})
+    _profile(project, server.base_url)
+    project.write("scenarios/demo.yaml", scenario(_weather_cases(4)))
+    result = project.run("--tooleval-min-cases", "1", workers=workers)
+    said = [line for line in result.outlines if "slot(s)" in line]
+    assert len(said) == workers // 2, result.outlines
+    assert all("sends 2 requests at once (-n 2 × concurrency 1) to a server with 1 slot(s)"
+               in line and "start llama-server with --parallel 2" in line for line in said)
+    preflight = project.report()["run"]["backend"]["preflight"]
+    assert preflight.get("server_slots") == (1 if workers else None)
+
+
 # ------------------------------------------------------- cache and resume across it
 
 

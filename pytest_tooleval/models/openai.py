@@ -144,6 +144,8 @@ class ServerBackend(Backend):
     forks share (only the original closes it)."""
 
     backend_name = "openai-compatible"
+    #: xdist workers on this machine: each sends ``concurrency`` requests at once.
+    workers = 1
 
     def __init__(self, profile: Profile, grammar: str = "vendor", *,
                  backoff: float = 0.5) -> None:
@@ -165,7 +167,9 @@ class ServerBackend(Backend):
 
     @classmethod
     def from_profile(cls, profile: Profile, grammar: str, *, workers: int = 1) -> Self:
-        return cls(profile, grammar)
+        backend = cls(profile, grammar)
+        backend.workers = workers
+        return backend
 
     def reseed(self, seed: int) -> None:
         if "seed" in self.sampling:
@@ -201,15 +205,20 @@ class ServerBackend(Backend):
             props = server_props(self.http, self.root_url)
             if defaults := server_defaults(props):
                 info["server_defaults"] = defaults
-            slots, wanted = props.get("total_slots"), self.profile.concurrency
+            slots, concurrency = props.get("total_slots"), self.profile.concurrency
+            wanted = concurrency * self.workers
             if type(slots) is int and 0 < slots < wanted and len(self.http.base_urls) == 1:
                 info["server_slots"] = slots  # the rest queue there, on their own clock
                 self.profile.warn(
                     f"tooleval: profile {self.profile.name!r} sends {wanted} requests at once "
-                    f"to a server with {slots} slot(s) ({self.root_url}/props): the others "
+                    + (f"(-n {self.workers} × concurrency {concurrency}) " if self.workers > 1
+                       else "")
+                    + f"to a server with {slots} slot(s) ({self.root_url}/props): the others "
                     "wait there on their timeout's clock, and time out as ERROR on a long "
-                    f"generation; set concurrency = {slots}, or start llama-server with "
-                    f"--parallel {wanted}")
+                    "generation; "
+                    + (f"set concurrency = {slots}" if self.workers == 1 else
+                       f"keep -n × concurrency at most {slots}")
+                    + f", or start llama-server with --parallel {wanted}")
             try:
                 checked = self.own_checks(info)
             except (RequestRefused, ConstraintIgnored) as error:  # vLLM: 404 to such a model

@@ -168,6 +168,19 @@ def test_concurrency_above_the_server_slots_is_named_with_the_fix() -> None:
     assert not [w for w in said if "slot" in str(w.message)]
 
 
+def test_xdist_workers_above_the_server_slots_are_named_with_the_fix() -> None:
+    """-n 2 with concurrency 1 against llama-server with one slot: two requests at once,
+    one queued on its own clock (a preflight probe stalled as 'does not stop generating'),
+    and nothing said, as each worker compared its own concurrency alone."""
+    with FakeOpenAI(props={"total_slots": 1}) as fake:
+        backend = OpenAIChatBackend.from_profile(profile(fake.base_url), "vendor", workers=2)
+        with pytest.warns(UserWarning, match=r"sends 2 requests at once \(-n 2 × concurrency "
+                          r"1\) to a server with 1 slot\(s\).*keep -n × concurrency at most "
+                          r"1, or start llama-server with --parallel 2"):
+            info = backend.preflight()
+    assert info["preflight"]["server_slots"] == 1
+
+
 def test_the_tools_probe_names_its_tool_and_ends_where_auto_would_not(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """llama-cpp-python's chatml-function-calling ignores max_tokens on tool_choice "auto"
