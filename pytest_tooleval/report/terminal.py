@@ -190,10 +190,9 @@ def summary_lines(report: Report | None, paths: list[Path],
     if over:
         lines.append(
             f"  max_tokens not honoured: {over.model_calls} of {over.of} model call(s) went "
-            f"past max_tokens = {over.max_tokens} (up to {over.most} tokens); scored as "
-            f"written, though a server that stops at {over.max_tokens} would have cut them, "
-            f"sooner. Cap it on the server (llama-server -n {over.max_tokens}); vLLM and "
-            "Ollama honour max_tokens, so a proxy in between may drop it")
+            f"past max_tokens = {over.max_tokens} (up to {over.most} tokens), scored as "
+            f"written; cap it on the server (llama-server -n {over.max_tokens}) or the "
+            "proxy in front of it")
     if summary.cases_scored and verbose:
         lines.append(f"  {interval_note(summary)}")
     lines += [f"  report: {path}" for path in paths]
