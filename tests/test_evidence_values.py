@@ -1734,6 +1734,43 @@ def test_degil_after_a_value_with_ki_and_its_noun_denies_the_value() -> None:
     assert found("15:00", "14:00'teki toplantı değil, 15:00'teki toplantı iptal edildi.", "tr")
 
 
+@pytest.mark.parametrize(("value", "answer"), [
+    ("0216 418 33 27", "Rehberdeki 0216 418 33 27 Pınar Hanım'ın numarası değil, polikliniğin "
+                       "santrali."),
+    ("0216 418 33 27", "REHBERDEKİ 0216 418 33 27 PINAR HANIM'IN NUMARASI DEĞİL."),
+    ("0216 418 33 27", "0216 418 33 27 Kaan Yıldız'ın telefonu değil."),
+    ("14:30", "14:30 doktorun randevusu değil, 15:30 olan."),
+    ("450", "450 TL odanın fiyatı değil, 540 TL."),
+])
+def test_degil_after_a_genitive_and_its_noun_denies_the_value(value: str, answer: str) -> None:
+    """"X Pınar Hanım'ın numarası değil" says X is not her number (held-out-13's uncaught
+    wrong answer); only one word could stand before değil, so it stated X."""
+    assert not found(value, answer, "tr")
+
+
+@pytest.mark.parametrize(("value", "answer"), [
+    ("0216 418 33 27", "Pınar Hanım'ın numarası 0216 418 33 27."),
+    ("0216 418 33 27", "PINAR HANIM'IN NUMARASI 0216 418 33 27."),
+    ("0216 418 33 27", "0216 418 33 27 Pınar Hanım'ın numarası, santral değil."),
+    ("0216 418 33 27", "0216 418 33 27 PINAR HANIM'IN DOĞRUDAN NUMARASI, SANTRALİN NUMARASI "
+                       "DEĞİL."),
+    ("0216 418 33 27", "Pınar Hanım'ın numarası 0216 418 33 27; polikliniğin santrali değil, "
+                       "doğrudan hattı."),
+    ("0216 418 33 27", "Pınar Hanım'a 0216 418 33 27'den ulaşabilirsiniz, bu numara santralin "
+                       "değil."),
+    ("0216 418 33 27", "Numara 0216 418 33 27 ama Selin'in cebi değil, ofis hattı."),
+    ("14:30", "Randevunuz 14:30'da, doktorun odası değil, laboratuvar."),
+    ("14:30", "RANDEVUNUZ 14:30'DA; DOKTORUN ODASI DEĞİL, LABORATUVAR."),
+    ("12.500", "Kira 12.500 TL, aidatın tutarı değil."),
+    ("486,72", "Fatura 486,72 TL; geçen ayın tutarı değil, bu ayın."),
+    ("23 Nisan", "Selin'in doğum günü 23 Nisan, Elif'in doğum günü değil."),
+    ("450", "Oda 450 TL, kahvaltının ücreti dahil değil."),
+    ("18:30", "Maç 18:30'da başlıyor, stadın kapıları değil."),
+])
+def test_a_genitive_after_the_value_s_phrase_denies_no_value(value: str, answer: str) -> None:
+    assert found(value, answer, "tr")
+
+
 def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
     """The value took the comma after it ("10:30,"), so "online" stood between it and
     değil as a unit would, and a correct answer failed."""

@@ -328,9 +328,10 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
           r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 #: A value the answer says it is not, left out of it: "not 250" (isn't 250: is not),
 #: "not at 9:00", "no longer on April 30", "never 250", "$300 instead of $500" (the $300
-#: stays); "30 kişi değil", "10'da değil", "28 Ekim'de değil", "28 Ekim 2026'da
-#: değil"; "3 Kasım yerine 5 Kasım'da", "1.200 € yerine 1.350 €" (the second stays; not
-#: "yerine getirildi", carried out, nor "yerine geçti", replaced). Not a comparison: "not
+#: stays); "30 kişi değil", "Pınar Hanım'ın numarası değil" (``_WHOSE``), "10'da değil",
+#: "28 Ekim'de değil", "28 Ekim 2026'da değil"; "3 Kasım yerine 5 Kasım'da", "1.200 €
+#: yerine 1.350 €" (the second stays; not "yerine getirildi", carried out, nor "yerine
+#: geçti", replaced). Not a comparison: "not
 #: more than 250", "not until 17:00", "15 dakikadan fazla değil" (a word other than the
 #: unit before değil); nor a value with its suffix, which ends its phrase, before another
 #: word ("14:00'te online değil": online is denied; but "14:00'teki toplantı değil" denies
@@ -340,13 +341,17 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: said again; "17 Nisan'a kadar değil" denies 17 Nisan (not with 17 Nisan at once as the other
 #: bound: ``_OTHER_BOUND``). "441.17 EUR, but that's not the amount your bank charges" denies
 #: nothing: what the caveat is about, the matcher cannot tell from what was asked.
+#: A genitive before the noun that değil denies, the value's owner: "0216 418 33 27 Pınar
+#: Hanım'ın numarası değil" (not after a conjunction: "27 ama Selin'in cebi değil").
+_WHOSE = (r"(?:(?!(?:ama|fakat|ancak|ve)\b)[^\W\d_]+\s+)?[^\W\d_]+"
+          rf"(?:{_APOSTROPHE}[^\W\d_]+)?(?<=[ıiuü]n)\s+")
 _DENIED = {
     "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
                       rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+"
                       r"(?P<idiom>\s?(?:%|percent)\s+(?:sure|certain|confident|positive))?",
                       re.IGNORECASE),),
     "tr": (re.compile(rf"(?P<pre>)[$€£₺]?\d(?:[\d.,:]*\d)?+(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
-                      rf"(?:[$€£₺]|(?!(?:fazla|az|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
+                      rf"(?:[$€£₺]|(?:{_WHOSE})?(?!(?:fazla|az|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
                       rf"{_SUFFIX}?))?(?:\s+kadar)?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
                       r"|yerine\b(?!\s+(?:getir|geç)))", re.IGNORECASE),),
 }
