@@ -1935,6 +1935,11 @@ def test_an_answer_with_a_number_longer_than_python_prints_is_read() -> None:
     ("3,6", "Deprem muhtemelen 3,6 veya 3,8 büyüklüğündeydi.", "tr"),
     ("4.37", "Pamuk weighed maybe 4.37 or 4.52 kg at the vet.", "en"),  # the unit once
     ("486,72", "Su faturası belki 486,72 ya da 468,72 TL.", "tr"),
+    ("42", "The ticket is maybe $42 or 43, the site is unclear.", "en"),  # the sign once
+    ("42", "THE TICKET IS MAYBE $42 OR 43.", "en"),
+    ("42", "Bilet belki ₺42 ya da 43.", "tr"),
+    ("42", "Bilet belki 42 TL ya da 43.", "tr"),
+    ("4.37", "She weighs maybe 4.37 kg or 4.52.", "en"),
 ])
 def test_a_value_hedged_with_another_is_not_stated(value: str, answer: str,
                                                   language: str) -> None:
@@ -1960,6 +1965,19 @@ def test_a_value_hedged_with_another_is_not_stated(value: str, answer: str,
     # "either … or" and "ya … ya da" offer a choice (scenarios/restaurants.yaml TC-11)
     ("21:45", "There's no table at 20:00; I can book either 18:30 or 21:45 instead.", "en"),
     ("21:45", "20:00 dolu; ya 18:30 ya da 21:45 için ayırabilirim.", "tr"),
+    # a unit or currency on one side only, with no doubt, or another unit on the other
+    ("42", "Tickets are $42 or 55 for the premium seats.", "en"),
+    ("42", "TICKETS ARE $42 OR 55 FOR THE PREMIUM SEATS.", "en"),
+    ("42", "You can pay $42 or 1,450 TRY at the door.", "en"),
+    ("42", "The total is probably $42 or so.", "en"),
+    ("42", "It's $42, or about 43 with shipping.", "en"),
+    ("42", "Maybe go for the $42 plan or the 55 one.", "en"),
+    ("42", "It is probably $42, or £33 if you pay in pounds.", "en"),
+    ("232.78", "It is 232.78 °C, or possibly 451 °F.", "en"),
+    ("42", "Fiyat 42 TL ya da 15 dolar.", "tr"),
+    ("42", "BİLET 42 TL YA DA 15 DOLAR.", "tr"),
+    ("42", "Muhtemelen 42 TL ya da 1,3 dolar civarı.", "tr"),
+    ("1.250", "Kira 1.250 € ya da 43.000 TL.", "tr"),
 ])
 def test_a_restatement_or_a_choice_joined_by_or_still_states_the_value(
         value: str, answer: str, language: str) -> None:

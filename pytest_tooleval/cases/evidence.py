@@ -467,14 +467,15 @@ _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SID
 
 def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
     """Whether the two sides of a ``_HEDGE`` match are a hedge: two times, or two numbers
-    shown to the same digit in the same unit, or with it written once, after both ("4.37 or
-    4.52 kg"; not a restatement: "232.78 °C, or about 233 °C", "4.37 kg, or 9.63 lb"),
+    shown to the same digit in the same unit, or with it written once ("4.37 or 4.52 kg",
+    "$42 or 43"; not a restatement: "232.78 °C, or about 233 °C", "4.37 kg, or 9.63 lb"),
     that differ in every reading and are not both the evidence's (a buying or a selling
     rate)."""
     x, y = (answer_values(match[side], language) for side in "xy")
     if x.numbers or y.numbers:
         differ = len(x.numbers) == len(y.numbers) and all(
-            a.value != b.value and a.quantum == b.quantum and a.unit in (None, b.unit)
+            a.value != b.value and a.quantum == b.quantum
+            and (a.unit == b.unit or None in (a.unit, b.unit))
             for a, b in zip(x.numbers, y.numbers, strict=True))
     else:
         differ = len(x.times) == len(y.times) == 1 and x.times != y.times
