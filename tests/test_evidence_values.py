@@ -1918,6 +1918,42 @@ def test_a_value_still_current_is_still_stated(value: str, answer: str, language
     assert found(value, answer, language)
 
 
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("532,125", "Kişi başı 532125 TL düşüyor.", "tr"),  # tr/arithmetic-time, 1935 × 1,10 / 4
+    ("532,125", "KİŞİ BAŞI 532125 TL.", "tr"),
+    ("532,125", "Kişi başı 532 125 TL.", "tr"),
+    ("532,125", "Kişi başı 532.125,00 TL.", "tr"),
+    ("5.878,125", "Toplam 5878125 TL.", "tr"),
+    ("549.571", "The total is 549571.", "en"),
+])
+def test_a_decimal_with_three_digits_is_no_thousands_group(value: str, answer: str,
+                                                           language: str) -> None:
+    """The text key joins three digits after a mark as a group (18.000 is 18000), so a
+    decimal's key (532,125 in tr is 532.125) read as the integer a thousand times it."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("532,125", "Kişi başı 532,125 TL düşüyor.", "tr"),
+    ("532,125", "KİŞİ BAŞI 532,125 TL.", "tr"),
+    ("532,125", "Kişi başı 532,13 TL.", "tr"),
+    ("532,125", "Kişi başı yaklaşık 532 lira 13 kuruş.", "tr"),
+    ("532,125", "Kişi başı 532.13 TL.", "tr"),
+    ("549.571", "The total is 549.571.", "en"),
+    ("549.571", "THE TOTAL IS 549.571 KM.", "en"),
+    ("549.571", "The total is 549.57.", "en"),
+    ("5.878,125", "Toplam 5.878,125 TL.", "tr"),
+    ("5.878,125", "Toplam 5878,13 TL.", "tr"),
+    ("5.878,125", "TOPLAM 5.878,125 TL.", "tr"),
+    ("16,093", "Mesafe 16,09 km.", "tr"),
+    ("0,125", "Oran 0,125.", "tr"),
+    ("1000.119", "It came to 1,000.119.", "en"),
+])
+def test_a_decimal_with_three_digits_is_stated_as_written_or_rounded(
+        value: str, answer: str, language: str) -> None:
+    assert found(value, answer, language)
+
+
 def test_an_answer_with_a_number_longer_than_python_prints_is_read() -> None:
     """A degenerate answer (a small model repeating a digit to max_tokens) is scored, not a
     crash: a 20,000-digit number went through str(int(...)), past Python's 4,300-digit

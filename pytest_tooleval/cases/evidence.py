@@ -591,9 +591,14 @@ def _weekday_found(want: Date, year: int, stated: Values) -> bool:
 def _read_otherwise(value: str, answer: str, language: str) -> bool:
     """The answer holds the evidence's text as another value: "10:00 pm" holds "10:00" but
     is 22:00; "eksi 12,4" holds 12,4 but is below zero (a minus in words: "-0,75" still
-    holds 0,75); "99 cents" is 0.99."""
+    holds 0,75); "99 cents" is 0.99. And any answer, where the evidence's key joined its
+    decimal mark as a group's ("532,125" in tr is 532.125, its key the 532125 of
+    "532125 TL"): the value is matched by value alone."""
     stated = answer_values(answer, language)
     for want in evidence_values(value, language):
+        if isinstance(want, Number) and want.quantum < 1 and \
+                not re.search(r"\d[.,]\d", keyed(value).loose):
+            return True
         if isinstance(want, Time) and want not in stated.times and any(
                 (got.hour % 12, got.minute) == (want.hour % 12, want.minute)
                 for got in stated.times):
