@@ -80,7 +80,7 @@ def switch_off(name: str) -> None:
     elif name == "repository":
         replace(trigger_router, "repository_frame", lambda *a: [])
     elif name == "courtesy":
-        replace(trigger_router, "is_courtesy", lambda words: False)
+        replace(trigger_router, "is_courtesy", lambda *a: False)
     else:
         raise SystemExit(f"--without: unknown mechanism {name!r}; one of {MECHANISMS}")
 

@@ -4,10 +4,14 @@ nasılsın", "thanks, that's all", "sağ ol, bu kadar").
 Such a message asks for nothing, so the learned cue (router/lexical.py) gives it no vote
 ("bu kadar", learned from many "ne kadar" look-ups, pulled closings towards web_search). A
 message counts as courtesy only when *every* word is a courtesy word, so "thanks, what's
-the weather" and "merhaba, dolar kaç" keep their votes.
+the weather" and "merhaba, dolar kaç" keep their votes. An acknowledgement of what came
+or worked ("ok got your message", "mesajını aldım sağ ol", "sağ olun, alarm çaldı") counts
+as courtesy too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 # ASCII-folded words (text.normalize), both languages: the router sees folded words.
 COURTESY_WORDS = frozenset(
@@ -33,6 +37,30 @@ COURTESY_WORDS = frozenset(
 )
 
 
-def is_courtesy(words: tuple[str, ...]) -> bool:
-    """Every word is a thanks or closing word (and there is at least one)."""
-    return bool(words) and all(word in COURTESY_WORDS for word in words)
+# Verbs of what came or worked: each acknowledges, in its clause, the word before it and the
+# word after it, with their determiners ("message received", "got your message", "mesajını
+# aldım", "alarm çaldı").
+ACKNOWLEDGING = frozenset(["got", "received", "saw", "seen", "worked", "arrived", "came", "went",
+                           "aldim", "aldik", "geldi", "caldi", "gordum", "gorduk", "calisti"])
+DETERMINERS = frozenset(["the", "a", "an", "your", "my", "our", "his", "her", "their", "this"])
+
+
+def acknowledged(words: tuple[str, ...], cuts: Sequence[int]) -> set[int]:
+    """The positions of the acknowledging verbs and the words they acknowledge; ``cuts``:
+    where the message's clauses end."""
+    found: set[int] = set()
+    for at in (at for at, word in enumerate(words) if word in ACKNOWLEDGING):
+        start = max((cut for cut in cuts if cut <= at), default=0)
+        end = min((cut for cut in cuts if cut > at), default=len(words))
+        first = next((i for i in range(at - 2, start - 1, -1) if words[i] not in DETERMINERS),
+                     start - 1) + 1
+        last = next((i for i in range(at + 1, end) if words[i] not in DETERMINERS), end - 1)
+        found.update(range(max(start, first), last + 1))
+    return found
+
+
+def is_courtesy(words: tuple[str, ...], cuts: Sequence[int] = ()) -> bool:
+    """Every word is a thanks or closing word or part of an acknowledgement (``cuts``: where
+    the message's clauses end), and there is at least one."""
+    acked = acknowledged(words, cuts)
+    return bool(words) and all(w in COURTESY_WORDS or i in acked for i, w in enumerate(words))

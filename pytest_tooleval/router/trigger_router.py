@@ -24,7 +24,7 @@ from pathlib import Path
 from pytest_tooleval.router.base import SHOWN, Router, Routing, make_room
 from pytest_tooleval.router.companions import WHY as COMPANION_WHY
 from pytest_tooleval.router.companions import with_companions
-from pytest_tooleval.router.courtesy import COURTESY_WORDS, is_courtesy
+from pytest_tooleval.router.courtesy import ACKNOWLEDGING, COURTESY_WORDS, is_courtesy
 from pytest_tooleval.router.cues import CueIndex
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import FORM_KEYS, TriggerSet
@@ -86,8 +86,8 @@ COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "stay", "stays", 
 TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
                    "would"})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
-#: A word without which no English negation or thanks governs anything (``_governed``).
-GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"})
+#: A word without which no negation, thanks or acknowledgement governs anything.
+GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"} | ACKNOWLEDGING)
 
 
 @lru_cache(maxsize=8)
@@ -364,8 +364,11 @@ class TriggerRouter(Router):
         for tool, gain, label, why in confirmed(deferred, tally.scores, text):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
-        if ruled_out or GOVERNING.intersection(text.words):
-            cuts = _cuts(message, hints)
+        governing = ruled_out or GOVERNING.intersection(text.words)
+        cuts = _cuts(message, hints) if governing else []
+        if is_courtesy(text.words, cuts):  # asks for nothing: "ok got your message"
+            ruled_out.update(SIDE_EFFECTING_BUILTINS)
+        elif governing:
             governed = _governed(text.words, cuts, spans)  # and the Turkish negated clauses:
             ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
             negated = {sum(at >= cut for cut in cuts) for at in negated_at}
@@ -443,8 +446,10 @@ class TriggerRouter(Router):
     ) -> dict[str, float]:
         """The lexical model's confident votes (posterior at or above its threshold) for
         tools nothing else scored; empty when the model is off or thinks no tool fits."""
-        text = normalize(message, language if language in self.sets else None)
-        if self.lexical is None or is_courtesy(text.words):
+        hints = language if language in self.sets else None
+        text = normalize(message, hints)
+        cuts = _cuts(message, hints) if ACKNOWLEDGING.intersection(text.words) else []
+        if self.lexical is None or is_courtesy(text.words, cuts):
             return {}  # thanks and closings ask for nothing (router/courtesy.py)
         open_places = [spec.name for spec in catalogue
                        if RULED_OUT < scores.get(spec.name, 0.0) < LEARNED_BESIDE]

@@ -177,3 +177,57 @@ def test_what_a_thanks_is_for_shows_no_tool_that_changes_the_world(
 ])
 def test_a_request_beside_a_thanks_keeps_its_tool(language: str, message: str, tool: str) -> None:
     assert tool in shown(message, language)
+
+
+ACKNOWLEDGED = [  # what came or worked is acknowledged: (language, message, the tool it showed)
+    ("en", "ok got your message", "send_message"),
+    ("en", "OK GOT YOUR MESSAGE", "git_commit"),
+    ("en", "received your message, thank you", "send_message"),
+    ("en", "got the message, thanks", "git_commit"),
+    ("en", "message received", "send_message"),
+    ("en", "MESSAGE RECEIVED", "git_commit"),
+    ("en", "got the text, thx", "send_message"),
+    ("en", "the file got saved fine, cheers", "memory_save"),
+    ("tr", "sağ olun, alarm çaldı", "reminder_add"),
+    ("tr", "SAĞ OLUN, ALARM ÇALDI", "reminder_add"),
+    ("tr", "mesajını aldım sağ ol", "send_message"),
+    ("tr", "mesajini aldim sag ol", "send_message"),
+    ("tr", "hatırlatma geldi, teşekkürler", "reminder_add"),
+    ("tr", "tamam mesajı gördüm", "git_commit"),
+    ("tr", "TAMAM MESAJI ALDIM", "send_message"),
+    ("tr", "mesaj geldi tamam", "git_commit"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), ACKNOWLEDGED)
+def test_an_acknowledgement_alone_shows_no_tool_that_changes_the_world(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    """"ok got your message" showed send_message (message*) and git_commit (a learned vote),
+    "sağ olun, alarm çaldı" reminder_add: a message that only acknowledges asks for nothing."""
+    assert normalize(message, language).text not in known_texts
+    assert tool not in shown(message, language)
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), [
+    ("en", "kaan messaged, reply to him", "send_message"),
+    ("en", "got a text from selin, tell her I'm late", "send_message"),
+    ("en", "got it, now text kaan that I'm on my way", "send_message"),
+    ("en", "GOT YOUR MESSAGE, TEXT KAAN THE ADDRESS", "send_message"),
+    ("en", "message received, forward it to selin", "send_message"),
+    ("en", "the reminder worked, set another one for friday at 9", "reminder_add"),
+    ("en", "the alarm went off, set another one for 7 tomorrow", "reminder_add"),
+    ("en", "got a message from the bank, save the code 4471", "memory_save"),
+    ("en", "got the invite, add it to my calendar friday 3pm", "calendar_add"),
+    ("en", "got it, commit the changes", "git_commit"),
+    ("tr", "mesajını aldım, ona yarın ararım de", "send_message"),
+    ("tr", "MESAJINI ALDIM, KAAN'A DA MESAJ AT", "send_message"),
+    ("tr", "alarm çaldı, yarın 7'ye bir hatırlatma daha kur", "reminder_add"),
+    ("tr", "mesaj geldi, ayşe'ye yaz geliyorum diye", "send_message"),
+    ("tr", "randevu aldım, takvime ekle salı 14:00", "calendar_add"),
+    ("tr", "tamam gördüm, şimdi dosyayı sil", "delete_file"),
+])
+def test_a_request_beside_an_acknowledgement_keeps_its_tool(
+    language: str, message: str, tool: str
+) -> None:
+    assert tool in shown(message, language)

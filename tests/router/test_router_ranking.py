@@ -174,8 +174,8 @@ def test_a_stray_cue_shows_no_tool_that_changes_the_world(message: str, language
 
 
 CUE_ONLY_MENTIONS = [  # (language, message, the tool only the cues of its own words name)
-    ("en", "thanks, I saw the reminder", "reminder_add"),
-    ("en", "NICE, THE REMINDER WORKED", "reminder_add"),
+    ("en", "thanks, the reminder sound is too loud though", "reminder_add"),
+    ("en", "NICE, I LIKE THE NEW REMINDER TONE", "reminder_add"),
     ("en", "my phone reminders are a mess honestly", "reminder_add"),
     ("en", "what does the word reminder come from", "reminder_add"),
     ("en", "see you tomorrow, print shop closes at 6 anyway", "run_python"),
@@ -189,8 +189,9 @@ def test_the_cues_of_its_name_alone_show_no_tool_that_changes_the_world(
     """A side-effecting built-in scored by cues alone, however strong (the name cue
     "reminder" 1.5; "see" and "print" of run_python's description 1.0), no trigger of its
     own matching a word, ranks as a filler, as a stray cue does: "thanks, I saw the
-    reminder" showed reminder_add first. (A trigger of its own that a longer phrase took
-    keeps the cue's place: "save it to my notes", tests/router/test_router_negation.py.)"""
+    reminder" showed reminder_add first (now an acknowledgement: router/courtesy.py). (A
+    trigger of its own that a longer phrase took keeps the cue's place: "save it to my
+    notes", tests/router/test_router_negation.py.)"""
     assert normalize(message, language).text not in known_texts
     why = ROUTER.score(message, language, CATALOGUE)[1].get(tool, [])
     assert why and all(w.startswith("cue ") for w in why), why
