@@ -339,6 +339,36 @@ def test_a_noun_alone_triggers_no_tool_that_changes_the_world(
     assert tool not in TRIGGERS_ONLY.route(message, language, CATALOGUE).tools
 
 
+@pytest.mark.parametrize(("language", "message"), [
+    ("tr", "yarın hava açık mı olacak"),
+    ("tr", "YARIN HAVA AÇIK MI OLACAK"),
+    ("tr", "yarın yağmur yağacak mı"),
+    ("tr", "yarın İzmir'de hava kaç derece"),
+    ("tr", "yarin hava nasil olacak"),
+    ("en", "will the sky be clear tonight for the meteor shower"),
+])
+def test_a_time_word_alone_asks_for_no_reminder(
+    language: str, message: str, known_texts: set[str]
+) -> None:
+    """tomorrow*, tonight* and yarın* were weak triggers of reminder_add: a weather question
+    for tomorrow showed it. A reminder is asked for by its verb ("yarın 9'da alarm kur")."""
+    assert normalize(message, language).text not in known_texts
+    assert "reminder_add" not in shown(message, language)
+
+
+@pytest.mark.parametrize(("language", "message"), [
+    ("tr", "yarın sabah 7'de uyandır beni"),
+    ("tr", "YARIN SAAT 8'DE BANA HATIRLAT"),
+    ("tr", "yarın annemi aramayı unutmayayım"),
+    ("en", "remind me tomorrow to take the bins out"),
+    ("en", "tonight at 10 ping me to lock the door"),
+    ("en", "don't let me forget the passport tomorrow"),
+    ("en", "tomorrow 8am: call the bank"),
+])
+def test_a_reminder_for_tomorrow_is_still_shown(language: str, message: str) -> None:
+    assert "reminder_add" in shown(message, language)
+
+
 @pytest.mark.parametrize(("message", "tool", "asked"), [
     ("will it be clear saturday morning in izmir?", "calendar_delete", False),
     ("WILL THE SKY BE CLEAR FRIDAY NIGHT FOR THE METEOR SHOWER", "calendar_delete", False),
