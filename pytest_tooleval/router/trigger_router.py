@@ -77,8 +77,8 @@ CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 # ("hatırlatma için teşekkürler"). The side-effecting tools named there are ruled out too.
 THANKS = ("thanks", "thank", "cheers")
 # After a copula, the phrase of a tool that changes the world read as a bare verb is an
-# adjective: "will it be clear friday" asks for no day to be cleared ("clear friday*",
-# calendar_delete); a participle is news to act on ("has been changed to 4471").
+# adjective: "will it be clear friday", "is it clear monday" ask for no day to be cleared
+# ("clear friday*", calendar_delete); a participle is news to act on ("has been changed").
 COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "stay", "stays", "remain",
                      "remains", "look", "looks"})
 # Where a negated or thanked span ends short of its clause: a turn to what is asked
@@ -289,7 +289,9 @@ class TriggerRouter(Router):
             )
             candidates = [m for m in candidates if not (
                 set_language == "en" and m.start and m.end - m.start > 1
-                and text.words[m.start - 1] in COPULAS and not text.words[m.start].endswith("ed")
+                and (text.words[m.start - 1] in COPULAS or (m.start > 1 and text.words[
+                    m.start - 2] in COPULAS and text.words[m.start - 1] in SUBJECTS))
+                and not text.words[m.start].endswith("ed")
                 and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets)
                 and m.start not in _cuts(message, hints))]  # not "the plan is: clear friday"
             matched.update(t.tool for m in candidates for t in m.pattern.targets)

@@ -373,6 +373,12 @@ def test_a_reminder_for_tomorrow_is_still_shown(language: str, message: str) -> 
     ("will it be clear saturday morning in izmir?", "calendar_delete", False),
     ("WILL THE SKY BE CLEAR FRIDAY NIGHT FOR THE METEOR SHOWER", "calendar_delete", False),
     ("hope it stays clear sunday afternoon for the picnic", "calendar_delete", False),
+    ("is it clear monday or is it going to rain", "calendar_delete", False),  # inverted
+    ("IS IT CLEAR MONDAY OR IS IT GOING TO RAIN", "calendar_delete", False),
+    ("was it clear sunday morning up on the mountain?", "calendar_delete", False),
+    ("are we clear friday night for stargazing, weather-wise?", "calendar_delete", False),
+    ("is it possible to clear monday?", "calendar_delete", True),
+    ("this is urgent clear my friday", "calendar_delete", True),
     ("can you clear friday afternoon", "calendar_delete", True),
     ("the plan is: clear friday afternoon so I can rest", "calendar_delete", True),  # a colon
     ("MY ONE ASK FOR TODAY IS: CLEAR THE WEEKEND", "calendar_delete", True),
@@ -381,7 +387,8 @@ def test_a_reminder_for_tomorrow_is_still_shown(language: str, message: str) -> 
 def test_after_a_copula_a_verb_phrase_is_an_adjective(
     message: str, tool: str, asked: bool, known_texts: set[str]
 ) -> None:
-    """"be clear friday" is the weather, not "clear friday" of calendar_delete."""
+    """"be clear friday", "is it clear monday" are the weather, not "clear friday" of
+    calendar_delete."""
     assert normalize(message, "en").text not in known_texts
     assert (tool in shown(message, "en")) is asked
 
