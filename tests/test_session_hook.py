@@ -89,17 +89,23 @@ def test_the_hooks_session_serves_requires_cases_and_the_report(project, workers
     assert project.cases()["add"].transcripts[0].attempts[0].result == "12345"
 
 
-def test_a_hook_returning_the_wrong_type_is_told_how_to_fix_it(project) -> None:
+@pytest.mark.parametrize("order", ["auto", "collection"])
+def test_a_hook_returning_the_wrong_type_is_told_how_to_fix_it(project, order) -> None:
+    """It was a collection error with the harness's frames ('runtime.py:99: in session',
+    'raise pytest.UsageError(') naming pytest_tooleval.engine.session.ModelSession."""
     project.pytester.makeconftest("""
 def pytest_tooleval_make_session(config, settings, profile):
     return object()
 """)
     project.write("benchmarks/b.json", {"name": "b", "requires": ["x"], "cases": [
         {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello"}]}]})
-    result = project.run(*HOOK_ARGS)
+    result = project.run(*HOOK_ARGS, "--tooleval-order", order)
     output = result.stdout.str() + result.stderr.str()
-    assert "it must return a pytest_tooleval.engine.session.ModelSession" in output
-    assert "Traceback" not in output
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["! Interrupted: *: pytest_tooleval_make_session returned a "
+                                 "builtins.object; it must return a pytest_tooleval.ModelSession "
+                                 "(or None for the built-in session). See docs/usage.md, *"])
+    assert "Traceback" not in output and "raise " not in output and ".py:" not in output
 
 
 def test_overriding_the_fixture_is_refused_with_the_way_out(project, fake_model) -> None:

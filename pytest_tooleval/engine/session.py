@@ -35,6 +35,7 @@ from pytest_tooleval.tools.base import (
     ToolSpec,
     call_extension,
     extension_name,
+    type_name,
 )
 from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S
 from pytest_tooleval.tools.inline import InlineToolProvider
@@ -119,8 +120,8 @@ class ModelSession:
             made = factory()
             if not isinstance(made, Backend):
                 raise ConfigurationError(
-                    f"the session's backend_factory made a {type(made).__module__}."
-                    f"{type(made).__qualname__}; a backend must subclass pytest_tooleval.Backend "
+                    f"the session's backend_factory made a {type_name(made)}; a backend "
+                    "must subclass pytest_tooleval.Backend "
                     "(which gives preflight, case_scope, fork and close their defaults)")
             self._backend = made
         return self._backend

@@ -26,7 +26,7 @@ from pytest_tooleval.run import RESUMED_KEY, WORLD_BASE_KEY
 from pytest_tooleval.run.lanes import Lanes, start_lanes, upcoming
 from pytest_tooleval.run.score import case_identity, score_run
 from pytest_tooleval.run.shard import ShardError, parse_shard
-from pytest_tooleval.tools.base import ConfigurationError, describe_providers
+from pytest_tooleval.tools.base import ConfigurationError, describe_providers, type_name
 from pytest_tooleval.tools.builtin.provider import unavailable_tools
 from pytest_tooleval.tools.python import python_providers, tools_in_module
 from pytest_tooleval.wiring import build_session
@@ -96,10 +96,9 @@ class Runtime:
             if made is None:
                 made = self._builtin_session()
             elif not isinstance(made, ModelSession):
-                raise pytest.UsageError(
-                    "pytest_tooleval_make_session returned "
-                    f"{type(made).__module__}.{type(made).__name__}; it must return a "
-                    "pytest_tooleval.engine.session.ModelSession (or None for the built-in "
+                raise ConfigurationError(
+                    f"pytest_tooleval_make_session returned a {type_name(made)}; it must "
+                    "return a pytest_tooleval.ModelSession (or None for the built-in "
                     "session). See docs/usage.md, 'Your own model session'."
                 )
             self._session = made

@@ -93,6 +93,16 @@ def extension_name(owner: object) -> str | None:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def type_name(value: object) -> str:
+    """``value``'s class as a message names it: ``pytest_tooleval.X`` for the public API's."""
+    import pytest_tooleval
+
+    cls, name = type(value), type(value).__name__
+    if name in pytest_tooleval.__all__ and getattr(pytest_tooleval, name) is cls:
+        return f"pytest_tooleval.{name}"
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def call_extension(error: type[Exception], owner: object, method: str, fix: str,
                    function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, a method of ``owner``: an extension's exception other than

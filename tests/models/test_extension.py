@@ -105,7 +105,10 @@ def test_a_backend_that_is_not_a_backend_subclass_is_refused_with_the_fix() -> N
     with pytest.raises(ConfigurationError, match=r"made a \S*test_extension\.DuckTyped; "
                        r"a backend must subclass pytest_tooleval\.Backend"):
         session.preflight()
-
+    session = ModelSession(backend_factory=lambda: ModelTurn(content="ok"), providers=[],
+                           router_factory=lambda case_file: None)
+    with pytest.raises(ConfigurationError, match=r"made a pytest_tooleval\.ModelTurn; "):
+        session.preflight()  # the public name, not pytest_tooleval.models.base.ModelTurn
 
 
 def test_a_server_backend_of_a_plugin_kind_without_base_url_names_the_profile() -> None:
