@@ -75,15 +75,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _select(config, items)
     runtime = runtime_of(config)
-    if not runtime.settings.check and ordering.wanted(config, runtime.settings, runtime.profile):
-        from pytest_tooleval.collect import CaseItem
-        from pytest_tooleval.tools.base import ConfigurationError
+    from pytest_tooleval.collect import CaseItem
+    from pytest_tooleval.tools.base import ConfigurationError
 
-        # Ordering builds the session: only when there are cases to order.
-        if sum(isinstance(item, CaseItem) for item in items) < 2:
-            return
-        # A broken configuration is already a collection error; the order stays.
-        with contextlib.suppress(ConfigurationError):
+    # Ordering builds the session: only when there are cases to order.
+    if runtime.settings.check or sum(isinstance(item, CaseItem) for item in items) < 2:
+        return
+    # A broken configuration is already a collection error; the order stays.
+    with contextlib.suppress(ConfigurationError):
+        if ordering.wanted(config, runtime):
             items[:] = ordering.prefix_order(items, runtime.session(),
                                              lambda item: isinstance(item, CaseItem))
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import pytest
+
 from pytest_tooleval.router.base import Routing
 from pytest_tooleval.run.ordering import prefix_order
 from tests.conftest import scenario
@@ -107,3 +109,56 @@ def test_a_project_s_own_tests_never_build_a_session(pytester) -> None:
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     assert not (pytester.path / "session-made").exists()
+
+
+ROUTED_SESSION = '''
+from pytest_tooleval import Backend, ModelSession, ModelTurn, Router, Routing, ToolProvider, \\
+    ToolResult, ToolSpec
+
+
+class Polite(Backend):
+    prefix_order = {reuses}
+
+    def complete(self, messages, tools):
+        return ModelTurn(content="You are welcome.")
+
+
+class Two(ToolProvider):
+    source = "two"
+
+    def list_tools(self):
+        return [ToolSpec(name, name, {{"type": "object", "properties": {{}}}}, self.source)
+                for name in ("alpha", "beta")]
+
+    def call(self, name, arguments):
+        return ToolResult("done")
+
+
+class ByWord(Router):
+    def route(self, message, language, catalogue, keep=()):
+        return Routing(tools=[spec.name for spec in catalogue if spec.name in message])
+
+
+def pytest_tooleval_make_session(config, settings, profile):
+    return ModelSession(backend_factory=Polite, providers=[Two()],
+                        router_factory=lambda case_file: ByWord())
+'''
+
+
+@pytest.mark.parametrize(("reuses", "model", "order"), [
+    (False, "smollm2-135m", ["c1", "c2", "c3", "c4"]),  # the profile's backend reuses
+    (True, "fake", ["c2", "c4", "c1", "c3"]),  # the profile's is served
+])
+def test_auto_asks_the_hook_session_s_backend_not_the_profile_s(project, reuses, model,
+                                                                order) -> None:
+    """``auto`` ordered by the profile's backend class (the embedded model's prefix order for
+    a hook session that reuses nothing, and none for one that does)."""
+    project.profile("http://127.0.0.1:9/v1")
+    project.pytester.makeconftest(ROUTED_SESSION.format(reuses=reuses))
+    project.write("scenarios/demo.yaml", scenario([
+        {"name": f"c{i}", "category": "irrelevance", "steps": [{"message": f"no {word}"}]}
+        for i, word in enumerate(["beta", "alpha", "beta", "alpha"], 1)], tools=[]))
+    result = project.run("--model", model, "--grammar", "off", "-v")
+    ran = [line.split("::")[1].split()[0] for line in result.stdout.lines
+           if "::" in line and "PASSED" in line]
+    assert ran == order, result.stdout.str()

@@ -18,8 +18,7 @@ from pytest_tooleval.models.registry import backend_class, grammar_mode
 from pytest_tooleval.router.base import routed
 
 if TYPE_CHECKING:
-    from pytest_tooleval.config import Settings
-    from pytest_tooleval.models.profiles import Profile
+    from pytest_tooleval.run.runtime import Runtime
 
 ORDERS = ("auto", "prefix", "collection")
 
@@ -32,12 +31,16 @@ def add_option(parser: pytest.Parser) -> None:
         "such as the embedded model; the default)")
 
 
-def wanted(config: pytest.Config, settings: Settings, profile: Profile) -> bool:
+def wanted(config: pytest.Config, runtime: Runtime) -> bool:
     """Whether to order: ordering builds the session, so under ``--collect-only`` only when
-    asked for. A backend that cannot be had is its cases' error later."""
+    asked for. ``auto`` asks the backend class: of a hook's session, its ``backend_factory``
+    (a class); else the profile's. A backend that cannot be had is its cases' error later."""
     order = str(config.getoption("tooleval_order", "auto"))
     if order != "auto" or config.option.collectonly:
         return order == "prefix"
+    session, settings, profile = runtime.session(), runtime.settings, runtime.profile
+    if runtime.session_source != "builtin":
+        return bool(getattr(session.backend_factory, "prefix_order", False))
     try:
         return backend_class(profile.kind, grammar_mode(settings, profile)).prefix_order
     except BackendConfigError:

@@ -71,16 +71,19 @@ def test_the_backend_class_decides_prefix_order(monkeypatch) -> None:
         return SimpleNamespace(getoption=lambda name, default: order,
                                option=SimpleNamespace(collectonly=collectonly))
 
-    settings = SimpleNamespace(grammar=None)
-    mine = Profile(name="m", kind="reuses")
-    assert wanted(config(), settings, mine)
-    assert not wanted(config(collectonly=True), settings, mine)
-    assert not wanted(config("collection"), settings, mine)
-    served = Profile(name="s", base_url="http://127.0.0.1:9/v1")
-    assert not wanted(config(), settings, served)
-    assert wanted(config("prefix"), settings, served)
+    def runtime(profile: Profile, grammar: str | None = None) -> Any:
+        return SimpleNamespace(session=lambda: None, session_source="builtin", profile=profile,
+                               settings=SimpleNamespace(grammar=grammar))
+
+    mine = runtime(Profile(name="m", kind="reuses"))
+    assert wanted(config(), mine)
+    assert not wanted(config(collectonly=True), mine)
+    assert not wanted(config("collection"), mine)
+    served = runtime(Profile(name="s", base_url="http://127.0.0.1:9/v1"))
+    assert not wanted(config(), served)
+    assert wanted(config("prefix"), served)
     # No backend for the mode: the cases say so later; collection keeps its order.
-    assert not wanted(config(), SimpleNamespace(grammar="vendor"), Profile(name="e", kind="llama"))
+    assert not wanted(config(), runtime(Profile(name="e", kind="llama"), "vendor"))
 
 
 def test_a_backend_without_fork_says_why_the_run_stays_at_one() -> None:
