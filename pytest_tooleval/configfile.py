@@ -6,6 +6,7 @@ wins (``tooleval.toml`` within a folder); farther ones are named in a warning, n
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,30 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
         return FoundConfig(None, {})
     (path, table), rest = candidates[0], candidates[1:]
     return FoundConfig(path, table, tuple(other for other, _ in rest))
+
+
+_KEY_PART = re.compile(r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)')
+
+
+def table_line(path: Path, *table: str) -> int:
+    """The line of ``path`` that defines the table ``table`` (``"models", NAME``; under
+    ``[tool.tooleval]`` in a pyproject.toml): its ``[header]``, or a dotted key or inline
+    table within a parent table; 1 when none does."""
+    wanted = [*(("tool", "tooleval") if path.name == PYPROJECT else ()), *table]
+    header: list[str] = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        text = text.partition("#")[0].strip()
+        if text.startswith("["):
+            key = header = _key(text.strip("[]"))
+        else:
+            key = header + _key(text.partition("=")[0])
+        if key[:len(wanted)] == wanted:
+            return number
+    return 1
+
+
+def _key(text: str) -> list[str]:
+    return ["".join(part) for part in _KEY_PART.findall(text)]
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

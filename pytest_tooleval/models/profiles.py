@@ -6,13 +6,13 @@ overrides a built-in profile of the same name field by field.
 
 from __future__ import annotations
 
-import re
 import warnings
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from pytest_tooleval.configfile import table_line
 from pytest_tooleval.hints import did_you_mean
 from pytest_tooleval.models.registry import unknown_kind
 
@@ -210,12 +210,7 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path,
         )
     profile = _profile(name, fields, {} if user is None else user, where)
     if user is not None and config_file is not None and config_file.is_file():
-        # Its [table] header, spaced or quoted any way (a name with a dot is quoted); an
-        # inline table or dotted keys: the file's first line.
-        lines = config_file.read_text(encoding="utf-8").splitlines()
-        line = next((number for number, text in enumerate(lines, 1)
-                     if re.sub(r"[\s\"']", "", text).startswith(table)), 1)
-        profile._table_at = (str(config_file), line)
+        profile._table_at = (str(config_file), table_line(config_file, "models", name))
     if profile.kind == "openai" and not profile.base_url:
         raise ProfileError(
             f"{where}: base_url is required (for example "

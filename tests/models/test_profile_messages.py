@@ -181,6 +181,13 @@ def test_the_warnings_show_once_in_a_run(project, fake_model, monkeypatch) -> No
     ("tooleval.toml", 'repeat = 1\n\n[ models . "qwen3.5" ]  # mine\nbase_url = "http://h/v1"\n'),
     ("pyproject.toml", '[tool.tooleval]\nrepeat = 1\n[tool.tooleval.models."qwen3.5"]\n'
      'base_url = "http://h/v1"\n'),
+    # an inline table, dotted keys: line 1 ('repeat = 1', '[project]')
+    ("tooleval.toml", 'repeat = 1\n[models]\n"qwen3.5" = { base_url = "http://h/v1" }\n'),
+    ("tooleval.toml", 'repeat = 1\n[models]  # mine\n"qwen3.5".base_url = "http://h/v1"\n'),
+    ("tooleval.toml", '[models."qwen3.5.1"]\nbase_url = "http://h/v1"\n'
+     '[models."qwen3.5"]\nbase_url = "http://h/v1"\n'),
+    ("pyproject.toml",
+     '[project]\n[tool.tooleval]\nmodels . "qwen3.5" = { base_url = "http://h/v1" }\n'),
 ])
 def test_a_warning_points_at_the_line_that_defines_the_profile(file: str, text: str,
                                                                tmp_path: Path) -> None:
