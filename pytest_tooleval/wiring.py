@@ -87,7 +87,7 @@ def configured_providers(
     try:
         providers += python_tool_providers(settings, conftests)
         if settings.mcp_servers:
-            providers += mcp_providers(settings.mcp_servers, settings.config_dir)
+            providers += mcp_providers(settings.mcp_servers, settings.config_file)
     except (McpConfigError, PythonToolError) as exc:
         raise ConfigurationError(str(exc)) from None
     return providers

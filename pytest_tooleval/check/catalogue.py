@@ -118,7 +118,7 @@ def _mcp_providers(
                           f"cached tool list of {cached.listed_at}"
                           + (f", {cached.server_info}" if cached.server_info else "")))
             continue
-        provider = mcp_providers({name: config}, settings.config_dir)[0]
+        provider = mcp_providers({name: config}, settings.config_file)[0]
         opened.append(provider)
         try:
             provider.start()

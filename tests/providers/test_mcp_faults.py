@@ -278,6 +278,21 @@ def test_a_tool_whose_input_schema_is_no_object_is_left_out_alone(schema: str) -
         provider.close()
 
 
+def test_a_refused_tool_s_warning_points_at_the_server_s_table(project, fake_model) -> None:
+    """pytest's warnings summary put it at pytest_tooleval/tools/mcp/provider.py:138,
+    quoting 'self.start()', a line of the harness."""
+    project.profile(fake_model([Rule("thanks", [answer("You are welcome.")])]))
+    _toy(project, [sys.executable, "-c", BAD_SCHEMA, '{"type": "string"}'], prefix="s_")
+    project.write("benchmarks/f.json", {"name": "f", "language": "en", "requires": ["s_good"],
+                                        "cases": [CASES["cases"][1]]})
+    result = project.run()
+    summary = result.stdout.str().partition("warnings summary")[2].partition("-- Docs")[0]
+    lines = (project.path / "tooleval.toml").read_text().splitlines()
+    assert f"tooleval.toml:{lines.index('[mcp.toy]') + 1}: UserWarning: tooleval: MCP server " \
+           "'toy': not offered to the model: 's_bad'" in summary, summary
+    assert "[mcp.toy]" in summary and "pytest_tooleval" not in summary
+
+
 def test_a_per_run_server_that_died_is_started_again_for_the_next_case(
         project, fake_model) -> None:
     """It stayed dead: every later case that called it was ERROR ('went away during a

@@ -28,7 +28,7 @@ def _pid(provider: McpToolProvider) -> str:
 
 def test_per_case_restarts_a_server_the_previous_case_called(tmp_path: Path) -> None:
     tag = new_tag()
-    provider = McpToolProvider("toy", toy_config(tag, prefix="toy_"), tmp_path)
+    provider = McpToolProvider("toy", toy_config(tag, prefix="toy_"), tmp_path / "tooleval.toml")
     try:
         provider.begin_case(CASE)
         first = _pid(provider)
@@ -44,7 +44,8 @@ def test_per_case_restarts_a_server_the_previous_case_called(tmp_path: Path) -> 
 
 
 def test_a_case_that_did_not_call_the_server_costs_no_restart(tmp_path: Path) -> None:
-    provider = McpToolProvider("toy", toy_config(new_tag(), prefix="toy_"), tmp_path)
+    provider = McpToolProvider("toy", toy_config(new_tag(), prefix="toy_"),
+                               tmp_path / "tooleval.toml")
     try:
         provider.start()
         provider.begin_case(CASE)
@@ -71,7 +72,7 @@ def test_reset_runs_only_after_a_case_that_called_the_server(tmp_path: Path) -> 
              "if p.exists() else 'x')"
     config = toy_config(new_tag(), prefix="toy_", isolation="per-run", cwd=str(tmp_path),
                         reset=[sys.executable, "-c", script])
-    provider = McpToolProvider("toy", config, tmp_path)
+    provider = McpToolProvider("toy", config, tmp_path / "tooleval.toml")
     try:
         provider.start()
         provider.begin_case(CASE)
@@ -86,7 +87,7 @@ def test_reset_runs_only_after_a_case_that_called_the_server(tmp_path: Path) -> 
 def test_a_failing_reset_is_infrastructure(tmp_path: Path) -> None:
     config = toy_config(new_tag(), prefix="toy_", isolation="per-run",
                         reset=[sys.executable, "-c", "import sys; sys.exit('cannot reset')"])
-    provider = McpToolProvider("toy", config, tmp_path)
+    provider = McpToolProvider("toy", config, tmp_path / "tooleval.toml")
     try:
         provider.call("toy_echo", {"text": "hi"})
         for _ in range(2):  # a case that does not call the server is not held up by it;
@@ -100,7 +101,7 @@ def test_a_failing_reset_is_infrastructure(tmp_path: Path) -> None:
 
 def test_describe_carries_the_handshake_and_the_tools_are_cached(tmp_path: Path) -> None:
     config = toy_config(new_tag(), prefix="toy_")
-    provider = McpToolProvider("toy", config, tmp_path)
+    provider = McpToolProvider("toy", config, tmp_path / "tooleval.toml")
     try:
         specs = provider.list_tools()
         described = provider.describe()

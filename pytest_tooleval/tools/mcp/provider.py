@@ -11,6 +11,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_tooleval.configfile import table_line
 from pytest_tooleval.tools.base import (
     CaseContext,
     ProviderError,
@@ -44,16 +45,17 @@ class McpToolProvider(ToolProvider):
 
     Failures to start, crashes, hangs and protocol errors raise ``ProviderError``; a
     result with ``isError`` and an "invalid params" error (-32602) are error results the
-    model sees. ``base_dir`` (the configuration's folder) is where the tool list is cached
-    and where a ``reset`` of a URL server runs.
+    model sees. ``config_file`` is where its warnings point; its folder is where the tool
+    list is cached and where a ``reset`` of a URL server runs.
     """
 
     def __init__(self, name: str, config: McpServerConfig,
-                 base_dir: Path | None = None) -> None:
+                 config_file: Path | None = None) -> None:
         self.name = name
         self.config = config
         self.source = f"mcp:{name}"
-        self.base_dir = base_dir
+        self.config_file = config_file
+        self.base_dir = config_file.parent if config_file else None
         # The connection gives a call call_timeout + 5 s before it names the server as hung;
         # the catalogue's wall clock for its calls is never shorter than that.
         self.call_limit_s = config.call_timeout + 10
@@ -103,9 +105,13 @@ class McpToolProvider(ToolProvider):
                 )
             )
         if self.refused:
-            warnings.warn(f"tooleval: MCP server {self.name!r}: not offered to the model: "
-                          + "; ".join(f"{name!r} ({why})" for name, why in self.refused.items()),
-                          stacklevel=2)
+            message = (f"tooleval: MCP server {self.name!r}: not offered to the model: "
+                       + "; ".join(f"{name!r} ({why})" for name, why in self.refused.items()))
+            if self.config_file is None:
+                warnings.warn(message, stacklevel=2)
+            else:  # at the server's table, not at a line of the harness
+                warnings.warn_explicit(message, UserWarning, str(self.config_file),
+                                       table_line(self.config_file, "mcp", self.name))
         self._write_cache()
 
     def _connect(self) -> tuple[list[Any], dict[str, str]]:
@@ -244,8 +250,8 @@ class McpToolProvider(ToolProvider):
 
 
 def mcp_providers(
-    configs: dict[str, McpServerConfig], base_dir: Path | None = None
+    configs: dict[str, McpServerConfig], config_file: Path | None = None
 ) -> list[McpToolProvider]:
     """Providers for the enabled servers, not yet started (call ``start()`` on each)."""
-    return [McpToolProvider(name, config, base_dir) for name, config in configs.items()
+    return [McpToolProvider(name, config, config_file) for name, config in configs.items()
             if config.enabled]
