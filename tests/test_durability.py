@@ -285,6 +285,34 @@ def pytest_tooleval_run_metadata(config, metadata):
     assert len(journal.cases) == 3 and journal.end is not None and journal.end["complete"]
 
 
+def test_a_ctrl_c_while_the_reports_are_written_lets_them_be_written(project,
+                                                                    fake_model) -> None:
+    """Ctrl-C after the last case, while the reports were written (the heavy modules they
+    import, a metadata hook): a traceback, exit 130, no report.json, no end record. The
+    first Ctrl-C is held off as SIGTERM is; a second one stops."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(3)))
+    project.write("conftest.py", """
+import pathlib, time
+def pytest_tooleval_run_metadata(config, metadata):
+    pathlib.Path("writing").touch()
+    time.sleep(2)
+""")
+    process = spawn(project, 0)
+    deadline = time.monotonic() + 120
+    while not (project.path / "writing").exists():
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    os.kill(process.pid, signal.SIGINT)
+    output = process.communicate(timeout=120)[0].decode()
+    assert process.returncode == 0, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert "tooleval: writing the reports (Ctrl-C again stops without them)" in output
+    assert project.report()["run"]["interrupted"] is None
+    journal = read_journal(_journal_path(project))
+    assert len(journal.cases) == 3 and journal.end is not None and journal.end["complete"]
+
+
 def test_a_crashed_xdist_worker_is_an_error_not_a_failure(project, fake_model) -> None:
     """An xdist worker dies mid-case: the report said ERROR (crash), but pytest's own
     lines said "FAILED" and "2 failed", counting the machine's failure as the model's."""

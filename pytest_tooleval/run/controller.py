@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -91,8 +92,9 @@ class Controller:
         #: What pytest's interruption said; empty for a plain Ctrl-C.
         self.interrupt_message = ""
         self._previous_handler: Any = None
+        self._previous_sigint: Any = None
         self._begun = False
-        #: The run's end has begun: SIGTERM no longer interrupts it.
+        #: The run's end has begun: SIGTERM no longer interrupts it, nor a first Ctrl-C.
         self.finishing = False
         self.report: Report | None = None
         self.paths: list[Path] = []
@@ -230,9 +232,20 @@ class Controller:
     def pytest_sessionfinish(self) -> None:
         self.finishing = True
 
+        def on_sigint(signum: int, frame: Any) -> None:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # a second one stops
+            print("\ntooleval: writing the reports (Ctrl-C again stops without them)",
+                  file=sys.stderr, flush=True)
+
+        with contextlib.suppress(ValueError, OSError):
+            self._previous_sigint = signal.signal(signal.SIGINT, on_sigint)
+
     def unconfigure(self) -> None:
-        """The end of this pytest session: the report folder and SIGTERM let go."""
+        """The end of this pytest session: the report folder, SIGTERM and SIGINT let go."""
         self.journal.release()
+        if self._previous_sigint is not None:
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(signal.SIGINT, self._previous_sigint)
         if self._previous_handler is not None:
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(signal.SIGTERM, self._previous_handler)
