@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tooleval.models.base import BackendConfigError
+from pytest_tooleval.models.base import Backend, BackendConfigError
 from pytest_tooleval.models.registry import backend_class, grammar_mode
 from pytest_tooleval.router.base import routed
 
@@ -40,7 +40,8 @@ def wanted(config: pytest.Config, runtime: Runtime) -> bool:
         return order == "prefix"
     session, settings, profile = runtime.session(), runtime.settings, runtime.profile
     if runtime.session_source != "builtin":
-        return bool(getattr(session.backend_factory, "prefix_order", False))
+        factory = session.backend_factory
+        return isinstance(factory, type) and issubclass(factory, Backend) and factory.prefix_order
     try:
         return backend_class(profile.kind, grammar_mode(settings, profile)).prefix_order
     except BackendConfigError:
