@@ -657,6 +657,58 @@ def test_times_in_words(value: str, right: str, wrong: str, language: str) -> No
     assert not found(value, wrong, language), wrong
 
 
+NIGHT_THREE = ["03:00", "03.00", "gece 3", "sabaha karşı 3", "saat 3"]
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer", "language"),
+    [
+        (NIGHT_THREE, "Londra'da gece yarısıyken Pekin'de öğlen 3 olmuyor mu, yani 15:00?", "tr"),
+        (NIGHT_THREE, "Kargo öğleden sonra saat 3'te teslim edilecek.", "tr"),
+        (NIGHT_THREE, "Toplantı ikindi 3'te başlıyor.", "tr"),
+        (["03:00", "03.00"], "Uçak öğleden sonra 3'te iniyor.", "tr"),
+        (["09:00", "09.00"], "Sinema akşam 9'da başlıyor.", "tr"),
+        (["09:00", "09.00"], "Son otobüs gece 9'da kalkıyor.", "tr"),
+        (["09:00", "09.00", "saat 9"], "Son seans akşam saat 9'da.", "tr"),
+        (["10:00", "10.00"], "The call is at 10 pm.", "en"),
+        (["10:00", "10.00"], "The shuttle leaves at ten in the evening.", "en"),
+        (["9 am"], "The pharmacy opens at 9 pm.", "en"),
+    ],
+)
+def test_an_hour_stated_only_in_the_other_half_of_the_day_is_not_stated(
+        evidence: list[str], answer: str, language: str) -> None:
+    """A dotted time (03.00) is a time, not the number whose 3 "öğlen 3" holds; nor is the
+    text "saat 3" in "öğleden sonra saat 3" 03:00."""
+    assert not evidence_found(evidence, answer, language), answer
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer", "language"),
+    [
+        (NIGHT_THREE, "Tokyo'da öğlen 12 iken İstanbul'da sabaha karşı 6; sabah 9'da ise gece 3.",
+         "tr"),
+        (NIGHT_THREE, "İstanbul'da saat gece 3 olur.", "tr"),
+        (NIGHT_THREE, "O SIRADA İSTANBUL'DA SABAHA KARŞI 3 OLUYOR.", "tr"),
+        (["03:00"], "İstanbul'da sabaha karşı 3'te.", "tr"),
+        (["03:00"], "İstanbul'da gece saat 3'te.", "tr"),
+        (["15:00", "15.00"], "Kargo öğleden sonra 3'te geliyor.", "tr"),
+        (["15:00"], "Kargo ÖĞLEN 3'TE geliyor.", "tr"),
+        (["15:00"], "Toplantı öğle 3'te.", "tr"),
+        (["15:00"], "Veli toplantısı ikindi 3'te.", "tr"),
+        (["21:00", "21.00"], "Maç akşam 9'da.", "tr"),
+        (["21:00"], "MAÇ AKŞAM SAAT 9'DA.", "tr"),
+        (["09:00", "09.00"], "Kurs sabah 9'da başlıyor.", "tr"),
+        (["09:00", "9 am"], "The clinic opens at 09:00.", "en"),
+        (["9 am"], "It opens at 9 in the morning.", "en"),
+        (["10:00", "10.00"], "THE CALL IS AT 10 AM.", "en"),
+        (["03:00", "03.00"], "In Istanbul it is 3 a.m. then.", "en"),
+    ],
+)
+def test_an_hour_with_its_day_part_states_the_time(evidence: list[str], answer: str,
+                                                   language: str) -> None:
+    assert evidence_found(evidence, answer, language), answer
+
+
 def test_a_duration_in_buçuk_is_no_clock_time() -> None:
     assert not found("02:30", "Yol iki buçuk saat sürdü.", "tr")
     assert found("2,5", "Yol iki buçuk saat sürdü.", "tr")

@@ -599,9 +599,7 @@ def _read_otherwise(value: str, answer: str, language: str) -> bool:
         if isinstance(want, Number) and want.quantum < 1 and \
                 not re.search(r"\d[.,]\d", keyed(value).loose):
             return True
-        if isinstance(want, Time) and want not in stated.times and any(
-                (got.hour % 12, got.minute) == (want.hour % 12, want.minute)
-                for got in stated.times):
+        if isinstance(want, Time) and _other_half(want, stated):
             return True
         if isinstance(want, Number) and want.value and \
                 not any(same_number(want, got) for got in stated.numbers) and \
@@ -609,6 +607,13 @@ def _read_otherwise(value: str, answer: str, language: str) -> bool:
                     MINUS_WORD.search(stated.spoken)) for got in stated.numbers):
             return True
     return False
+
+
+def _other_half(want: Time, stated: Values) -> bool:
+    """The answer states ``want``'s hour only in the other half of the day (15:00, öğlen 3,
+    3 pm for 03:00)."""
+    return want not in stated.times and any(
+        (got.hour % 12, got.minute) == (want.hour % 12, want.minute) for got in stated.times)
 
 
 def value_found(value: str, answer: str, language: str = "en") -> bool:
@@ -623,6 +628,8 @@ def value_found(value: str, answer: str, language: str = "en") -> bool:
     if not wanted:
         return False
     stated = answer_values(answer, language)
+    if any(isinstance(want, Time) and _other_half(want, stated) for want in wanted):
+        return False  # 03.00 is 03:00, not the 3 of "öğlen 3"
     for want in wanted:
         if isinstance(want, Number):
             percent = _as_percent(want)

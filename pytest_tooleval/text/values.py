@@ -148,8 +148,8 @@ _WORD_HOURS = {word: n for n, word in enumerate(["one", "two", "three", "four", 
 _HALVES = {"p": "pm", "a": "am", "aksam": "pm", "ogleden sonra": "pm", "oglen": "pm",
            "ogle": "pm",
            "ikindi": "pm", "afternoon": "pm", "evening": "pm", "tonight": "pm",
-           "sabah": "am", "morning": "am", "gece": "night", "at night": "night",
-           "saat": "any"}
+           "sabah": "am", "sabaha karsi": "am", "morning": "am", "gece": "night",
+           "at night": "night", "saat": "any"}
 #: Words before a surname that are no given name.
 TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "sayin", "bay",
                     "bayan", "captain", "capt", "coach", "officer", "judge", "professor",
@@ -178,7 +178,8 @@ _MONTH_DAY = regex.compile(
     r"(?:,?\s(?P<year>\d{4})(?!\d))?")
 _MONTH_GENITIVE = regex.compile(
     rf"(?<![a-z])(?P<month>{_MONTH_NAMES})'?(?:in|nin|un|nun)\s(?P<day>\d{{1,2}})(?!\d)")
-_DAY_PART = r"(?P<pre>aksam|gece|sabah|ogleden sonra|oglen|ogle|ikindi|saat)\s(?:saat\s)?"
+_DAY_PART = r"(?P<pre>aksam|gece|sabah(?:a karsi)?|ogleden sonra|oglen|ogle|ikindi|saat)" \
+    r"\s(?:saat\s)?"
 # An English day part after the time, markup allowed between (**4:30** in the afternoon).
 _EN_PART = r"[*_]*\s[*_]*(?:(?:in the|this|tomorrow)\s(?P<post>morning|afternoon|evening)" \
     r"|(?P<post>tonight|at night))(?![a-z])"
@@ -214,7 +215,8 @@ _DATE_PATTERNS = (_ISO, _NUMERIC_DATE, _DAY_MONTH, _MONTH_DAY, _MONTH_GENITIVE)
 #: In an answer, a day and a two-digit month with a dot, day first (18.03, 18.03'te); not a
 #: time (saat 10.05, sabah 7.05, at 10.05, 10.05 pm) nor an amount ($10.05, 10.05 %).
 _DOTTED_DATE = regex.compile(
-    r"(?<![\w.,/:$€£₺%]|(?:saat|at|aksam|gece|sabah|ogleden sonra|ogle|oglen|ikindi)\s)"
+    r"(?<![\w.,/:$€£₺%]|(?:saat|at|aksam|gece|sabah(?:a karsi)?|ogleden sonra|ogle|oglen"
+    r"|ikindi)\s)"
     r"(\d{1,2})\.(0[1-9]|1[0-2])"
     r"(?![\d%]|[.,:/-]\d|\s?(?:%|[ap]\.?\s?m(?![a-z])))")
 _WEEKDAY = f"(?P<weekday>{_alternation(WEEKDAYS)})"
@@ -313,7 +315,8 @@ _COUNTED_BEFORE = regex.compile(r"(?:\d|buçuk)\s?$")
 #: A day part before a lone "bir" or "on" with a locative or a half after it makes it an
 #: hour (saat birde, sabah onda, öğleden sonra bir buçukta), as _DAY_PART reads digits.
 _DAY_PART_BEFORE = regex.compile(
-    r"(?<!\w)(?:akşam|gece|sabah|öğleden sonra|öğlen|öğle|ikindi|saat)\s(?:saat\s)?$")
+    r"(?<!\w)(?:akşam|gece|sabah(?:a karş[ıi])?|öğleden sonra|öğlen|öğle|ikindi|saat)"
+    r"\s(?:saat\s)?$")
 _HALF_NEXT = regex.compile(r"\sbuçuk")
 
 
@@ -701,8 +704,8 @@ _EVIDENCE_PHONE = regex.compile(r"\+?[\d\s().-]+")
 @lru_cache(maxsize=4096)
 def evidence_values(text: str, language: str) -> tuple[Value, ...]:
     """The values an evidence item is, when it is wholly one (a number with its unit, a
-    date, a time, a duration written H:MM:SS, a phone number, a score, a two-word name);
-    empty for plain text."""
+    date, a time or an hour with its day part, a duration written H:MM:SS, a phone number,
+    a score, a two-word name); empty for plain text."""
     stripped = " ".join(text.split())
     if _NUMBERED_NAME.fullmatch(stripped):
         return ()
@@ -718,6 +721,8 @@ def evidence_values(text: str, language: str) -> tuple[Value, ...]:
     if (time := _EVIDENCE_TIME.fullmatch(folded)) is not None and \
             int(time.group(1)) <= 23 and int(time.group(2)) <= 59:
         values.append(Time(int(time.group(1)), int(time.group(2))))
+    elif _HOUR.fullmatch(folded):  # an hour with its day part: gece 3, saat 3, 9 am
+        values += _times(folded)[:1]
     if (length := regex.fullmatch(_CLOCK_DURATION, folded)) is not None:
         values.append(_duration(*length.groups()))
     if (score := _EVIDENCE_SCORE.fullmatch(folded)) is not None:
