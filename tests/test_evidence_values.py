@@ -1823,6 +1823,40 @@ def test_a_genitive_after_the_value_s_phrase_denies_no_value(value: str, answer:
     assert found(value, answer, "tr")
 
 
+@pytest.mark.parametrize(("value", "answer"), [
+    ("Beden Eğitimi", "Kerem'in en yüksek notu Beden Eğitimi değil, Müzik: 98."),
+    ("Beden Eğitimi", "KEREM'İN EN YÜKSEK NOTU BEDEN EĞİTİMİ DEĞİL, MÜZİK."),
+    ("Kadıköy", "Paket Kadıköy'de değil, Üsküdar'da bekliyor."),
+    ("Kadıköy", "Teslimat adresi Kadıköy değildi, Ataşehir'di."),
+    ("hazır", "Gözlüğünüz henüz hazır değil, perşembe gelin."),
+    ("onaylandı", "İzin talebiniz onaylandı değil, beklemede görünüyor."),
+    ("ödenmiş", "Doğalgaz faturası ödenmiş değil, son gün yarın."),
+    ("Merkez Şube", "Hesabınız Merkez Şube'de değil, Bostancı şubesinde."),
+])
+def test_text_right_before_degil_is_not_stated(value: str, answer: str) -> None:
+    """"X değil" denies X as "not X" does in English; a Turkish text item said so passed."""
+    assert not found(value, answer, "tr")
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("Beden Eğitimi", "Kerem'in en yüksek notu Beden Eğitimi, değil mi? Evet, 98.", "tr"),
+    ("Beden Eğitimi", "En yüksek not Beden Eğitimi değil mi zaten? 98 almış.", "tr"),
+    ("Beden Eğitimi", "Sadece Beden Eğitimi değil, Müzik de yüksek.", "tr"),
+    ("Beden Eğitimi", "YALNIZCA BEDEN EĞİTİMİ DEĞİL, MÜZİK DE 98.", "tr"),
+    ("Beden Eğitimi", "En yüksek not Beden Eğitimi (98); Müzik değil, o 91.", "tr"),
+    ("Beden Eğitimi", "EN YÜKSEK NOT BEDEN EĞİTİMİ: 98. MATEMATİK DEĞİL.", "tr"),
+    ("Kadıköy", "Paket Kadıköy şubesinde; Üsküdar'da değil.", "tr"),
+    ("Kadıköy", "Kadıköy'deki şube kapalı değil, paket orada.", "tr"),
+    ("hazır", "Gözlüğünüz hazır, ödeme gerekli değil.", "tr"),
+    ("hazır", "Gözlüğünüz hazır değil miydi? Evet, hazır; bugün alabilirsiniz.", "tr"),
+    ("Beden Eğitimi", "Kerem's top grade is Beden Eğitimi (98), not Müzik.", "en"),
+    ("Beden Eğitimi", "NOT ONLY IS BEDEN EĞİTİMİ HIS TOP GRADE, IT'S A 98.", "en"),
+])
+def test_a_degil_tag_or_not_only_still_states_the_text(value: str, answer: str,
+                                                       language: str) -> None:
+    assert found(value, answer, language)
+
+
 def test_degil_after_a_comma_does_not_deny_the_value_before_it() -> None:
     """The value took the comma after it ("10:30,"), so "online" stood between it and
     değil as a unit would, and a correct answer failed."""

@@ -28,8 +28,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
   nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
-  ("open from 9:00 to 17:00"); nor, in English, text right after a negation ("not
-  pet-friendly");
+  ("open from 9:00 to 17:00"); nor text a negation denies ("not pet-friendly",
+  "Görsel Sanatlar değil");
 - folding never merges two Turkish words: where the value and the answer differ only by a
   Turkish letter and its ASCII twin (ş/s, ğ/g, ç/c, ö/o, ü/u), the occurrence counts only
   when that side was written without Turkish letters at all ("asi" typed for "aşı" is
@@ -302,8 +302,8 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
         return False
     for left_out in _DENIED.get(language, ()) + _FORMER.get(language, ()):
         answer = left_out.sub(r"\g<pre> ", answer)
-    if language == "en":
-        answer = _without_denied_text(answer, alternatives)
+    if language in _DENIED_TEXT:
+        answer = _without_denied_text(answer, alternatives, language)
     values = [alt for alt in alternatives if alt.strip()]
     values += [_CODE.sub(rf"\1{mark}\2", alt) for alt in values if _CODE.search(alt)
                for mark in ("", "-", " ")]
@@ -436,20 +436,28 @@ _FORMER = {
 #: cancelled", "no longer available", "has not been cancelled" (not "not only", "not yet":
 #: another word between).
 _NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
+#: Where a negation denies a text item (``{text}``): in English right before it, in Turkish
+#: değil right after it, suffixed or not ("Görsel Sanatlar değil", "Müzik'te değildi"); not
+#: a tag question ("Görsel Sanatlar, değil mi?") nor "sadece X değil" (not only X).
+_DENIED_TEXT = {
+    "en": r"\b(?:(?:not|never|no\s+longer)\s+(?:been?\s+)?|non-){text}(?!\w)",
+    "tr": r"(?<!sadece\s)(?<!yalnızca\s)(?<!yalnız\s)(?<!sırf\s)\b{text}"
+          rf"{_APOSTROPHE}?\w*\s+de[ğg][iı]l(?!\s+m[iı])",
+}
 
 
-def _without_denied_text(answer: str, alternatives: list[str]) -> str:
-    """``answer`` less each text alternative that a negation comes right before ("the flat
-    is not pet-friendly" does not state "pet-friendly", nor "non-refundable" "refundable");
-    an alternative that begins with a negation itself ("not covered") or with a digit
-    (values: ``_DENIED``, ``_FORMER``) is left."""
+def _without_denied_text(answer: str, alternatives: list[str], language: str) -> str:
+    """``answer`` less each text alternative that a negation denies ("the flat is not
+    pet-friendly" does not state "pet-friendly", nor "non-refundable" "refundable", nor
+    "Görsel Sanatlar değil" "Görsel Sanatlar"); an alternative that begins with a negation
+    itself ("not covered") or with a digit (values: ``_DENIED``, ``_FORMER``) is left."""
     for alt in alternatives:
         words = re.findall(r"[^\W_]+", alt)
         if not words or not alt.strip()[0].isalpha() or _NEGATION.match(alt.strip() + " "):
             continue
         text = r"[\W_]+".join(map(re.escape, words))
-        answer = re.sub(rf"\b(?:(?:not|never|no\s+longer)\s+(?:been?\s+)?|non-){text}(?!\w)",
-                        " ", answer, flags=re.IGNORECASE)
+        answer = re.sub(_DENIED_TEXT[language].replace("{text}", text), " ", answer,
+                        flags=re.IGNORECASE)
     return answer
 
 
