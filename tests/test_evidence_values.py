@@ -74,6 +74,61 @@ def test_units_must_agree_where_both_are_given() -> None:
     assert found("12 km", "It is 12 km (7.5 miles) away.")
 
 
+def conversion_evidence(name: str) -> tuple[list[list[str]], str]:
+    """The evidence of a convert_units step in benchmarks/*/arithmetic-time.json."""
+    for language in ("en", "tr"):
+        case_file = load_case_file(ROOT / f"benchmarks/{language}/arithmetic-time.json")
+        for case in case_file.cases:
+            if case.name == name:
+                return case.steps[0].evidence_alternatives(), language
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize(("case", "answer"), [
+    ("wind-speed-in-knots", "A 27 km/h breeze is about 14.6 mph."),
+    ("wind-speed-in-knots", "THAT IS 14.58 MPH."),
+    ("gibibytes-to-gigabytes", "750 GiB comes to 805.3 GiB."),
+    ("gibibytes-to-gigabytes", "That's roughly 805.31 MB."),
+    ("fahrenheit-451-in-celsius", "451 °F is 232.8 °F."),
+    ("fahrenheit-451-in-celsius", "It comes to 232.78 degrees Fahrenheit."),
+    ("ruzgar-knot-cevirme", "Saatte 27 km yaklaşık 14,6 mph eder."),
+    ("ruzgar-knot-cevirme", "Yaklaşık 14,58 mil."),
+    ("kosu-mil-kilometre", "10 mil koşu 16,09 mil ediyor."),
+    ("televizyon-inc-santim", "Ekran köşegeni 165,1 mm."),
+    ("santigrat-fahrenhayt", "4,3 santigrat yaklaşık 39,7 °C eder."),
+    ("santigrat-fahrenhayt", "39,7 SANTİGRAT."),
+])
+def test_a_conversion_in_the_wrong_unit_is_not_stated(case: str, answer: str) -> None:
+    """The evidence of these convert_units steps was a bare number, so the right number in
+    the unit converted from (14.6 mph for knots, 165,1 mm for cm) passed."""
+    items, language = conversion_evidence(case)
+    assert not all(evidence_found(alts, answer, language) for alts in items), answer
+
+
+@pytest.mark.parametrize(("case", "answer"), [
+    ("wind-speed-in-knots", "27 km/h is about 14.6 knots."),
+    ("wind-speed-in-knots", "THE WIND IS AT 14.58 KT."),
+    ("wind-speed-in-knots", "27 km/h ≈ 14.6 kn (1 kn = 1.852 km/h)."),
+    ("wind-speed-in-knots", "About 14.6."),
+    ("gibibytes-to-gigabytes", "750 GiB = 805.31 GB."),
+    ("gibibytes-to-gigabytes", "750 GiB is 805.3 gigabytes (decimal)."),
+    ("fahrenheit-451-in-celsius", "451 °F is 232.78 °C, roughly 233 °C."),
+    ("fahrenheit-451-in-celsius", "It is 232.8 degrees Celsius."),
+    ("ruzgar-knot-cevirme", "Saatte 27 km yaklaşık 14,6 knot eder."),
+    ("ruzgar-knot-cevirme", "YAKLAŞIK 14,58 KNOT."),
+    ("kosu-mil-kilometre", "10 mil yaklaşık 16,09 km eder."),
+    ("kosu-mil-kilometre", "16,1 kilometre koşmuşsun (10 mil)."),
+    ("televizyon-inc-santim", "65 inç ekran 165,1 santim."),
+    ("televizyon-inc-santim", "EKRAN KÖŞEGENİ 165,1 CM."),
+    ("santigrat-fahrenhayt", "4,3 °C yaklaşık 39,74 °F eder."),
+    ("santigrat-fahrenhayt", "39,7 derece Fahrenheit."),
+    ("santigrat-fahrenhayt", "Yaklaşık 39,7 fahrenhayt."),
+])
+def test_a_conversion_in_the_asked_unit_or_bare_is_stated(case: str, answer: str) -> None:
+    items, language = conversion_evidence(case)
+    assert all(evidence_found(alts, answer, language) for alts in items), answer
+
+
 def test_a_count_is_exact_and_a_scale_word_is_not_a_rounding() -> None:
     assert not found("18", "18.4 kg")
     assert found("18.000", "18 bin TL", "tr")

@@ -117,16 +117,18 @@ _UNITS = {
     "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "sterlin": "GBP",
     "g": "g", "gr": "g", "gram": "g", "grams": "g", "kg": "kg", "kilo": "kg",
     "kilogram": "kg", "kilograms": "kg", "km": "km", "cm": "cm", "mm": "mm",
-    "°c": "°C", "°": "°C", "derece": "°C", "degrees": "°C", "celsius": "°C",
+    "°c": "°C", "°": "°C", "derece": "°C", "degrees": "°C", "celsius": "°C", "santigrat": "°C",
     "ml": "ml", "l": "l", "lt": "l", "litre": "l", "litres": "l", "liter": "l", "liters": "l",
     "kwh": "kWh", "saat": "h", "h": "h", "hour": "h", "hours": "h", "hrs": "h",
     "dakika": "min", "dk": "min", "min": "min", "mins": "min", "minutes": "min",
     "gun": "day", "day": "day", "days": "day", "byte": "B", "bytes": "B", "bayt": "B",
-    "kb": "kB", "mb": "MB", "gb": "GB",
+    "kb": "kB", "mb": "MB", "gb": "GB", "gib": "GiB",
     # Imperial units: another unit, so that 12 miles is not 12 km nor 25 °F 25 °C (not
     # "mi", the Turkish question particle: 12 mi?; not lb, which "pounds" also says).
-    "mile": "mi", "miles": "mi", "oz": "oz",
-    "ft": "ft", "feet": "ft", "°f": "°F", "fahrenheit": "°F", "mph": "mph",
+    "mile": "mi", "miles": "mi", "mil": "mi", "oz": "oz", "ft": "ft", "feet": "ft",
+    "°f": "°F", "fahrenheit": "°F", "fahrenhayt": "°F", "degrees fahrenheit": "°F",
+    "derece fahrenheit": "°F", "derece fahrenhayt": "°F", "mph": "mph",
+    "knot": "kn", "knots": "kn", "kn": "kn", "kt": "kn",
 }
 _PREFIX_UNITS = ("%", "yuzde", "$", "€", "£", "₺")
 _MINOR = regex.compile(r"\s?(?:kurus|cents?|penny|pence)(?![a-z])|p(?![a-z]|\.\s?m)")
