@@ -38,10 +38,11 @@ COURTESY_WORDS = frozenset(
 
 
 # Verbs of what came or worked: each acknowledges, in its clause, the word before it and the
-# word after it, with their determiners ("message received", "got your message", "mesajını
-# aldım", "alarm çaldı").
-ACKNOWLEDGING = frozenset(["got", "received", "saw", "seen", "worked", "arrived", "came", "went",
-                           "aldim", "aldik", "geldi", "caldi", "gordum", "gorduk", "calisti"])
+# word after it, with their determiners ("message received", "got your message"); a Turkish
+# one ends its clause, so only the word before it ("mesajını aldım", not "kira geldi kaydet").
+ACKNOWLEDGING_TR = frozenset(["aldim", "aldik", "geldi", "caldi", "gordum", "gorduk", "calisti"])
+ACKNOWLEDGING = ACKNOWLEDGING_TR | frozenset(["got", "received", "saw", "seen", "worked",
+                                              "arrived", "came", "went"])
 DETERMINERS = frozenset(["the", "a", "an", "your", "my", "our", "his", "her", "their", "this"])
 
 
@@ -54,7 +55,8 @@ def acknowledged(words: tuple[str, ...], cuts: Sequence[int]) -> set[int]:
         end = min((cut for cut in cuts if cut > at), default=len(words))
         first = next((i for i in range(at - 2, start - 1, -1) if words[i] not in DETERMINERS),
                      start - 1) + 1
-        last = next((i for i in range(at + 1, end) if words[i] not in DETERMINERS), end - 1)
+        last = at if words[at] in ACKNOWLEDGING_TR else next(
+            (i for i in range(at + 1, end) if words[i] not in DETERMINERS), end - 1)
         found.update(range(max(start, first), last + 1))
     return found
 

@@ -231,3 +231,19 @@ def test_a_request_beside_an_acknowledgement_keeps_its_tool(
     language: str, message: str, tool: str
 ) -> None:
     assert tool in shown(message, language)
+
+
+@pytest.mark.parametrize(("message", "tool"), [
+    ("kira geldi kaydet", "memory_save"),
+    ("paket geldi hatırlat", "reminder_add"),
+    ("ona aldım yaz", "send_message"),
+    ("mesaj geldi sil", "delete_file"),
+    ("çalıştı commit", "git_commit"),
+    ("KİRA GELDİ KAYDET", "memory_save"),
+])
+def test_a_turkish_request_after_an_acknowledging_verb_keeps_its_tool(
+    message: str, tool: str
+) -> None:
+    """A Turkish verb ends its clause: the word after "geldi" is the next clause's verb, not
+    what came ("kira geldi kaydet" ruled memory_save out)."""
+    assert tool in shown(message, "tr")
