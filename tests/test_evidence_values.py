@@ -1873,6 +1873,11 @@ def test_degil_after_a_genitive_and_its_noun_denies_the_value(value: str, answer
     ("23 Nisan", "Selin'in doğum günü 23 Nisan, Elif'in doğum günü değil."),
     ("450", "Oda 450 TL, kahvaltının ücreti dahil değil."),
     ("18:30", "Maç 18:30'da başlıyor, stadın kapıları değil."),
+    # "not only": the value is hers, and more
+    ("0532 111 22 33", "0532 111 22 33 sadece Selin'in numarası değil, evin ortak hattı da."),
+    ("0532 111 22 33", "0532 111 22 33 YALNIZCA SELİN'İN NUMARASI DEĞİL, AİLENİN HATTI."),
+    ("0532 111 22 33", "0532 111 22 33 yalnız Selin'in numarası değil, ofisin de numarası."),
+    ("14:30", "14:30 yalnızca doktorun randevusu değil, tahlil de o saatte."),
 ])
 def test_a_genitive_after_the_value_s_phrase_denies_no_value(value: str, answer: str) -> None:
     assert found(value, answer, "tr")

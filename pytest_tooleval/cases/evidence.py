@@ -342,8 +342,9 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: bound: ``_OTHER_BOUND``). "441.17 EUR, but that's not the amount your bank charges" denies
 #: nothing: what the caveat is about, the matcher cannot tell from what was asked.
 #: A genitive before the noun that değil denies, the value's owner: "0216 418 33 27 Pınar
-#: Hanım'ın numarası değil" (not after a conjunction: "27 ama Selin'in cebi değil").
-_WHOSE = (r"(?:(?!(?:ama|fakat|ancak|ve)\b)[^\W\d_]+\s+)?[^\W\d_]+"
+#: Hanım'ın numarası değil" (not after a conjunction, nor "not only": "27 ama Selin'in cebi
+#: değil", "27 sadece Selin'in numarası değil").
+_WHOSE = (r"(?:(?!(?:ama|fakat|ancak|ve|sadece|yaln[ıiIİ]z(?:ca)?)\b)[^\W\d_]+\s+)?[^\W\d_]+"
           rf"(?:{_APOSTROPHE}[^\W\d_]+)?(?<=[ıiuü]n)\s+")
 _DENIED = {
     "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
