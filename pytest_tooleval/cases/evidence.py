@@ -602,12 +602,15 @@ def _read_otherwise(value: str, answer: str, language: str) -> bool:
     is 22:00; "eksi 12,4" holds 12,4 but is below zero (a minus in words: "-0,75" still
     holds 0,75); "99 cents" is 0.99. And any answer, where the evidence's key joined its
     decimal mark as a group's ("532,125" in tr is 532.125, its key the 532125 of
-    "532125 TL"): the value is matched by value alone."""
+    "532125 TL", "532 125"), unless the answer writes its digits with a mark where the
+    item has one ("532,125", "532.125"): the value is matched by value."""
     stated = answer_values(answer, language)
     for want in evidence_values(value, language):
         if isinstance(want, Number) and want.quantum < 1 and \
-                not re.search(r"\d[.,]\d", keyed(value).loose):
-            return True
+                not re.search(r"\d[.,]\d", keyed(value).loose) and \
+                not re.search(r"(?<![\d.,])" + re.sub(r"\\[.,]|,", "[.,]", re.escape(
+                    value.strip())) + r"(?![\d]|[.,]\d)", answer):
+            return True  # its digits with a mark where it has one state it: "532.125"
         if isinstance(want, Time) and _other_half(want, stated):
             return True
         if isinstance(want, Number) and want.value and \
