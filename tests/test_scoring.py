@@ -269,13 +269,13 @@ def test_malformed_rate_and_latency_criteria() -> None:
     assert malformed.interval.method == "wilson"
     assert (malformed.interval.low, malformed.interval.high) == pytest.approx(
         (0.0035, 0.1050), abs=1e-4)
-    # report.md, report.html, terminal; the rate as its bounds are rounded (not "0.02")
-    assert malformed.shown == "0.0200 [0.0035–0.1050]"
+    # report.md, report.html, terminal; the rate as its bounds are rounded (not "2%")
+    assert malformed.shown == "2.00% [0.35–10.50]"
 
 
 def test_a_criterion_short_of_its_threshold_never_prints_as_met() -> None:
     """A score of 69.996 printed "unmet: score 70.0 (needs >= 70)", 30 malformed calls of
-    1499 "malformed-call rate 0.0200 [...] (needs <= 0.02)": rounded before shown. A digit
+    1499 "malformed-call rate 2.00% [...] (needs <= 2%)": rounded before shown. A digit
     more while the printed figure would read as met, as the safety gate does."""
     from pytest_tooleval.report.model import Calls, Coverage, SafetyGate
     from pytest_tooleval.report.terminal import verdict_reason
@@ -290,7 +290,7 @@ def test_a_criterion_short_of_its_threshold_never_prints_as_met() -> None:
                             covered, {}, 600, True)
     shown = {c.key: c.shown for c in verdict.criteria}
     assert shown["score"] == "69.996"
-    assert shown["malformed_rate"] == "0.02001 [0.0141–0.0284]"
+    assert shown["malformed_rate"] == "2.001% [1.41–2.84]"
     assert shown["latency_p95"] == "2.0004"
     summary = summarize([], Thresholds(min_cases=0))
     summary.deployability = verdict
@@ -298,7 +298,30 @@ def test_a_criterion_short_of_its_threshold_never_prints_as_met() -> None:
     # A figure that meets its threshold keeps its places.
     met = deployability(70.0, gate, calls.model_copy(update={"malformed_rate": 0.02}), 0,
                         None, Thresholds(), covered, {}, 600, True)
-    assert {c.key: c.shown for c in met.criteria}["malformed_rate"].startswith("0.0200 [")
+    assert {c.key: c.shown for c in met.criteria}["malformed_rate"].startswith("2.00% [")
+
+
+def test_the_malformed_call_rate_is_a_percent_where_it_is_shown() -> None:
+    """Every figure of the verdict is 0–100 or a percent but the malformed-call rate, which
+    read "0.1920 [0.1729–0.2127] (needs <= 0.02)" in the terminal, report.md and report.html;
+    report.json keeps the share (0.192) and its threshold ("<= 0.02") for programs."""
+    from pytest_tooleval.report.html import render_html
+    from pytest_tooleval.report.markdown import render_markdown
+    from pytest_tooleval.report.terminal import verdict_reason
+    from tests.conftest import make_report
+
+    bad = Attempt("a", "{", valid=False, malformed="unparseable")
+    called = [Attempt("a", {}, valid=True)] * 2 + [bad] * 3
+    cases = [result("FAIL", {"tool": 0.0}, transcripts=[
+        StepTranscript(message="m", attempts=called)])]
+    report = make_report(cases, summarize(cases, Thresholds(min_cases=0)))
+    rate = report.summary.deployability.criterion("malformed_rate")
+    assert rate is not None and (rate.value, rate.threshold) == (0.6, "<= 0.02")
+    shown = "60.00% [23.07–88.24]"
+    assert "malformed-call rate 60.00% [23.07–88.24] (needs <= 2%)" in verdict_reason(
+        report.summary, None)
+    assert f"| malformed-call rate | {shown} | <= 2% | **no** |" in render_markdown(report)
+    assert f"<td>{shown}</td><td>&lt;= 2%</td>" in render_html(report)
 
 
 def test_router_recall_per_row_carries_its_interval() -> None:

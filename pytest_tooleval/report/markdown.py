@@ -185,7 +185,7 @@ def render_markdown(report: Report) -> str:
     lines += [f"**Deployability: {deploy.verdict}** (deployability score "
               f"{fmt(deploy.score)})", ""]
     lines += _table(
-        [[c.name, c.shown, c.threshold, "yes" if c.passed else "**no**"]
+        [[c.name, c.shown, c.needs, "yes" if c.passed else "**no**"]
          for c in deploy.criteria],
         ["criterion", "measured", "threshold", "met"],
     ) + ["", interval_note(summary), ""]

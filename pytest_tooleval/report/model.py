@@ -189,13 +189,25 @@ class Criterion(_Model):
 
     @property
     def shown(self) -> str:
-        """The value as the reports print it: "n/a" where nothing was measured."""
+        """The value as the reports print it: "n/a" where nothing was measured; the
+        malformed-call rate (a share) as a percent, as every figure beside it."""
         if self.value is None:
             return "n/a"
-        if self.interval is None:
+        share = self.key == "malformed_rate"
+        if self.interval is None and not share:
             return str(self.value)
         digits = next((d for d in range(4, 17) if float(f"{self.value:.{d}f}") == self.value), 17)
-        return f"{self.value:.{digits}f} [{self.interval.text(digits=4)}]"  # as rounded
+        scale, places, unit = (100, 2, "%") if share else (1, 4, "")
+        bounds = "" if self.interval is None else f" [{self.interval.text(scale, places)}]"
+        return f"{scale * float(self.value):.{digits + places - 4}f}{unit}{bounds}"  # as rounded
+
+    @property
+    def needs(self) -> str:
+        """The threshold as the reports print it: the malformed-call rate's as a percent."""
+        if self.key != "malformed_rate":
+            return self.threshold
+        sign, share = self.threshold.split()
+        return f"{sign} {100 * float(share):g}%"
 
 
 class Verdict(_Model):

@@ -95,7 +95,7 @@ def verdict_reason(summary: Summary, interrupted: str | None,
     elif deploy.verdict == "DEPLOYABLE":
         reason = "every criterion met"
     else:
-        reason = "unmet: " + "; ".join(f"{c.name} {c.shown} (needs {c.threshold})"
+        reason = "unmet: " + "; ".join(f"{c.name} {c.shown} (needs {c.needs})"
                                        for c in deploy.criteria if not c.passed)
     return reason
 
