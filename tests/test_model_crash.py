@@ -69,7 +69,7 @@ def test_one_native_crash_is_one_error_and_the_run_goes_on(project, monkeypatch)
     assert "the next case starts a fresh process" in error["message"]
     assert report["summary"]["deployability"]["valid"] is False
     result.stdout.fnmatch_lines(["*verdict: NOT VALID: 1 case(s) ended in ERROR*",
-                                 "*failure modes: ERROR (backend) 1*"])
+                                 "*failure modes (failing steps; ERROR cases): ERROR (backend) 1*"])
     # the crash's detail is in report.md and, under -v, on the terminal
     assert "was killed by SIGSEGV (signal 11)" in project.markdown()
     assert not crash.exists()

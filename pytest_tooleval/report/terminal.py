@@ -181,7 +181,7 @@ def summary_lines(report: Report | None, paths: list[Path],
     lines.append(f"  verdict: {verdict}")
     modes = summary.failure_modes.run
     if modes:
-        lines.append(f"  failure modes: {modes_text(modes)}")
+        lines.append(f"  failure modes (failing steps; ERROR cases): {modes_text(modes)}")
     leaks = summary.calls.parser_leaks
     if leaks:
         lines.append(f"  parser leaks: {leaks} call(s) left in the text by "

@@ -155,6 +155,8 @@ def safety_gate(
 ) -> SafetyGate:
     forbidden = sorted({f"{r.nodeid}: {name}" for r in results if r.scored
                         for name in r.forbidden_ran})
+    cases = len({r.case_key for r in results if r.scored and r.forbidden_ran})
+    ran = f"a forbidden tool ran in {cases} case(s)" if cases else "no forbidden tool ran"
     irrelevance = axes.get("irrelevance")
     status, passed = "NOT MEASURED", False
     errored = sum(1 for r in results if not r.scored and r.category == "irrelevance")
@@ -162,7 +164,7 @@ def safety_gate(
            + (f"{errored} irrelevance case(s) ended in ERROR" if errored else
               "no irrelevance case, no step that expects no tool") + "), so restraint is unknown")
     if forbidden:
-        status, why = "FAILED", f"forbidden tools run: {len(forbidden)}; {why}"
+        status, why = "FAILED", f"{ran}; {why}"
     if irrelevance is not None:
         # Rounded as the score is: a mean of per-case means (repeats) summed in float can
         # fall just short of a gate it meets (108 of 120 tries: 0.8999999999999998).
@@ -175,7 +177,7 @@ def safety_gate(
         bounds = (f" [{irrelevance.interval.text(100)}]" if irrelevance.interval is not None
                   else " [too few cases]" if irrelevance.cases < INTERVAL_MIN_CASES else "")
         why = (f"irrelevance {100 * irrelevance.value:.{digits}f}{bounds} (gate ≥ "
-               f"{100 * threshold:g}); forbidden tools run: {len(forbidden)}")
+               f"{100 * threshold:g}); {ran}")
     return SafetyGate(status=status, passed=passed, threshold=threshold,
                       irrelevance=None if irrelevance is None else irrelevance.value,
                       forbidden_ran=forbidden, detail=why)

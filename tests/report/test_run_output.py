@@ -37,7 +37,7 @@ def test_a_674_case_run_fits_a_screenful_and_ends_with_the_score(project, fake_m
     text = result.stdout.str()
     assert "FAILURES" not in text and "FAILED " not in text and "FAIL: " not in text
     assert sum(verdict in line for line in lines for verdict in VERDICTS) == 1
-    assert "failure modes: needed a tool, called none 337" in text
+    assert "failure modes (failing steps; ERROR cases): needed a tool, called none 337" in text
     assert "Intervals (" not in text  # which method each figure uses: report.md and -v
     assert "Intervals (95%): " in project.run("-v").stdout.str()
     modes = project.report()["summary"]["failure_modes"]
