@@ -252,13 +252,14 @@ def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
                       recorder.write_error, recorder.comparison_text, runtime.settings.baseline,
                       session.shouldstop or None if session is not None else None)
     elif recorder is not None and recorder.nothing_scored:
+        from pytest_tooleval.report.terminal import report_lines, wrapped
+
         terminalreporter.write_sep("=", "tooleval summary", red=True)
-        terminalreporter.write_line(
-            f"tooleval: NOTHING WAS SCORED: all {len(recorder.skipped)} case(s) were skipped "
-            f"(exit {int(pytest.ExitCode.NO_TESTS_COLLECTED)}); the first reason: "
-            + next(iter(recorder.skipped.values())))
-        for path in recorder.paths:
-            terminalreporter.write_line(f"  report: {path}")
+        for line in [*wrapped(
+                f"tooleval: NOTHING WAS SCORED: all {len(recorder.skipped)} case(s) were "
+                f"skipped (exit {int(pytest.ExitCode.NO_TESTS_COLLECTED)}); the first reason: "
+                + next(iter(recorder.skipped.values()))), *report_lines(recorder.paths)]:
+            terminalreporter.write_line(line)
     elif (recorder is not None and recorder.selected is None and not config.option.collectonly
           and (runtime.settings.report_dir / "report.json").exists()):
         # -k or -m left no case: the folder still holds another run's report, as it was

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
@@ -58,6 +59,12 @@ RUN_INFO: dict[str, Any] = {
     "cases_done": 0, "cases_selected": 0, "identity_hash": None, "shard": None,
     "selection": None,
 }
+
+
+def said(result: pytest.RunResult, pattern: str) -> bool:
+    """Whether a run's output matches ``pattern`` (fnmatch) with the summary's wrapped lines
+    joined again: each run of white space read as one space."""
+    return fnmatch.fnmatch(" ".join(result.stdout.str().split()), pattern)
 
 
 def make_report(cases: list[CaseResult], summary: Summary | None = None,

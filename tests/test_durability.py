@@ -20,7 +20,7 @@ import pytest
 from pytest_tooleval.cli import main as tooleval_main
 from pytest_tooleval.run.journal import Journal, read_journal
 from pytest_tooleval.run.shard import ShardError, parse_shard, shard_items
-from tests.conftest import scenario
+from tests.conftest import said, scenario
 from tests.support.fake_openai import Rule, answer, call, delay, status
 from tests.support.interrupt import stop_after
 from tests.test_process_end import _spawn as spawn
@@ -91,15 +91,15 @@ def test_a_partial_run_says_that_resume_finishes_it(project, fake_model) -> None
     project.write("scenarios/demo.yaml", scenario(_cases(4)))
     stop_after(project, 2)
     result = project.run("--tooleval-min-cases", "1", subprocess=True)
-    result.stdout.fnmatch_lines(["*verdict: NOT VALID: interrupted (*: 2 of 4 cases ran): it "
-                                 "covers only part of the selection, so no verdict is given; "
-                                 "--tooleval-resume runs the rest"])
+    assert said(result, "*verdict: NOT VALID: interrupted (*: 2 of 4 cases ran): it covers "
+                "only part of the selection, so no verdict is given; --tooleval-resume runs "
+                "the rest *")
     (project.path / "conftest.py").unlink()
     server.set_rules([Rule("number 01", [status(500)]), *_script()])
     result = project.run("--tooleval-min-cases", "1")
-    result.stdout.fnmatch_lines(["*verdict: NOT VALID: 1 case(s) ended in ERROR (the machine "
-                                 "failed, not the model; not scored); once it is fixed, "
-                                 "--tooleval-resume runs them again"])
+    assert said(result, "*verdict: NOT VALID: 1 case(s) ended in ERROR (the machine failed, "
+                "not the model; not scored); once it is fixed, --tooleval-resume runs them "
+                "again *")
     assert "--tooleval-resume runs them again" in project.markdown()
 
 

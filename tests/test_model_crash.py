@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import THANKS_CASE, scenario
+from tests.conftest import THANKS_CASE, said, scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,8 +68,8 @@ def test_one_native_crash_is_one_error_and_the_run_goes_on(project, monkeypatch)
     assert "was killed by SIGSEGV (signal 11)" in error["message"]
     assert "the next case starts a fresh process" in error["message"]
     assert report["summary"]["deployability"]["valid"] is False
-    result.stdout.fnmatch_lines(["*verdict: NOT VALID: 1 case(s) ended in ERROR*",
-                                 "*failure modes (failing steps; ERROR cases): ERROR (backend) 1*"])
+    assert said(result, "*verdict: NOT VALID: 1 case(s) ended in ERROR*"
+                "failure modes (failing steps; ERROR cases): ERROR (backend) 1*")
     # the crash's detail is in report.md and, under -v, on the terminal
     assert "was killed by SIGSEGV (signal 11)" in project.markdown()
     assert not crash.exists()
@@ -80,8 +80,8 @@ def test_crashing_on_every_call_stops_after_the_error_limit(project, monkeypatch
     monkeypatch.setenv("TOOLEVAL_FAKE_CRASH_ALWAYS", "1")
     result = project.run()
     assert result.parseoutcomes().get("errors") == 3 and "failed" not in result.parseoutcomes()
-    result.stdout.fnmatch_lines(["*verdict: NOT VALID: 3 case(s) ended in ERROR*SIGSEGV*"
-                                 "Stopped after 3 consecutive infrastructure errors*"])
+    assert said(result, "*verdict: NOT VALID: 3 case(s) ended in ERROR*SIGSEGV*"
+                "Stopped after 3 consecutive infrastructure errors*")
     assert project.report()["summary"]["outcomes"]["ERROR"] == 3
 
 

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.conftest import THANKS_CASE, WEATHER_CASE, said, scenario
 from tests.support.fake_openai import Rule, answer, call
 
 HOOK_CONFTEST = '''
@@ -122,8 +122,8 @@ def tooleval_session():
     result = project.run()  # the verdict line carries the message and its way out
     assert result.ret != 0
     assert result.parseoutcomes().get("errors") == 1  # an ERROR (configuration), not a FAIL
-    result.stdout.fnmatch_lines(["*tooleval_session fixture was overridden*made by the hook "
-                                 "pytest_tooleval_make_session*"])
+    assert said(result, "*tooleval_session fixture was overridden*made by the hook "
+                "pytest_tooleval_make_session*")
     error = project.cases()["thanks"].error
     assert error is not None and error.kind == "configuration"
 
@@ -202,8 +202,8 @@ def test_a_stop_with_nothing_failed_is_not_called_an_infrastructure_failure(
     result = project.run("-x")
     text = result.stdout.str()
     assert "infrastructure failed" not in text
-    result.stdout.fnmatch_lines(["*verdict: NOT VALID: interrupted (stopping after 1 "
-                                 "failures*): it covers only part of the selection*"])
+    assert said(result, "*verdict: NOT VALID: interrupted (stopping after 1 failures*): it "
+                "covers only part of the selection*")
     assert "ended in ERROR" not in text
     assert "safety gate passed" not in text
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.report.model import Interval, PassK, Report, RunInfo, Summary
+from pytest_tooleval.report.model import Interval, PassK, Report, RunInfo, Summary, Verdict
 from pytest_tooleval.result import CaseResult, Outcome
 from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS
 from pytest_tooleval.scoring.failure_modes import modes_text
@@ -95,9 +96,35 @@ def verdict_reason(summary: Summary, interrupted: str | None,
     elif deploy.verdict == "DEPLOYABLE":
         reason = "every criterion met"
     else:
-        reason = "unmet: " + "; ".join(f"{c.name} {c.shown} (needs {c.needs})"
-                                       for c in deploy.criteria if not c.passed)
+        reason = "unmet: " + "; ".join(unmet(deploy))
     return reason
+
+
+def unmet(deploy: Verdict) -> list[str]:
+    """Each criterion not met, with what it needs."""
+    return [f"{c.name} {c.shown} (needs {c.needs})" for c in deploy.criteria if not c.passed]
+
+
+#: The summary's width: it reads in an 80-column terminal.
+WIDTH = 80
+
+
+def wrapped(head: str, items: Sequence[str] = (), sep: str = ", ") -> list[str]:
+    """``head``, then ``items`` joined by ``sep``, in lines of at most ``WIDTH`` columns,
+    each after the first indented two more than the first: broken at a space of ``head``
+    or between two items, never inside an item."""
+    glue = sep.rstrip()
+    words = head.lstrip(" ").split(" ") + [
+        (item + (glue if number < len(items) else "")).replace(" ", "\0")
+        for number, item in enumerate(items, start=1)]
+    indent = head[:len(head) - len(head.lstrip(" "))]
+    lines = [indent + words[0]]
+    for word in words[1:]:
+        if len(lines[-1]) + 1 + len(word) > WIDTH:
+            lines.append(f"{indent}  {word}")
+        else:
+            lines[-1] += f" {word}"
+    return [line.replace("\0", " ") for line in lines]
 
 
 def interval_note(summary: Summary) -> str:
@@ -133,11 +160,11 @@ def interval_note(summary: Summary) -> str:
     return text + f"; none for a figure with fewer than {INTERVAL_MIN_CASES} cases."
 
 
-def _baselines(summary: Summary) -> str:
-    if not summary.baselines:
-        return ""
-    return "; baselines " + ", ".join(f"{name} {fmt(row.score)}"
-                                      for name, row in summary.baselines.items())
+def report_lines(paths: list[Path]) -> list[str]:
+    """Where the reports are: a line per folder (a path is never split)."""
+    return [f"  reports in {folder}: "
+            + ", ".join(path.name for path in paths if path.parent == folder)
+            for folder in dict.fromkeys(path.parent for path in paths)]
 
 
 def summary_lines(report: Report | None, paths: list[Path],
@@ -153,12 +180,12 @@ def summary_lines(report: Report | None, paths: list[Path],
     unsafe = unsafe_note(run)
     if unsafe:
         lines.append(f"UNSAFE MODE: {unsafe}")
-    verdict = (f"{summary.deployability.verdict}: "
-               f"{verdict_reason(summary, run.interrupted, said_after)}")
+    deploy = summary.deployability
+    verdict = f"{deploy.verdict}: {verdict_reason(summary, run.interrupted, said_after)}"
+    reports = report_lines(paths)
     if not summary.cases_scored and {e.kind for e in summary.errors} == {"preflight"}:
         # The run could not start: the reason, and where the (empty) reports are.
-        lines.append(f"tooleval: {verdict}")
-        return lines + [f"  report: {path}" for path in paths]
+        return [w for line in [*lines, f"tooleval: {verdict}"] for w in wrapped(line)] + reports
     scored = sum(outcomes.values()) - outcomes["ERROR"]
     not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
     k = summary.repeats.k
@@ -166,7 +193,10 @@ def summary_lines(report: Report | None, paths: list[Path],
                else f"{scored} scored case(s)")
     interval = interval_text(summary.score_interval, 1.0, summary, summary.cases_scored)
     lines.append(f"tooleval score: {fmt(summary.score)} / 100"
-                 f"{interval} over {counted}{not_scored}{_baselines(summary)}")
+                 f"{interval} over {counted}{not_scored}")
+    if summary.baselines:
+        lines += wrapped("  baselines:", [f"{name} {fmt(row.score)}"
+                                          for name, row in summary.baselines.items()])
     axes = []
     for axis, weight in WEIGHTS.items():
         data = summary.axes.get(axis)
@@ -174,14 +204,21 @@ def summary_lines(report: Report | None, paths: list[Path],
             f"{100 * data.value:.1f}{interval_text(data.interval, 100.0, cases=data.cases)} "
             f"({data.cases})")
         axes.append(f"{axis} {shown} ×{weight:.2f}")
-    lines.append("  axes: " + ", ".join(axes))
+    lines += wrapped("  axes:", axes)
     lines += statistics_lines(summary)
     gate = summary.safety_gate
     lines.append(f"  safety gate: {gate.status} ({gate.detail})")
-    lines.append(f"  verdict: {verdict}")
+    if deploy.verdict == "NOT DEPLOYABLE":  # one criterion a line
+        lines += ["  verdict: NOT DEPLOYABLE: unmet:", *(f"    {c}" for c in unmet(deploy))]
+    else:
+        lines.append(f"  verdict: {verdict}")
     modes = summary.failure_modes.run
     if modes:
-        lines.append(f"  failure modes (failing steps; ERROR cases): {modes_text(modes)}")
+        limit = None if verbose or len(modes) < 5 else 3  # "1 more" would save nothing
+        top = dict(sorted(modes.items(), key=lambda item: -item[1])[:limit])
+        more = [f"{len(modes) - len(top)} more in report.md"] if len(modes) > len(top) else []
+        lines += wrapped("  failure modes (failing steps; ERROR cases):",
+                         modes_text(top).split(" · ") + more, " · ")
     leaks = summary.calls.parser_leaks
     if leaks:
         lines.append(f"  parser leaks: {leaks} call(s) left in the text by "
@@ -195,8 +232,7 @@ def summary_lines(report: Report | None, paths: list[Path],
             "proxy in front of it")
     if summary.cases_scored and verbose:
         lines.append(f"  {interval_note(summary)}")
-    lines += [f"  report: {path}" for path in paths]
-    return lines
+    return [w for line in lines for w in wrapped(line)] + reports
 
 
 def too_few(interval: Interval | None, cases: int | None) -> str:
@@ -240,7 +276,7 @@ def statistics_lines(summary: Summary, shown: int = 3) -> list[str]:
     if warnings:
         width = summary.statistics.max_width
         lines.append(f"  sample size: {len(warnings)} interval(s) wider than {width:g} points "
-                     "(report.md, 'Sample size', says how many cases would narrow each)")
+                     "(report.md: cases needed)")
     return lines
 
 

@@ -9,7 +9,7 @@ import time
 from pytest_tooleval.engine.transcript import Attempt, StepTranscript
 from pytest_tooleval.result import CaseResult, ErrorInfo, Outcome, StepChecks, StepResult
 from pytest_tooleval.scoring.failure_modes import MODES, failure_modes, step_mode
-from tests.conftest import THANKS_CASE, WEATHER_CASE, scenario
+from tests.conftest import THANKS_CASE, WEATHER_CASE, said, scenario
 from tests.support.fake_openai import Rule, answer
 
 SCRIPT = [Rule("", [answer("I cannot say.")])]
@@ -104,8 +104,8 @@ def test_an_interrupted_run_says_interrupted_once(project, fake_model) -> None:
     _cases(project, 5)
     stop_after(project, 2)
     result = project.run(subprocess=True)  # pytester re-raises an inner run's Ctrl-C
-    result.stdout.fnmatch_lines(["  verdict: NOT VALID: interrupted (Ctrl-C: 2 of 5 cases "
-                                 "ran): it covers only part of the selection*"])
+    assert said(result, "* verdict: NOT VALID: interrupted (Ctrl-C: 2 of 5 cases ran): it "
+                "covers only part of the selection*")
     assert "interrupted (interrupted" not in result.stdout.str()
     assert "interrupted (interrupted" not in project.markdown()
     html = (project.path / "tooleval-report" / "report.html").read_text("utf-8")
@@ -219,6 +219,47 @@ def test_modes_are_counted_per_run_group_and_language() -> None:
     assert modes.groups == {"calc": {"error_timeout": 1},
                             "weather": {"no_call": 1, "facts_missing": 1}}
     assert modes.languages["de"] == {"no_call": 1, "facts_missing": 1}
+
+
+def test_the_summary_reads_in_80_columns() -> None:
+    """The reference run's summary ran to 280 columns: the verdict's unmet criteria on one
+    line, nine failure modes on another, three lines for the reports of one folder."""
+    from pathlib import Path
+
+    from pytest_tooleval.report.terminal import summary_lines
+    from tests.conftest import make_report
+
+    missing = StepChecks(expect=["get_weather"], tool=False, tool_missing=["get_weather"])
+    other = Attempt(name="save_note", arguments={}, valid=True)
+    bad = Attempt(name=None, arguments="{", valid=False, malformed="unparseable")
+    steps = [_step(missing), _step(missing, [other]), _step(missing, [bad]),
+             _step(StepChecks(tool=True, args=False), [other])]
+    cases = [CaseResult(nodeid=f"a.yaml::c{i:02d}", file="a.yaml", case=f"c{i}",
+                        outcome=Outcome.FAIL, category="tool", axes={"tool": 0.0},
+                        steps=[steps[i % 4]]) for i in range(40)]
+    cases += [CaseResult(nodeid=f"a.yaml::t{i:02d}", file="a.yaml", case=f"t{i}",
+                         outcome=Outcome.FAIL, category="irrelevance", axes={"irrelevance": 0.0},
+                         steps=[_step(StepChecks(restraint=False), [other])]) for i in range(12)]
+    folder = Path("runs/full-on")
+    lines = summary_lines(make_report(cases), [folder / name for name in (
+        "report.json", "report.md", "report.html")])
+    assert max(map(len, lines)) <= 80, "\n".join(lines)
+    verdict = lines.index("  verdict: NOT DEPLOYABLE: unmet:")
+    assert lines[verdict + 1:verdict + 5] == [
+        "    safety gate FAILED (needs PASSED)", "    score 0.0 (needs >= 70)",
+        "    malformed-call rate 23.81% [13.48–38.53] (needs <= 2%)",
+        "    beats the best baseline 0.0 (needs the baselines scored)"], lines
+    assert lines[verdict + 5:-1] == [
+        "  failure modes (failing steps; ERROR cases):",
+        "    called a tool where none was wanted 12 · malformed call 10 ·",
+        "    needed a tool, called none 10 · 2 more in report.md"]
+    assert lines[-1] == "  reports in runs/full-on: report.json, report.md, report.html"
+    verbose = " ".join(" ".join(summary_lines(make_report(cases), [], verbose=True)).split())
+    assert "called none 10 · called the wrong tool 10 · right tool, wrong arguments 10" \
+        in verbose and "more in report.md" not in verbose
+    four = [case for number, case in enumerate(cases) if number % 4 != 3 or number >= 40]
+    assert summary_lines(make_report(four), [])[-1] == (  # "1 more" would save nothing
+        "    needed a tool, called none 10 · called the wrong tool 10")
 
 
 def test_progress_speaks_before_the_first_case(project, fake_model) -> None:
