@@ -123,6 +123,8 @@ def test_a_conversion_in_the_wrong_unit_is_not_stated(case: str, answer: str) ->
     ("santigrat-fahrenhayt", "4,3 °C yaklaşık 39,74 °F eder."),
     ("santigrat-fahrenhayt", "39,7 derece Fahrenheit."),
     ("santigrat-fahrenhayt", "Yaklaşık 39,7 fahrenhayt."),
+    ("santigrat-fahrenhayt", "4,3 °C yaklaşık 39,7° F eder."),
+    ("santigrat-fahrenhayt", "39,7 DERECE F."),
 ])
 def test_a_conversion_in_the_asked_unit_or_bare_is_stated(case: str, answer: str) -> None:
     items, language = conversion_evidence(case)

@@ -126,8 +126,9 @@ _UNITS = {
     # Imperial units: another unit, so that 12 miles is not 12 km nor 25 °F 25 °C (not
     # "mi", the Turkish question particle: 12 mi?; not lb, which "pounds" also says).
     "mile": "mi", "miles": "mi", "mil": "mi", "oz": "oz", "ft": "ft", "feet": "ft",
-    "°f": "°F", "fahrenheit": "°F", "fahrenhayt": "°F", "degrees fahrenheit": "°F",
-    "derece fahrenheit": "°F", "derece fahrenhayt": "°F", "mph": "mph",
+    "°f": "°F", "° f": "°F", "fahrenheit": "°F", "fahrenhayt": "°F", "degrees f": "°F",
+    "degrees fahrenheit": "°F", "derece f": "°F", "derece fahrenheit": "°F",
+    "derece fahrenhayt": "°F", "mph": "mph",
     "knot": "kn", "knots": "kn", "kn": "kn", "kt": "kn",
 }
 _PREFIX_UNITS = ("%", "yuzde", "$", "€", "£", "₺")
