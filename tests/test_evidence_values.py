@@ -1880,6 +1880,7 @@ def test_degil_after_a_genitive_and_its_noun_denies_the_value(value: str, answer
     ("0532 111 22 33", "0532 111 22 33 YALNIZCA SELİN'İN NUMARASI DEĞİL, AİLENİN HATTI."),
     ("0532 111 22 33", "0532 111 22 33 yalnız Selin'in numarası değil, ofisin de numarası."),
     ("14:30", "14:30 yalnızca doktorun randevusu değil, tahlil de o saatte."),
+    ("0532 111 22 33", "0532 111 22 33 sırf Selin'in numarası değil, evin ortak hattı da."),
 ])
 def test_a_genitive_after_the_value_s_phrase_denies_no_value(value: str, answer: str) -> None:
     assert found(value, answer, "tr")
@@ -1905,6 +1906,8 @@ def test_text_right_before_degil_is_not_stated(value: str, answer: str) -> None:
     ("Beden Eğitimi", "En yüksek not Beden Eğitimi değil mi zaten? 98 almış.", "tr"),
     ("Beden Eğitimi", "Sadece Beden Eğitimi değil, Müzik de yüksek.", "tr"),
     ("Beden Eğitimi", "YALNIZCA BEDEN EĞİTİMİ DEĞİL, MÜZİK DE 98.", "tr"),
+    ("Beden Eğitimi", "Bir tek Beden Eğitimi değil, Müzik de 98.", "tr"),
+    ("Kadıköy", "BİR TEK KADIKÖY'DE DEĞİL, ÜSKÜDAR'DA DA VAR.", "tr"),
     ("Beden Eğitimi", "En yüksek not Beden Eğitimi (98); Müzik değil, o 91.", "tr"),
     ("Beden Eğitimi", "EN YÜKSEK NOT BEDEN EĞİTİMİ: 98. MATEMATİK DEĞİL.", "tr"),
     ("Kadıköy", "Paket Kadıköy şubesinde; Üsküdar'da değil.", "tr"),

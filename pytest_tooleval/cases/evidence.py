@@ -344,7 +344,7 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 #: A genitive before the noun that değil denies, the value's owner: "0216 418 33 27 Pınar
 #: Hanım'ın numarası değil" (not after a conjunction, nor "not only": "27 ama Selin'in cebi
 #: değil", "27 sadece Selin'in numarası değil").
-_WHOSE = (r"(?:(?!(?:ama|fakat|ancak|ve|sadece|yaln[ıiIİ]z(?:ca)?)\b)[^\W\d_]+\s+)?[^\W\d_]+"
+_WHOSE = (r"(?:(?!(?:ama|fakat|ancak|ve|sadece|sırf|yaln[ıiIİ]z(?:ca)?)\b)[^\W\d_]+\s+)?[^\W\d_]+"
           rf"(?:{_APOSTROPHE}[^\W\d_]+)?(?<=[ıiuü]n)\s+")
 _DENIED = {
     "en": (re.compile(r"(?P<pre>)\b(?:not|never|no\s+longer|instead\s+of)\s+(?:(?:at|on|in|for)"
@@ -439,10 +439,11 @@ _FORMER = {
 _NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
 #: Where a negation denies a text item (``{text}``): in English right before it, in Turkish
 #: değil right after it, suffixed or not ("Görsel Sanatlar değil", "Müzik'te değildi"); not
-#: a tag question ("Görsel Sanatlar, değil mi?") nor "sadece X değil" (not only X).
+#: a tag question ("Görsel Sanatlar, değil mi?") nor "sadece X değil", "bir tek X değil" (not
+#: only X).
 _DENIED_TEXT = {
     "en": r"\b(?:(?:not|never|no\s+longer)\s+(?:been?\s+)?|non-){text}(?!\w)",
-    "tr": r"(?<!sadece\s)(?<!yalnızca\s)(?<!yalnız\s)(?<!sırf\s)\b{text}"
+    "tr": r"(?<!sadece\s)(?<!yalnızca\s)(?<!yalnız\s)(?<!sırf\s)(?<!bir\stek\s)\b{text}"
           rf"{_APOSTROPHE}?\w*\s+de[ğg][iı]l(?!\s+m[iı])",
 }
 
