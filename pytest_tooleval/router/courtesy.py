@@ -55,8 +55,13 @@ def acknowledged(words: tuple[str, ...], cuts: Sequence[int]) -> set[int]:
         end = min((cut for cut in cuts if cut > at), default=len(words))
         first = next((i for i in range(at - 2, start - 1, -1) if words[i] not in DETERMINERS),
                      start - 1) + 1
-        last = at if words[at] in ACKNOWLEDGING_TR else next(
-            (i for i in range(at + 1, end) if words[i] not in DETERMINERS), end - 1)
+        if words[at] not in ACKNOWLEDGING_TR:
+            last = next((i for i in range(at + 1, end) if words[i] not in DETERMINERS), end - 1)
+        else:  # the word after a Turkish verb is its next clause ("kira geldi kaydet"), but
+            # where the verb opens its clause in a thanks, an inverted object ("aldım mesajını
+            # teşekkürler"; not "çalıştı commit")
+            opens = all(word in COURTESY_WORDS for word in words[start:at])
+            last = min(at + 1, end - 1) if opens and COURTESY_WORDS.intersection(words) else at
         found.update(range(max(start, first), last + 1))
     return found
 

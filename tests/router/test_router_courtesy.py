@@ -196,6 +196,11 @@ ACKNOWLEDGED = [  # what came or worked is acknowledged: (language, message, the
     ("tr", "tamam mesajı gördüm", "git_commit"),
     ("tr", "TAMAM MESAJI ALDIM", "send_message"),
     ("tr", "mesaj geldi tamam", "git_commit"),
+    # The verb first, in a thanks: its object after it.
+    ("tr", "aldım mesajını teşekkürler", "send_message"),
+    ("tr", "ALDIM MESAJINI TEŞEKKÜRLER", "send_message"),
+    ("tr", "gördüm mesajı tamam", "git_commit"),
+    ("tr", "tamam gördüm mesajını", "send_message"),
 ]
 
 
@@ -226,6 +231,8 @@ def test_an_acknowledgement_alone_shows_no_tool_that_changes_the_world(
     ("tr", "mesaj geldi, ayşe'ye yaz geliyorum diye", "send_message"),
     ("tr", "randevu aldım, takvime ekle salı 14:00", "calendar_add"),
     ("tr", "tamam gördüm, şimdi dosyayı sil", "delete_file"),
+    ("tr", "aldım mesajını, kaan'a da yaz", "send_message"),
+    ("tr", "sağ ol, geldi paket, yarın için hatırlat", "reminder_add"),
 ])
 def test_a_request_beside_an_acknowledgement_keeps_its_tool(
     language: str, message: str, tool: str
