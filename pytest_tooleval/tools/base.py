@@ -8,6 +8,7 @@ raises ``ProviderError``: that is infrastructure, and the case becomes ERROR, ne
 from __future__ import annotations
 
 import json
+import sys
 import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -94,11 +95,11 @@ def extension_name(owner: object) -> str | None:
 
 
 def type_name(value: object) -> str:
-    """``value``'s class as a message names it: ``pytest_tooleval.X`` for the public API's."""
-    import pytest_tooleval
-
-    cls, name = type(value), type(value).__name__
-    if name in pytest_tooleval.__all__ and getattr(pytest_tooleval, name) is cls:
+    """``value``'s class as a message names it: ``pytest_tooleval.X`` for the public API's
+    (the package is loaded: this module is part of it)."""
+    package, cls = sys.modules["pytest_tooleval"], type(value)
+    name = cls.__name__
+    if name in package.__all__ and getattr(package, name, None) is cls:
         return f"pytest_tooleval.{name}"
     return f"{cls.__module__}.{cls.__qualname__}"
 
