@@ -9,6 +9,7 @@ so consecutive prompts share a long prefix (``kv_reuse``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -100,23 +101,19 @@ class PromptBuilder:
         self._render = render
         self.thinking = thinking
         self.template_kwargs = {"enable_thinking": thinking}
-        self._shows: dict[str, bool] = {}
 
     def _shows_sentinel(self, sentinel: str, messages: list[Message],
                         tools: list[dict[str, Any]] | None) -> bool:
-        """Whether the template renders ``sentinel`` from this probe (checked once). An
-        unavailable model is raised; any other error means the template does not show it."""
-        if sentinel not in self._shows:
-            try:
-                text = self._render(messages, tools, self.template_kwargs)
-            except BackendUnavailable:
-                raise
-            except Exception:
-                text = ""
-            self._shows[sentinel] = sentinel in text
-        return self._shows[sentinel]
+        """Whether the template renders ``sentinel`` from this probe. An unavailable model
+        is raised; any other error means the template does not show it."""
+        try:
+            return sentinel in self._render(messages, tools, self.template_kwargs)
+        except BackendUnavailable:
+            raise
+        except Exception:
+            return False
 
-    @property
+    @functools.cached_property
     def native_tools(self) -> bool:
         """Whether the template shows tools itself (checked with a sentinel tool)."""
         sentinel = ToolSpec(SENTINEL_TOOL, "Sentinel.", {"type": "object"}, "sentinel")
@@ -124,7 +121,7 @@ class PromptBuilder:
                                                     {"role": "user", "content": "u"}],
                                     [sentinel.openai_schema()])
 
-    @property
+    @functools.cached_property
     def native_tool_role(self) -> bool:
         """Whether the template renders ``role: tool`` messages (with their content)."""
         return self._shows_sentinel(SENTINEL_RESULT, [
