@@ -31,14 +31,9 @@ _WHY_NOT = {("llama", "vendor"): "--grammar vendor means a server's own tool cal
                                   "embedded model has no server: use --grammar on or off"}
 
 
-def _plugin_kinds() -> dict[str, str]:
-    """The kinds installed packages add."""
-    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
-
-
 def unknown_kind(kind: str) -> str | None:
     """Why ``kind`` names no backend, with the fix; None when it names one."""
-    plugins = _plugin_kinds()
+    plugins = {point.name for point in entry_points(group=ENTRY_POINT_GROUP)}
     if any(known == kind for known, _ in REGISTRY) or kind in plugins:
         return None
     kinds = sorted({known for known, _ in REGISTRY} | set(plugins))
@@ -55,17 +50,17 @@ def grammar_mode(settings: Settings, profile: Profile) -> str:
 def backend_class(kind: str, grammar: str) -> type[Backend]:
     """The backend class for this kind and grammar mode; ``BackendConfigError`` if none."""
     key = (kind, grammar)
-    target = REGISTRY.get(key)
     builtin = any(known == kind for known, _ in REGISTRY)
+    points = [point for point in entry_points(group=ENTRY_POINT_GROUP) if point.name == kind]
     claims = {f"{point.dist.name if point.dist else 'a package'} ({point.value})"
-              for point in entry_points(group=ENTRY_POINT_GROUP) if point.name == kind}
+              for point in points}
     if len(claims) > 1 or (builtin and claims):
         raise BackendConfigError(
             f"backend kind {kind!r} is {'built in and ' if builtin else ''}registered by "
             f"{' and by '.join(sorted(claims))}; uninstall a package, or give its entry point "
             f"in {ENTRY_POINT_GROUP!r} a name of its own")
-    if target is None and not builtin:
-        target = _plugin_kinds().get(kind)
+    # Past the check, a plugin kind has one claim (its points, if several, are alike).
+    target = REGISTRY.get(key) or (points[0].value if points else None)
     if target is None:
         modes = sorted(g for k, g in REGISTRY if k == kind)
         raise BackendConfigError(_WHY_NOT.get(key) or unknown_kind(kind) or (
