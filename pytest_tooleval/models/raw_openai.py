@@ -141,7 +141,7 @@ class RawCompletionBackend(ServerBackend):
                 raise MalformedReply(f"the reply of {url} has no text content: "
                                      f"{json.dumps(reply)[:300]}")
             evaluated, predicted = reply.get("tokens_evaluated"), reply.get("tokens_predicted")
-            return str(reply.get("content") or ""), {
+            return reply["content"], {
                 "finish_reason": "length" if reply.get("stop_type") == "limit" else "stop",
                 "prompt_tokens": evaluated if isinstance(evaluated, int) else None,
                 "completion_tokens": predicted if isinstance(predicted, int) else None,
