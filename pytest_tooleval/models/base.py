@@ -164,7 +164,7 @@ def next_turn(backend: Backend, messages: list[Message], tools: list[ToolSpec]) 
     return turn
 
 
-def mark_truncated(turn: ModelTurn, call_id: str = "call_truncated") -> ModelTurn:
+def mark_truncated(turn: ModelTurn, call_id: str) -> ModelTurn:
     """A turn cut off at ``max_tokens`` is a malformed turn, never an answer: with no
     complete call in it, its text becomes one unparseable call attempt that says so."""
     if turn.truncated and not any(c.parse_error is None for c in turn.calls):
