@@ -24,12 +24,16 @@ from pytest_tooleval.models.base import (
     BackendUnavailable,
     Message,
     ModelTurn,
+    stopped_short,
 )
 from pytest_tooleval.models.model_process import ModelProcess, ModelRequestFailed
 from pytest_tooleval.models.parsing import split_output
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.prompt import ChatTemplate, PromptBuilder
 from pytest_tooleval.tools.base import ToolSpec
+
+#: What to do when the conversation outgrows the model's context window.
+CONTEXT_FIX = "raise n_ctx in the profile (up to the model's trained context length)"
 
 WORKER_MODULE = "pytest_tooleval.models.llama_worker"
 #: A file to which each backend appends its model process's totals when it closes.
@@ -179,8 +183,7 @@ class LlamaBackend(Backend):
                 raise envelope.GrammarError(str(error)) from None
             hint = ""
             if error.kind == "context":
-                hint = (" The conversation no longer fits the model's context: raise n_ctx "
-                        "in the profile (up to the model's trained context length).")
+                hint = f" The conversation no longer fits the model's context: {CONTEXT_FIX}."
             raise BackendUnavailable(f"llama.cpp refused the request: {error}.{hint}") from None
         self._previous = copy.deepcopy(messages)
         self.last_output = reply["text"]
@@ -189,10 +192,11 @@ class LlamaBackend(Backend):
         content, calls = split_output(self.last_output, {tool.name for tool in tools})
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
-        return ModelTurn(content=content, calls=calls, latency_s=perf_counter() - started,
+        turn = ModelTurn(content=content, calls=calls, latency_s=perf_counter() - started,
                          prompt_tokens=reply.get("prompt_tokens"),
                          completion_tokens=reply.get("completion_tokens"),
                          finish_reason=reply.get("finish_reason"))
+        return stopped_short(turn, self.max_tokens, CONTEXT_FIX)
 
     def stats(self) -> dict[str, Any]:
         """The model process's totals (tokens evaluated, peak RSS)."""

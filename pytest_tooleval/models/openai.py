@@ -24,6 +24,7 @@ from pytest_tooleval.models.base import (
     ServerTimeout,
     ServerUnreachable,
     ToolsNotShown,
+    stopped_short,
 )
 from pytest_tooleval.models.http import HttpClient
 from pytest_tooleval.models.parsing import find_leaked_calls, strip_thinking
@@ -255,6 +256,12 @@ class ServerBackend(Backend):
     def case_scope(self) -> Any:
         return self.http.case_replica()
 
+    def cut_fix(self) -> str:
+        """What to do about a reply the server cut below max_tokens."""
+        return (f"the conversation filled the context of the server at {self.root_url} "
+                "(llama-server -c, shared by its --parallel slots), or it caps replies lower "
+                "(-n); raise that, or lower the profile's max_tokens")
+
     def close(self) -> None:
         if self.owns_http:
             self.http.close()
@@ -290,10 +297,10 @@ class OpenAIChatBackend(ServerBackend):
         latency = time.perf_counter() - started
         content, calls, choice = chat_message(body, f"{self.base_url}/chat/completions")
         content = strip_thinking(content)  # reasoning is not the answer, as in on/off
-        return ModelTurn(
+        return stopped_short(ModelTurn(
             content=content, calls=calls, latency_s=latency,
             leaked_calls=[] if calls else find_leaked_calls(content, {t.name for t in tools}),
-            **turn_fields(body, choice))
+            **turn_fields(body, choice)), self.profile.max_tokens, self.cut_fix())
 
     def tools_reach_prompt(self) -> dict[str, Any]:
         """Prompt tokens of one tiny request without tools and one with the sentinel tool:

@@ -27,6 +27,7 @@ from pytest_tooleval.models.base import (
     RequestRefused,
     ServerError,
     TemplateMissing,
+    stopped_short,
 )
 from pytest_tooleval.models.openai import ServerBackend
 from pytest_tooleval.models.parsing import split_output
@@ -200,8 +201,9 @@ class RawCompletionBackend(ServerBackend):
         content, calls = split_output(text, {tool.name for tool in tools})
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
-        return ModelTurn(content=content, calls=calls,
-                         latency_s=time.perf_counter() - started, **info)
+        return stopped_short(ModelTurn(content=content, calls=calls,
+                                       latency_s=time.perf_counter() - started, **info),
+                             self.profile.max_tokens, self.cut_fix())
 
     def mechanism(self) -> str:
         if self.mode == "off":

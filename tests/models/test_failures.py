@@ -300,12 +300,27 @@ def test_finish_reason_length_is_a_malformed_turn_not_an_answer() -> None:
     cut-off turn (tests/engine/test_loop.py has the same for a backend of any kind)."""
     from tests.engine.test_loop import ref, session_with
 
-    with FakeOpenAI([Rule("", [answer("It is sunny and the", finish_reason="length")])]) as fake:
-        run = session_with(backend(fake)).run(ref())
+    cut = answer("It is sunny and the", finish_reason="length").with_usage(40, 64)
+    with FakeOpenAI([Rule("", [cut])]) as fake:
+        run = session_with(backend(fake, max_tokens=64)).run(ref())
     step = run.transcripts[0]
     assert not step.answered and step.answer is None
     assert step.attempts and all(not a.valid and a.malformed == "unparseable"
                                  and a.reason == TRUNCATED for a in step.attempts)
+
+
+def test_a_reply_cut_below_max_tokens_is_the_servers_context_not_the_model() -> None:
+    """llama-server stops at its context (-c, shared by --parallel slots) or its own -n cap
+    with finish_reason "length": 40 tokens of 512 is no model running long."""
+    cut = answer("It is sunny and the", finish_reason="length").with_usage(4056, 40)
+    with FakeOpenAI([Rule("", [cut])]) as fake, pytest.raises(ContextOverflow) as caught:
+        backend(fake, max_tokens=512).complete(QUESTION, [])
+    assert str(caught.value) == (
+        "the reply stopped at 40 token(s), below max_tokens = 512 (finish_reason: length, "
+        f"after 4056 prompt tokens): the conversation filled the context of the server at "
+        f"{fake.base_url.removesuffix('/v1')} (llama-server -c, shared by its --parallel "
+        "slots), or it caps replies lower (-n); raise that, or lower the profile's max_tokens")
+    assert caught.value.kind == "context_overflow" and chats(fake) == 1
 
 
 @pytest.mark.parametrize("partial", [True, False])

@@ -16,6 +16,7 @@ import pytest
 from pytest_tooleval.models import raw_openai
 from pytest_tooleval.models.base import (
     BackendUnavailable,
+    ContextOverflow,
     MalformedReply,
     ServerError,
     TemplateMissing,
@@ -133,12 +134,19 @@ def test_a_200_reply_without_generated_text_is_malformed_not_an_empty_answer(
             backend.complete(QUESTION, tools)
 
 
-def test_llama_servers_stop_at_n_predict_is_a_length_finish(tools: list[ToolSpec]) -> None:
-    """llama-server says a generation was cut at ``n_predict`` with ``stop_type: limit``."""
-    cut = Rule("weather", [answer('{"answer": "It is 17.4 C and the', finish_reason="length")])
-    with FakeOpenAI([cut]) as fake:
-        turn = raw(fake.base_url, "off", retries=0).complete(QUESTION, tools)
-    assert turn.truncated
+@pytest.mark.parametrize("predicted", [64, 65, 63])
+def test_llama_servers_stop_at_n_predict_is_a_length_finish(tools: list[ToolSpec],
+                                                            predicted: int) -> None:
+    """llama-server says a generation was cut with ``stop_type: limit``: at ``n_predict``
+    (or a token past it) a truncated turn; below it, at the context: the machine's."""
+    reply = answer('{"answer": "It is 17.4 C and the', finish_reason="length")
+    with FakeOpenAI([Rule("weather", [reply.with_usage(900, predicted)])]) as fake:
+        backend = raw(fake.base_url, "off", retries=0, max_tokens=64)
+        if predicted < 64:
+            with pytest.raises(ContextOverflow, match="stopped at 63 token"):
+                backend.complete(QUESTION, tools)
+        else:
+            assert backend.complete(QUESTION, tools).truncated
 
 
 def test_unreachable_server_is_backend_unavailable(tools: list[ToolSpec]) -> None:
