@@ -39,14 +39,9 @@ class BuiltinRow:
     jailed: bool  # runs code: offered only where the jail works
 
 
-@lru_cache(maxsize=1)
 def builtin_specs() -> tuple[ToolSpec, ...]:
     """Every built-in tool's spec, in catalogue order, whatever this machine offers."""
-    rows = {row.spec.name: row.spec for row in builtin_rows()}
-    return tuple(
-        ToolSpec(spec.name, spec.description, spec.parameters, "builtin")
-        for spec in (rows[name] for name in BUILTIN_ORDER)
-    )
+    return tuple(row.spec for row in builtin_rows())
 
 
 def offered_builtin_names() -> set[str]:
