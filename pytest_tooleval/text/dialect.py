@@ -173,10 +173,7 @@ def standard_words(word: str) -> tuple[str, ...]:
 
 def standardize(words: tuple[str, ...]) -> tuple[str, ...]:
     """Every word of a message through ``standard_words``."""
-    out: list[str] = []
-    for word in words:
-        out.extend(standard_words(word))
-    return tuple(out)
+    return tuple(part for word in words for part in standard_words(word))
 
 
 _VOICED = {"g": "k", "d": "t"}

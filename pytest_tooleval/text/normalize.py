@@ -139,10 +139,6 @@ def fold(text: str) -> str:
     """
     if text.isascii():  # every step below leaves ASCII as it is, but for lowercasing
         return _WHITESPACE.sub(" ", text.lower()).strip()
-    return _fold(text)
-
-
-def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = turkish_lower(text).translate(_TURKISH_FOLD)
     stripped = unicodedata.normalize("NFKD", text).translate(_DROP_COMBINING)
