@@ -156,7 +156,7 @@ class TriggerSet:
         for variant in self._variants(elements):
             short = len(variant) == 1 and variant[0][1] and len(variant[0][0]) < SHORT_STEM
             phrase_bonus = 0.5 * (len(variant) - 1)
-            target = Target(tool, weight + phrase_bonus, short, text, self.language)
+            target = Target(tool, weight + phrase_bonus, short, text)
             key = (variant, exceptions)
             pattern = self._patterns.get(key)
             if pattern is None:

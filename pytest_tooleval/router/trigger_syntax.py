@@ -35,7 +35,6 @@ class Target:
     weight: float
     needs_cue: bool
     label: str  # the trigger as written in the data file
-    language: str
 
 
 @dataclass
