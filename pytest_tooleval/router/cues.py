@@ -28,10 +28,6 @@ CUE_LANGUAGES = ("en", "tr")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def cue_of(word: str) -> str:
-    return light_stem(word)[:CUE_PREFIX]
-
-
 def _lower_parts(text: str) -> list[tuple[str, str]]:
     """(folded word, lowercase word with its letters) pairs of a name or description."""
     normalized = normalize(_CAMEL.sub(" ", text).replace("_", " "))
@@ -39,8 +35,8 @@ def _lower_parts(text: str) -> list[tuple[str, str]]:
     return list(zip(normalized.words, lower, strict=True))
 
 
-def snowball_keys(lower_word: str, languages: Iterable[str]) -> set[str]:
-    keys = {snowball_stem(lower_word, language) for language in languages}
+def snowball_keys(lower_word: str) -> set[str]:
+    keys = {snowball_stem(lower_word, language) for language in CUE_LANGUAGES}
     return {key for key in keys if len(key) >= MIN_SNOWBALL_CUE}
 
 
@@ -104,8 +100,8 @@ class CueIndex:
 
     def _keys(self, word: str, lower: str) -> set[str]:
         if self.stemmer == "snowball":
-            return snowball_keys(lower, CUE_LANGUAGES)
-        return {cue_of(word)}
+            return snowball_keys(lower)
+        return {light_stem(word)[:CUE_PREFIX]}
 
     def match(
         self, words: tuple[str, ...], lower_words: tuple[str, ...] = ()
@@ -123,7 +119,7 @@ class CueIndex:
             friends = (tuple(f for f in self.false_friends if word.startswith(f))
                        if self.false_friends and word.startswith(self.false_friends) else ())
             if self.stemmer == "snowball":
-                hits = [c for key in sorted(snowball_keys(lower_word, CUE_LANGUAGES))
+                hits = [c for key in sorted(snowball_keys(lower_word))
                         for c in self._exact.get(key, ())]
             else:
                 hits = list(self._exact.get(word, ()))
