@@ -16,6 +16,7 @@ from pytest_tooleval.cases.evidence import claims_found, same_number, same_phone
 from pytest_tooleval.cases.model import Case, StateCheck
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.text.values import (
+    MONEY,
     Date,
     Number,
     Person,
@@ -46,8 +47,6 @@ _PATH = re.compile(r"(?<![\w@/.~-])[~\w./-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,4}(?
 _URLISH = re.compile(r"^(?:www\.|[\w-]+\.(?:com|org|net|tr|de|io)$)")
 
 Kind = str  # "time", "date", "amount", "phone", "email", "path"
-#: The currencies whose numbers are amounts.
-MONEY = frozenset({"TRY", "USD", "EUR", "GBP"})
 #: Record fields that name the person a write went to (a message's ``to``).
 RECIPIENT_FIELDS = frozenset({"to"})
 

@@ -135,7 +135,8 @@ _PREFIX_UNITS = ("%", "yuzde", "$", "€", "£", "₺")
 _MINOR = regex.compile(r"\s?(?:kurus|cents?|penny|pence)(?![a-z])|p(?![a-z]|\.\s?m)")
 #: The currency of a minor unit (cents: dollars or euros).
 _MINOR_UNITS = {"kurus": "TRY", "penny": "GBP", "pence": "GBP", "p": "GBP"}
-_MONEY = ("TRY", "USD", "EUR", "GBP")
+#: The currencies: their numbers are amounts of money.
+MONEY = frozenset({"TRY", "USD", "EUR", "GBP"})
 # A word that marks the number after it (about 90) or before it (26.200 TL civarında,
 # 90 euro kadar) as approximate; markup may stand between.
 _ROUGHLY_BEFORE = regex.compile(r"(?<![a-z])(?:about|around|roughly|approximately|approx\.?"
@@ -463,7 +464,7 @@ def _compound(text: str, numbers: list[tuple[regex.Match[str], Number]]
                 break
             if last.quantum > 1 and part.value < last.quantum and part.quantum < last.quantum:
                 parts.append((follow, part))  # 1 milyon | 742 bin | 500
-            elif last.unit in _MONEY and part.value < 100 and (
+            elif last.unit in MONEY and part.value < 100 and (
                     _MINOR.match(text, follow.end())  # (2 bin) 486 lira | 72 kuruş
                     or (last_match.group("unit") and text[follow.start() - 1:follow.end()]
                         == f" {part.value:02}")):  # 42 pounds | 80
