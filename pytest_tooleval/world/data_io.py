@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -21,10 +20,7 @@ def _load_cached(name: str) -> str:
 
 def load_yaml(name: str) -> Any:
     """Parse one data file; a fresh object each call so callers may mutate it."""
-    text = _load_cached(name)
-    if name.endswith(".json"):
-        return json.loads(text)
-    return safe_load(text)
+    return safe_load(_load_cached(name))
 
 
 _HASHED = {".py", ".yaml", ".json", ".txt", ".md"}
