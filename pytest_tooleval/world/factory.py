@@ -60,16 +60,13 @@ def _clock(text: str) -> datetime:
 def validate_overrides(overrides: WorldOverrides | Mapping[str, Any] | None) -> WorldOverrides:
     """The one override model (``cases.model.WorldOverrides``), from itself or a mapping,
     checked without a world (load time): paths, clock and zone."""
-    if isinstance(overrides, WorldOverrides):
-        parsed = overrides
-    else:
-        try:
-            parsed = WorldOverrides.model_validate(dict(overrides or {}))
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'world'}: {err['msg']}"
-                for err in exc.errors(include_url=False))
-            raise WorldOverrideError(f"invalid world override(s): {problems}") from None
+    try:
+        parsed = WorldOverrides.model_validate(overrides or {})  # a model: returned as is
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'world'}: {err['msg']}"
+            for err in exc.errors(include_url=False))
+        raise WorldOverrideError(f"invalid world override(s): {problems}") from None
     for rel in parsed.files:
         safe_home_path(Path("/nonexistent-tooleval-home"), rel)
     if parsed.timezone is not None:
