@@ -233,7 +233,7 @@ def _held_before(case_file: CaseFile, case: Case, source: str,
                 f" already hold before the case runs: they cannot fail, so any call of "
                 f"{', '.join(writes)} passes; fix: check what the write leaves (the new file, "
                 f"event or text), or add 'args'"))
-    if world is not None and world is not worlds.copies.shared(context):
+    if world is not None and context.world:  # a copy: shared() is None where the case overrides
         worlds.copies.discard(world)
     return failures
 
@@ -290,15 +290,16 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
     started = time.perf_counter()
     report = OracleReport()
     paths = list(paths)
+    files = collect_files(paths)
     problems: list[str] = []
     conftests: list[ModuleType] = []
     if settings is not None:
-        conftests = conftest_modules(settings, [*paths, *collect_files(paths)], problems)
+        conftests = conftest_modules(settings, [*paths, *files], problems)
     with tempfile.TemporaryDirectory(prefix="tooleval-oracle-") as scratch:
         session, oracle, worlds = _session(world_base or Path(scratch), k, settings, conftests)
         try:
             session.catalogue  # noqa: B018 - start the providers: a duplicate name stops here
-            for path in collect_files(paths):
+            for path in files:
                 source = str(path)
                 try:
                     case_file = load_case_file(path)
