@@ -11,7 +11,15 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from pytest_tooleval.world.api import DEFAULT_NOW, DEFAULT_TIMEZONE
 
@@ -61,6 +69,10 @@ def _valid_marks(value: list[str]) -> list[str]:
             raise ValueError(f"a mark must be a Python identifier, got {mark!r}")
         _refuse_muting(mark, "the mark")
     return value
+
+
+#: A case's or a file's marks.
+Marks = Annotated[list[str], AfterValidator(_valid_marks)]
 
 
 def moment(text: str) -> date | datetime:
@@ -270,7 +282,7 @@ class Case(_Strict):
     name: str = Field(max_length=MAX_NAME_LENGTH)
     category: Category
     group: str | None = None
-    marks: list[str] = Field(default_factory=list)
+    marks: Marks = Field(default_factory=list)
     register_: str | None = Field(default=None, alias="register")
     job: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
     steps: list[Step] = Field(min_length=1)
@@ -295,11 +307,6 @@ class Case(_Strict):
                 f"(it becomes a pytest node id; got {value!r})"
             )
         return value
-
-    @field_validator("marks")
-    @classmethod
-    def _marks_are_identifiers(cls, value: list[str]) -> list[str]:
-        return _valid_marks(value)
 
     @field_validator("group")
     @classmethod
@@ -375,13 +382,8 @@ class CaseFile(_Strict):
     requires: list[str] = Field(default_factory=list)
     tools: list[InlineTool] = Field(default_factory=list)
     world: WorldOverrides | None = None
-    marks: list[str] = Field(default_factory=list)
+    marks: Marks = Field(default_factory=list)
     cases: list[Case] = Field(min_length=1)
-
-    @field_validator("marks")
-    @classmethod
-    def _file_marks(cls, value: list[str]) -> list[str]:
-        return _valid_marks(value)
 
     @field_validator("language")
     @classmethod
