@@ -177,22 +177,23 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
     # A required field written misspelt is said once, as the misspelling.
     renamed = {(*loc[:-1], name) for loc, name in misspelt.items() if name}
     for error in errors:
-        if error["type"] == "missing" and tuple(error["loc"]) in renamed:
+        loc = tuple(error["loc"])
+        if error["type"] == "missing" and loc in renamed:
             continue
         message = error["msg"].removeprefix("Value error, ")
-        tag = _union_tag(data, tuple(error["loc"]))
+        tag = _union_tag(data, loc)
         if tag is not None:  # a value no member fits: one problem, not one per member
-            error["loc"] = error["loc"][:tag]
-            if tuple(error["loc"]) in said:
+            loc = loc[:tag]
+            if loc in said:
                 continue
-            said.add(tuple(error["loc"]))
+            said.add(loc)
             message = "Input should be a text, or a list of texts (alternatives)"
         if error["type"] == "extra_forbidden":
             message = "unknown field"
         fix = _FIXES.get(error["type"], "")
-        if misspelt.get(tuple(error["loc"])):
-            message += f" (did you mean {misspelt[tuple(error['loc'])]!r}?)"
-            fix = f"rename it to {misspelt[tuple(error['loc'])]!r}, or remove it"
+        if misspelt.get(loc):
+            message += f" (did you mean {misspelt[loc]!r}?)"
+            fix = f"rename it to {misspelt[loc]!r}, or remove it"
         if tag is not None:
             fix = 'write it in quotes, as text ("412,80"); alternatives as a list of texts'
         elif error["type"] == "string_type" and isinstance(error["input"], bool | int | float):
@@ -201,7 +202,7 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
                 if isinstance(error["input"], bool) else "")
         elif not fix and error["type"].endswith(("_type", "_parsing")):  # a wrong type
             fix = "write the value as docs/format.md shows it (a text, a list, an object, true)"
-        found.append((tuple(error["loc"]), message, fix))
+        found.append((loc, message, fix))
     return _problems(data, found)
 
 
