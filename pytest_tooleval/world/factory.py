@@ -124,11 +124,11 @@ class WorldFactory:
         # must not import the builder or the lock.
         from filelock import FileLock
 
-        from pytest_tooleval.world.build import build_template
+        from pytest_tooleval.world.build import META_FILE, build_template
 
         self.base_dir.mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.lock_path)):
-            if not (self.template_dir / "meta" / "build.json").exists():
+            if not (self.template_dir / META_FILE).exists():
                 staging = self.base_dir / f"{self.template_dir.name}.building-{os.getpid()}"
                 shutil.rmtree(staging, ignore_errors=True)
                 build_template(staging)
