@@ -96,29 +96,22 @@ def _where(exc: yaml.YAMLError) -> str:
 
 
 def _locate(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, int | None, str | None]:
-    """Turn a pydantic error location into (case name, 1-based step, field path)."""
+    """Turn a pydantic error location into (case name, 1-based step, field path): the case
+    is ``cases.N`` at the top, its step ``steps.N`` right inside it (a tool's argument may
+    itself be called "cases" or "steps")."""
     case = step = None
-    rest: list[str] = []
-    node = data
-    i = 0
-    while i < len(loc):
-        part = loc[i]
-        if part == "cases" and i + 1 < len(loc) and isinstance(loc[i + 1], int):
-            index = int(loc[i + 1])
-            node = node.get("cases", [])[index] if isinstance(node, dict) else None
-            name = node.get("name") if isinstance(node, dict) else None
-            case = str(name) if name is not None else f"#{index + 1}"
-            if len(case) > MAX_NAME_LENGTH:  # itself refused: not repeated in full
-                case = f"#{index + 1} ({case[:40]}…)"
-            i += 2
-            continue
-        if part == "steps" and i + 1 < len(loc) and isinstance(loc[i + 1], int):
-            step = int(loc[i + 1]) + 1
-            i += 2
-            continue
-        rest.append(str(part))
-        i += 1
-    return case, step, ".".join(rest) or None
+    if len(loc) > 1 and loc[0] == "cases" and isinstance(loc[1], int):
+        index = loc[1]
+        node = data.get("cases", [])[index] if isinstance(data, dict) else None
+        name = node.get("name") if isinstance(node, dict) else None
+        case = str(name) if name is not None else f"#{index + 1}"
+        if len(case) > MAX_NAME_LENGTH:  # itself refused: not repeated in full
+            case = f"#{index + 1} ({case[:40]}…)"
+        loc = loc[2:]
+        if len(loc) > 1 and loc[0] == "steps" and isinstance(loc[1], int):
+            step = loc[1] + 1
+            loc = loc[2:]
+    return case, step, ".".join(str(part) for part in loc) or None
 
 
 _FIXES = {

@@ -280,6 +280,18 @@ def test_nan_and_infinity_are_refused_with_case_step_and_field(tmp_path: Path, n
     assert "case 'c1', step 1, field 'args.expression.0'" in error and "fix: " in error
 
 
+@pytest.mark.parametrize("key", ["cases", "steps"])
+def test_a_tool_argument_named_cases_or_steps_is_not_taken_for_a_case_or_step(
+        tmp_path: Path, key: str) -> None:
+    """The location of a bad value under ``args.cases`` read that "cases" as the file's
+    (an IndexError traceback), and under ``args.steps`` in step 2 said step 1."""
+    bench = _bench({"args": {"expression": ["2+2"]}})
+    bench["cases"][0]["steps"].append({"message": "and 3+3?", "expect": ["calculator"],
+                                       "args": {key: ["N"]}})
+    error = str(_load(tmp_path, "c.json", json.dumps(bench).replace('"N"', "NaN")))
+    assert f"case 'c1', step 2, field 'args.{key}.0'" in error and "fix: " in error
+
+
 def test_a_nul_character_is_refused_in_a_message_and_in_a_key(tmp_path: Path) -> None:
     error = str(_load(tmp_path, "nul.json", json.dumps(_bench({"message": "What is\0 2+2?"}))))
     assert "NUL character" in error and "case 'c1', step 1, field 'message'" in error
