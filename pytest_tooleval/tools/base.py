@@ -8,6 +8,7 @@ raises ``ProviderError``: that is infrastructure, and the case becomes ERROR, ne
 from __future__ import annotations
 
 import json
+import re
 import sys
 import traceback
 from abc import ABC, abstractmethod
@@ -70,6 +71,12 @@ def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters]"
+
+
+#: A name a tool can be offered under (an @tool's, an MCP server's): OpenAI's chat API
+#: refuses a request with a longer one, or one with another character (a space, '/', '.',
+#: a non-ASCII letter); \Z: "$" allows a final newline.
+OFFERABLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 class ProviderError(Exception):

@@ -25,6 +25,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from pytest_tooleval.tools.base import (
+    OFFERABLE_NAME,
     DuplicateToolError,
     ProviderError,
     ToolProvider,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:  # asyncio is imported only when an async tool runs
 F = TypeVar("F", bound=Callable[..., Any])
 
 _TOOL_ATTR = "__tooleval_tool__"
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z: "$" allows a final newline
 
 
 class PythonToolError(Exception):
@@ -99,7 +99,7 @@ def describe_function(
     __tracebackhide__ = True
     tool_name = str(name or getattr(function, "__name__", ""))
     where = f"@tool {tool_name!r} ({tool_origin(function)})"
-    if not _NAME.match(tool_name):
+    if not OFFERABLE_NAME.match(tool_name):
         raise PythonToolError(
             f"{where}: a tool name must be 1-64 letters, digits, '_' or '-'; pass @tool(name=...)"
         )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import subprocess
 import time
 import warnings
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_tooleval.configfile import table_line
 from pytest_tooleval.tools.base import (
+    OFFERABLE_NAME,
     CaseContext,
     ProviderError,
     ToolProvider,
@@ -34,10 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-#: A name that can be offered: OpenAI's chat API refuses a request with a longer one, or one
-#: with another character (a space, '/', '.', a non-ASCII letter); \Z: "$" allows a final
-#: newline.
-_OFFERABLE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 class McpToolProvider(ToolProvider):
@@ -88,7 +84,7 @@ class McpToolProvider(ToolProvider):
         self.refused = {f"{self.config.prefix}{name}": why for name, why in left_out.items()}
         for tool in tools:
             exposed = f"{self.config.prefix}{tool.name}"
-            if not _OFFERABLE.match(exposed):
+            if not OFFERABLE_NAME.match(exposed):
                 self.refused[exposed] = (
                     "a tool name is 1 to 64 letters, digits, '_' or '-'; rename it in the "
                     "server" + (", or shorten the prefix" if len(exposed) > 64 and
