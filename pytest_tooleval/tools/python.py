@@ -274,9 +274,7 @@ class PythonToolProvider(ToolProvider):
         ]
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        spec = self._tools.get(name)
-        if spec is None:
-            return ToolResult.error(f"{self.source} offers no tool named {name!r}")
+        spec = self._tools[name]
         try:
             parsed = spec.arguments.model_validate(arguments)
         except ValidationError as exc:
