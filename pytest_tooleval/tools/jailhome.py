@@ -143,7 +143,7 @@ def receive(sock: socket.socket, timeout: float) -> int:
     sock.settimeout(timeout)
     try:
         _, fds, _, _ = socket.recv_fds(sock, 1, 1)
-    except (OSError, TimeoutError) as exc:
+    except OSError as exc:  # a timeout too: TimeoutError is an OSError
         raise StagingFailed(f"the jail's home was not handed over: {exc}") from exc
     if len(fds) != 1 or not stat.S_ISDIR(os.fstat(fds[0]).st_mode):
         for fd in fds:
