@@ -57,8 +57,7 @@ def write_cache(base_dir: Path, name: str, config: McpServerConfig, specs: list[
         **_key(config),
         "server_info": server_info,
         "listed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "tools": [{"name": s.name, "server_name": s.name.removeprefix(config.prefix),
-                   "description": s.description, "parameters": s.parameters}
+        "tools": [{"name": s.name, "description": s.description, "parameters": s.parameters}
                   for s in specs],
     }
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
@@ -83,8 +82,8 @@ def read_cache(base_dir: Path, name: str, config: McpServerConfig) -> CachedTool
                         + ", ".join(stale) + f"; {how}")
     source = f"mcp:{name}"
     tools = [t for t in data.get("tools", []) if isinstance(t, dict) and "name" in t]
-    own = [str(t.get("server_name") or str(t["name"]).removeprefix(config.prefix))
-           for t in tools]
+    # The server's own names: the entry's prefix is the configured one (checked above).
+    own = [str(t["name"]).removeprefix(config.prefix) for t in tools]
     specs = [ToolSpec(str(t["name"]), str(t.get("description", "")),
                       dict(t.get("parameters") or {}), source, stands_for=stands_for(n, config))
              for t, n in zip(tools, own, strict=True)]
