@@ -406,6 +406,12 @@ class _Status:
         return self.data
 
 
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group ``proc`` leads (started with ``start_new_session``)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 class _Reaper:
     """Kills the jail and says whether its PID namespace is known to be empty."""
 
@@ -420,11 +426,7 @@ class _Reaper:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         elif self.proc.poll() is None:
-            self.kill_outer()
-
-    def kill_outer(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            _kill_group(self.proc)
 
     def finish(self) -> bool:
         """End the jail and wait for it; True when its PID 1 has exited (so has everything
@@ -443,7 +445,7 @@ class _Reaper:
             os.close(self.pidfd)
             self.pidfd = None
         if self.proc.poll() is None:  # never signal a reaped (reusable) pid
-            self.kill_outer()
+            _kill_group(self.proc)
         self.proc.wait()
         return gone
 
@@ -635,17 +637,13 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
     outcome = Outcome(returncode=0)
     stop = threading.Event()
 
-    def kill() -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
     def watch() -> None:
         assert write_quota is not None
         while not stop.wait(0.05):
             used = disk_usage(writable, limit)
             if used < 0 or used - before > write_quota:
                 outcome.over_quota = True
-                kill()
+                _kill_group(proc)
                 return
 
     watcher = threading.Thread(target=watch, daemon=True) if write_quota is not None else None
@@ -658,7 +656,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
         outcome.own_s = own_seconds(proc.pid, time.monotonic() - started)
     finally:
         stop.set()
-        kill()
+        _kill_group(proc)
         proc.wait()
         if watcher is not None:
             watcher.join()
