@@ -162,10 +162,8 @@ def describe_function(
 
 def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
     """Drop pydantic's generated titles, which only cost the model tokens."""
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        if isinstance(prop, dict):
-            prop.pop("title", None)
+    for part in (schema, *schema.get("properties", {}).values()):
+        part.pop("title", None)
     return schema
 
 
