@@ -454,7 +454,6 @@ def run(
     argv: Sequence[str],
     *,
     writable: Path,
-    cwd: Path,
     env: Mapping[str, str],
     timeout: float,
     stdout: IO[bytes] | int,
@@ -466,18 +465,18 @@ def run(
     interpreter: bool = True,
     home: Path | None = None,
 ) -> Outcome:
-    """Run ``argv`` (jailed unless ``jailed`` is false: the unsafe mode), kill it and its
-    whole PID namespace at ``timeout`` seconds. Jailed, the world's ``home`` (by default
-    ``writable``) is at :data:`JAIL_HOME`, and every argument, environment value and
-    working folder under it is named so. With ``write_quota``, jailed: ``writable``
-    is staged on a tmpfs that holds at most that many bytes more (``jailhome``) and copied
-    back once the jail is gone; unjailed: the folder is measured and the call killed past
-    the quota. ``read_only``: (host file, path in the jail) pairs; ``interpreter``: whether
-    the Python interpreter is needed inside. Raises ``OSError`` when it cannot start or
-    the jail cannot be set up; :class:`jailhome.HomeTooLarge` when the home cannot be
-    staged."""
+    """Run ``argv`` in the folder ``writable`` (jailed unless ``jailed`` is false: the
+    unsafe mode), kill it and its whole PID namespace at ``timeout`` seconds. Jailed, the
+    world's ``home`` (by default ``writable``) is at :data:`JAIL_HOME`, and every argument,
+    environment value and working folder under it is named so. With ``write_quota``, jailed:
+    ``writable`` is staged on a tmpfs that holds at most that many bytes more (``jailhome``)
+    and copied back once the jail is gone; unjailed: the folder is measured and the call
+    killed past the quota. ``read_only``: (host file, path in the jail) pairs;
+    ``interpreter``: whether the Python interpreter is needed inside. Raises ``OSError``
+    when it cannot start or the jail cannot be set up; :class:`jailhome.HomeTooLarge` when
+    the home cannot be staged."""
     if not jailed:
-        return _run_unjailed(argv, writable=writable, cwd=cwd, env=env, timeout=timeout,
+        return _run_unjailed(argv, writable=writable, env=env, timeout=timeout,
                              stdout=stdout, stderr=stderr, preexec=preexec,
                              write_quota=write_quota)
     started = since = time.monotonic()
@@ -500,7 +499,7 @@ def run(
     libdir = os.path.realpath(sysconfig.get_config_var("LIBDIR") or "/usr/lib")
     if interpreter and _relocated(libdir) != libdir:  # the shared library moved with it
         env.setdefault("LD_LIBRARY_PATH", _relocated(libdir))
-    command = bwrap_argv(argv, writable=writable, cwd=name(os.path.realpath(cwd)),
+    command = bwrap_argv(argv, writable=writable, cwd=target,
                          read_only=read_only, interpreter=interpreter, uid=uid,
                          target=target,
                          home_tmpfs=jailhome.tmpfs_bytes(files, write_quota or 0)
@@ -511,7 +510,7 @@ def run(
     command[1:1] = ["--json-status-fd", str(status_write)]
     passed = (status_write,) + ((theirs.fileno(),) if theirs is not None else ())
     try:
-        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(command, cwd=writable, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=stdout, stderr=stderr, start_new_session=True,
                                 preexec_fn=preexec, close_fds=True, pass_fds=passed)
     except BaseException as exc:
@@ -618,7 +617,7 @@ def _before_bwrap(preexec: Callable[[], None] | None, bounded: bool) -> Callable
     return first
 
 
-def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mapping[str, str],
+def _run_unjailed(argv: Sequence[str], *, writable: Path, env: Mapping[str, str],
                   timeout: float, stdout: IO[bytes] | int, stderr: IO[bytes] | int,
                   preexec: Callable[[], None] | None, write_quota: int | None) -> Outcome:
     """The unsafe mode: no jail, the quota measured every 50 ms (a fast writer overshoots).
@@ -630,7 +629,7 @@ def _run_unjailed(argv: Sequence[str], *, writable: Path, cwd: Path, env: Mappin
         raise jailhome.HomeTooLarge(
             f"the home folder has more than {limit} files and folders; run_python works on "
             f"homes of at most {jailhome.HOME_ENTRIES} entries: delete or move files first")
-    proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(list(argv), cwd=writable, env=dict(env), stdin=subprocess.DEVNULL,
                             stdout=stdout, stderr=stderr, start_new_session=True,
                             preexec_fn=preexec, close_fds=True)
     started = time.monotonic()

@@ -41,7 +41,7 @@ for line in open('/proc/self/uid_map'):
 
 def test_git_runs_as_another_uid_than_root_too(tmp_path: Path) -> None:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        done = jail.run(["/usr/bin/id", "-u"], writable=tmp_path, cwd=tmp_path,
+        done = jail.run(["/usr/bin/id", "-u"], writable=tmp_path,
                         env={"PATH": "/usr/bin"}, timeout=10, stdout=out, stderr=err,
                         interpreter=False)
         out.seek(0)
@@ -241,7 +241,7 @@ def test_a_world_whose_path_reads_like_an_option_is_still_jailed(tmp_path: Path,
     world = tmp_path / folder
     world.mkdir(parents=True)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        done = jail.run(["/usr/bin/pwd"], writable=world, cwd=world,
+        done = jail.run(["/usr/bin/pwd"], writable=world,
                         env={"PATH": "/usr/bin"}, timeout=10, stdout=out, stderr=err,
                         interpreter=False)
         out.seek(0)

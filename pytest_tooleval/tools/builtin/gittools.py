@@ -233,7 +233,7 @@ def git_process(argv: list[str], env: dict[str, str], repo: Path, jailed: bool,
     capture = _Capture()
     try:
         with deadline.shielded():  # a call past its clock starts no further git process
-            outcome = jail.run(argv, writable=repo, cwd=repo, env=env,
+            outcome = jail.run(argv, writable=repo, env=env,
                                timeout=deadline.remaining(GIT_TIMEOUT),
                                stdout=capture.out_w, stderr=capture.err_w, jailed=jailed,
                                preexec=process_limits, interpreter=False, home=home)

@@ -164,7 +164,7 @@ def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
         with open(scratch / "out", "wb") as out, open(scratch / "err", "wb") as err:
             try:
                 outcome = jail.run(
-                    argv, writable=home, cwd=home, env=env, timeout=limit,
+                    argv, writable=home, env=env, timeout=limit,
                     stdout=out, stderr=err, jailed=jailed,
                     preexec=lambda: _limits(nproc=not jailed), write_quota=WRITE_QUOTA,
                     read_only=[(script, SNIPPET_IN_JAIL)],
