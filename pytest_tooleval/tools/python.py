@@ -272,7 +272,9 @@ class PythonToolProvider(ToolProvider):
         ]
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        spec = self._tools[name]
+        spec = self._tools.get(name)
+        if spec is None:
+            return ToolResult.error(f"{self.source} offers no tool named {name!r}")
         try:
             parsed = spec.arguments.model_validate(arguments)
         except ValidationError as exc:

@@ -149,7 +149,9 @@ class McpToolProvider(ToolProvider):
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         self.start()
         assert self._connection is not None
-        server_name = self._server_names[name]
+        server_name = self._server_names.get(name)
+        if server_name is None:
+            return ToolResult.error(f"{self.source} offers no tool named {name!r}")
         if self._broken is not None:
             raise self._broken
         self._called = True
