@@ -50,7 +50,7 @@ class ErrorInfo(BaseModel):
         detail = getattr(exc, "kind", None)
         message = str(exc) or type(exc).__name__
         if kind == "harness":
-            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+            where = traceback.extract_tb(exc.__traceback__)[-1:]  # [] without a traceback
             place = f" at {where[0].filename}:{where[0].lineno}" if where else ""
             message = (f"internal error in pytest-tooleval ({type(exc).__name__}: {message})"
                        f"{place}; please report it")
@@ -131,7 +131,9 @@ class CaseResult(BaseModel):
     @property
     def case_key(self) -> str:
         """The node id without the repeat suffix: the same for every try of a case."""
-        return strip_repeat(self.nodeid, self.repeat)
+        if self.repeat is None:
+            return self.nodeid
+        return self.nodeid.removesuffix(repeat_suffix(self.repeat))
 
     def label(self, key: str) -> str | None:
         """The case's value for a breakdown key (one of ``LABELS``)."""
@@ -197,10 +199,3 @@ def repeat_suffix(repeat: int) -> str:
 def without_repeat(nodeid: str) -> str:
     """The case's node id without a try's ``repeat_suffix``, whichever try it is."""
     return re.sub(r"\[r\d+\]\Z", "", nodeid)
-
-
-def strip_repeat(nodeid: str, repeat: int | None) -> str:
-    suffix = repeat_suffix(repeat) if repeat is not None else ""
-    return nodeid[: -len(suffix)] if suffix and nodeid.endswith(suffix) else nodeid
-
-
