@@ -89,11 +89,15 @@ class Option:
     dest: str
     flag: str
     help: str
-    is_flag: bool = False
 
     @property
     def default(self) -> Any:
         return RunSettings.model_fields[self.dest].default
+
+    @property
+    def is_flag(self) -> bool:
+        """A boolean setting: a flag on the command line."""
+        return RunSettings.model_fields[self.dest].annotation is bool
 
     @property
     def choices(self) -> tuple[str, ...] | None:
@@ -131,12 +135,11 @@ OPTIONS: tuple[Option, ...] = (
            "the run goes on"),
     Option("skip_missing", "--tooleval-skip-missing",
            "skip (with the reason) the cases of a file whose required tools are missing, "
-           "instead of stopping the run", is_flag=True),
-    Option("no_builtin", "--tooleval-no-builtin", "do not offer the built-in tool catalogue",
-           is_flag=True),
+           "instead of stopping the run"),
+    Option("no_builtin", "--tooleval-no-builtin", "do not offer the built-in tool catalogue"),
     Option("unsafe_no_jail", "--tooleval-unsafe-no-jail",
            "UNSAFE: where the bubblewrap jail is unavailable, still offer run_python and the "
-           "git tools, unjailed (the report's first line says so)", is_flag=True),
+           "git tools, unjailed (the report's first line says so)"),
     Option("baseline", "--tooleval-baseline",
            "compare this run with a baseline report.json at the end"),
     Option("sample", "--tooleval-sample",
@@ -152,8 +155,7 @@ OPTIONS: tuple[Option, ...] = (
            "warn when an interval is wider than this many points out of 100"),
     Option("resume", "--tooleval-resume",
            "continue the run journalled in the report folder (journal.jsonl): its cases are "
-           "not rerun; refused when the configuration or the selection differs",
-           is_flag=True),
+           "not rerun; refused when the configuration or the selection differs"),
     Option("shard", "--tooleval-shard",
            "run shard I of N (I/N): a deterministic, balanced share of the selected cases; "
            "join the shards with `tooleval merge`"),
@@ -164,8 +166,7 @@ OPTIONS: tuple[Option, ...] = (
            "with --tooleval-cache: record (ask the model, store), replay (no model: "
            "answer from the cache; a miss is an ERROR), off"),
     Option("check", "--tooleval-check",
-           "run `tooleval check` as test items (no model): guards, requires, router",
-           is_flag=True),
+           "run `tooleval check` as test items (no model): guards, requires, router"),
 )
 _BY_DEST = {option.dest: option for option in OPTIONS}
 
