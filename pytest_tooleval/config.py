@@ -273,11 +273,10 @@ def build_settings(found: FoundConfig, rootdir: Path, layers: list[Layer]) -> Se
     except ValidationError as exc:
         raise ConfigError(_describe(exc, sources, RunSettings)) from None
     config_dir = found.path.parent if found.path else rootdir
-    report_dir = Path(run.report_dir)
-    if not report_dir.is_absolute():
-        from_file = sources.get("report_dir", "").startswith(where)
-        report_dir = (config_dir if from_file else rootdir) / report_dir
-    profiles = _validate_profiles(project.models, found)
+    # Relative to the file that names it, else to the rootdir; an absolute one stays.
+    from_file = sources.get("report_dir", "").startswith(where)
+    report_dir = (config_dir if from_file else rootdir) / run.report_dir
+    profiles = _validate_profiles(project.models, config_dir, found, where)
     servers = _load_mcp(project.mcp, config_dir, found, where)
     fields = run.model_dump(exclude={"report_dir", "baseline"})
     fields["no_builtin"] = run.no_builtin or not project.builtin
@@ -310,21 +309,20 @@ def _validate_file(found: FoundConfig, where: str) -> ProjectFile:
         raise ConfigError(_describe(exc, sources, ProjectFile)) from None
 
 
-def _validate_profiles(models: dict[str, dict[str, Any]], found: FoundConfig) -> dict[str, Any]:
+def _validate_profiles(models: dict[str, dict[str, Any]], config_dir: Path, found: FoundConfig,
+                       where: str) -> dict[str, Any]:
     if not models:
         return {}  # nothing to validate: the profiles' module is not imported
     from pytest_tooleval.models.profiles import ProfileError, validate_profile_table
 
-    where = f"{found.path}: " if found.path else ""
-    folder = found.path.parent if found.path else Path(".")
     profiles = {}
     for name, table in models.items():
         try:
             validate_profile_table(name, table, section=f"{found.section}models")
         except ProfileError as exc:
-            raise ConfigError(f"{where}{exc}") from None
+            raise ConfigError(f"{where}: {exc}") from None
         # A GGUF or chat-template file is relative to the file naming it, as report_dir is.
-        profiles[name] = {key: str(folder / value) if key in ("gguf", "template")
+        profiles[name] = {key: str(config_dir / value) if key in ("gguf", "template")
                           and value != "default" and "{" not in value else value
                           for key, value in table.items()}
     return profiles
