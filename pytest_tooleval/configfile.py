@@ -46,8 +46,7 @@ def start_dir(config: pytest.Config) -> Path:
     invocation = config.invocation_params.dir
     folders = []
     for arg in config.args:
-        path = Path(arg.split("::")[0])
-        path = path if path.is_absolute() else invocation / path
+        path = invocation / arg.split("::")[0]  # an absolute path stays as it is
         if path.exists():
             folders.append(str((path if path.is_dir() else path.parent).resolve()))
     return Path(os.path.commonpath(folders)) if folders else invocation.resolve()
@@ -60,7 +59,7 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
     folders: list[Path] = []
     if stop is not None:
         stop = stop.resolve()
-        if start != stop and stop not in start.parents:
+        if not start.is_relative_to(stop):
             start = stop
     for folder in (start, *start.parents):
         folders.append(folder)
@@ -81,8 +80,7 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
                 candidates.append((pyproject, section))
     if not candidates:
         return FoundConfig(None, {})
-    (path, table), rest = candidates[0], candidates[1:]
-    return FoundConfig(path, table, tuple(other for other, _ in rest))
+    return FoundConfig(*candidates[0], tuple(path for path, _ in candidates[1:]))
 
 
 _KEY_PART = re.compile(r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)')
