@@ -137,10 +137,9 @@ def _cached(settings: Settings, profile: Profile, grammar: str,
     if settings.cache is None or settings.cache_mode == "off":
         return factory
 
-    directory = settings.cache if settings.cache.is_absolute() else \
-        settings.rootdir / settings.cache
-    mode = settings.cache_mode
-    return lambda: CachingBackend(factory, directory, mode, model_identity(profile, grammar))
+    directory = settings.rootdir / settings.cache  # an absolute cache folder stays as it is
+    return lambda: CachingBackend(factory, directory, settings.cache_mode,
+                                  model_identity(profile, grammar))
 
 
 def isolation(settings: Settings) -> dict[str, Any]:
