@@ -152,14 +152,6 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
         return "the case is no longer in its file"
     if old.is_error:
         return "it ended in ERROR: nothing was scored"
-    why = _steps_changed(case_file, case, old, router, run, outcome)
-    return why or old.model_copy(update={**verdict(case_file, case, old.transcripts),
-                                         "case_hash": content_hash(case_file, case)})
-
-
-def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
-                   run: StoredRun, outcome: Rescored) -> str | None:
-    """Why the stored transcripts no longer answer this case (None: they still do)."""
     transcripts = old.transcripts
     if len(case.steps) != len(transcripts):
         return f"it has {len(case.steps)} step(s) now, {len(transcripts)} when it ran"
@@ -171,9 +163,9 @@ def _steps_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     except Unrouted:
         outcome.routing_unchecked += 1
         why = None
-    if why:
-        return why
-    return _inline_results_changed(case_file, old)
+    why = why or _inline_results_changed(case_file, old)
+    return why or old.model_copy(update={**verdict(case_file, case, transcripts),
+                                         "case_hash": content_hash(case_file, case)})
 
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
