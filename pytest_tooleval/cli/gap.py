@@ -43,18 +43,17 @@ def main(argv: Sequence[str]) -> int:
         reports = {arm: load_report(path)
                    for arm, path in zip(ARMS, options.from_reports, strict=True)}
         _check_pair(reports, options.force)
-    for arm in ARMS:
-        if arm in reports:
-            continue
-        arm_options = argparse.Namespace(**vars(options))
-        arm_options.grammar = arm
-        arm_options.report_dir = str(out / arm)
-        args = pytest_args_for_run(arm_options, [*extra, "--tooleval-partial", "pass"])
-        print(f"tooleval gap: grammar {arm}: pytest {' '.join(args)}", flush=True)
-        code = subprocess.call([sys.executable, "-m", "pytest", *args])
-        if code not in (0, 1):
-            raise Refused(f"the grammar-{arm} run stopped (pytest exit {code})")
-        reports[arm] = load_report(out / arm / "report.json")
+    else:
+        for arm in ARMS:
+            arm_options = argparse.Namespace(**vars(options))
+            arm_options.grammar = arm
+            arm_options.report_dir = str(out / arm)
+            args = pytest_args_for_run(arm_options, [*extra, "--tooleval-partial", "pass"])
+            print(f"tooleval gap: grammar {arm}: pytest {' '.join(args)}", flush=True)
+            code = subprocess.call([sys.executable, "-m", "pytest", *args])
+            if code not in (0, 1):
+                raise Refused(f"the grammar-{arm} run stopped (pytest exit {code})")
+            reports[arm] = load_report(out / arm / "report.json")
     gap = gap_of(reports["on"], reports["off"])
     text = render_gap(gap)
     write_json(out / "gap.json", gap)
