@@ -69,7 +69,7 @@ class CaseWorlds:
 def configured_providers(
     settings: Settings,
     world_base: Callable[[], Path],
-    conftests: Sequence[ModuleType] = (),
+    conftests: Sequence[ModuleType],
     *,
     builtin: ToolProvider | None = None,
 ) -> list[ToolProvider]:
@@ -94,7 +94,7 @@ def configured_providers(
 
 
 def python_tool_providers(
-    settings: Settings, conftests: Sequence[ModuleType] = ()
+    settings: Settings, conftests: Sequence[ModuleType]
 ) -> list[ToolProvider]:
     """The ``@tool`` functions of ``conftests`` and of the ``python_tools`` modules, one
     provider per origin file."""
