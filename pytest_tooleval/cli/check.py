@@ -36,12 +36,11 @@ CATALOGUE_OPTIONS = (
 def configured(args: argparse.Namespace,
                paths: list[Path]) -> tuple[Settings, ConfiguredCatalogue | None]:
     """The settings and the configured catalogue (None with ``--offered``)."""
-    if not args.no_builtin and not getattr(args, "offered", None):
+    offered = getattr(args, "offered", None)  # route has no --offered
+    if not args.no_builtin and not offered:
         jail.probe_in_background()  # its processes run while the configuration is read
     settings = Settings.from_directory(Path.cwd(), k=args.k, no_builtin=args.no_builtin)
-    if getattr(args, "offered", None):
-        return settings, None
-    return settings, configured_catalogue(settings, paths, mcp=args.mcp)
+    return settings, None if offered else configured_catalogue(settings, paths, mcp=args.mcp)
 
 
 def source_lines(catalogue: ConfiguredCatalogue | None, offered: list[str] | None) -> list[str]:
@@ -146,7 +145,7 @@ def _static_check(args: argparse.Namespace, k: int,
     report = run_check(args.paths, k=k, similarity=args.similarity, language=args.language,
                        offered_tools=set(offered) if offered else None,
                        router=TriggerRouter(k, stemmer=args.stemmer or DEFAULT_STEMMER),
-                       strict=args.strict and not args.oracle, catalogue=specs,
+                       strict=options["strict"], catalogue=specs,
                        catalogue_sources=sources, parts=parts)
     if parts is not None:
         parts.save()
