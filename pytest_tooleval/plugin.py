@@ -152,22 +152,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+#: pytest's status of the outcomes it has no word for (PASS and FAIL are its own).
+_STATUS = {"PARTIAL": ("partial", "P", ("PARTIAL", {"yellow": True})),
+           "ERROR": ("error", "E", ("ERROR", {"red": True}))}
+
+
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     if report.when == "???" and report.failed:  # xdist's: the case's worker crashed
         from pytest_tooleval.run.controller import is_case_report
 
-        return ("error", "E", ("ERROR", {"red": True})) if is_case_report(report) else None
-    if report.when != "call":
-        return None
-    result = getattr(report, "tooleval", None)
-    if result is None:
-        return None
-    outcome = result["outcome"]
-    if outcome == "PARTIAL":
-        return "partial", "P", ("PARTIAL", {"yellow": True})
-    if outcome == "ERROR":
-        return "error", "E", ("ERROR", {"red": True})
-    return None
+        return _STATUS["ERROR"] if is_case_report(report) else None
+    result = getattr(report, "tooleval", None) if report.when == "call" else None
+    return None if result is None else _STATUS.get(result["outcome"])
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
