@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 from pytest_tooleval.router.base import SHOWN, Router, Routing, make_room
@@ -85,6 +86,13 @@ COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "stay", "stays", 
 # ("don't send it but save it", "thx for the help can u text kaan").
 TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
                    "would"})
+# A question about the world asks for no change to it ("will it be clear tomorrow?", "how
+# cold will it be", "yarın soğuk olacak mı"): in a message of such questions only, the learned
+# cue votes for no tool that changes the world. Not a question put to the assistant ("will you
+# …", "can you …", "atar mısın"), nor a suggestion ("how about a reminder at 7").
+WH_WORDS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose"})
+AUXILIARIES = frozenset({"is", "are", "was", "were", "will", "do", "does", "did", "should", "am"})
+PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 #: A word without which no negation, thanks or acknowledgement governs anything.
 GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"} | ACKNOWLEDGING)
@@ -138,6 +146,18 @@ def _cuts(message: str, hints: str | None) -> list[int]:
     """Where the message's clauses end: the position of the word after each ``CLAUSE_END``."""
     return [len(normalize(message[:end.start()], hints).words)
             for end in CLAUSE_END.finditer(message)]
+
+
+def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
+    """Every clause of the message (``cuts``: where they end) is a question about the world:
+    an English one opens with ``WH_WORDS`` or ``AUXILIARIES``, a Turkish one ends in one of
+    ``PARTICLES``."""
+    clauses = [words[a:b] for a, b in pairwise([0, *cuts, len(words)]) if a < b]
+    if language == "tr":
+        return bool(clauses) and all(c[-1] in PARTICLES for c in clauses)
+    return language == "en" and bool(clauses) and all(
+        (c[0] in WH_WORDS and c[1:2] != ("about",))
+        or (c[0] in AUXILIARIES and c[1:2] not in {("you",), ("u",)}) for c in clauses)
 
 
 def _governed(
@@ -450,9 +470,11 @@ class TriggerRouter(Router):
         tools nothing else scored; empty when the model is off or thinks no tool fits."""
         hints = language if language in self.sets else None
         text = normalize(message, hints)
-        cuts = _cuts(message, hints) if ACKNOWLEDGING.intersection(text.words) else []
+        cuts = _cuts(message, hints)
         if self.lexical is None or is_courtesy(text.words, cuts):
             return {}  # thanks and closings ask for nothing (router/courtesy.py)
+        asking = _asks_only(text.words, cuts, language)
         open_places = [spec.name for spec in catalogue
-                       if RULED_OUT < scores.get(spec.name, 0.0) < LEARNED_BESIDE]
+                       if RULED_OUT < scores.get(spec.name, 0.0) < LEARNED_BESIDE
+                       and not (asking and spec.name in SIDE_EFFECTING_BUILTINS)]
         return dict(self.lexical.votes(message, language, open_places))

@@ -176,6 +176,53 @@ def test_a_learned_vote_passes_stray_cues_and_joins_a_weakly_scored_tool() -> No
     assert old == routing  # deterministic
 
 
+# Questions about the world, written for this test: the learned cue showed a tool that
+# changes the world on each ("how cold will it be tomorrow morning": reminder_add at p 0.81).
+ASKED = [
+    ("en", "is it going to be clear tomorrow?", "reminder_add"),
+    ("en", "IS IT GOING TO BE CLEAR TOMORROW?", "reminder_add"),
+    ("en", "how cold will it be tomorrow morning", "reminder_add"),
+    ("en", "HOW COLD WILL IT BE TOMORROW MORNING", "reminder_add"),
+    ("en", "will it rain tomorrow evening?", "reminder_add"),
+    ("en", "how hot will it get tomorrow", "reminder_add"),
+    ("en", "is it clear saturday for a hike?", "calendar_add"),
+    ("en", "will it be sunny enough for a picnic on saturday", "calendar_add"),
+    ("en", "is saturday morning going to be dry?", "calendar_add"),
+    ("en", "does the calendar sync with my phone?", "calendar_add"),
+    ("en", "should i bring a jacket tonight", "send_message"),
+    ("tr", "yarın sabah soğuk olacak mı", "reminder_add"),
+    ("tr", "cumartesi yürüyüş için hava açık olur mu?", "calendar_delete"),
+]
+# A request put as a question to the assistant, a suggestion, or after a question keeps the
+# learned vote that brings its tool (without the learned cue none of them shows it).
+ASKED_OF_YOU = [
+    ("en", "will u pop the dentist in for tuesday 3pm", "calendar_add"),
+    ("en", "do you mind popping yoga in for saturday 10am?", "calendar_add"),
+    ("en", "how about a 7am gym thing tomorrow", "reminder_add"),
+    ("en", "what about a nudge at 6 for the bins", "reminder_add"),
+    ("en", "what about dentist tuesday 3pm, pop it in", "calendar_add"),
+    ("tr", "cumartesi 10'da yoga, ajandaya işler misin?", "calendar_add"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), ASKED)
+def test_a_question_about_the_world_gets_no_vote_for_a_tool_that_changes_it(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert tool not in TriggerRouter(9).route(message, language, CATALOGUE).tools
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), ASKED_OF_YOU)
+def test_a_request_put_as_a_question_keeps_its_learned_vote(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert tool not in TriggerRouter(9, lexical=False).route(message, language, CATALOGUE).tools
+    routing = TriggerRouter(9).route(message, language, CATALOGUE)
+    assert routing.reasons[tool][-1].startswith("learned cue: p=")
+
+
 def test_the_training_set_never_reads_a_frozen_half(tmp_path: Path) -> None:
     folder = tmp_path / "router-eval-new"
     (folder / "en").mkdir(parents=True)
