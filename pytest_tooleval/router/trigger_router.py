@@ -93,6 +93,10 @@ TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "ca
 WH_WORDS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose"})
 AUXILIARIES = frozenset({"is", "are", "was", "were", "will", "do", "does", "did", "should", "am"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
+# After a negation, what the speaker will do themself asks for nothing either, to the end of
+# its clause ("no need to save that, I'll just remember it"; "just" is no turn there).
+OWN = frozenset({("i", "ll"), ("i", "will"), ("we", "ll"), ("we", "will")})
+OWN_JUST = frozenset({("ll", "just"), ("will", "just")})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 #: A word without which no negation, thanks or acknowledgement governs anything.
 GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"} | ACKNOWLEDGING)
@@ -180,13 +184,16 @@ def _governed(
             negator = None
         if thanks or negator:
             end = min((c for c in cuts if c > at), default=len(words))
+            if negator and words[end:end + 2] in OWN:  # the next clause is the speaker's
+                end = min((c for c in cuts if c > end), default=len(words))
             size = len(negator) if negator else 1  # the turn right after is part of it:
             after = at + size + 1  # "don't just delete it"
             # "so", and in a thanks "and", before a request's trigger turns too ("no need to
             # call him so text him", "thanks for the help and remind me at 9"; not "don't
             # text him so late", "no need to save it so i'll remember", "thanks for saving and
             # sending it").
-            stop = next((i for i in range(after, end) if words[i] in TURNS or (
+            stop = next((i for i in range(after, end) if (
+                words[i] in TURNS and words[i - 1:i + 1] not in OWN_JUST) or (
                 words[i] in ({"so", "and"} if thanks else {"so"}) and i + 1 < len(words)
                 and not words[i + 1].endswith("ing") and words[i + 1] not in SUBJECTS
                 and any(s == i + 1 for s, _ in spans))),

@@ -54,6 +54,15 @@ NEGATED = [
     ("en", "no need to save it so i'll remember myself", "memory_save"),  # "so" before "i"
     ("en", "NO NEED TO REMIND ME SO I WILL REMEMBER ON MY OWN", "memory_save"),
     ("en", "if you don't hear back, don't text him again", "send_message"),
+    # what the speaker will do themself, after the negation, asks for nothing either
+    ("en", "no need to save that, i'll just remember it", "memory_save"),
+    ("en", "NO NEED TO SAVE THAT, I'LL JUST REMEMBER IT", "memory_save"),
+    ("en", "NO NEED TO SAVE THAT SO I'LL JUST REMEMBER IT", "memory_save"),
+    ("en", "don't save it, i'll remember it myself", "memory_save"),
+    ("en", "no need to note that down, i will remember", "memory_save"),
+    ("en", "no need to remind me, i'll just set an alarm on my phone", "reminder_add"),
+    ("en", "DON'T SEND ANYTHING, I'LL WRITE TO HIM MYSELF", "send_message"),
+    ("en", "don't send anything, we'll write to her ourselves", "send_message"),
     # a condition asks for nothing (unpunctuated, "if you don't hear from me by 6 text kaan"
     # loses send_message: the safer error)
     ("en", "if you don't need to send anything else, we're done, thanks", "send_message"),
@@ -87,6 +96,9 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "yarın saat 10'a bir toplantı ekler misin: sprint planlama", "calendar_add"),
     ("en", "don't send it to Ali. Send it to Kaan", "send_message"),
     ("en", "don't text him, just remind me at 6 to call him", "reminder_add"),
+    ("en", "no need to save it, just remind me at 5", "reminder_add"),
+    ("en", "no need to text him, i'll just call. remind me at 6 to call him", "reminder_add"),
+    ("en", "don't delete it, i'll move it, save a note that it's in Archive", "memory_save"),
     ("en", "no need to email, put it in my calendar for friday 3pm", "calendar_add"),
     ("en", "don't forget to add the dentist to my calendar", "calendar_add"),
     ("tr", "hatırlatmaya gerek var mı bilmiyorum, yarın 9'da hatırlat", "reminder_add"),
