@@ -201,6 +201,15 @@ ACKNOWLEDGED = [  # what came or worked is acknowledged: (language, message, the
     ("tr", "ALDIM MESAJINI TEŞEKKÜRLER", "send_message"),
     ("tr", "gördüm mesajı tamam", "git_commit"),
     ("tr", "tamam gördüm mesajını", "send_message"),
+    # "yes", "yep", "yeah", "yup", "evet" acknowledge like "ok"; "this" of "this morning"
+    ("en", "yep, saw your text", "send_message"),
+    ("en", "YEP, SAW YOUR TEXT", "send_message"),
+    ("en", "yup, got your message", "send_message"),
+    ("en", "yes, the reminder worked", "reminder_add"),
+    ("en", "yeah the alarm went off, cheers", "reminder_add"),
+    ("en", "got your reminder this morning, all good", "reminder_add"),
+    ("en", "GOT YOUR REMINDER THIS MORNING, ALL GOOD", "reminder_add"),
+    ("tr", "evet, mesajını gördüm", "send_message"),
 ]
 
 
@@ -225,6 +234,10 @@ def test_an_acknowledgement_alone_shows_no_tool_that_changes_the_world(
     ("en", "got a message from the bank, save the code 4471", "memory_save"),
     ("en", "got the invite, add it to my calendar friday 3pm", "calendar_add"),
     ("en", "got it, commit the changes", "git_commit"),
+    ("en", "yep, text her that I'm on my way", "send_message"),
+    ("en", "yes please send it to kaan", "send_message"),
+    ("en", "got your reminder this morning, set another one for friday 9am", "reminder_add"),
+    ("tr", "evet, anneme mesaj at", "send_message"),
     ("tr", "mesajını aldım, ona yarın ararım de", "send_message"),
     ("tr", "MESAJINI ALDIM, KAAN'A DA MESAJ AT", "send_message"),
     ("tr", "alarm çaldı, yarın 7'ye bir hatırlatma daha kur", "reminder_add"),
