@@ -56,7 +56,7 @@ LEARNED_WEIGHT = 2.0
 # A negated request rules out the tools that change the world it names: an English clause
 # from an imperative "don't", "do not", "never" or "no need" to its end ("don't send it
 # yet", "don't bother saving that"; "don't forget" is a trigger of its own), a Turkish
-# message ending in a trigger's negative imperative ("mesaj atma", "dosyayı silmeyin",
+# clause ending in a trigger's negative imperative ("mesaj atma", "dosyayı silmeyin",
 # "iptal etme"; "silme işlemi" does not end in it) or its verbal noun before "gerek yok"
 # ("hatırlatmana gerek yok"). Such a tool scores RULED_OUT: no learned vote, the last place
 # of all, unless a trigger in another clause asks for it ("takvime ekle: bütçe planlama",
@@ -298,6 +298,7 @@ class TriggerRouter(Router):
         spans: list[tuple[int, int]] = []  # (start, end) of every trigger match
         cued: list[tuple[str, int]] = []  # (tool, position) of every cue's word
         matched: set[str] = set()  # tools a trigger matched, kept as longest or not
+        cuts = _cuts(message, hints)  # where the message's clauses end
 
         # The message's own language first: a trigger written the same in two files
         # ("commit*") counts once per tool, at the full weight, not at the other file's 0.3.
@@ -320,7 +321,7 @@ class TriggerRouter(Router):
                     m.start - 2] in COPULAS and text.words[m.start - 1] in SUBJECTS))
                 and not text.words[m.start].endswith("ed")
                 and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets)
-                and m.start not in _cuts(message, hints))]  # not "the plan is: clear friday"
+                and m.start not in cuts)]  # not "the plan is: clear friday"
             matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:
@@ -328,10 +329,11 @@ class TriggerRouter(Router):
                     if t.tool in MONEY_KINDS:
                         classes[t.tool[1:]].append(m.text)
             longest = longest_matches(candidates, len(text.words))
-            for match in _negated(trigger_set, text.words):
-                ruled_out.update(t.tool for t in match.pattern.targets
-                                 if t.tool in SIDE_EFFECTING_BUILTINS)
-                negated_at.append(match.start)
+            for a, b in pairwise([0, *cuts, len(text.words)]):  # each clause's last verb
+                for match in _negated(trigger_set, text.words[a:b]):
+                    ruled_out.update(t.tool for t in match.pattern.targets
+                                     if t.tool in SIDE_EFFECTING_BUILTINS)
+                    negated_at.append(a + match.start)
             named += [(t.tool, m.start) for m in longest for t in m.pattern.targets]
             spans += [(m.start, m.end) for m in longest]
             for match in longest:
@@ -394,7 +396,6 @@ class TriggerRouter(Router):
             tally.add(tool, gain, f"trigger {label} ({why})")
         apply_classes(text, classes, tally)
         governing = ruled_out or GOVERNING.intersection(text.words)
-        cuts = _cuts(message, hints) if governing else []
         if is_courtesy(text.words, cuts):  # asks for nothing: "ok got your message"
             ruled_out.update(SIDE_EFFECTING_BUILTINS)
         elif governing:

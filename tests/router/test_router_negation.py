@@ -48,6 +48,14 @@ NEGATED = [
     ("tr", "hatırlatma gerek yok", "reminder_add"),
     ("tr", "cuma toplantısını iptal etme", "calendar_delete"),
     ("tr", "hatırlatma yapma şimdilik", "reminder_add"),
+    # a Turkish clause before another: its last verb too
+    ("tr", "kaydetmene gerek yok, kaan'a mesaj at", "memory_save"),
+    ("tr", "KAYDETMENE GEREK YOK, KAAN'A MESAJ AT", "memory_save"),
+    ("tr", "mesaj atma, sadece hatırlat yarın 9'da", "send_message"),
+    ("tr", "dosyayı silme, arşive taşı", "delete_file"),
+    ("tr", "toplantıyı iptal etme, saatini 3'e al", "calendar_delete"),
+    ("tr", "takvime ekleme, sadece not al", "calendar_add"),
+    ("tr", "kaydetme, ben aklımda tutarım", "memory_save"),
     ("en", "don't send it but save it to my notes", "send_message"),
     ("en", "don't just delete it, archive it", "delete_file"),
     ("en", "DON'T TEXT HIM SO LATE", "send_message"),  # "so" before no trigger
@@ -103,6 +111,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("en", "don't forget to add the dentist to my calendar", "calendar_add"),
     ("tr", "hatırlatmaya gerek var mı bilmiyorum, yarın 9'da hatırlat", "reminder_add"),
     ("tr", "iptal etmeden önce Elif'e mesaj at", "send_message"),
+    ("tr", "kaydetmene gerek yok, kaan'a mesaj at", "send_message"),
+    ("tr", "mesaj atma, sadece hatırlat yarın 9'da", "reminder_add"),
+    ("tr", "dosyayı silme, arşive taşı", "move_file"),
+    ("tr", "takvime ekleme, sadece not al", "memory_save"),
+    ("tr", "yarın için hatırlatma, saat 9", "reminder_add"),  # the noun, in its own clause
     # the negated span ends where the message turns to what it asks
     ("en", "don't know if you can but delete old.txt", "delete_file"),
     ("en", "don't send it but save it to my notes", "memory_save"),
