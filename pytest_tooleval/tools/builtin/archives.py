@@ -210,7 +210,7 @@ def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
     shown = need_str(args, "archive_path", limit=1024)
     real = ctx.home.resolve(shown)
     default = ctx.home.relative(real.parent / _stem(real.name))
-    dest_shown = get_str(args, "destination", default, limit=1024) or default
+    dest_shown = get_str(args, "destination", limit=1024) or default
     dest = ctx.home.resolve(dest_shown, must_exist=False)
     if is_git_internal(ctx.home, dest):
         raise ToolError("cannot extract into a .git folder")

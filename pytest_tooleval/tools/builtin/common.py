@@ -51,11 +51,11 @@ def prop(kind: str, description: str, **extra: Any) -> dict[str, Any]:
     return {"type": kind, "description": description, **extra}
 
 
-def get_str(args: dict[str, Any], key: str, default: str | None = None, *,
-            limit: int = 100_000) -> str | None:
+def get_str(args: dict[str, Any], key: str, *, limit: int = 100_000) -> str | None:
+    """The argument as text (a number reads as its digits); None when it is absent."""
     value = args.get(key)
     if value is None:
-        return default
+        return None
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ToolError(f"argument {key!r} must be a string")
     text = str(value)
@@ -71,11 +71,11 @@ def need_str(args: dict[str, Any], key: str, *, limit: int = 100_000) -> str:
     return value
 
 
-def get_int(args: dict[str, Any], key: str, default: int | None = None, *,
+def get_int(args: dict[str, Any], key: str, *,
             low: int = -1_000_000, high: int = 1_000_000) -> int | None:
     value = args.get(key)
     if value is None:
-        return default
+        return None
     if isinstance(value, bool):
         raise ToolError(f"argument {key!r} must be an integer")
     try:

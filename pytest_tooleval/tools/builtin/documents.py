@@ -282,7 +282,7 @@ def _cached_pages(ctx: Context, real: Path, shown: str) -> list[str]:
 
 def _read_document(ctx: Context, args: dict[str, Any]) -> str:
     shown = need_str(args, "path", limit=1024)
-    page = get_int(args, "page", None, low=1, high=100_000)
+    page = get_int(args, "page", low=1, high=100_000)
     try:
         real = ctx.home.resolve(shown)
     except ToolError:

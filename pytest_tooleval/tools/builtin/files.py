@@ -41,7 +41,7 @@ def _refuse_git_internal(ctx: Context, real: Path) -> None:
 
 
 def _list_directory(ctx: Context, args: dict[str, Any]) -> str:
-    shown = get_str(args, "path", ".", limit=1024) or "."
+    shown = get_str(args, "path", limit=1024) or "."
     real = ctx.home.resolve(shown)
     if not real.is_dir():
         raise ToolError(f"{shown!r} is a file, not a folder; use read_file or file_info")
@@ -77,7 +77,7 @@ def _read_file(ctx: Context, args: dict[str, Any]) -> str:
 def _write_file(ctx: Context, args: dict[str, Any]) -> str:
     shown = need_str(args, "path", limit=1024)
     content = need_str(args, "content", limit=MAX_WRITE_BYTES)
-    mode = get_str(args, "mode", "overwrite", limit=20) or "overwrite"
+    mode = get_str(args, "mode", limit=20) or "overwrite"
     real = ctx.home.resolve(shown, must_exist=False, allow_root=False)
     _refuse_git_internal(ctx, real)
     if real.is_dir():
@@ -130,7 +130,7 @@ def _find_files(ctx: Context, args: dict[str, Any]) -> str:
     pattern = need_str(args, "pattern", limit=300).strip()
     if not pattern:
         raise ToolError("pattern is empty; try '*.pdf' or '**/*fatura*'")
-    base_shown = get_str(args, "path", ".", limit=1024) or "."
+    base_shown = get_str(args, "path", limit=1024) or "."
     base = ctx.home.resolve(base_shown)
     if not base.is_dir():
         raise ToolError(f"{base_shown!r} is not a folder")

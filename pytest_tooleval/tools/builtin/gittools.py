@@ -342,7 +342,7 @@ def _ref_and_path(ctx: Context, args: dict[str, Any]) -> list[str]:
 
 
 def _git_log(ctx: Context, args: dict[str, Any]) -> str:
-    limit = get_int(args, "limit", 10, low=1, high=200) or 10
+    limit = get_int(args, "limit", low=1, high=200) or 10
     out = run_git(ctx, "log", f"--max-count={limit}", "--date=iso-strict",
                   "--format=%H %ad %an <%ae>%d%n    %s", *_ref_and_path(ctx, args))
     return clip(out.strip() or "no commits found")
@@ -401,7 +401,7 @@ def _grep_code(ctx: Context, args: dict[str, Any]) -> str:
     except regex.error:
         compiled = regex.compile(regex.escape(pattern), flags)
     repo = _repo(ctx)
-    base_raw = get_str(args, "path", ".", limit=1024) or "."
+    base_raw = get_str(args, "path", limit=1024) or "."
     base = repo / repo_path(ctx, base_raw)
     if not base.exists():
         raise ToolError(f"{base_raw!r} does not exist in the repository")

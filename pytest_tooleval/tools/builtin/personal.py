@@ -149,7 +149,7 @@ def _calendar_add(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     event = {"id": _next_id(items, "evt"), "title": title,
              "start": start.isoformat(timespec="minutes"),
              "end": end.isoformat(timespec="minutes"),
-             "location": (get_str(args, "location", "", limit=300) or "").strip(), "notes": ""}
+             "location": (get_str(args, "location", limit=300) or "").strip(), "notes": ""}
     items.append(event)
     _save(ctx, "calendar", items)
     return {"added": event, "text": f"added {title!r} on {describe_dt(start)}"}

@@ -47,10 +47,10 @@ def add_months(day: date, months: int) -> date:
 
 def _date_add(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     start, has_time = parse_datetime(need_str(args, "date", limit=100), ctx.world)
-    days = get_int(args, "days", 0) or 0
-    weeks = get_int(args, "weeks", 0) or 0
-    months = get_int(args, "months", 0, low=-12_000, high=12_000) or 0
-    years = get_int(args, "years", 0, low=-1000, high=1000) or 0
+    days = get_int(args, "days") or 0
+    weeks = get_int(args, "weeks") or 0
+    months = get_int(args, "months", low=-12_000, high=12_000) or 0
+    years = get_int(args, "years", low=-1000, high=1000) or 0
     try:
         day = add_months(start.date(), months + 12 * years)
         day = date.fromordinal(day.toordinal() + days + 7 * weeks)
@@ -66,7 +66,7 @@ def _date_add(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
 def _date_diff(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     start, _ = parse_datetime(need_str(args, "start", limit=100), ctx.world)
     end, _ = parse_datetime(need_str(args, "end", limit=100), ctx.world)
-    unit = fold(get_str(args, "unit", "days", limit=20) or "days").rstrip("s")  # gün, yıl
+    unit = fold(get_str(args, "unit", limit=20) or "days").rstrip("s")  # gün, yıl
     days = (end.date() - start.date()).days
     out: dict[str, Any] = {"start": start.date().isoformat(), "end": end.date().isoformat(),
                            "days": days}
