@@ -94,12 +94,9 @@ class BuiltinToolProvider(ToolProvider):
     def _materialise(self) -> Context:
         """The case's own world (copied from the template, overrides applied)."""
         if self._ctx is None:
-            if self._case is None:
-                raise ProviderError("the built-in tools were called before begin_case()")
+            assert self._case is not None  # begin_case, call and world see to it
             try:
                 self._ctx = self._context(self._world_for_case(self._case))
-            except SandboxBroken as exc:
-                raise ProviderError(str(exc)) from exc
             except ProviderError:
                 raise
             except Exception as exc:
@@ -160,14 +157,14 @@ class BuiltinToolProvider(ToolProvider):
 
     def use_world(self, world: World) -> None:
         """Act on ``world`` directly (tests, interactive use) without a case context."""
-        try:
-            self._ctx = self._context(world)
-        except SandboxBroken as exc:
-            raise ProviderError(str(exc)) from exc
+        self._ctx = self._context(world)
 
     def _context(self, world: World) -> Context:
-        return Context(world=world, home=Sandbox(world.home, alias=jail.JAIL_HOME),
-                       unsafe_no_jail=self.unsafe_no_jail)
+        try:
+            home = Sandbox(world.home, alias=jail.JAIL_HOME)
+        except SandboxBroken as exc:
+            raise ProviderError(str(exc)) from exc
+        return Context(world=world, home=home, unsafe_no_jail=self.unsafe_no_jail)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         tool = ALL_TOOLS.get(name)
