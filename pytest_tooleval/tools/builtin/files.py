@@ -23,7 +23,6 @@ from pytest_tooleval.tools.builtin.common import (
 from pytest_tooleval.tools.builtin.sandbox import (
     MAX_WRITE_BYTES,
     ToolError,
-    check_mode,
     is_git_internal,
     make_parents,
     read_bytes,
@@ -159,8 +158,7 @@ def _file_info(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     st = os.stat(real)
     info: dict[str, Any] = {
         "path": ctx.home.relative(real),
-        "type": "folder" if stat.S_ISDIR(st.st_mode) else
-                "file" if stat.S_ISREG(st.st_mode) else "other",
+        "type": "folder" if stat.S_ISDIR(st.st_mode) else "file",  # resolve refused the rest
         "size_bytes": st.st_size,
         "modified": datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds"),
     }
@@ -192,11 +190,15 @@ def _move_file(ctx: Context, args: dict[str, Any]) -> str:
     return f"moved {ctx.home.relative(source)} to {ctx.home.relative(target)}"
 
 
+def _refuse_the_repository(ctx: Context, real: Path, verb: str) -> None:
+    repo = Path(os.path.realpath(ctx.world.repo))
+    if real == repo or real in repo.parents:
+        raise ToolError(f"the project repository (or a folder holding it) cannot be {verb}")
+
+
 def _refuse_moving_a_repository(ctx: Context, source: Path) -> None:
     """The repository (or a folder holding it, or any folder with a ``.git`` inside) stays."""
-    repo = Path(os.path.realpath(ctx.world.repo))
-    if source == repo or source in repo.parents:
-        raise ToolError("the project repository (or a folder holding it) cannot be moved")
+    _refuse_the_repository(ctx, source, "moved")
     if source.is_dir() and not source.is_symlink():
         for path in walk(source):
             if path.name.lower() == ".git":
@@ -217,8 +219,7 @@ def _delete_file(ctx: Context, args: dict[str, Any]) -> str:
         return f"deleted link {ctx.home.relative(link)}"
     real = ctx.home.resolve(shown, allow_root=False)
     _refuse_git_internal(ctx, real)
-    if real == ctx.world.repo.resolve() or real in ctx.world.repo.resolve().parents:
-        raise ToolError("the project repository (or a folder holding it) cannot be deleted")
+    _refuse_the_repository(ctx, real, "deleted")
     if real.is_dir():
         if any(real.iterdir()):
             if not recursive:
@@ -228,8 +229,7 @@ def _delete_file(ctx: Context, args: dict[str, Any]) -> str:
         else:
             real.rmdir()
         return f"deleted folder {ctx.home.relative(real)}"
-    check_mode(os.lstat(real), shown)
-    real.unlink()
+    real.unlink()  # a regular file with one link: resolve refused anything else
     return f"deleted {ctx.home.relative(real)}"
 
 
