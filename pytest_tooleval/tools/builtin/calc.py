@@ -32,11 +32,12 @@ MAX_DEPTH = 100
 MAX_BITS = 20_000
 MAX_EXPONENT = MAX_EXPRESSION  # no literal of the calculator's own goes past it
 
+# Applied before _TOKEN, which therefore only sees ASCII operators.
+_TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "÷": "/", ":": "/"})
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\.?\d[\d.,]*)|(?P<word>of|x|mod)\b|(?P<op>\*\*|[-+*/×÷^%()−–·:x]))",
+    r"\s*(?:(?P<num>\.?\d[\d.,]*)|(?P<word>of|x|mod)\b|(?P<op>\*\*|[-+*/^%()x]))",
     re.IGNORECASE,
 )
-_TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "÷": "/", ":": "/"})
 
 
 def number_style(text: str) -> str | None:
@@ -275,7 +276,7 @@ def _power(base: Fraction, exponent: Fraction) -> Fraction:
             result = (Decimal(base.numerator) / Decimal(base.denominator)) ** (
                 Decimal(exponent.numerator) / Decimal(exponent.denominator)
             )
-        except (InvalidOperation, OverflowError, ArithmeticError):
+        except ArithmeticError:  # InvalidOperation and Overflow among them
             raise ToolError("the result is too large to compute") from None
     if not result.is_finite() or result.adjusted() > 1000:
         raise ToolError("the result is too large to compute")

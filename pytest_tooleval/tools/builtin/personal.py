@@ -88,7 +88,7 @@ def _event_times(ctx: Context, event: dict[str, Any]) -> tuple[datetime, datetim
         start, _ = parse_datetime(str(event.get("start", "")), ctx.world)
         end = parse_datetime(str(event["end"]), ctx.world)[0] if event.get("end") else \
             start + timedelta(hours=1)
-    except (ToolError, KeyError):
+    except ToolError:
         return None
     return start, end
 

@@ -163,10 +163,10 @@ def read_bytes(real: Path, shown: str, limit: int = MAX_READ_BYTES) -> bytes:
     return data
 
 
-def write_bytes(real: Path, shown: str, data: bytes, limit: int = MAX_WRITE_BYTES) -> None:
+def write_bytes(real: Path, shown: str, data: bytes) -> None:
     """Create or overwrite a contained regular file (never through a symlink)."""
-    if len(data) > limit:
-        raise ToolError(f"content is larger than {limit} bytes")
+    if len(data) > MAX_WRITE_BYTES:
+        raise ToolError(f"content is larger than {MAX_WRITE_BYTES} bytes")
     fd = open_regular(real, shown, os.O_WRONLY | os.O_CREAT)
     with os.fdopen(fd, "wb") as handle:
         handle.truncate(0)

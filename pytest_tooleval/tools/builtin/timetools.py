@@ -77,14 +77,12 @@ def _date_diff(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         sign = "-" if days < 0 else ""
         out["weeks"] = round(days / 7, 4)
         out["result"] = f"{sign}{weeks} weeks and {rest} days"
-    elif unit in ("month", "ay", "year", "yil"):
-        months = _whole_months(start.date(), end.date())
-        if unit in ("month", "ay"):
-            out["months"] = months
-            out["result"] = f"{months} full months"
-        else:
-            out["years"] = int(months / 12)
-            out["result"] = f"{int(months / 12)} full years"
+    elif unit in ("month", "ay"):
+        out["months"] = _whole_months(start.date(), end.date())
+        out["result"] = f"{out['months']} full months"
+    elif unit in ("year", "yil"):
+        out["years"] = int(_whole_months(start.date(), end.date()) / 12)
+        out["result"] = f"{out['years']} full years"
     elif unit in ("hour", "minute"):
         seconds = (end - start).total_seconds()
         value = seconds / 3600 if unit == "hour" else seconds / 60

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -117,7 +118,7 @@ def _read_value(raw: Any) -> Fraction:
     if isinstance(raw, int):
         return F(raw)
     if isinstance(raw, float):
-        if raw != raw or raw in (float("inf"), float("-inf")):
+        if not math.isfinite(raw):
             raise ToolError("value must be a finite number")
         return F(Decimal(repr(raw)))
     if isinstance(raw, str):
