@@ -15,7 +15,8 @@ import stat
 import tarfile
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
@@ -195,15 +196,17 @@ def _plan(real: Path, shown: str) -> list[tuple[PurePosixPath, str, int]]:
     return plan
 
 
-def _copy_capped(source: IO[bytes], target: Path, budget: list[int]) -> None:
+def _copy_capped(source: IO[bytes], target: Path, budget: int) -> int:
+    """Stream ``source`` into the new file ``target``; the bytes of ``budget`` left."""
     fd = open_regular(target, target.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     with os.fdopen(fd, "wb") as out:
         while chunk := source.read(64 * 1024):
-            budget[0] -= len(chunk)
-            if budget[0] < 0:
+            budget -= len(chunk)
+            if budget < 0:
                 raise ToolError(f"the archive expands to more than {MAX_EXTRACT_BYTES} bytes "
                                 "(a zip bomb?); extraction stopped")
             out.write(chunk)
+    return budget
 
 
 def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
@@ -230,25 +233,30 @@ def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
         if kind == "file" and (target.exists() or target.is_symlink()):
             raise ToolError(f"{ctx.home.relative(target)} already exists; extract into an "
                             "empty destination folder")
-        targets.append((member, kind, target))
+        targets.append((kind, target))
     created: list[Path] = []
-    budget = [MAX_EXTRACT_BYTES]
+    budget = MAX_EXTRACT_BYTES
     dest_existed = dest.exists()
     try:
         dest.mkdir(parents=True, exist_ok=True)
         fd = open_regular(real, shown)
-        with os.fdopen(fd, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle, contextlib.ExitStack() as stack:
+            members: list[Callable[[], Any]]  # each opens one member's data
             if archive_kind(real) == "zip":
-                with zipfile.ZipFile(handle) as archive:
-                    infos = archive.infolist()
-                    for (_member, kind, target), info in zip(targets, infos, strict=True):
-                        _place(kind, target, created, budget, lambda i=info: archive.open(i))
+                archive = stack.enter_context(zipfile.ZipFile(handle))
+                members = [partial(archive.open, info) for info in archive.infolist()]
             else:
-                with tarfile.open(fileobj=handle, mode="r:*") as tar:
-                    members = list(tar)
-                    for (_member, kind, target), tm in zip(targets, members, strict=True):
-                        _place(kind, target, created, budget,
-                               lambda m=tm: tar.extractfile(m))
+                tar = stack.enter_context(tarfile.open(fileobj=handle, mode="r:*"))
+                members = [partial(tar.extractfile, entry) for entry in tar]
+            for (kind, target), open_member in zip(targets, members, strict=True):
+                folder = target if kind == "folder" else target.parent
+                if not folder.exists():
+                    folder.mkdir(parents=True)
+                    created.append(folder)
+                if kind == "file":
+                    with open_member() as source:
+                        created.append(target)
+                        budget = _copy_capped(source, target, budget)
     except BaseException:
         for path in reversed(created):
             if path.is_dir() and not path.is_symlink():
@@ -259,7 +267,7 @@ def _extract_archive(ctx: Context, args: dict[str, Any]) -> str:
         if not dest_existed and dest.is_dir() and not any(dest.iterdir()):
             dest.rmdir()
         raise
-    files = sum(1 for _, kind, _ in targets if kind == "file")
+    files = sum(1 for kind, _ in targets if kind == "file")
     return f"extracted {files} file(s) from {ctx.home.relative(real)} to {ctx.home.relative(dest)}"
 
 
@@ -270,21 +278,6 @@ def _in_repository(ctx: Context, target: Path) -> bool:
         return True
     return any((parent / ".git").exists() for parent in target.parents
                if parent == ctx.home.real_root or ctx.home.real_root in parent.parents)
-
-
-def _place(kind: str, target: Path, created: list[Path], budget: list[int],
-           opener: Any) -> None:
-    if kind == "folder":
-        if not target.exists():
-            target.mkdir(parents=True)
-            created.append(target)
-        return
-    if not target.parent.exists():
-        target.parent.mkdir(parents=True)
-        created.append(target.parent)
-    with opener() as source:
-        created.append(target)
-        _copy_capped(source, target, budget)
 
 
 def _stem(name: str) -> str:
