@@ -9,7 +9,6 @@ In the opted-into unsafe mode (no jail) the same limits and hook apply.
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
 import signal
@@ -147,10 +146,9 @@ def _read_capped(path: Path) -> tuple[str, bool]:
 
 
 def run_snippet(code: str, home: Path, *, unsafe: bool = False) -> str:
-    """Run ``code`` with ``home`` as working directory, jailed whenever the jail can be made
+    """Run ``code`` in the folder ``home`` (a real path), jailed whenever the jail can be made
     (``unsafe`` allows running without it): its exit code, notes, stdout and stderr."""
     jailed = jail.use_jail(unsafe)
-    home = Path(os.path.realpath(home))
     scratch = Path(tempfile.mkdtemp(prefix="tooleval-run-"))
     try:
         script = scratch / "snippet.py"
