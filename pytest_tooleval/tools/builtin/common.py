@@ -76,14 +76,12 @@ def get_int(args: dict[str, Any], key: str, *,
     value = args.get(key)
     if value is None:
         return None
-    if isinstance(value, bool):
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
         raise ToolError(f"argument {key!r} must be an integer")
     try:
-        number = int(value) if not isinstance(value, float) or value.is_integer() else None
+        number = int(value)
     except (TypeError, ValueError):
-        number = None
-    if number is None:
-        raise ToolError(f"argument {key!r} must be an integer")
+        raise ToolError(f"argument {key!r} must be an integer") from None
     if not low <= number <= high:
         raise ToolError(f"argument {key!r} must be between {low} and {high}")
     return number
