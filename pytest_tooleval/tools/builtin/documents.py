@@ -310,7 +310,7 @@ def _read_document(ctx: Context, args: dict[str, Any]) -> str:
 def _snippet(text: str, folded_terms: list[str], width: int = 180) -> str:
     flat = re.sub(r"\s+", " ", text)
     folded = fold(flat)
-    positions = [folded.find(term) for term in folded_terms if folded.find(term) >= 0]
+    positions = [at for at in map(folded.find, folded_terms) if at >= 0]
     start = max(0, min(positions) - width // 3) if positions else 0
     # fold() keeps lengths for Latin text; the guard below keeps us in range otherwise
     start = min(start, max(0, len(flat) - width))

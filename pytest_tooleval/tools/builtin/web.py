@@ -68,7 +68,7 @@ def _index(ctx: Context) -> tuple[list[Counter[str]], dict[str, int], float]:
 def _snippet(text: str, terms: list[str], width: int = 200) -> str:
     flat = re.sub(r"\s+", " ", text).strip()
     folded = fold(flat)
-    hits = [folded.find(t) for t in terms if folded.find(t) >= 0]
+    hits = [at for at in map(folded.find, terms) if at >= 0]
     start = max(0, min(hits) - 60) if hits else 0
     start = min(start, max(0, len(flat) - width))
     return ("…" if start else "") + flat[start:start + width] + (
