@@ -66,9 +66,7 @@ class Sandbox:
         text = text.replace("\\", "/")
         if self.alias and (text == self.alias or text.startswith(self.alias + "/")):
             text = "~" + text[len(self.alias):]
-        if text in ("", ".", "~", "~/"):
-            candidate = self.real_root
-        elif text.startswith("~/"):
+        if text == "~" or text.startswith("~/"):
             candidate = Path(self.real_root, text[2:])
         elif text.startswith("/"):
             candidate = Path(text)
