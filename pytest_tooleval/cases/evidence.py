@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from pytest_tooleval.text.normalize import fold, turkish_lower
 from pytest_tooleval.text.values import (
@@ -291,26 +291,57 @@ def evidence_found(alternatives: list[str], answer: str, language: str = "en",
     evidence (tr: 5.878 is 5878; en: 5.878 is a decimal), English negative contractions
     (en: isn't is "is not") and a Turkish verb's other past (tr: ödendi is ödenmiş).
     """
-    answer = _INVISIBLE.sub("", answer)
+    return _states(alternatives, _Read(answer, language), today, asked)
+
+
+class _Read:
+    """What of an answer every item reads alike, worked out once: the text (without
+    invisible characters; English "not" forms), the values it denies, the text without
+    them or the former values, and the hedges in that."""
+
+    def __init__(self, answer: str, language: str) -> None:
+        self.language = language
+        self.text = _INVISIBLE.sub("", answer)
+        if language == "en":
+            self.text = _not_forms(self.text)
+        self.denials = [m for pattern in _DENIED.get(language, ())
+                        for m in pattern.finditer(self.text)]
+        self.rest = self.text
+        for left_out in _DENIED.get(language, ()) + _FORMER.get(language, ()):
+            self.rest = left_out.sub(r"\g<pre> ", self.rest)
+
+    @cached_property
+    def hedges(self) -> list[re.Match[str]]:
+        return list(_HEDGE.finditer(self.rest))
+
+
+def _states(alternatives: list[str], read: _Read, today: date | None,
+            asked: Sequence[str]) -> bool:
+    """``evidence_found`` on an answer already read."""
+    language = read.language
     if language == "en":
-        answer, alternatives = _not_forms(answer), [_not_forms(alt) for alt in alternatives]
-    denials = [m for pattern in _DENIED.get(language, ()) for m in pattern.finditer(answer)]
+        alternatives = [_not_forms(alt) for alt in alternatives]
     if any(_found(alternatives, m[0], language, today) and not m.groupdict().get("idiom")
-           and not ("kadar" in m[0].lower() and (bound := _OTHER_BOUND.match(answer, m.end()))
+           and not ("kadar" in m[0].lower()
+                    and (bound := _OTHER_BOUND.match(read.text, m.end()))
                     and _found(alternatives, bound["again"], language, today))
-           for m in denials):  # denied once: taken back, even if said again
+           for m in read.denials):  # denied once: taken back, even if said again
         return False
-    for left_out in _DENIED.get(language, ()) + _FORMER.get(language, ()):
-        answer = left_out.sub(r"\g<pre> ", answer)
+    answer = read.rest
     if language in _DENIED_TEXT:
         answer = _without_denied_text(answer, alternatives, language)
+    hedges = read.hedges if answer == read.rest else list(_HEDGE.finditer(answer))
     values = [alt for alt in alternatives if alt.strip()]
     values += [_CODE.sub(rf"\1{mark}\2", alt) for alt in values if _CODE.search(alt)
                for mark in ("", "-", " ")]
     if language == "tr":
         values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
-    answer = _HEDGE.sub(lambda m: " " if (m["before"] or m["after"]) and _hedged(
-        m, [*values, *asked], language) else m[0], answer)
+    kept, at = [], 0  # the answer less each hedge between two values: a space
+    for m in hedges:
+        if (m["before"] or m["after"]) and _hedged(m, [*values, *asked], language):
+            kept += [answer[at:m.start()], " "]
+            at = m.end()
+    answer = "".join(kept) + answer[at:]
     if _found(values, answer, language, today):
         return True
     # German spelling (Müller as Mueller, Straße as Strasse), both ways; not for an item
@@ -780,7 +811,8 @@ def _shortened(short: str, given: str) -> bool:
 def claims_found(items: list[str], answer: str, language: str = "en") -> list[str]:
     """The items of a step's ``wrong`` list (or any list of claims) that ``answer``
     states, matched as evidence is (boundaries, values written another way)."""
-    return [item for item in items if evidence_found([item], answer, language)]
+    read = _Read(answer, language)  # once for every item, not per item
+    return [item for item in items if _states([item], read, None, ())]
 
 
 def same_phone(first: Phone, second: Phone) -> bool:
