@@ -2174,5 +2174,48 @@ def test_a_restatement_or_a_choice_joined_by_or_still_states_the_value(
     assert found(value, answer, language)
 
 
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("2026-03-16", "The strike is set for March 16 or 17; the union and the airport disagree.",
+     "en"),
+    ("2.7", "Inflation last month was 2.7 or 2.8 percent.", "en"),
+    ("1847.35", "Your bill comes to 1,847.35 or 1,874.35 TL, the scan is hard to read.", "en"),
+    ("4719", "The door code is 4719 or 4791.", "en"),
+    ("07:41", "Sunrise tomorrow is at 07:41 or 07:42 depending on the site.", "en"),
+    ("42", "There are 42 or 43 seats left on the coach.", "en"),
+    ("12.40", "THE FARE IS €12.40 OR €12.04.", "en"),
+    ("486,72", "Su faturası 486,72 TL ya da 468,72 TL görünüyor.", "tr"),
+    ("2026-04-17", "Son ödeme günü 17 Nisan ya da 18 Nisan, iki belgede farklı.", "tr"),
+    ("3,6", "Deprem 3,6 veya 3,7 büyüklüğündeydi.", "tr"),
+    ("9.120", "Kira 9.120 TL mi yoksa 9.210 TL mi, sözleşmede iki rakam var.", "tr"),
+    ("1.250", "KİRA 1.250 € YA DA 1.520 €.", "tr"),
+    ("18:45", "RANDEVU 18:45 YA DA 18:54.", "tr"),
+])
+def test_one_figure_read_two_ways_is_a_hedge_without_a_word_of_doubt(
+        value: str, answer: str, language: str) -> None:
+    """A value joined by or, ya da, veya, yoksa to the same figure misread (its digits in
+    another order, or one apart in the last) offers no choice: nobody chooses between a
+    figure and its misreading, so it states neither."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("18:30", "The train leaves at 18:30, or 6:30 pm.", "en"),  # one value, two forms
+    ("18:30", "THE TRAIN LEAVES AT 18:30, OR 6:30 PM.", "en"),
+    ("2850.05", "You'd pay 2.850,05 TL (or 2,850.05).", "en"),
+    ("14.6", "The wind is 14.6 knots, or about 27 km/h.", "en"),  # another unit
+    ("14,6", "Rüzgâr 14,6 knot ya da 27 km/sa.", "tr"),
+    ("18:30", "You could take the 18:30 train or the 19:10 bus.", "en"),  # two things
+    ("21:45", "Osteria Lupo is full at 20:00; the free slots are 18:30 or 21:45.", "en"),
+    ("21:45", "20:00 dolu; 18:30 ya da 21:45 boş.", "tr"),
+    ("21:45", "20:00 DOLU; 18:30 YA DA 21:45 BOŞ.", "tr"),
+    ("09:30", "The next buses leave at 09:30 or 10:15.", "en"),  # a choice
+    ("45", "Kurs ücreti 45 € ya da 1.500 TL.", "tr"),
+    ("4719", "The door code is 4719; the alarm code 4791.", "en"),  # no or
+])
+def test_a_value_joined_by_or_to_another_reading_or_thing_is_still_stated(
+        value: str, answer: str, language: str) -> None:
+    assert found(value, answer, language)
+
+
 def test_a_hedge_between_two_of_the_evidences_values_states_it() -> None:
     assert evidence_found(["38.4172", "38.5391"], "A dollar is 38.4172 or 38.5391 lira.")

@@ -26,7 +26,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"), nor
   the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
   "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
-  nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8");
+  nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8", or its misreading:
+  "March 16 or 17", "486,72 ya da 468,72");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
   ("open from 9:00 to 17:00"); nor text a negation denies ("not pet-friendly",
   "Görsel Sanatlar değil");
@@ -338,7 +339,8 @@ def _states(alternatives: list[str], read: _Read, today: date | None,
         values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
     kept, at = [], 0  # the answer less each hedge between two values: a space
     for m in hedges:
-        if (m["before"] or m["after"]) and _hedged(m, [*values, *asked], language):
+        if (m["before"] or m["after"] or _misread(m)) and _hedged(
+                m, [*values, *asked], language):
             kept += [answer[at:m.start()], " "]
             at = m.end()
     answer = "".join(kept) + answer[at:]
@@ -494,16 +496,25 @@ def _without_denied_text(answer: str, alternatives: list[str], language: str) ->
     return answer
 
 
-#: Two numbers or times joined by "or", "ya da", "veya" with a word of doubt ("maybe 42 or
-#: 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"): a hedge when ``_hedged``,
-#: left out, as it states neither. Without one it may be a choice ("128 GB or 256 GB", "the
-#: 09:00 or 09:30 bus", "call 112 or 155", "either 18:30 or 21:45", "ya 18:30 ya da
-#: 21:45"), which states both.
+#: Two numbers or times joined by "or", "ya da", "veya", "yoksa" with a word of doubt
+#: ("maybe 42 or 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"), or one figure
+#: read two ways (``_misread``: "on March 16 or 17", "6.482,15 TL ya da 6.842,15 TL"): a
+#: hedge when ``_hedged``, left out, as it states neither. Else it may be a choice ("128 GB
+#: or 256 GB", "the 09:00 or 09:30 bus", "call 112 or 155", "either 18:30 or 21:45", "ya
+#: 18:30 ya da 21:45"), which states both.
 _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
 _DOUBT = r"\b(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
 _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SIDE}),?\s+"
-                    rf"(?:or|ya\s+da|veya)\s+(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)",
-                    re.IGNORECASE)
+                    r"(?:m[ıiuü]\s+)?(?:or|ya\s+da|veya|yoksa)\s+"
+                    rf"(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)", re.IGNORECASE)
+
+
+def _misread(match: re.Match[str]) -> bool:
+    """The two sides of a ``_HEDGE`` match are one figure read two ways: the same digits in
+    another order (6.482,15 or 6.842,15; 4719 or 4791) or one apart in the last (16 or 17,
+    4.3 or 4.4). Nobody offers a choice between a figure and its misreading."""
+    x, y = (re.sub(r"\D", "", match[side]) for side in "xy")
+    return sorted(x) == sorted(y) or abs(int(x) - int(y)) == 1
 
 
 def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
