@@ -254,16 +254,13 @@ class Controller:
     def interruption(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run is partial, with how many cases ran of how many; None when every
         selected case ran (whatever else happened)."""
-        reason: Any = session.shouldstop or session.shouldfail
         dsession = session.config.pluginmanager.get_plugin("dsession")
-        if not reason and dsession is not None:
-            reason = getattr(dsession, "shouldstop", None)
-        if not reason and self.signal_name:
-            reason = f"the run received {self.signal_name}"
-        if not reason and self.interrupt_message:
-            reason = self.interrupt_message
-        if not reason and exitstatus == pytest.ExitCode.INTERRUPTED:
-            reason = "Ctrl-C"  # the reports say "interrupted (…)"
+        reason: Any = (session.shouldstop or session.shouldfail
+                       or getattr(dsession, "shouldstop", None)
+                       or (self.signal_name and f"the run received {self.signal_name}")
+                       or self.interrupt_message
+                       # the reports say "interrupted (Ctrl-C)"
+                       or ("Ctrl-C" if exitstatus == pytest.ExitCode.INTERRUPTED else None))
         selected = self.selected
         done = self.done
         if selected is None:
@@ -272,34 +269,32 @@ class Controller:
             return None
         return f"{str(reason or 'the run ended early').rstrip('.')}: {done} of {selected} cases ran"
 
-    def finish_run(self, session: pytest.Session) -> Report | None:
-        """The end of the run, once (pytest-json-report asks before our sessionfinish):
-        the reports written, the journal closed. Nothing for --collect-only."""
+    def finish_run(self, session: pytest.Session) -> None:
+        """The end of the run (plugin.finish_recording calls it once): the reports
+        written, the journal closed. Nothing for --collect-only."""
         if session.config.option.collectonly:
-            return None
-        if self.report is None:
-            info = self.runtime.info()
-            if (self.journalled is not None and self.journalled.cases
-                    and self.carried_run is None
-                    and not any(w.get("backend") for w in [info, *self.worker_info])):
-                # Every case was carried from a run killed before its end record: no
-                # process ran one, so this one starts the model to say what ran them.
-                info = self.runtime.started_info(self.results[min(self.journalled.cases)])
-            self.add_worker_info(info)
-            interrupted = self.interruption(session, int(session.exitstatus))
-            report = self.finish(interrupted, session.config)
-            self.journal.close({
-                "complete": interrupted is None,
-                "interrupted": interrupted,
-                "cases_done": self.done,
-                "cases_selected": self.selected,
-                "run": report.run.model_dump(mode="json") if report else None,
-                # what merge and rescore --report build their report's intervals with
-                "statistics": report.summary.statistics.model_dump() if report else None,
-            })
-            if self.journal.error:
-                self.notes.append(self.journal.error)
-        return self.report
+            return
+        info = self.runtime.info()
+        if (self.journalled is not None and self.journalled.cases
+                and self.carried_run is None
+                and not any(w.get("backend") for w in [info, *self.worker_info])):
+            # Every case was carried from a run killed before its end record: no
+            # process ran one, so this one starts the model to say what ran them.
+            info = self.runtime.started_info(self.results[min(self.journalled.cases)])
+        self.add_worker_info(info)
+        interrupted = self.interruption(session, int(session.exitstatus))
+        report = self.finish(interrupted)
+        self.journal.close({
+            "complete": interrupted is None,
+            "interrupted": interrupted,
+            "cases_done": self.done,
+            "cases_selected": self.selected,
+            "run": report.run.model_dump(mode="json") if report else None,
+            # what merge and rescore --report build their report's intervals with
+            "statistics": report.summary.statistics.model_dump() if report else None,
+        })
+        if self.journal.error:
+            self.notes.append(self.journal.error)
 
     def resumed_exit_status(self, exitstatus: int) -> int:
         """A resumed run's exit status counts the carried cases too; with every case
@@ -349,7 +344,7 @@ class Controller:
         if info:
             self.worker_info.append(info)
 
-    def run_info(self, interrupted: str | None, config: pytest.Config) -> RunInfo:
+    def run_info(self, interrupted: str | None) -> RunInfo:
         """The report's ``run``, field by field: the settings and profile, what the
         sessions described (``Runtime.info``, from each process), the selection's."""
         settings, profile = self.settings, self.profile
@@ -400,7 +395,8 @@ class Controller:
             cases_selected=self.selected,
             identity_hash=self.identity_hash,
             shard=settings.shard,
-            selection=selection(list(self.results.values()), config, settings.sample),
+            selection=selection(list(self.results.values()), self.runtime.config,
+                                settings.sample),
             skipped=[Skipped(nodeid=nodeid, reason=reason)
                      for nodeid, reason in sorted(self.skipped.items())] or None,
             resumed=self.resumed,
@@ -411,13 +407,14 @@ class Controller:
         """Every case was skipped before it ran: the run measured nothing."""
         return not self.results and bool(self.skipped)
 
-    def finish(self, interrupted: str | None, config: pytest.Config) -> Report | None:
+    def finish(self, interrupted: str | None) -> Report | None:
         """Aggregate and write the reports. A run stopped before its first case ended
         still gets one: 0 of N ran, interrupted."""
         if not self.results and not self.skipped and not (interrupted and self.selected):
             return None
         # A plugin may change the run's metadata (hookspec.py): read back, checked again.
-        metadata = self.run_info(interrupted, config).model_dump(mode="json")
+        config = self.runtime.config
+        metadata = self.run_info(interrupted).model_dump(mode="json")
         config.hook.pytest_tooleval_run_metadata(config=config, metadata=metadata)
         run = RunInfo.model_validate(metadata)
         # Imported here, at the end of a run: scoring needs numpy, which neither
