@@ -8,14 +8,16 @@ from __future__ import annotations
 import itertools
 import time
 import warnings
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.registry import grammar_mode
 from pytest_tooleval.result import without_repeat
+
+if TYPE_CHECKING:
+    from pytest_tooleval.run.controller import Controller
 
 DEFAULT_INTERVAL_S = 30.0
 
@@ -66,13 +68,9 @@ def counted(nodeids: list[str]) -> str:
 class Progress:
     """Registered on the controller of a run that scores (not a check run)."""
 
-    def __init__(self, config: pytest.Config, recorder: Any, settings: Any,
-                 profile: Profile, start: Callable[[], object]) -> None:
-        self.config = config
-        self.recorder = recorder
-        self.settings = settings
-        self.profile = profile
-        self.start = start
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self.config = config = controller.runtime.config
         self.interval = float(config.getoption("tooleval_progress", DEFAULT_INTERVAL_S))
         self.distributed = bool(config.pluginmanager.has_plugin("dsession")
                                 or getattr(config.option, "numprocesses", None))
@@ -90,13 +88,14 @@ class Progress:
                 and self.config.pluginmanager.get_plugin("terminalreporter") is not None)
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        model = f"{served(self.profile)}, grammar {grammar_mode(self.settings, self.profile)}"
+        settings, profile = self.controller.settings, self.controller.profile
+        model = f"{served(profile)}, grammar {grammar_mode(settings, profile)}"
         hooks = [impl.plugin_name for impl in
                  config.hook.pytest_tooleval_make_session.get_hookimpls()]
         if hooks:  # it returns the session, or None for the built-in one
             model = f"the session of pytest_tooleval_make_session ({', '.join(hooks)}; if it " \
                     f"returns None: {model})"
-        return f"tooleval: model {model}; reports in {self.settings.report_dir}"
+        return f"tooleval: model {model}; reports in {settings.report_dir}"
 
     def pytest_report_collectionfinish(self, config: pytest.Config,
                                        items: list[pytest.Item]) -> str | None:
@@ -158,8 +157,9 @@ class Progress:
             return
         self._say("tooleval: starting the model (loading it, or reaching the server) …")
         began = time.monotonic()
+        start = self.controller.runtime.start
         with warnings.catch_warnings(record=True) as caught:  # to pytest's warnings summary,
-            failed = self.start() is not None  # as a case's are (a preflight's: "not listed")
+            failed = start() is not None  # as a case's are (a preflight's: "not listed")
         for message in caught:
             session.config.hook.pytest_warning_recorded.call_historic(kwargs={
                 "warning_message": message, "when": "runtest", "nodeid": "", "location": None})
@@ -189,7 +189,7 @@ class Progress:
         # every progress line).
         from pytest_tooleval.scoring.aggregate import axes_of, outcome_counts, score_of
 
-        results = list(self.recorder.results.values())
+        results = list(self.controller.results.values())
         outcomes = outcome_counts(results)
         score = score_of(axes_of(results)) if results else None
         eta = None

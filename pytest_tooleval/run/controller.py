@@ -66,8 +66,7 @@ def start_run(config: pytest.Config, settings: Settings, profile: Profile) -> No
     controller = runtime.controller = Controller(runtime)
     config.pluginmanager.register(controller, "tooleval-controller")
     controller.install_signal_handler()
-    config.pluginmanager.register(Progress(config, controller, settings, profile, runtime.start),
-                                  "tooleval-progress")
+    config.pluginmanager.register(Progress(controller), "tooleval-progress")
 
 
 class Controller:
