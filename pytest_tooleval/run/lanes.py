@@ -40,8 +40,7 @@ class Lanes:
     the waiting item's are submitted (``upcoming``), so lanes run at most that far ahead."""
 
     def __init__(self, sessions: list[ModelSession]) -> None:
-        self.size = len(sessions)
-        self.window = 2 * self.size
+        self.window = 2 * len(sessions)
         self._queue: deque[_Pending] = deque()
         self._pending: dict[str, _Pending] = {}
         self._cond = threading.Condition()
