@@ -323,7 +323,7 @@ class OverMaxTokens(_Model):
 
 
 class RunInfo(BaseModel):
-    """What ran: set up by the recorder, field by field (recorder.py, ``run_info``).
+    """What ran: set up by the controller, field by field (run/controller.py, ``run_info``).
 
     ``model`` is the profile as configured; ``backend`` is what the backend said of itself
     (``Backend.describe``: backend, grammar, ``constraint``, sampling, preflight, …).
