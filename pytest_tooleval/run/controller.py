@@ -90,7 +90,7 @@ class Controller:
         self.signal_name: str | None = None
         #: What pytest's interruption said; empty for a plain Ctrl-C.
         self.interrupt_message = ""
-        self._previous_handler: Any = None
+        self._previous_sigterm: Any = None
         self._previous_sigint: Any = None
         self._begun = False
         #: The run's end has begun: SIGTERM no longer interrupts it, nor a first Ctrl-C.
@@ -222,7 +222,7 @@ class Controller:
             raise KeyboardInterrupt("SIGTERM")
 
         with contextlib.suppress(ValueError, OSError):
-            self._previous_handler = signal.signal(signal.SIGTERM, on_sigterm)
+            self._previous_sigterm = signal.signal(signal.SIGTERM, on_sigterm)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interrupt_message = str(excinfo.value)
@@ -242,13 +242,11 @@ class Controller:
     def unconfigure(self) -> None:
         """The end of this pytest session: the report folder, SIGTERM and SIGINT let go."""
         self.journal.release()
-        if self._previous_sigint is not None:
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(signal.SIGINT, self._previous_sigint)
-        if self._previous_handler is not None:
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(signal.SIGTERM, self._previous_handler)
-            self._previous_handler = None
+        for signum, previous in ((signal.SIGINT, self._previous_sigint),
+                                 (signal.SIGTERM, self._previous_sigterm)):
+            if previous is not None:
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(signum, previous)
 
     def interruption(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run is partial, with how many cases ran of how many; None when every
