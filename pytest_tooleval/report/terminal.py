@@ -79,25 +79,22 @@ def verdict_reason(summary: Summary, interrupted: str | None,
         kinds = {e.kind for e in summary.errors}
         if errors and kinds in ({"preflight"}, {"configuration"}):  # the set-up, with its fix
             first = summary.errors[0].reason or ""
-            reason = ("the run could not start (why: the line below); nothing was scored"
-                      if first == said_after else f"{first} Nothing was scored.")
-        elif errors:
-            reason = (f"{errors} case(s) ended in ERROR (the machine failed, not the model; "
-                      "not scored)" + (f"; interrupted ({interrupted})" if interrupted else "")
-                      + "; once it is fixed, --tooleval-resume runs them again"
-                      + (" and the rest" if interrupted else ""))
-        else:
-            reason = (f"interrupted ({interrupted}): it covers only part of the selection, "
-                      "so no verdict is given; --tooleval-resume runs the rest")
-    elif deploy.verdict == "NOT MEASURED":
+            return ("the run could not start (why: the line below); nothing was scored"
+                    if first == said_after else f"{first} Nothing was scored.")
+        if errors:
+            return (f"{errors} case(s) ended in ERROR (the machine failed, not the model; "
+                    "not scored)" + (f"; interrupted ({interrupted})" if interrupted else "")
+                    + "; once it is fixed, --tooleval-resume runs them again"
+                    + (" and the rest" if interrupted else ""))
+        return (f"interrupted ({interrupted}): it covers only part of the selection, "
+                "so no verdict is given; --tooleval-resume runs the rest")
+    if deploy.verdict == "NOT MEASURED":
         covered = summary.coverage
-        reason = (f"{covered.detail}; a verdict needs {covered.minimum} scored cases on every "
-                  "weighted axis (--tooleval-min-cases)")
-    elif deploy.verdict == "DEPLOYABLE":
-        reason = "every criterion met"
-    else:
-        reason = "unmet: " + "; ".join(unmet(deploy))
-    return reason
+        return (f"{covered.detail}; a verdict needs {covered.minimum} scored cases on every "
+                "weighted axis (--tooleval-min-cases)")
+    if deploy.verdict == "DEPLOYABLE":
+        return "every criterion met"
+    return "unmet: " + "; ".join(unmet(deploy))
 
 
 def unmet(deploy: Verdict) -> list[str]:
