@@ -159,9 +159,11 @@ _STATUS = {"PARTIAL": ("partial", "P", ("PARTIAL", {"yellow": True})),
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     if report.when == "???" and report.failed:  # xdist's: the case's worker crashed
-        from pytest_tooleval.run.controller import is_case_report
+        from pytest_tooleval.run.controller import cut_off, is_case_report
 
-        return _STATUS["ERROR"] if is_case_report(report) else None
+        if not is_case_report(report):
+            return None
+        return ("", "", "") if cut_off(report) else _STATUS["ERROR"]
     result = getattr(report, "tooleval", None) if report.when == "call" else None
     return None if result is None else _STATUS.get(result["outcome"])
 

@@ -83,6 +83,32 @@ def test_ctrl_c_marks_the_report_interrupted_and_not_valid(project, fake_model, 
     assert "NOT VALID" in project.markdown() or "not valid" in project.markdown()
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_ctrl_c_in_a_case_leaves_it_to_the_resume(project, fake_model, workers) -> None:
+    """Ctrl-C reaching one xdist worker in the last case: xdist reports that case as its
+    worker's crash, so the run said ERROR for it, "1 error", and a complete journal with no
+    interruption. The case did not finish: the run is interrupted, as a serial one is, and
+    the resume runs it."""
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(4)))
+    project.write("conftest.py", """
+def pytest_runtest_call(item):
+    if item.name == "c03":
+        raise KeyboardInterrupt
+""")
+    result = project.run("--tooleval-min-cases", "1", workers=workers, subprocess=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "errors" not in result.parseoutcomes()
+    run = project.report()["run"]
+    assert run["interrupted"].endswith(f"{run['cases_done']} of 4 cases ran")
+    assert "c03" not in {case["case"] for case in project.report()["cases"]}
+    assert read_journal(_journal_path(project)).end["complete"] is False
+    (project.path / "conftest.py").unlink()
+    assert project.run("--tooleval-min-cases", "1", "--tooleval-resume", workers=workers).ret == 0
+    assert project.report()["run"]["interrupted"] is None
+    assert read_journal(_journal_path(project)).end["complete"] is True
+
+
 def test_a_partial_run_says_that_resume_finishes_it(project, fake_model) -> None:
     """A stopped run and a run with ERROR cases said NOT VALID and why, but not what to
     do next: --tooleval-resume runs the rest, and the ERROR cases again."""

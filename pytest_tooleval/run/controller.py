@@ -322,8 +322,9 @@ class Controller:
         if data is not None and report.when == "call":
             self._keep(report.nodeid, CaseResult.from_json(data), data)
             return
-        if not is_case_report(report):
-            return  # another plugin's item (a failing YAML test is not a tooleval ERROR)
+        if not is_case_report(report) or cut_off(report):
+            return  # another plugin's item (a failing YAML test is not a tooleval ERROR),
+            # or a case whose worker got Ctrl-C: it did not finish
         if report.skipped and report.when == "setup":
             longrepr = report.longrepr
             self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
@@ -496,3 +497,10 @@ def is_case_report(report: Any) -> bool:
     text = str(report.longrepr or "")
     return (is_case_nodeid(report.nodeid) and text.startswith("worker ")
             and "crashed while running" in text)
+
+
+def cut_off(report: Any) -> bool:
+    """xdist's report of the case a worker was running when it got Ctrl-C: the case did not
+    finish (as in a serial run; a resume runs it), and nothing crashed."""
+    output = getattr(getattr(report, "node", None), "workeroutput", None) or {}
+    return report.when == "???" and output.get("exitstatus") == pytest.ExitCode.INTERRUPTED
