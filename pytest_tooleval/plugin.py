@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_tooleval.config import Settings, add_options
-from pytest_tooleval.run import RUNTIME_KEY, WORKER_INFO_KEY, ordering, runtime_of
+from pytest_tooleval.run import (
+    RUNTIME_KEY,
+    WORKER_INFO_KEY,
+    collection_cut_short,
+    ordering,
+    runtime_of,
+)
 from pytest_tooleval.run.casepaths import case_paths_instead_of_testpaths
 from pytest_tooleval.run.shard import shard_items
 
@@ -114,7 +120,8 @@ def _select(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist sends a worker's collection
 def pytest_collection_finish(session: pytest.Session) -> None:
-    runtime_of(session.config).check_configuration(session)
+    if not collection_cut_short():  # nothing is started after a Ctrl-C
+        runtime_of(session.config).check_configuration(session)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -182,7 +189,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
         stats[key] = [r for r in stats.get(key, []) if r not in reports]
     try:
         result = yield
-        _write_summary(terminalreporter, config)
+        _write_summary(terminalreporter, config, exitstatus)
         return result
     finally:
         for key, reports in held.items():
@@ -231,7 +238,7 @@ def finish_recording(session: pytest.Session) -> Report | None:
     return controller.report
 
 
-def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def _write_summary(terminalreporter: Any, config: pytest.Config, exitstatus: int) -> None:
     runtime = runtime_of(config)
     check_report = runtime.last_check_report
     if runtime.settings.check and check_report is not None:
@@ -258,8 +265,13 @@ def _write_summary(terminalreporter: Any, config: pytest.Config) -> None:
                 f"skipped (exit {int(pytest.ExitCode.NO_TESTS_COLLECTED)}); the first reason: "
                 + next(iter(recorder.skipped.values()))), *report_lines(recorder.paths)]:
             terminalreporter.write_line(line)
-    elif (recorder is not None and recorder.selected is None and not config.option.collectonly
-          and (runtime.settings.report_dir / "report.json").exists()):
-        # -k or -m left no case: the folder still holds another run's report, as it was
-        terminalreporter.write_line(f"tooleval: no case ran, no report written: the reports "
-                                    f"in {runtime.settings.report_dir} are an earlier run's")
+    elif recorder is not None and recorder.selected is None and not config.option.collectonly:
+        # -k or -m left no case, or the run was stopped before its selection was known; the
+        # folder still holds another run's report, as it was
+        why = "interrupted during collection: " if exitstatus == pytest.ExitCode.INTERRUPTED else ""
+        line = f"tooleval: {why}no case ran, no report written"
+        if (runtime.settings.report_dir / "report.json").exists():
+            terminalreporter.write_line(f"{line}: the reports in {runtime.settings.report_dir} "
+                                        "are an earlier run's")
+        elif why:
+            terminalreporter.write_line(line)

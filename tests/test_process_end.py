@@ -85,3 +85,51 @@ def test_a_stop_before_the_first_case_ends_writes_an_interrupted_report(
         assert (folder / "previous" / name).read_text(encoding="utf-8") == text, name
         assert not (folder / name).exists() or (folder / name).read_text() != text, name
     assert "0 of 4 cases ran" in output, output[-3000:]
+
+
+# An MCP server command that notes when it starts.
+NOTED = ("import os, sys, time; open('starts', 'a').write(f'{time.time()}\\n'); "
+         "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_ctrl_c_during_collection_starts_nothing_and_says_so(project, fake_model,
+                                                            workers) -> None:
+    """Ctrl-C while a later case file was collected: after the interrupt the MCP server was
+    started (each worker's check of the tool set-up), and a serial run said "1 case(s) from
+    1 file(s)" (or "no case found") and wrote a report and journal of the part collected."""
+    from tests.providers.test_mcp_faults import CASES, TOY, _toy
+
+    project.profile(fake_model([Rule("thanks", [answer("You are welcome.")])]))
+    _toy(project, [sys.executable, "-c", NOTED, str(TOY)])
+    project.write("benchmarks/a.json", {"name": "a", "language": "en",
+                                        "cases": [CASES["cases"][1]]})
+    project.write("benchmarks/z/b.json", {**CASES, "name": "b"})
+    project.write("conftest.py", """
+import os, time
+def pytest_collect_file(file_path, parent):
+    if file_path.name == "b.json":
+        open(f"collecting-{os.getpid()}", "w").close()
+        time.sleep(120)
+""")
+    process = _spawn(project, workers)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(project.path.glob("collecting-*"))) < max(workers, 1):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        interrupted = time.time()
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the terminal's whole group
+        output = process.communicate(timeout=120)[0].decode()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
+    starts = project.path / "starts"
+    assert all(float(at) < interrupted for at in
+               (starts.read_text().split() if starts.exists() else [])), output[-3000:]
+    lines = [line for line in output.splitlines() if line.startswith("tooleval:")]
+    assert lines == ["tooleval: interrupted during collection: no case ran, no report "
+                     "written"], output[-3000:]
+    assert not (project.path / "tooleval-report").exists()

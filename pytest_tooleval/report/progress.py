@@ -15,6 +15,7 @@ import pytest
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.registry import grammar_mode
 from pytest_tooleval.result import without_repeat
+from pytest_tooleval.run import collection_cut_short
 
 if TYPE_CHECKING:
     from pytest_tooleval.run.controller import Controller
@@ -99,6 +100,8 @@ class Progress:
 
     def pytest_report_collectionfinish(self, config: pytest.Config,
                                        items: list[pytest.Item]) -> str | None:
+        if collection_cut_short():
+            return None  # the end of the run says so
         cases = [item.nodeid for item in items if hasattr(item, "case_file")]
         # (a case file that failed to collect says so itself, and pytest counts the cases
         # -k, -m or --deselect left out: no "no case found" above either)

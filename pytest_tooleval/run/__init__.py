@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,3 +21,9 @@ RUNTIME_KEY = pytest.StashKey["Runtime"]()
 
 def runtime_of(config: pytest.Config) -> Runtime:
     return config.stash[RUNTIME_KEY]
+
+
+def collection_cut_short() -> bool:
+    """In ``pytest_collection_finish``, which pytest calls from a ``finally``: Ctrl-C (or
+    SIGTERM) stopped the collection, so its items are a part of the selection."""
+    return isinstance(sys.exception(), KeyboardInterrupt)

@@ -39,7 +39,13 @@ from pytest_tooleval.report.model import (
 )
 from pytest_tooleval.report.progress import Progress
 from pytest_tooleval.result import CaseResult, ErrorInfo
-from pytest_tooleval.run import RESUMED_KEY, RUNTIME_KEY, WORKER_INFO_KEY, WORLD_BASE_KEY
+from pytest_tooleval.run import (
+    RESUMED_KEY,
+    RUNTIME_KEY,
+    WORKER_INFO_KEY,
+    WORLD_BASE_KEY,
+    collection_cut_short,
+)
 from pytest_tooleval.run.journal import (
     JOURNAL_NAME,
     FolderBusy,
@@ -132,8 +138,8 @@ class Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if session.config.pluginmanager.has_plugin("dsession"):
-            return  # the workers collect; see pytest_xdist_node_collection_finished
+        if session.config.pluginmanager.has_plugin("dsession") or collection_cut_short():
+            return  # the workers collect (pytest_xdist_node_collection_finished); or no selection
         self.begin({item.nodeid: content_hash(item.case_file, item.case)
                     for item in session.items if isinstance(item, CaseItem)})
 
