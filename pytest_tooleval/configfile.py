@@ -89,10 +89,15 @@ _KEY_PART = re.compile(r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)')
 def table_line(path: Path, *table: str) -> int:
     """The line of ``path`` that defines the table ``table`` (``"models", NAME``; under
     ``[tool.tooleval]`` in a pyproject.toml): its ``[header]``, or a dotted key or inline
-    table within a parent table; 1 when none does."""
+    table within a parent table; 1 when none does, or the file is gone since the run read
+    it (a checkout, a clean-up)."""
     wanted = [*(("tool", "tooleval") if path.name == PYPROJECT else ()), *table]
     header: list[str] = []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for number, text in enumerate(lines, 1):
         text = text.partition("#")[0].strip()
         if text.startswith("["):
             key = header = _key(text.strip("[]"))

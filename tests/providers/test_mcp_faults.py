@@ -293,6 +293,27 @@ def test_a_refused_tool_s_warning_points_at_the_server_s_table(project, fake_mod
     assert "[mcp.toy]" in summary and "pytest_tooleval" not in summary
 
 
+def test_a_refused_tool_s_warning_outlives_its_configuration_file(project, fake_model) -> None:
+    """The file deleted after the run read it, before the server first started (a checkout,
+    a clean-up): finding the table's line raised FileNotFoundError, a traceback that made
+    the case file a collection error. The warning points at the file's first line."""
+    project.profile(fake_model([Rule("thanks", [answer("You are welcome.")])]))
+    _toy(project, [sys.executable, "-c", BAD_SCHEMA, '{"type": "string"}'], prefix="s_")
+    project.write("benchmarks/f.json", {"name": "f", "language": "en", "requires": ["s_good"],
+                                        "cases": [CASES["cases"][1]]})
+    project.write("conftest.py", """
+import pathlib
+def pytest_collect_file(file_path, parent):
+    pathlib.Path("tooleval.toml").unlink(missing_ok=True)
+""")
+    result = project.run("--tooleval-min-cases", "1")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert {name: case.outcome for name, case in project.cases().items()} == {
+        "b-thanks": "PASS"}
+    assert "tooleval.toml:1: UserWarning: tooleval: MCP server 'toy': not offered to the " \
+           "model: 's_bad'" in result.stdout.str()
+
+
 def test_a_per_run_server_that_died_is_started_again_for_the_next_case(
         project, fake_model) -> None:
     """It stayed dead: every later case that called it was ERROR ('went away during a
