@@ -88,11 +88,13 @@ TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "ca
                    "would"})
 # A question about the world asks for no change to it ("will it be clear tomorrow?", "how
 # cold will it be", "yarın soğuk olacak mı"): in a message of such questions only, the learned
-# cue votes for no tool that changes the world. Not a question put to the assistant ("will you
-# …", "can you …", "atar mısın"), nor a suggestion ("how about a reminder at 7").
-WH_WORDS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose"})
+# cue votes for no tool that changes the world. Not a question put to the assistant or of
+# what we do ("will you …", "can you …", "should we …", "atar mısın"), nor a suggestion ("how
+# about a reminder at 7", "why not pop it in", "ekleyelim mi", "eklesek mi", "eklesen olur mu").
+WH_WORDS = frozenset({"how", "what", "when", "where", "which", "who", "whose"})
 AUXILIARIES = frozenset({"is", "are", "was", "were", "will", "do", "does", "did", "should", "am"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
+SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san")  # the verb before PARTICLES
 # After a negation, what the speaker will do themself asks for nothing either, to the end of
 # its clause ("no need to save that, I'll just remember it"; "just" is no turn there).
 OWN = frozenset({("i", "ll"), ("i", "will"), ("we", "ll"), ("we", "will")})
@@ -154,14 +156,15 @@ def _cuts(message: str, hints: str | None) -> list[int]:
 
 def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
     """Every clause of the message (``cuts``: where they end) is a question about the world:
-    an English one opens with ``WH_WORDS`` or ``AUXILIARIES``, a Turkish one ends in one of
-    ``PARTICLES``."""
+    an English one opens with ``WH_WORDS`` or ``AUXILIARIES`` and has no "you", "u" nor "we";
+    a Turkish one ends in one of ``PARTICLES`` after no ``SUGGESTING``."""
     clauses = [words[a:b] for a, b in pairwise([0, *cuts, len(words)]) if a < b]
     if language == "tr":
-        return bool(clauses) and all(c[-1] in PARTICLES for c in clauses)
+        return bool(clauses) and all(c[-1] in PARTICLES and not any(
+            w.endswith(SUGGESTING) for w in c[-3:-1]) for c in clauses)
     return language == "en" and bool(clauses) and all(
-        (c[0] in WH_WORDS and c[1:2] != ("about",))
-        or (c[0] in AUXILIARIES and c[1:2] not in {("you",), ("u",)}) for c in clauses)
+        ((c[0] in WH_WORDS and c[1:2] != ("about",)) or c[0] in AUXILIARIES)
+        and not {"you", "u", "we"} & set(c) for c in clauses)
 
 
 def _governed(

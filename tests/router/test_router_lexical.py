@@ -202,6 +202,17 @@ ASKED_OF_YOU = [
     ("en", "what about a nudge at 6 for the bins", "reminder_add"),
     ("en", "what about dentist tuesday 3pm, pop it in", "calendar_add"),
     ("tr", "cumartesi 10'da yoga, ajandaya işler misin?", "calendar_add"),
+    # a suggestion, or what we do, put as a question
+    ("en", "why not pop the dentist in for tuesday 3pm?", "calendar_add"),
+    ("en", "WHY NOT POP YOGA IN FOR SATURDAY 10AM?", "calendar_add"),
+    ("en", "why not a nudge at 6 for the bins?", "reminder_add"),
+    ("en", "should we pencil in yoga for saturday 10am?", "calendar_add"),
+    ("en", "do we need to pop yoga in for saturday 10am?", "calendar_add"),
+    ("en", "what if we popped yoga in for saturday 10am", "calendar_add"),
+    ("tr", "cumartesi 10'da yogayı ajandaya koyalım mı?", "calendar_add"),
+    ("tr", "cumartesi 10'da yogayı ajandaya koysak mı?", "calendar_add"),
+    ("tr", "cumartesi 10'da yogayı ajandaya işlesen olur mu?", "calendar_add"),
+    ("tr", "cumartesi 10'da yoga ajandaya işlensin mi?", "calendar_add"),
 ]
 
 
