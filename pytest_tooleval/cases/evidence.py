@@ -27,7 +27,7 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
   "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
   nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8", or its misreading:
-  "March 16 or 17", "486,72 ya da 468,72");
+  "4.3 or 4.4", "486,72 ya da 468,72");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
   ("open from 9:00 to 17:00"); nor text a negation denies ("not pet-friendly",
   "Görsel Sanatlar değil");
@@ -498,7 +498,7 @@ def _without_denied_text(answer: str, alternatives: list[str], language: str) ->
 
 #: Two numbers or times joined by "or", "ya da", "veya", "yoksa" with a word of doubt
 #: ("maybe 42 or 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"), or one figure
-#: read two ways (``_misread``: "on March 16 or 17", "6.482,15 TL ya da 6.842,15 TL"): a
+#: read two ways (``_misread``: "4.3 or 4.4", "6.482,15 TL ya da 6.842,15 TL"): a
 #: hedge when ``_hedged``, left out, as it states neither. Else it may be a choice ("128 GB
 #: or 256 GB", "the 09:00 or 09:30 bus", "call 112 or 155", "either 18:30 or 21:45", "ya
 #: 18:30 ya da 21:45"), which states both.
@@ -511,10 +511,12 @@ _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SID
 
 def _misread(match: re.Match[str]) -> bool:
     """The two sides of a ``_HEDGE`` match are one figure read two ways: the same digits in
-    another order (6.482,15 or 6.842,15; 4719 or 4791) or one apart in the last (16 or 17,
-    4.3 or 4.4). Nobody offers a choice between a figure and its misreading."""
+    another order (6.482,15 or 6.842,15; 4719 or 4791) or one apart in the last (4.3 or 4.4,
+    07:41 or 07:42). Nobody offers a choice between a figure and its misreading; but a whole
+    number under 1000 is a choice ("gate 12 or 13", "3 or 4 people", "bus 12 or 21")."""
     x, y = (re.sub(r"\D", "", match[side]) for side in "xy")
-    return sorted(x) == sorted(y) or abs(int(x) - int(y)) == 1
+    return (len(x) > 3 or re.search(r"\d[.,:]\d", match["x"]) is not None) and (
+        sorted(x) == sorted(y) or abs(int(x) - int(y)) == 1)
 
 
 def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
