@@ -187,8 +187,10 @@ def _governed(
             negator = None
         if thanks or negator:
             end = min((c for c in cuts if c > at), default=len(words))
-            if negator and words[end:end + 2] in OWN:  # the next clause is the speaker's
-                end = min((c for c in cuts if c > end), default=len(words))
+            later = min((c for c in cuts if c > end), default=len(words))
+            # the next clause is the speaker's own doing (not "I'll need you to text him")
+            if negator and words[end:end + 2] in OWN and not {"you", "u"} & set(words[end:later]):
+                end = later
             size = len(negator) if negator else 1  # the turn right after is part of it:
             after = at + size + 1  # "don't just delete it"
             # "so", and in a thanks "and", before a request's trigger turns too ("no need to

@@ -107,6 +107,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("en", "no need to save it, just remind me at 5", "reminder_add"),
     ("en", "no need to text him, i'll just call. remind me at 6 to call him", "reminder_add"),
     ("en", "don't delete it, i'll move it, save a note that it's in Archive", "memory_save"),
+    # after the negation, what the speaker will have the assistant do
+    ("en", "no need to call him, I'll need you to text him that I'm late", "send_message"),
+    ("en", "DON'T DELETE IT, I'LL WANT YOU TO MOVE IT TO THE ARCHIVE FOLDER", "move_file"),
+    ("en", "don't save that, I'll have you send it to kaan", "send_message"),
+    ("en", "don't delete notes.txt, I'll need you to write the summary into it", "write_file"),
     ("en", "no need to email, put it in my calendar for friday 3pm", "calendar_add"),
     ("en", "don't forget to add the dentist to my calendar", "calendar_add"),
     ("tr", "hatırlatmaya gerek var mı bilmiyorum, yarın 9'da hatırlat", "reminder_add"),
