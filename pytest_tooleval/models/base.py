@@ -176,9 +176,10 @@ def mark_truncated(turn: ModelTurn, call_id: str) -> ModelTurn:
 
 def stopped_short(turn: ModelTurn, max_tokens: int, fix: str) -> ModelTurn:
     """A turn cut ("length") below ``max_tokens`` was cut by the context window (or a lower
-    cap where it runs), not by the model running long: ``ContextOverflow``, with ``fix``."""
+    cap where it runs), not by the model running long: ``ContextOverflow``, with ``fix``.
+    No count, or 0 (a server that counts nothing), is no evidence of that."""
     used = turn.completion_tokens
-    if turn.truncated and used is not None and used < max_tokens:
+    if turn.truncated and used and used < max_tokens:
         raise ContextOverflow(
             f"the reply stopped at {used} token(s), below max_tokens = {max_tokens} "
             f"(finish_reason: length, after {turn.prompt_tokens} prompt tokens): {fix}")

@@ -19,11 +19,13 @@ from pytest_tooleval.models.base import (
     BackendError,
     ContextOverflow,
     MalformedReply,
+    ModelTurn,
     RequestRefused,
     ServerError,
     ServerStall,
     ServerTimeout,
     ServerUnreachable,
+    stopped_short,
 )
 from pytest_tooleval.models.http import HttpClient, retry_after_seconds
 from pytest_tooleval.models.openai import OpenAIChatBackend
@@ -321,6 +323,16 @@ def test_a_reply_cut_below_max_tokens_is_the_servers_context_not_the_model() -> 
         f"{fake.base_url.removesuffix('/v1')} (llama-server -c, shared by its --parallel "
         "slots), or it caps replies lower (-n); raise that, or lower the profile's max_tokens")
     assert caught.value.kind == "context_overflow" and chats(fake) == 1
+
+
+@pytest.mark.parametrize("used", [None, 0])
+def test_a_cut_reply_without_a_token_count_stays_the_models_truncated_turn(
+        used: int | None) -> None:
+    """A server that reports no completion tokens, or 0 for a reply with text in it, says
+    nothing about where the reply was cut."""
+    turn = ModelTurn(content="It is sunny and the", finish_reason="length",
+                     completion_tokens=used)
+    assert stopped_short(turn, 512, "fix") is turn and turn.truncated
 
 
 @pytest.mark.parametrize("partial", [True, False])
