@@ -158,10 +158,13 @@ def interval_note(summary: Summary) -> str:
 
 
 def report_lines(paths: list[Path]) -> list[str]:
-    """Where the reports are: a line per folder (a path is never split)."""
-    return [f"  reports in {folder}: "
-            + ", ".join(path.name for path in paths if path.parent == folder)
-            for folder in dict.fromkeys(path.parent for path in paths)]
+    """Where the reports are, for each folder: wrapped, the folder's path never split."""
+    lines = []
+    for folder in dict.fromkeys(path.parent for path in paths):
+        whole = str(folder).replace(" ", "\0")  # wrapped breaks at a space, never at a \0
+        lines += wrapped(f"  reports in {whole}:",
+                         [path.name for path in paths if path.parent == folder])
+    return lines
 
 
 def summary_lines(report: Report | None, paths: list[Path],

@@ -221,6 +221,24 @@ def test_modes_are_counted_per_run_group_and_language() -> None:
     assert modes.languages["de"] == {"no_call": 1, "facts_missing": 1}
 
 
+def test_the_reports_line_is_wrapped_at_80_columns_never_inside_the_path() -> None:
+    """It was one line of 84 to 102 columns for a usual folder, the only one not wrapped."""
+    from pathlib import Path
+
+    from pytest_tooleval.report.terminal import report_lines
+
+    def shown(folder: Path) -> list[str]:
+        return report_lines([folder / name for name in ("report.json", "report.md",
+                                                        "report.html")])
+
+    spaced = Path("/home/someone/my projects/model eval/tooleval-report")
+    assert shown(spaced) == [f"  reports in {spaced}: report.json,",
+                             "    report.md, report.html"]
+    deep = Path("/srv/" + "x" * 90)
+    assert shown(deep) == ["  reports in", f"    {deep}:",
+                           "    report.json, report.md, report.html"]
+
+
 def test_the_summary_reads_in_80_columns() -> None:
     """The reference run's summary ran to 280 columns: the verdict's unmet criteria on one
     line, nine failure modes on another, three lines for the reports of one folder."""
