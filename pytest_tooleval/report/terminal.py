@@ -79,7 +79,8 @@ def verdict_reason(summary: Summary, interrupted: str | None,
         kinds = {e.kind for e in summary.errors}
         if errors and kinds in ({"preflight"}, {"configuration"}):  # the set-up, with its fix
             first = summary.errors[0].reason or ""
-            return ("the run could not start (why: the line below); nothing was scored"
+            return ("the run could not start (why: the Interrupted line below); nothing was "
+                    "scored"
                     if first == said_after else f"{first} Nothing was scored.")
         if errors:
             return (f"{errors} case(s) ended in ERROR (the machine failed, not the model; "

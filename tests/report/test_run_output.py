@@ -91,7 +91,8 @@ def test_a_run_that_cannot_start_says_why_once(project) -> None:
     result = project.run()
     text = result.stdout.str()
     assert text.count("no model server at http://127.0.0.1:9") == 1, text
-    assert "NOT VALID: the run could not start" in text
+    assert said(result, "*NOT VALID: the run could not start (why: the Interrupted line "
+                "below)*! Interrupted: the run cannot start: no model server at *")
     assert "ERRORS" not in text and "tooleval score" not in text
     assert len(result.outlines) <= 20
 
