@@ -251,11 +251,13 @@ def _write_summary(terminalreporter: Any, config: pytest.Config, exitstatus: int
         # (the second: a run stopped before its first case ended)
         from pytest_tooleval.report.terminal import write_summary
 
-        # pytest ends a stopped run with the stop's reason: the verdict does not repeat it
-        session = getattr(terminalreporter, "_session", None)
+        # pytest ends a stopped run with the stop's reason (xdist's, its workers'): the
+        # verdict does not repeat it
+        stops = (getattr(terminalreporter, "_session", None),
+                 config.pluginmanager.get_plugin("dsession"))
         write_summary(terminalreporter, recorder.report, recorder.paths, recorder.notes,
                       recorder.write_error, recorder.comparison_text, runtime.settings.baseline,
-                      session.shouldstop or None if session is not None else None)
+                      next(filter(None, (getattr(s, "shouldstop", None) for s in stops)), None))
     elif recorder is not None and recorder.nothing_scored:
         from pytest_tooleval.report.terminal import report_lines, wrapped
 

@@ -69,18 +69,24 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
+#: Where the reason a run stopped is: pytest prints it after the summary.
+BELOW = "why: the Interrupted line below"
+
+
 def verdict_reason(summary: Summary, interrupted: str | None,
                    said_after: str | None = None) -> str:
-    """Why the run's verdict is what it is; ``said_after``: a reason pytest prints after
-    the summary (a run that could not start), not repeated."""
+    """Why the run's verdict is what it is; ``said_after``: the reason pytest prints after
+    the summary (a run stopped, or that could not start), pointed at, not repeated."""
     deploy = summary.deployability
     errors = summary.outcomes["ERROR"]
+    stop = (said_after or "").rstrip(".")
+    if stop and interrupted and interrupted.startswith(stop):  # "<stop>: 3 of 6 cases ran"
+        interrupted = "; ".join(filter(None, (interrupted[len(stop):].lstrip(": "), BELOW)))
     if not deploy.valid:
         kinds = {e.kind for e in summary.errors}
         if errors and kinds in ({"preflight"}, {"configuration"}):  # the set-up, with its fix
             first = summary.errors[0].reason or ""
-            return ("the run could not start (why: the Interrupted line below); nothing was "
-                    "scored"
+            return (f"the run could not start ({BELOW}); nothing was scored"
                     if first == said_after else f"{first} Nothing was scored.")
         if errors:
             return (f"{errors} case(s) ended in ERROR (the machine failed, not the model; "

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from pytest_tooleval.engine.transcript import Attempt, StepTranscript
 from pytest_tooleval.result import CaseResult, ErrorInfo, Outcome, StepChecks, StepResult
 from pytest_tooleval.scoring.failure_modes import MODES, failure_modes, step_mode
 from tests.conftest import THANKS_CASE, WEATHER_CASE, said, scenario
-from tests.support.fake_openai import Rule, answer
+from tests.support.fake_openai import Rule, answer, status
 
 SCRIPT = [Rule("", [answer("I cannot say.")])]
 VERDICTS = ("DEPLOYABLE", "NOT MEASURED", "NOT VALID")
@@ -95,6 +97,20 @@ def test_a_run_that_cannot_start_says_why_once(project) -> None:
                 "below)*! Interrupted: the run cannot start: no model server at *")
     assert "ERRORS" not in text and "tooleval score" not in text
     assert len(result.outlines) <= 20
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_reason_a_run_stopped_is_said_once(project, fake_model, workers) -> None:
+    """The stop's reason (a model process's crash: ten lines) was in the verdict and again
+    in pytest's Interrupted line after it."""
+    project.profile(fake_model([Rule("weather", [status(500)])]))
+    project.write("scenarios/demo.yaml", scenario(
+        [dict(WEATHER_CASE, name=f"w{i}") for i in range(10)]))
+    result = project.run("--tooleval-max-errors", "2", workers=workers)
+    assert result.stdout.str().count("scripted HTTP 500") == 1, result.stdout.str()
+    assert said(result, "* verdict: NOT VALID: * ended in ERROR *; interrupted (* of 10 cases "
+                "ran; why: the Interrupted line below); once it is fixed,*Interrupted: *"
+                "scripted HTTP 500. Stopped after 2 consecutive infrastructure errors*")
 
 
 def test_an_interrupted_run_says_interrupted_once(project, fake_model) -> None:
