@@ -66,7 +66,8 @@ def failure_mode_section(summary: Summary) -> list[str]:
     lines = ["## Failure modes", "",
              "Each failing step counted once, by its first failed check; ERROR cases by "
              "kind.", ""]
-    lines += _table([[MODES.get(key, key), f"`{key}`", str(count)]
+    lines += _table([[MODES.get(key, key), f"`{key}`",
+                      f"{count} {'case' if key.startswith('error_') else 'step'}(s)"]
                      for key, count in modes.run.items()], ["mode", "key", "count"]) + [""]
     for title, table in (("group", modes.groups), ("language", modes.languages)):
         if len(table) > 1:

@@ -46,7 +46,7 @@ def test_a_674_case_run_fits_a_screenful_and_ends_with_the_score(project, fake_m
     assert modes["run"] == {"no_call": 337}
     assert modes["groups"] == {"weather": {"no_call": 337}}
     assert modes["languages"] == {"en": {"no_call": 337}}
-    assert "| needed a tool, called none | `no_call` | 337 |" in project.markdown()
+    assert "| needed a tool, called none | `no_call` | 337 step(s) |" in project.markdown()
 
 
 def test_a_one_case_run_has_one_verdict_and_no_interval(project, fake_model) -> None:
@@ -224,6 +224,9 @@ def test_each_failing_step_gets_one_mode() -> None:
 
 
 def test_modes_are_counted_per_run_group_and_language() -> None:
+    from pytest_tooleval.report.markdown import failure_mode_section
+    from tests.conftest import make_report
+
     missing = StepChecks(tool=False, tool_missing=["get_weather"])
     failed = CaseResult(nodeid="a.yaml::x", file="a.yaml", case="x", outcome=Outcome.FAIL,
                         group="weather", language="de",
@@ -236,6 +239,11 @@ def test_modes_are_counted_per_run_group_and_language() -> None:
     assert modes.groups == {"calc": {"error_timeout": 1},
                             "weather": {"no_call": 1, "facts_missing": 1}}
     assert modes.languages["de"] == {"no_call": 1, "facts_missing": 1}
+    table = failure_mode_section(make_report([failed, error]).summary)  # each row's unit
+    assert table[4:9] == ["| mode | key | count |", "|---|---|---|",
+                          "| needed a tool, called none | `no_call` | 1 step(s) |",
+                          "| facts missing from the answer | `facts_missing` | 1 step(s) |",
+                          "| ERROR (timeout) | `error_timeout` | 1 case(s) |"], table
 
 
 def test_the_reports_line_is_wrapped_at_80_columns_never_inside_the_path() -> None:
