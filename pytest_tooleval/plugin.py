@@ -270,7 +270,10 @@ def _write_summary(terminalreporter: Any, config: pytest.Config, exitstatus: int
     elif recorder is not None and recorder.selected is None and not config.option.collectonly:
         # -k or -m left no case, or the run was stopped before its selection was known; the
         # folder still holds another run's report, as it was
-        why = "interrupted during collection: " if exitstatus == pytest.ExitCode.INTERRUPTED else ""
+        # (Ctrl-C or SIGTERM; a stop for a collection error or the tool set-up says its reason)
+        stopped = exitstatus == pytest.ExitCode.INTERRUPTED and (
+            recorder.signal_name or not recorder.interrupt_message)
+        why = "interrupted during collection: " if stopped else ""
         line = f"tooleval: {why}no case ran, no report written"
         if (runtime.settings.report_dir / "report.json").exists():
             terminalreporter.write_line(f"{line}: the reports in {runtime.settings.report_dir} "

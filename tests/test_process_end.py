@@ -133,3 +133,22 @@ def pytest_collect_file(file_path, parent):
     assert lines == ["tooleval: interrupted during collection: no case ran, no report "
                      "written"], output[-3000:]
     assert not (project.path / "tooleval-report").exists()
+
+
+@pytest.mark.parametrize("broken", ["case file", "tool set-up"])
+def test_a_stop_nobody_asked_for_is_not_called_an_interruption(project, broken) -> None:
+    """A run whose only case file failed to collect, or whose tool set-up was unusable,
+    said "interrupted during collection" above pytest's Interrupted line with the reason."""
+    if broken == "case file":
+        project.write("benchmarks/b.json", "{ not json")
+    else:
+        project.pytester.makeconftest("def pytest_tooleval_make_session(config, settings, "
+                                      "profile):\n    return object()\n")
+        project.write("benchmarks/b.json", {"name": "b", "requires": ["x"], "cases": [
+            {"name": "hi", "category": "irrelevance", "steps": [{"message": "hello"}]}]})
+    project.write("tooleval-report/report.json", "{}")  # an earlier run's
+    result = project.run("--model", "smollm2-135m")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    lines = [line for line in result.outlines if line.startswith("tooleval: no case ran")]
+    assert lines == [f"tooleval: no case ran, no report written: the reports in "
+                     f"{project.path / 'tooleval-report'} are an earlier run's"], result.outlines
