@@ -91,8 +91,9 @@ TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "ca
 # cue votes for no tool that changes the world. Not a question put to the assistant or of
 # what we do ("will you …", "can you …", "should we …", "atar mısın"), nor a suggestion ("how
 # about a reminder at 7", "why not pop it in", "ekleyelim mi", "eklesek mi", "eklesen olur mu").
-WH_WORDS = frozenset({"how", "what", "when", "where", "which", "who", "whose"})
-AUXILIARIES = frozenset({"is", "are", "was", "were", "will", "do", "does", "did", "should", "am"})
+QUESTIONS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose", "is",
+                       "are", "was", "were", "will", "do", "does", "did", "should", "am"})
+NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we"})  # the word after QUESTIONS
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
 SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san")  # the verb before PARTICLES
 # After a negation, what the speaker will do themself asks for nothing either, to the end of
@@ -156,15 +157,14 @@ def _cuts(message: str, hints: str | None) -> list[int]:
 
 def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
     """Every clause of the message (``cuts``: where they end) is a question about the world:
-    an English one opens with ``WH_WORDS`` or ``AUXILIARIES`` and has no "you", "u" nor "we";
-    a Turkish one ends in one of ``PARTICLES`` after no ``SUGGESTING``."""
+    an English one opens with one of ``QUESTIONS`` followed by none of ``NOT_ASKED``; a
+    Turkish one ends in one of ``PARTICLES`` after no ``SUGGESTING``."""
     clauses = [words[a:b] for a, b in pairwise([0, *cuts, len(words)]) if a < b]
     if language == "tr":
         return bool(clauses) and all(c[-1] in PARTICLES and not any(
             w.endswith(SUGGESTING) for w in c[-3:-1]) for c in clauses)
     return language == "en" and bool(clauses) and all(
-        ((c[0] in WH_WORDS and c[1:2] != ("about",)) or c[0] in AUXILIARIES)
-        and not {"you", "u", "we"} & set(c) for c in clauses)
+        c[0] in QUESTIONS and not NOT_ASKED & set(c[1:2]) for c in clauses)
 
 
 def _governed(

@@ -192,6 +192,10 @@ ASKED = [
     ("en", "should i bring a jacket tonight", "send_message"),
     ("tr", "yarın sabah soğuk olacak mı", "reminder_add"),
     ("tr", "cumartesi yürüyüş için hava açık olur mu?", "calendar_delete"),
+    # "you", "we" or "why" in a question about the world
+    ("en", "why is my calendar so full on tuesday?", "calendar_add"),
+    ("en", "where did we put the tax documents?", "extract_archive"),
+    ("en", "when are you free to talk tomorrow?", "reminder_add"),
 ]
 # A request put as a question to the assistant, a suggestion, or after a question keeps the
 # learned vote that brings its tool (without the learned cue none of them shows it).
