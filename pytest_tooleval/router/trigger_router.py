@@ -167,6 +167,13 @@ def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
         c[0] in QUESTIONS and not NOT_ASKED & set(c[1:2]) for c in clauses)
 
 
+def _hands_over(clause: tuple[str, ...]) -> bool:
+    """The clause asks the assistant to do it: "you to …" or "have you …"."""
+    return any(word in {"you", "u"} and (clause[i + 1:i + 2] == ("to",)
+                                         or clause[i - 1:i] == ("have",))
+               for i, word in enumerate(clause))
+
+
 def _governed(
     words: tuple[str, ...], cuts: list[int], spans: list[tuple[int, int]]
 ) -> set[int]:
@@ -188,8 +195,9 @@ def _governed(
         if thanks or negator:
             end = min((c for c in cuts if c > at), default=len(words))
             later = min((c for c in cuts if c > end), default=len(words))
-            # the next clause is the speaker's own doing (not "I'll need you to text him")
-            if negator and words[end:end + 2] in OWN and not {"you", "u"} & set(words[end:later]):
+            # the next clause is the speaker's own doing ("I'll tell you when"), unless it
+            # hands the task over ("I'll need you to text him", "I'll have you send it")
+            if negator and words[end:end + 2] in OWN and not _hands_over(words[end:later]):
                 end = later
             size = len(negator) if negator else 1  # the turn right after is part of it:
             after = at + size + 1  # "don't just delete it"

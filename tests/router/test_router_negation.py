@@ -70,6 +70,10 @@ NEGATED = [
     ("en", "no need to note that down, i will remember", "memory_save"),
     ("en", "no need to remind me, i'll just set an alarm on my phone", "reminder_add"),
     ("en", "DON'T SEND ANYTHING, I'LL WRITE TO HIM MYSELF", "send_message"),
+    # "you" in the speaker's own clause is no hand-over ("I'll need you to …" is one)
+    ("en", "don't send it yet, I'll tell you when", "send_message"),
+    ("en", "no need to save that, I'll remind you later", "reminder_add"),
+    ("en", "NO NEED TO ADD IT TO THE CALENDAR, I'LL TEXT YOU THE TIME", "send_message"),
     ("en", "don't send anything, we'll write to her ourselves", "send_message"),
     # a condition asks for nothing (unpunctuated, "if you don't hear from me by 6 text kaan"
     # loses send_message: the safer error)
