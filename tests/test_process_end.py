@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,26 @@ def _spawn(project, workers: int, *extra: str,
                             stderr=subprocess.STDOUT, start_new_session=True)
 
 
+def _interrupt(process: subprocess.Popen[bytes], ready: Callable[[], bool],
+               how: int = signal.SIGINT) -> tuple[str, float]:
+    """Wait (up to 120 s) until ``ready()``, send ``how`` (Ctrl-C to the whole group, as a
+    terminal does; SIGTERM to the controller only, as a scheduler does); the output and when
+    it was sent. Whatever is left of the group is killed."""
+    try:
+        deadline = time.monotonic() + 120
+        while not ready():
+            assert process.poll() is None, process.communicate()[0].decode()[-3000:]
+            assert time.monotonic() < deadline, "not ready within 120 s"
+            time.sleep(0.05)
+        sent = time.time()
+        (os.killpg if how == signal.SIGINT else os.kill)(process.pid, how)
+        return process.communicate(timeout=120)[0].decode(), sent
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
 @pytest.mark.parametrize(("how", "workers"), [(signal.SIGTERM, 0), (signal.SIGINT, 0),
                                               (signal.SIGTERM, 2)])
 def test_a_stop_before_the_first_case_ends_writes_an_interrupted_report(
@@ -54,21 +75,8 @@ def test_a_stop_before_the_first_case_ends_writes_an_interrupted_report(
         project.write(f"tooleval-report/{name}", text)
     process = _spawn(project, workers, "--tooleval-metrics", "tooleval-report/run.prom",
                      "--junitxml", "tooleval-report/junit.xml")
-    try:
-        deadline = time.monotonic() + 120
-        while not server.requests:  # the first case is waiting on the model
-            assert process.poll() is None, process.communicate()[0].decode()[-3000:]
-            assert time.monotonic() < deadline, "no model call within 120 s"
-            time.sleep(0.05)
-        if how == signal.SIGINT:
-            os.killpg(process.pid, how)  # Ctrl-C reaches the terminal's whole group
-        else:
-            os.kill(process.pid, how)  # the controller only, as a scheduler does
-        output = process.communicate(timeout=120)[0].decode()
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    # the first case is waiting on the model
+    output, _ = _interrupt(process, lambda: bool(server.requests), how)
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
     with pytest.raises(ProcessLookupError):
         os.killpg(process.pid, 0)  # nothing of the run left behind (xdist workers included)
@@ -113,18 +121,8 @@ def pytest_collect_file(file_path, parent):
         time.sleep(120)
 """)
     process = _spawn(project, workers)
-    try:
-        deadline = time.monotonic() + 120
-        while len(list(project.path.glob("collecting-*"))) < max(workers, 1):
-            assert process.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        interrupted = time.time()
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the terminal's whole group
-        output = process.communicate(timeout=120)[0].decode()
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    output, interrupted = _interrupt(
+        process, lambda: len(list(project.path.glob("collecting-*"))) >= max(workers, 1))
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
     starts = project.path / "starts"
     assert all(float(at) < interrupted for at in
