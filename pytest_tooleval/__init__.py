@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         ModelTurn,
         RawCall,
     )
+    from pytest_tooleval.report.model import Report, ReportError, RunInfo, Summary, load_report
     from pytest_tooleval.result import CaseResult
     from pytest_tooleval.router.base import Router, Routing
     from pytest_tooleval.tools.base import ProviderError, ToolProvider, ToolResult, ToolSpec
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backend", "BackendConfigError", "BackendError", "CaseResult", "ModelSession", "ModelTurn",
-    "ProviderError", "RawCall", "Router", "Routing", "ToolProvider", "ToolResult", "ToolSpec",
-    "tool",
+    "ProviderError", "RawCall", "Report", "ReportError", "Router", "Routing", "RunInfo",
+    "Summary", "ToolProvider", "ToolResult", "ToolSpec", "load_report", "tool",
 ]
 
 _HOMES = {
@@ -36,6 +37,8 @@ _HOMES = {
     "ModelTurn": "pytest_tooleval.models.base",
     "RawCall": "pytest_tooleval.models.base",
     "CaseResult": "pytest_tooleval.result",
+    **dict.fromkeys(["Report", "ReportError", "RunInfo", "Summary", "load_report"],
+                    "pytest_tooleval.report.model"),
     "ModelSession": "pytest_tooleval.engine.session",
     "Router": "pytest_tooleval.router.base",
     "Routing": "pytest_tooleval.router.base",

@@ -408,8 +408,9 @@ class ReportError(Exception):
     """A file that is not a report this version reads: the message names the file."""
 
 
-def load_report(path: Path) -> Report:
+def load_report(path: Path | str) -> Report:
     """A stored report.json (or the folder a run wrote it in), validated once."""
+    path = Path(path)
     if path.is_dir():
         if not (path / "report.json").is_file():
             raise ReportError(f"{path}: a folder without a report.json; give a run's report "

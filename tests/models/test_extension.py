@@ -26,6 +26,7 @@ from tests.conftest import WEATHER_CASE, scenario
 def test_the_public_names_are_the_real_classes() -> None:
     """Everything docs/usage.md has an extension write is here: the router a session's
     ``router_factory`` makes, the errors a backend or provider raises for the machine."""
+    from pytest_tooleval.report import model
     from pytest_tooleval.router.base import Router, Routing
 
     real = {"Backend": base.Backend, "BackendError": base.BackendError,
@@ -34,7 +35,9 @@ def test_the_public_names_are_the_real_classes() -> None:
             "ToolProvider": tools_base.ToolProvider, "ToolSpec": tools_base.ToolSpec,
             "ToolResult": tools_base.ToolResult, "ProviderError": tools_base.ProviderError,
             "Router": Router, "Routing": Routing, "ModelSession": ModelSession,
-            "CaseResult": CaseResult, "tool": tool}
+            "CaseResult": CaseResult, "tool": tool, "Report": model.Report,
+            "ReportError": model.ReportError, "RunInfo": model.RunInfo,
+            "Summary": model.Summary, "load_report": model.load_report}
     assert sorted(pytest_tooleval.__all__) == sorted(real)
     for name, value in real.items():
         assert getattr(pytest_tooleval, name) is value, name
