@@ -1,5 +1,5 @@
-"""Finding the project's configuration file (docs/usage.md, "Configuration"): from where
-the run starts up to the rootdir (outside pytest: the first folder with a
+"""Finding the project's configuration file (docs/usage.md, "Which configuration file is
+used"): from where the run starts up to the rootdir (outside pytest: the first folder with a
 ``pyproject.toml`` or ``.git``), the nearest ``tooleval.toml`` or ``[tool.tooleval]``
 wins (``tooleval.toml`` within a folder); farther ones are named in a warning, not merged."""
 
