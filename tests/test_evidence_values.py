@@ -2214,13 +2214,55 @@ def test_one_figure_read_two_ways_is_a_hedge_without_a_word_of_doubt(
     ("2", "Take 1 or 2 tablets every 6 hours; you have 20 left.", "en"),
     ("38", "IN STOCK: SIZE 38 OR 39, BOTH AT 899 TL.", "en"),
     ("12", "Bus 12 or 21 both stop outside the office.", "en"),
-    ("2026-03-16", "You are free on March 16 or 17 for the trip; both days are empty.", "en"),
     ("12", "Apartmanda 12 ya da 13 numaralı daireler boş.", "tr"),
     ("3", "3 veya 4 kişilik masa 19:00'da boş.", "tr"),
 ])
 def test_a_value_joined_by_or_to_another_reading_or_thing_is_still_stated(
         value: str, answer: str, language: str) -> None:
     assert found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("March 16", "The ferry strike is on March 16 or 17, the port's notice is vague.", "en"),
+    ("March 16", "Your exam is on March 16th or 17th; the school site shows both.", "en"),
+    ("March 16", "THE NOTARY EXPECTS YOU ON MARCH 16 OR 17.", "en"),
+    ("March 16", "Payment is due Mar. 16 or 17, depending on which letter you read.", "en"),
+    ("March 16", "The inspection falls on 16 March or 17 March.", "en"),
+    ("March 16", "The parcel should arrive March 16, or 17 if customs hold it.", "en"),
+    ("March 12", "The hearing is on March 12 or 21; the fax is hard to read.", "en"),
+    ("March 31", "The lease ends on March 31 or 30, the two copies differ.", "en"),
+    ("16 Mart", "Vapur grevi 16 Mart ya da 17 Mart'ta.", "tr"),
+    ("16 Mart", "Sınav 16 Mart mı yoksa 17 Mart mı, duyuruda iki tarih var.", "tr"),
+    ("16 Mart", "SON ÖDEME 16 MART VEYA 17 MART.", "tr"),
+    ("18 Nisan", "Kedinin aşısı 18 Nisan ya da 19 Nisan'da görünüyor.", "tr"),
+    ("2026-04-18", "KEDİNİN AŞISI 18 NİSAN YA DA 19 NİSAN.", "tr"),
+])
+def test_a_day_of_a_month_joined_by_or_to_the_next_day_is_not_stated(
+        value: str, answer: str, language: str) -> None:
+    """A date the tool reported, joined by or, ya da, veya, yoksa to the day beside it (or
+    its digits reordered) is a hedge, as a misread figure is: the answer names no day."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("alternatives", "answer", "language"), [
+    (["March 16"], "The ferry strike is on March 16; sailings on March 17 or 18 run.", "en"),
+    (["March 16"], "The ferry strike is on March 16, or so the port says.", "en"),
+    (["March 16"], "The ferry strike is on March 16 or thereabouts.", "en"),
+    (["March 16"], "The exam is on March 16 or later if the school closes.", "en"),
+    (["March 16"], "Your exam is on March 16. Rooms 12 or 13.", "en"),
+    (["March 16"], "YOUR EXAM IS ON 16 MARCH, ROOM 3 OR 4.", "en"),
+    (["March 16"], "The exam is March 16, in 2 or 3 weeks.", "en"),
+    (["March 16", "March 17"], "You are free on March 16 or 17; both days are empty.", "en"),
+    (["16 March", "17 March"], "You are free on 16 March or 17 March.", "en"),
+    (["16 Mart"], "Vapur grevi 16 Mart'ta; 17 ya da 18 Mart'ta seferler normal.", "tr"),
+    (["16 Mart"], "Sınav 16 Mart'ta; 3 ya da 4 saat sürüyor.", "tr"),
+    (["16 Mart"], "SINAV 16 MART'TA, 12 YA DA 13 NUMARALI SINIFLARDA.", "tr"),
+    (["16 Mart", "17 Mart"], "16 Mart ya da 17 Mart'ta boşsunuz.", "tr"),
+])
+def test_a_day_beside_another_choice_or_a_choice_of_two_asked_days_is_stated(
+        alternatives: list[str], answer: str, language: str) -> None:
+    """A choice offered between two days is no hedge where both are the step's evidence."""
+    assert evidence_found(alternatives, answer, language)
 
 
 def test_a_hedge_between_two_of_the_evidences_values_states_it() -> None:

@@ -27,7 +27,7 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
   the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
   "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
   nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8", or its misreading:
-  "4.3 or 4.4", "486,72 ya da 468,72");
+  "4.3 or 4.4", "486,72 ya da 468,72", "March 16 or 17");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
   ("open from 9:00 to 17:00"); nor text a negation denies ("not pet-friendly",
   "Görsel Sanatlar değil");
@@ -339,7 +339,7 @@ def _states(alternatives: list[str], read: _Read, today: date | None,
         values += [past for alt in values if (past := _other_past(alt.strip())) != alt.strip()]
     kept, at = [], 0  # the answer less each hedge between two values: a space
     for m in hedges:
-        if (m["before"] or m["after"] or _misread(m)) and _hedged(
+        if (m["before"] or m["after"] or _misread(m, language)) and _hedged(
                 m, [*values, *asked], language):
             kept += [answer[at:m.start()], " "]
             at = m.end()
@@ -498,24 +498,27 @@ def _without_denied_text(answer: str, alternatives: list[str], language: str) ->
 
 #: Two numbers or times joined by "or", "ya da", "veya", "yoksa" with a word of doubt
 #: ("maybe 42 or 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"), or one figure
-#: read two ways (``_misread``: "4.3 or 4.4", "6.482,15 TL ya da 6.842,15 TL"): a
-#: hedge when ``_hedged``, left out, as it states neither. Else it may be a choice ("128 GB
-#: or 256 GB", "the 09:00 or 09:30 bus", "call 112 or 155", "either 18:30 or 21:45", "ya
-#: 18:30 ya da 21:45"), which states both.
+#: read two ways (``_misread``: "4.3 or 4.4", "6.482,15 TL ya da 6.842,15 TL", "March 16 or
+#: 17": a month before the day, group ``month``): a hedge when ``_hedged``, left out, as it
+#: states neither. Else it may be a choice ("128 GB or 256 GB", "the 09:00 or 09:30 bus",
+#: "call 112 or 155", "either 18:30 or 21:45", "ya 18:30 ya da 21:45"), which states both.
 _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
 _DOUBT = r"\b(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
-_HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<x>{_SIDE}),?\s+"
+_HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<month>{_MONTH}\.?\s+)?"
+                    rf"(?P<x>{_SIDE}),?\s+"
                     r"(?:m[ıiuü]\s+)?(?:or|ya\s+da|veya|yoksa)\s+"
                     rf"(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)", re.IGNORECASE)
 
 
-def _misread(match: re.Match[str]) -> bool:
+def _misread(match: re.Match[str], language: str) -> bool:
     """The two sides of a ``_HEDGE`` match are one figure read two ways: the same digits in
     another order (6.482,15 or 6.842,15; 4719 or 4791) or one apart in the last (4.3 or 4.4,
-    07:41 or 07:42). Nobody offers a choice between a figure and its misreading; but a whole
-    number under 1000 is a choice ("gate 12 or 13", "3 or 4 people", "bus 12 or 21")."""
+    07:41 or 07:42, March 16 or 17). Nobody offers a choice between a figure and its
+    misreading; but a whole number under 1000 that is no day of a month is a choice ("gate
+    12 or 13", "3 or 4 people", "bus 12 or 21")."""
     x, y = (re.sub(r"\D", "", match[side]) for side in "xy")
-    return (len(x) > 3 or re.search(r"\d[.,:]\d", match["x"]) is not None) and (
+    return (len(x) > 3 or re.search(r"\d[.,:]\d", match["x"]) is not None or bool(
+        match["month"] or answer_values(match["x"], language).dates)) and (
         sorted(x) == sorted(y) or abs(int(x) - int(y)) == 1)
 
 
@@ -525,7 +528,8 @@ def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
     "$42 or 43"; not a restatement: "232.78 °C, or about 233 °C", "4.37 kg, or 9.63 lb"),
     that differ in every reading and are not both the evidence's (a buying or a selling
     rate)."""
-    x, y = (answer_values(match[side], language) for side in "xy")
+    sides = [f"{match['month'] or ''}{match[side]}" for side in "xy"]  # March 16 or (March) 17
+    x, y = (answer_values(side, language) for side in sides)
     if x.numbers or y.numbers:
         differ = len(x.numbers) == len(y.numbers) and all(
             a.value != b.value and a.quantum == b.quantum
@@ -533,8 +537,8 @@ def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
             for a, b in zip(x.numbers, y.numbers, strict=True))
     else:
         differ = len(x.times) == len(y.times) == 1 and x.times != y.times
-    return differ and not all(any(value_found(alt, match[side], language) for alt in values)
-                              for side in "xy")
+    return differ and not all(any(value_found(alt, side, language) for alt in values)
+                              for side in sides)
 
 
 #: A code: one to three capital letters, then digits, joined by nothing, a hyphen or a
