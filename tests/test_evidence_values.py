@@ -2236,6 +2236,12 @@ def test_a_value_joined_by_or_to_another_reading_or_thing_is_still_stated(
     ("16 Mart", "SON ÖDEME 16 MART VEYA 17 MART.", "tr"),
     ("18 Nisan", "Kedinin aşısı 18 Nisan ya da 19 Nisan'da görünüyor.", "tr"),
     ("2026-04-18", "KEDİNİN AŞISI 18 NİSAN YA DA 19 NİSAN.", "tr"),
+    # the month written again before the second day
+    ("March 16", "The ferry strike is on March 16 or March 17.", "en"),
+    ("March 16", "The exam is probably March 16 or March 17.", "en"),
+    ("March 16", "THE NOTARY EXPECTS YOU ON MARCH 16TH OR MARCH 17TH.", "en"),
+    ("2026-03-16", "Payment is due Mar 16 or Mar 17; the two letters differ.", "en"),
+    ("2026-03-16", "Your exam is on March 16 or March 17, the two letters disagree.", "en"),
 ])
 def test_a_day_of_a_month_joined_by_or_to_the_next_day_is_not_stated(
         value: str, answer: str, language: str) -> None:
@@ -2258,6 +2264,9 @@ def test_a_day_of_a_month_joined_by_or_to_the_next_day_is_not_stated(
     (["16 Mart"], "Sınav 16 Mart'ta; 3 ya da 4 saat sürüyor.", "tr"),
     (["16 Mart"], "SINAV 16 MART'TA, 12 YA DA 13 NUMARALI SINIFLARDA.", "tr"),
     (["16 Mart", "17 Mart"], "16 Mart ya da 17 Mart'ta boşsunuz.", "tr"),
+    (["March 16"], "The ferry strike is on March 16; sailings on March 17 or March 18 run.", "en"),
+    (["March 16", "March 17"], "YOU ARE FREE ON MARCH 16 OR MARCH 17.", "en"),
+    (["March 31", "April 1"], "You are free on March 31 or April 1.", "en"),
 ])
 def test_a_day_beside_another_choice_or_a_choice_of_two_asked_days_is_stated(
         alternatives: list[str], answer: str, language: str) -> None:

@@ -499,15 +499,17 @@ def _without_denied_text(answer: str, alternatives: list[str], language: str) ->
 #: Two numbers or times joined by "or", "ya da", "veya", "yoksa" with a word of doubt
 #: ("maybe 42 or 43", "63.5 mm, or possibly 65.3 mm", "belki 3,6 ya da 3,8"), or one figure
 #: read two ways (``_misread``: "4.3 or 4.4", "6.482,15 TL ya da 6.842,15 TL", "March 16 or
-#: 17": a month before the day, group ``month``): a hedge when ``_hedged``, left out, as it
-#: states neither. Else it may be a choice ("128 GB or 256 GB", "the 09:00 or 09:30 bus",
-#: "call 112 or 155", "either 18:30 or 21:45", "ya 18:30 ya da 21:45"), which states both.
+#: (March) 17": a month before a day, groups ``month``, ``ymonth``): a hedge when
+#: ``_hedged``, left out, as it states neither. Else it may be a choice ("128 GB or 256 GB",
+#: "the 09:00 or 09:30 bus", "call 112 or 155", "either 18:30 or 21:45", "ya 18:30 ya da
+#: 21:45"), which states both.
 _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
 _DOUBT = r"\b(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
 _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<month>{_MONTH}\.?\s+)?"
                     rf"(?P<x>{_SIDE}),?\s+"
                     r"(?:m[ıiuü]\s+)?(?:or|ya\s+da|veya|yoksa)\s+"
-                    rf"(?P<after>{_DOUBT})?(?P<y>{_SIDE})(?!\s?\d)", re.IGNORECASE)
+                    rf"(?P<after>{_DOUBT})?(?P<ymonth>{_MONTH}\.?\s+)?(?P<y>{_SIDE})(?!\s?\d)",
+                    re.IGNORECASE)
 
 
 def _misread(match: re.Match[str], language: str) -> bool:
@@ -528,7 +530,8 @@ def _hedged(match: re.Match[str], values: list[str], language: str) -> bool:
     "$42 or 43"; not a restatement: "232.78 °C, or about 233 °C", "4.37 kg, or 9.63 lb"),
     that differ in every reading and are not both the evidence's (a buying or a selling
     rate)."""
-    sides = [f"{match['month'] or ''}{match[side]}" for side in "xy"]  # March 16 or (March) 17
+    sides = [f"{match['month'] or ''}{match['x']}",  # March 16 or (March) 17
+             f"{match['ymonth'] or match['month'] or ''}{match['y']}"]
     x, y = (answer_values(side, language) for side in sides)
     if x.numbers or y.numbers:
         differ = len(x.numbers) == len(y.numbers) and all(
