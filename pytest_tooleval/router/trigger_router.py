@@ -102,6 +102,10 @@ SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san")  # the verb befor
 # After a negation, what the speaker will do themself asks for nothing either, to the end of
 # its clause ("no need to save that, I'll just remember it"; "just" is no turn there).
 OWN = frozenset({("i", "ll"), ("i", "will"), ("we", "ll"), ("we", "will")})
+# In Turkish, "ben" or "kendim" to a verb in the first-person aorist or future ("kaydetme,
+# ben hatırlarım", "takvime ekleme, kendim eklerim", "ben kuracağım"; not "istiyorum").
+OWN_TR = ("ben", "kendim")
+FIRST_PERSON = ("arim", "erim", "irim", "urum", "cagim", "cegim")
 OWN_JUST = frozenset({("ll", "just"), ("will", "just")})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 #: A word without which no negation, thanks or acknowledgement governs anything.
@@ -170,11 +174,17 @@ def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
         c[0] in QUESTIONS and not NOT_ASKED & set(c[1:2]) for c in clauses)
 
 
-def _hands_over(clause: tuple[str, ...]) -> bool:
-    """The clause asks the assistant to do it: "you to …" or "have you …"."""
-    return any(word in {"you", "u"} and (clause[i + 1:i + 2] == ("to",)
-                                         or clause[i - 1:i] == ("have",))
-               for i, word in enumerate(clause))
+def _own(clause: tuple[str, ...]) -> int:
+    """How many of the clause's first words say what the speaker will do themself: all of an
+    ``OWN`` clause that does not ask the assistant to do it ("you to …", "have you …"), a
+    Turkish one to its first-person verb (``OWN_TR``; "ben hatırlarım ama …")."""
+    if clause[:2] not in OWN:
+        at = next((i for i, word in enumerate(clause) if word in OWN_TR), len(clause))
+        return next((i + 1 for i in range(at + 1, len(clause))
+                     if clause[i].endswith(FIRST_PERSON)), 0)
+    return 0 if any(word in {"you", "u"} and (clause[i + 1:i + 2] == ("to",)
+                                              or clause[i - 1:i] == ("have",))
+                    for i, word in enumerate(clause)) else len(clause)
 
 
 def _governed(
@@ -200,8 +210,8 @@ def _governed(
             later = min((c for c in cuts if c > end), default=len(words))
             # the next clause is the speaker's own doing ("I'll tell you when"), unless it
             # hands the task over ("I'll need you to text him", "I'll have you send it")
-            if negator and words[end:end + 2] in OWN and not _hands_over(words[end:later]):
-                end = later
+            if negator:
+                end += _own(words[end:later])
             size = len(negator) if negator else 1  # the turn right after is part of it:
             after = at + size + 1  # "don't just delete it"
             # "so", and in a thanks "and", before a request's trigger turns too ("no need to
@@ -416,9 +426,12 @@ class TriggerRouter(Router):
         if is_courtesy(text.words, cuts):  # asks for nothing: "ok got your message"
             ruled_out.update(SIDE_EFFECTING_BUILTINS)
         elif governing:
-            governed = _governed(text.words, cuts, spans)  # and the Turkish negated clauses:
-            ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
             negated = {sum(at >= cut for cut in cuts) for at in negated_at}
+            clauses = list(pairwise([0, *cuts, len(text.words)]))
+            governed = _governed(text.words, cuts, spans)  # the speaker's own clause after a
+            for a, b in (clauses[i + 1] for i in negated if i + 1 < len(clauses)):
+                governed.update(range(a, a + _own(text.words[a:b])))  # Turkish negated one
+            ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
             governed.update(at for at in range(len(text.words))
                             if sum(at >= cut for cut in cuts) in negated)
             ruled_out -= {tool for tool, at in named if at not in governed}

@@ -75,6 +75,16 @@ NEGATED = [
     ("en", "no need to save that, I'll remind you later", "reminder_add"),
     ("en", "NO NEED TO ADD IT TO THE CALENDAR, I'LL TEXT YOU THE TIME", "send_message"),
     ("en", "don't send anything, we'll write to her ourselves", "send_message"),
+    # and a Turkish one, "ben" or "kendim" to a first-person verb
+    ("tr", "kaydetme, ben hatırlarım", "memory_save"),
+    ("tr", "KAYDETME, BEN HATIRLARIM", "memory_save"),
+    ("tr", "bunu kaydetme, kendim hatırlarım", "memory_save"),
+    ("tr", "mesaj atma, ben söylerim", "send_message"),
+    ("tr", "takvime ekleme, kendim eklerim", "calendar_add"),
+    ("tr", "dosyayı silme, ben silerim sonra", "delete_file"),
+    ("tr", "MESAJ GÖNDERME, BEN KENDİM GÖNDERİRİM", "send_message"),
+    ("tr", "dosyayı silme, ben kendim taşırım", "move_file"),
+    ("tr", "no need to save it, ben hatırlarım", "memory_save"),
     # a condition asks for nothing (unpunctuated, "if you don't hear from me by 6 text kaan"
     # loses send_message: the safer error)
     ("en", "if you don't need to send anything else, we're done, thanks", "send_message"),
@@ -121,6 +131,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "hatırlatmaya gerek var mı bilmiyorum, yarın 9'da hatırlat", "reminder_add"),
     ("tr", "iptal etmeden önce Elif'e mesaj at", "send_message"),
     ("tr", "kaydetmene gerek yok, kaan'a mesaj at", "send_message"),
+    ("tr", "kaydetme, ben hatırlarım ama kaan'a mesaj at", "send_message"),
+    ("tr", "kaydetme, ben söyleyince kaydet", "memory_save"),
+    ("tr", "mesaj atma, ben senin mail atmanı istiyorum", "send_message"),
+    ("tr", "kaydet bunu, ben unuturum", "memory_save"),
+    ("tr", "ben hatırlamam, sen kaydet", "memory_save"),
     ("tr", "mesaj atma, sadece hatırlat yarın 9'da", "reminder_add"),
     ("tr", "dosyayı silme, arşive taşı", "move_file"),
     ("tr", "takvime ekleme, sadece not al", "memory_save"),
