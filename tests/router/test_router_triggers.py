@@ -55,6 +55,15 @@ def test_topla_and_toplanti_stay_apart() -> None:
     assert "calendar_list" in fired("toplantım kaçta")
 
 
+def test_cikar_and_cikarken_stay_apart() -> None:
+    """"çıkarken" is "while leaving", neither extracting nor subtracting."""
+    for message in ("eve çıkarken ekmek al", "İŞTEN ÇIKARKEN BANA HATIRLAT",
+                    "evden cikarken kapiyi kilitlemeyi hatirlat"):
+        assert not {"extract_archive", "calculator"} & set(fired(message))
+    assert "extract_archive" in fired("yedek.zip'i çıkarırken hata aldım, tekrar dene")
+    assert "calculator" in fired("250'den 75'i çıkar")
+
+
 def test_hatirla_and_hatirlat_longest_match_wins() -> None:
     recall = fired("kapı kodunu hatırlıyor musun")
     assert "memory_search" in recall and "reminder_add" not in recall
