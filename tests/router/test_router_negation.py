@@ -48,6 +48,9 @@ NEGATED = [
     ("tr", "hatırlatma gerek yok", "reminder_add"),
     ("tr", "cuma toplantısını iptal etme", "calendar_delete"),
     ("tr", "hatırlatma yapma şimdilik", "reminder_add"),
+    ("tr", "hatırlatma kurma", "reminder_add"),
+    ("tr", "HATIRLATMA KURMAYIN LÜTFEN", "reminder_add"),
+    ("tr", "yarın için hatırlatma kurmana gerek yok", "reminder_add"),
     # a Turkish clause before another: its last verb too
     ("tr", "kaydetmene gerek yok, kaan'a mesaj at", "memory_save"),
     ("tr", "KAYDETMENE GEREK YOK, KAAN'A MESAJ AT", "memory_save"),
@@ -108,6 +111,8 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "silme işlemini yap: eski.txt dosyasını sil", "delete_file"),
     ("tr", "notlar.txt için yazma izni varsa içine yaz", "write_file"),
     ("tr", "yarın 09:00 kargo hatırlatma", "reminder_add"),  # the noun: a reminder
+    ("tr", "yarın 9'a hatırlatma kur", "reminder_add"),
+    ("tr", "hatırlatma kurmayı unutma", "reminder_add"),
     ("tr", "Kaan'a mesaj atmayı unutma", "send_message"),
     ("tr", "Elif'e yolla: ilacı ben alıyorum, merak etme", "send_message"),
     ("tr", "cmt 11 kuaför ekle takvime", "calendar_add"),  # -me of the dative, no verb
