@@ -97,6 +97,13 @@ def conversion_evidence(name: str) -> tuple[list[list[str]], str]:
     ("televizyon-inc-santim", "Ekran köşegeni 165,1 mm."),
     ("santigrat-fahrenhayt", "4,3 santigrat yaklaşık 39,7 °C eder."),
     ("santigrat-fahrenhayt", "39,7 SANTİGRAT."),
+    # a speed unit the reader did not know left the number without a unit: any unit passed
+    ("wind-speed-in-knots", "A 27 km/h breeze is about 14.6 m/s."),
+    ("wind-speed-in-knots", "27 KM/H ≈ 14.58 M/S."),
+    ("wind-speed-in-knots", "That works out at 14.6 kph."),
+    ("ruzgar-knot-cevirme", "Saatte 27 km, yaklaşık 14,6 m/s eder."),
+    ("ruzgar-knot-cevirme", "Rüzgâr 14,58 km/sa."),
+    ("ruzgar-knot-cevirme", "YAKLAŞIK 14,6 KMH."),
 ])
 def test_a_conversion_in_the_wrong_unit_is_not_stated(case: str, answer: str) -> None:
     """The evidence of these convert_units steps was a bare number, so the right number in
@@ -109,6 +116,8 @@ def test_a_conversion_in_the_wrong_unit_is_not_stated(case: str, answer: str) ->
     ("wind-speed-in-knots", "27 km/h is about 14.6 knots."),
     ("wind-speed-in-knots", "THE WIND IS AT 14.58 KT."),
     ("wind-speed-in-knots", "27 km/h ≈ 14.6 kn (1 kn = 1.852 km/h)."),
+    ("wind-speed-in-knots", "27 km/h (7.5 m/s) is about 14.6 knots."),
+    ("ruzgar-knot-cevirme", "27 km/sa, yani 7,5 m/s: yaklaşık 14,6 knot."),
     ("wind-speed-in-knots", "About 14.6."),
     ("gibibytes-to-gigabytes", "750 GiB = 805.31 GB."),
     ("gibibytes-to-gigabytes", "750 GiB is 805.3 gigabytes (decimal)."),

@@ -130,6 +130,7 @@ _UNITS = {
     "degrees fahrenheit": "°F", "derece f": "°F", "derece fahrenheit": "°F",
     "derece fahrenhayt": "°F", "mph": "mph",
     "knot": "kn", "knots": "kn", "kn": "kn", "kt": "kn",
+    "m/s": "m/s", "km/h": "km/h", "kmh": "km/h", "kph": "km/h", "km/sa": "km/h",
 }
 _PREFIX_UNITS = ("%", "yuzde", "$", "€", "£", "₺")
 _MINOR = regex.compile(r"\s?(?:kurus|cents?|penny|pence)(?![a-z])|p(?![a-z]|\.\s?m)")
