@@ -272,6 +272,10 @@ _EN_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eig
              "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
              "seventeen", "eighteen", "nineteen"]
 _EN_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+#: A score said in words: "three–one", "two-all", "one-nil", "nil-nil"; a goalless draw.
+_SAID_SCORE = regex.compile(
+    rf"(?<![\w-])(nil|{_alternation(_EN_SMALL)})\s?[-–—]\s?(nil|all|{_alternation(_EN_SMALL)})"
+    r"(?![\w-])|(?<!\w)(?:goalless\sdraw|golsuz\sberabere?)")
 # The Turkish number words with ı written i, as ``_spelled_out`` reads them: capitals
 # written with I for İ ("ON IKI", a model's upper() that knows no Turkish) lower to ı.
 _TR_ONES = [w.replace("ı", "i") for w in
@@ -683,7 +687,9 @@ class Values:
 
     @cached_property
     def scores(self) -> tuple[Score, ...]:
-        return tuple(Score(int(a), int(b)) for a, b in _SCORE.findall(self.folded))
+        goals = {"nil": 0, "": 0} | {w: n for n, w in enumerate(_EN_SMALL)}  # "all": the same
+        return tuple(Score(int(a), int(b)) for a, b in _SCORE.findall(self.folded)) + tuple(
+            Score(goals[a], goals.get(b, goals[a])) for a, b in _SAID_SCORE.findall(self.folded))
 
     @cached_property
     def words(self) -> tuple[Word, ...]:
