@@ -337,6 +337,28 @@ def test_a_different_phone_number_never_matches(national: str, where: int, chang
         assert not found(national, f"Numara: {form}.", "tr"), form
 
 
+@pytest.mark.parametrize(("answer", "stated"), [
+    ("Kerem'in numarası rehberde: 0533 418 27 63.", False),  # another operator code
+    ("KEREM: 0 (542) 418 27 63", False),
+    ("Kerem: 05424182763", False),
+    ("Kerem's number is +90 533 418 27 63.", False),
+    ("Kerem's number is +44 532 418 27 63.", False),  # another country code
+    ("Kerem'in numarası rehberde: 0532 418 27 63.", True),
+    ("KEREM: 0 (532) 418 27 63", True),
+    ("Kerem: 05324182763", True),
+    ("Kerem's number is +90 532 418 27 63.", True),
+    ("Kerem'in numarası 418 27 63.", True),  # the local number alone, as the item allows
+])
+def test_a_local_number_inside_another_whole_number_is_not_stated(answer: str,
+                                                                  stated: bool) -> None:
+    """An item listing the local number beside the whole one passed any whole number that
+    ended in it: "0533 418 27 63" for "+90 532 418 27 63" (held-out-19)."""
+    item = ["418 27 63", "4182763", "+90 532 418 27 63"]
+    assert evidence_found(item, answer, "tr") is stated, answer
+    # an item of the local number alone says nothing of the code: any code is stated
+    assert evidence_found(["418 27 63"], answer, "tr") or "418 27 63" not in answer, answer
+
+
 @pytest.mark.parametrize("after", [" (7/24 open)", " (ext. 12)", " (0)", " (24h)"])
 def test_a_phone_number_ends_where_an_open_bracket_is_not_a_group(after: str) -> None:
     """An opening bracket after the number began a group of the number (an area code's

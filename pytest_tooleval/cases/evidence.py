@@ -590,7 +590,7 @@ def _found(values: list[str], answer: str, language: str, today: date | None) ->
     """``evidence_found`` without the German spelling."""
     answer_key = keyed(answer)
     return any(occurs(keyed(alt), answer_key, _is_person(alt, language))
-               and not _read_otherwise(alt, answer, language) for alt in values) or any(
+               and not _read_otherwise(alt, answer, language, values) for alt in values) or any(
         value_found(alt, answer, language)
         or (today is not None and _relative_day_found(alt, answer, language, today))
         for alt in values)
@@ -649,13 +649,14 @@ def _weekday_found(want: Date, year: int, stated: Values) -> bool:
         return False
 
 
-def _read_otherwise(value: str, answer: str, language: str) -> bool:
+def _read_otherwise(value: str, answer: str, language: str, item: list[str]) -> bool:
     """The answer holds the evidence's text as another value: "10:00 pm" holds "10:00" but
     is 22:00; "eksi 12,4" holds 12,4 but is below zero (a minus in words: "-0,75" still
-    holds 0,75); "99 cents" is 0.99. And any answer, where the evidence's key joined its
-    decimal mark as a group's ("532,125" in tr is 532.125, its key the 532125 of
-    "532125 TL", "532 125"), unless the answer writes its digits with a mark where the
-    item has one ("532,125", "532.125"): the value is matched by value."""
+    holds 0,75); "99 cents" is 0.99; "0533 418 27 63" holds "418 27 63" but is not the
+    item's whole number, "+90 532 418 27 63". And any answer, where the evidence's key
+    joined its decimal mark as a group's ("532,125" in tr is 532.125, its key the 532125 of
+    "532125 TL", "532 125"), unless the answer writes its digits with a mark where the item
+    has one ("532,125", "532.125"): the value is matched by value."""
     stated = answer_values(answer, language)
     for want in evidence_values(value, language):
         if isinstance(want, Number) and want.quantum < 1 and \
@@ -665,6 +666,13 @@ def _read_otherwise(value: str, answer: str, language: str) -> bool:
             return True  # its digits with a mark where it has one state it: "532.125"
         if isinstance(want, Time) and _other_half(want, stated):
             return True
+        if isinstance(want, Phone):
+            size = len(want.digits)
+            whole = [p for alt in item for p in evidence_values(alt, language)
+                     if isinstance(p, Phone) and len(p.digits) > size]
+            if whole and any(len(got.digits) > size and got.digits.endswith(want.digits) and
+                             not any(same_phone(p, got) for p in whole) for got in stated.phones):
+                return True
         if isinstance(want, Number) and want.value and \
                 not any(same_number(want, got) for got in stated.numbers) and \
                 any(got.value == want.value / 100 or (got.value == -want.value and
