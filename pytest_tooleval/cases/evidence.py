@@ -475,7 +475,7 @@ _NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
 #: a tag question ("Görsel Sanatlar, değil mi?") nor "sadece X değil", "bir tek X değil" (not
 #: only X).
 _DENIED_TEXT = {
-    "en": r"\b(?:(?:not|never|no\s+longer)\s+(?:been?\s+)?|non-){text}(?!\w)",
+    "en": r"\b(?:(?:not|never|no(?:\s+longer)?)\s+(?:been?\s+)?|non-){text}(?:e?s)?(?!\w)",
     "tr": r"(?<!sadece\s)(?<!yalnızca\s)(?<!yalnız\s)(?<!sırf\s)(?<!bir\stek\s)\b{text}"
           rf"{_APOSTROPHE}?\w*\s+de[ğg][iı]l(?!\s+m[iı])",
 }

@@ -283,6 +283,10 @@ def test_contractions_are_read_in_english_only() -> None:
     ("available", "Tickets are no longer available."),
     ("refundable", "Please note that this fare is non-refundable."),
     ("smoking", "I booked you a non-smoking room."),
+    ("scratch", "There's a burn mark on the table top, no scratches."),
+    ("wifi", "THERE IS NO WIFI IN THE ROOMS."),
+    ("balcony", "It's a quiet room but there's no balcony."),
+    ("free parking", "No free parking nearby; the garage is 12 EUR a day."),
 ])
 def test_text_right_after_a_negation_is_not_stated(value: str, answer: str) -> None:
     """A careful reader marks "the flat is not pet-friendly" wrong for "pet-friendly"."""
@@ -297,6 +301,11 @@ def test_text_right_after_a_negation_is_not_stated(value: str, answer: str) -> N
     ("refundable", "It's not yet clear, but the fare is refundable."),
     ("non-refundable", "Please note that this fare is non-refundable."),
     ("refundable", "It is refundable, not non-refundable as the old page said."),
+    ("pet-friendly", "No, it's fine: the flat is pet-friendly."),
+    ("dogs allowed", "No problem, dogs allowed on the terrace."),
+    ("breakfast included", "Breakfast included, no extra charge."),
+    ("scratch", "No doubt about it: a 12 cm scratch on the top."),
+    ("no smoking", "The room is no smoking."),
 ])
 def test_a_negation_elsewhere_or_in_the_item_still_states_it(value: str, answer: str) -> None:
     assert found(value, answer)
