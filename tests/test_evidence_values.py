@@ -2323,3 +2323,104 @@ def test_a_day_beside_another_choice_or_a_choice_of_two_asked_days_is_stated(
 
 def test_a_hedge_between_two_of_the_evidences_values_states_it() -> None:
     assert evidence_found(["38.4172", "38.5391"], "A dollar is 38.4172 or 38.5391 lira.")
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("10:00", "The dry cleaner's collection time was 10:00, but they've moved it to 11:30 "
+     "because the van is late.", "en"),
+    ("2-2", "The away leg was first listed as 2-2, but it was corrected to 2-1 after the "
+     "review.", "en"),
+    ("07:00", "The gym stopped opening at 7:00 after the rota change; doors now open at 7:30.",
+     "en"),
+    ("2026-06-04", "Your check-up was on 4 June. The clinic has rescheduled it to 9 June.", "en"),
+    ("52.40", "Petrol is 52.40 TL per litre at that station — oops, make that 54.20 TL.", "en"),
+    ("18.50", "The tourist tax comes to 18.50 EUR per night — sorry, I misread the table: "
+     "it's 15.80 EUR.", "en"),
+    ("09:45", "THE FERRY WAS AT 09:45, BUT THE OPERATOR CHANGED IT TO 10:15.", "en"),
+    ("14:00", "Teslimat saati 14:00'tü ama kurye firması 16:00'ya değiştirdi.", "tr"),
+    ("11:00", "Dersin saati 11:00 olarak duyuruldu, sonra 12:30'a kaydırıldı.", "tr"),
+    ("3-2", "Maçın skoru önce 3-2 yazıldı, hakem raporuyla 3-1 olarak düzeltildi.", "tr"),
+    ("2026-03-12", "Sınav 12 Mart'taydı; okul 19 Mart'a erteledi.", "tr"),
+    ("08:10", "Otobüs sabah 08:10'da durakta değil, 08:25'te geliyor.", "tr"),
+    ("17:30", "Doktor 17:30'da boş değil, randevunuz 18:15'e alındı.", "tr"),
+    ("16:45", "KARGO 16:45'TE GELECEKTİ, AMA 18:00'E KAYDIRILDI.", "tr"),
+])
+def test_a_value_changed_to_another_is_not_stated(value: str, answer: str,
+                                                  language: str) -> None:
+    """"was 10:00, but they've moved it to 11:30", "make that 54.20", "14:00'tü ama
+    16:00'ya değiştirdi", "08:10'da durakta değil, 08:25'te": the value was taken back for
+    another of its kind; it counted as stated."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("09:00", "It opens at 9:00 now (it used to be 8:30).", "en"),
+    ("18:30", "The train leaves at 18:30 but arrives at 21:00.", "en"),
+    ("10:00", "It was 10:00 and it's still 10:00.", "en"),
+    ("11:30", "The dry cleaner's collection time was 10:00, but they've moved it to 11:30.",
+     "en"),
+    ("18:00", "The pharmacy closes at 18:00; it's now 17:40, so you have 20 minutes.", "en"),
+    ("18:30", "The train leaves at 18:30; if plans change, the next one is at 19:10.", "en"),
+    ("15:00", "Your meeting is at 15:00. I've moved the reminder to 14:45.", "en"),
+    ("2026-05-05", "The meeting on 5 May was moved to 14:00.", "en"),
+    ("12:00", "THEY'VE CHANGED IT TO 12:00.", "en"),
+    ("14:30", "Saat değişmedi, hâlâ 14:30.", "tr"),
+    ("18:00", "Eczane 18:00'de kapanıyor; şu an saat 17:40, 20 dakikanız var.", "tr"),
+    ("14:00", "Toplantı 14:00'te online değil, yüz yüze; saat 14:00'te ofiste olun.", "tr"),
+    ("14:00", "Toplantı 14:00'te başlıyor, bitişi 16:00'ya uzatıldı.", "tr"),
+    ("16:00", "Teslimat saati 14:00'tü ama kurye firması 16:00'ya değiştirdi.", "tr"),
+    ("18:30", "Tren 18:30'da kalkmıştı ama biz 18:45'te vardık.", "tr"),
+    ("10:00", "KURYE 10:00'DA GELMİŞTİ AMA KAPIYI AÇAN OLMADI.", "tr"),
+])
+def test_a_value_kept_or_changed_to_is_still_stated(value: str, answer: str,
+                                                    language: str) -> None:
+    assert found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("2026-04-12", "If the part had arrived on time, the car would have been ready on "
+     "12 April; it's now due on 19 April.", "en"),
+    ("980", "If the coupon still applied you'd pay 980 TL, but it expired, so the total is "
+     "1,150 TL.", "en"),
+    ("14:30", "If you had got there by 14:30, you could have had a slot; the earliest now "
+     "is 16:00.", "en"),
+    ("45", "IF THE SALE HAD STILL BEEN ON, IT WOULD HAVE COST £45; IT'S £60 TODAY.", "en"),
+    ("20:00", "The recital was going to start at 20:00, but it was cancelled.", "en"),
+    ("09:15", "Sabah 09:15'e gelebilseydiniz muayene olabilirdiniz; şu an ilk boş saat "
+     "11:40.", "tr"),
+    ("8", "Masa 8 kişilik olsaydı hepiniz sığardınız; oysa masa 6 kişilik.", "tr"),
+    ("250", "Kampanya sürseydi 250 TL öderdiniz; şimdi fiyat 320 TL.", "tr"),
+    ("19:30", "Caz gecesi 19:30'da başlayacaktı ama iptal edildi.", "tr"),
+    ("19:30", "CAZ GECESİ 19:30'DA BAŞLAYACAKTI AMA İPTAL EDİLDİ.", "tr"),
+    ("10:00", "Kurye 10:00'da gelecekti, ancak gelmedi.", "tr"),
+])
+def test_a_counterfactual_value_is_not_stated(value: str, answer: str, language: str) -> None:
+    """"would have been ready on 12 April; it's now due on 19 April", "8 kişilik olsaydı
+    …; masa 6 kişilik", "19:30'da başlayacaktı ama": a value that would have been, or was
+    going to be, counted as stated."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("18:30", "If you leave at 17:00 you'll make the 18:30 train.", "en"),
+    ("20:00", "Had you asked, I'd have said the same: 20:00.", "en"),
+    ("18:30", "If you'd like the 18:30 train, book now; the 19:10 is full.", "en"),
+    ("12", "If you need more, the shop has 12 in stock and 30 arriving on Monday.", "en"),
+    ("2026-04-19", "If the part had arrived on time, the car would have been ready on "
+     "12 April; it's now due on 19 April.", "en"),
+    ("1150", "If the coupon still applied you'd pay 980 TL, but it expired, so the total is "
+     "1,150 TL.", "en"),
+    ("17:00", "IF YOU HAD ANY QUESTIONS, THE DESK OPENS AT 9:00 AND CLOSES AT 17:00.", "en"),
+    ("18:30", "The bus was going to be full, so I booked the 18:30 one.", "en"),
+    ("18:30", "Saat 18:30'da çıkarsanız 19:10 trenine yetişirsiniz.", "tr"),
+    ("4", "Tarif 4 kişilik; 6 kişi olursanız 750 g un gerekir.", "tr"),
+    ("11:40", "Sabah 09:15'e gelebilseydiniz muayene olabilirdiniz; şu an ilk boş saat "
+     "11:40.", "tr"),
+    ("20:00", "Konser iptal edilmedi, 20:00'de başlıyor.", "tr"),
+    ("20:00", "KONSER 20:00'DE BAŞLAYACAK, BİLETLER HAZIR.", "tr"),
+    ("320", "Kampanya sürseydi 250 TL öderdiniz; şimdi fiyat 320 TL.", "tr"),
+    ("3", "Hava güzel olsaydı bile yürüyüş 3 saat sürerdi.", "tr"),
+])
+def test_a_plan_or_the_real_value_beside_a_counterfactual_is_stated(
+        value: str, answer: str, language: str) -> None:
+    assert found(value, answer, language)

@@ -26,6 +26,8 @@ folded "aşı" inside "yapması". So an occurrence only counts when:
 - a number the answer denies does not count ("isn't 250, it's 180", "30 kişi değil"), nor
   the old value of a change ("moved from 3 May to 5 May", "450 TL'den 520 TL'ye yükseldi",
   "down from £64", "used to run 12", "formerly", "eskiden 450 TL'ydi", "önceden 47 olan"),
+  nor one another of its kind replaces ("was 10:00, but they've moved it to 11:30", "would
+  have been ready on 12 April; it's now due on 19 April"),
   nor one hedged with another ("maybe 42 or 43", "belki 3,6 ya da 3,8", or its misreading:
   "4.3 or 4.4", "486,72 ya da 468,72", "March 16 or 17");
   a comparison does ("not more than 250", "15 dakikadan fazla değil"), and so does a range
@@ -384,7 +386,8 @@ _DENIED = {
                       rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+"
                       r"(?P<idiom>\s?(?:%|percent)\s+(?:sure|certain|confident|positive))?",
                       re.IGNORECASE),),
-    "tr": (re.compile(rf"(?P<pre>)[$€£₺]?\d(?:[\d.,:]*\d)?+(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
+    "tr": (re.compile(r"(?P<pre>)(?=[$€£₺\d])[$€£₺]?\d(?:[\d.,:]*\d)?+"
+                      rf"(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
                       rf"(?:[$€£₺]|(?:{_WHOSE})?(?!(?:fazla|az|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
                       rf"{_SUFFIX}?))?(?:\s+kadar)?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
                       r"|yerine\b(?!\s+(?:getir|geç)))", re.IGNORECASE),),
@@ -397,7 +400,7 @@ _OTHER_BOUND = re.compile(rf"\s*[,;—–-]\s*(?:[^\W\d_]+\s+){{0,2}}?(?P<again>
                           re.IGNORECASE)
 #: A number, a phone number in groups, a date or a time, as a change's old value: £64,
 #: (415) 555-0134, 3 May 2026, September 12, 8 pm, 0312 555 18 07.
-_NUMBER = r"(?<![\d.,:])(?<!\d\s)[$€£₺+(]?\d(?:[\d.,:)-]|\s(?=\(?\d))*+"
+_NUMBER = r"(?=[$€£₺+(\d])(?<![\d.,:])(?<!\d\s)[$€£₺+(]?\d(?:[\d.,:)-]|\s(?=\(?\d))*+"
 _EN_VALUE = (rf"(?:{_MONTH}\.?\s+)?{_NUMBER}(?:st|nd|rd|th)?(?:\s*[ap]\.?m\b\.?)?"
              rf"(?:\s+{_MONTH}\b\.?)?(?:,?\s+\d{{4}})?")
 #: ... and in Turkish, with the word after it (a unit, a month) and a year: 450 TL, 2 Mart 2026.
@@ -412,42 +415,74 @@ _TR_VALUE = rf"{_NUMBER}(?:\s+(?:[$€£₺]|[^\W\d_]+(?:\s+\d{{4}})?))?"
 #: "it was 17:00 until last month", "used to run 12 lifts" (not "can be used to seat 12"),
 #: "formerly/previously/originally £64", "the old number 020 7946 0011"; "eskiden 450
 #: TL'ydi" (not "eskiden beri"), "önceden 47 olan", "daha önce 18:00'di" (not "önceden 50
-#: TL kapora": in advance), "eski numarası 0216 …", "14:00 olarak planlanmıştı ama".
+#: TL kapora": in advance), "eski numarası 0216 …", "14:00 olarak planlanmıştı ama",
+#: "19:30'da başlayacaktı ama", "was going to start at 20:00, but".
 _CHANGED_EN = (r"(?:mov|chang|shift|reschedul|postpon|push|reduc|lower|rais|increas|decreas"
                r"|dropp|updat|revis|adjust|bump|slash|hik)ed|brought|fell|fallen|rose|risen")
-_CHANGED_TR = (r"(?:kaydır|ertele|indir|düş|yüksel|çık|değiş|çek|alın|art|azal|güncelle|taşı"
+_CHANGED_TR = (r"(?:kaydır|ertele|düzelt|indir|düş|yüksel|çık|değiş|çek|alın|art|azal|güncelle|taşı"
                r"|uzat|kısal|in(?=di|miş))\w*?(?<!m[ae])(?:[dt][ıiuü](?:k|m|n|n[ıiuü]z|l[ae]r)?"
                r"|m[ıiuü]ş(?:t[ıiuü]r|l[ae]r)?|[ae]r[ae]k)\b")
 _LIMIT_TR = r"(?!(?:kadar|itibaren|sonra|önce|beri|başlayarak|fazla|az|daha|geç|erken)\b)"
 #: A value the answer corrects itself from, another number following in the sentence: "42 —
 #: sorry, 43", "2.8 — no wait, 3.8" (not the noun: "a 25 minute wait, 40 at peak"), "549.57
 #: TL... actually, let me redo that: 594.57", "43 TL, pardon, 34 TL";
-#: after an apology the number comes at once, one word or "I mean" / "make that" on ("sorry,
+#: after an apology the number comes at once, one word or "I mean" / "make that" / "I misread
+#: …:" on ("sorry,
 #: until 08:00"; "18:30'da, pardon, 19:30'da"; not "sorry for the 2 delays", "sorry, it's
 #: already 17:40"); a clock time is corrected only by a clock time (not "19:20 — sorry, 2
 #: bookings show up": 19:20, 20.20 or 8 pm).
 _CORRECTED_TO = r"(?(clock)(?=\d{1,2}(?:[:.]\d\d|\s?[ap]\.?m\b)))\d"
-_CORRECTED = (r"(?P<pre>)(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}:\d\d(?![\d.,:]?\d))"
-              rf"|\d(?:[\d.,:]*\d)?))(?={_SUFFIX}?(?:\s+[^\W\d_]+){{0,2}}"
+_CORRECTED = (r"(?P<pre>)(?=[$€£₺\d])(?P<old>(?<![\d.,:])[$€£₺]?"
+              r"(?>(?P<clock>\d{1,2}:\d\d(?![\d.,:]?\d))"
+              rf"|\d(?:[\d.,:]*\d)?))(?={_SUFFIX}?(?:\s+[^\W\d_]+){{0,4}}"
               r"\s*(?:[,;:—–-]|\.\.\.|…)?\s*(?:(?:sorry|oops|no,?\s+wait|(?<![^\W\d_]\s)wait|pardon|özür\s+dilerim)\s*[,;:—–-]"
-              rf"\s*(?:(?:I\s+meant?|make\s+that|[^\W\d_]\S*)\s+)?[$€£₺]?{_CORRECTED_TO}"
+              rf"\s*(?:(?:I\s+meant?|make\s+that|I\s+misread\b[^\d.!?]*?|[^\W\d_]\S*)\s+)?[$€£₺]?{_CORRECTED_TO}"
               r"|(?:I\s+mean\b|actually,?\s+let\s+me\s+(?:redo|recalculate|recheck|correct)\b"
               rf"|düzeltiyorum\b)[^.!?\n]*?{_CORRECTED_TO}))")
+#: A value taken back by another of the same kind that replaces it (group ``old``, its kind
+#: ``clock``, ``score`` or ``day``, else a number; ``_OTHER``: not the same value) later in
+#: its sentence or the next (``_LATER``): a change to it ("was 10:00, but they've moved it to
+#: 11:30", "corrected to 2-1", "after the rota change … now open at 7:30", "make that 54.20";
+#: "14:00'tü ama 16:00'ya değiştirdi", "11:00 olarak duyuruldu, sonra 12:30'a kaydırıldı"; not
+#: "bitişi 16:00'ya uzatıldı", the end), a counterfactual ("if … had …, would have been ready
+#: on 12 April; it's now due on 19 April", "if … you'd pay 980 TL, but … 1,150 TL";
+#: "09:15'e gelebilseydiniz …; şu an 11:40", "sürseydi 250 TL öderdiniz; şimdi 320 TL"), or a
+#: denial of a suffixed value's phrase that gives another ("08:10'da durakta değil, 08:25'te").
+#: Not "opens at 9:00 now", "it's now 17:40" (no change), "was 10:00 and still 10:00", "if
+#: you leave at 17:00 you'll make the 18:30", "bir tarif 4 kişilik olursa".
+_TR_MONTH = r"(?:ocak|şubat|mart|nisan|mayıs|haziran|temmuz|ağustos|eylül|ekim|kasım|aralık)"
+_DAY = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH}|{_TR_MONTH})\b"
+_KIND = (r"(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}(?::\d\d(?![\d.,:]?\d)|\s?[ap]\.?m\b))"
+         r"|(?P<score>\d{1,2}\s?[-–]\s?\d{1,2}(?![\d.,:]?\d))"
+         rf"|(?P<day>{_DAY})|\d(?:[\d.,:]*\d)?))")
+_OTHER = (r"(?=[$€£₺\d])(?<![\d.,:])(?!(?P=old)(?![\d.,:]?\d))[$€£₺]?"
+          r"(?(clock)\d{1,2}(?:[:.]\d\d|\s?[ap]\.?m\b)"
+          rf"|(?(score)\d{{1,2}}\s?[-–]\s?\d{{1,2}}|(?(day)(?:{_DAY}|{_MONTH}\.?\s+\d)|(?!\d{{1,2}}:\d\d)\d)))")
+_WORDS = r"[^\S\n]*+(?:[^.!?\s]++[^\S\n]*+|[.!?](?=\S))*?"
+_LATER = rf"{_WORDS}(?:[.!?]\s+{_WORDS})??"
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
-        r"(?P<pre>(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bam\s)(?<!\bwill\s)(?<!\bto\s)"
-        rf"\b(?:{_CHANGED_EN})(?:\s+(?!(?:and|but|or|so|now|then|to|into|which|that|who|where"
+        rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_LATER}\b(?:(?:chang|mov|correct|updat|reschedul|revis|amend|shift"
+        r"|push|postpon)\w*(?:(?:\s+(?:it|this|that|them|back|forward|again))*\s+(?:to|until)\s+"
+        rf"(?:(?:at|on)\s+)?|[^.!?]*?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)|make\s+that\s+){_OTHER})",
+        rf"(?P<pre>\bif\b[^.!?;]*?\b(?:(?P<past>had|(?:would|could|might|{_APOSTROPHE}d)\s+have)"
+        rf"|would|could|{_APOSTROPHE}d)\s+(?:[^\W\d_]+\s+){{0,4}}?){_KIND}"
+        rf"(?=(?(past)|[^.!?]*?\b(?:but|however|instead)\b){_LATER}{_OTHER})",
+        r"(?P<pre>\b(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bam\s)(?<!\bwill\s)(?<!\bto\s)"
+        rf"(?:{_CHANGED_EN})(?:\s+(?!(?:and|but|or|so|now|then|to|into|which|that|who|where"
         r"|when|while|is|are|was|were|be|will|open\w*|run\w*)\b)[^\W\d_][\w']*){0,3}"
         rf"\s+from\s+)(?P<old>{_EN_VALUE})(?=(?:\s+[^\W\d_]+){{0,2}}\s+to\b)",
         rf"(?P<pre>\b(?:down|up)\s+from\s+)(?P<old>{_EN_VALUE})",
         rf"(?P<pre>\b(?:was|were|had\s+been)\s+(?:(?:at|on|in|for)\s+)?)(?P<old>{_EN_VALUE})"
         rf"(?=\s+(?:until|till)\s+(?:last|recently|the|this|a|an|earlier|yesterday|{_MONTH}\b"
         r"|[^\W\d_]+\s+ago))",
-        r"(?P<pre>(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
-        r"\bused\s+to\s+(?:be|cost|charge|run|have|take|open|close|start|begin|end|finish|leave"
+        r"(?P<pre>\b(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
+        r"used\s+to\s+(?:be|cost|charge|run|have|take|open|close|start|begin|end|finish|leave"
         r"|depart|arrive|last|hold|seat|weigh|operate|offer|sell|allow)\b(?:\s+[^\W\d_]+){0,2}?"
         rf"\s+)(?P<old>{_EN_VALUE})",
+        r"(?P<pre>\b(?:was|were)\s+(?:going|supposed|meant)\s+to\s+[^\W\d_]+\s+(?:(?:at|on|in|for|by)\s+)?)"
+        rf"(?P<old>{_EN_VALUE})(?=[^.!?;]*?\bbut\b)",
         rf"(?P<pre>\b(?:formerly|previously|originally)(?:\s+[^\W\d_]+){{0,2}}?\s+)"
         rf"(?P<old>{_EN_VALUE})",
         r"(?P<pre>\b(?:the|its|your|our|their|his|her|my)\s+old(?:\s+[^\W\d_][\w']*){1,2}\s+"
@@ -455,6 +490,11 @@ _FORMER = {
     )),
     "tr": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
+        rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_SUFFIX}?(?:(?:\s+[^\W\d_]+){{0,2}}?\s+[^\W\d_]*s[ae]yd[ıi]\w*"
+        rf"{_LATER}|\s+[^\W\d_]+\s+de[ğg][iı]l\s*,\s*(?:[^\W\d_]+\s+){{0,2}}){_OTHER}|{_LATER}{_OTHER}"
+        rf"(?:{_SUFFIX}|\s+olarak)\s+(?:[^\W\d_]+\s+)?(?!uzat|kısal){_CHANGED_TR})",
+        rf"(?P<pre>s[ae]yd[ıi](?:n[ıi]z|k|m|n)?\b,?\s+(?:[^\W\d_]+\s+){{0,3}}?){_KIND}"
+        rf"(?={_LATER}{_OTHER})",
         rf"(?P<pre>)(?P<old>{_TR_VALUE})(?=(?:{_APOSTROPHE}|(?<=[^\W\d_]))[dt][ae]n\b"
         rf"(?:\s+{_LIMIT_TR}\S*[^\s,.;:!?]){{0,3}}?\s+\S*(?:{_APOSTROPHE}y?|[aeıioöuü]y)[ae]"
         rf"(?:\s+{_LIMIT_TR}[^\W\d_]+){{0,2}}?\s+{_CHANGED_TR})",
@@ -462,8 +502,8 @@ _FORMER = {
         rf"(?P<pre>\b(?:önceden|daha\s+önce)\s+(?:[^\W\d_]+\s+){{0,2}}?)(?P<old>{_TR_VALUE})"
         rf"(?=\s+(?:olan|iken|idi)\b|(?:{_APOSTROPHE}\w*?)?[dt][ıiuü]\b)",
         rf"(?P<pre>\beski\s+[^\W\d_]*[ıiuü]\s+)(?P<old>{_TR_VALUE})",
-        rf"(?P<pre>)(?P<old>{_TR_VALUE})(?={_SUFFIX}?\s+olarak\s+(?:[^\W\d_]+\s+)?[^\W\d_]+"
-        r"(?:m[ıiuü]ş|[ae]c[ae]k)t[ıiuü],?\s+(?:ama|fakat|ancak)\b)",
+        rf"(?P<pre>)(?P<old>{_TR_VALUE})(?={_SUFFIX}?\s+(?:olarak\s+(?:[^\W\d_]+\s+)?[^\W\d_]+"
+        r"m[ıiuü]ş|(?:olarak\s+)?(?:[^\W\d_]+\s+)?[^\W\d_]+[ae]c[ae]k)t[ıiuü],?\s+(?:ama|fakat|ancak)\b)",
     )),
 }
 #: An English word that denies the text right after it: "not pet-friendly", "never
