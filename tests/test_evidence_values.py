@@ -2337,6 +2337,8 @@ def test_a_hedge_between_two_of_the_evidences_values_states_it() -> None:
     ("18.50", "The tourist tax comes to 18.50 EUR per night — sorry, I misread the table: "
      "it's 15.80 EUR.", "en"),
     ("09:45", "THE FERRY WAS AT 09:45, BUT THE OPERATOR CHANGED IT TO 10:15.", "en"),
+    ("14:00", "The call was at 14:00. It's been moved to 16:00.", "en"),
+    ("14:00", "The call was at 14:00, but it was moved to 16:00.", "en"),
     ("14:00", "Teslimat saati 14:00'tü ama kurye firması 16:00'ya değiştirdi.", "tr"),
     ("11:00", "Dersin saati 11:00 olarak duyuruldu, sonra 12:30'a kaydırıldı.", "tr"),
     ("3-2", "Maçın skoru önce 3-2 yazıldı, hakem raporuyla 3-1 olarak düzeltildi.", "tr"),
@@ -2364,6 +2366,13 @@ def test_a_value_changed_to_another_is_not_stated(value: str, answer: str,
     ("15:00", "Your meeting is at 15:00. I've moved the reminder to 14:45.", "en"),
     ("2026-05-05", "The meeting on 5 May was moved to 14:00.", "en"),
     ("12:00", "THEY'VE CHANGED IT TO 12:00.", "en"),
+    # another thing changed: its own subject, no pronoun for the value's thing
+    ("15:00", "Your meeting is at 15:00. The gym session was moved to 18:00.", "en"),
+    ("14:00", "The meeting starts at 14:00; its end was pushed to 16:00.", "en"),
+    ("14:00", "The talk is at 14:00, and the workshop was moved to 16:00.", "en"),
+    # an offer, not a counterfactual: no past verb in the if-clause
+    ("18:30", "If you want, I'd book the 18:30, but the 19:10 is quicker.", "en"),
+    ("18:30", "IF YOU PREFER, I COULD BOOK THE 18:30, BUT THE 19:10 IS CHEAPER.", "en"),
     ("14:30", "Saat değişmedi, hâlâ 14:30.", "tr"),
     ("18:00", "Eczane 18:00'de kapanıyor; şu an saat 17:40, 20 dakikanız var.", "tr"),
     ("14:00", "Toplantı 14:00'te online değil, yüz yüze; saat 14:00'te ofiste olun.", "tr"),

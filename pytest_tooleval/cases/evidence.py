@@ -449,7 +449,10 @@ _CORRECTED = (r"(?P<pre>)(?=[$€£₺\d])(?P<old>(?<![\d.,:])[$€£₺]?"
 #: "09:15'e gelebilseydiniz …; şu an 11:40", "sürseydi 250 TL öderdiniz; şimdi 320 TL"), or a
 #: denial of a suffixed value's phrase that gives another ("08:10'da durakta değil, 08:25'te").
 #: Not "opens at 9:00 now", "it's now 17:40" (no change), "was 10:00 and still 10:00", "if
-#: you leave at 17:00 you'll make the 18:30", "bir tarif 4 kişilik olursa".
+#: you leave at 17:00 you'll make the 18:30", "bir tarif 4 kişilik olursa"; nor another
+#: thing's change (the verb takes back the value's thing only through a pronoun, "moved it
+#: to", "it was moved to": not "the gym was moved to 18:00"), nor an offer ("if you want,
+#: I'd book the 18:30, but": a present counterfactual has a past verb after "if").
 _TR_MONTH = r"(?:ocak|şubat|mart|nisan|mayıs|haziran|temmuz|ağustos|eylül|ekim|kasım|aralık)"
 _DAY = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH}|{_TR_MONTH})\b"
 _KIND = (r"(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}(?::\d\d(?![\d.,:]?\d)|\s?[ap]\.?m\b))"
@@ -463,10 +466,18 @@ _LATER = rf"{_WORDS}(?:[.!?]\s+{_WORDS})??"
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
-        rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_LATER}\b(?:(?:chang|mov|correct|updat|reschedul|revis|amend|shift"
-        r"|push|postpon)\w*(?:(?:\s+(?:it|this|that|them|back|forward|again))*\s+(?:to|until)\s+"
+        rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_LATER}\b(?:(?P<subject>(?:it|this|that|which|they)"
+        rf"(?:{_APOSTROPHE}(?:s|ve)|\s+(?:was|were|is|are|has|have|had|got))?\s+(?:been\s+)?)?"
+        r"(?:chang|mov|correct|updat"
+        r"|reschedul|revis|amend|shift|push|postpon)\w*(?:(?:\s+(?:back|forward|again))*"
+        r"(?(subject)|\s+(?:it|this|that|them))(?:\s+(?:back|forward|again))*\s+(?:to|until)\s+"
         rf"(?:(?:at|on)\s+)?|[^.!?]*?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)|make\s+that\s+){_OTHER})",
-        rf"(?P<pre>\bif\b[^.!?;]*?\b(?:(?P<past>had|(?:would|could|might|{_APOSTROPHE}d)\s+have)"
+        # a present counterfactual has a past verb in its if-clause ("if the till applied
+        # …, you'd pay"), an offer none ("if you want, I'd book the 18:30, but …")
+        rf"(?P<pre>\bif\b(?=[^.!?;]*?\b(?:[^\W\d_]+ed|were|was|did|had|went|came|took|made|got"
+        rf"|paid|knew|cost|sold|bought|left)\b[^.!?;]*?\b(?:would|could|might|{_APOSTROPHE}d)\b)"
+        rf"[^.!?;]*?\b(?:(?P<past>had|(?:would|could|might"
+        rf"|{_APOSTROPHE}d)\s+have)"
         rf"|would|could|{_APOSTROPHE}d)\s+(?:[^\W\d_]+\s+){{0,4}}?){_KIND}"
         rf"(?=(?(past)|[^.!?]*?\b(?:but|however|instead)\b){_LATER}{_OTHER})",
         r"(?P<pre>\b(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bam\s)(?<!\bwill\s)(?<!\bto\s)"
