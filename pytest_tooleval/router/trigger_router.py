@@ -92,11 +92,14 @@ TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "ca
 # A question about the world asks for no change to it ("will it be clear tomorrow?", "how
 # cold will it be", "yarın soğuk olacak mı"): in a message of such questions only, the learned
 # cue votes for no tool that changes the world. Not a question put to the assistant or of
-# what we do ("will you …", "can you …", "should we …", "atar mısın"), nor a suggestion ("how
-# about a reminder at 7", "why not pop it in", "ekleyelim mi", "eklesek mi", "eklesen olur mu").
+# what we do ("will you …", "can you …", "should we …", "why don't you …", "atar mısın"), a
+# suggestion ("how about a reminder at 7", "why not pop it in", "ekleyelim mi", "eklesek mi",
+# "eklesen olur mu"), nor one asking whether it may be done ("is it possible to …", "is there
+# any way to …").
 QUESTIONS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose", "is",
                        "are", "was", "were", "will", "do", "does", "did", "should", "am"})
-NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we"})  # the word after QUESTIONS
+NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after QUESTIONS
+MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance"})  # after the 2nd
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
 SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san")  # the verb before PARTICLES
 # After a negation, what the speaker will do themself asks for nothing either, to the end of
@@ -171,7 +174,8 @@ def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
         return bool(clauses) and all(c[-1] in PARTICLES and not any(
             w.endswith(SUGGESTING) for w in c[-3:-1]) for c in clauses)
     return language == "en" and bool(clauses) and all(
-        c[0] in QUESTIONS and not NOT_ASKED & set(c[1:2]) for c in clauses)
+        c[0] in QUESTIONS and not NOT_ASKED & set(c[1:2]) and not MAY & set(c[2:])
+        for c in clauses)
 
 
 def _own(clause: tuple[str, ...]) -> int:

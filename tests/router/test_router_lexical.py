@@ -217,6 +217,13 @@ ASKED_OF_YOU = [
     ("tr", "cumartesi 10'da yogayı ajandaya koysak mı?", "calendar_add"),
     ("tr", "cumartesi 10'da yogayı ajandaya işlesen olur mu?", "calendar_add"),
     ("tr", "cumartesi 10'da yoga ajandaya işlensin mi?", "calendar_add"),
+    # asking whether it may be done, or why we don't
+    ("en", "is it possible to put yoga in the calendar for saturday at 10?", "calendar_add"),
+    ("en", "IS IT POSSIBLE TO PUT YOGA IN THE CALENDAR FOR SATURDAY AT 10?", "calendar_add"),
+    ("en", "is there a way to get a nudge at 6 for the bins?", "reminder_add"),
+    ("en", "is it possible to get a nudge at 6 for the bins?", "reminder_add"),
+    ("en", "is there any way to pop yoga in for saturday 10am?", "calendar_add"),
+    ("en", "why don't we put the dentist in the calendar for tuesday at 3?", "calendar_add"),
 ]
 
 
