@@ -37,7 +37,7 @@ from pytest_tooleval.text.dialect import voiceless
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
-from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS
+from pytest_tooleval.tools.names import SIDE_EFFECTING_BUILTINS, WRITE_BUILTINS
 
 TRIGGER_DIR = Path(__file__).parent / "triggers"
 # The class targets collected from every candidate, not only the longest matches.
@@ -89,19 +89,24 @@ DETERMINERS = ("the", "my", "our", "your", "this", "that")
 # ("don't send it but save it", "thx for the help can u text kaan").
 TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
                    "would"})
-# A question about the world asks for no change to it ("will it be clear tomorrow?", "how
-# cold will it be", "yarın soğuk olacak mı"): in a message of such questions only, the learned
-# cue votes for no tool that changes the world. Not a question put to the assistant or of
-# what we do ("will you …", "can you …", "should we …", "why don't you …", "atar mısın"), a
-# suggestion ("how about a reminder at 7", "why not pop it in", "ekleyelim mi", "eklesek mi",
-# "eklesen olur mu"), nor one asking whether it may be done ("is it possible to …", "is there
-# any way to …").
+# A question about the world asks for no change to it ("will it be clear tomorrow?", "was the
+# message to kaan sent?", "toplantı hâlâ takvimde mi?"): in a message of such questions only,
+# the learned cue votes for no tool that changes the world, and no trigger or cue shows one
+# that creates, sends, saves or deletes (``MAKING``). Not a question put to the assistant or
+# of what we do ("will you …", "can you …", "should we …", "why don't you …", "atar mısın"),
+# a suggestion ("how about a reminder at 7", "why not pop it in", "ekleyelim mi", "eklesek
+# mi", "eklesen olur mu"), nor one asking whether it may be done ("is it possible to …", "is
+# there any way to …", "eklemek mümkün mü", "kurulabilir mi").
 QUESTIONS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose", "is",
                        "are", "was", "were", "will", "do", "does", "did", "should", "am"})
 NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after QUESTIONS
-MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance"})  # after the 2nd
+# after the second word: whether it may be done, or a request after the question ("when is
+# the dentist remind me at 9", "is it in the calendar if not add it", "… can you add it")
+MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance", "if", "me",
+                 "can", "could", "please", "pls"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
-SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san")  # the verb before PARTICLES
+SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san", "bilir", "mumkun")  # before them
+MAKING = WRITE_BUILTINS - {"extract_archive", "git_commit"}
 # After a negation, what the speaker will do themself asks for nothing either, to the end of
 # its clause ("no need to save that, I'll just remember it"; "just" is no turn there).
 OWN = frozenset({("i", "ll"), ("i", "will"), ("we", "ll"), ("we", "will")})
@@ -439,7 +444,9 @@ class TriggerRouter(Router):
             governed.update(at for at in range(len(text.words))
                             if sum(at >= cut for cut in cuts) in negated)
             ruled_out -= {tool for tool, at in named if at not in governed}
-        for tool in ruled_out & tally.names:
+        if _asks_only(text.words, cuts, language):
+            ruled_out |= MAKING
+        for tool in sorted(ruled_out & tally.names):  # in order: scores keep no hash order
             tally.scores[tool] = RULED_OUT
             tally.reasons.pop(tool, None)
         unasked = {tool for tool in SIDE_EFFECTING_BUILTINS & set(tally.reasons)

@@ -227,6 +227,102 @@ ASKED_OF_YOU = [
 ]
 
 
+# Questions about a thing that exists, written for this test: a noun trigger showed the tool
+# that creates, sends, saves or deletes it ("was my message to kaan delivered?": send_message).
+EXISTING = [
+    ("en", "is the meeting with kaan still in the calendar?", "calendar_add"),
+    ("en", "is the dentist appointment still in my calendar?", "calendar_add"),
+    ("en", "IS THE DENTIST APPOINTMENT STILL IN MY CALENDAR?", "calendar_add"),
+    ("en", "who is coming to the meeting on monday?", "calendar_add"),
+    ("en", "WHO IS COMING TO THE MEETING ON MONDAY?", "calendar_add"),
+    ("en", "is there a meeting with ayse tomorrow?", "calendar_add"),
+    ("en", "was my message to kaan delivered?", "send_message"),
+    ("en", "WAS MY MESSAGE TO KAAN DELIVERED?", "send_message"),
+    ("en", "did the text to mom go through?", "send_message"),
+    ("en", "did the message to the landlord get sent?", "send_message"),
+    ("en", "what was in the message I sent to kaan?", "send_message"),
+    ("en", "did the reminder for the dentist go off?", "reminder_add"),
+    ("en", "when does my reminder for the vet go off?", "reminder_add"),
+    ("en", "do I have a reminder for the car insurance?", "reminder_add"),
+    ("en", "should I get a reminder for this?", "reminder_add"),  # advice, not a request
+    ("en", "did I save kaan's new address?", "memory_save"),
+    ("en", "what did I save about the wifi password?", "memory_save"),
+    ("en", "was the old report deleted?", "delete_file"),
+    ("en", "is the draft file still there or did it get deleted?", "delete_file"),
+    ("en", "which meetings did I cancel last week?", "calendar_delete"),
+    ("en", "was the dentist appointment cancelled?", "calendar_delete"),
+    ("en", "did the backup zip get made?", "create_archive"),
+    ("en", "where did the report file get moved to?", "move_file"),
+    ("tr", "dişçi randevusu takvimde duruyor mu?", "calendar_add"),
+    ("tr", "DİŞÇİ RANDEVUSU TAKVİMDE DURUYOR MU?", "calendar_add"),
+    ("tr", "disci randevusu takvimde duruyor mu", "calendar_add"),
+    ("tr", "yarınki toplantı hâlâ geçerli mi?", "calendar_add"),
+    ("tr", "kaan'a attığım mesaj gitti mi?", "send_message"),
+    ("tr", "KAAN'A ATTIĞIM MESAJ GİTTİ Mİ?", "send_message"),
+    ("tr", "kaana attigim mesaj gitti mi", "send_message"),
+    ("tr", "ilaç hatırlatması kuruldu mu?", "reminder_add"),
+    ("tr", "ilac hatirlatmasi kuruldu mu", "reminder_add"),
+    ("tr", "dünkü hatırlatma çaldı mı?", "reminder_add"),
+    ("tr", "cuma günkü toplantı iptal edildi mi?", "calendar_delete"),
+    ("tr", "eski rapor silindi mi?", "delete_file"),
+    ("tr", "kaan'ın adresi kayıtlı mı?", "memory_save"),
+]
+# Requests put as questions keep that tool: asking whether it may be done, why we don't, a
+# suggestion, a question put to the assistant, a request after the question in its clause.
+MAY_BE_DONE = [
+    ("en", "is there any way to set a reminder for 5?", "reminder_add"),
+    ("en", "IS THERE ANY WAY TO SET A REMINDER FOR 5?", "reminder_add"),
+    ("en", "is it possible to add the dentist on friday at 3?", "calendar_add"),
+    ("en", "IS IT POSSIBLE TO ADD THE DENTIST ON FRIDAY AT 3?", "calendar_add"),
+    ("en", "is it possible to cancel the dentist on friday?", "calendar_delete"),
+    ("en", "is it okay to text kaan that I'm running late?", "send_message"),
+    ("en", "IS IT OKAY TO TEXT KAAN THAT I'M RUNNING LATE?", "send_message"),
+    ("en", "is it fine to text kaan now?", "send_message"),
+    ("en", "is it alright to save my gate code as 4471?", "memory_save"),
+    ("en", "is it ok to delete the old draft file?", "delete_file"),
+    ("en", "is there any chance you could text kaan that I'm late?", "send_message"),
+    ("en", "why don't you text kaan that I'm late?", "send_message"),
+    ("en", "WHY DON'T YOU TEXT KAAN THAT I'M LATE?", "send_message"),
+    ("en", "why dont u text kaan that im late", "send_message"),
+    ("en", "how about a reminder at 7?", "reminder_add"),
+    ("en", "will you remind me to call mom at 6?", "reminder_add"),
+    ("en", "should we text the group that the game is off?", "send_message"),
+    ("en", "is the dentist in the calendar if not add it", "calendar_add"),
+    ("en", "when is the dentist remind me an hour before", "reminder_add"),
+    ("en", "what's on friday and can you add the dentist at 3", "calendar_add"),
+    ("tr", "dişçi için hatırlatma kurabilir misin?", "reminder_add"),
+    ("tr", "DİŞÇİ İÇİN HATIRLATMA KURABİLİR MİSİN?", "reminder_add"),
+    ("tr", "disci icin hatirlatma kurabilir misin", "reminder_add"),
+    ("tr", "kaan'a mesaj atsak mı?", "send_message"),
+    ("tr", "KAAN'A MESAJ ATSAK MI?", "send_message"),
+    ("tr", "kaana mesaj atsak mi", "send_message"),
+    ("tr", "mesaj atılsın mı?", "send_message"),
+    ("tr", "cuma 3'te dişçiyi takvime eklemek mümkün mü?", "calendar_add"),
+    ("tr", "cuma 3te disciyi takvime eklemek mumkun mu", "calendar_add"),
+    ("tr", "saat 7'ye hatırlatma kurulabilir mi?", "reminder_add"),
+    ("tr", "SAAT 7'YE HATIRLATMA KURULABİLİR Mİ?", "reminder_add"),
+    ("tr", "eski raporu silsek mi?", "delete_file"),
+    ("tr", "cuma toplantısını iptal edelim mi?", "calendar_delete"),
+    ("tr", "toplantı takvimde mi değilse ekle", "calendar_add"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), EXISTING)
+def test_a_question_about_an_existing_thing_shows_no_tool_that_makes_it(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert tool not in TriggerRouter(9).route(message, language, CATALOGUE).tools
+
+
+@pytest.mark.parametrize(("language", "message", "tool"), MAY_BE_DONE)
+def test_a_request_put_as_a_question_shows_its_tool(
+    language: str, message: str, tool: str, known_texts: set[str]
+) -> None:
+    assert normalize(message, language).text not in known_texts
+    assert tool in TriggerRouter(9).route(message, language, CATALOGUE).tools
+
+
 @pytest.mark.parametrize(("language", "message", "tool"), ASKED)
 def test_a_question_about_the_world_gets_no_vote_for_a_tool_that_changes_it(
     language: str, message: str, tool: str, known_texts: set[str]

@@ -177,7 +177,7 @@ CUE_ONLY_MENTIONS = [  # (language, message, the tool only the cues of its own w
     ("en", "thanks, the reminder sound is too loud though", "reminder_add"),
     ("en", "NICE, I LIKE THE NEW REMINDER TONE", "reminder_add"),
     ("en", "my phone reminders are a mess honestly", "reminder_add"),
-    ("en", "what does the word reminder come from", "reminder_add"),
+    ("en", "the word reminder comes from latin i think", "reminder_add"),
     ("en", "see you tomorrow, print shop closes at 6 anyway", "run_python"),
 ]
 
