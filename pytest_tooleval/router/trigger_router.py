@@ -80,11 +80,8 @@ THANKS = ("thanks", "thank", "cheers")
 # After a copula, the phrase of a tool that changes the world read as a bare verb is an
 # adjective: "will it be clear friday", "is it clear monday" ask for no day to be cleared
 # ("clear friday*", calendar_delete); a participle is news to act on ("has been changed").
-# After a copula and a determiner it names a thing that exists ("is the reminder for the
-# dentist still on?", "when is my reminder to call mom").
 COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "stay", "stays", "remain",
                      "remains", "look", "looks"})
-DETERMINERS = ("the", "my", "our", "your", "this", "that")
 # Where a negated or thanked span ends short of its clause: a turn to what is asked
 # ("don't send it but save it", "thx for the help can u text kaan").
 TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "can", "could",
@@ -353,8 +350,7 @@ class TriggerRouter(Router):
             candidates = [m for m in candidates if not (
                 set_language == "en" and m.start and m.end - m.start > 1
                 and (text.words[m.start - 1] in COPULAS or (m.start > 1 and text.words[
-                    m.start - 2] in COPULAS and text.words[m.start - 1] in (
-                        *SUBJECTS, *DETERMINERS)))
+                    m.start - 2] in COPULAS and text.words[m.start - 1] in SUBJECTS))
                 and not text.words[m.start].endswith("ed")
                 and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets)
                 and m.start not in cuts)]  # not "the plan is: clear friday"

@@ -392,19 +392,22 @@ def test_a_reminder_for_tomorrow_is_still_shown(language: str, message: str) -> 
     ("the plan is: clear friday afternoon so I can rest", "calendar_delete", True),  # a colon
     ("MY ONE ASK FOR TODAY IS: CLEAR THE WEEKEND", "calendar_delete", True),
     ("my wifi password has been changed to kestrel22", "memory_save", True),  # a participle
-    # after a copula and a determiner, a thing that exists
+    # a question about a reminder that exists (router/lexical: MAKING), a request after it
     ("is the reminder for the dentist still on?", "reminder_add", False),
     ("IS THE REMINDER FOR THE DENTIST STILL ON?", "reminder_add", False),
     ("when is my reminder to call mom?", "reminder_add", False),
     ("what time is the reminder for the pills?", "reminder_add", False),
     ("the reminder for the dentist should be at 9, fix it", "reminder_add", True),
     ("what about a reminder for the dentist at 9?", "reminder_add", True),
+    ("when is my reminder for the vet? add one more at 10", "reminder_add", True),
+    ("WHAT TIME IS THE REMINDER TO WATER THE PLANTS? ADD ANOTHER AT 6", "reminder_add", True),
+    ("is my reminder for the gym set for 7? move it to 8", "reminder_add", True),
 ])
 def test_after_a_copula_a_verb_phrase_is_an_adjective(
     message: str, tool: str, asked: bool, known_texts: set[str]
 ) -> None:
     """"be clear friday", "is it clear monday" are the weather, not "clear friday" of
-    calendar_delete; "is the reminder for …" names a reminder, asks for none."""
+    calendar_delete; "is the reminder for …?" asks for none, unless another clause does."""
     assert normalize(message, "en").text not in known_texts
     assert (tool in shown(message, "en")) is asked
 
