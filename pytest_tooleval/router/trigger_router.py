@@ -440,8 +440,8 @@ class TriggerRouter(Router):
             governed.update(at for at in range(len(text.words))
                             if sum(at >= cut for cut in cuts) in negated)
             ruled_out -= {tool for tool, at in named if at not in governed}
-        if _asks_only(text.words, cuts, language):
-            ruled_out |= MAKING
+        if _asks_only(text.words, cuts, language) and (language != "en" or "?" in message):
+            ruled_out |= MAKING  # not a request run on: "where is kaan send him a text"
         for tool in sorted(ruled_out & tally.names):  # in order: scores keep no hash order
             tally.scores[tool] = RULED_OUT
             tally.reasons.pop(tool, None)
