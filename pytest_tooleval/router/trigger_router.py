@@ -95,7 +95,8 @@ TURNS = frozenset({"but", "then", "now", "instead", "just", "please", "pls", "ca
 # mi", "eklesen olur mu"), nor one asking whether it may be done ("is it possible to …", "is
 # there any way to …", "eklemek mümkün mü", "kurulabilir mi").
 QUESTIONS = frozenset({"how", "what", "when", "where", "which", "who", "why", "whose", "is",
-                       "are", "was", "were", "will", "do", "does", "did", "should", "am"})
+                       "are", "was", "were", "will", "do", "does", "did", "should", "am", "has",
+                       "have"})
 NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after QUESTIONS
 # after the second word: whether it may be done, or a request after the question ("when is
 # the dentist remind me at 9", "is it in the calendar if not add it", "… can you add it")
