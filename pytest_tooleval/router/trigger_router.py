@@ -103,7 +103,8 @@ NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after 
 MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance", "if", "me",
                  "can", "could", "please", "pls"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
-SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san", "bilir", "mumkun")  # before them
+SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san", "mumkun",  # before them
+              "ilir", "ulur", "nir", "nur")  # a polite passive: "atılır mı", "kurulabilir mi"
 MAKING = WRITE_BUILTINS - {"extract_archive", "git_commit"}
 # After a negation, what the speaker will do themself asks for nothing either, to the end of
 # its clause ("no need to save that, I'll just remember it"; "just" is no turn there).

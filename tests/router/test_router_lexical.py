@@ -308,6 +308,12 @@ MAY_BE_DONE = [
     ("tr", "eski raporu silsek mi?", "delete_file"),
     ("tr", "cuma toplantısını iptal edelim mi?", "calendar_delete"),
     ("tr", "toplantı takvimde mi değilse ekle", "calendar_add"),
+    # a polite passive aorist asks for it: "can a message be sent?"
+    ("tr", "ayşe'ye mesaj atılır mı?", "send_message"),
+    ("tr", "AYŞE'YE MESAJ ATILIR MI?", "send_message"),
+    ("tr", "yarın 8'e bir hatırlatma kurulur mu?", "reminder_add"),
+    ("tr", "pazartesi 10'a yogayı takvime eklenir mi?", "calendar_add"),
+    ("tr", "eski taslak dosyası silinir mi?", "delete_file"),
 ]
 
 # A question run on into a request, no question mark: one clause that opens as a question.
