@@ -98,9 +98,9 @@ QUESTIONS = frozenset({"how", "what", "when", "where", "which", "who", "why", "w
                        "are", "was", "were", "will", "do", "does", "did", "should", "am", "has",
                        "have"})
 NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after QUESTIONS
-# after the second word: whether it may be done, or a request after the question ("when is
-# the dentist remind me at 9", "is it in the calendar if not add it", "… can you add it")
-MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance", "if", "me",
+# after the second word: whether it may be done, or a request after the question ("is it in
+# the calendar if not add it", "… can you add it"; not "me": "who sent me that message?")
+MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance", "if",
                  "can", "could", "please", "pls"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
 SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san", "mumkun",  # before them

@@ -270,6 +270,9 @@ EXISTING = [
     ("tr", "cuma günkü toplantı iptal edildi mi?", "calendar_delete"),
     ("tr", "eski rapor silindi mi?", "delete_file"),
     ("tr", "kaan'ın adresi kayıtlı mı?", "memory_save"),
+    ("en", "who sent me that message?", "send_message"),
+    ("en", "WHO SENT ME THAT MESSAGE?", "send_message"),
+    ("en", "what time did the reminder ping me yesterday?", "reminder_add"),
 ]
 # Requests put as questions keep that tool: asking whether it may be done, why we don't, a
 # suggestion, a question put to the assistant, a request after the question in its clause.
