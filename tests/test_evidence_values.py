@@ -2433,3 +2433,17 @@ def test_a_counterfactual_value_is_not_stated(value: str, answer: str, language:
 def test_a_plan_or_the_real_value_beside_a_counterfactual_is_stated(
         value: str, answer: str, language: str) -> None:
     assert found(value, answer, language)
+
+
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_a_take_back_check_reads_a_long_line_in_time(language: str) -> None:
+    """The take-back patterns looked for a change word up to the end of a sentence from each
+    number: a line without a full stop took time growing with its square, or its cube where
+    change words repeat (a 10 KB "12 changed 12 changed …" took 165 s, a one-line 23 KB JSON
+    array 12 s)."""
+    import time
+
+    for line in ("12 changed " * 500, "if " * 3000, "12 " * 3000, "12, " * 3000):
+        started = time.perf_counter()
+        assert not evidence_found(["18:30"], line, language)
+        assert time.perf_counter() - started < 1.5, line[:20]

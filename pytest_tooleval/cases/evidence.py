@@ -441,8 +441,9 @@ _CORRECTED = (r"(?P<pre>)(?=[$€£₺\d])(?P<old>(?<![\d.,:])[$€£₺]?"
               rf"|düzeltiyorum\b)[^.!?\n]*?{_CORRECTED_TO}))")
 #: A value taken back by another of the same kind that replaces it (group ``old``, its kind
 #: ``clock``, ``score`` or ``day``, else a number; ``_OTHER``: not the same value) later in
-#: its sentence or the next (``_LATER``): a change to it ("was 10:00, but they've moved it to
-#: 11:30", "corrected to 2-1", "after the rota change … now open at 7:30", "make that 54.20";
+#: its sentence or the next (``_LATER``, 40 words of each; a clause 200 characters, so a
+#: line with no full stop is read in time): a change to it ("was 10:00, but they've moved it
+#: to 11:30", "corrected to 2-1", "after the rota change … now open at 7:30", "make that 54.20";
 #: "14:00'tü ama 16:00'ya değiştirdi", "11:00 olarak duyuruldu, sonra 12:30'a kaydırıldı"; not
 #: "bitişi 16:00'ya uzatıldı", the end), a counterfactual ("if … had …, would have been ready
 #: on 12 April; it's now due on 19 April", "if … you'd pay 980 TL, but … 1,150 TL";
@@ -461,7 +462,7 @@ _KIND = (r"(?P<old>(?<![\d.,:])[$€£₺]?(?>(?P<clock>\d{1,2}(?::\d\d(?![\d.,:
 _OTHER = (r"(?=[$€£₺\d])(?<![\d.,:])(?!(?P=old)(?![\d.,:]?\d))[$€£₺]?"
           r"(?(clock)\d{1,2}(?:[:.]\d\d|\s?[ap]\.?m\b)"
           rf"|(?(score)\d{{1,2}}\s?[-–]\s?\d{{1,2}}|(?(day)(?:{_DAY}|{_MONTH}\.?\s+\d)|(?!\d{{1,2}}:\d\d)\d)))")
-_WORDS = r"[^\S\n]*+(?:[^.!?\s]++[^\S\n]*+|[.!?](?=\S))*?"
+_WORDS = r"[^\S\n]*+(?:[^.!?\s]++[^\S\n]*+|[.!?](?=\S)){0,40}?"
 _LATER = rf"{_WORDS}(?:[.!?]\s+{_WORDS})??"
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
@@ -471,15 +472,15 @@ _FORMER = {
         r"(?:chang|mov|correct|updat"
         r"|reschedul|revis|amend|shift|push|postpon)\w*(?:(?:\s+(?:back|forward|again))*"
         r"(?(subject)|\s+(?:it|this|that|them))(?:\s+(?:back|forward|again))*\s+(?:to|until)\s+"
-        rf"(?:(?:at|on)\s+)?|[^.!?]*?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)|make\s+that\s+){_OTHER})",
+        rf"(?:(?:at|on)\s+)?|[^.!?]{{0,200}}?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)|make\s+that\s+){_OTHER})",
         # a present counterfactual has a past verb in its if-clause ("if the till applied
         # …, you'd pay"), an offer none ("if you want, I'd book the 18:30, but …")
-        rf"(?P<pre>\bif\b(?=[^.!?;]*?\b(?:[^\W\d_]+ed|were|was|did|had|went|came|took|made|got"
-        rf"|paid|knew|cost|sold|bought|left)\b[^.!?;]*?\b(?:would|could|might|{_APOSTROPHE}d)\b)"
-        rf"[^.!?;]*?\b(?:(?P<past>had|(?:would|could|might"
+        rf"(?P<pre>\bif\b(?=[^.!?;]{{0,200}}?\b(?:[^\W\d_]+ed|were|was|did|had|went|came|took|made|got"
+        rf"|paid|knew|cost|sold|bought|left)\b[^.!?;]{{0,200}}?\b(?:would|could|might|{_APOSTROPHE}d)\b)"
+        rf"[^.!?;]{{0,200}}?\b(?:(?P<past>had|(?:would|could|might"
         rf"|{_APOSTROPHE}d)\s+have)"
         rf"|would|could|{_APOSTROPHE}d)\s+(?:[^\W\d_]+\s+){{0,4}}?){_KIND}"
-        rf"(?=(?(past)|[^.!?]*?\b(?:but|however|instead)\b){_LATER}{_OTHER})",
+        rf"(?=(?(past)|[^.!?]{{0,200}}?\b(?:but|however|instead)\b){_LATER}{_OTHER})",
         r"(?P<pre>\b(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?<!\bam\s)(?<!\bwill\s)(?<!\bto\s)"
         rf"(?:{_CHANGED_EN})(?:\s+(?!(?:and|but|or|so|now|then|to|into|which|that|who|where"
         r"|when|while|is|are|was|were|be|will|open\w*|run\w*)\b)[^\W\d_][\w']*){0,3}"
@@ -493,7 +494,7 @@ _FORMER = {
         r"|depart|arrive|last|hold|seat|weigh|operate|offer|sell|allow)\b(?:\s+[^\W\d_]+){0,2}?"
         rf"\s+)(?P<old>{_EN_VALUE})",
         r"(?P<pre>\b(?:was|were)\s+(?:going|supposed|meant)\s+to\s+[^\W\d_]+\s+(?:(?:at|on|in|for|by)\s+)?)"
-        rf"(?P<old>{_EN_VALUE})(?=[^.!?;]*?\bbut\b)",
+        rf"(?P<old>{_EN_VALUE})(?=[^.!?;]{{0,200}}?\bbut\b)",
         rf"(?P<pre>\b(?:formerly|previously|originally)(?:\s+[^\W\d_]+){{0,2}}?\s+)"
         rf"(?P<old>{_EN_VALUE})",
         r"(?P<pre>\b(?:the|its|your|our|their|his|her|my)\s+old(?:\s+[^\W\d_][\w']*){1,2}\s+"
