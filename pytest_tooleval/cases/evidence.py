@@ -525,9 +525,10 @@ _NEGATION = re.compile(r"(?:not|never|no\s+longer)\s", re.IGNORECASE)
 #: Where a negation denies a text item (``{text}``): in English right before it, in Turkish
 #: değil right after it, suffixed or not ("Görsel Sanatlar değil", "Müzik'te değildi"); not
 #: a tag question ("Görsel Sanatlar, değil mi?") nor "sadece X değil", "bir tek X değil" (not
-#: only X).
+#: only X); "no" before a code is a number sign ("invoice no INV-2291").
 _DENIED_TEXT = {
-    "en": r"\b(?:(?:not|never|no(?:\s+longer)?)\s+(?:been?\s+)?|non-){text}(?:e?s)?(?!\w)",
+    "en": r"\b(?:(?:not|never|no(?:\s+longer|(?!\s+\S*\d)))\s+(?:been?\s+)?|non-){text}"
+          r"(?:e?s)?(?!\w)",
     "tr": r"(?<!sadece\s)(?<!yalnızca\s)(?<!yalnız\s)(?<!sırf\s)(?<!bir\stek\s)\b{text}"
           rf"{_APOSTROPHE}?\w*\s+de[ğg][iı]l(?!\s+m[iı])",
 }

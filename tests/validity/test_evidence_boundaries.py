@@ -306,6 +306,9 @@ def test_text_right_after_a_negation_is_not_stated(value: str, answer: str) -> N
     ("breakfast included", "Breakfast included, no extra charge."),
     ("scratch", "No doubt about it: a 12 cm scratch on the top."),
     ("no smoking", "The room is no smoking."),
+    ("INV-2291", "Invoice no INV-2291 is paid."),  # "no" as a number sign before a code
+    ("K7QX9", "Your booking ref no K7QX9 is confirmed."),
+    ("ABX123", "BOOKING NO ABX123 IS CONFIRMED FOR 2 GUESTS."),
 ])
 def test_a_negation_elsewhere_or_in_the_item_still_states_it(value: str, answer: str) -> None:
     assert found(value, answer)
