@@ -2373,6 +2373,10 @@ def test_a_value_changed_to_another_is_not_stated(value: str, answer: str,
     # an offer, not a counterfactual: no past verb in the if-clause
     ("18:30", "If you want, I'd book the 18:30, but the 19:10 is quicker.", "en"),
     ("18:30", "IF YOU PREFER, I COULD BOOK THE 18:30, BUT THE 19:10 IS CHEAPER.", "en"),
+    # "need", "speed": present, no past verb
+    ("18:30", "If you need to be there early, I'd book the 18:30, but the 19:10 is cheaper.",
+     "en"),
+    ("18:30", "IF SPEED MATTERS, I'D TAKE THE 18:30, BUT THE 19:10 IS CHEAPER.", "en"),
     ("14:30", "Saat değişmedi, hâlâ 14:30.", "tr"),
     ("18:00", "Eczane 18:00'de kapanıyor; şu an saat 17:40, 20 dakikanız var.", "tr"),
     ("14:00", "Toplantı 14:00'te online değil, yüz yüze; saat 14:00'te ofiste olun.", "tr"),
