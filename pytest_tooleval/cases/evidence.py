@@ -452,7 +452,9 @@ _CORRECTED = (r"(?P<pre>)(?=[$€£₺\d])(?P<old>(?<![\d.,:])[$€£₺]?"
 #: Not "opens at 9:00 now", "it's now 17:40" (no change), "was 10:00 and still 10:00", "if
 #: you leave at 17:00 you'll make the 18:30", "bir tarif 4 kişilik olursa"; nor another
 #: thing's change (the verb takes back the value's thing only through a pronoun, "moved it
-#: to", "it was moved to": not "the gym was moved to 18:00"), nor an offer ("if you want,
+#: to", "it was moved to": not "the gym was moved to 18:00", "the class, which was moved to";
+#: and before "now" only a change: not "the gym was moved and now starts at", "the movie
+#: now starts at"), nor an offer ("if you want,
 #: I'd book the 18:30, but": a present counterfactual has a past verb after "if").
 _TR_MONTH = r"(?:ocak|şubat|mart|nisan|mayıs|haziran|temmuz|ağustos|eylül|ekim|kasım|aralık)"
 _DAY = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH}|{_TR_MONTH})\b"
@@ -467,12 +469,13 @@ _LATER = rf"{_WORDS}(?:[.!?]\s+{_WORDS})??"
 _FORMER = {
     "en": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
-        rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_LATER}\b(?:(?P<subject>(?:it|this|that|which|they)"
+        rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_LATER}\b(?:(?P<subject>(?:it|this|they)"
         rf"(?:{_APOSTROPHE}(?:s|ve)|\s+(?:was|were|is|are|has|have|had|got))?\s+(?:been\s+)?)?"
         r"(?:chang|mov|correct|updat"
         r"|reschedul|revis|amend|shift|push|postpon)\w*(?:(?:\s+(?:back|forward|again))*"
         r"(?(subject)|\s+(?:it|this|that|them))(?:\s+(?:back|forward|again))*\s+(?:to|until)\s+"
-        rf"(?:(?:at|on)\s+)?|[^.!?]{{0,200}}?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)|make\s+that\s+){_OTHER})",
+        rf"(?:(?:at|on)\s+)?|(?<=chang\w)[^.!?]{{0,200}}?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)"
+        rf"|make\s+that\s+){_OTHER})",
         # a present counterfactual has a past verb in its if-clause ("if the till applied
         # …, you'd pay"), an offer none ("if you want, I'd book the 18:30, but …")
         rf"(?P<pre>\bif\b(?=[^.!?;]{{0,200}}?\b(?:[^\W\d_]+(?<!e)ed|were|was|did|had|went|came|took|made|got"
