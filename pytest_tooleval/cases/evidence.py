@@ -386,7 +386,7 @@ _DENIED = {
                       rf"\s+)?(?:{_MONTH}\.?\s+)?[$€£₺]?\d[\d.,:]*+"
                       r"(?P<idiom>\s?(?:%|percent)\s+(?:sure|certain|confident|positive))?",
                       re.IGNORECASE),),
-    "tr": (re.compile(r"(?P<pre>)(?=[$€£₺\d])[$€£₺]?\d(?:[\d.,:]*\d)?+"
+    "tr": (re.compile(r"(?P<pre>)(?=[$€£₺\d])(?<![\d.,:])[$€£₺]?\d(?:[\d.,:]*\d)?+"
                       rf"(?:{_SUFFIX}|(?:{_APOSTROPHE}\w*ki)?\s+"
                       rf"(?:[$€£₺]|(?:{_WHOSE})?(?!(?:fazla|az|çok|geç|erken|önce|sonra|daha|aşkın|üstü|altı)\b)\w+(?:\s+\d{{4}})?"
                       rf"{_SUFFIX}?))?(?:\s+kadar)?\s+(?:de[ğgĞG][iıİI]l\b(?!\s+m[iıİI]\b)"
@@ -400,7 +400,7 @@ _OTHER_BOUND = re.compile(rf"\s*[,;—–-]\s*(?:[^\W\d_]+\s+){{0,2}}?(?P<again>
                           re.IGNORECASE)
 #: A number, a phone number in groups, a date or a time, as a change's old value: £64,
 #: (415) 555-0134, 3 May 2026, September 12, 8 pm, 0312 555 18 07.
-_NUMBER = r"(?=[$€£₺+(\d])(?<![\d.,:])(?<!\d\s)[$€£₺+(]?\d(?:[\d.,:)-]|\s(?=\(?\d))*+"
+_NUMBER = r"(?=[$€£₺+(\d])(?<![\d.,:])(?<!\d\s)[$€£₺+(]?\d(?:[\d.,:)-]|\s(?=\(?\d)){0,40}+"
 _EN_VALUE = (rf"(?:{_MONTH}\.?\s+)?{_NUMBER}(?:st|nd|rd|th)?(?:\s*[ap]\.?m\b\.?)?"
              rf"(?:\s+{_MONTH}\b\.?)?(?:,?\s+\d{{4}})?")
 #: ... and in Turkish, with the word after it (a unit, a month) and a year: 450 TL, 2 Mart 2026.
