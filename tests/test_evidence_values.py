@@ -2462,3 +2462,46 @@ def test_a_take_back_check_reads_a_long_line_in_time(language: str) -> None:
         started = time.perf_counter()
         assert not evidence_found(["18:30"], line, language)
         assert time.perf_counter() - started < 1.5, line[:20]
+
+
+@pytest.mark.parametrize(("item", "answer", "language", "stated"), [
+    (["6 Ocak", "06.01.2026", "2026-01-06"], "İlk commit 6 Ocak 2025'te atılmış.", "tr", False),
+    (["6 Ocak", "06.01.2026", "2026-01-06"], "İLK COMMİT 06.01.2025 TARİHLİ.", "tr", False),
+    (["6 January", "2026-01-06"], "The first commit was on 6 January 2025.", "en", False),
+    (["6 January", "2026-01-06"], "First commit: Jan 6, 2024, by Deniz.", "en", False),
+    (["6 Ocak", "06.01.2026", "2026-01-06"], "İlk commit 6 Ocak 2026'da atılmış.", "tr", True),
+    (["6 Ocak", "06.01.2026", "2026-01-06"], "İlk commit 6 Ocak'ta atılmış.", "tr", True),
+    (["6 January", "2026-01-06"], "The first commit was on January 6th, 2026.", "en", True),
+    (["6 January", "2026-01-06"], "On 6 January; the year before, on 6 January 2025, the repo "
+     "did not exist.", "en", True),
+    (["16 March"], "The strike is on 16 March 2025.", "en", True),  # the item gives no year
+])
+def test_the_right_day_in_another_year_than_the_items_is_not_stated(
+        item: list[str], answer: str, language: str, stated: bool) -> None:
+    """An item listing its day with and without the year passed "6 Ocak 2025" for 6 Ocak
+    2026 through the year-less form (held-out-20)."""
+    assert evidence_found(item, answer, language) is stated, answer
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("17:45", "It was supposed to leave Lisbon at 17:45 but now leaves at 16:55.", "en"),
+    ("09:10", "THE TRAIN WAS MEANT TO REACH YORK AT 09:10, BUT IT'S RUNNING LATE.", "en"),
+    ("3,4", "Deprem belki 3,4 belki de 3,6 büyüklüğündeydi.", "tr"),
+    ("3,4", "DEPREM BELKİ 3,4 BELKİ 3,6.", "tr"),
+    ("42", "The queue is maybe 42, maybe 43 people.", "en"),
+])
+def test_a_plan_given_up_or_a_value_hedged_with_maybe_maybe_is_not_stated(
+        value: str, answer: str, language: str) -> None:
+    """"was supposed to leave Lisbon at 17:45 but …" (a word between the verb and the value)
+    and "belki 3,4 belki de 3,6" passed (held-out-20)."""
+    assert not found(value, answer, language)
+
+
+@pytest.mark.parametrize(("value", "answer", "language"), [
+    ("18:30", "It was meant to start with drinks at 18:30, and it does.", "en"),
+    ("3,4", "Deprem 3,4 büyüklüğündeydi; belki de hissetmediniz.", "tr"),
+    ("42", "It's 42 — maybe a bit more by now.", "en"),
+])
+def test_a_plan_kept_or_a_single_maybe_still_states(value: str, answer: str,
+                                                     language: str) -> None:
+    assert found(value, answer, language)

@@ -496,7 +496,8 @@ _FORMER = {
         r"used\s+to\s+(?:be|cost|charge|run|have|take|open|close|start|begin|end|finish|leave"
         r"|depart|arrive|last|hold|seat|weigh|operate|offer|sell|allow)\b(?:\s+[^\W\d_]+){0,2}?"
         rf"\s+)(?P<old>{_EN_VALUE})",
-        r"(?P<pre>\b(?:was|were)\s+(?:going|supposed|meant)\s+to\s+[^\W\d_]+\s+(?:(?:at|on|in|for|by)\s+)?)"
+        r"(?P<pre>\b(?:was|were)\s+(?:going|supposed|meant)\s+to\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,3}?\s+"
+        r"(?:(?:at|on|in|for|by)\s+)?)"
         rf"(?P<old>{_EN_VALUE})(?=[^.!?;]{{0,200}}?\bbut\b)",
         rf"(?P<pre>\b(?:formerly|previously|originally)(?:\s+[^\W\d_]+){{0,2}}?\s+)"
         rf"(?P<old>{_EN_VALUE})",
@@ -563,7 +564,7 @@ _SIDE = r"[$€£₺%]?\d[\d.,:]*(?:\s?(?:[^\W\d_]+|[$€£₺%]))?"
 _DOUBT = r"\b(?:maybe|possibly|perhaps|probably|belki|muhtemelen|galiba)\s+"
 _HEDGE = re.compile(rf"(?:(?P<before>{_DOUBT})|(?<![\w.,:])(?<!\d\s))(?P<month>{_MONTH}\.?\s+)?"
                     rf"(?P<x>{_SIDE}),?\s+"
-                    r"(?:m[ıiuü]\s+)?(?:or|ya\s+da|veya|yoksa)\s+"
+                    r"(?:m[ıiuü]\s+)?(?:or|ya\s+da|veya|yoksa|maybe|belki(?:\s+de)?)\s+"
                     rf"(?P<after>{_DOUBT})?(?P<ymonth>{_MONTH}\.?\s+)?(?P<y>{_SIDE})(?!\s?\d)",
                     re.IGNORECASE)
 
@@ -644,12 +645,26 @@ _DIGRAPH = re.compile("ae|oe|ue|ss", re.IGNORECASE)
 
 def _found(values: list[str], answer: str, language: str, today: date | None) -> bool:
     """``evidence_found`` without the German spelling."""
+    if _other_year(values, answer, language):
+        return False
     answer_key = keyed(answer)
     return any(occurs(keyed(alt), answer_key, _is_person(alt, language))
                and not _read_otherwise(alt, answer, language, values) for alt in values) or any(
         value_found(alt, answer, language)
         or (today is not None and _relative_day_found(alt, answer, language, today))
         for alt in values)
+
+
+def _other_year(item: list[str], answer: str, language: str) -> bool:
+    """The answer gives the item's day and month only in years the item does not: "6 Ocak
+    2025" for an item of "6 Ocak" and "2026-01-06" (the year-less form is for an answer that
+    leaves the year out, not for one that gives another)."""
+    wanted = [d for alt in item for d in evidence_values(alt, language) if isinstance(d, Date)]
+    years = {d.year for d in wanted if d.year is not None}
+    said = [d for d in answer_values(answer, language).dates
+            if any((d.month, d.day) == (w.month, w.day) for w in wanted)]
+    return bool(years and said) and all(d.year is not None and d.year not in years
+                                        for d in said)
 
 
 def _is_person(value: str, language: str) -> bool:
