@@ -445,8 +445,10 @@ _CORRECTED = (r"(?P<pre>)(?=[$€£₺\d])(?P<old>(?<![\d.,:])[$€£₺]?"
 #: line with no full stop is read in time): a change to it ("was 10:00, but they've moved it
 #: to 11:30", "corrected to 2-1", "after the rota change … now open at 7:30", "make that 54.20";
 #: "14:00'tü ama 16:00'ya değiştirdi", "11:00 olarak duyuruldu, sonra 12:30'a kaydırıldı"; not
-#: "bitişi 16:00'ya uzatıldı", the end), a counterfactual ("if … had …, would have been ready
-#: on 12 April; it's now due on 19 April", "if … you'd pay 980 TL, but … 1,150 TL";
+#: "bitişi 16:00'ya uzatıldı", the end; in Turkish within the value's sentence: "Toplantınız
+#: 15:00'te. Spor salonu 18:00'e kaydırıldı" names no pronoun to tie it back), a
+#: counterfactual ("if … had …, would have been ready on 12 April; it's now due on 19 April",
+#: "if … you'd pay 980 TL, but … 1,150 TL";
 #: "09:15'e gelebilseydiniz …; şu an 11:40", "sürseydi 250 TL öderdiniz; şimdi 320 TL"), or a
 #: denial of a suffixed value's phrase that gives another ("08:10'da durakta değil, 08:25'te").
 #: Not "opens at 9:00 now", "it's now 17:40" (no change), "was 10:00 and still 10:00", "if
@@ -507,7 +509,7 @@ _FORMER = {
     "tr": tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
         _CORRECTED,
         rf"(?=[$€£₺\d])(?P<pre>){_KIND}(?={_SUFFIX}?(?:(?:\s+[^\W\d_]+){{0,2}}?\s+[^\W\d_]*s[ae]yd[ıi]\w*"
-        rf"{_LATER}|\s+[^\W\d_]+\s+de[ğg][iı]l\s*,\s*(?:[^\W\d_]+\s+){{0,2}}){_OTHER}|{_LATER}{_OTHER}"
+        rf"{_LATER}|\s+[^\W\d_]+\s+de[ğg][iı]l\s*,\s*(?:[^\W\d_]+\s+){{0,2}}){_OTHER}|{_WORDS}{_OTHER}"
         rf"(?:{_SUFFIX}|\s+olarak)\s+(?:[^\W\d_]+\s+)?(?!uzat|kısal){_CHANGED_TR})",
         rf"(?P<pre>s[ae]yd[ıi](?:n[ıi]z|k|m|n)?\b,?\s+(?:[^\W\d_]+\s+){{0,3}}?){_KIND}"
         rf"(?={_LATER}{_OTHER})",
