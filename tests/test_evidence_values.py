@@ -2384,6 +2384,10 @@ def test_a_value_changed_to_another_is_not_stated(value: str, answer: str,
     ("18:30", "If you need to be there early, I'd book the 18:30, but the 19:10 is cheaper.",
      "en"),
     ("18:30", "IF SPEED MATTERS, I'D TAKE THE 18:30, BUT THE 19:10 IS CHEAPER.", "en"),
+    # a past verb of wanting is still an offer
+    ("18:30", "If you wanted, I could book you on the 18:30, but the 19:10 is cheaper.", "en"),
+    ("18:30", "IF YOU PREFERRED, I'D TAKE THE 18:30, BUT THE 19:10 IS FINE TOO.", "en"),
+    ("09:30", "If you liked, I'd put you down for 09:30, but 10:15 is also free.", "en"),
     ("14:30", "Saat değişmedi, hâlâ 14:30.", "tr"),
     # another thing's change in the next sentence: Turkish names no pronoun to tie it back
     ("15:00", "Toplantınız 15:00'te. Spor salonu seansı 18:00'e kaydırıldı.", "tr"),

@@ -479,8 +479,10 @@ _FORMER = {
         rf"(?:(?:at|on)\s+)?|(?<=chang\w)[^.!?]{{0,200}}?\bnow\s+(?:[^\W\d_]+\s+){{0,2}}?)"
         rf"|make\s+that\s+){_OTHER})",
         # a present counterfactual has a past verb in its if-clause ("if the till applied
-        # …, you'd pay"), an offer none ("if you want, I'd book the 18:30, but …")
-        rf"(?P<pre>\bif\b(?=[^.!?;]{{0,200}}?\b(?:[^\W\d_]+(?<!e)ed|were|was|did|had|went|came|took|made|got"
+        # …, you'd pay"), an offer none ("if you want, I'd book the 18:30, but …") or one of
+        # wanting ("if you wanted, I could book the 18:30, but …")
+        rf"(?P<pre>\bif\b(?=[^.!?;]{{0,200}}?\b(?:[^\W\d_]+(?<!e)(?<!want)(?<!lik)(?<!preferr)(?<!need)"
+        rf"(?<!wish)ed|were|was|did|had|went|came|took|made|got"
         rf"|paid|knew|cost|sold|bought|left)\b[^.!?;]{{0,200}}?\b(?:would|could|might|{_APOSTROPHE}d)\b)"
         rf"[^.!?;]{{0,200}}?\b(?:(?P<past>had|(?:would|could|might"
         rf"|{_APOSTROPHE}d)\s+have)"
