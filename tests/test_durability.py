@@ -361,6 +361,28 @@ def test_resume_refuses_another_configuration_or_an_edited_case(project, fake_mo
 
 
 @pytest.mark.parametrize("workers", [0, 2])
+def test_a_refused_resume_leaves_the_folder_as_it_was(project, fake_model, workers) -> None:
+    """The refusal came after collection, and the carried cases were written as a report
+    of their own: valid, not interrupted, over a case the new selection did not hold."""
+    server = fake_model(_script())
+    project.profile(server)
+    project.write("scenarios/demo.yaml", scenario(_cases(6)))
+    stop_after(project, 2)
+    project.run("--tooleval-min-cases", "1", subprocess=True)
+    (project.path / "conftest.py").unlink()
+    folder = project.path / "tooleval-report"
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert json.loads(before["report.json"])["run"]["interrupted"]
+    result = project.run("--tooleval-resume", "-k", "c05", workers=workers)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*the selection is not the journalled run's*"])
+    assert "tooleval score" not in result.stdout.str()
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert project.run("--tooleval-resume", "--tooleval-min-cases", "1").ret == 0
+    assert len(project.report()["cases"]) == 6
+
+
+@pytest.mark.parametrize("workers", [0, 2])
 def test_a_run_killed_after_its_last_case_resumes_to_its_report(project, fake_model,
                                                                 workers) -> None:
     """Killed while writing its reports (the baselines take a while): every case is in the

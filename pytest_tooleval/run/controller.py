@@ -99,6 +99,7 @@ class Controller:
         self._previous_sigterm: Any = None
         self._previous_sigint: Any = None
         self._begun = False
+        self.refused = False
         #: The run's end has begun: SIGTERM no longer interrupts it, nor a first Ctrl-C.
         self.finishing = False
         self.report: Report | None = None
@@ -170,6 +171,22 @@ class Controller:
         if carried:
             cases = {**cases, **hashes_from_files(self.settings.rootdir,
                                                   sorted(carried))}
+        try:
+            self._open_journal(cases, carried)
+        except pytest.UsageError:
+            self.refused = True  # no report of it: the folder stays as it was
+            self.results.clear()
+            raise
+        self.selected = len(cases)
+        if self.journalled is not None:
+            stored_run = (self.journalled.end or {}).get("run")
+            self.carried_run = RunInfo.model_validate(stored_run) if stored_run else None
+            self.resumed = Resumed(from_started=self.journalled.start.get("started"),
+                                   cases_carried=len(carried))
+
+    def _open_journal(self, cases: dict[str, str | None], carried: dict[str, Any]) -> None:
+        """Claim the report folder and start the journal; ``UsageError`` when refused."""
+        config = self.runtime.config
         if self.journalled is not None:
             self._check_selection(self.journalled, cases)
         report_dir = self.settings.report_dir
@@ -195,12 +212,6 @@ class Controller:
             raise pytest.UsageError(f"--tooleval-report {report_dir}: cannot write there "
                                     f"({exc.strerror or exc}); give a folder you can write "
                                     "to") from None
-        self.selected = len(cases)
-        if self.journalled is not None:
-            stored_run = (self.journalled.end or {}).get("run")
-            self.carried_run = RunInfo.model_validate(stored_run) if stored_run else None
-            self.resumed = Resumed(from_started=self.journalled.start.get("started"),
-                                   cases_carried=len(carried))
 
     def _check_selection(self, stored: Stored, cases: dict[str, str | None]) -> None:
         then: dict[str, Any] = stored.start.get("cases", {})
@@ -274,8 +285,8 @@ class Controller:
 
     def finish_run(self, session: pytest.Session) -> None:
         """The end of the run (plugin.finish_recording calls it once): the reports
-        written, the journal closed. Nothing for --collect-only."""
-        if session.config.option.collectonly:
+        written, the journal closed. Nothing for --collect-only or a refused start."""
+        if session.config.option.collectonly or self.refused:
             return
         info = self.runtime.info()
         if (self.journalled is not None and self.journalled.cases
