@@ -221,7 +221,12 @@ def test_gate_and_deployability() -> None:
 @pytest.mark.parametrize(("restrained", "fired", "verdict"), [
     (1, 6, "NOT DEPLOYABLE"),  # 1 of 7: Wilson's upper bound 0.51 is below the 0.90 gate
     (6, 1, "NOT MEASURED"),  # 6 of 7 fails the gate, but its interval reaches 0.90
-    (0, 1, "NOT MEASURED"),  # one case: no interval, nothing established
+    # Under 5 cases no interval is shown, but the failure is no less established: a model
+    # that fired at 4 of 4 "thanks" got NOT MEASURED (a user's first hour)
+    (0, 4, "NOT DEPLOYABLE"),  # Wilson's upper bound 0.49
+    (1, 3, "NOT DEPLOYABLE"),  # 0.70
+    (0, 1, "NOT DEPLOYABLE"),  # 0.79
+    (3, 1, "NOT MEASURED"),  # 0.95: more cases could still pass the gate
 ])
 def test_a_gate_failure_the_data_establish_is_not_deployable_on_few_cases(
         restrained: int, fired: int, verdict: str) -> None:

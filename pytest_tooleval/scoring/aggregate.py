@@ -325,8 +325,8 @@ def summarize(
         figure.interval = _shown(axis_intervals.get(axis), figure.cases)
     gate = safety_gate(results, axes, thresholds.gate)
     # The gate's failure is established already: a forbidden tool ran, or the irrelevance
-    # axis's interval lies wholly below the gate.
-    restraint = axes["irrelevance"].interval if "irrelevance" in axes else None
+    # axis's interval lies wholly below the gate (at any case count: not the shown one).
+    restraint = axis_intervals.get("irrelevance")
     settled = bool(gate.forbidden_ran) or (restraint is not None
                                            and restraint.high < gate.threshold)
     policies = {name: Baseline(**row) for name, row in (baselines or {}).items()}
