@@ -1,17 +1,19 @@
 """The one HTTP layer of the remote backends: retries, ``Retry-After``, a wall clock per
 request, and failures sorted into the ``BackendError`` classes.
 
-One wall clock (the profile's ``timeout``) covers every attempt. Replies come whole, so a
-read timeout before the headers is a server that sent nothing (``ServerStall``), told apart
-from a reply still arriving when the clock ran out (``ServerTimeout``); neither is retried
-(on a serial server a retry would queue behind the abandoned generation). Replicas: each
-case's requests go to one replica, the least loaded when the case began, so its prompt cache
-keeps the conversation.
+One wall clock (the profile's ``timeout``) covers every attempt and bounds every read of the
+socket (httpx's timeout is per read: a header line or a ``102`` each second restarted it
+forever). Replies come whole, so a server that sent nothing by the clock is a stall
+(``ServerStall``), told apart from a reply still arriving (``ServerTimeout``); neither is
+retried (on a serial server a retry would queue behind the abandoned generation). Replicas:
+each case's requests go to one replica, the least loaded when the case began, so its prompt
+cache keeps the conversation.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import socket
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import httpcore
 import httpx
 import tenacity
 
@@ -228,29 +231,18 @@ class HttpClient:
         if remaining <= 0:
             raise ServerTimeout(f"no reply from {url} within {budget:g} s")
         timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_S, remaining))
-        chunks: list[bytes] = []
-        status = 0
-        late = (f"the model server at {server} was still sending its reply to {url} when the "
-                f"request's {budget:g} s ran out. {_SLOW}")
+        self._local.deadline, self._local.heard = deadline, False
         try:
-            with self._client.stream(method, url, json=body, timeout=timeout,
-                                     extensions={"trace": self._trace}) as response:
-                status, headers = response.status_code, response.headers
-                # httpcore takes the body's read timeout from here as the body starts: the
-                # time left (0 would make the socket non-blocking), so a server silent after
-                # late headers is cut at the clock.
-                response.request.extensions["timeout"]["read"] = max(
-                    deadline - time.monotonic(), 1e-3)
-                for chunk in response.iter_bytes():
-                    chunks.append(chunk)
-                    if time.monotonic() > deadline:
-                        raise ServerTimeout(late)
+            response = self._client.request(method, url, json=body, timeout=timeout,
+                                            extensions={"trace": self._trace})
         except httpx.ConnectTimeout:
             raise _Retryable(ServerUnreachable(
                 f"no model server at {server} (connecting timed out)")) from None
         except httpx.ReadTimeout:
-            if status:
-                raise ServerTimeout(late) from None
+            if self._local.heard:
+                raise ServerTimeout(
+                    f"the model server at {server} was still sending its reply to {url} "
+                    f"when the request's {budget:g} s ran out. {_SLOW}") from None
             raise ServerStall(
                 f"the model server at {server} sent nothing for {round(remaining, 1):g} s "
                 f"in reply to {url} (a stall: a reply comes whole when its generation ends, "
@@ -269,7 +261,9 @@ class HttpClient:
                 f"the model server at {server} broke the connection during {url} "
                 f"({type(error).__name__}: {error})"
             )) from None
-        content = b"".join(chunks)
+        finally:
+            self._local.deadline = None
+        status, headers, content = response.status_code, response.headers, response.content
         if status >= 400:
             failure = self._status_error(url, status, content.decode("utf-8", "replace"))
             if status in RETRY_STATUS and not isinstance(failure, ContextOverflow):
@@ -312,12 +306,29 @@ class HttpClient:
         return RequestRefused(text, detail=detail)
 
     def _trace(self, event: str, info: dict[str, Any]) -> None:
-        """httpcore's trace: keeps each new connection's socket (plain, then TLS)."""
+        """httpcore's trace: keeps each new connection's socket (plain, then TLS), and bounds
+        its reads by the request's clock."""
         if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
-            sock = info["return_value"].get_extra_info("socket")
+            stream = info["return_value"]
+            stream.read = functools.partial(self._read, stream.read)
+            sock = stream.get_extra_info("socket")
             if sock is not None:
                 with self._lock:
                     self._sockets.add(sock)
+
+    def _read(self, read: Callable[[int, float | None], bytes], max_bytes: int,
+              timeout: float | None = None) -> bytes:
+        """One read of a connection, cut at the deadline of this thread's request."""
+        deadline = getattr(self._local, "deadline", None)
+        if deadline is None:
+            return read(max_bytes, timeout)
+        left = deadline - time.monotonic()
+        if left <= 0:  # checked before reading: a flood of 1xx lines is always readable
+            raise httpcore.ReadTimeout("the request's clock ran out")
+        data = read(max_bytes, left if timeout is None else min(timeout, left))
+        if data:
+            self._local.heard = True
+        return data
 
     def close(self) -> None:
         """Close the client; requests in flight in other threads end now (shut down:

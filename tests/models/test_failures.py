@@ -126,6 +126,51 @@ def test_a_reply_still_arriving_when_the_clock_runs_out_is_a_timeout_not_a_stall
         in str(caught.value)
 
 
+@contextlib.contextmanager
+def endless_head(first: bytes, then: bytes, every: float) -> Iterator[str]:
+    """A server that sends ``first``, then ``then`` every ``every`` s (0: as fast as it can):
+    a reply's head that never ends. It gives up after 5 s, so an unbounded client fails
+    here instead of hanging."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn, contextlib.suppress(OSError):
+            conn.recv(65536)
+            conn.sendall(first)
+            ends = time.monotonic() + 5
+            while not stop.wait(every) and time.monotonic() < ends:
+                conn.sendall(then)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    stop.set()
+    thread.join(10)
+    listener.close()
+
+
+@pytest.mark.parametrize(("first", "then", "every"), [
+    (b"HTTP/1.1 200 OK\r\n", b"X-Slow: a\r\n", 0.2),
+    (b"", b"HTTP/1.1 102 Processing\r\n\r\n", 0.2),
+    (b"", b"HTTP/1.1 102 Processing\r\n\r\n", 0),
+], ids=["header-lines", "1xx", "1xx-flood"])
+def test_a_head_that_never_ends_is_cut_at_the_clock(first: bytes, then: bytes,
+                                                     every: float) -> None:
+    """httpx's timeout is per read: each header line or 102 restarted it, and the request
+    never ended (the profile's timeout and the case clock were both ignored)."""
+    with endless_head(first, then, every) as url:
+        client = HttpClient(url, timeout=1, retries=2)
+        started = time.monotonic()
+        with pytest.raises(ServerTimeout) as caught:
+            client.post("/chat/completions", {})
+        assert time.monotonic() - started < 1.4
+    message = str(caught.value)
+    assert f"the model server at {url} was still sending its reply to {url}/chat/completions" \
+        in message and "the request's 1 s ran out" in message
+
+
 def test_a_stall_is_an_error_of_the_machine_with_its_kind_in_the_case_result() -> None:
     from tests.engine.test_loop import ref, session_with
 
