@@ -86,6 +86,26 @@ def test_para_and_paragraf_ay_and_ayakkabi_git_and_gittim() -> None:
     assert "calendar_list" not in fired("ayakkabı numaram neydi")
 
 
+GIT_TOOLS = {"git_status", "git_log", "git_diff", "git_show", "git_branches", "git_commit"}
+
+
+def test_depo_is_a_tank_or_a_warehouse_the_repository_needs_a_git_word() -> None:
+    """"depo" (a fuel tank, a warehouse, a storeroom; also GitHub's word for a repository)
+    put every git tool at 2 (and the English "deposit" at 0.3), losing web_search."""
+    fuel = "yarın izmir'e arabayla gidiyorum, depoyu orada doldurursam litresi ne tutar"
+    assert not GIT_TOOLS & set(shown(fuel)) and "web_search" in shown(fuel)
+    assert not GIT_TOOLS & set(fired("depoyu ağzına kadar doldurunca mazota kaç lira veririm"))
+    assert not GIT_TOOLS & set(fired("how much was the deposit on the flat", "en"))
+    stock = ToolSpec("stock_level", "How many units of a product are left in the warehouse.",
+                     {}, "python")
+    assert "stock_level" in shown("KB-204 klavyeden depoda kaç tane kaldı?",
+                                  catalogue=[*CATALOGUE, stock])
+    # the repository with another git word keeps its tools
+    assert "git_diff" in shown("depodaki son değişiklikleri göster")
+    assert "git_branches" in shown("depoda hangi dallar var")
+    assert "git_log" in shown("depoya atılan son commitleri listele")
+
+
 # -- inflection and alternations ------------------------------------------------------------
 @pytest.mark.parametrize(
     ("message", "tool"),
