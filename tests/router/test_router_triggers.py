@@ -106,6 +106,25 @@ def test_depo_is_a_tank_or_a_warehouse_the_repository_needs_a_git_word() -> None
     assert "git_log" in shown("depoya atılan son commitleri listele")
 
 
+@pytest.mark.parametrize("message", [
+    "yine yağmur yağıyor ya, bıktım artık bu gri havadan",
+    "YORULDUM ARTIK, BU HAFTA HİÇ BİTMEDİ",
+    "eski faturayı sil artık, gerek kalmadı",
+])
+def test_artik_is_no_request_to_save(message: str) -> None:
+    """"artık" (now, anymore) was a memory_save trigger: a complaint showed memory_save."""
+    assert "memory_save" not in shown(message)
+
+
+@pytest.mark.parametrize("message", [
+    "spor salonunun kapı kodu artık 5521, onu güncelle",
+    "veteriner artık günde 60 gram dedi, bunu kaydet",
+    "ofisin wifi şifresi 7788 oldu artık",
+])
+def test_an_update_with_artik_still_saves(message: str) -> None:
+    assert "memory_save" in shown(message)
+
+
 # -- inflection and alternations ------------------------------------------------------------
 @pytest.mark.parametrize(
     ("message", "tool"),
