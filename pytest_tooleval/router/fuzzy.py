@@ -9,10 +9,10 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 # Typo tolerance: a message word of at least FUZZY_MIN_WORD letters that starts no match and
-# is no word the corpus knows is respelt as the trigger word (or stem, FUZZY_MIN_TRIGGER
-# letters or more) one edit away (a letter added, dropped, changed, or two neighbours
-# swapped: "hatrılat" → hatırlat*), the first two letters kept (people rarely mistype
-# them, and real words a letter apart mostly differ there: please/lease, levent/event).
+# is no word the corpus knows, nor the start of one, is respelt as the trigger word (or stem,
+# FUZZY_MIN_TRIGGER letters or more) one edit away (a letter added, dropped, changed, or two
+# neighbours swapped: "hatrılat" → hatırlat*), the first two letters kept (people rarely
+# mistype them, and real words a letter apart mostly differ there: please/lease, levent/event).
 FUZZY_MIN_WORD = 6
 FUZZY_SAME_START = 2
 FUZZY_MIN_TRIGGER = 6

@@ -27,6 +27,7 @@ from pytest_tooleval.router.companions import WHY as COMPANION_WHY
 from pytest_tooleval.router.companions import with_companions
 from pytest_tooleval.router.courtesy import ACKNOWLEDGING, COURTESY_WORDS, is_courtesy
 from pytest_tooleval.router.cues import CueIndex
+from pytest_tooleval.router.fuzzy import FUZZY_MIN_WORD
 from pytest_tooleval.router.lexical import LexicalModel, default_model
 from pytest_tooleval.router.patterns import FORM_KEYS, TriggerSet
 from pytest_tooleval.router.ranking import family_best, filler_why, rank_key, usefulness_of
@@ -130,6 +131,12 @@ def _compiled(extra: tuple[Path, ...]) -> dict[str, TriggerSet]:
         except ValueError as exc:  # one message naming the file, the entry and the fix
             raise ValueError(f"{path}: {exc}") from None
     return sets
+
+
+@lru_cache(maxsize=2)
+def _starts(words: frozenset[str]) -> frozenset[str]:
+    """``words`` and their starts long enough to be respelt (``FUZZY_MIN_WORD`` letters)."""
+    return frozenset(word[:size] for word in words for size in range(FUZZY_MIN_WORD, len(word) + 1))
 
 
 def _stand_ins(catalogue: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str, str]]:
@@ -272,8 +279,9 @@ class TriggerRouter(Router):
         self.lexical: LexicalModel | None = (
             default_model() if lexical is True else lexical or None
         )
-        # Words the corpus uses are real words, never typos to correct (fuzzy matching).
-        self._known = self.lexical.words if self.lexical is not None else frozenset()
+        # Words the corpus uses are real words, never typos to correct (fuzzy matching), and
+        # so are their starts: a stem that known words inflect ("hazirla" of "hazirlayacagim").
+        self._known = _starts(self.lexical.words) if self.lexical is not None else frozenset()
 
     def describe(self) -> dict[str, object]:
         return {

@@ -24,6 +24,7 @@ reasons = partial(routing.reasons, fresh=True)
         ("what is on my calendqr tomorrow", "en", "calendar_list"),  # wrong letter
         ("kira sözlşmemi bulur musun", "tr", "search_documents"),  # dropped, then a suffix
         ("show me the diffrence since monday", "en", "git_diff"),  # dropped
+        ("bu kapı kodunu hatrıla: 4471", "tr", "memory_save"),  # swap
     ],
 )
 def test_one_edit_in_a_long_word_still_fires_its_trigger(
@@ -49,6 +50,10 @@ def test_a_typo_match_counts_half_an_exact_one() -> None:
         ("kardeşim nasılsın", "tr"),  # kardeş / karne: a known word, never respelt
         ("remnd me", "en"),  # shorter than six letters
         ("levent is coming over", "en"),  # the first two letters must be kept (event)
+        # the start of a known word (hazırlayacağım) is a real word: no typo of hatırl*
+        ("annemlere kısa bir kutlama mesajı hazırla", "tr"),
+        ("SUNUMA BİR GİRİŞ PARAGRAFI HAZIRLA", "tr"),
+        ("dün fenerle galatasaray karşılaştı mı", "tr"),  # not karşılaştır*
     ],
 )
 def test_known_words_short_words_and_first_letters_are_left_alone(
@@ -63,3 +68,9 @@ def test_without_the_lexical_model_every_long_unmatched_word_may_be_respelt() ->
     router = TriggerRouter(9, lexical=False)
     assert router._known == frozenset()
     assert TriggerRouter(9)._known and "please" in TriggerRouter(9)._known
+
+
+def test_a_draft_to_prepare_shows_no_memory_save() -> None:
+    """"hazırla" (prepare) was read as a typo of hatırl* (remember): memory_save was shown."""
+    message = "kardeşimin mezuniyeti için iki satırlık bir tebrik yazısı hazırla"
+    assert "memory_save" not in routing.shown(message, "tr", fresh=True)
