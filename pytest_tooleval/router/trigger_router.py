@@ -104,6 +104,7 @@ NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after 
 MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance", "if",
                  "can", "could", "please", "pls"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
+AFTER_PARTICLE = ("acaba", "ki")  # "çaldı mı acaba", "gitti mi ki": the question still
 SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san", "mumkun",  # before them
               "ilir", "ulur", "nir", "nur")  # a polite passive: "atılır mı", "kurulabilir mi"
 MAKING = WRITE_BUILTINS - {"extract_archive", "git_commit"}
@@ -179,9 +180,11 @@ def _cuts(message: str, hints: str | None) -> list[int]:
 def _asks_only(words: tuple[str, ...], cuts: list[int], language: str) -> bool:
     """Every clause of the message (``cuts``: where they end) is a question about the world:
     an English one opens with one of ``QUESTIONS`` followed by none of ``NOT_ASKED``; a
-    Turkish one ends in one of ``PARTICLES`` after no ``SUGGESTING``."""
+    Turkish one ends in one of ``PARTICLES`` (or ``AFTER_PARTICLE`` after it) after no
+    ``SUGGESTING``."""
     clauses = [words[a:b] for a, b in pairwise([0, *cuts, len(words)]) if a < b]
     if language == "tr":
+        clauses = [c[:-1] if c[-1] in AFTER_PARTICLE and len(c) > 1 else c for c in clauses]
         return bool(clauses) and all(c[-1] in PARTICLES and not any(
             w.endswith(SUGGESTING) for w in c[-3:-1]) for c in clauses)
     return language == "en" and bool(clauses) and all(

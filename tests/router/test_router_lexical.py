@@ -270,6 +270,10 @@ EXISTING = [
     ("tr", "cuma günkü toplantı iptal edildi mi?", "calendar_delete"),
     ("tr", "eski rapor silindi mi?", "delete_file"),
     ("tr", "kaan'ın adresi kayıtlı mı?", "memory_save"),
+    # "acaba", "ki" after the particle: still the question
+    ("tr", "ilaç hatırlatıcısı sabah çaldı mı acaba", "reminder_add"),
+    ("tr", "İLAÇ HATIRLATICISI SABAH ÇALDI MI ACABA", "reminder_add"),
+    ("tr", "ev sahibine yazdığım mesaj gitti mi ki", "send_message"),
     ("en", "who sent me that message?", "send_message"),
     ("en", "WHO SENT ME THAT MESSAGE?", "send_message"),
     ("en", "what time did the reminder ping me yesterday?", "reminder_add"),
@@ -317,6 +321,8 @@ MAY_BE_DONE = [
     ("tr", "yarın 8'e bir hatırlatma kurulur mu?", "reminder_add"),
     ("tr", "pazartesi 10'a yogayı takvime eklenir mi?", "calendar_add"),
     ("tr", "eski taslak dosyası silinir mi?", "delete_file"),
+    ("tr", "yarın 9'a bir hatırlatma kursak mı acaba", "reminder_add"),
+    ("tr", "ayşe'ye mesaj atılır mı acaba?", "send_message"),
     # a question run on into a request, no question mark: one clause that opens as one
     ("en", "is the old invoice still in downloads delete it", "delete_file"),
     ("en", "IS THE OLD INVOICE STILL IN DOWNLOADS DELETE IT", "delete_file"),
