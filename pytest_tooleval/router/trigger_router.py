@@ -72,6 +72,12 @@ NEEDLESS_ENDINGS = ("maniza", "menize", "mana", "mene", "maya", "meye", "ma", "m
 LIGHT_VERBS = ("et", "yap", "kur")  # "iptal etme", "hatırlatma kurma": the trigger before them
 AFTER_VERB = ("henuz", "sakin", "lutfen", "simdilik")  # "silme sakın", "atma henüz"
 VERBAL_NOUNS = ("hatirlatma",)  # "kargo hatırlatma" is a reminder asked for
+# A Turkish verb in a negative form after a trigger's stem (folded: "göndermeyeceksin",
+# "kaydetmedim", "commitlemediğim", "silinmiyor", "yollayamadım") asks for no change: it is
+# no trigger of a tool that changes the world. Not a bare -ma/-me, which is also a noun
+# ("hatırlatma", "silme işlemi"; a clause's last one is read as above).
+NEGATIVE_VERB = re.compile(
+    r"(y?[ae])?m([ae](y[ae]c[ae][kg]|d[iu]|m[iu]s|z|y[iu]n|s[ae]|m[ae]l[iu])|[iu]yor)\w*")
 RULED_OUT = -1.0
 CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 # What a thanks is for was done, not asked for: "thanks (so much) for the reminder" to the
@@ -169,6 +175,21 @@ def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> list[Match]:
     verb = (*words[:-1], words[-1][: -len(ending)])  # "mesaj atma" → "mesaj at"
     return [m for m in trigger_set.candidates(verb)
             if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))]
+
+
+def _unless_negative(candidates: list[Match]) -> list[Match]:
+    """``candidates`` with no tool that changes the world matched on a word that is a verb in
+    a negative form (``NEGATIVE_VERB`` after some match's stem: "silmeyeceksin" for "sil*",
+    so "silme*" too)."""
+    negative: set[int] = set()
+    for m in candidates:
+        stem, is_stem = m.pattern.elements[-1]
+        word = m.text.split()[-1]
+        if is_stem and word.startswith(stem) and NEGATIVE_VERB.fullmatch(word[len(stem):]):
+            negative.add(m.end - 1)
+    return [replace(m, pattern=replace(m.pattern, targets=[
+        t for t in m.pattern.targets if t.tool not in SIDE_EFFECTING_BUILTINS]))
+        if negative.intersection(range(m.start, m.end)) else m for m in candidates]
 
 
 def _cuts(message: str, hints: str | None) -> list[int]:
@@ -367,6 +388,8 @@ class TriggerRouter(Router):
                 and not text.words[m.start].endswith("ed")
                 and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets)
                 and m.start not in cuts)]  # not "the plan is: clear friday"
+            if set_language == "tr":
+                candidates = _unless_negative(candidates)
             matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:

@@ -88,6 +88,11 @@ NEGATED = [
     ("tr", "MESAJ GÖNDERME, BEN KENDİM GÖNDERİRİM", "send_message"),
     ("tr", "dosyayı silme, ben kendim taşırım", "move_file"),
     ("tr", "no need to save it, ben hatırlarım", "memory_save"),
+    # a Turkish verb in a negative form anywhere is no trigger of a tool that changes the world
+    ("tr", "raporu hiç silmedim, bu sabah da duruyordu", "delete_file"),
+    ("tr", "BU DOSYAYI KİMSE SİLMEYECEK, MERAK ETME", "delete_file"),
+    ("tr", "hatırlamıyorum hangi gün gitmiştik dişçiye", "memory_save"),
+    ("tr", "hatirlamiyorum hangi gun gitmistik disciye", "memory_save"),
     # a condition asks for nothing (unpunctuated, "if you don't hear from me by 6 text kaan"
     # loses send_message: the safer error)
     ("en", "if you don't need to send anything else, we're done, thanks", "send_message"),
@@ -145,6 +150,11 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "dosyayı silme, arşive taşı", "move_file"),
     ("tr", "takvime ekleme, sadece not al", "memory_save"),
     ("tr", "yarın için hatırlatma, saat 9", "reminder_add"),  # the noun, in its own clause
+    # no negative verb form: a verbal noun, an infinitive
+    ("tr", "eski.txt dosyasını silmemiz lazım", "delete_file"),
+    ("tr", "notlar.txt'yi silmek istiyorum", "delete_file"),
+    ("tr", "Kaan'a raporu göndermeyi unutma", "send_message"),
+    ("tr", "Elif'e taslağı göndermemiz gerekiyor", "send_message"),
     # the negated span ends where the message turns to what it asks
     ("en", "don't know if you can but delete old.txt", "delete_file"),
     ("en", "don't send it but save it to my notes", "memory_save"),
