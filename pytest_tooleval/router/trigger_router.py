@@ -66,9 +66,7 @@ NEGATORS = (("don", "t"), ("do", "not"), ("never",), ("no", "need"))
 # "I don't save passwords": no request; "why don't you text him": one, not negated; "if you
 # don't need to send anything else, …" stays negated (a condition asks for nothing)
 SUBJECTS = ("i", "we", "they", "he", "she", "it", "why")
-# and the second person's negative future ("göndermeyeceksin": you won't send it)
-NEGATIVE_IMPERATIVE = ("mayacaksiniz", "meyeceksiniz", "mayacaksin", "meyeceksin", "mayiniz",
-                       "meyiniz", "mayin", "meyin", "ma", "me")
+NEGATIVE_IMPERATIVE = ("mayiniz", "meyiniz", "mayin", "meyin", "ma", "me")
 NEEDLESS = ("gerek", "yok")  # after the verbal noun: "-mana, -mene, -maya, -meye"
 NEEDLESS_ENDINGS = ("maniza", "menize", "mana", "mene", "maya", "meye", "ma", "me")
 LIGHT_VERBS = ("et", "yap", "kur")  # "iptal etme", "hatırlatma kurma": the trigger before them
@@ -124,12 +122,9 @@ OWN = frozenset({("i", "ll"), ("i", "will"), ("we", "ll"), ("we", "will")})
 OWN_TR = ("ben", "kendim")
 FIRST_PERSON = ("arim", "erim", "irim", "urum", "cagim", "cegim")
 OWN_JUST = frozenset({("ll", "just"), ("will", "just")})
-# Said with "myself" or "kendim", what the speaker will do themself declines it without a
-# negation too ("just the text, I'll send it myself", "ben kendim atarım").
-SELF = frozenset({"myself", "ourselves", "kendim", "kendimiz"})
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 #: A word without which no negation, thanks or acknowledgement governs anything.
-GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"} | ACKNOWLEDGING | SELF)
+GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"} | ACKNOWLEDGING)
 
 
 @lru_cache(maxsize=8)
@@ -166,9 +161,8 @@ def _stand_ins(catalogue: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str,
             for spec in catalogue], back
 
 
-def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> tuple[list[Match], bool]:
-    """The matches a Turkish negation governs (``NEGATIVE_IMPERATIVE``, ``NEEDLESS``), and
-    whether it is firm: not a bare -ma/-me, which may be a noun ("bütçe planlama")."""
+def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> list[Match]:
+    """The matches a Turkish negation governs (``NEGATIVE_IMPERATIVE``, ``NEEDLESS``)."""
     needless = words[-2:] == NEEDLESS
     words = words[:-2] if needless else words
     while trigger_set.language == "tr" and words[-1:] and words[-1] in AFTER_VERB:
@@ -177,25 +171,10 @@ def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> tuple[list[Matc
     ending = next((e for e in endings if words and words[-1].endswith(e)), "")
     if trigger_set.language != "tr" or not ending or (words[-1] in VERBAL_NOUNS
                                                       and not needless):
-        return [], False
+        return []
     verb = (*words[:-1], words[-1][: -len(ending)])  # "mesaj atma" → "mesaj at"
     return [m for m in trigger_set.candidates(verb)
-            if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))], (
-        needless or ending not in ("ma", "me"))
-
-
-def _asked_again(
-    tool: str, at: int, declined: list[tuple[str, int]], words: tuple[str, ...], cuts: list[int]
-) -> bool:
-    """Whether a trigger of ``tool`` at ``at``, outside what a negation or a thanks governs,
-    asks again for a tool they ruled out: always after a thanks or a bare -ma/-me (maybe a
-    noun: "takvime ekle: bütçe planlama"); after a firm negation (``declined``) only in a
-    later clause ("don't send it to Ali. Send it to Kaan") or by the same verb ("text Kaan,
-    don't text Ali"), not by the thing it names ("what's in the zip, don't extract it")."""
-    where = [x for t, x in declined if t == tool]
-    clause = [sum(x >= cut for cut in cuts) for x in (at, *where)]
-    return not where or clause[0] > min(clause[1:]) or any(
-        words[at].startswith(words[x]) or words[x].startswith(words[at]) for x in where)
+            if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))]
 
 
 def _unless_negative(candidates: list[Match]) -> list[Match]:
@@ -247,27 +226,17 @@ def _own(clause: tuple[str, ...]) -> int:
                     for i, word in enumerate(clause)) else len(clause)
 
 
-def _by_self(clause: tuple[str, ...]) -> int:
-    """How many of the clause's first words say what the speaker will do themself, with
-    ``SELF`` said: to "myself" in English ("I'll send it myself"), to the verb in Turkish."""
-    at = next((i for i, word in enumerate(clause) if word in SELF), None)
-    if at is None:
-        return 0
-    return min(_own(clause), at + 1) if clause[:2] in OWN else _own(clause)
-
-
 def _governed(
     words: tuple[str, ...], cuts: list[int], spans: list[tuple[int, int]]
-) -> tuple[set[int], set[int]]:
+) -> set[int]:
     """The positions of the words an English negation (``NEGATORS``, not inside a longer
-    trigger, one of ``spans``) governs, and those a thanks governs (``THANKS``)."""
+    trigger, one of ``spans``) or a thanks governs (``THANKS``)."""
     turkish = THANKS_TR.search(" ".join(words))
     found: set[int] = set()
-    thanked: set[int] = set()
     for at, word in enumerate(words):
         start = max((cut for cut in cuts if cut <= at), default=0)
         if word == "icin" and turkish:
-            thanked.update(range(start, at))
+            found.update(range(start, at))
         thanks = word == "for" and any(
             w in THANKS and all(x in COURTESY_WORDS for x in words[i + 1:at])
             for i, w in enumerate(words[start:at], start))
@@ -294,8 +263,8 @@ def _governed(
                 and not words[i + 1].endswith("ing") and words[i + 1] not in SUBJECTS
                 and any(s == i + 1 for s, _ in spans))),
                 end)
-            (thanked if thanks else found).update(range(at + 1, stop))
-    return found, thanked
+            found.update(range(at + 1, stop))
+    return found
 
 
 class TriggerRouter(Router):
@@ -391,7 +360,6 @@ class TriggerRouter(Router):
         seen: set[tuple[str, str]] = set()
         ruled_out: set[str] = set()
         negated_at: list[int] = []  # where each negated match starts
-        declined: list[tuple[str, int]] = []  # (tool, where) of each firm negation of it
         named: list[tuple[str, int]] = []  # (tool, start) of every trigger match
         spans: list[tuple[int, int]] = []  # (start, end) of every trigger match
         cued: list[tuple[str, int]] = []  # (tool, position) of every cue's word
@@ -430,12 +398,10 @@ class TriggerRouter(Router):
                         classes[t.tool[1:]].append(m.text)
             longest = longest_matches(candidates, len(text.words))
             for a, b in pairwise([0, *cuts, len(text.words)]):  # each clause's last verb
-                negations, sure = _negated(trigger_set, text.words[a:b])
-                for match in negations:
-                    tools = {t.tool for t in match.pattern.targets} & SIDE_EFFECTING_BUILTINS
-                    ruled_out |= tools
+                for match in _negated(trigger_set, text.words[a:b]):
+                    ruled_out.update(t.tool for t in match.pattern.targets
+                                     if t.tool in SIDE_EFFECTING_BUILTINS)
                     negated_at.append(a + match.start)
-                    declined += [(tool, a + match.start) for tool in tools if sure]
             named += [(t.tool, m.start) for m in longest for t in m.pattern.targets]
             spans += [(m.start, m.end) for m in longest]
             for match in longest:
@@ -503,18 +469,13 @@ class TriggerRouter(Router):
         elif governing:
             negated = {sum(at >= cut for cut in cuts) for at in negated_at}
             clauses = list(pairwise([0, *cuts, len(text.words)]))
-            firm, thanked = _governed(text.words, cuts, spans)  # the speaker's own clause
+            governed = _governed(text.words, cuts, spans)  # the speaker's own clause after a
             for a, b in (clauses[i + 1] for i in negated if i + 1 < len(clauses)):
-                firm.update(range(a, a + _own(text.words[a:b])))  # after a Turkish negated one
-            for a, b in clauses:
-                firm.update(range(a, a + _by_self(text.words[a:b])))
-            governed = firm | thanked
+                governed.update(range(a, a + _own(text.words[a:b])))  # Turkish negated one
             ruled_out |= {t for t, at in named + cued if at in governed} & SIDE_EFFECTING_BUILTINS
-            declined += [(t, at) for t, at in named + cued if at in firm]
             governed.update(at for at in range(len(text.words))
                             if sum(at >= cut for cut in cuts) in negated)
-            ruled_out -= {tool for tool, at in named if at not in governed
-                          and _asked_again(tool, at, declined, text.words, cuts)}
+            ruled_out -= {tool for tool, at in named if at not in governed}
         if _asks_only(text.words, cuts, language) and (language != "en" or "?" in message):
             ruled_out |= MAKING  # not a request run on: "where is kaan send him a text"
         for tool in sorted(ruled_out & tally.names):  # in order: scores keep no hash order

@@ -93,16 +93,6 @@ NEGATED = [
     ("tr", "BU DOSYAYI KİMSE SİLMEYECEK, MERAK ETME", "delete_file"),
     ("tr", "hatırlamıyorum hangi gün gitmiştik dişçiye", "memory_save"),
     ("tr", "hatirlamiyorum hangi gun gitmistik disciye", "memory_save"),
-    # the negated tool stays out when an earlier clause names only its object, or by another
-    # word ("help me word a message …, I'll send it myself": message*, text* brought it back)
-    ("en", "whats in the backup zip? dont extract it", "extract_archive"),
-    ("en", "can you draft a birthday note for my sister, don't save it anywhere", "memory_save"),
-    ("en", "help me phrase a text to my boss about friday, I'll send it myself", "send_message"),
-    ("en", "I'LL TEXT HER MYSELF", "send_message"),  # "myself": no negation needed
-    ("tr", "komşuya kısa bir özür metni yazar mısın, göndermeyeceksin, ben kendim atarım",
-     "send_message"),
-    ("tr", "Kaan'a hiçbir şey göndermeyeceksin", "send_message"),  # you won't send
-    ("tr", "KAAN'A HİÇBİR ŞEY GÖNDERMEYECEKSİN", "send_message"),
     # a condition asks for nothing (unpunctuated, "if you don't hear from me by 6 text kaan"
     # loses send_message: the safer error)
     ("en", "if you don't need to send anything else, we're done, thanks", "send_message"),
@@ -171,15 +161,6 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("en", "don't worry about the format then just send it to kaan", "send_message"),
     ("en", "no need to call him so text him instead", "send_message"),
     ("en", "don't text her so remind me to call her tonight", "reminder_add"),
-    # asked again in a later clause, or in an earlier one by the same verb
-    ("en", "text Kaan that I'm late, don't text Ali", "send_message"),
-    ("en", "don't email him, text him instead", "send_message"),
-    ("tr", "Ali'ye göndermeyeceksin, raporu Kaan'a gönder", "send_message"),
-    ("tr", "raporu Kaan'a gönder, Ali'ye göndermeyeceksin", "send_message"),
-    # "myself" governs to itself; in Turkish to the first-person verb
-    ("en", "I'll do the shopping myself, but remind me at 5 to leave", "reminder_add"),
-    ("en", "I'll write it myself then send it to Kaan", "send_message"),
-    ("tr", "ben kendim ararım, sen ona mesaj at", "send_message"),
     # "if you don't ...," is a condition: the request after its comma keeps its tool
     ("en", "if you don't hear from me by 6, text kaan", "send_message"),
     ("en", "IF YOU DON'T SEE ME BY 8, REMIND ME TO LOCK THE DOOR", "reminder_add"),
