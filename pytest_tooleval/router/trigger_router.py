@@ -78,6 +78,9 @@ VERBAL_NOUNS = ("hatirlatma",)  # "kargo hatırlatma" is a reminder asked for
 # ("hatırlatma", "silme işlemi"; a clause's last one is read as above).
 NEGATIVE_VERB = re.compile(
     r"(y?[ae])?m([ae](y[ae]c[ae][kg]|d[iu]|m[iu]s|z|y[iu]n|s[ae]|m[ae]l[iu])|[iu]yor)\w*")
+# Asked as a question it is a polite request: "silemez misin", "hatırlatmaz mısın yarın",
+# "göndermeyecek misin" (folded)
+QUESTION_PARTICLE = re.compile(r"m[iu](s[iu]n(iz)?|y[iu]z|y[iu]m)?")
 RULED_OUT = -1.0
 CLAUSE_END = re.compile(r"[,:;.!?](?=\s)")
 # What a thanks is for was done, not asked for: "thanks (so much) for the reminder" to the
@@ -177,15 +180,16 @@ def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> list[Match]:
             if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))]
 
 
-def _unless_negative(candidates: list[Match]) -> list[Match]:
+def _unless_negative(candidates: list[Match], words: tuple[str, ...]) -> list[Match]:
     """``candidates`` with no tool that changes the world matched on a word that is a verb in
     a negative form (``NEGATIVE_VERB`` after some match's stem: "silmeyeceksin" for "sil*",
-    so "silme*" too)."""
+    so "silme*" too), unless a question particle follows it (a request)."""
     negative: set[int] = set()
     for m in candidates:
         stem, is_stem = m.pattern.elements[-1]
         word = m.text.split()[-1]
-        if is_stem and word.startswith(stem) and NEGATIVE_VERB.fullmatch(word[len(stem):]):
+        if (is_stem and word.startswith(stem) and NEGATIVE_VERB.fullmatch(word[len(stem):])
+                and not QUESTION_PARTICLE.fullmatch(words[m.end] if m.end < len(words) else "")):
             negative.add(m.end - 1)
     return [replace(m, pattern=replace(m.pattern, targets=[
         t for t in m.pattern.targets if t.tool not in SIDE_EFFECTING_BUILTINS]))
@@ -389,7 +393,7 @@ class TriggerRouter(Router):
                 and all(t.tool in SIDE_EFFECTING_BUILTINS for t in m.pattern.targets)
                 and m.start not in cuts)]  # not "the plan is: clear friday"
             if set_language == "tr":
-                candidates = _unless_negative(candidates)
+                candidates = _unless_negative(candidates, text.words)
             matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:

@@ -155,6 +155,13 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "notlar.txt'yi silmek istiyorum", "delete_file"),
     ("tr", "Kaan'a raporu göndermeyi unutma", "send_message"),
     ("tr", "Elif'e taslağı göndermemiz gerekiyor", "send_message"),
+    # asked as a question, a negative form is a polite request (the router review: all lost)
+    ("tr", "şu dosyayı silemez misin, yer kaplıyor: eski_yedek.zip", "delete_file"),
+    ("tr", "su dosyayi silemez misin", "delete_file"),
+    ("tr", "şunu Ali'ye yollayamaz mısın", "send_message"),
+    ("tr", "rapor.pdf'yi masaüstüne taşıyamaz mısın", "move_file"),
+    ("tr", "BANA HATIRLATMAZ MISIN YARIN", "reminder_add"),
+    ("tr", "cuma 3'ü takvime ekleyemez misin", "calendar_add"),
     # the negated span ends where the message turns to what it asks
     ("en", "don't know if you can but delete old.txt", "delete_file"),
     ("en", "don't send it but save it to my notes", "memory_save"),
