@@ -28,6 +28,16 @@ def test_configured_profile_overrides_builtin_field_by_field(tmp_path: Path) -> 
     assert profile.model == "qwen3-4b"  # kept from the built-in
 
 
+def test_a_misspelt_profile_name_gets_did_you_mean(tmp_path: Path) -> None:
+    """`--model my-sever` named every profile but suggested none (a user's first hour)."""
+    with pytest.raises(ProfileError) as refused:
+        resolve_profile("my-sever", {"my-server": {"base_url": "http://x/v1"}}, tmp_path)
+    assert "--model my-sever: no such profile (did you mean 'my-server'?)." in str(refused.value)
+    with pytest.raises(ProfileError) as far:
+        resolve_profile("zzz", {}, tmp_path)
+    assert "did you mean" not in str(far.value)
+
+
 def test_gguf_path_and_missing_file(tmp_path: Path) -> None:
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     assert resolve_profile("m.gguf", {}, tmp_path).gguf == str(tmp_path / "m.gguf")

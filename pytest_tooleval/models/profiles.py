@@ -204,7 +204,8 @@ def resolve_profile(name: str | None, configured: dict[str, Any], rootdir: Path,
     if user is None and not fields:
         known = sorted({*BUILTIN_PROFILES, *configured})
         raise ProfileError(
-            f"--model {name}: no such profile. Known profiles: {', '.join(known)}; "
+            f"--model {name}: no such profile{did_you_mean(name, known)}. Known profiles: "
+            f"{', '.join(known)}; "
             f"or use ollama:MODEL, or a path to a .gguf file. Define your own under {table}"
             f"{f' in {config_file}' if config_file else ''} with base_url and model."
         )
