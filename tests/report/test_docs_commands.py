@@ -229,6 +229,17 @@ def test_every_documented_command_is_run_or_has_a_reason() -> None:
         assert len(reason) > 40, "a reason must say precisely why"
 
 
+def test_no_doc_calls_an_older_router_set_the_latest() -> None:
+    """README.md called evals/router/6 "the latest held-out set" with sets 7 to 9 written
+    (a user's first hour)."""
+    newest = max(int(p.name) for p in (ROOT / "evals" / "router").iterdir() if p.name.isdigit())
+    for path in DOCS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for number in re.findall(r"evals/router/(\d+)", line):
+                if re.search(r"\b(latest|newest)\b", line):
+                    assert int(number) == newest, f"{path.name}: {line.strip()}"
+
+
 def test_documented_commands_run_as_written(tmp_path: Path) -> None:
     from pytest_tooleval.models.raw_openai import CANARY_VALUE
 
