@@ -99,6 +99,6 @@ FILES: dict[str, str] = {
 NEXT = """\
 next:
   tooleval check --oracle benchmarks   # no model: proves every case passable by its gold path
-  tooleval run                         # the cases against the model in tooleval.toml
-                                       # (the same as: pytest benchmarks)
+  tooleval run                         # the cases in benchmarks/ and scenarios/ against
+                                       # the model in tooleval.toml
 """

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.cli import main
+from pytest_tooleval.cli.common import DEFAULT_PATHS
 from pytest_tooleval.scaffold import FILES
 
 
@@ -27,6 +28,8 @@ def test_init_creates_a_project_the_oracle_proves(tmp_path: Path, monkeypatch, c
         assert name in out
     assert "tooleval check --oracle benchmarks" in out
     assert "tooleval run" in out
+    # what `tooleval run` runs: it said "(the same as: pytest benchmarks)"
+    assert all(f"{folder}/" in out for folder in DEFAULT_PATHS) and "same as" not in out
     config = (tmp_path / "tooleval.toml").read_text()
     assert 'model = "smollm2-135m"' in config and "# [models.my-server]" in config
     cases = json.loads((tmp_path / "benchmarks/my-first.json").read_text())["cases"]
