@@ -77,6 +77,24 @@ def test_a_large_drop_on_three_cases_is_not_called_a_regression() -> None:
     assert "Verdict: no detectable change" in render_comparison(result)
 
 
+def test_the_changed_cases_heading_does_not_contradict_the_verdict() -> None:
+    """It printed 'Improvements (2):' above 'Verdict: no detectable change' (a user's first
+    hour): a case that changed is not an improvement of the run."""
+    new_cases = copy.deepcopy(BASE)
+    new_cases[1] = new_cases[1].model_copy(
+        update={"outcome": Outcome.PARTIAL, "axes": {"tool": 1.0, "answer": 0.0}})
+    new_cases[2] = new_cases[2].model_copy(
+        update={"outcome": Outcome.PASS, "axes": {"tool": 1.0, "answer": 1.0}})
+    text = render_comparison(compare(report(new_cases), report(BASE)))
+    assert "Verdict: no detectable change" in text
+    assert "Regressions" not in text and "Improvements" not in text
+    assert ("Cases that changed: 1 worse, 1 better (within the noise: see the verdict)\n"
+            "  worse   PASS → PARTIAL  a.json::t1\n"
+            "  better  FAIL → PASS  a.json::t2\n") in text
+    same = render_comparison(compare(report(copy.deepcopy(BASE)), report(BASE)))
+    assert "Cases that changed: 0 worse, 0 better\n" in same
+
+
 @pytest.mark.parametrize(("change", "reason"), [
     ({"platform": {"system": "Darwin", "machine": "arm64", "python": "3.11.7",
                    "implementation": "cpython"}}, "platform differs"),

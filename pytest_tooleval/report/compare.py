@@ -326,10 +326,13 @@ def render_comparison(result: Comparison) -> str:
     lines += [_row(f"axis {axis}", values) for axis, values in result.axes.items()]
     lines += [_row(f"group {group}", values) for group, values in result.groups.items()]
     lines.append("")
-    lines.append(f"Regressions ({len(result.regressions)}):")
-    lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.regressions]
-    lines.append(f"Improvements ({len(result.improvements)}):")
-    lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.improvements]
+    # A case's change is not a regression or an improvement: the verdict below weighs them.
+    worse, better = result.regressions, result.improvements
+    noise = result.verdict is not None and result.verdict.status == "no detectable change"
+    lines.append(f"Cases that changed: {len(worse)} worse, {len(better)} better"
+                 + (" (within the noise: see the verdict)" if noise and worse + better else ""))
+    lines += [f"  worse   {c['baseline']} → {c['new']}  {c['nodeid']}" for c in worse]
+    lines += [f"  better  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in better]
     if result.edited:
         lines.append(f"Edited cases ({len(result.edited)}; content changed, not compared):")
         lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.edited]
