@@ -17,13 +17,18 @@ from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.catalogue import _Listed
 from pytest_tooleval.engine.transcript import shorten
-from pytest_tooleval.report.model import RunInfo, StatisticsInfo, load_report
+from pytest_tooleval.report.model import Interval, RunInfo, StatisticsInfo, load_report
+from pytest_tooleval.report.terminal import fmt
 from pytest_tooleval.result import CaseResult
 from pytest_tooleval.router.ablation import make_router
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.router.catalogue import listed_builtin_specs
 from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
 from pytest_tooleval.run.score import verdict
+from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS, axes_of, score_of
+from pytest_tooleval.scoring.intervals import figure_intervals
+from pytest_tooleval.scoring.repeats import group_tries
+from pytest_tooleval.scoring.settings import DEFAULT_LEVEL, IntervalSettings
 from pytest_tooleval.tools.base import CaseContext, Catalogue, ToolProvider
 from pytest_tooleval.tools.inline import InlineToolProvider
 from pytest_tooleval.tools.jail import UNSAFE_MODE
@@ -43,6 +48,11 @@ class Rescored:
     unchanged: int = 0
     #: Cases whose shown tools could not be re-checked (the run had MCP or Python tools).
     routing_unchecked: int = 0
+    #: The run's score as stored and as re-scored (None: no case scored).
+    score: tuple[float | None, float | None] = (None, None)
+    #: The re-scored score's interval at the run's ``level`` (None under too few cases).
+    interval: Interval | None = None
+    level: float = DEFAULT_LEVEL
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +68,8 @@ class Rescored:
             "needs_rerun": [{"nodeid": n, "why": why} for n, why in self.rerun],
             "unchanged": self.unchanged,
             "routing_unchecked": self.routing_unchecked,
+            "score": {"before": self.score[0], "after": self.score[1],
+                      "interval": None if self.interval is None else self.interval.model_dump()},
         }
 
 
@@ -133,6 +145,12 @@ def rescore(results: list[CaseResult], run: StoredRun, rootdir: Path,
             outcome.revalued.append((old, new))
         else:
             outcome.unchanged += 1
+    outcome.score = (score_of(axes_of(results)), score_of(axes_of(outcome.results)))
+    cases = [tries for tries in group_tries(outcome.results) if tries.n]
+    outcome.level = run.statistics.level if run.statistics else DEFAULT_LEVEL
+    if len(cases) >= INTERVAL_MIN_CASES:
+        outcome.interval = figure_intervals(cases, WEIGHTS,
+                                            IntervalSettings(level=outcome.level))[0]
     return outcome
 
 
@@ -229,7 +247,11 @@ def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
 
 
 def render(result: Rescored) -> str:
-    lines = [f"tooleval rescore: {len(result.changed)} changed outcome, "
+    before, after = result.score
+    shown = (f" [{result.level:.0%} CI {result.interval.text()}]" if result.interval else
+             " [too few cases]" if after is not None else "")
+    lines = [f"tooleval rescore: score {fmt(before)} → {fmt(after)}{shown} (the same "
+             f"transcripts); {len(result.changed)} changed outcome, "
              f"{len(result.rerun)} need a rerun, {result.unchanged} unchanged"
              + (f", {len(result.reworded)} with the same outcome for other reasons"
                 if result.reworded else "")

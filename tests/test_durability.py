@@ -1052,7 +1052,8 @@ def test_rescore_lists_a_case_whose_axes_moved_with_the_same_outcome(tmp_path: P
     assert result.results[0].axes == {"step": 1.0, "irrelevance": 1.0}
     assert result.unchanged == 0 and len(result.revalued) == 1
     text = render(result)
-    assert text.startswith("tooleval rescore: 0 changed outcome, 0 need a rerun, 0 unchanged, "
+    assert text.startswith("tooleval rescore: score 100.0 → 100.0 [too few cases] (the same "
+                           "transcripts); 0 changed outcome, 0 need a rerun, 0 unchanged, "
                            "1 with the same outcome and other axis values\n")
     assert "  f.json::c: PASS, axes step 1 -> step 1, irrelevance 1\n" in text
     assert result.to_dict()["revalued"] == [{"nodeid": "f.json::c", "outcome": "PASS",
@@ -1098,3 +1099,38 @@ def test_rescore_scores_a_violation_before_a_failure_of_the_machine(tmp_path: Pa
     assert result.unchanged == 1
     assert result.rerun == [("f.json::plain", "it ended in ERROR: the machine failed before "
                                               "any violation of the model's")]
+
+
+def test_rescore_prints_the_score_before_and_after(tmp_path: Path) -> None:
+    """rescore listed the changed outcomes but not the score they move (80.8 -> 75.8 was
+    seen only in the --report it wrote; a user's first hour)."""
+    from pytest_tooleval.cases.load import load_case_file
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.rescore import StoredRun, render, rescore
+    from pytest_tooleval.result import CaseResult
+    from pytest_tooleval.run.score import verdict
+
+    def write(evidence: str) -> None:
+        (tmp_path / "f.json").write_text(json.dumps({
+            "name": "f", "requires": ["calculator"], "cases": [{
+                "name": f"c{n}", "category": "tool", "steps": [{
+                    "message": f"what is 6 * 7, take {n}?", "expect": "calculator",
+                    "evidence": [evidence]}]} for n in range(6)]}), encoding="utf-8")
+
+    write("42")
+    case_file = load_case_file(tmp_path / "f.json")
+    stored = []
+    for case in case_file.cases:
+        step = StepTranscript(message=case.steps[0].message, answer="42", answered=True)
+        step.attempts = [Attempt("calculator", {"expression": "6*7"}, valid=True)]
+        stored.append(CaseResult(nodeid=f"f.json::{case.name}", file="f.json", case=case.name,
+                                 category="tool", **verdict(case_file, case, [step])))
+    run = StoredRun(k=9, router_mode="triggers", tools_offered=["mcp_tool"],
+                    unsafe_no_jail=False)
+    write("43")  # every answer now lacks the evidence: PASS -> PARTIAL, answer 1 -> 0
+    result = rescore(stored, run, tmp_path)
+    assert result.score == (100.0, pytest.approx(75.0))
+    text = render(result)
+    assert text.startswith("tooleval rescore: score 100.0 → 75.0 [95% CI "), text
+    assert "(the same transcripts); 6 changed outcome, 0 need a rerun, 0 unchanged" in text
+    assert result.to_dict()["score"]["before"] == 100.0
