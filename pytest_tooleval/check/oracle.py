@@ -117,12 +117,14 @@ class OracleReport:
         for f in self.failures:
             where = f"{f.file}::{f.case}" + (f" step {f.step}" if f.step else "")
             lines.append(f"{f.kind:8} {where}: {f.reason}")
-        lines.append(
-            f"oracle: {self.proven}/{self.cases} cases proven by their gold path "
-            f"({self.files} files, {len(self.failures)} failures"
-            + (f", {len(self.load_errors)} not loaded" if self.load_errors else "")
-            + f", {self.seconds:.1f}s)"
-        )
+        # A file that did not load holds cases nobody counted: "3/3 proven" would read as all.
+        unloaded = ", ".join(error.path for error in self.load_errors)
+        proven = (f"{self.proven} of the {self.cases} loaded cases proven by their gold path; "
+                  f"not all: {len(self.load_errors)} file(s) not loaded, their cases unproven: "
+                  f"{unloaded}" if self.load_errors else
+                  f"{self.proven}/{self.cases} cases proven by their gold path")
+        lines.append(f"oracle: {proven} ({self.files} files, {len(self.failures)} failures, "
+                     f"{self.seconds:.1f}s)")
         return "\n".join(lines)
 
 

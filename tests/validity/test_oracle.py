@@ -303,4 +303,19 @@ def test_cli_check_oracle_names_a_broken_file_once(tmp_path: Path,
     assert check_main([str(path), "--oracle", "--no-cache"]) == 1
     out = capsys.readouterr().out
     assert out.count("not valid JSON") == 1, out
-    assert "1 not loaded" in out
+    assert "1 file(s) not loaded" in out
+
+
+def test_cli_check_oracle_does_not_read_as_all_proven_when_a_file_did_not_load(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """'oracle: 1/1 cases proven ... (2 files, 0 failures, 1 not loaded)' read as all
+    proven while the file that did not load held more cases (a user's first hour)."""
+    write(tmp_path, [tool_case("vat", **VAT, gold=[
+        {"tool": "calculator", "args": {"expression": "4286.40 * 0.18"}}])], name="good.json")
+    (tmp_path / "broken.json").write_text('{"name": "broken", "cases": [', encoding="utf-8")
+    assert check_main([str(tmp_path), "--oracle", "--no-cache"]) == 1
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert "1/1" not in line, line
+    assert line.startswith("oracle: 1 of the 1 loaded cases proven by their gold path; not "
+                           f"all: 1 file(s) not loaded, their cases unproven: "
+                           f"{tmp_path / 'broken.json'} (2 files, 0 failures, "), line
