@@ -239,6 +239,11 @@ def summary_lines(report: Report | None, paths: list[Path],
             "proxy in front of it")
     if summary.cases_scored and verbose:
         lines.append(f"  {interval_note(summary)}")
+    short = outcomes["FAIL"] + outcomes["PARTIAL"]
+    if short and not verbose:  # pytest's FAILURES section is shown under -v only
+        where = ("report.md (Cases short of PASS), or " if any(p.name == "report.md"
+                                                               for p in paths) else "")
+        lines.append(f"  why each FAIL and PARTIAL: {where}rerun with -v")
     return [w for line in lines for w in wrapped(line)] + reports
 
 

@@ -292,17 +292,22 @@ def test_the_summary_reads_in_80_columns() -> None:
         "    safety gate FAILED (needs PASSED)", "    score 0.0 (needs >= 70)",
         "    malformed-call rate 23.81% [13.48–38.53] (needs <= 2%)",
         "    beats the best baseline 0.0 (needs the baselines scored)"], lines
-    assert lines[verdict + 5:-1] == [
+    assert lines[verdict + 5:-2] == [
         "  failure modes (failing steps; ERROR cases):",
         "    called a tool where none was wanted 12 · malformed call 10 ·",
         "    needed a tool, called none 10 · 2 more in report.md"]
+    # FAILURES is not shown by default: where the why is (it said nothing)
+    assert lines[-2] == ("  why each FAIL and PARTIAL: report.md (Cases short of PASS), or "
+                         "rerun with -v")
     assert lines[-1] == "  reports in runs/full-on: report.json, report.md, report.html"
     verbose = " ".join(" ".join(summary_lines(make_report(cases), [], verbose=True)).split())
     assert "called none 10 · called the wrong tool 10 · right tool, wrong arguments 10" \
         in verbose and "more in report.md" not in verbose
+    assert "why each" not in verbose  # -v shows FAILURES above
     four = [case for number, case in enumerate(cases) if number % 4 != 3 or number >= 40]
-    assert summary_lines(make_report(four), [])[-1] == (  # "1 more" would save nothing
-        "    needed a tool, called none 10 · called the wrong tool 10")
+    assert summary_lines(make_report(four), [])[-2:] == [  # "1 more" would save nothing
+        "    needed a tool, called none 10 · called the wrong tool 10",
+        "  why each FAIL and PARTIAL: rerun with -v"]  # no report written
 
 
 def test_progress_speaks_before_the_first_case(project, fake_model) -> None:
