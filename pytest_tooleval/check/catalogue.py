@@ -147,8 +147,8 @@ def _python_providers(
 def conftest_modules(settings: Settings, paths: Iterable[Path],
                      problems: list[str]) -> list[ModuleType]:
     """The ``conftest.py`` files a run of ``paths`` would load, imported (once per
-    process) for their ``@tool`` functions; one that cannot be imported outside pytest is
-    a line in ``problems``, and its tools are missing."""
+    process) for their ``@tool`` functions; one that cannot be imported (a run stops on it
+    too) is a line in ``problems``: its line, the error and the fix; its tools are missing."""
     modules = []
     for conftest in conftest_files(settings.config_dir, paths):
         try:
@@ -156,11 +156,19 @@ def conftest_modules(settings: Settings, paths: Iterable[Path],
         except Exception as exc:
             from pytest_tooleval.tools.python import PythonToolError
 
-            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            why = str(exc) if isinstance(exc, PythonToolError) else (  # the refusal, its fix
-                f"cannot be imported outside pytest ({last})")
-            problems.append(f"python:{conftest}: {why}; its @tool functions are not in this "
-                            "catalogue")
+            frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+                      if Path(frame.filename) == conftest]
+            where = f"{conftest}:{frames[-1].lineno}" if frames else str(conftest)
+            if isinstance(exc, PythonToolError):  # a refused @tool: its message has the fix
+                why = str(exc)
+            else:
+                last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+                fix = (f"install {exc.name!r} into the Python tooleval runs in "
+                       f"({sys.executable}), or correct the import"
+                       if isinstance(exc, ModuleNotFoundError) and exc.name else
+                       "correct the error there")
+                why = f"{last}; fix: {fix}"
+            problems.append(f"python:{where}: {why}")
     return modules
 
 
@@ -184,9 +192,14 @@ def conftest_files(root: Path, paths: Iterable[Path]) -> list[Path]:
 
 
 def _import_file(path: Path) -> ModuleType:
+    """``path`` imported as pytest imports a conftest.py: with the first folder above it
+    that is not a package on ``sys.path`` (a module beside it imports)."""
     name = f"tooleval_conftest_{abs(hash(str(path)))}"
     if name in sys.modules:
         return sys.modules[name]
+    root = next(folder for folder in path.parents if not (folder / "__init__.py").is_file())
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")

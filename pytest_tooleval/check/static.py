@@ -221,11 +221,9 @@ def _check_file(
     part.files = 1
     part.name = case_file.name
     offered = machine | set(case_file.inline_tool_names)
-    for tool in case_file.requires:
-        if tool not in offered:
-            part.failures.append(
-                Failure(REQUIRES, source, None, None, _requires_detail(tool, machine, unlisted))
-            )
+    part.failures += [Failure(REQUIRES, source, None, None, detail) for detail in
+                      _requires_details([t for t in case_file.requires if t not in offered],
+                                        machine, unlisted)]
     specs = _catalogue(offered, case_file, source, known)
     for case in case_file.cases:
         part.cases += 1
@@ -239,18 +237,28 @@ def _check_file(
     return part
 
 
-def _requires_detail(tool: str, machine: set[str], unlisted: list[str]) -> str:
-    """Why a required tool is missing here, with the fix: a built-in's own reason (no
-    ``git``, no jail: bubblewrap named) when the built-ins are offered, else the usual ones."""
-    row = next((row for row in builtin_rows() if row.spec.name == tool), None)
-    if row is not None and machine & set(BUILTIN_ORDER):
-        why = missing_tools([(tool, row.needs, row.jailed)]).get(tool)
+def _requires_details(missing: list[str], machine: set[str], unlisted: list[str]) -> list[str]:
+    """Why required tools are missing here, with the fix: a built-in's own reason (no
+    ``git``, no jail: bubblewrap named) when the built-ins are offered; the sources that
+    did not list their tools (a conftest.py that does not import, an MCP server that did
+    not start), once for all the others; else the usual reasons, one tool a row."""
+    details, others = [], []
+    for tool in missing:
+        row = next((row for row in builtin_rows() if row.spec.name == tool), None)
+        why = (missing_tools([(tool, row.needs, row.jailed)]).get(tool)
+               if row is not None and machine & set(BUILTIN_ORDER) else None)
         if why:
-            return f"requires {tool!r}, a built-in this machine cannot offer: {why}"
-    hint = "" if unlisted else did_you_mean(tool, machine)  # else the reason is below
-    return (f"requires {tool!r}{hint}, which no provider on this "
-            "machine offers (a missing binary, an MCP server not configured or not started)"
-            + "".join(f"; {line}" for line in unlisted))
+            details.append(f"requires {tool!r}, a built-in this machine cannot offer: {why}")
+        else:
+            others.append(tool)
+    if others and unlisted:  # one cause: one row
+        details.append(f"requires {', '.join(map(repr, others))}, not offered here: "
+                       + "; ".join(unlisted))
+    else:
+        details += [f"requires {tool!r}{did_you_mean(tool, machine)}, which no provider on "
+                    "this machine offers (a missing binary, an MCP server not configured or "
+                    "not started)" for tool in others]
+    return details
 
 
 def _route_case(

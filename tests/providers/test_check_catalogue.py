@@ -89,6 +89,51 @@ def test_a_server_that_failed_to_start_is_said_so_once(toy_project) -> None:
     assert catalogue.count("failed to start") == 1
 
 
+THREE = {"name": "orders", "language": "en", "requires": ["release_date", "stock", "refund"],
+         "cases": [{"name": "thanks", "category": "irrelevance",
+                    "steps": [{"message": "thanks!"}]}]}
+
+
+@pytest.mark.parametrize(("conftest", "cause"), [
+    ("import no_such_module_here\n" + CONFTEST,
+     "conftest.py:1: ModuleNotFoundError: No module named 'no_such_module_here'; fix: "
+     "install 'no_such_module_here' into the Python tooleval runs in ("),
+    (CONFTEST.replace('    """The date a release of our product shipped."""\n', ""),
+     "conftest.py:5: @tool 'release_date' (conftest.py): no description; fix: give the "
+     "function a docstring")])
+def test_a_conftest_that_does_not_import_is_one_row_with_its_cause(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conftest: str, cause: str) -> None:
+    """Three required tools gave three rows for one cause, each guessing '(a missing
+    binary, an MCP server not configured or not started)' and 'cannot be imported outside
+    pytest' (a user's first hour)."""
+    (tmp_path / "tooleval.toml").write_text("")
+    (tmp_path / "conftest.py").write_text(conftest)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "orders.json").write_text(json.dumps(THREE))
+    monkeypatch.chdir(tmp_path)
+    report = _check("--no-cache")
+    [row] = [f["detail"] for f in report["failures"] if f["kind"] == "requires"]
+    assert row.startswith("requires 'release_date', 'stock', 'refund', not offered here: "
+                          f"not listed: python:{tmp_path / cause}"), row
+    assert "a missing binary" not in row and "outside pytest" not in row
+
+
+def test_a_conftest_imports_a_module_beside_it_as_pytest_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside `python -m` (the tooleval script) the check failed on a module beside the
+    conftest.py, which pytest puts on sys.path."""
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    (tmp_path / "tooleval.toml").write_text("")
+    (tmp_path / "tooleval_beside_helpers.py").write_text("DATE = '2025-05-28'\n")
+    (tmp_path / "conftest.py").write_text("import tooleval_beside_helpers  # noqa\n" + CONFTEST)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "r.json").write_text(json.dumps(dict(THREE, requires=[
+        "release_date"])))
+    monkeypatch.chdir(tmp_path)
+    report = _check("--no-cache")
+    assert report["code"] == 0, report["failures"]
+
+
 def test_names_alone_miss_what_descriptions_reach(toy_project) -> None:
     names = ["toy_add", "toy_echo", "toy_fail", "toy_slow", "toy_crash", "toy_pid", "toy_env",
              "toy_remember", "toy_recall", "release_date"]

@@ -378,7 +378,7 @@ def test_a_refused_tool_in_a_conftest_is_named_as_refused_not_unimportable(
     problems: list[str] = []
     conftest_modules(Settings.from_directory(tmp_path), [tmp_path], problems)
     [problem] = problems
-    assert problem.startswith(f"python:{tmp_path / 'conftest.py'}: @tool 'lock_stock' (")
+    assert problem.startswith(f"python:{tmp_path / 'conftest.py'}:6: @tool 'lock_stock' (")
     assert ": parameter 'sock': socket.socket has no JSON schema the model could fill; fix: " \
            "annotate it with str" in problem
     assert "cannot be imported" not in problem and "PythonToolError" not in problem
