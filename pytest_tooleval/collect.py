@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import fnmatch
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,20 +11,22 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.cases.errors import CaseFileError
-from pytest_tooleval.cases.files import is_case_path
-from pytest_tooleval.cases.load import load_case_file, same_name
+from pytest_tooleval.cases.files import DEFAULT_PATTERNS, collected, is_case_path, not_collected
+from pytest_tooleval.cases.load import load_case_file, parse_text, same_name
 from pytest_tooleval.cases.model import CATEGORIES, Case, CaseFile
 from pytest_tooleval.engine.session import ModelSession
 from pytest_tooleval.result import CaseResult, ErrorInfo, repeat_suffix
 from pytest_tooleval.run import runtime_of
+from pytest_tooleval.yamlio import MAX_BYTES
 
-DEFAULT_PATTERNS = ("benchmarks/**/*.json", "scenarios/**/*.yaml", "scenarios/**/*.yml")
 #: The run's benchmark names so far, each with the first file of that name.
 _NAMES = pytest.StashKey[dict[str, Path]]()
 
 
 def wants_file(file_path: Path, config: pytest.Config) -> bool:
-    """Benchmark and scenario files by pattern, or any such file named on the command line."""
+    """Benchmark and scenario files by pattern, or any such file named on the command line.
+    A case file that is neither, and looks like one (a mapping with ``name`` and ``cases``),
+    gets a warning with the fix in a run about cases, never a silent skip."""
     if not is_case_path(file_path):
         return False
     patterns = list(config.getini("tooleval_files") or DEFAULT_PATTERNS)
@@ -40,11 +42,29 @@ def wants_file(file_path: Path, config: pytest.Config) -> bool:
         path.is_relative_to(arg) for arg in given - {here}) else [])}
     relatives = [path.relative_to(base).as_posix() for base in bases
                  if path.is_relative_to(base)] or [file_path.as_posix()]
-    if any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
-            relative, pattern.replace("**/", "")) for pattern in patterns
-           for relative in relatives):
+    if collected(relatives, patterns) or path in given:
         return True
-    return path in given
+    # (plain pytest over testpaths runs a project's own tests: their data is not a case file)
+    about_cases = config.args_source is not pytest.Config.ArgsSource.TESTPATHS or any(
+        config.getoption(name, default=None) for name in ("tooleval_model", "tooleval_check"))
+    if about_cases and file_path.is_file() and _looks_like_a_case_file(file_path):
+        shown = path.relative_to(root) if path.is_relative_to(root) else file_path
+        why, fix = not_collected(patterns)
+        warnings.warn_explicit(pytest.PytestWarning(
+            f"tooleval: {shown} looks like a case file but is {why}; fix: {fix}"),
+            pytest.PytestWarning, str(file_path), 1)
+    return False
+
+
+def _looks_like_a_case_file(path: Path) -> bool:
+    """A JSON or YAML mapping with ``name`` and ``cases`` (a run's report.json has no name)."""
+    try:
+        if path.stat().st_size > MAX_BYTES or b"cases" not in (data := path.read_bytes()):
+            return False
+        parsed = parse_text(data.decode("utf-8"), path)
+    except (OSError, UnicodeDecodeError, CaseFileError):
+        return False
+    return isinstance(parsed, dict) and "name" in parsed and "cases" in parsed
 
 
 def tooleval_case(tooleval_session: Any) -> None:

@@ -221,6 +221,38 @@ def test_check_names_the_tool_a_misspelt_requires_entry_is_close_to(
     assert "requires 'calculater' (did you mean 'calculator'?)" in capsys.readouterr().out
 
 
+def test_check_names_the_case_files_a_run_would_not_collect(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`tooleval check scenarios` checked a JSON benchmark there and `tooleval check cases`
+    was green, while a run collected neither, without a word (a user's first hour)."""
+    def case_file(relative: str, message: str) -> None:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(json.dumps({"name": Path(relative).stem, "cases": [
+            {"name": "x", "category": "irrelevance", "steps": [{"message": message}]}]}))
+
+    (tmp_path / "pyproject.toml").write_text("")
+    case_file("benchmarks/a.json", "hello there")
+    case_file("scenarios/b.json", "good morning to you")
+    case_file("cases/c.json", "see you tomorrow then")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "benchmarks", "scenarios", "cases", "--no-cache", "--mcp", "off"]) == 0
+    output = capsys.readouterr()
+    assert "3 file(s), 3 case(s)" in output.out  # every case file given is checked
+    assert output.err.count("tooleval check: note:") == 1, output.err
+    assert ("tooleval check: note: 2 file(s) checked here are not collected by a run, which "
+            "takes from folders only benchmarks/**/*.json, scenarios/**/*.yaml, "
+            "scenarios/**/*.yml: scenarios/b.json, cases/c.json; fix: move or rename to match "
+            "(JSON is YAML: a .json may become .yaml), add the folder to ini tooleval_paths, "
+            "or name the file on the command line") in output.err
+    # a file named is collected by a run as well; an ini naming the case paths: no guess
+    assert main(["check", "benchmarks", "scenarios/b.json", "--no-cache", "--mcp", "off"]) == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\n'
+                                             'tooleval_paths = ["cases"]\n')
+    assert main(["check", "cases", "--no-cache", "--mcp", "off"]) == 0
+    assert "note" not in capsys.readouterr().err
+
+
 def test_no_close_name_is_offered_where_a_conftest_cannot_be_imported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

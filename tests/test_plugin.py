@@ -91,6 +91,38 @@ def test_a_benchmarks_folder_above_the_rootdir_makes_no_case_file(project,
     result.stdout.fnmatch_lines(["*test_a.py::test_a", "1 test collected*"])
 
 
+NOT_COLLECTED = (
+    "looks like a case file but is not collected by a run, which takes from folders only "
+    "benchmarks/**/*.json, scenarios/**/*.yaml, scenarios/**/*.yml; fix: move or rename to "
+    "match (JSON is YAML: a .json may become .yaml), add the folder to ini tooleval_paths, or "
+    "name the file on the command line")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_case_file_a_run_does_not_collect_is_said_once_with_the_fix(
+        project, fake_model, workers) -> None:
+    """A benchmark in scenarios/ and a scenario in benchmarks/ were skipped without a word,
+    while `tooleval check` checked them (a user's first hour)."""
+    project.profile(fake_model(SCRIPT))
+    project.write("scenarios/demo.yaml", scenario([THANKS_CASE]))
+    project.write("scenarios/more.json", {"name": "more", "cases": [THANKS_CASE]})
+    project.write("benchmarks/more.yaml", scenario([THANKS_CASE], name="more-yaml"))
+    project.write("benchmarks/load.yaml", "config:\n  target: http://localhost:8080\n")
+    project.write("scenarios/report.json", {"schema": "x", "cases": []})  # no name: no case
+    result = project.run(workers=workers)
+    output = result.stdout.str()
+    assert result.parseoutcomes()["passed"] == 1, output
+    for stray in ("scenarios/more.json", "benchmarks/more.yaml"):
+        assert output.count(f"tooleval: {stray} {NOT_COLLECTED}") == 1, output
+    assert output.count("looks like a case file") == 2, output
+    # the project's own test suite (testpaths, no --model) is not about cases: no word
+    project.write("pytest.ini", "[pytest]\ntestpaths = tests\n")
+    project.write("tests/test_a.py", "def test_a():\n    pass\n")
+    project.write("tests/data/case.json", {"name": "data", "cases": [THANKS_CASE]})
+    plain = project.pytester.runpytest("-p", "pytest_tooleval.plugin", "-p", "no:cacheprovider")
+    assert plain.ret == 0 and "looks like a case file" not in plain.stdout.str()
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_outcomes_summary_line_and_exit_status(project, fake_model, workers) -> None:
     server = fake_model([

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pytest_tooleval.cases.files import FOLDER_PROBLEM, is_case_path
+from pytest_tooleval.cases.files import DEFAULT_PATTERNS, FOLDER_PROBLEM, collected, is_case_path
 
 #: The file recording a folder's tuning/frozen split (check/split.py).
 SPLIT_FILE = "split.toml"
+#: The files pytest reads its ini options from.
+PYTEST_INI = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml",
+              "tox.ini", "setup.cfg")
 
 
 class UsageError(Exception):
@@ -34,6 +37,27 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
         else:
             raise UsageError(f"no such file or directory: {path}")
     return list(dict.fromkeys(found))
+
+
+def not_run(paths: Iterable[Path], start: Path) -> list[Path]:
+    """The case files in the folders of ``paths`` that a run would not collect (a file
+    named is collected): below no folder by the default patterns. None where a pytest ini
+    file from ``start`` up to the project root names ``tooleval_files`` or
+    ``tooleval_paths``: the check does not read pytest's ini, and does not guess."""
+    for folder in (start, *start.parents):
+        for name in PYTEST_INI:
+            try:
+                text = (folder / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if "tooleval_files" in text or "tooleval_paths" in text:
+                return []
+        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
+            break
+    named = {path.resolve() for path in paths if path.is_file()}
+    return [path for path in collect_files(paths) if path.resolve() not in named
+            and not collected([path.resolve().relative_to(folder).as_posix()
+                               for folder in path.resolve().parents], DEFAULT_PATTERNS)]
 
 
 def split_folder(path: Path) -> Path | None:

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 from pytest_tooleval.cases.duplicates import DEFAULT_SIMILARITY
+from pytest_tooleval.cases.files import DEFAULT_PATTERNS, not_collected
 from pytest_tooleval.check import cache
 from pytest_tooleval.check.catalogue import ConfiguredCatalogue, configured_catalogue
-from pytest_tooleval.check.files import UsageError, collect_files
+from pytest_tooleval.check.files import UsageError, collect_files, not_run
 from pytest_tooleval.check.report import CheckReport, write_router_doc
 from pytest_tooleval.cli.common import Refused, arg, command
 from pytest_tooleval.config import ConfigError, Settings
@@ -113,6 +114,15 @@ def main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                                        encoding="utf-8")
     if args.write_router_doc:
         write_router_doc(report, args.write_router_doc)
+    # Checked as every case file given, but a run would skip them: said, on stderr
+    stray = not_run(args.paths, Path.cwd())
+    if stray:
+        shown = ", ".join(map(str, stray[:3])) + (f", … {len(stray) - 3} more"
+                                                  if len(stray) > 3 else "")
+        why, fix = not_collected(DEFAULT_PATTERNS)
+        print(f"tooleval check: note: {len(stray)} file(s) checked here "
+              f"{'is' if len(stray) == 1 else 'are'} {why}: {shown}; fix: {fix}",
+              file=sys.stderr)
     return 0 if report.ok and (oracle is None or oracle.ok) else 1
 
 

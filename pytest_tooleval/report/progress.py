@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tooleval.cases.files import DEFAULT_PATTERNS
 from pytest_tooleval.models.profiles import Profile
 from pytest_tooleval.models.registry import grammar_mode
 from pytest_tooleval.result import without_repeat
@@ -109,9 +110,6 @@ class Progress:
         deselected = getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats",
                              {}).get("deselected")
         if not items and not config.getoption("collectonly") and not failed and not deselected:
-            # The patterns come with the collector (cases.model: not imported at plugin load)
-            from pytest_tooleval.collect import DEFAULT_PATTERNS
-
             patterns = config.getini("tooleval_files") or DEFAULT_PATTERNS
             # pytest took an option's path value for a test path when it chose the rootdir
             words = [str(a) for a in config.invocation_params.args]
