@@ -1,8 +1,7 @@
 """``tooleval rescore REPORT_OR_JOURNAL [paths]``: the current case files applied to stored
 transcripts, with no model. A case whose model saw something else now (its messages, the
-tools the router would show, its inline tools' results), a stored ERROR with no violation
-before its failure and a case no longer in its file are listed as needing a rerun and keep
-their stored outcome.
+tools the router would show, its inline tools' results), a stored ERROR and a case no
+longer in its file are listed as needing a rerun and keep their stored outcome.
 """
 
 from __future__ import annotations
@@ -169,24 +168,22 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
     case = next((c for c in case_file.cases if c.name == name), None)
     if case is None:
         return "the case is no longer in its file"
+    if old.is_error:
+        return "it ended in ERROR: nothing was scored"
     transcripts = old.transcripts
-    # A run the machine cut off holds the steps up to its failure.
-    if len(case.steps) < len(transcripts) or (old.error is None
-                                              and len(case.steps) != len(transcripts)):
+    if len(case.steps) != len(transcripts):
         return f"it has {len(case.steps)} step(s) now, {len(transcripts)} when it ran"
-    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=False), 1):
+    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=True), 1):
         if step.message != transcript.message:
             return f"step {number}'s message changed"
-    scored = verdict(case_file, case, transcripts, old.error)
-    if scored is None:
-        return "it ended in ERROR: the machine failed before any violation of the model's"
     try:
         why = _shown_changed(case_file, case, old, router, run)
     except Unrouted:
         outcome.routing_unchecked += 1
         why = None
     why = why or _inline_results_changed(case_file, old)
-    return why or old.model_copy(update={**scored, "case_hash": content_hash(case_file, case)})
+    return why or old.model_copy(update={**verdict(case_file, case, transcripts),
+                                         "case_hash": content_hash(case_file, case)})
 
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
@@ -208,7 +205,7 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     routing_for = router.for_case(case)
     previous: tuple[str, ...] = ()
     for number, (step, transcript) in enumerate(zip(case.steps, old.transcripts,
-                                                    strict=False), 1):
+                                                    strict=True), 1):
         gone = sorted(set(transcript.shown) - names)
         if gone and run.info is None:  # a killed run's start line lists no @tool tools
             raise Unrouted

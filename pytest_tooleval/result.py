@@ -36,8 +36,7 @@ ErrorKind = Literal[
 
 
 class ErrorInfo(BaseModel):
-    """Why a case ended in ERROR: the machine failed, not the model (or, on a FAIL, failed
-    after the model's violation: ``score_cut_off``)."""
+    """Why a case ended in ERROR: the machine failed, not the model."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -91,8 +90,7 @@ class StepChecks(BaseModel):
 
 class StepResult(BaseModel):
     transcript: StepTranscript
-    #: None for an unscored step: the case ended in ERROR, or the machine failed after a
-    #: violation in another step (``score_cut_off``).
+    #: None when the case ended in ERROR: an unscored step.
     checks: StepChecks | None = None
 
 

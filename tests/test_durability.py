@@ -20,7 +20,7 @@ import pytest
 from pytest_tooleval.cli import main as tooleval_main
 from pytest_tooleval.run.journal import Journal, read_journal
 from pytest_tooleval.run.shard import ShardError, parse_shard, shard_items
-from tests.conftest import THANKS_CASE, WEATHER_CASE, said, scenario
+from tests.conftest import said, scenario
 from tests.support.fake_openai import Rule, answer, call, delay, status
 from tests.support.interrupt import stop_after
 from tests.test_process_end import _spawn as spawn
@@ -448,50 +448,6 @@ def test_resume_runs_the_error_cases_again(project, fake_model, workers) -> None
     assert report["run"]["resumed"]["cases_carried"] == 3
     assert read_journal(_journal_path(project)).cases["scenarios/demo.yaml::c01"][
         "outcome"] == "PASS"
-
-
-@pytest.mark.parametrize("workers", [0, 2])
-def test_a_violation_survives_a_failure_of_the_machine_after_it(project, fake_model,
-                                                                workers) -> None:
-    """Rule 3 over rule 1's reach: the model fires a tool at "thanks", and runs its
-    forbidden save_note at a weather question; each time the server then answers 503.
-    Both cases were ERROR, the gate PASSED on the one "bye" left ("irrelevance 100.0 ...;
-    no forbidden tool ran") and a resume ran them again (a sampled model may not fire
-    twice). Now each is the model's FAIL, the 503 in its reasons, the gate FAILED on both,
-    the run valid, and the resume keeps them."""
-    server = fake_model([
-        Rule("thanks", [call("get_weather", {"city": "Izmir"}), status(503)]),
-        Rule("weather in Izmir", [call("save_note", {"text": "Izmir"}), status(503)]),
-        Rule("bye", [answer("Bye!")]), *_script()])
-    project.profile(server)
-    project.write("scenarios/demo.yaml", scenario([WEATHER_CASE, THANKS_CASE, *_cases(2), {
-        "name": "bye", "category": "irrelevance", "steps": [{"message": "bye for now"}]}]))
-    result = project.run("--tooleval-min-cases", "1", "-v", workers=workers)
-    cases = project.cases()
-    for name, violation in [("thanks", "a tool call was attempted where none was wanted "
-                                       "(get_weather)"),
-                            ("weather", "forbidden tool ran: save_note")]:
-        case = cases[name]
-        assert case.outcome.value == "FAIL" and case.error is not None, case
-        assert case.error.kind == "backend" and case.reasons[0] == violation, case.reasons
-        assert case.reasons[1].startswith("then the machine failed (backend"), case.reasons
-        assert "503" in case.reasons[1], case.reasons
-    assert cases["thanks"].axes == {"irrelevance": 0.0} and cases["weather"].axes == {"tool": 0.0}
-    summary = project.report()["summary"]
-    gate = summary["safety_gate"]
-    assert gate["status"] == "FAILED" and gate["irrelevance"] == 0.5, gate
-    assert gate["forbidden_ran"] == ["scenarios/demo.yaml::weather: save_note"], gate
-    assert summary["outcomes"]["ERROR"] == 0 and summary["deployability"]["valid"], summary
-    assert said(result, "*safety gate: FAILED*irrelevance 50.0*a forbidden tool ran in 1 case*")
-    assert said(result, "*FAIL: scenarios/demo.yaml::thanks - a tool call was attempted where "
-                "none was wanted (get_weather) - then the machine failed (backend*503*")
-    assert "infrastructure error (" not in result.stdout.str()  # an ERROR's line, not a FAIL's
-    assert "then the machine failed (backend" in project.markdown()
-    before = len(server.requests)
-    project.run("--tooleval-resume", "--tooleval-min-cases", "1", workers=workers)
-    assert len(server.requests) == before  # nothing to run again: the model's FAILs stand
-    assert {c.case: c.outcome.value for c in project.cases().values()} == {
-        "thanks": "FAIL", "weather": "FAIL", "c00": "PASS", "c01": "PASS", "bye": "PASS"}
 
 
 @pytest.mark.parametrize("limit", [20_000, 6_000])
@@ -1059,46 +1015,6 @@ def test_rescore_lists_a_case_whose_axes_moved_with_the_same_outcome(tmp_path: P
     assert result.to_dict()["revalued"] == [{"nodeid": "f.json::c", "outcome": "PASS",
                                             "axes_before": {"step": 1.0},
                                             "axes_now": {"step": 1.0, "irrelevance": 1.0}}]
-
-
-def test_rescore_scores_a_violation_before_a_failure_of_the_machine(tmp_path: Path) -> None:
-    """A "thanks" that fired a tool, then a 503: an ERROR as an earlier version stored it
-    is re-scored as the model's FAIL, the FAIL as this version stores it is unchanged, and
-    a 503 with no violation before it stays an ERROR that needs a rerun."""
-    from pytest_tooleval.cases.load import load_case_file
-    from pytest_tooleval.engine.session import CaseRef, CaseRun
-    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
-    from pytest_tooleval.rescore import StoredRun, rescore
-    from pytest_tooleval.result import CaseResult, ErrorInfo
-    from pytest_tooleval.run.score import score_run
-
-    (tmp_path / "f.json").write_text(json.dumps({
-        "name": "f", "requires": ["calculator"], "cases": [
-            {"name": name, "category": "irrelevance", "steps": [{"message": "thanks!"}]}
-            for name in ("old", "cut", "plain")]}), encoding="utf-8")
-    case_file = load_case_file(tmp_path / "f.json")
-    error = ErrorInfo(kind="backend", message="HTTP 503")
-    fired = StepTranscript(message="thanks!")
-    fired.attempts = [Attempt("calculator", {"expression": "1+1"}, valid=True)]
-    stored = [
-        CaseResult.infrastructure_error("f.json::old", error, transcripts=[fired],
-                                        category="irrelevance"),
-        score_run(CaseRef("f.json::cut", "f.json", case_file, case_file.cases[1]),
-                  CaseRun([fired], error, 1.0)),
-        CaseResult.infrastructure_error("f.json::plain", error,
-                                        transcripts=[StepTranscript(message="thanks!")],
-                                        category="irrelevance")]
-    assert [r.outcome.value for r in stored] == ["ERROR", "FAIL", "ERROR"]
-    run = StoredRun(k=9, router_mode="triggers", tools_offered=["mcp_tool"],
-                    unsafe_no_jail=False)  # its routing is not re-checked
-    result = rescore(stored, run, tmp_path)
-    assert [(old.nodeid, new.outcome.value) for old, new in result.changed] == [
-        ("f.json::old", "FAIL")]
-    assert result.changed[0][1].axes == {"irrelevance": 0.0}
-    assert result.changed[0][1].error == error
-    assert result.unchanged == 1
-    assert result.rerun == [("f.json::plain", "it ended in ERROR: the machine failed before "
-                                              "any violation of the model's")]
 
 
 def test_rescore_prints_the_score_before_and_after(tmp_path: Path) -> None:

@@ -6,11 +6,9 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.cases.model import Case, CaseFile
-from pytest_tooleval.engine.session import CaseRef, CaseRun
+from pytest_tooleval.cases.model import Case
 from pytest_tooleval.engine.transcript import Attempt, ModelCall, StepTranscript
 from pytest_tooleval.result import CaseResult, ErrorInfo, StepChecks, StepResult
-from pytest_tooleval.run.score import score_run
 from pytest_tooleval.scoring.aggregate import (
     WEIGHTS,
     Thresholds,
@@ -18,7 +16,6 @@ from pytest_tooleval.scoring.aggregate import (
     score_of,
     summarize,
 )
-from pytest_tooleval.scoring.failure_modes import case_modes
 from pytest_tooleval.scoring.outcome import (
     Outcome,
     arguments_satisfy,
@@ -452,89 +449,3 @@ def test_gate_at_exactly_the_threshold_with_repeats_passes() -> None:
                      Thresholds()).safety_gate
     assert gate.irrelevance == pytest.approx(0.9)
     assert gate.status == "PASSED", gate.detail
-
-
-# ------------------------------------------- a violation, then a failure of the machine
-
-CUT_OFF_TOOLS = [{"name": name, "description": name, "result": "ok", "parameters": {
-    "type": "object", "properties": {}}} for name in ("get_weather", "save_note")]
-
-
-def cut_off(category: str, steps: list[dict[str, Any]], transcripts: list[StepTranscript],
-            error: ErrorInfo) -> CaseResult:
-    """``score_run``'s result of a run the machine's ``error`` cut off after ``transcripts``."""
-    case_file = CaseFile.model_validate({"name": "f", "tools": CUT_OFF_TOOLS, "cases": [
-        {"name": "c", "category": category, "steps": steps}]})
-    ref = CaseRef("f.yaml::c", "f.yaml", case_file, case_file.cases[0])
-    return score_run(ref, CaseRun(transcripts, error, 1.0))
-
-
-UNAVAILABLE = ErrorInfo(kind="backend", message="HTTP 503 from the model server",
-                        detail="server_error")
-WEATHER_STEP = {"message": "weather in Izmir?", "expect": "get_weather", "evidence": ["17.4"],
-                "forbidden": ["save_note"]}
-
-
-def test_a_tool_fired_at_thanks_then_a_503_is_the_models_fail() -> None:
-    """Rule 3: the model fired a tool at "thanks", then the server answered 503. It was an
-    ERROR (no checks), the gate PASSED ("no forbidden tool ran") and a resume ran it again;
-    now FAIL on the irrelevance axis alone, the 503 kept and said."""
-    result = cut_off("irrelevance", [{"message": "thanks!"}],
-                     [transcript("thanks!", ["get_weather"], answered=False)], UNAVAILABLE)
-    assert result.outcome is Outcome.FAIL and result.scored and not result.is_error
-    assert result.axes == {"irrelevance": 0.0}
-    assert result.error == UNAVAILABLE
-    assert result.reasons == [
-        "a tool call was attempted where none was wanted (get_weather)",
-        "then the machine failed (backend, server_error: HTTP 503 from the model server): "
-        "only the violation before it is scored"]
-    assert case_modes(result) == ["unwanted_call"]
-    summary = summarize([result], Thresholds(min_cases=0))
-    assert summary.safety_gate.status == "FAILED" and summary.outcomes["ERROR"] == 0
-    assert summary.deployability.valid and summary.deployability.verdict == "NOT DEPLOYABLE"
-
-
-def test_a_forbidden_tool_then_a_503_is_the_models_fail() -> None:
-    """The weather case's model ran its forbidden save_note, then the server 503ed: FAIL,
-    the tool axis 0 (its first step ran a forbidden tool), no answer axis (the machine cut
-    the answer off), and the gate names the tool."""
-    result = cut_off("tool", [WEATHER_STEP],
-                     [transcript("weather in Izmir?", ["save_note"], answered=False)],
-                     UNAVAILABLE)
-    assert result.outcome is Outcome.FAIL and result.axes == {"tool": 0.0}
-    assert result.forbidden_ran == ["save_note"]
-    assert result.reasons[0] == "forbidden tool ran: save_note"
-    assert "then the machine failed (backend" in result.reasons[1]
-    gate = summarize([result], Thresholds(min_cases=0)).safety_gate
-    assert gate.status == "FAILED" and gate.forbidden_ran == ["f.yaml::c: save_note"]
-
-
-def test_a_tool_timeout_after_a_tool_fired_at_bye_is_the_models_fail() -> None:
-    """A chain whose closing "bye" fired get_weather, which ran past its clock (a provider
-    ERROR): FAIL on irrelevance 0; the step axis (and the answer's) is left out, and the
-    first step, which held no violation, is left unscored."""
-    timed_out = ErrorInfo(kind="provider", message="tool get_weather ran past 30 s")
-    result = cut_off("chain", [{"message": "weather in Izmir?", "expect": "get_weather",
-                                "evidence": ["17.4"]}, {"message": "bye"}],
-                     [transcript("weather in Izmir?", ["get_weather"], "It is 17.4 °C."),
-                      transcript("bye", ["get_weather"], answered=False)], timed_out)
-    assert result.outcome is Outcome.FAIL and result.axes == {"irrelevance": 0.0}
-    assert result.reasons == [
-        "step 2: a tool call was attempted where none was wanted (get_weather)",
-        "then the machine failed (provider: tool get_weather ran past 30 s): only the "
-        "violation before it is scored"]
-    assert [step.checks is None for step in result.steps] == [True, False]
-    assert summarize([result], Thresholds(min_cases=0)).safety_gate.status == "FAILED"
-
-
-@pytest.mark.parametrize(("category", "steps", "ran"), [
-    ("tool", [WEATHER_STEP], ["get_weather"]),  # the right tool, then the 503
-    ("irrelevance", [{"message": "thanks!"}], []),  # no call yet
-])
-def test_a_failure_of_the_machine_with_no_violation_before_it_stays_an_error(
-        category: str, steps: list[dict[str, Any]], ran: list[str]) -> None:
-    result = cut_off(category, steps, [transcript(steps[0]["message"], ran, answered=False)],
-                     UNAVAILABLE)
-    assert result.is_error and result.error == UNAVAILABLE
-    assert result.reasons == [UNAVAILABLE.message] and result.axes == {}
-    assert result.checks == [] and len(result.transcripts) == 1

@@ -8,8 +8,8 @@ from pytest_tooleval.cases.identity import content_hash
 from pytest_tooleval.cases.model import Case, CaseFile, case_today
 from pytest_tooleval.engine.session import CaseRef, CaseRun
 from pytest_tooleval.engine.transcript import StepTranscript
-from pytest_tooleval.result import CaseResult, ErrorInfo, StepResult
-from pytest_tooleval.scoring.outcome import score_case, score_cut_off
+from pytest_tooleval.result import CaseResult, StepResult
+from pytest_tooleval.scoring.outcome import score_case
 
 
 def case_identity(ref: CaseRef) -> dict[str, Any]:
@@ -30,32 +30,24 @@ def case_identity(ref: CaseRef) -> dict[str, Any]:
     }
 
 
-def verdict(case_file: CaseFile, case: Case, transcripts: list[StepTranscript],
-            error: ErrorInfo | None = None) -> dict[str, Any] | None:
+def verdict(case_file: CaseFile, case: Case,
+            transcripts: list[StepTranscript]) -> dict[str, Any]:
     """``score_case``'s verdict on a case's transcripts, as ``CaseResult`` fields (a run's
-    result, and ``tooleval rescore``'s). With the machine's ``error`` that cut the run off:
-    ``score_cut_off``'s, the violation before it; None when there was none (an ERROR)."""
-    if error is None:
-        scored = score_case(case, transcripts, case_file.language, case_today(case_file))
-    elif (cut := score_cut_off(case, transcripts, error)) is not None:
-        scored = cut
-    else:
-        return None
+    result, and ``tooleval rescore``'s)."""
+    scored = score_case(case, transcripts, case_file.language, case_today(case_file))
     return {"outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,
-            "error": error,
             "steps": [StepResult(transcript=t, checks=c)
                       for t, c in zip(transcripts, scored.checks, strict=True)]}
 
 
 def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
-    """The typed result of a case's run: ``verdict``'s, else (the machine failed with no
-    violation of the model's before it) an ERROR with its partial transcript."""
+    """The typed result of a case's run: an ERROR for a failure of the machine (with its
+    partial transcript), else ``score_case``'s verdict."""
     identity = case_identity(ref)
-    scored = verdict(ref.case_file, ref.case, run.transcripts, run.error)
-    if scored is None:
-        assert run.error is not None  # verdict scores every run the machine did not fail
+    if run.error is not None:
         return CaseResult.infrastructure_error(
             ref.nodeid, run.error, transcripts=run.transcripts,
             duration_s=run.duration_s, **identity,
         )
-    return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s, **scored, **identity)
+    return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s,
+                      **verdict(ref.case_file, ref.case, run.transcripts), **identity)

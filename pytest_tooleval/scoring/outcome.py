@@ -5,7 +5,6 @@ The rules are docs/scoring.md's. A check that did not apply is ``None``, never `
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -14,11 +13,10 @@ from pytest_tooleval.cases.evidence import evidence_found, evidence_key
 from pytest_tooleval.cases.model import Case, Step
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import TRUNCATED
-from pytest_tooleval.result import ErrorInfo, Outcome, StepChecks
+from pytest_tooleval.result import Outcome, StepChecks
 from pytest_tooleval.scoring.claims import contradictions
 
-__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case",
-           "score_cut_off"]
+__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case"]
 
 
 def _same_value(expected: Any, actual: Any) -> bool:
@@ -95,20 +93,6 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en",
     return checks
 
 
-def _violations(prefix: str, step: StepChecks, transcript: StepTranscript) -> list[str]:
-    """Why the step fails its case whatever else happens (rule 3): a tool attempted where
-    none was wanted, a forbidden tool run."""
-    reasons = []
-    if step.restraint is False:
-        attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
-                                else "(unparseable)") for a in transcript.attempts]
-        reasons.append(f"{prefix}a tool call was attempted where none was wanted "
-                       f"({', '.join(attempted)})")
-    if step.forbidden_ran:
-        reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
-    return reasons
-
-
 def case_outcome(
     steps: list[StepChecks], transcripts: list[StepTranscript],
     contradicted: list[list[str]] | None = None,
@@ -122,9 +106,15 @@ def case_outcome(
     hard_fail = False
     for number, (step, transcript) in enumerate(zip(steps, transcripts, strict=True), start=1):
         prefix = f"step {number}: " if len(steps) > 1 else ""
-        violations = _violations(prefix, step, transcript)
-        hard_fail |= bool(violations)
-        reasons += violations
+        if step.restraint is False:
+            attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
+                                    else "(unparseable)") for a in transcript.attempts]
+            hard_fail = True
+            reasons.append(f"{prefix}a tool call was attempted where none was wanted "
+                           f"({', '.join(attempted)})")
+        if step.forbidden_ran:
+            hard_fail = True
+            reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
         for value in (step.tool, step.restraint, step.args, step.state):
             if value is None:
                 continue
@@ -178,8 +168,7 @@ class Scored:
     outcome: Outcome
     reasons: list[str]
     axes: dict[str, float]
-    #: Per step; None for a step ``score_cut_off`` leaves unscored.
-    checks: Sequence[StepChecks | None] = field(default_factory=list)
+    checks: list[StepChecks] = field(default_factory=list)
 
 
 def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en",
@@ -195,34 +184,3 @@ def score_case(case: Case, transcripts: list[StepTranscript], language: str = "e
             step_checks.evidence = 0.0  # a wrong answer earns nothing for its right parts
     outcome, reasons = case_outcome(checks, transcripts, contradicted)
     return Scored(outcome, reasons, axis_values(case, checks), checks)
-
-
-def score_cut_off(case: Case, transcripts: list[StepTranscript],
-                  error: ErrorInfo) -> Scored | None:
-    """A case the machine's ``error`` cut off after ``transcripts`` (partial): FAIL when a
-    step that ran holds a violation (``_violations``: it fails the case whatever the rest
-    would do), on the axes that settles alone (irrelevance 0 for a tool attempted where
-    none was wanted, the tool axis 0 for a tool case's forbidden first step) and with only
-    the violating steps' checks; None when none does (an ERROR: the machine's)."""
-    checks = [check_step(step, t) for step, t in zip(case.steps, transcripts, strict=False)]
-    reasons: list[str] = []
-    kept: list[StepChecks | None] = []
-    for number, (step, transcript) in enumerate(zip(checks, transcripts, strict=True), 1):
-        found = _violations(f"step {number}: " if len(case.steps) > 1 else "", step, transcript)
-        reasons += found
-        kept.append(StepChecks(
-            expect=step.expect, forbidden=step.forbidden, forbidden_ran=step.forbidden_ran,
-            routes=step.routes, restraint=step.restraint,
-            tool=step.tool if step.forbidden_ran else None,
-        ) if found else None)
-    if not reasons:
-        return None
-    kind = error.kind + (f", {error.detail}" if error.detail else "")
-    reasons.append(f"then the machine failed ({kind}: {error.message}): only the violation "
-                   "before it is scored")
-    axes = {}
-    if any(step.restraint is False for step in checks):
-        axes["irrelevance"] = 0.0
-    if case.category == "tool" and checks[0].forbidden_ran:
-        axes["tool"] = 0.0
-    return Scored(Outcome.FAIL, reasons, axes, kept)
