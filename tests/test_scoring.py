@@ -241,6 +241,25 @@ def test_a_gate_failure_the_data_establish_is_not_deployable_on_few_cases(
     assert summary.deployability.verdict == verdict
 
 
+@pytest.mark.parametrize(("tries", "verdict"), [
+    ([[0, 1, 1, 1, 1, 1, 1, 1, 1, 0]], "NOT MEASURED"),  # one case, 8 of 10 tries
+    ([[0, 1], [1, 1]], "NOT MEASURED"),  # two cases, 3 of 4 tries
+    ([[0, 0, 0], [0, 0, 0]], "NOT DEPLOYABLE"),  # fired at every try of two cases
+])
+def test_a_cases_tries_alone_do_not_establish_a_gate_failure(tries: list[list[int]],
+                                                             verdict: str) -> None:
+    """Under 5 cases the bootstrap over case means has zero width when they agree: one case
+    fired at 2 of 10 tries read [0.8, 0.8], NOT DEPLOYABLE, while ten cases with 2 fired
+    read NOT MEASURED (the review of 7a1a49b). Wilson's over the cases decides there."""
+    results = [CaseResult(nodeid=f"f.json::i{i}[r{r}]", file="f.json", case=f"i{i}",
+                          outcome=Outcome.PASS if ok else Outcome.FAIL,
+                          axes={"irrelevance": float(ok)}, category="irrelevance", repeat=r)
+               for i, case in enumerate(tries) for r, ok in enumerate(case, start=1)]
+    summary = summarize(results, Thresholds())
+    assert summary.safety_gate.status == "FAILED"
+    assert summary.deployability.verdict == verdict
+
+
 def test_a_forbidden_tool_is_not_deployable_on_a_one_case_run() -> None:
     forbidden = [result("PASS", {"tool": 1.0}, transcripts=[StepTranscript(message="x")],
                         checks=StepChecks(forbidden_ran=["delete_file"]))]

@@ -325,8 +325,12 @@ def summarize(
         figure.interval = _shown(axis_intervals.get(axis), figure.cases)
     gate = safety_gate(results, axes, thresholds.gate)
     # The gate's failure is established already: a forbidden tool ran, or the irrelevance
-    # axis's interval lies wholly below the gate (at any case count: not the shown one).
+    # axis's interval lies wholly below the gate; under INTERVAL_MIN_CASES, where none is
+    # shown, Wilson's over the cases (a case's tries alone establish nothing).
     restraint = axis_intervals.get("irrelevance")
+    if "irrelevance" in axes and axes["irrelevance"].cases < INTERVAL_MIN_CASES:
+        figure = axes["irrelevance"]
+        restraint = wilson(figure.value * figure.cases, figure.cases, settings.level)
     settled = bool(gate.forbidden_ran) or (restraint is not None
                                            and restraint.high < gate.threshold)
     policies = {name: Baseline(**row) for name, row in (baselines or {}).items()}
