@@ -468,3 +468,18 @@ def test_gate_at_exactly_the_threshold_with_repeats_passes() -> None:
                      Thresholds()).safety_gate
     assert gate.irrelevance == pytest.approx(0.9)
     assert gate.status == "PASSED", gate.detail
+
+
+def test_an_axis_on_which_every_case_agrees_gets_a_width() -> None:
+    """Five cases, each firing at 1 of its 2 tries, showed 'irrelevance 50.0 [50.0–50.0]':
+    every bootstrap resample of equal case means is the same (the review of 7a1a49b)."""
+    results = [CaseResult(nodeid=f"f.json::i{i}[r{r}]", file="f.json", case=f"i{i}",
+                          outcome=Outcome.PASS if r == 1 else Outcome.FAIL,
+                          axes={"irrelevance": float(r == 1)}, category="irrelevance", repeat=r)
+               for i in range(5) for r in (1, 2)]
+    summary = summarize(results, Thresholds())
+    interval = summary.axes["irrelevance"].interval
+    assert interval is not None and interval.method == "wilson"
+    assert interval.low == pytest.approx(0.1704, abs=1e-4)
+    assert interval.high == pytest.approx(0.8296, abs=1e-4)
+    assert summary.score_interval is not None and summary.score_interval.high > 80

@@ -24,28 +24,31 @@ def figure_intervals(
     rows = [c.axes() for c in scored]
     result = bootstrap(rows, [c.stratum for c in scored], weights, level=settings.level)
     axes: dict[str, Interval | None] = {}
-    means: dict[str, float] = {}
+    still: set[str] = set()
     for axis in weights:
         members = [(c, row) for c, row in zip(scored, rows, strict=True) if axis in row]
         if not members:
             continue
         total = sum(row[axis] for _, row in members)
-        means[axis] = total / len(members)
-        # A proportion (one try each, 0 or 1) is Wilson's; so is a mean at 0 or 1, where
-        # every resample is the same.
+        # A proportion (one try each, 0 or 1) is Wilson's; so is an axis on which every case
+        # has the same value (at 0 or 1, or 5 cases each firing at 1 of 2 tries), where every
+        # resample is the same: the bootstrap's interval would have no width.
         proportion = all(c.n == 1 and row[axis] in (0.0, 1.0) for c, row in members)
-        if proportion or means[axis] in (0.0, 1.0):
+        if len({row[axis] for _, row in members}) == 1:
+            still.add(axis)
+        if proportion or axis in still:
             axes[axis] = wilson(total, len(members), settings.level)
         else:
             axes[axis] = result.axes.get(axis)
-    return _score_interval(result.score, axes, means, weights), axes
+    return _score_interval(result.score, axes, still, weights), axes
 
 
 def _score_interval(boot: Interval | None, axes: dict[str, Interval | None],
-                    means: dict[str, float], weights: dict[str, float]) -> Interval | None:
-    """The bootstrap's interval; where an axis sits at 0 or 1 (so resampling cannot move
-    it), widened to the weighted combination of the axis intervals, a conservative bound."""
-    if boot is None or not any(v in (0.0, 1.0) for v in means.values()):
+                    still: set[str], weights: dict[str, float]) -> Interval | None:
+    """The bootstrap's interval; where an axis's cases all have one value (so resampling
+    cannot move it), widened to the weighted combination of the axis intervals, a
+    conservative bound."""
+    if boot is None or not still:
         return boot
     used = {a: i for a, i in axes.items() if i is not None}
     total = sum(weights[a] for a in used)
