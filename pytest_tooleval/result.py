@@ -122,6 +122,10 @@ class CaseResult(BaseModel):
     axes: dict[str, float] = Field(default_factory=dict)
     steps: list[StepResult] = Field(default_factory=list)
     duration_s: float = 0.0
+    #: Forbidden tools the model called (valid calls) in a try that the machine then failed:
+    #: an ERROR's own, kept on the case's result when ``--tooleval-resume`` runs it again.
+    #: The safety gate fails on them as on a forbidden tool that ran.
+    forbidden_before_failure: list[str] = Field(default_factory=list)
     #: With ``--tooleval-repeat K``: which try this is (1..K), and its seed.
     repeat: int | None = None
     seed: int | None = None

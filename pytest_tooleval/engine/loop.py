@@ -196,20 +196,22 @@ class ToolLoop:
         shown: dict[str, ToolSpec],
         round_index: int,
     ) -> None:
-        tool_calls = []
+        # Every call of the turn is validated and recorded before any runs: a failure of the
+        # machine part-way through the turn keeps the whole turn's record (a forbidden call
+        # is seen whatever its place in the turn; scoring/aggregate.py's safety gate).
+        ids = [call.call_id or f"call_{len(transcript.attempts) + index}_{round_index}_{index}"
+               for index, call in enumerate(calls)]
+        attempts = [validate_call(call, shown) for call in calls]
+        transcript.attempts += attempts
+        # A call whose name or arguments could not be read (cut at max_tokens, not JSON)
+        # goes back as "unknown" with "{}": JSON null is no arguments object, and servers
+        # that parse the history's arguments refuse it.
+        tool_calls = [{"id": call_id, "type": "function",
+                       "function": {"name": call.name or "unknown",
+                                    "arguments": call.arguments or "{}"}}
+                      for call_id, call in zip(ids, calls, strict=True)]
         replies: list[Message] = []
-        for index, call in enumerate(calls):
-            call_id = call.call_id or f"call_{len(transcript.attempts)}_{round_index}_{index}"
-            attempt = validate_call(call, shown)
-            transcript.attempts.append(attempt)
-            # A call whose name or arguments could not be read (cut at max_tokens, not
-            # JSON) goes back as "unknown" with "{}": JSON null is no arguments object, and
-            # servers that parse the history's arguments refuse it.
-            tool_calls.append({
-                "id": call_id,
-                "type": "function",
-                "function": {"name": call.name or "unknown", "arguments": call.arguments or "{}"},
-            })
+        for call_id, attempt in zip(ids, attempts, strict=True):
             if attempt.valid and attempt.name:
                 left = self._in_time(f"a call of {attempt.name}")
                 clock = self.catalogue.clock(attempt.name, self.tool_timeout)

@@ -109,9 +109,16 @@ class Controller:
         self.comparison_text = ""
         self.exit_status: int | None = None  # settled by plugin.finish_recording
         self.notes: list[str] = []
+        #: A resumed run's journalled ERRORs that had called a forbidden tool, by node id
+        #: (journalled again, so that a resume interrupted before they rerun keeps them).
+        self.forbidden_before_failure: dict[str, dict[str, Any]] = {}
         if settings.resume:
             self.journalled = self._load_resumable()
-            # An ERROR measured nothing (the machine failed, not the model): run it again.
+            # An ERROR measured nothing (the machine failed, not the model): run it again,
+            # keeping the forbidden calls it saw for the safety gate.
+            self.forbidden_before_failure = {
+                nodeid: data for nodeid, data in self.journalled.cases.items()
+                if data.get("outcome") == "ERROR" and data.get("forbidden_before_failure")}
             self.journalled.cases = {nodeid: data for nodeid, data
                                      in self.journalled.cases.items()
                                      if data.get("outcome") != "ERROR"}
@@ -207,7 +214,7 @@ class Controller:
                 "cases": cases,
                 "started": now(),
                 "resumed_from": self.journalled.start.get("started") if self.journalled else None,
-            }, carried.values())
+            }, [*carried.values(), *self.forbidden_before_failure.values()])
         except OSError as exc:  # before any case: refused, not found out after the run
             raise pytest.UsageError(f"--tooleval-report {report_dir}: cannot write there "
                                     f"({exc.strerror or exc}); give a folder you can write "
@@ -330,6 +337,10 @@ class Controller:
         return len(self.results) + len(set(self.skipped) - set(self.results))
 
     def _keep(self, nodeid: str, result: CaseResult, data: dict[str, Any] | None = None) -> None:
+        if earlier := self.forbidden_before_failure.pop(nodeid, None):
+            result = result.model_copy(update={"forbidden_before_failure": sorted(
+                {*earlier["forbidden_before_failure"], *result.forbidden_before_failure})})
+            data = None
         self.results[nodeid] = result
         self.journal.append(data if data is not None else result.to_json())
 

@@ -45,9 +45,13 @@ def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
     partial transcript), else ``score_case``'s verdict."""
     identity = case_identity(ref)
     if run.error is not None:
+        # The steps reached: a partial run has fewer transcripts than the case has steps.
+        reached = zip(ref.case.steps, run.transcripts, strict=False)
+        called = {attempt.name for step, transcript in reached for attempt in transcript.attempts
+                  if attempt.valid and attempt.name and attempt.name in step.forbidden}
         return CaseResult.infrastructure_error(
-            ref.nodeid, run.error, transcripts=run.transcripts,
-            duration_s=run.duration_s, **identity,
+            ref.nodeid, run.error, transcripts=run.transcripts, duration_s=run.duration_s,
+            forbidden_before_failure=sorted(called), **identity,
         )
     return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s,
                       **verdict(ref.case_file, ref.case, run.transcripts), **identity)

@@ -397,6 +397,23 @@ def test_a_case_explained_at_the_terminal_shows_the_calls_as_json() -> None:
     assert '  step 1: "say hi, it\'s me"' in text and "    shown: none" in text, text
 
 
+def test_an_errors_calls_the_machine_did_not_finish_are_not_said_to_have_run() -> None:
+    """An ERROR's last turn: the first call's tool timed out, the second never started.
+    Neither ran; the terminal once said "ran" of both."""
+    from pytest_tooleval.engine.transcript import StepTranscript
+    from pytest_tooleval.report.terminal import explain
+    from pytest_tooleval.result import ErrorInfo
+
+    calls = [Attempt(name=name, arguments={}, valid=True) for name in ("a", "b")]
+    case = CaseResult.infrastructure_error(
+        "a.yaml::x", ErrorInfo(kind="provider", message="tool a timed out"),
+        transcripts=[StepTranscript(message="m", attempts=calls)])
+    text = explain(case)
+    assert "call a({}) did not finish: the machine failed" in text, text
+    assert "call b({}) did not finish: the machine failed" in text, text
+    assert " ran" not in text
+
+
 def test_a_call_that_ran_into_a_tool_error_shows_the_error_at_the_terminal() -> None:
     """-v and FAILURES said 'call stock_level({"item": "chai"}) ran' and then the model's
     'Sorry, I could not check.', never that the tool had answered with an error."""
