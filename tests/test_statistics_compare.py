@@ -134,3 +134,29 @@ def test_baseline_option_exit_status_follows_the_verdict(project, fake_model) ->
     comparison = json.loads((project.path / "tooleval-report" / "comparison.json").read_text())
     assert comparison["paired"]["verdict"]["status"] == "regression"
     assert comparison["paired"]["figures"]["axis tool"]["status"] == "no detectable change"
+
+
+@pytest.mark.parametrize("repeat", [1, 4])
+def test_a_few_paired_cases_never_promise_a_difference_past_100_points(repeat: int) -> None:
+    """Three paired cases once read "the smallest difference detectable is score 147.8
+    points": a score moves 100 at most, and 3 cases cannot make the 7 flips any difference
+    needs. Twelve cases still size what they can detect, under 100."""
+    from pytest_tooleval.report.compare import render_comparison
+    from pytest_tooleval.result import CaseResult, Outcome
+    from tests.conftest import make_report
+
+    def cases(oks: list[bool]) -> list[CaseResult]:
+        return [CaseResult(nodeid=f"f.json::c{i}", file="f.json", case=f"c{i}", case_hash="h",
+                           category="tool", outcome=Outcome.PASS if ok else Outcome.FAIL,
+                           axes={"tool": float(ok)}) for i, ok in enumerate(oks)]
+
+    result = compare(make_report(cases([True, False, True] * repeat)),
+                     make_report(cases([True, True, False] * repeat)))
+    sizes = result.verdict.smallest_detectable
+    assert all(value is None or 0 < value <= 100 for value in sizes.values()), sizes
+    verdict = render_comparison(result).rstrip().splitlines()[-1]
+    if repeat == 1:
+        assert verdict.startswith("Verdict: no detectable change, and none could show: 3 "
+                                  "paired case(s), while at least 7 must flip"), verdict
+    else:
+        assert sizes["score"] is not None and "score 76.2 points" in verdict, verdict

@@ -385,6 +385,11 @@ def _render_paired(result: Comparison) -> list[str]:
         lines.append("Verdict: nothing compared: no case was scored in both runs (an ERROR "
                      "is the machine's, never scored); rerun the run whose cases ended in "
                      "ERROR, then compare again.")
+    elif verdict.status == "no detectable change" and verdict.cases < verdict.min_flips:
+        lines.append(f"Verdict: no detectable change, and none could show: {verdict.cases} "
+                     f"paired case(s), while at least {verdict.min_flips} must flip one way "
+                     "for a difference to show at all (`tooleval power` says how many cases "
+                     "a difference needs).")
     elif verdict.status == "no detectable change":
         sizes = [f"{name} {value:.1f} points" for name, value in
                  verdict.smallest_detectable.items() if value is not None]

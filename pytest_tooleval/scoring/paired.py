@@ -331,10 +331,11 @@ def decide(rows: list[Row], *, level: float = DEFAULT_LEVEL,
     smallest: dict[str, float | None] = {}
     for row in deciding:
         if row.name == "score":
-            # Nothing varied between the runs: no spread to size a difference by.
+            # Nothing varied between the runs: no spread to size a difference by. A score
+            # moves 100 points at most: past that, no difference would be detected.
             se = row.difference.standard_error
-            smallest["score"] = score_min_detectable(se, alpha=per_figure, power=POWER) \
-                if se > 0 else None
+            size = score_min_detectable(se, alpha=per_figure, power=POWER) if se > 0 else None
+            smallest["score"] = size if size is not None and size <= 100 else None
         elif row.flips is not None and row.flips.cases:
             detectable = min_detectable(row.flips.cases, row.flips.discordance,
                                         alpha=per_figure, power=POWER)
