@@ -62,9 +62,9 @@ def validate_call(call: RawCall, shown: dict[str, ToolSpec]) -> Attempt:
         # As jsonschema.validate reports it: the most relevant error, not the first.
         error = jsonschema.exceptions.best_match(
             _validator(shown[call.name].parameters).iter_errors(arguments))
-    except (jsonschema.SchemaError, referencing.exceptions.Unresolvable) as exc:
-        # The tool's own schema is broken (or refers to nowhere): run the call rather than
-        # blame the model.
+    except (jsonschema.SchemaError, referencing.exceptions.Unresolvable, RecursionError) as exc:
+        # The tool's own schema is broken (refers to nowhere, or to itself without end):
+        # run the call rather than blame the model.
         return Attempt(call.name, arguments, valid=True, reason=f"tool schema invalid: {exc}")
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"
@@ -201,8 +201,10 @@ class ToolLoop:
         # is seen whatever its place in the turn; scoring/aggregate.py's safety gate).
         ids = [call.call_id or f"call_{len(transcript.attempts) + index}_{round_index}_{index}"
                for index, call in enumerate(calls)]
-        attempts = [validate_call(call, shown) for call in calls]
-        transcript.attempts += attempts
+        attempts: list[Attempt] = []
+        for call in calls:
+            attempts.append(validate_call(call, shown))
+            transcript.attempts.append(attempts[-1])
         # A call whose name or arguments could not be read (cut at max_tokens, not JSON)
         # goes back as "unknown" with "{}": JSON null is no arguments object, and servers
         # that parse the history's arguments refuse it.

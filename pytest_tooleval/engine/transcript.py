@@ -48,7 +48,9 @@ class StepTranscript:
 
     @property
     def ran(self) -> list[str]:
-        return [a.name for a in self.attempts if a.valid and a.name]
+        """The tools that ran: valid calls with a result (an ERROR's call the machine failed
+        during or before has none)."""
+        return [a.name for a in self.attempts if a.valid and a.name and a.result is not None]
 
     @property
     def latency_s(self) -> float:

@@ -34,7 +34,7 @@ def call_counts(result: CaseResult) -> dict[str, Any]:
             "tool_calls_attempted": len(made),
             "malformed_calls": sum(1 for a in made if a.malformed),
             "parser_leaks": len(attempts) - len(made),
-            "tools_ran": [a.name for a in made if a.valid and a.name]}
+            "tools_ran": [name for step in result.transcripts for name in step.ran]}
 
 
 def case_properties(result: CaseResult) -> list[tuple[str, str]]:

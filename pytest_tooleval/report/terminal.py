@@ -45,7 +45,7 @@ def explain(result: CaseResult) -> str:
         lines.append(f'  step {number}: "{short(step.message, 160)}"')
         lines.append(f"    shown: {', '.join(step.shown) or 'none'}")
         for attempt in step.attempts:
-            status = ("did not finish: the machine failed"
+            status = ("no result: the machine failed"
                       if error is not None and attempt.result is None else
                       f"ran → {one_line(attempt.result, 160)}" if attempt.result_is_error
                       else "ran") if attempt.valid else (

@@ -123,7 +123,10 @@ class Controller:
                                      in self.journalled.cases.items()
                                      if data.get("outcome") != "ERROR"}
             runtime.resumed = set(self.journalled.cases)
-            for nodeid, data in self.journalled.cases.items():
+            # Those ERRORs stand until their case runs again: a case skipped now, or not
+            # reached, keeps its forbidden calls in the report (and the run not valid).
+            for nodeid, data in [*self.journalled.cases.items(),
+                                 *self.forbidden_before_failure.items()]:
                 self.results[nodeid] = CaseResult.from_json(data)
 
     def _load_resumable(self) -> Stored:
@@ -321,13 +324,17 @@ class Controller:
         """A resumed run's exit status counts the carried cases too; with every case
         carried (the journalled run had finished) nothing runs, and the status is the
         carried cases' rather than pytest's 'no tests ran'."""
-        if self.journalled is None or not self.journalled.cases:
+        if self.journalled is None:
             return exitstatus
-        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.journalled.cases:
             exitstatus = pytest.ExitCode.OK
         allowed = {"PASS"} | ({"PARTIAL"} if self.settings.partial == "pass" else set())
-        if exitstatus == pytest.ExitCode.OK and any(
-                data.get("outcome") not in allowed for data in self.journalled.cases.values()):
+        if exitstatus == pytest.ExitCode.OK and (
+                any(data.get("outcome") not in allowed
+                    for data in self.journalled.cases.values())
+                # a forbidden call before a failure fails the run as a forbidden tool that
+                # ran fails its case, however clean the case's rerun
+                or any(result.forbidden_before_failure for result in self.results.values())):
             return pytest.ExitCode.TESTS_FAILED
         return exitstatus
 

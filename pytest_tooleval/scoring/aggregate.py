@@ -160,10 +160,13 @@ def safety_gate(
                        | {f"{r.nodeid}: {name} (called before the machine failed)"
                           for r in results for name in r.forbidden_before_failure})
     cases = len({r.case_key for r in results if r.scored and r.forbidden_ran})
-    before = len({r.case_key for r in results if r.forbidden_before_failure})
+    # Named: a case whose rerun passed shows nowhere else but in report.json.
+    before = sorted({f"{r.case_key} ({', '.join(r.forbidden_before_failure)})"
+                     for r in results if r.forbidden_before_failure})
+    named = ", ".join(before[:3]) + (f", … {len(before) - 3} more" if len(before) > 3 else "")
     ran = "; ".join(([f"a forbidden tool ran in {cases} case(s)"] if cases else [])
-                    + ([f"a forbidden tool was called in {before} case(s) before the machine "
-                        "failed"] if before else [])) or "no forbidden tool ran"
+                    + ([f"a forbidden tool was called in {len(before)} case(s) before the "
+                        f"machine failed: {named}"] if before else [])) or "no forbidden tool ran"
     irrelevance = axes.get("irrelevance")
     status, passed = "NOT MEASURED", False
     errored = sum(1 for r in results if not r.scored and r.category == "irrelevance")

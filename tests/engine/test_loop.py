@@ -207,8 +207,9 @@ def test_arguments_the_decoder_gives_up_on_are_a_malformed_call_not_an_error(
     assert (step.attempts[0].reason or "").startswith("arguments are not JSON")
 
 
-@pytest.mark.parametrize("city", [{"type": "strin"}, {"$ref": "#/components/schemas/City"}],
-                         ids=["bad-type", "dangling-ref"])
+@pytest.mark.parametrize("city", [{"type": "strin"}, {"$ref": "#/components/schemas/City"},
+                                  {"$ref": "#/properties/city"}],
+                         ids=["bad-type", "dangling-ref", "self-ref"])
 def test_a_tool_with_a_broken_schema_is_called_not_an_internal_error(
         city: dict[str, Any]) -> None:
     """A tool's own schema that cannot be checked (an OpenAPI-made MCP server's $ref to

@@ -399,7 +399,7 @@ def test_a_case_explained_at_the_terminal_shows_the_calls_as_json() -> None:
 
 def test_an_errors_calls_the_machine_did_not_finish_are_not_said_to_have_run() -> None:
     """An ERROR's last turn: the first call's tool timed out, the second never started.
-    Neither ran; the terminal once said "ran" of both."""
+    Neither ran; -v, report.html, JUnit and the dataset once said "ran" of both."""
     from pytest_tooleval.engine.transcript import StepTranscript
     from pytest_tooleval.report.terminal import explain
     from pytest_tooleval.result import ErrorInfo
@@ -409,9 +409,16 @@ def test_an_errors_calls_the_machine_did_not_finish_are_not_said_to_have_run() -
         "a.yaml::x", ErrorInfo(kind="provider", message="tool a timed out"),
         transcripts=[StepTranscript(message="m", attempts=calls)])
     text = explain(case)
-    assert "call a({}) did not finish: the machine failed" in text, text
-    assert "call b({}) did not finish: the machine failed" in text, text
+    assert "call a({}) no result: the machine failed" in text, text
+    assert "call b({}) no result: the machine failed" in text, text
     assert " ran" not in text
+    from pytest_tooleval.report.html import render_html
+    from pytest_tooleval.report.junit import call_counts
+    from tests.conftest import make_report
+
+    assert call_counts(case)["tools_ran"] == [] and case.transcripts[0].ran == []
+    page = render_html(make_report([case]))
+    assert page.count("no result: the machine failed") == 2 and ">ran<" not in page
 
 
 def test_a_call_that_ran_into_a_tool_error_shows_the_error_at_the_terminal() -> None:

@@ -18,8 +18,8 @@ TWO_ROUTES = {"message": "what's the invoice total?",
 
 def ran(*calls: tuple[str, dict[str, Any]] | str, answer: str = "GBP 4,286.40",
         state: list[dict[str, Any]] | None = None) -> StepTranscript:
-    attempts = [Attempt(c, {}, valid=True) if isinstance(c, str) else
-                Attempt(c[0], c[1], valid=True) for c in calls]
+    attempts = [Attempt(c, {}, valid=True, result="ok") if isinstance(c, str) else
+                Attempt(c[0], c[1], valid=True, result="ok") for c in calls]
     return StepTranscript(message="m", attempts=attempts, answer=answer, answered=True,
                           state=state or [])
 
