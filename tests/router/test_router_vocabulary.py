@@ -202,6 +202,32 @@ def test_sending_word_is_a_message(message: str, known_texts: set[str]) -> None:
     assert any(r.startswith("trigger 'haber") for r in signal(message, "tr", "send_message"))
 
 
+# "email" before its object is the verb: the message is sent, and the report it sends is
+# still found; the noun (an address, a mail received) asks for no message.
+@pytest.mark.parametrize(
+    "message",
+    ["email the Q3 report to Kaan", "EMAIL THE Q3 REPORT TO KAAN",
+     "can you email it to Kaan tonight", "pls email my landlord that the heater is broken"],
+)
+def test_email_before_its_object_sends_a_message(message: str, known_texts: set[str]) -> None:
+    assert normalize(message, "en").text not in known_texts
+    assert signal(message, "en", "send_message")
+
+
+def test_the_report_to_email_is_still_found() -> None:
+    tools = shown("email the Q3 report to Kaan", "en")
+    assert {"send_message", "search_documents", "read_document"} <= set(tools)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["I got a weird email from my bank, is it a scam", "what is Ebru's email",
+     "zip the slides so I can attach them to an email for the accountant"],
+)
+def test_an_email_named_asks_for_no_message(message: str) -> None:
+    assert not signal(message, "en", "send_message")
+
+
 def test_news_stays_news() -> None:
     reasons = signal("bugünkü ekonomi haberleri neler", "tr", "web_search")
     assert any(r.startswith("current information") for r in reasons)
