@@ -282,11 +282,14 @@ class TriggerSet:
         or stem ("" for none, and for the indices in ``skip``). A whole trigger word is
         compared with the whole word; a stem with the word's start (one letter shorter, as
         long, or one longer), and the rest of the word is kept (faturmı → fatura + mı).
-        ``known``: real words (the corpus's vocabulary), never respelt."""
+        ``known``: real words (the corpus's vocabulary), never respelt, nor is a word
+        starting with a false friend of ``exceptions`` ("hatıra" is no "hatırla")."""
         index = self._fuzzy_index or self._index_fuzzy()
+        friends = tuple(word for words in self.exceptions.values() for word in words)
         return tuple(
             respell(word, *index)
             if position not in skip and len(word) >= FUZZY_MIN_WORD and word not in known
+            and not word.startswith(friends)
             else ""
             for position, word in enumerate(words)
         )

@@ -54,6 +54,9 @@ def test_a_typo_match_counts_half_an_exact_one() -> None:
         ("annemlere kısa bir kutlama mesajı hazırla", "tr"),
         ("SUNUMA BİR GİRİŞ PARAGRAFI HAZIRLA", "tr"),
         ("dün fenerle galatasaray karşılaştı mı", "tr"),  # not karşılaştır*
+        # a listed false friend is a real word: hatıra (a memory, a keepsake) of hatırl*
+        ("Kapadokya gezisi çok güzel bir hatıra oldu", "tr"),
+        ("ÇOCUKLUK HATIRALARIM AKLIMA GELDİ", "tr"),
     ],
 )
 def test_known_words_short_words_and_first_letters_are_left_alone(
@@ -74,3 +77,10 @@ def test_a_draft_to_prepare_shows_no_memory_save() -> None:
     """"hazırla" (prepare) was read as a typo of hatırl* (remember): memory_save was shown."""
     message = "kardeşimin mezuniyeti için iki satırlık bir tebrik yazısı hazırla"
     assert "memory_save" not in routing.shown(message, "tr", fresh=True)
+
+
+def test_a_keepsake_is_no_request_to_remember() -> None:
+    """"hatıra" (a memory, a keepsake) was read as a typo of hatırla: memory_save was shown
+    for a story; a request to keep one still shows it."""
+    assert "memory_save" not in routing.shown("Kapadokya gezisi çok güzel bir hatıra oldu", "tr")
+    assert "memory_save" in routing.shown("bu fotoğrafı hatıra olarak sakla", "tr")
