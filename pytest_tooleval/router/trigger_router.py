@@ -113,7 +113,7 @@ NOT_ASKED = frozenset({"about", "not", "if", "you", "u", "we", "don"})  # after 
 MAY = frozenset({"possible", "ok", "okay", "alright", "fine", "way", "chance", "if",
                  "can", "could", "please", "pls"})
 PARTICLES = frozenset({"mi", "mu"})  # Turkish, the third person (not "misin", "musunuz")
-AFTER_PARTICLE = ("acaba", "ki")  # "çaldı mı acaba", "gitti mi ki": the question still
+AFTER_PARTICLE = ("acaba", "ki", "sence", "sizce")  # "çaldı mı acaba", "silsem mi sence"
 SUGGESTING = ("sek", "sak", "lim", "sin", "sun", "sen", "san", "mumkun",  # before them
               "ilir", "ulur", "nir", "nur")  # a polite passive: "atılır mı", "kurulabilir mi"
 MAKING = WRITE_BUILTINS - {"extract_archive", "git_commit"}

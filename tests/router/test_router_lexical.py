@@ -274,6 +274,10 @@ EXISTING = [
     ("tr", "ilaç hatırlatıcısı sabah çaldı mı acaba", "reminder_add"),
     ("tr", "İLAÇ HATIRLATICISI SABAH ÇALDI MI ACABA", "reminder_add"),
     ("tr", "ev sahibine yazdığım mesaj gitti mi ki", "send_message"),
+    # "sence", "sizce" too: "-sem mi" asks advice on what the speaker may do, no request
+    ("tr", "şu dosyayı silsem mi sence", "delete_file"),
+    ("tr", "ŞU DOSYAYI SİLSEM Mİ SENCE", "delete_file"),
+    ("tr", "kaan'a mesaj atsam mı sizce", "send_message"),
     ("en", "who sent me that message?", "send_message"),
     ("en", "WHO SENT ME THAT MESSAGE?", "send_message"),
     ("en", "what time did the reminder ping me yesterday?", "reminder_add"),
@@ -323,6 +327,8 @@ MAY_BE_DONE = [
     ("tr", "eski taslak dosyası silinir mi?", "delete_file"),
     ("tr", "yarın 9'a bir hatırlatma kursak mı acaba", "reminder_add"),
     ("tr", "ayşe'ye mesaj atılır mı acaba?", "send_message"),
+    ("tr", "eski raporu silsek mi sence", "delete_file"),
+    ("tr", "toplantıyı yarına alsam iyi olur, ekler misin", "calendar_add"),
     # a question run on into a request, no question mark: one clause that opens as one
     ("en", "is the old invoice still in downloads delete it", "delete_file"),
     ("en", "IS THE OLD INVOICE STILL IN DOWNLOADS DELETE IT", "delete_file"),
