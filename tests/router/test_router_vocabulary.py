@@ -202,12 +202,12 @@ def test_sending_word_is_a_message(message: str, known_texts: set[str]) -> None:
     assert any(r.startswith("trigger 'haber") for r in signal(message, "tr", "send_message"))
 
 
-# "email" before its object is the verb: the message is sent, and the report it sends is
+# "email" before a pronoun is the verb: the message is sent, and the report it sends is
 # still found; the noun (an address, a mail received) asks for no message.
 @pytest.mark.parametrize(
     "message",
-    ["email the Q3 report to Kaan", "EMAIL THE Q3 REPORT TO KAAN",
-     "can you email it to Kaan tonight", "pls email my landlord that the heater is broken"],
+    ["can you email it to Kaan tonight", "EMAIL IT TO KAAN", "email them the minutes",
+     "email me the list when you can", "email everyone that the meeting moved"],
 )
 def test_email_before_its_object_sends_a_message(message: str, known_texts: set[str]) -> None:
     assert normalize(message, "en").text not in known_texts
@@ -215,13 +215,17 @@ def test_email_before_its_object_sends_a_message(message: str, known_texts: set[
 
 
 def test_the_report_to_email_is_still_found() -> None:
-    tools = shown("email the Q3 report to Kaan", "en")
+    tools = shown("find the Q3 report and email it to Kaan", "en")
     assert {"send_message", "search_documents", "read_document"} <= set(tools)
+    # the Turkish repo* (a repository) is no English "report"
+    assert not set(tools) & {"git_status", "git_log", "git_diff"}
 
 
 @pytest.mark.parametrize(
     "message",
     ["I got a weird email from my bank, is it a scam", "what is Ebru's email",
+     "I got a weird email the other day from my bank, is that normal?",
+     "got an email this morning, nothing to do", "the email my landlord sent was rude",
      "zip the slides so I can attach them to an email for the accountant"],
 )
 def test_an_email_named_asks_for_no_message(message: str) -> None:
