@@ -15,8 +15,10 @@ from pathlib import Path
 
 from pytest_tooleval.world import DEFAULT_NOW, DEFAULT_TIMEZONE
 from pytest_tooleval.world.build import build_template, documents
-from pytest_tooleval.world.consistency import problems
 from pytest_tooleval.world.web import all_pages
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.world.consistency import problems
 
 KINDS = {
     ".pdf": "PDF",

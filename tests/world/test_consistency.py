@@ -9,14 +9,14 @@ from decimal import Decimal
 import pytest
 
 from pytest_tooleval.world.build import documents
-from pytest_tooleval.world.consistency import (
+from pytest_tooleval.world.web import all_pages
+from tests.world.consistency import (
     SPLIT_NUMBER_KEY,
     fact_shape_problems,
     first_number,
     problems,
     total_line_problems,
 )
-from pytest_tooleval.world.web import all_pages
 
 DOCS = documents()
 
