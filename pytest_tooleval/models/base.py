@@ -24,10 +24,6 @@ class BackendError(Exception):
 
     kind: str = "backend"
 
-    def __init__(self, message: str, *, detail: str | None = None) -> None:
-        super().__init__(message)
-        self.detail = detail  # the server's own words (full error text, reply body), if any
-
 
 class BackendUnavailable(BackendError):
     """The model could not be reached or did not answer (after retries)."""

@@ -272,8 +272,7 @@ class HttpClient:
                     raise _Retryable(failure, after)
                 raise type(failure)(
                     f"{failure} (Retry-After: {after:g} s, past the request's {budget:g} s "
-                    "timeout, so not retried: try again later, or raise the profile's timeout)",
-                    detail=failure.detail)
+                    "timeout, so not retried: try again later, or raise the profile's timeout)")
             raise failure
         try:
             return json.loads(content)
@@ -281,29 +280,27 @@ class HttpClient:
             text = content.decode("utf-8", "replace")
             raise MalformedReply(
                 f"{url} answered HTTP {status} with a body that is not JSON: "
-                f"{text[:300]!r}", detail=text[:MAX_ERROR_TEXT]
-            ) from None
+                f"{text[:300]!r}") from None
 
     @staticmethod
     def _status_error(url: str, status: int, body: str) -> BackendError:
         message = server_message(body, status)
         text = f"{url} answered HTTP {status}: {message}"
-        detail = body[:MAX_ERROR_TEXT]
         if status <= 500 and _CONTEXT_OVERFLOW.search(message):
             return ContextOverflow(
                 f"{text} (the conversation no longer fits the model's context window: raise "
-                "the server's context size, or lower max_tokens)", detail=detail)
+                "the server's context size, or lower max_tokens)")
         if status >= 500:
             if _SERVER_PARSE.match(message):
                 text += (" (the server's parser could not read the model's reply as a tool "
                          "call: the model broke its call format, or this server build's "
                          "parser is at fault. With --grammar on or off the harness reads the "
                          "reply, and a broken call is scored as the model's malformed call)")
-            return ServerError(text, detail=detail)
+            return ServerError(text)
         if status == 404:
             text += (" (check the profile's base_url (OpenAI-compatible servers answer under "
                      ".../v1) and model)")
-        return RequestRefused(text, detail=detail)
+        return RequestRefused(text)
 
     def _trace(self, event: str, info: dict[str, Any]) -> None:
         """httpcore's trace: keeps each new connection's socket (plain, then TLS), and bounds

@@ -228,8 +228,7 @@ class ServerBackend(Backend):
                     raise
                 raise type(error)(
                     f"{error} The server lists {served(models)} (GET /models), not "
-                    f"{self.profile.model!r}: set the profile's model to one of those.",
-                    detail=error.detail) from None
+                    f"{self.profile.model!r}: set the profile's model to one of those.") from None
         self._preflight = info
         return {**self.describe(), "checked": ["reachable", "models", *checked]}
 

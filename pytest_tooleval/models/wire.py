@@ -90,14 +90,14 @@ def _short(value: Any, limit: int = 300) -> str:
     return json.dumps(value, ensure_ascii=False)[:limit]
 
 
-def _malformed(problem: str, shown: Any, body: Any) -> MalformedReply:
-    """``problem``, then ``shown`` in short; the whole body as the detail."""
-    return MalformedReply(f"{problem}: {_short(shown)}", detail=_short(body, 20_000))
+def _malformed(problem: str, shown: Any) -> MalformedReply:
+    """``problem``, then ``shown`` in short."""
+    return MalformedReply(f"{problem}: {_short(shown)}")
 
 
 def _expect_dict(value: Any, where: str, body: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _malformed(f"{where} is not an object ({type(value).__name__})", body, body)
+        raise _malformed(f"{where} is not an object ({type(value).__name__})", body)
     return value
 
 
@@ -105,7 +105,7 @@ def first_choice(body: Any, url: str) -> dict[str, Any]:
     """``choices[0]`` of a chat or text completion reply."""
     choices = _expect_dict(body, f"the reply of {url}", body).get("choices")
     if not isinstance(choices, list) or not choices:
-        raise _malformed(f"the reply of {url} has no choices", body, body)
+        raise _malformed(f"the reply of {url} has no choices", body)
     return _expect_dict(choices[0], f"choices[0] in the reply of {url}", body)
 
 
@@ -135,8 +135,7 @@ def chat_message(body: Any, url: str) -> tuple[str, list[RawCall], dict[str, Any
     raw_calls = message.get("tool_calls")
     raw_calls = [] if raw_calls is None else raw_calls
     if not isinstance(raw_calls, list):
-        raise _malformed(f"choices[0].message.tool_calls of {url} is not a list", raw_calls,
-                         body)
+        raise _malformed(f"choices[0].message.tool_calls of {url} is not a list", raw_calls)
     return content, [_read_call(raw, i, url, body) for i, raw in enumerate(raw_calls)], choice
 
 
@@ -146,7 +145,7 @@ def _read_call(raw: Any, index: int, url: str, body: Any) -> RawCall:
     function = _expect_dict(call.get("function"), f"{where}.function", body)
     name = function.get("name")
     if name is not None and not isinstance(name, str):
-        raise _malformed(f"{where}.function.name is not a string", name, body)
+        raise _malformed(f"{where}.function.name is not a string", name)
     arguments = function.get("arguments")
     if arguments is not None and not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)  # some servers send an object
@@ -161,5 +160,5 @@ def completion_text(body: Any, url: str) -> tuple[str, dict[str, Any]]:
     choice = first_choice(body, url)
     text = choice.get("text")
     if not isinstance(text, str):
-        raise _malformed(f"choices[0].text of {url} is not a string", text, body)
+        raise _malformed(f"choices[0].text of {url} is not a string", text)
     return text, choice
