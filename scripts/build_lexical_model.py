@@ -97,7 +97,6 @@ def train(
         counts[feature] = tuple(flat)
     return LexicalModel(
         classes,
-        tuple(per_class[c] for c in classes),
         tuple(totals),
         counts,
         alpha,
@@ -117,7 +116,6 @@ def model_json(model: LexicalModel) -> str:
         "threshold": model.threshold,
         "sources": model.sources,
         "classes": list(model.classes),
-        "class_counts": list(model.class_counts),
         "totals": list(model.totals),
         "features": {f: model.counts[f] for f in sorted(model.counts)},
         "vocabulary": list(model.vocabulary),

@@ -71,7 +71,6 @@ class LexicalModel:
     track tuples of numbers; docs/dev/concurrency.md)."""
 
     classes: tuple[str, ...]
-    class_counts: tuple[int, ...]  # training examples per class
     totals: tuple[int, ...]  # feature occurrences per class
     counts: dict[str, tuple[int, ...]]
     alpha: float = ALPHA
@@ -132,7 +131,6 @@ class LexicalModel:
             raise ValueError(f"lexical model format {data.get('format')!r}, expected {FORMAT}")
         return cls(
             tuple(data["classes"]),
-            tuple(data["class_counts"]),
             tuple(data["totals"]),
             {feature: tuple(flat) for feature, flat in data["features"].items()},
             float(data["alpha"]),
