@@ -127,7 +127,6 @@ class ModelProcess:
         self.hello = hello
         self.label = label
         self.timeout_s = timeout_s
-        self.starts = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._to: Connection | None = None
@@ -162,7 +161,6 @@ class ModelProcess:
                 stdout=child_out.fileno(), stderr=self._stderr, env=self._environment(),
                 close_fds=True,
             )
-        self.starts += 1
         return self._exchange(self.hello, "loading the model")
 
     def request(self, message: dict[str, Any], doing: str = "answering") -> dict[str, Any]:

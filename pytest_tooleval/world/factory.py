@@ -114,7 +114,6 @@ class WorldFactory:
         self.template_dir = self.base_dir / f"tooleval-world-{self.key}"
         self.lock_path = self.base_dir / f"tooleval-world-{self.key}.lock"
         self._template: World | None = None
-        self.built_here = False  # True when this process did the build (tests, logs)
 
     def template(self) -> World:
         """The shared template, building it if no process has yet."""
@@ -133,7 +132,6 @@ class WorldFactory:
                 shutil.rmtree(staging, ignore_errors=True)
                 build_template(staging)
                 staging.rename(self.template_dir)
-                self.built_here = True
         self._template = World(self.template_dir)
         return self._template
 

@@ -107,9 +107,12 @@ def test_two_processes_build_one_template(tmp_path: Path) -> None:
     base = tmp_path / "shared"
     code = (
         "import json, sys; from pathlib import Path; "
+        "from pytest_tooleval.world import build; "
         "from pytest_tooleval.world.factory import WorldFactory; "
-        "f = WorldFactory(Path(sys.argv[1])); w = f.template(); "
-        "print(json.dumps({'root': str(w.root), 'built': f.built_here}))"
+        "built = []; real = build.build_template; "
+        "build.build_template = lambda dest: built.append(dest) or real(dest); "
+        "w = WorldFactory(Path(sys.argv[1])).template(); "
+        "print(json.dumps({'root': str(w.root), 'built': bool(built)}))"
     )
     procs = [
         subprocess.Popen([sys.executable, "-c", code, str(base)], stdout=subprocess.PIPE, text=True)

@@ -74,7 +74,6 @@ class BuiltinToolProvider(ToolProvider):
         self._shared: Context | None = None  # the template, read by reading tools
         self._case: CaseContext | None = None
         self.unsafe_no_jail = unsafe_no_jail
-        self.materialised = 0  # worlds copied for cases
 
     def list_tools(self) -> list[ToolSpec]:
         missing = unavailable_tools(self.unsafe_no_jail)
@@ -101,7 +100,6 @@ class BuiltinToolProvider(ToolProvider):
                 raise
             except Exception as exc:
                 raise ProviderError(f"cannot build the world for this case: {exc}") from exc
-            self.materialised += 1
         return self._ctx
 
     def _reading_context(self) -> Context | None:
