@@ -203,9 +203,14 @@ class HttpClient:
             stop=(tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget)
                   | tenacity.stop_when_event_set(self._closed)),
             sleep=self._sleep, reraise=True)
+        started = self._local.attempt_started = time.perf_counter()
         try:
-            return retrying(self._attempt, self.base_urls[replica], method, url, body,
-                            deadline, budget)
+            reply = retrying(self._attempt, self.base_urls[replica], method, url, body,
+                             deadline, budget)
+            # Failed attempts and the waits between them are the machine's, not the model's
+            # latency: the backends take them off (``retry_time``).
+            self._local.retry_s = self.retry_time() + self._local.attempt_started - started
+            return reply
         except _Retryable as retryable:
             last = retryable.error
         finally:
@@ -217,6 +222,11 @@ class HttpClient:
             raise ServerUnreachable(f"{last} (after {attempts} attempts).{hint}") from None
         raise last
 
+    def retry_time(self) -> float:
+        """Seconds this thread's requests spent on attempts that failed and the waits after
+        them, in all (a backend's turn latency leaves out what grew during the turn)."""
+        return float(getattr(self._local, "retry_s", 0.0))
+
     def _wait(self, state: tenacity.RetryCallState) -> float:
         """The server's ``Retry-After`` (``_attempt`` retries none past the clock), else
         backoff."""
@@ -227,6 +237,7 @@ class HttpClient:
 
     def _attempt(self, server: str, method: str, url: str, body: dict[str, Any] | None,
                  deadline: float, budget: float) -> Any:
+        self._local.attempt_started = time.perf_counter()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ServerTimeout(f"no reply from {url} within {budget:g} s")

@@ -291,9 +291,9 @@ class OpenAIChatBackend(ServerBackend):
         return payload
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
-        started = time.perf_counter()
+        started, retried = time.perf_counter(), self.http.retry_time()
         body = self.http.post("/chat/completions", self._payload(messages, tools))
-        latency = time.perf_counter() - started
+        latency = time.perf_counter() - started - (self.http.retry_time() - retried)
         content, calls, choice = chat_message(body, f"{self.base_url}/chat/completions")
         content = strip_thinking(content)  # reasoning is not the answer, as in on/off
         return stopped_short(ModelTurn(

@@ -193,7 +193,7 @@ class RawCompletionBackend(ServerBackend):
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         _ = self.flavor  # TemplateMissing before any rendering, when there is no template
         self.canary()
-        started = time.perf_counter()
+        started, retried = time.perf_counter(), self.http.retry_time()
         prompt = self.prompt.build(messages, tools)
         schema = envelope.envelope_schema(tools) if self.mode == "on" else None
         text, info = self._request(prompt, schema, self._constraint_field, self.profile.max_tokens)
@@ -202,7 +202,8 @@ class RawCompletionBackend(ServerBackend):
         for index, call in enumerate(calls):
             call.call_id = f"call_{len(messages)}_{index}"
         return stopped_short(ModelTurn(content=content, calls=calls,
-                                       latency_s=time.perf_counter() - started, **info),
+                                       latency_s=time.perf_counter() - started
+                                       - (self.http.retry_time() - retried), **info),
                              self.profile.max_tokens, self.cut_fix())
 
     def mechanism(self) -> str:

@@ -417,3 +417,25 @@ def test_the_report_kind_of_every_class_is_distinct() -> None:
             "malformed_reply", "template_missing", "constraint_ignored",
             "tools_not_shown"} <= set(kinds)
     assert json.dumps(kinds)  # plain strings, as the report records them
+
+
+def test_a_retried_failure_is_not_the_models_latency() -> None:
+    """A 503 answered again after the backoff (0.4 s here): the turn's latency is the
+    attempt that answered, not the failed one and the wait. The user's run read 'latency
+    p95 0.507 s' through a balancer that failed one request in seven, NOT DEPLOYABLE under
+    a 0.3 s budget, against 0.008 s direct (rule 1)."""
+    with FakeOpenAI([Rule("", [status(503)])]) as fake:
+        chat = OpenAIChatBackend(Profile(name="t", base_url=fake.base_url, model="m",
+                                         retries=2), backoff=0.4)
+        real_sleep = chat.http._sleep
+
+        def recover(seconds: float) -> None:  # the server is back during the wait
+            fake.set_rules([Rule("", [answer("fine")])])
+            real_sleep(seconds)
+
+        chat.http._sleep = recover
+        started = time.perf_counter()
+        turn = chat.complete(QUESTION, [])
+        assert turn.content == "fine" and chats(fake) == 2
+        assert time.perf_counter() - started >= 0.4
+        assert turn.latency_s < 0.2, turn.latency_s
