@@ -502,3 +502,22 @@ def test_an_axis_on_which_every_case_agrees_gets_a_width() -> None:
     assert interval.low == pytest.approx(0.1704, abs=1e-4)
     assert interval.high == pytest.approx(0.8296, abs=1e-4)
     assert summary.score_interval is not None and summary.score_interval.high > 80
+
+
+def test_a_breakdown_row_counts_and_sizes_its_scored_cases_only() -> None:
+    """A user's run: 1 scored case and 4 ERRORs in 'en' read "| en | 100.0 | [20.7–100.0]
+    | 5 |" (Wilson for 1 of 1, shown as if over 5) beside "too few cases" everywhere else,
+    and a sample-size warning "with 5 case(s)". An ERROR is in the outcomes, never in n."""
+    from pytest_tooleval.scoring.aggregate import breakdown
+    from pytest_tooleval.scoring.settings import IntervalSettings
+
+    results = [result("PASS", {"tool": 1.0}, nodeid="f.json::ok", language="en"),
+               *(result("ERROR", {}, nodeid=f"f.json::e{i}", language="en", error="HTTP 503")
+                 for i in range(4))]
+    row = breakdown(results, "language", IntervalSettings())["en"]
+    assert (row.cases, row.interval, row.tries) == (1, None, None)
+    assert row.outcomes["ERROR"] == 4 and row.outcomes["PASS"] == 1
+    many = results + [result("PASS", {"tool": 1.0}, nodeid=f"f.json::p{i}", language="en")
+                      for i in range(4)]
+    row = breakdown(many, "language", IntervalSettings())["en"]
+    assert row.cases == 5 and row.interval is not None

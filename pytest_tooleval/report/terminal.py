@@ -55,8 +55,8 @@ def explain(result: CaseResult) -> str:
                                  json.dumps(attempt.arguments, ensure_ascii=False, default=str),
                                  120)
             lines.append(f"    call {attempt.name}({arguments}) {status}")
-        shown_answer = (short(step.answer) if step.answered
-                        else f"(none: {step.stopped or 'step limit'})")
+        why = step.stopped or ("the machine failed" if error else "step limit")
+        shown_answer = short(step.answer) if step.answered else f"(none: {why})"
         lines.append(f"    answer: {shown_answer}")
     return printable("\n".join(lines))
 

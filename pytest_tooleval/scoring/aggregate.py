@@ -88,6 +88,10 @@ def breakdown(results: list[CaseResult], key: str,
     for label in sorted(buckets):
         members = buckets[label]
         results_of = [r for tries in members for r in tries.tries]
+        # n is the scored cases (and tries), as every other figure's: a case that ended in
+        # ERROR only is in the outcomes, never in an interval's count
+        scored = [tries for tries in members if tries.scored]
+        scored_tries = sum(len(tries.scored) for tries in scored)
         axes = axes_of(results_of)
         routing = Routing(**routed_share(results_of))  # router recall: router/coverage.py
         if intervals is not None:
@@ -96,12 +100,12 @@ def breakdown(results: list[CaseResult], key: str,
         table[label] = BreakdownRow(
             score=score_of(axes),
             axes={axis: v.value for axis, v in axes.items()},
-            cases=len(members),
+            cases=len(scored),
             outcomes=outcome_counts(results_of),
             routing=routing,
-            tries=len(results_of) if len(results_of) != len(members) else None,
-            interval=_shown(figure_intervals(members, WEIGHTS, intervals)[0], len(members))
-            if intervals is not None and len(members) >= INTERVAL_MIN_CASES else None,
+            tries=scored_tries if scored_tries != len(scored) else None,
+            interval=_shown(figure_intervals(scored, WEIGHTS, intervals)[0], len(scored))
+            if intervals is not None and len(scored) >= INTERVAL_MIN_CASES else None,
         )
     return table
 

@@ -411,7 +411,7 @@ def test_an_errors_calls_the_machine_did_not_finish_are_not_said_to_have_run() -
     text = explain(case)
     assert "call a({}) no result: the machine failed" in text, text
     assert "call b({}) no result: the machine failed" in text, text
-    assert " ran" not in text
+    assert " ran" not in text and "answer: (none: the machine failed)" in text, text
     from pytest_tooleval.report.html import render_html
     from pytest_tooleval.report.junit import call_counts
     from tests.conftest import make_report
@@ -419,6 +419,7 @@ def test_an_errors_calls_the_machine_did_not_finish_are_not_said_to_have_run() -
     assert call_counts(case)["tools_ran"] == [] and case.transcripts[0].ran == []
     page = render_html(make_report([case]))
     assert page.count("no result: the machine failed") == 2 and ">ran<" not in page
+    assert "none (the machine failed)" in page and "step limit" not in page
 
 
 def test_a_call_that_ran_into_a_tool_error_shows_the_error_at_the_terminal() -> None:
