@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.cases.errors import CaseFileError
+from pytest_tooleval.cases.load import load_case_file
 from pytest_tooleval.check.report import DOC_END, DOC_START, CheckReport, Tally
 from pytest_tooleval.check.static import run_check
 from pytest_tooleval.cli import main
@@ -136,6 +138,23 @@ def test_guard_violations_are_reported_each(tmp_path: Path) -> None:
     assert all(f.case == "mul" and f.step == 1 for f in guards)
     assert any("single digit" in f.detail for f in guards)
     assert any("18" in f.detail for f in guards)
+
+
+def test_check_refuses_what_the_run_refuses_whatever_this_machine_offers(
+        tmp_path: Path) -> None:
+    """A file forbidding an MCP tool it does not require: the run refused it at collection
+    ("unknown tool 'inv_request_restock' … add the tool to the file's 'requires'"), while
+    check, knowing the live server's tools, passed it, and --oracle said only 'not loaded'."""
+    case = tool_case("stock", "how many HD-330 are left?", "inv_stock_level",
+                     forbidden=["inv_request_restock"])
+    path = write(tmp_path / "shop.json", bench("shop", "en", [case], ["inv_stock_level"]))
+    with pytest.raises(CaseFileError) as refused:
+        load_case_file(path)  # as the run collects it
+    offered = {"inv_stock_level", "inv_request_restock"}
+    [failure] = run_check([path], offered_tools=offered).failures
+    assert failure.kind == "guard" and failure.step == 1 and "forbidden" in failure.detail
+    assert "'inv_request_restock'" in failure.detail and "'requires'" in failure.detail
+    assert [p.field for p in refused.value.problems] == ["forbidden"]
 
 
 def test_unmet_requires(tmp_path: Path) -> None:

@@ -94,8 +94,7 @@ def test_file_level_guards(tmp_path: Path) -> None:
     assert "a tool case must expect a tool" in problems(tmp_path, bare)
 
 
-@pytest.mark.parametrize("offered", [(), ("stock_level",)])  # a run's load; tooleval check's
-def test_a_misspelt_requires_entry_is_named_once(tmp_path: Path, offered: tuple) -> None:
+def test_a_misspelt_requires_entry_is_named_once(tmp_path: Path) -> None:
     """The run called the correctly spelt 'stock_level' an unknown tool, once per step and
     field, check said it was not in 'requires'; neither named the misspelt entry."""
     step = {"message": "how many blue mugs are left?", "expect": "stock_level",
@@ -104,7 +103,7 @@ def test_a_misspelt_requires_entry_is_named_once(tmp_path: Path, offered: tuple)
         {"name": "a", "category": "tool", "steps": [step]},
         {"name": "b", "category": "chain", "steps": [step, step]}]}
     with pytest.raises(CaseFileError) as info:
-        load_case_file(write(tmp_path, data), offered)
+        load_case_file(write(tmp_path, data))
     assert info.value.problems == [Problem(
         "'requires' lists 'stock_levl', but the steps name 'stock_level'",
         "spell the tool's name the same in 'requires' and in the steps, or add "

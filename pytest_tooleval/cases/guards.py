@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Iterable
 from datetime import date
 
 from pytest_tooleval.cases.errors import Problem
@@ -98,13 +97,13 @@ def _schema_problem(schema: dict) -> str | None:
 
 
 def check_file(
-    case_file: CaseFile, extra_tools: Iterable[str] = (), *, strict: bool = False
+    case_file: CaseFile, *, strict: bool = False
 ) -> list[Problem]:
     """Every guard of docs/format.md over one loaded file; ``strict`` adds the measuring
     guards (``measuring_problems``), which ``tooleval check --strict`` and ``--oracle`` run."""
     problems: list[Problem] = []
     available = case_file.available_names
-    known = set(BUILTIN_TOOL_NAMES) | available | set(extra_tools)
+    known = set(BUILTIN_TOOL_NAMES) | available
 
     for tool in case_file.tools:
         schema_problem = _schema_problem(tool.parameters)
@@ -149,7 +148,7 @@ def check_file(
     named = {tool for step in steps for tool in
              (*step.expected_tools, *step.forbidden, *(call.tool for call in step.gold or []))}
     unnamed = [name for name in case_file.requires
-               if name not in named | set(BUILTIN_TOOL_NAMES) | set(extra_tools)]
+               if name not in named | set(BUILTIN_TOOL_NAMES)]
     expected = {tool for step in steps for tool in step.expected_tools}
     for spelt in sorted(named - available):
         if spelt in known and spelt not in expected:

@@ -208,7 +208,7 @@ def _problems(data: Any, found: list[tuple[tuple[int | str, ...], str, str]]) ->
 
 
 def load_case_file(
-    path: Path, extra_tools: tuple[str, ...] = (), *, strict: bool = False
+    path: Path, *, strict: bool = False
 ) -> CaseFile:
     """Load, validate and guard (``guards.check_file``) one case file, or raise
     ``CaseFileError``."""
@@ -242,7 +242,7 @@ def load_case_file(
         case_file = CaseFile.model_validate(data)
     except ValidationError as exc:
         raise CaseFileError(str(path), validation_problems(data, exc)) from None
-    problems = check_file(case_file, extra_tools, strict=strict)
+    problems = check_file(case_file, strict=strict)
     for tool in case_file.tools:
         for loc, message, fix in check_schema_refs(tool.parameters):
             field = ".".join(map(str, ("tools", tool.name, "parameters", *loc)))

@@ -149,7 +149,6 @@ def run_check(
         machine = {spec.name for spec in known}
     else:
         machine = set(offered_tools) if offered_tools is not None else offered_builtin_names()
-    extra = tuple(sorted(machine - set(BUILTIN_ORDER)))
     unlisted = [line for line in catalogue_sources if line.startswith("not listed: ")]
     questions: list[Question] = []
     splits: dict[Path, Split | None] = {}
@@ -177,7 +176,7 @@ def run_check(
         key = None if parts is None else parts.key(source, path.read_bytes(), context)
         part = None if parts is None or key is None else FilePart.stored(parts.get(key))
         if part is None:
-            part = _check_file(path, source, router, extra, strict, language, machine,
+            part = _check_file(path, source, router, strict, language, machine,
                                unlisted, known, split)
             if parts is not None and key is not None:
                 parts.put(key, part.to_json(), path, context)
@@ -198,7 +197,6 @@ def _check_file(
     path: Path,
     source: str,
     router: Router,
-    extra: tuple[str, ...],
     strict: bool,
     language: str | None,
     machine: set[str],
@@ -209,7 +207,8 @@ def _check_file(
     """One file's part of the report: load and guards, ``requires``, routing."""
     part = FilePart(k=router.k)
     try:
-        case_file = load_case_file(path, extra, strict=strict)
+        # as a run loads it: the machine's other tools are no excuse for a missing 'requires'
+        case_file = load_case_file(path, strict=strict)
     except CaseFileError as error:
         part.files = 1
         part.failures = [
