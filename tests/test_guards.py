@@ -147,7 +147,30 @@ def test_a_tab_indent_in_yaml_is_named_as_the_fix(tmp_path: Path) -> None:
                        r"fix: indent with spaces: YAML refuses a tab there"):
         load_case_file(path)
     path.write_text("name: x\ncases:\n  - name: [unclosed\n", encoding="utf-8")
-    with pytest.raises(CaseFileError, match=r"fix: fix the YAML syntax there"):
+    with pytest.raises(CaseFileError, match=r"fix: look for an unclosed quote or bracket"):
+        load_case_file(path)
+
+
+def test_a_tool_required_twice_is_named(tmp_path: Path) -> None:
+    """It was accepted, then a missing server's message listed the tool twice."""
+    data = {"name": "r", "requires": ["inv_stock", "inv_restock", "inv_stock"],
+            "cases": [{"name": "a", "category": "tool",
+                       "steps": [{"message": "stock?", "expect": "inv_stock"}]}]}
+    with pytest.raises(CaseFileError) as info:
+        load_case_file(write(tmp_path, data))
+    assert info.value.problems == [Problem("'requires' lists 'inv_stock' 2 times",
+                                           "list each tool once", field="requires",
+                                           value="inv_stock")]
+
+
+def test_an_unclosed_quote_is_named_where_it_opens(tmp_path: Path) -> None:
+    """It was reported at the end of the file ("found unexpected end of stream; fix: fix the
+    YAML syntax there"), lines below the quote that caused it."""
+    path = tmp_path / "s.yaml"
+    path.write_text('name: x\ncases:\n  - name: t\n    steps:\n      - message: "hi\n'
+                    "        expect: get_weather\n\n\n", encoding="utf-8")
+    with pytest.raises(CaseFileError, match=r"(?s)while scanning a quoted scalar at line 5, "
+                       r"column 18\).*fix: close the quote opened at line 5"):
         load_case_file(path)
 
 

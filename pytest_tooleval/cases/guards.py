@@ -131,6 +131,10 @@ def check_file(
             problems.append(Problem(
                 f"{count} inline tools are named {name!r}; one would silently replace the "
                 "other", "remove or rename all but one", field="tools", value=name))
+    for name, count in Counter(case_file.requires).items():
+        if count > 1:
+            problems.append(Problem(f"'requires' lists {name!r} {count} times",
+                                    "list each tool once", field="requires", value=name))
     for name, count in Counter(case.name for case in case_file.cases).items():
         if count > 1:
             problems.append(

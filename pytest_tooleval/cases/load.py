@@ -74,9 +74,18 @@ def parse_text(text: str, path: Path) -> Any:
     except yaml.YAMLError as exc:
         lines, mark = text.split("\n"), getattr(exc, "problem_mark", None)
         tab = mark is not None and "\t" in (lines[mark.line:] or [""])[0][:mark.column + 1]
-        problem = Problem(f"not valid YAML{_where(exc)}: {getattr(exc, 'problem', None) or exc}",
-                          "indent with spaces: YAML refuses a tab there" if tab
-                          else "fix the YAML syntax there")
+        # Where it began matters more than where it broke: an unclosed quote is reported at
+        # the end of the file ("while scanning a quoted scalar" at its line, as context).
+        begun, during = getattr(exc, "context_mark", None), getattr(exc, "context", None)
+        context = (f" ({during} at line {begun.line + 1}, column {begun.column + 1})"
+                   if during and begun is not None else "")
+        problem = Problem(
+            f"not valid YAML{_where(exc)}: {getattr(exc, 'problem', None) or exc}{context}",
+            "indent with spaces: YAML refuses a tab there" if tab else
+            f"close the quote opened at line {begun.line + 1}"
+            if begun is not None and "quoted" in context
+            else "look for an unclosed quote or bracket, a missing space after a colon or a "
+            "wrong indentation on that line or the one before")
     except RecursionError:
         problem = Problem("the JSON is nested too deeply to read",
                           "flatten the structure; case files never need that depth")
