@@ -16,7 +16,7 @@ from pytest_tooleval.configfile import ConfigError as ConfigError
 from pytest_tooleval.configfile import FoundConfig as FoundConfig
 from pytest_tooleval.configfile import find_project_config as find_project_config
 from pytest_tooleval.configfile import shadow_message, start_dir
-from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.hints import choice_hint, did_you_mean
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.scoring.settings import IntervalSettings, Thresholds
 from pytest_tooleval.tools.deadline import CASE_TIMEOUT_S, MAX_TIMEOUT_S, TOOL_TIMEOUT_S
@@ -343,5 +343,5 @@ def _describe(exc: ValidationError, sources: dict[str, str], model: type[BaseMod
         shown = f" {value}" if source.startswith("-") else f" = {value!r}"
         field = f".{rest}" if rest else ""
         help_text = f" [{_BY_DEST[key].help}]" if key in _BY_DEST else ""
-        lines.append(f"{source}{field}{shown}: {error['msg']}{help_text}")
+        lines.append(f"{source}{field}{shown}: {error['msg']}{choice_hint(error)}{help_text}")
     return "\n".join(lines)

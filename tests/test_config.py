@@ -304,3 +304,14 @@ def test_an_incomplete_or_unknown_profile_names_the_file_and_its_table(project) 
     result = project.run("--model", "nosuch")
     result.stderr.fnmatch_lines([f"*Define your own under [[]models.nosuch] in "
                                  f"{project.path / 'tooleval.toml'} with base_url and model."])
+
+
+def test_a_value_outside_a_fixed_set_gets_did_you_mean() -> None:
+    """A user wrote isolation = "per_case": "Input should be 'per-case' or 'per-run'", with
+    no hint, where every unknown key and field gets one."""
+    from pytest_tooleval.tools.mcp.config import McpConfigError, load_mcp_configs
+
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_configs({"toy": {"command": "python", "isolation": "per_case"}})
+    assert str(info.value).endswith("field 'isolation': Input should be 'per-case' or "
+                                    "'per-run' (did you mean 'per-case'?)")

@@ -21,6 +21,7 @@ from pytest_tooleval.cases.errors import CaseFileError, Problem
 from pytest_tooleval.cases.files import FOLDER_PROBLEM, is_scenario_path
 from pytest_tooleval.cases.guards import check_file
 from pytest_tooleval.cases.model import MAX_NAME_LENGTH, CaseFile
+from pytest_tooleval.hints import choice_hint
 from pytest_tooleval.world.data_io import home_folders
 from pytest_tooleval.world.factory import WorldOverrideError, validate_overrides
 from pytest_tooleval.yamlio import MAX_BYTES, MAX_INT_DIGITS, LongNumber, YamlLimitError, safe_load
@@ -182,7 +183,7 @@ def validation_problems(data: Any, exc: ValidationError) -> list[Problem]:
         loc = tuple(error["loc"])
         if error["type"] == "missing" and loc in renamed:
             continue
-        message = error["msg"].removeprefix("Value error, ")
+        message = error["msg"].removeprefix("Value error, ") + choice_hint(error)
         tag = _union_tag(data, loc)
         if tag is not None:  # a value no member fits: one problem, not one per member
             loc = loc[:tag]

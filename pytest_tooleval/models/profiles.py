@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from pytest_tooleval.configfile import table_line
-from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.hints import choice_hint, did_you_mean
 from pytest_tooleval.models.registry import unknown_kind
 
 DEFAULT_PROFILE = "smollm2-135m"
@@ -150,7 +150,7 @@ def _profile(name: str, base: dict[str, Any], table: dict[str, Any], where: str)
         problems = []
         for err in exc.errors(include_url=False):
             field = ".".join(str(p) for p in err["loc"]) or "(profile)"
-            message = err["msg"]
+            message = err["msg"] + choice_hint(err)
             if err["type"] == "extra_forbidden":
                 message = "unknown field" + did_you_mean(field, Profile.model_fields)
             problems.append(f"{field}: {message}")

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from pytest_tooleval.hints import did_you_mean
+from pytest_tooleval.hints import choice_hint, did_you_mean
 from pytest_tooleval.tools.deadline import MAX_TIMEOUT_S
 from pytest_tooleval.tools.names import BUILTIN_TOOL_NAMES
 
@@ -136,7 +136,7 @@ def _describe(where: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
         field = ".".join(str(part) for part in error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
+        message = str(error["msg"]).removeprefix("Value error, ") + choice_hint(error)
         if error["type"] == "extra_forbidden":
             names = list(McpServerConfig.model_fields)
             message = (f"unknown field{did_you_mean(field, names)} "
