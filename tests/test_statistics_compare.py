@@ -160,3 +160,29 @@ def test_a_few_paired_cases_never_promise_a_difference_past_100_points(repeat: i
                                   "paired case(s), while at least 7 must flip"), verdict
     else:
         assert sizes["score"] is not None and "score 76.2 points" in verdict, verdict
+
+
+def test_cases_that_changed_pair_a_repeated_run_with_a_single_one() -> None:
+    """A 3-try run against a 1-try baseline said "Cases that changed: 0 worse, 0 better"
+    under a table whose irrelevance row moved: the tries' node ids ([r1]…) were looked up
+    in the baseline's. Cases pair by content; a case is worse or better by its mean rank."""
+    from pytest_tooleval.result import CaseResult, Outcome
+    from tests.conftest import make_report
+
+    def tries(name: str, outcomes: list[str]) -> list[CaseResult]:
+        repeat = len(outcomes) > 1
+        return [CaseResult(nodeid=f"f.json::{name}" + (f"[r{r}]" if repeat else ""),
+                           file="f.json", case=name, case_hash=name, category="irrelevance",
+                           outcome=Outcome(o), axes={"irrelevance": float(o == "PASS")},
+                           repeat=r if repeat else None)
+                for r, o in enumerate(outcomes, start=1)]
+
+    base = make_report([*tries("thanks", ["FAIL"]), *tries("bye", ["PASS"]),
+                        *tries("ok", ["PASS"])])
+    new = make_report([*tries("thanks", ["PASS", "FAIL", "PASS"]),
+                       *tries("bye", ["PASS", "FAIL", "FAIL"]), *tries("ok", ["PASS"] * 3)])
+    result = compare(new, base)
+    assert [(c["nodeid"], c["baseline"], c["new"]) for c in result.improvements] == [
+        ("f.json::thanks", "FAIL", "PASS/FAIL/PASS")]
+    assert [(c["nodeid"], c["new"]) for c in result.regressions] == [
+        ("f.json::bye", "PASS/FAIL/FAIL")]

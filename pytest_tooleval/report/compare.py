@@ -263,20 +263,22 @@ def compare(new: Report, base: Report, *, force: bool = False,
     result.groups = {g: (new_groups.get(g), base_groups.get(g))
                      for g in sorted({*new_groups, *base_groups})}
     _routing_only(result, new_cases, base_by_id, new.run.router_mode, base.run.router_mode)
-    for case in new_cases:
-        old = base_by_id.get(case.nodeid)
-        if old is None or not old.scored:
+    # A case is worse or better by its outcomes' mean rank over its tries (paired by
+    # content, as the statistics: a 1-try baseline and a 3-try run pair case by case).
+    for new_case, base_case in pairs:
+        before, after = _mean_rank(base_case.scored), _mean_rank(new_case.scored)
+        if after == before:
             continue
-        if case.case_hash and old.case_hash not in (None, case.case_hash):
-            continue  # another case under this id in the baseline (contents moved)
-        before, after = old.outcome.value, case.outcome.value
-        change = {"nodeid": case.nodeid, "baseline": before, "new": after,
-                  "reasons": case.reasons}
-        if OUTCOME_RANK[after] < OUTCOME_RANK[before]:
-            result.regressions.append(change)
-        elif OUTCOME_RANK[after] > OUTCOME_RANK[before]:
-            result.improvements.append(change)
+        change = {"nodeid": new_case.key,
+                  "baseline": "/".join(t.outcome.value for t in base_case.scored),
+                  "new": "/".join(t.outcome.value for t in new_case.scored),
+                  "reasons": next((t.reasons for t in new_case.scored if t.reasons), [])}
+        (result.regressions if after < before else result.improvements).append(change)
     return result
+
+
+def _mean_rank(tries: list[CaseResult]) -> float:
+    return sum(OUTCOME_RANK[t.outcome.value] for t in tries) / len(tries)
 
 
 def _routing_only(result: Comparison, new_cases: list[CaseResult],
