@@ -180,17 +180,6 @@ def _negated(trigger_set: TriggerSet, words: tuple[str, ...]) -> list[Match]:
             if m.end in (len(words), len(words) - (verb[-1] in LIGHT_VERBS))]
 
 
-def _said_again(match: Match, words: tuple[str, ...], after: int) -> list[tuple[str, int]]:
-    """(tool, position) for a Turkish negated phrase's verb said again, bare, after its
-    clause (from ``after``): "Ali'ye mesaj atma, Kaan'a at" asks for the message, its object
-    left out. Not after a phrase that names where to ("çöpe atma, arşive at": -a, -e)."""
-    *rest, verb = match.text.split()
-    at = next((i for i in range(after, len(words)) if words[i] == verb), None)
-    if at is None or not rest or any(word.endswith(("a", "e")) for word in rest):
-        return []
-    return [(t.tool, at) for t in match.pattern.targets]
-
-
 def _unless_negative(candidates: list[Match], words: tuple[str, ...]) -> list[Match]:
     """``candidates`` with no tool that changes the world matched on a word that is a verb in
     a negative form (``NEGATIVE_VERB`` after some match's stem: "silmeyeceksin" for "sil*",
@@ -422,7 +411,6 @@ class TriggerRouter(Router):
                     ruled_out.update(t.tool for t in match.pattern.targets
                                      if t.tool in SIDE_EFFECTING_BUILTINS)
                     negated_at.append(a + match.start)
-                    named += _said_again(match, text.words, b)
             named += [(t.tool, m.start) for m in longest for t in m.pattern.targets]
             spans += [(m.start, m.end) for m in longest]
             for match in longest:
