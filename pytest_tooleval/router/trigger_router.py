@@ -251,11 +251,6 @@ def _governed(
         if thanks or negator:
             end = min((c for c in cuts if c > at), default=len(words))
             later = min((c for c in cuts if c > end), default=len(words))
-            # a negated request's first trigger word said again in its clause asks for it
-            # ("DONT TEXT ALI TEXT KAAN"; not "don't text ali i'll text him")
-            verb = next((s for s, _ in sorted(spans) if at < s < end), end)
-            again = [i for i in range(verb + 1, end)
-                     if negator and words[i] == words[verb] and words[i - 2:i] not in OWN]
             # the next clause is the speaker's own doing ("I'll tell you when"), unless it
             # hands the task over ("I'll need you to text him", "I'll have you send it")
             if negator:
@@ -266,12 +261,12 @@ def _governed(
             # call him so text him", "thanks for the help and remind me at 9"; not "don't
             # text him so late", "no need to save it so i'll remember", "thanks for saving and
             # sending it").
-            stop = min([*again, next((i for i in range(after, end) if (
+            stop = next((i for i in range(after, end) if (
                 words[i] in TURNS and words[i - 1:i + 1] not in OWN_JUST) or (
                 words[i] in ({"so", "and"} if thanks else {"so"}) and i + 1 < len(words)
                 and not words[i + 1].endswith("ing") and words[i + 1] not in SUBJECTS
                 and any(s == i + 1 for s, _ in spans))),
-                end)])
+                end)
             found.update(range(at + 1, stop))
     return found
 

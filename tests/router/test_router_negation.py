@@ -87,9 +87,6 @@ NEGATED = [
     ("tr", "dosyayı silme, ben silerim sonra", "delete_file"),
     ("tr", "MESAJ GÖNDERME, BEN KENDİM GÖNDERİRİM", "send_message"),
     ("tr", "dosyayı silme, ben kendim taşırım", "move_file"),
-    # the verb said again by the speaker is no request
-    ("en", "don't text ali i'll text him myself", "send_message"),
-    ("en", "DON'T TEXT ALI, I'LL TEXT KAAN MYSELF", "send_message"),
     ("tr", "no need to save it, ben hatırlarım", "memory_save"),
     # a Turkish verb in a negative form anywhere is no trigger of a tool that changes the world
     ("tr", "raporu hiç silmedim, bu sabah da duruyordu", "delete_file"),
@@ -130,11 +127,6 @@ def test_a_negated_request_does_not_show_its_tool(language: str, message: str, t
     ("tr", "cuma 14:00 bütçe toplantısı ekle, konu: planlama", "calendar_add"),
     ("tr", "yarın saat 10'a bir toplantı ekler misin: sprint planlama", "calendar_add"),
     ("en", "don't send it to Ali. Send it to Kaan", "send_message"),
-    # the negated verb said again asks for it: a new object or person, no punctuation
-    ("en", "DONT TEXT ALI TEXT KAAN", "send_message"),
-    ("en", "dont text ali text kaan", "send_message"),
-    ("en", "no need to text ali text kaan tho", "send_message"),
-    ("en", "don't delete the pdf delete the zip", "delete_file"),
     ("en", "don't text him, just remind me at 6 to call him", "reminder_add"),
     ("en", "no need to save it, just remind me at 5", "reminder_add"),
     ("en", "no need to text him, i'll just call. remind me at 6 to call him", "reminder_add"),
