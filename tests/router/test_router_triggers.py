@@ -23,7 +23,6 @@ from tests.router.routing import (
     plain_reasons,
     reasons,
     shown,
-    signal,
 )
 
 
@@ -470,20 +469,3 @@ def test_a_family_lends_its_filler_places_to_read_only_siblings_only() -> None:
     assert "calendar_list" in tools
     assert not {"calendar_add", "calendar_delete", "reminder_add"} & set(tools)
     assert {"git_status", "git_log", "git_branches"} <= set(shown("git diff ne gösteriyor", "tr"))
-
-
-# "save this" (memory_save's phrase) is longer than write_file's save*: the file to save to
-# named, write_file was shown by nothing ("save this recipe to recipes/lentil.md").
-@pytest.mark.parametrize("message", ["save this recipe to recipes/lentil.md",
-                                     "SAVE THIS RECIPE TO RECIPES/LENTIL.MD",
-                                     "save that checklist into notes/trip.txt"])
-def test_save_this_into_a_file_shows_write_file(message: str, known_texts: set[str]) -> None:
-    assert normalize(message, "en").text not in known_texts
-    assert "write_file" in shown(message, "en")
-    assert signal(message, "en", "write_file")
-
-
-@pytest.mark.parametrize("message", ["no need to save this, i'll remember it",
-                                     "how do I save this as a pdf on my mac?"])
-def test_save_this_declined_or_asked_about_shows_no_write_file(message: str) -> None:
-    assert "write_file" not in shown(message, "en")
