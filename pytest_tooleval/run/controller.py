@@ -340,8 +340,10 @@ class Controller:
 
     @property
     def done(self) -> int:
-        """Cases that finished: with a result, or skipped (a skip is a finished case)."""
-        return len(self.results) + len(set(self.skipped) - set(self.results))
+        """Cases that finished: with a result, or skipped (a skip is a finished case); a
+        journalled ERROR standing until its case runs again is not finished."""
+        finished = self.results.keys() - self.forbidden_before_failure.keys()
+        return len(finished) + len(set(self.skipped) - finished)
 
     def _keep(self, nodeid: str, result: CaseResult, data: dict[str, Any] | None = None) -> None:
         if earlier := self.forbidden_before_failure.pop(nodeid, None):
@@ -365,7 +367,8 @@ class Controller:
             self.skipped[report.nodeid] = str(longrepr[2] if isinstance(longrepr, tuple)
                                               else longrepr)
             return
-        if not report.failed or report.nodeid in self.results:
+        if not report.failed or report.nodeid in (self.results.keys()
+                                                  - self.forbidden_before_failure.keys()):
             return
         # No result travelled: a failing fixture, or a worker that crashed mid-case.
         reason = str(report.longrepr)[-600:] if report.longrepr else "no result was recorded"

@@ -340,6 +340,8 @@ def decide(rows: list[Row], *, level: float = DEFAULT_LEVEL,
             detectable = min_detectable(row.flips.cases, row.flips.discordance,
                                         alpha=per_figure, power=POWER)
             smallest[row.name] = None if detectable is None else 100 * detectable
+    if cases < min_flips(per_figure):  # no difference could show: none is detectable
+        smallest = dict.fromkeys(smallest)
     statuses = {r.status for r in deciding}
     status = ("regression" if "regression" in statuses else
               "improvement" if "improvement" in statuses else
