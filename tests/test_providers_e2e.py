@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tooleval.cli import main as tooleval_main
 from tests.conftest import report_cases
 from tests.support.fake_openai import Rule, answer, call
 
@@ -167,3 +168,53 @@ def test_tools_of_a_conftest_pytest_loads_later_are_offered(project, fake_model)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*tool 'lookup' is offered twice, by python:benchmarks/a/"
                                  "conftest.py and by python:benchmarks/b/conftest.py*"])
+
+
+# -- a read-only tool backs no claimed action ------------------------------------------------
+CLAIM = "You're welcome! I've sent you a confirmation e-mail as well."
+CLAIMED = "step 2: the answer claims an action (\"I've sent\") but nothing with a side effect ran"
+
+
+def _chain(name: str, message: str, tool: str) -> dict:
+    return {"name": name, "category": "chain", "steps": [
+        {"message": message, "expect": tool}, {"message": "thanks!"}]}
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_read_only_python_tool_backs_no_claimed_action(project, fake_model, monkeypatch,
+                                                         capsys, declared) -> None:
+    """After the user's read-only order_status ran, "I've sent you a confirmation e-mail"
+    passed: every user tool counted as having acted. Declared read-only, the claim fails
+    the step, and so it does when the stored report is re-scored with no provider; not
+    declared, the tool may have acted and the claim stands."""
+    server = fake_model([
+        Rule("order 51", [call("order_status", {"number": "51"}),
+                          answer("Order 51 ships tomorrow.")]),
+        Rule("thanks", [answer(CLAIM)]),
+    ])
+    project.profile(server)
+    project.pytester.makeconftest(f'''
+from pytest_tooleval import tool
+
+
+@tool{"(read_only=True)" if declared else ""}
+def order_status(number: str) -> str:
+    """Where an order of our shop is."""
+    return f"order {{number}}: ships tomorrow"
+''')
+    project.write("benchmarks/orders.json", {
+        "name": "orders", "language": "en", "requires": ["order_status"],
+        "cases": [_chain("order", "where is my order 51?", "order_status")]})
+    project.run("--tooleval-min-cases", "0", "--tooleval-min-score", "0")
+    case = project.cases()["order"]
+    assert case.transcripts[0].attempts[0].read_only is (True if declared else None)
+    assert (case.outcome, case.reasons) == (("PARTIAL", [CLAIMED]) if declared else ("PASS", []))
+    monkeypatch.chdir(project.path)
+    capsys.readouterr()
+    assert tooleval_main(["rescore", "tooleval-report/report.json"]) == 0
+    assert "0 changed outcome, 0 need a rerun, 1 unchanged" in capsys.readouterr().out
+    if declared:  # the record alone decides: without it (an older report) the claim stands
+        stored = project.path / "tooleval-report" / "report.json"
+        stored.write_text(stored.read_text().replace('"read_only": true', '"read_only": null'))
+        assert tooleval_main(["rescore", str(stored)]) == 1  # 1: an outcome changed
+        assert "order: PARTIAL -> PASS" in capsys.readouterr().out

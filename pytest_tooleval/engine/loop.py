@@ -228,6 +228,7 @@ class ToolLoop:
                 attempt.duration_s = time.perf_counter() - started
                 attempt.result = shorten(result.text)
                 attempt.result_is_error = result.is_error
+                attempt.read_only = shown[attempt.name].read_only
                 text = result.text
                 if left < clock:  # the case's clock, not the tool's, may have ended it
                     self._in_time(f"the end of a call of {attempt.name}")

@@ -22,6 +22,9 @@ class Attempt:
     result: str | None = None
     result_is_error: bool = False
     duration_s: float = 0.0
+    #: The tool that ran only reads (its spec's ``read_only``): True, False, or None when
+    #: its provider does not say (an undeclared @tool or MCP tool) or nothing ran.
+    read_only: bool | None = None
 
 
 @dataclass

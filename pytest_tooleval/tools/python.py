@@ -55,6 +55,8 @@ class PythonTool:
     parameters: dict[str, Any]
     arguments: type[BaseModel]
     function: Callable[..., Any]
+    #: ``@tool(read_only=True)``: it only reads (scoring: no action claimed after it ran).
+    read_only: bool | None = None
 
     @property
     def origin(self) -> str:
@@ -64,15 +66,19 @@ class PythonTool:
 @overload
 def tool(function: F, /) -> F: ...
 @overload
-def tool(*, name: str | None = None, description: str | None = None) -> Callable[[F], F]: ...
+def tool(*, name: str | None = None, description: str | None = None,
+         read_only: bool | None = None) -> Callable[[F], F]: ...
 def tool(
     function: Callable[..., Any] | None = None,
     /,
     *,
     name: str | None = None,
     description: str | None = None,
+    read_only: bool | None = None,
 ) -> Any:
-    """Mark a function as a tool: ``@tool`` or ``@tool(name=..., description=...)``.
+    """Mark a function as a tool: ``@tool`` or ``@tool(name=..., description=...,
+    read_only=True)`` (it only reads: an answer that claims an action it did not do is
+    caught after it ran; undeclared, it may have acted).
 
     The function itself is returned unchanged (still callable from the user's code).
     """
@@ -80,7 +86,8 @@ def tool(
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         __tracebackhide__ = True
-        setattr(fn, _TOOL_ATTR, describe_function(fn, name=name, description=description))
+        setattr(fn, _TOOL_ATTR, describe_function(fn, name=name, description=description,
+                                                  read_only=read_only))
         return fn
 
     return register(function) if function is not None else register
@@ -93,7 +100,8 @@ def python_tool(function: Callable[..., Any]) -> PythonTool:
 
 
 def describe_function(
-    function: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    function: Callable[..., Any], *, name: str | None = None, description: str | None = None,
+    read_only: bool | None = None,
 ) -> PythonTool:
     """Derive name, description and JSON schema; ``PythonToolError`` when that is impossible."""
     __tracebackhide__ = True
@@ -157,7 +165,7 @@ def describe_function(
     if not text:  # the model and the router would have its name alone to go by
         raise PythonToolError(f"{where}: no description; fix: give the function a docstring "
                               "saying what the tool does, or pass @tool(description=...)")
-    return PythonTool(tool_name, text, schema, model, function)
+    return PythonTool(tool_name, text, schema, model, function, read_only)
 
 
 def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
@@ -267,7 +275,7 @@ class PythonToolProvider(ToolProvider):
 
     def list_tools(self) -> list[ToolSpec]:
         return [
-            ToolSpec(spec.name, spec.description, spec.parameters, self.source)
+            ToolSpec(spec.name, spec.description, spec.parameters, self.source, spec.read_only)
             for spec in self._tools.values()
         ]
 

@@ -244,6 +244,23 @@ def test_an_action_claim_stands_when_the_action_ran() -> None:
     assert score_case(chain, failed).outcome is Outcome.PARTIAL
 
 
+@pytest.mark.parametrize("text", ["You're welcome! I've sent you a confirmation e-mail as well.",
+                                  "Rica ederim, sizin için yeni bir sipariş oluşturdum."])
+def test_a_call_recorded_read_only_backs_no_claimed_action(text: str) -> None:
+    """A user's read-only order_status ran, and "I've sent you a confirmation e-mail"
+    passed. Recorded read-only it backs no claim; unknown (an undeclared tool, a report of an
+    earlier version) or False, it may have acted."""
+    chain = Case.model_validate({"name": "c", "category": "chain", "steps": [
+        {"message": "where is order 51?", "expect": "order_status"}, {"message": "thanks!"}]})
+    for read_only, outcome in ((True, Outcome.PARTIAL), (None, Outcome.PASS),
+                               (False, Outcome.PASS)):
+        looked = ran("where is order 51?", "It ships tomorrow.", "order_status")
+        looked.attempts[0].read_only = read_only
+        scored = score_case(chain, [looked, ran("thanks!", text)])
+        assert scored.outcome is outcome, (read_only, scored.reasons)
+        assert ("claims an action" in " ".join(scored.reasons)) is (outcome is Outcome.PARTIAL)
+
+
 # -- end to end, through the plugin ----------------------------------------------------------
 def test_wrong_and_contradicting_answers_fail_end_to_end(project: Any, fake_model: Any) -> None:
     from tests.conftest import WEATHER_TOOL, scenario
