@@ -218,3 +218,24 @@ def order_status(number: str) -> str:
         stored.write_text(stored.read_text().replace('"read_only": true', '"read_only": null'))
         assert tooleval_main(["rescore", str(stored)]) == 1  # 1: an outcome changed
         assert "order: PARTIAL -> PASS" in capsys.readouterr().out
+
+
+def test_an_mcp_tools_read_only_hint_is_recorded(project, fake_model) -> None:
+    """The toy server's recall says readOnlyHint: true; echo says nothing (unknown)."""
+    server = fake_model([
+        Rule("my notes", [call("toy_recall", {}), answer("You have no notes.")]),
+        Rule("say hi", [call("toy_echo", {"text": "hi"}), answer("hi")]),
+        Rule("thanks", [answer(CLAIM)]),
+    ])
+    project.profile(server)
+    _mcp(project, "toy", sys.executable, [str(TOY_SERVER)], prefix="toy_")
+    project.write("benchmarks/notes.json", {
+        "name": "notes", "language": "en", "requires": ["toy_recall", "toy_echo"],
+        "cases": [_chain("notes", "what are my notes?", "toy_recall"),
+                  _chain("echo", "say hi back to me", "toy_echo")]})
+    project.run("--tooleval-min-cases", "0", "--tooleval-min-score", "0")
+    cases = project.cases()
+    assert cases["notes"].transcripts[0].attempts[0].read_only is True
+    assert (cases["notes"].outcome, cases["notes"].reasons) == ("PARTIAL", [CLAIMED])
+    assert cases["echo"].transcripts[0].attempts[0].read_only is None
+    assert (cases["echo"].outcome, cases["echo"].reasons) == ("PASS", [])

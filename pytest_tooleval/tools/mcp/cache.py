@@ -57,8 +57,8 @@ def write_cache(base_dir: Path, name: str, config: McpServerConfig, specs: list[
         **_key(config),
         "server_info": server_info,
         "listed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "tools": [{"name": s.name, "description": s.description, "parameters": s.parameters}
-                  for s in specs],
+        "tools": [{"name": s.name, "description": s.description, "parameters": s.parameters,
+                   "read_only": s.read_only} for s in specs],
     }
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
 
@@ -85,7 +85,8 @@ def read_cache(base_dir: Path, name: str, config: McpServerConfig) -> CachedTool
     # The server's own names: the entry's prefix is the configured one (checked above).
     own = [str(t["name"]).removeprefix(config.prefix) for t in tools]
     specs = [ToolSpec(str(t["name"]), str(t.get("description", "")),
-                      dict(t.get("parameters") or {}), source, stands_for=stands_for(n, config))
+                      dict(t.get("parameters") or {}), source, t.get("read_only"),
+                      stands_for=stands_for(n, config))
              for t, n in zip(tools, own, strict=True)]
     return CachedTools(specs, data.get("server_info"), str(data.get("listed_at", "?")),
                        shadowed_by(own, config))

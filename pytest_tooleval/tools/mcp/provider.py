@@ -97,6 +97,8 @@ class McpToolProvider(ToolProvider):
                     description=(tool.description or tool.title or tool.name or "").strip(),
                     parameters=dict(tool.input_schema or _EMPTY_SCHEMA),
                     source=self.source,
+                    # The standard hint, else unknown: an undeclared tool may have acted.
+                    read_only=tool.annotations.read_only_hint if tool.annotations else None,
                     stands_for=stands_for(tool.name, self.config),
                 )
             )

@@ -14,6 +14,7 @@ import time
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
 server = MCPServer("toy", version="1.0", log_level="WARNING")
@@ -72,7 +73,7 @@ def remember(text: str) -> str:
     return f"{len(NOTES)} note(s)"
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def recall() -> str:
     """The notes kept so far, comma-separated."""
     return "notes: " + ",".join(NOTES)
