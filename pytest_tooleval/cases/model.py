@@ -349,6 +349,8 @@ class InlineTool(_Strict):
     result: Any = None
     results: list[Any] | None = None
     error: bool = False
+    #: It only reads (scoring: no action claimed after it ran); out of dumps while unset.
+    read_only: bool | None = Field(None, exclude_if=lambda value: value is None)
 
     @field_validator("name")
     @classmethod

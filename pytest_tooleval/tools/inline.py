@@ -18,7 +18,7 @@ class InlineToolProvider(ToolProvider):
 
     def list_tools(self) -> list[ToolSpec]:
         return [
-            ToolSpec(tool.name, tool.description, tool.parameters, self.source)
+            ToolSpec(tool.name, tool.description, tool.parameters, self.source, tool.read_only)
             for tool in self._tools.values()
         ]
 

@@ -18,6 +18,7 @@ from pytest_tooleval.check.oracle import ORACLE, run_oracle
 from pytest_tooleval.engine.transcript import Attempt, StepTranscript
 from pytest_tooleval.scoring.claims import contradictions
 from pytest_tooleval.scoring.outcome import Outcome, score_case
+from pytest_tooleval.tools.inline import InlineToolProvider
 from tests.support.fake_openai import Rule, answer, call
 
 USD = {"message": "Has the dollar gone up or down against the lira today, and by what "
@@ -74,6 +75,18 @@ def test_the_negative_form_is_in_the_content_hash_only_when_given() -> None:
         {"message": "m", "expect": "web_search", "wrong": "fell"}]})
     assert negative.steps[0].wrong == ["fell"]
     assert content_hash(file, negative) != content_hash(file, plain)
+
+
+def test_an_inline_tools_read_only_is_offered_and_in_the_content_hash_only_when_given() -> None:
+    tool = {"name": "order_status", "description": "Where an order is.", "result": "ships"}
+    cases = [{"name": "c", "category": "irrelevance", "steps": [{"message": "thanks!"}]}]
+    plain = CaseFile.model_validate({"name": "f", "tools": [tool], "cases": cases})
+    assert "read_only" not in plain.tools[0].model_dump(mode="json")  # old hashes stand
+    declared = CaseFile.model_validate({"name": "f", "tools": [{**tool, "read_only": True}],
+                                        "cases": cases})
+    assert [spec.read_only for spec in InlineToolProvider(list(declared.tools), "f").list_tools()
+            ] == [True]
+    assert content_hash(declared, declared.cases[0]) != content_hash(plain, plain.cases[0])
 
 
 def _problems(tmp_path: Path, step: dict[str, Any]) -> str:
