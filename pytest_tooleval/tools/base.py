@@ -32,6 +32,12 @@ class ToolSpec:
     #: is not in the catalogue (built-ins off, or shadowed).
     stands_for: str | None = None
 
+    def __post_init__(self) -> None:
+        # Scored live as given, re-read by pydantic on rescore: "yes" would score twice over.
+        if not (self.read_only is None or isinstance(self.read_only, bool)):
+            raise TypeError(f"tool {self.name!r}: read_only must be True, False or None, "
+                            f"not {self.read_only!r}")
+
     def openai_schema(self) -> dict[str, Any]:
         return {
             "type": "function",

@@ -274,6 +274,31 @@ def test_a_call_recorded_read_only_backs_no_claimed_action(text: str) -> None:
         assert ("claims an action" in " ".join(scored.reasons)) is (outcome is Outcome.PARTIAL)
 
 
+def test_a_tool_recorded_as_acting_under_a_read_only_builtins_name_may_have_acted() -> None:
+    """An MCP server's own read_file (shadow_builtins) that says readOnlyHint: false: the
+    built-in's name said it only read, whatever its record. The record decides; the name
+    only where there is none (a report of an earlier version)."""
+    chain = Case.model_validate({"name": "c", "category": "chain", "steps": [
+        {"message": "read notes.txt", "expect": "read_file"}, {"message": "thanks!"}]})
+    for read_only, outcome in ((False, Outcome.PASS), (None, Outcome.PARTIAL),
+                               (True, Outcome.PARTIAL)):
+        looked = ran("read notes.txt", "It says hi.", "read_file")
+        looked.attempts[0].read_only = read_only
+        scored = score_case(chain, [looked, ran("thanks!", "Done, I've sent it to Kaan.")])
+        assert scored.outcome is outcome, (read_only, scored.reasons)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, 0, "false"])
+def test_a_read_only_that_is_no_bool_is_refused(value: Any) -> None:
+    """@tool(read_only="yes") scored as 'may have acted' live and as read-only once the
+    report was read back (pydantic reads "yes" and 1 as true): two scores of one run."""
+    from pytest_tooleval.tools.base import ToolSpec
+
+    with pytest.raises(TypeError, match=r"tool 'order_status': read_only must be True, "
+                                        r"False or None"):
+        ToolSpec("order_status", "Order status.", {"type": "object"}, "python:x", value)
+
+
 # -- end to end, through the plugin ----------------------------------------------------------
 def test_wrong_and_contradicting_answers_fail_end_to_end(project: Any, fake_model: Any) -> None:
     from tests.conftest import WEATHER_TOOL, scenario
