@@ -203,7 +203,7 @@ class HttpClient:
             stop=(tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget)
                   | tenacity.stop_when_event_set(self._closed)),
             sleep=self._sleep, reraise=True)
-        started = self._local.attempt_started = time.perf_counter()
+        started = time.perf_counter()
         try:
             reply = retrying(self._attempt, self.base_urls[replica], method, url, body,
                              deadline, budget)
