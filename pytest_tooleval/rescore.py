@@ -26,6 +26,7 @@ from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
 from pytest_tooleval.run.score import verdict
 from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS, axes_of, score_of
 from pytest_tooleval.scoring.intervals import figure_intervals
+from pytest_tooleval.scoring.outcome import score_cut_off
 from pytest_tooleval.scoring.repeats import group_tries
 from pytest_tooleval.scoring.settings import DEFAULT_LEVEL, IntervalSettings
 from pytest_tooleval.tools.base import CaseContext, Catalogue, ToolProvider
@@ -171,9 +172,11 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
     if old.is_error:
         return "it ended in ERROR: nothing was scored"
     transcripts = old.transcripts
-    if len(case.steps) != len(transcripts):
+    # A FAIL the machine cut off (score_cut_off) holds the steps up to its failure.
+    if len(case.steps) < len(transcripts) or (old.error is None
+                                              and len(case.steps) != len(transcripts)):
         return f"it has {len(case.steps)} step(s) now, {len(transcripts)} when it ran"
-    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=True), 1):
+    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=False), 1):
         if step.message != transcript.message:
             return f"step {number}'s message changed"
     try:
@@ -182,8 +185,13 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
         outcome.routing_unchecked += 1
         why = None
     why = why or _inline_results_changed(case_file, old)
-    return why or old.model_copy(update={**verdict(case_file, case, transcripts),
-                                         "case_hash": content_hash(case_file, case)})
+    if why:
+        return why
+    cut = None if old.error is None else score_cut_off(case, transcripts, old.error)
+    if old.error is not None and cut is None:
+        return "the machine cut it off, and the step it failed in now expects a tool"
+    return old.model_copy(update={**verdict(case_file, case, transcripts, cut),
+                                  "case_hash": content_hash(case_file, case)})
 
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
@@ -205,7 +213,7 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     routing_for = router.for_case(case)
     previous: tuple[str, ...] = ()
     for number, (step, transcript) in enumerate(zip(case.steps, old.transcripts,
-                                                    strict=True), 1):
+                                                    strict=False), 1):
         gone = sorted(set(transcript.shown) - names)
         if gone and run.info is None:  # a killed run's start line lists no @tool tools
             raise Unrouted

@@ -90,7 +90,7 @@ RANK = {"PASS": 0, "PARTIAL": 1, "FAIL": 2, "ERROR": 3}  # the sort's "worst fir
 
 def one_line(case: CaseResult) -> str:
     """A collapsed case row's reason: the error, else the first reason, else a pass."""
-    if case.error is not None:
+    if case.error is not None and case.is_error:
         first = next(iter(case.error.message.splitlines()), "")  # the message may be empty
         return f"{case.error.kind} error: {first}"
     if case.reasons:

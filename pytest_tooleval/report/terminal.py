@@ -36,7 +36,7 @@ def explain(result: CaseResult) -> str:
     """What a user needs to see for a non-PASS case: why, what ran, what was answered."""
     lines = [f"{result.outcome.value}: {result.nodeid}"]
     error = result.error
-    if error is not None:
+    if error is not None and result.is_error:  # a cut-off FAIL's reasons say it
         kind = error.kind + (f", {error.detail}" if error.detail else "")
         lines.append(f"  infrastructure error ({kind}; not scored): {error.message}")
     lines += [f"  - {reason}" for reason in result.reasons

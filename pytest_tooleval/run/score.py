@@ -9,7 +9,7 @@ from pytest_tooleval.cases.model import Case, CaseFile, case_today
 from pytest_tooleval.engine.session import CaseRef, CaseRun
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.result import CaseResult, StepResult
-from pytest_tooleval.scoring.outcome import score_case
+from pytest_tooleval.scoring.outcome import Scored, score_case, score_cut_off
 
 
 def case_identity(ref: CaseRef) -> dict[str, Any]:
@@ -30,28 +30,36 @@ def case_identity(ref: CaseRef) -> dict[str, Any]:
     }
 
 
-def verdict(case_file: CaseFile, case: Case,
-            transcripts: list[StepTranscript]) -> dict[str, Any]:
-    """``score_case``'s verdict on a case's transcripts, as ``CaseResult`` fields (a run's
-    result, and ``tooleval rescore``'s)."""
-    scored = score_case(case, transcripts, case_file.language, case_today(case_file))
+def verdict(case_file: CaseFile, case: Case, transcripts: list[StepTranscript],
+            scored: Scored | None = None) -> dict[str, Any]:
+    """``score_case``'s verdict on a case's transcripts (or ``scored``, one already made),
+    as ``CaseResult`` fields (a run's result, and ``tooleval rescore``'s)."""
+    if scored is None:
+        scored = score_case(case, transcripts, case_file.language, case_today(case_file))
     return {"outcome": scored.outcome, "reasons": scored.reasons, "axes": scored.axes,
             "steps": [StepResult(transcript=t, checks=c)
                       for t, c in zip(transcripts, scored.checks, strict=True)]}
 
 
 def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
-    """The typed result of a case's run: an ERROR for a failure of the machine (with its
-    partial transcript), else ``score_case``'s verdict."""
+    """The typed result of a case's run: ``score_case``'s verdict; for a failure of the
+    machine, an ERROR with its partial transcript, or ``score_cut_off``'s FAIL (the error
+    kept on it) where the model had called a tool where none was wanted."""
     identity = case_identity(ref)
-    if run.error is not None:
-        # The steps reached: a partial run has fewer transcripts than the case has steps.
-        reached = zip(ref.case.steps, run.transcripts, strict=False)
-        called = {attempt.name for step, transcript in reached for attempt in transcript.attempts
-                  if attempt.valid and attempt.name and attempt.name in step.forbidden}
-        return CaseResult.infrastructure_error(
-            ref.nodeid, run.error, transcripts=run.transcripts, duration_s=run.duration_s,
-            forbidden_before_failure=sorted(called), **identity,
-        )
-    return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s,
-                      **verdict(ref.case_file, ref.case, run.transcripts), **identity)
+    if run.error is None:
+        return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s,
+                          **verdict(ref.case_file, ref.case, run.transcripts), **identity)
+    # The steps reached: a partial run has fewer transcripts than the case has steps.
+    reached = zip(ref.case.steps, run.transcripts, strict=False)
+    called = sorted({attempt.name for step, transcript in reached
+                     for attempt in transcript.attempts
+                     if attempt.valid and attempt.name and attempt.name in step.forbidden})
+    cut = score_cut_off(ref.case, run.transcripts, run.error)
+    if cut is not None:
+        return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s, error=run.error,
+                          forbidden_before_failure=called,
+                          **verdict(ref.case_file, ref.case, run.transcripts, cut), **identity)
+    return CaseResult.infrastructure_error(
+        ref.nodeid, run.error, transcripts=run.transcripts, duration_s=run.duration_s,
+        forbidden_before_failure=called, **identity,
+    )

@@ -63,7 +63,7 @@ def step_mode(checks: StepChecks, transcript: StepTranscript) -> str | None:
 
 def case_modes(result: CaseResult) -> list[str]:
     """One mode per failing step; one ``error_<kind>`` for an ERROR case."""
-    if result.error is not None:
+    if result.error is not None and result.is_error:
         return [f"error_{result.error.kind}"]
     found = [step_mode(step.checks, step.transcript) for step in result.steps
              if step.checks is not None]

@@ -13,10 +13,11 @@ from pytest_tooleval.cases.evidence import evidence_found, evidence_key
 from pytest_tooleval.cases.model import Case, Step
 from pytest_tooleval.engine.transcript import StepTranscript
 from pytest_tooleval.models.base import TRUNCATED
-from pytest_tooleval.result import Outcome, StepChecks
+from pytest_tooleval.result import ErrorInfo, Outcome, StepChecks
 from pytest_tooleval.scoring.claims import contradictions
 
-__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case"]
+__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case",
+           "score_cut_off"]
 
 
 def _same_value(expected: Any, actual: Any) -> bool:
@@ -93,6 +94,20 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en",
     return checks
 
 
+def _violations(prefix: str, step: StepChecks, transcript: StepTranscript) -> list[str]:
+    """Why the step fails its case whatever else it does (rule 3): a tool attempted where
+    none was wanted, a forbidden tool run."""
+    reasons = []
+    if step.restraint is False:
+        attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
+                                else "(unparseable)") for a in transcript.attempts]
+        reasons.append(f"{prefix}a tool call was attempted where none was wanted "
+                       f"({', '.join(attempted)})")
+    if step.forbidden_ran:
+        reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
+    return reasons
+
+
 def case_outcome(
     steps: list[StepChecks], transcripts: list[StepTranscript],
     contradicted: list[list[str]] | None = None,
@@ -106,15 +121,9 @@ def case_outcome(
     hard_fail = False
     for number, (step, transcript) in enumerate(zip(steps, transcripts, strict=True), start=1):
         prefix = f"step {number}: " if len(steps) > 1 else ""
-        if step.restraint is False:
-            attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
-                                    else "(unparseable)") for a in transcript.attempts]
-            hard_fail = True
-            reasons.append(f"{prefix}a tool call was attempted where none was wanted "
-                           f"({', '.join(attempted)})")
-        if step.forbidden_ran:
-            hard_fail = True
-            reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
+        violations = _violations(prefix, step, transcript)
+        hard_fail |= bool(violations)
+        reasons += violations
         for value in (step.tool, step.restraint, step.args, step.state):
             if value is None:
                 continue
@@ -168,7 +177,8 @@ class Scored:
     outcome: Outcome
     reasons: list[str]
     axes: dict[str, float]
-    checks: list[StepChecks] = field(default_factory=list)
+    #: Per step; None for a step ``score_cut_off`` leaves unscored.
+    checks: list[StepChecks | None] = field(default_factory=list)
 
 
 def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en",
@@ -183,4 +193,34 @@ def score_case(case: Case, transcripts: list[StepTranscript], language: str = "e
         if reasons_of_step and step_checks.evidence is not None:
             step_checks.evidence = 0.0  # a wrong answer earns nothing for its right parts
     outcome, reasons = case_outcome(checks, transcripts, contradicted)
-    return Scored(outcome, reasons, axis_values(case, checks), checks)
+    return Scored(outcome, reasons, axis_values(case, checks), list(checks))
+
+
+def score_cut_off(case: Case, transcripts: list[StepTranscript],
+                  error: ErrorInfo) -> Scored | None:
+    """A run the machine's ``error`` cut off in its last step, one that expects no tool,
+    after the model called a tool there (any call but a reply cut off at max_tokens, as
+    complete runs count it): the model's FAIL on the irrelevance axis alone, the one thing
+    the call settles. None for any other cut-off run (an ERROR).
+
+    A try that calls no tool there ends the case with its answer and has nothing left to
+    fail, so a failure after the step's first reply meets only the tries that called:
+    scoring them keeps the measured rate the model's, where rerunning them would lower it.
+    Before a later step, both kinds of try would still face its requests, and scoring only
+    the calling ones would raise the rate: such a run stays an ERROR (docs/scoring.md)."""
+    if not transcripts or len(transcripts) != len(case.steps):
+        return None
+    step, transcript = case.steps[-1], transcripts[-1]
+    # Ended (answered, or stopped by the loop): what failed next met every try alike.
+    if step.routes or transcript.answered or transcript.stopped or all(
+            a.reason == TRUNCATED for a in transcript.attempts):
+        return None
+    done = check_step(step, transcript)
+    checks = StepChecks(expect=done.expect, forbidden=done.forbidden,
+                        forbidden_ran=done.forbidden_ran, restraint=False)
+    prefix = f"step {len(transcripts)}: " if len(case.steps) > 1 else ""
+    kind = error.kind + (f", {error.detail}" if error.detail else "")
+    reasons = [*_violations(prefix, checks, transcript),
+               f"then the machine failed ({kind}): {error.message}"]
+    return Scored(Outcome.FAIL, reasons, {"irrelevance": 0.0},
+                  [None] * (len(transcripts) - 1) + [checks])

@@ -6,6 +6,7 @@ itself never scores.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -257,3 +258,52 @@ def test_a_forbidden_call_in_a_turn_the_machine_stopped_is_kept_in_either_order(
     assert [(a.name, a.valid, a.result) for a in attempts] == [(n, True, None) for n in order]
     result = score_run(case, run)
     assert result.is_error and result.forbidden_before_failure == ["wipe_notes"]
+
+
+# ------------------------------------------ a tool called where none was wanted, then a failure
+
+class Flaky(Backend):
+    """A model that calls get_weather at "thanks" with probability ``p`` behind a server
+    that fails each request with probability ``fail``."""
+
+    mode = "off"
+
+    def __init__(self, rng: random.Random, p: float, fail: float) -> None:
+        self.rng, self.p, self.fail = rng, p, fail
+
+    def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
+        if self.rng.random() < self.fail:
+            raise BackendUnavailable("HTTP 503 from the model server")
+        last = messages[-1]
+        if last["role"] == "tool":
+            return ModelTurn(content="Done.")
+        if "weather" in last["content"] or ("thanks" in last["content"]
+                                           and self.rng.random() < self.p):
+            return weather_call()
+        return ModelTurn(content="You're welcome.")
+
+
+@pytest.mark.parametrize("steps", [
+    [{"message": "thanks!"}],  # an irrelevance case
+    [{"message": "weather in Izmir?", "expect": "get_weather"}, {"message": "thanks!"}],
+], ids=["alone", "closing"])
+def test_a_flaky_server_neither_hides_nor_inflates_calls_where_none_was_wanted(
+        steps: list[dict[str, Any]]) -> None:
+    """Rule 3 against rule 4: every try runs until it is scored, as resuming after ERRORs
+    does, behind a server that fails 30 % of requests. Only a try that called a tool at
+    "thanks" has a request left to fail in that step: when each such failure was an ERROR
+    run again, the measured rate of calls fell from 0.20 to 0.15 (a flaky server bought
+    restraint). The rate measured is the model's, within 0.03."""
+    case_file = CaseFile.model_validate({"name": "demo", "language": "en",
+                                         "tools": [CASE_FILE.tools[0].model_dump()],
+                                         "cases": [{"name": "c", "category": "chain"
+                                                    if len(steps) > 1 else "irrelevance",
+                                                    "steps": steps}]})
+    case = CaseRef("demo.yaml::c", "demo.yaml", case_file, case_file.cases[0])
+    session = session_with(Flaky(random.Random(7), p=0.2, fail=0.3))
+    called = []
+    for _ in range(2000):
+        while (result := score_run(case, session.run(case))).is_error:
+            pass
+        called.append(result.axes["irrelevance"] == 0.0)
+    assert sum(called) / len(called) == pytest.approx(0.2, abs=0.03)
