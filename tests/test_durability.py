@@ -489,6 +489,9 @@ def test_a_forbidden_call_before_the_machine_failed_stays_through_resume(
         violation_kept("ERROR", "NOT VALID")
         if "Interrupt" in setup:  # the standing ERROR did not run again: the run is partial
             assert project.report()["run"]["interrupted"].endswith("2 of 3 cases ran")
+        else:  # skipped: listed once, as the standing ERROR, not in run.skipped too
+            run = project.report()["run"]
+            assert "skipped" not in run and run["cases_done"] == run["cases_selected"] == 3
     (project.path / "conftest.py").unlink()
     assert project.run("--tooleval-resume", "--tooleval-min-cases", "1",
                        workers=workers).ret == 1

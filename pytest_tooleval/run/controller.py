@@ -433,8 +433,10 @@ class Controller:
             shard=settings.shard,
             selection=selection(list(self.results.values()), self.runtime.config,
                                 settings.sample),
+            # A journalled ERROR that stands (its case skipped now) is in the cases, once.
             skipped=[Skipped(nodeid=nodeid, reason=reason)
-                     for nodeid, reason in sorted(self.skipped.items())] or None,
+                     for nodeid, reason in sorted(self.skipped.items())
+                     if nodeid not in self.results] or None,
             resumed=self.resumed,
         )
 
