@@ -1,7 +1,8 @@
 """pytest-tooleval: measure how well a language model uses tools, inside pytest.
 
 The public surface for extending it (docs/usage.md) loads on first use, so importing the
-plugin stays cheap.
+plugin stays cheap. PYTEST_DONT_REWRITE: ``tooleval run`` has imported the package before
+pytest loads it as a plugin, so pytest could not rewrite its asserts and warned on every run.
 """
 
 from __future__ import annotations

@@ -51,6 +51,21 @@ def test_check_on_a_broken_file_exits_1_and_writes_json(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["failures"]
 
 
+def test_a_run_through_the_cli_ends_without_a_warnings_summary(tmp_path: Path) -> None:
+    """``tooleval run`` imports the package before pytest loads it as a plugin: every run
+    ended with "PytestAssertRewriteWarning: Module already imported so cannot be
+    rewritten; pytest_tooleval" under a warnings summary, after the tooleval summary.
+    With the repository on the path, its metadata lists the package's files, as an installed
+    wheel's does (an editable install's lists none, and pytest marks nothing to rewrite)."""
+    assert main(["init", str(tmp_path / "p")]) == 0
+    process = subprocess.run([sys.executable, "-m", "pytest_tooleval.cli", "run", "--",
+                              "--co", "-q"], capture_output=True, text=True, cwd=tmp_path / "p",
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "tests collected" in process.stdout
+    assert "warning" not in (process.stdout + process.stderr).lower()
+
+
 COMMANDS = ["init", "run", "check", "split", "route", "call", "gap", "compare", "board", "rescore",
             "merge", "doctor", "power", "html", "export", "import"]
 
