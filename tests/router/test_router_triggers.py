@@ -183,6 +183,23 @@ def test_trigger_files_reject_unknown_levels(tmp_path: Path) -> None:
         TriggerRouter(trigger_files=[path])
 
 
+def test_a_verbs_trigger_counts_only_where_a_request_s_verb_stands(tmp_path: Path) -> None:
+    # a word that is also a noun: a trigger at a clause's start or after a request's opening,
+    # before an object; after a determiner, or before what a noun takes, no trigger
+    path = tmp_path / "en.yaml"
+    path.write_text("tools:\n  fax_send: {verbs: [fax]}\n", encoding="utf-8")
+    mine = ToolSpec("fax_send", "Send a document.", {"type": "object"}, "python:conftest.py")
+    router = TriggerRouter(trigger_files=[path], lexical=False)
+    for message in ("fax the lease to the bank", "please fax it today", "ok, fax the form",
+                    "can you fax the form", "find the form and fax it"):
+        why = router.score(message, "en", [*CATALOGUE, mine])[1].get("fax_send", [])
+        assert any(r.startswith("trigger 'fax'") for r in why), message
+    for message in ("the fax the bank sent", "a fax from the bank", "fax for the bank?",
+                    "fax?", "fax address of the bank"):
+        why = router.score(message, "en", [*CATALOGUE, mine])[1].get("fax_send", [])
+        assert not any(r.startswith("trigger") for r in why), message
+
+
 def test_a_lone_star_in_a_phrase_is_any_one_word() -> None:
     from pytest_tooleval.router.trigger_syntax import parse_trigger
 
