@@ -139,6 +139,9 @@ NOUN_BEFORE = frozenset({"for", "of", "from", "is", "was", "are", "were", "s", "
                          "address", "addresses", "account", "accounts", "thread", "inbox",
                          "signature", "chain", "app", "client", "list", "and", "or", "about",
                          "with"})
+# The two tools that keep what the user says: a memory_save phrase ("save this", "note
+# down") in a message that names a file leaves write_file its trigger ("save*", "write*").
+KEEPERS = {"write_file": {"memory_save"}}
 _NO_HINTS = {ord(sign): " " for sign in EMOJI_HINTS if len(sign) == 1}  # emoji as typed
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 #: A word without which no negation, thanks or acknowledgement governs anything.
@@ -243,6 +246,27 @@ def _as_verb(candidates: list[Match], words: tuple[str, ...], cuts: list[int],
             out.append(m if len(targets) == len(m.pattern.targets)
                        else replace(m, pattern=replace(m.pattern, targets=targets)))
     return out
+
+
+def _saved_to_a_file(candidates: list[Match], longest: list[Match], message: str,
+                     cuts: list[int], hints: str | None) -> list[Match]:
+    """In a clause that names a file, write_file's triggers that a longer phrase of
+    memory_save took (``KEEPERS``): what is saved may go to the file named ("save this recipe
+    to recipes/lentil.md": write_file's save*, though "save this" is memory_save's phrase;
+    not "save this, the wifi password is in router.pdf")."""
+    clauses = CLAUSE_END.split(message)
+    kept = []
+    for m in candidates:
+        clause = sum(m.start >= cut for cut in cuts)
+        if m in longest or not (clause < len(clauses)
+                                and normalize(clauses[clause], hints).has_filename):
+            continue
+        covering = {t.tool for c in longest if c.start < m.end and m.start < c.end
+                    for t in c.pattern.targets}
+        targets = [t for t in m.pattern.targets if KEEPERS.get(t.tool) == covering]
+        if targets:
+            kept.append(replace(m, pattern=replace(m.pattern, targets=targets)))
+    return kept
 
 
 def _cuts(message: str, hints: str | None) -> list[int]:
@@ -451,6 +475,8 @@ class TriggerRouter(Router):
                     if t.tool in MONEY_KINDS:
                         classes[t.tool[1:]].append(m.text)
             longest = longest_matches(candidates, len(text.words))
+            if text.has_filename:
+                longest += _saved_to_a_file(candidates, longest, message, cuts, hints)
             for a, b in pairwise([0, *cuts, len(text.words)]):  # each clause's last verb
                 for match in _negated(trigger_set, text.words[a:b]):
                     ruled_out.update(t.tool for t in match.pattern.targets
