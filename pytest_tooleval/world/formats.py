@@ -30,17 +30,9 @@ _WRAP = 92
 
 def _pdf_string(text: str) -> bytes:
     """A PDF literal string in cp1254, with every non-printable byte octal-escaped."""
-    raw = text.encode(PDF_CODEC)
-    out = bytearray(b"(")
-    for byte in raw:
-        if byte in (0x28, 0x29, 0x5C):
-            out += b"\\" + bytes([byte])
-        elif 0x20 <= byte < 0x7F:
-            out.append(byte)
-        else:
-            out += b"\\%03o" % byte
-    out += b")"
-    return bytes(out)
+    escaped = (b"\\" + bytes([byte]) if byte in b"()\\" else bytes([byte])
+               if 0x20 <= byte < 0x7F else b"\\%03o" % byte for byte in text.encode(PDF_CODEC))
+    return b"(" + b"".join(escaped) + b")"
 
 
 def _to_unicode_cmap() -> bytes:
