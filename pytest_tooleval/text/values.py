@@ -424,23 +424,18 @@ def _fractional(whole: str, fraction: str) -> tuple[Decimal, Decimal]:
     return Decimal(f"{whole or 0}.{fraction}"), Decimal(1).scaleb(-len(fraction))
 
 
-def _unit(match: regex.Match[str]) -> str | None:
-    pre, unit = match.group("pre"), match.group("unit")
-    name = (unit or pre or "").strip()
-    return _UNITS.get(name)
-
-
 def _numbers(text: str, language: str | None) -> list[tuple[regex.Match[str], Number]]:
     found = []
     for match in _NUMBER.finditer(text, overlapped=False):
         scale = match.group("scale")
         factor = Decimal(1).scaleb(_SCALES[scale]) if scale else Decimal(1)
         sign = -1 if match.group("sign") else 1
+        unit = _UNITS.get((match.group("unit") or match.group("pre") or "").strip())
         approximate = bool(_ROUGHLY_BEFORE.search(text, max(0, match.start() - 20),
                                                   match.start())
                            or _ROUGHLY_AFTER.match(text, match.end()))
         for value, quantum in _readings(match.group("num"), language):
-            found.append((match, Number(sign * value * factor, quantum * factor, _unit(match),
+            found.append((match, Number(sign * value * factor, quantum * factor, unit,
                                         approximate)))
     return found
 
@@ -501,9 +496,7 @@ def _date(year: str | None, month: int, day: str) -> Date | None:
 
 
 def _dates(text: str, english: bool) -> list[Date]:
-    found: list[Date | None] = []
-    for y, _, m, d in _ISO.findall(text):
-        found.append(_date(y, int(m), d))
+    found: list[Date | None] = [_date(y, int(m), d) for y, _, m, d in _ISO.findall(text)]
     for d, separator, m, y in _NUMERIC_DATE.findall(text):
         found.append(_date(y, int(m), d))
         if english and separator != ".":  # 05.08.2020 is day-first everywhere; 05/08 is not
