@@ -237,10 +237,8 @@ def _folders(binds: Sequence[str]) -> list[str]:
         i += 1 + arity
     parents = {str(parent) for target in targets for parent in Path(target).parents
                if str(parent) not in ("/", "/usr", "/tmp")}
-    made = []
-    for folder in sorted(parents, key=lambda p: (p.count("/"), p)):
-        made += ["--perms", "0755", "--dir", folder]
-    return made
+    return [arg for folder in sorted(parents, key=lambda p: (p.count("/"), p))
+            for arg in ("--perms", "0755", "--dir", folder)]
 
 
 def bwrap_argv(argv: Sequence[str], *, writable: Path | None, cwd: Path | str,
