@@ -312,9 +312,9 @@ class HttpClient:
         if status >= 500:
             if _SERVER_PARSE.match(message):
                 return CallUnreadable(
-                    f"{text} (the server's own parser could not read the model's reply; "
-                    "scored as the model's malformed call in a --grammar vendor turn, "
-                    "anywhere else it is this server build's failure)", message)
+                    f"{text} (the server's parser could not read the model's reply as a tool "
+                    "call: the model broke its call format, or this server build's parser is "
+                    "at fault; --grammar on reads the reply in the harness instead)", message)
             return ServerError(text)
         if status == 404:
             text += (" (check the profile's base_url (OpenAI-compatible servers answer under "

@@ -16,7 +16,6 @@ import pytest
 from pytest_tooleval.models import raw_openai
 from pytest_tooleval.models.base import (
     BackendUnavailable,
-    CallUnreadable,
     ContextOverflow,
     MalformedReply,
     ServerError,
@@ -32,7 +31,7 @@ from pytest_tooleval.models.raw_openai import (
 )
 from pytest_tooleval.tools.base import ToolSpec
 from tests.models.templates import SMOLLM2
-from tests.support.fake_openai import FakeOpenAI, Rule, answer, body, call, status
+from tests.support.fake_openai import FakeOpenAI, Rule, answer, body, call
 
 
 def raw(url: str, grammar: str, flavor: str | None = None, **fields: object
@@ -297,15 +296,3 @@ def test_a_llama_server_still_loading_is_a_server_error_not_a_missing_template()
         loading.server_close()
     assert "/apply-template answered HTTP 503: Loading model" in str(caught.value)
     assert backend.describe()["server"] == "unknown"
-
-
-def test_the_servers_parse_failure_in_off_stays_the_machines(tools: list[ToolSpec]) -> None:
-    """In on/off the harness reads the reply: llama-server's parser failing on it anyway
-    ("Failed to parse input at pos 0", a build that parses /completion too) is no malformed
-    call of the model's but an ERROR of the server, as in the preflight."""
-    failure = {"error": {"code": 500, "message": "Failed to parse input at pos 0: xyz"}}
-    with FakeOpenAI([CANARY_OK, Rule("weather", [status(500, body=failure)])]) as fake, \
-            pytest.raises(CallUnreadable) as caught:
-        raw(fake.base_url, "off", retries=2).complete(QUESTION, tools)
-    assert caught.value.kind == "call_unreadable"
-    assert "this server build's failure" in str(caught.value)
