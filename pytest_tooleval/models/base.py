@@ -55,19 +55,6 @@ class ServerError(BackendError):
     kind = "server_error"
 
 
-class CallUnreadable(ServerError):
-    """The server's own tool-call parser could not read the model's reply (llama-server's
-    HTTP 500 "Failed to parse input at pos N: <the reply from there>"). Where a turn was
-    asked for in ``--grammar vendor`` it is the model's malformed call, as a reply the
-    harness cannot read is in on and off; anywhere else it stays the server's failure."""
-
-    kind = "call_unreadable"
-
-    def __init__(self, text: str, message: str) -> None:
-        super().__init__(text)
-        self.message = message  # the server's own words, quoting the reply
-
-
 class RequestRefused(BackendError):
     """The server answered 4xx: it refused the request as sent."""
 

@@ -30,7 +30,6 @@ import tenacity
 
 from pytest_tooleval.models.base import (
     BackendError,
-    CallUnreadable,
     ContextOverflow,
     MalformedReply,
     RequestRefused,
@@ -54,10 +53,9 @@ _CONTEXT_OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 
-# llama-server's parser failing on the model's reply (common_chat_peg_parse: "Failed to
-# parse input at pos 184: <the reply from there>" as HTTP 500). Not its "Failed to parse
-# tool call arguments as JSON": that is the request's history, the harness's to send right.
-_SERVER_PARSE = re.compile(r"failed to parse input at pos", re.IGNORECASE)
+# llama-server's parser failing on the model's reply in --grammar vendor (the server reads
+# the calls there): "Failed to parse input at pos 184: <tool_call>…" as HTTP 500.
+_SERVER_PARSE = re.compile(r"failed to parse input", re.IGNORECASE)
 
 
 def server_message(text: str, status: int) -> str:
@@ -215,9 +213,6 @@ class HttpClient:
             return reply
         except _Retryable as retryable:
             last = retryable.error
-        except CallUnreadable:  # the model's turn (openai.py): its latency, as a reply's
-            self._local.retry_s = self.retry_time() + self._local.attempt_started - started
-            raise
         finally:
             if bound is None:
                 self._release(replica)
@@ -282,10 +277,7 @@ class HttpClient:
         status, headers, content = response.status_code, response.headers, response.content
         if status >= 400:
             failure = self._status_error(url, status, content.decode("utf-8", "replace"))
-            # A reply the server's parser cannot read is read alike on another try (the
-            # seed is pinned), or its retry would hide the model's malformed call.
-            if status in RETRY_STATUS and not isinstance(failure,
-                                                         (ContextOverflow, CallUnreadable)):
+            if status in RETRY_STATUS and not isinstance(failure, ContextOverflow):
                 after = retry_after_seconds(headers.get("retry-after"))
                 if after is None or time.monotonic() + after < deadline:
                     raise _Retryable(failure, after)
@@ -311,10 +303,10 @@ class HttpClient:
                 "the server's context size, or lower max_tokens)")
         if status >= 500:
             if _SERVER_PARSE.match(message):
-                return CallUnreadable(
-                    f"{text} (the server's parser could not read the model's reply as a tool "
-                    "call: the model broke its call format, or this server build's parser is "
-                    "at fault; --grammar on reads the reply in the harness instead)", message)
+                text += (" (the server's parser could not read the model's reply as a tool "
+                         "call: the model broke its call format, or this server build's "
+                         "parser is at fault. With --grammar on or off the harness reads the "
+                         "reply, and a broken call is scored as the model's malformed call)")
             return ServerError(text)
         if status == 404:
             text += (" (check the profile's base_url (OpenAI-compatible servers answer under "

@@ -16,11 +16,9 @@ from pytest_tooleval.models.base import (
     Backend,
     BackendConfigError,
     BackendError,
-    CallUnreadable,
     ConstraintIgnored,
     Message,
     ModelTurn,
-    RawCall,
     RequestRefused,
     ServerStall,
     ServerTimeout,
@@ -294,16 +292,7 @@ class OpenAIChatBackend(ServerBackend):
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         started, retried = time.perf_counter(), self.http.retry_time()
-        try:
-            body = self.http.post("/chat/completions", self._payload(messages, tools))
-        except CallUnreadable as unreadable:
-            # The server's parser is the one that reads calls here: a reply it cannot read
-            # is the model's malformed call, kept with the server's words (not an ERROR).
-            latency = time.perf_counter() - started - (self.http.retry_time() - retried)
-            why = unreadable.message.partition(": ")[0]
-            return ModelTurn(content="", latency_s=latency, calls=[RawCall(
-                None, None, raw=unreadable.message,
-                parse_error=f"the server's tool-call parser could not read the reply ({why})")])
+        body = self.http.post("/chat/completions", self._payload(messages, tools))
         latency = time.perf_counter() - started - (self.http.retry_time() - retried)
         content, calls, choice = chat_message(body, f"{self.base_url}/chat/completions")
         content = strip_thinking(content)  # reasoning is not the answer, as in on/off

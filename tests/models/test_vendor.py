@@ -76,28 +76,6 @@ def test_a_malformed_call_is_the_models_and_the_case_goes_on(arguments: str) -> 
     assert sent[-2]["tool_calls"][0]["function"]["arguments"] == "{}"
 
 
-def test_a_reply_the_servers_parser_cannot_read_is_the_models_and_the_case_goes_on() -> None:
-    """llama-server answers HTTP 500 "Failed to parse input at pos N: ..." when its parser
-    cannot read the model's reply as a call: an unparseable attempt and a next round, as the
-    harness's own parser makes of it in on/off; it was a machine ERROR after three tries."""
-    from tests.engine.test_loop import ref, session_with
-    from tests.support.fake_openai import status
-
-    cause = 'Failed to parse input at pos 12: <tool_call>{"name": "get_weather", "argu'
-    error = {"error": {"code": 500, "message": cause, "type": "server_error"}}
-    rules = [Rule("", [status(500, body=error), answer("It is 17.4 C.")])]
-    with FakeOpenAI(rules, strict_content=True) as fake:
-        chat = OpenAIChatBackend(Profile(name="t", base_url=fake.base_url, model="m"))
-        run = session_with(chat).run(ref())
-        sent = chat_bodies(fake)
-    assert run.error is None and run.transcripts[0].answer == "It is 17.4 C."
-    (attempt,) = run.transcripts[0].attempts
-    assert (attempt.valid, attempt.malformed) == (False, "unparseable")
-    assert "Failed to parse input at pos 12" in attempt.reason
-    told = sent[1]["messages"][-1]  # not retried: the second request is the next round
-    assert told["role"] == "tool" and "could not read the reply" in told["content"]
-
-
 def test_a_reasoning_block_in_the_content_is_neither_answer_nor_call(
         tools: list[ToolSpec]) -> None:
     """A server that leaves ``<think>`` in the content (vLLM without a reasoning parser,
