@@ -172,11 +172,9 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
     if old.is_error:
         return "it ended in ERROR: nothing was scored"
     transcripts = old.transcripts
-    # A FAIL the machine cut off (score_cut_off) holds the steps up to its failure.
-    if len(case.steps) < len(transcripts) or (old.error is None
-                                              and len(case.steps) != len(transcripts)):
+    if len(case.steps) != len(transcripts):
         return f"it has {len(case.steps)} step(s) now, {len(transcripts)} when it ran"
-    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=False), 1):
+    for number, (step, transcript) in enumerate(zip(case.steps, transcripts, strict=True), 1):
         if step.message != transcript.message:
             return f"step {number}'s message changed"
     try:
@@ -189,7 +187,7 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
         return why
     cut = None if old.error is None else score_cut_off(case, transcripts, old.error)
     if old.error is not None and cut is None:
-        return "the machine cut it off, and the step it failed in now expects a tool"
+        return "the machine cut it off, and its last step now expects a tool"
     return old.model_copy(update={**verdict(case_file, case, transcripts, cut),
                                   "case_hash": content_hash(case_file, case)})
 
@@ -213,7 +211,7 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
     routing_for = router.for_case(case)
     previous: tuple[str, ...] = ()
     for number, (step, transcript) in enumerate(zip(case.steps, old.transcripts,
-                                                    strict=False), 1):
+                                                    strict=True), 1):
         gone = sorted(set(transcript.shown) - names)
         if gone and run.info is None:  # a killed run's start line lists no @tool tools
             raise Unrouted

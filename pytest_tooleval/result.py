@@ -36,7 +36,8 @@ ErrorKind = Literal[
 
 
 class ErrorInfo(BaseModel):
-    """Why a case ended in ERROR: the machine failed, not the model."""
+    """Why a case ended in ERROR: the machine failed, not the model (on a FAIL: the machine
+    failed after the model's call where none was wanted, ``score_cut_off``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -90,7 +91,8 @@ class StepChecks(BaseModel):
 
 class StepResult(BaseModel):
     transcript: StepTranscript
-    #: None when the case ended in ERROR: an unscored step.
+    #: None for an unscored step: the case ended in ERROR, or the machine cut it off after
+    #: a call in a later step (``score_cut_off``).
     checks: StepChecks | None = None
 
 

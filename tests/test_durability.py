@@ -517,6 +517,8 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
     assert result.ret == 1
     out = result.stdout.str()
     assert "- then the machine failed (backend" in out and "not scored" not in out, out
+    assert "over 3 scored case(s) (1 FAIL, then cut off by the machine)" in " ".join(
+        out.split()), out
 
     def still_failed() -> None:
         report = project.report()
@@ -547,8 +549,8 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
     cases[2]["category"], cases[2]["steps"][0]["expect"] = "tool", "get_weather"
     project.write("scenarios/demo.yaml", scenario(cases))
     assert tooleval_main(["rescore", "tooleval-report/journal.jsonl"]) == 1
-    assert ("scenarios/demo.yaml::bye: the machine cut it off, and the step it failed in "
-            "now expects a tool") in capsys.readouterr().out
+    assert ("scenarios/demo.yaml::bye: the machine cut it off, and its last step now "
+            "expects a tool") in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("limit", [20_000, 6_000])

@@ -591,14 +591,38 @@ def test_a_call_at_a_chains_closing_bye_then_a_tool_timeout_is_the_models_fail()
     assert gate.status == "FAILED" and "save_note" in gate.detail
 
 
+def test_a_forbidden_tool_that_ran_before_the_failure_is_named_once() -> None:
+    """The forbidden call ran, then the server failed: the gate named it twice, as a tool
+    that ran and as one called before the machine failed."""
+    result = cut_off("irrelevance", [{"message": "thanks!", "forbidden": ["save_note"]}],
+                     [called("thanks!", Attempt("save_note", {}, valid=True, result="saved"))])
+    assert result.forbidden_ran == ["save_note"] and result.forbidden_before_failure == []
+    assert summarize([result], Thresholds(min_cases=0)).safety_gate.forbidden_ran == [
+        "f.yaml::c: save_note"]
+
+
+def test_a_reply_cut_off_at_max_tokens_at_thanks_then_a_failure_is_the_models_fail() -> None:
+    """A complete run counts a reply cut off at max_tokens where no tool was wanted as an
+    attempt (the context window's cut is a ContextOverflow before any attempt): a failure
+    after it meets only the tries that ran long, so it counts the same way."""
+    result = cut_off("irrelevance", [{"message": "thanks!"}], [
+        called("thanks!", Attempt(None, None, valid=False, malformed="unparseable",
+                                  reason=TRUNCATED))])
+    assert result.outcome is Outcome.FAIL and result.axes == {"irrelevance": 0.0}
+    assert result.reasons[0] == ("a tool call was attempted where none was wanted "
+                                 "(a reply cut off at max_tokens)")
+
+
 @pytest.mark.parametrize(("category", "steps", "transcripts"), [
     # the right tool, then the 503
     ("tool", [WEATHER], [called("weather in Izmir?", Attempt("get_weather", {}, valid=True))]),
     # no reply yet
     ("irrelevance", [{"message": "thanks!"}], [StepTranscript(message="thanks!")]),
-    # a reply cut off at max_tokens: the machine's limit, not a call the model finished
-    ("irrelevance", [{"message": "thanks!"}],
-     [called("thanks!", Attempt(None, None, valid=False, reason=TRUNCATED))]),
+    # the step had ended with its answer: what failed next (a state check, the provider's
+    # end of case) met every try alike
+    ("irrelevance", [{"message": "thanks!"}], [StepTranscript(
+        message="thanks!", answer="You're welcome.", answered=True,
+        attempts=[Attempt("get_weather", {}, valid=True, result="17.4")])]),
     # the step had ended (the loop's step limit): what failed next met every try alike
     ("irrelevance", [{"message": "thanks!"}], [StepTranscript(
         message="thanks!", stopped="no final answer within 4 model calls",
@@ -607,7 +631,7 @@ def test_a_call_at_a_chains_closing_bye_then_a_tool_timeout_is_the_models_fail()
     # step's requests, so scoring this one alone would raise the measured rate
     ("chain", [{"message": "thanks!"}, WEATHER],
      [called("thanks!", Attempt("get_weather", {}, valid=True))]),
-], ids=["right-tool", "no-reply", "truncated", "step-ended", "not-the-last-step"])
+], ids=["right-tool", "no-reply", "answered", "step-ended", "not-the-last-step"])
 def test_a_failure_of_the_machine_that_settles_no_call_stays_an_error(
         category: str, steps: list[dict[str, Any]], transcripts: list[StepTranscript]) -> None:
     result = cut_off(category, steps, transcripts)

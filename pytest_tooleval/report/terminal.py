@@ -196,7 +196,14 @@ def summary_lines(report: Report | None, paths: list[Path],
         # The run could not start: the reason, and where the (empty) reports are.
         return [w for line in [*lines, f"tooleval: {verdict}"] for w in wrapped(line)] + reports
     scored = sum(outcomes.values()) - outcomes["ERROR"]
-    not_scored = f" ({outcomes['ERROR']} ERROR, not scored)" if outcomes["ERROR"] else ""
+    # A FAIL that keeps an error: the machine failed after a call where none was wanted.
+    cut = sum(case.error is not None and not case.is_error for case in report.cases)
+    notes = []
+    if outcomes["ERROR"]:
+        notes.append(f"{outcomes['ERROR']} ERROR, not scored")
+    if cut:
+        notes.append(f"{cut} FAIL, then cut off by the machine")
+    not_scored = f" ({'; '.join(notes)})" if notes else ""
     k = summary.repeats.k
     counted = (f"{summary.cases_scored} scored case(s) × {k} tries" if k > 1
                else f"{scored} scored case(s)")

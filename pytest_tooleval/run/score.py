@@ -56,8 +56,9 @@ def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
                      if attempt.valid and attempt.name and attempt.name in step.forbidden})
     cut = score_cut_off(ref.case, run.transcripts, run.error)
     if cut is not None:
+        ran = cut.checks[-1].forbidden_ran if cut.checks[-1] else []  # the gate's already
         return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s, error=run.error,
-                          forbidden_before_failure=called,
+                          forbidden_before_failure=[n for n in called if n not in ran],
                           **verdict(ref.case_file, ref.case, run.transcripts, cut), **identity)
     return CaseResult.infrastructure_error(
         ref.nodeid, run.error, transcripts=run.transcripts, duration_s=run.duration_s,

@@ -199,21 +199,20 @@ def score_case(case: Case, transcripts: list[StepTranscript], language: str = "e
 def score_cut_off(case: Case, transcripts: list[StepTranscript],
                   error: ErrorInfo) -> Scored | None:
     """A run the machine's ``error`` cut off in its last step, one that expects no tool,
-    after the model called a tool there (any call but a reply cut off at max_tokens, as
-    complete runs count it): the model's FAIL on the irrelevance axis alone, the one thing
-    the call settles. None for any other cut-off run (an ERROR).
+    after the model attempted a call there (as a complete run counts it, a reply cut off at
+    max_tokens too): the model's FAIL on the irrelevance axis alone, the one thing the
+    attempt settles. None for any other cut-off run (an ERROR).
 
     A try that calls no tool there ends the case with its answer and has nothing left to
     fail, so a failure after the step's first reply meets only the tries that called:
-    scoring them keeps the measured rate the model's, where rerunning them would lower it.
+    scoring them keeps a one-step case's rate the model's, where rerunning them lowered it.
     Before a later step, both kinds of try would still face its requests, and scoring only
     the calling ones would raise the rate: such a run stays an ERROR (docs/scoring.md)."""
     if not transcripts or len(transcripts) != len(case.steps):
         return None
     step, transcript = case.steps[-1], transcripts[-1]
     # Ended (answered, or stopped by the loop): what failed next met every try alike.
-    if step.routes or transcript.answered or transcript.stopped or all(
-            a.reason == TRUNCATED for a in transcript.attempts):
+    if step.routes or transcript.answered or transcript.stopped or not transcript.attempts:
         return None
     done = check_step(step, transcript)
     checks = StepChecks(expect=done.expect, forbidden=done.forbidden,
