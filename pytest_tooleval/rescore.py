@@ -188,8 +188,12 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
     cut = None if old.error is None else score_cut_off(case, transcripts, old.error)
     if old.error is not None and cut is None:
         return "the machine cut it off, and its last step now expects a tool"
-    return old.model_copy(update={**verdict(case_file, case, transcripts, cut),
-                                  "case_hash": content_hash(case_file, case)})
+    # A forbidden call before a failure (its own, or an earlier try's carried by resume)
+    # stays only while the case still forbids that tool.
+    forbidden = {name for step in case.steps for name in step.forbidden}
+    return old.model_copy(update={
+        **verdict(case_file, case, transcripts, cut), "case_hash": content_hash(case_file, case),
+        "forbidden_before_failure": [n for n in old.forbidden_before_failure if n in forbidden]})
 
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,

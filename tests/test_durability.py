@@ -452,7 +452,7 @@ def test_resume_runs_the_error_cases_again(project, fake_model, workers) -> None
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_forbidden_call_before_the_machine_failed_stays_through_resume(
-        project, fake_model, workers) -> None:
+        project, fake_model, monkeypatch, workers) -> None:
     """Rule 3: the model saves a note where only the weather was asked for, then the
     server fails. The case is an ERROR (not scored), but the gate fails on the call, naming
     the case. Resuming keeps it: interrupted before the case runs again, or with the case
@@ -497,6 +497,22 @@ def test_a_forbidden_call_before_the_machine_failed_stays_through_resume(
                        workers=workers).ret == 1
     violation_kept("PASS", "NOT DEPLOYABLE")
     assert project.report()["summary"]["outcomes"]["PASS"] == 3
+    if workers:
+        return
+    # rescore keeps the call while the case forbids the tool, and drops it once it does not
+    monkeypatch.chdir(project.path)
+
+    def rescored(folder: str) -> list[str]:
+        assert tooleval_main(["rescore", "tooleval-report/journal.jsonl",
+                              "--report", folder]) in (0, 1)
+        again = json.loads((project.path / folder / "report.json").read_text())
+        look = next(c for c in again["cases"] if c["case"] == "look")
+        return look["forbidden_before_failure"]
+
+    assert rescored("same") == ["save_note"]
+    del cases[2]["steps"][0]["forbidden"]
+    project.write("scenarios/demo.yaml", scenario(cases))
+    assert rescored("edited") == []
 
 
 @pytest.mark.parametrize("workers", [0, 2])
