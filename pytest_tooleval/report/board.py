@@ -12,9 +12,10 @@ from typing import Any
 
 from pytest_tooleval.report.charts import Bar, bar_chart
 from pytest_tooleval.report.compare import differences, model_identity, sampling_of
+from pytest_tooleval.report.github import with_interval
 from pytest_tooleval.report.html import bounds, environment
-from pytest_tooleval.report.model import Interval, Report, RunInfo
-from pytest_tooleval.report.terminal import interval_text, short
+from pytest_tooleval.report.model import Report, RunInfo
+from pytest_tooleval.report.terminal import short
 from pytest_tooleval.scoring.aggregate import WEIGHTS
 from pytest_tooleval.scoring.paired import Row, pair_cases, paired_rows
 from pytest_tooleval.scoring.statistics import DEFAULT_LEVEL
@@ -144,22 +145,14 @@ def _groups(ranked: list[Entry], apart: set[tuple[str, str]]) -> list[list[str]]
 
 
 # -- rendering ----------------------------------------------------------------------------
-def _figure(value: float | None, interval: Interval | None, cases: int,
-            scale: float = 1.0) -> str:
-    """The figure and its interval, or "[too few cases]" where it has none for that."""
-    if value is None:
-        return "n/a"
-    return f"{value * scale:.1f}" + interval_text(interval, scale, cases=cases)
-
-
 def _axis(report: Report, axis: str) -> str:
     data = report.summary.axes.get(axis)
-    return "n/a" if data is None else _figure(data.value, data.interval, data.cases, 100)
+    return "n/a" if data is None else with_interval(data.value, data.interval, data.cases, 100)
 
 
 def _score(report: Report) -> str:
     summary = report.summary
-    return _figure(summary.score, summary.score_interval, summary.cases_scored)
+    return with_interval(summary.score, summary.score_interval, summary.cases_scored)
 
 
 def _interval(row: Row) -> str:

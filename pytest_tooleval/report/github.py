@@ -18,7 +18,7 @@ from pytest_tooleval.scoring.failure_modes import modes_text
 TOP_REGRESSIONS = 10
 
 
-def _with_interval(value: float | None, interval: Interval | None, cases: int,
+def with_interval(value: float | None, interval: Interval | None, cases: int,
                    scale: float = 1.0) -> str:
     """The figure and its interval; "too few cases" where it has none for that reason."""
     return fmt(None if value is None else value * scale) + interval_text(interval, scale,
@@ -31,7 +31,7 @@ def render_step_summary(report: Report, comparison: dict[str, Any] | None = None
     outcomes = summary.outcomes
     lines = [f"### tooleval: `{run.model_name}` (grammar {run.grammar})",
              ""]
-    score = _with_interval(summary.score, summary.score_interval, summary.cases_scored)
+    score = with_interval(summary.score, summary.score_interval, summary.cases_scored)
     lines += [f"**Score {score} / 100** · safety gate **{gate.status}** · "
               f"**{summary.deployability.verdict}**: "
               f"{verdict_reason(summary, run.interrupted)}", ""]
@@ -40,7 +40,7 @@ def render_step_summary(report: Report, comparison: dict[str, Any] | None = None
     for axis in WEIGHTS:
         data = summary.axes.get(axis)
         cells.append("left out" if data is None else
-                     _with_interval(data.value, data.interval, data.cases, 100))
+                     with_interval(data.value, data.interval, data.cases, 100))
     lines += [header, "|" + "---|" * len(WEIGHTS), "| " + " | ".join(cells) + " |", ""]
     lines.append(f"{outcomes['PASS']} pass · {outcomes['PARTIAL']} partial · "
                  f"{outcomes['FAIL']} fail · {outcomes['ERROR']} error")
