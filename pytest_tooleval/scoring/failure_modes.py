@@ -8,7 +8,7 @@ label (what people read). Every report shows them in this order.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import get_args
 
 from pytest_tooleval.engine.transcript import StepTranscript
@@ -76,10 +76,9 @@ def _ordered(counts: dict[str, int]) -> dict[str, int]:
 
 def failure_modes(results: list[CaseResult]) -> FailureModes:
     """The modes counted over the run, per group and per language (every try counts)."""
-    run: dict[str, int] = defaultdict(int)
-    by: dict[str, dict[str, dict[str, int]]] = {
-        "group": defaultdict(lambda: defaultdict(int)),
-        "language": defaultdict(lambda: defaultdict(int))}
+    run: Counter[str] = Counter()
+    by: dict[str, dict[str, Counter[str]]] = {"group": defaultdict(Counter),
+                                              "language": defaultdict(Counter)}
     for result in results:
         for mode in case_modes(result):
             run[mode] += 1
@@ -87,11 +86,9 @@ def failure_modes(results: list[CaseResult]) -> FailureModes:
                 label = result.label(key)
                 if label:
                     table[label][mode] += 1
-    return FailureModes(
-        run=_ordered(run),
-        groups={label: _ordered(by["group"][label]) for label in sorted(by["group"])},
-        languages={label: _ordered(by["language"][label])
-                   for label in sorted(by["language"])})
+    groups, languages = ({label: _ordered(table[label]) for label in sorted(table)}
+                         for table in by.values())
+    return FailureModes(run=_ordered(run), groups=groups, languages=languages)
 
 
 def modes_text(counts: dict[str, int]) -> str:
