@@ -185,10 +185,9 @@ def run_check(
         if part.name is not None and names.setdefault(part.name, source) != source:
             report.failures.append(Failure(GUARD, source, None, None, _problem_detail(
                 same_name(part.name, names[part.name]))))
-    for pair in find_near_duplicates(questions, similarity):
-        report.failures.append(
-            Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None, pair.describe())
-        )
+    report.failures += [Failure(NEAR_DUPLICATE, pair.first.file, pair.first.case, None,
+                                pair.describe())
+                        for pair in find_near_duplicates(questions, similarity)]
     report.seconds = time.perf_counter() - started
     return report
 

@@ -79,10 +79,8 @@ def suite_properties(report: Report) -> list[tuple[str, str]]:
 
 
 def _outcome_of(testcase: ET.Element) -> str | None:
-    for prop in testcase.iter("property"):
-        if prop.get("name") == PREFIX + "outcome":
-            return prop.get("value")
-    return None
+    return next((prop.get("value") for prop in testcase.iter("property")
+                 if prop.get("name") == PREFIX + "outcome"), None)
 
 
 def rewrite(path: Path, report: Report | None) -> None:
@@ -126,8 +124,6 @@ def junit_names(nodeid: str) -> tuple[str, str]:
 
 def _lookup(outcomes: dict[tuple[str, str], str], testcase: ET.Element) -> str | None:
     classname, name = testcase.get("classname", ""), testcase.get("name", "")
-    for (known_class, known_name), outcome in outcomes.items():
-        if known_name == name and (classname == known_class
-                                   or classname.endswith("." + known_class)):
-            return outcome
-    return None
+    return next((outcome for (known_class, known_name), outcome in outcomes.items()
+                 if known_name == name and (classname == known_class
+                                            or classname.endswith("." + known_class))), None)
