@@ -101,13 +101,10 @@ def differences(new: Report, base: Report) -> list[str]:
         if here != there:
             found.append(f"platform differs: {key} {here} here, {there} in the baseline")
     new_tools, base_tools = set(new.run.tools_offered), set(base.run.tools_offered)
-    if new_tools != base_tools:
-        only_new, only_base = sorted(new_tools - base_tools), sorted(base_tools - new_tools)
-        parts = []
-        if only_base:
-            parts.append(f"{len(only_base)} tool(s) only in the baseline: {', '.join(only_base)}")
-        if only_new:
-            parts.append(f"{len(only_new)} tool(s) only here: {', '.join(only_new)}")
+    parts = [f"{len(tools)} tool(s) only {where}: {', '.join(tools)}" for where, tools in (
+        ("in the baseline", sorted(base_tools - new_tools)),
+        ("here", sorted(new_tools - base_tools))) if tools]
+    if parts:
         found.append("tool availability differs: " + "; ".join(parts))
     # By case, not by try: runs with different --tooleval-repeat compare.
     new_cases = {c.case_key for c in new.cases}
