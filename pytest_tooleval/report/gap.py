@@ -22,29 +22,21 @@ def validity(cases: list[CaseResult]) -> dict[str, Any]:
     calls = call_statistics(cases)  # the scored cases' calls, leaks left out
     attempts = calls.attempts
     parsed = attempts - calls.malformed_kinds.get("unparseable", 0)
-    tool_steps = right_tool = args_steps = right_args = 0
-    for case in cases:
-        if case.is_error:
-            continue
-        for checks in case.checks:
-            if checks.tool is not None:
-                tool_steps += 1
-                right_tool += bool(checks.tool)
-            if checks.args is not None:
-                args_steps += 1
-                right_args += bool(checks.args)
+    steps = [checks for case in cases if not case.is_error for checks in case.checks]
+    tool = [step.tool for step in steps if step.tool is not None]
+    args = [step.args for step in steps if step.args is not None]
     rates = {"parse_rate": (parsed, attempts),
              "schema_valid_rate": (attempts - calls.malformed, parsed),
-             "right_tool_rate": (right_tool, tool_steps),
-             "right_arguments_rate": (right_args, args_steps)}
+             "right_tool_rate": (sum(tool), len(tool)),
+             "right_arguments_rate": (sum(args), len(args))}
     return {
         "attempts": attempts,
         **{key: part / whole if whole else None for key, (part, whole) in rates.items()},
         # Wilson over each rate's attempts or steps; none under 5.
         "intervals": {key: found.rounded().model_dump() for key, (part, whole) in rates.items()
                       if whole >= INTERVAL_MIN_CASES and (found := wilson(part, whole))},
-        "steps_with_expected_tool": tool_steps,
-        "steps_with_argument_constraints": args_steps,
+        "steps_with_expected_tool": len(tool),
+        "steps_with_argument_constraints": len(args),
     }
 
 

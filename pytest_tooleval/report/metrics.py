@@ -80,17 +80,13 @@ def build_registry(report: Report) -> CollectorRegistry:
     latency = Histogram("tooleval_step_latency_seconds", "Model time per user step",
                         names, buckets=LATENCY_BUCKETS, registry=registry)
     tokens = gauge("tooleval_tokens", "Tokens the model server reported in the run", ("kind",))
-    prompt = completion = 0
-    for case in report.cases:
-        if case.is_error:  # the machine's time, not the model's
-            continue
-        for step in case.transcripts:
-            latency.labels(**labels).observe(step.latency_s)
-            for call in step.model_calls:
-                prompt += call.prompt_tokens or 0
-                completion += call.completion_tokens or 0
-    tokens.labels(**labels, kind="prompt").set(prompt)
-    tokens.labels(**labels, kind="completion").set(completion)
+    # An ERROR case's steps are left out: the machine's time, not the model's.
+    steps = [step for case in report.cases if not case.is_error for step in case.transcripts]
+    for step in steps:
+        latency.labels(**labels).observe(step.latency_s)
+    made = [call for step in steps for call in step.model_calls]
+    tokens.labels(**labels, kind="prompt").set(sum(c.prompt_tokens or 0 for c in made))
+    tokens.labels(**labels, kind="completion").set(sum(c.completion_tokens or 0 for c in made))
     return registry
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -117,29 +117,19 @@ def _percentile(values: list[float], fraction: float) -> float | None:
 
 
 def call_statistics(results: list[CaseResult]) -> Calls:
-    attempts = malformed = leaks = 0
-    kinds: dict[str, int] = defaultdict(int)
-    latencies: list[float] = []
-    for result in results:
-        if result.is_error:
-            continue
-        for step in result.transcripts:
-            latencies.append(step.latency_s)
-            for attempt in step.attempts:
-                if attempt.leaked:
-                    leaks += 1
-                    continue
-                attempts += 1
-                if attempt.malformed:
-                    malformed += 1
-                    kinds[attempt.malformed] += 1
+    steps = [step for result in results if not result.is_error for step in result.transcripts]
+    tried = [attempt for step in steps for attempt in step.attempts]
+    made = [attempt for attempt in tried if not attempt.leaked]
+    kinds = Counter(attempt.malformed for attempt in made if attempt.malformed)
+    malformed = sum(kinds.values())
+    latencies = [step.latency_s for step in steps]
     return Calls(
-        attempts=attempts,
+        attempts=len(made),
         malformed=malformed,
-        malformed_rate=malformed / attempts if attempts else 0.0,
+        malformed_rate=malformed / len(made) if made else 0.0,
         malformed_kinds=dict(sorted(kinds.items())),
-        parser_leaks=leaks,
-        steps=len(latencies),
+        parser_leaks=len(tried) - len(made),
+        steps=len(steps),
         latency_p50_s=_percentile(latencies, 0.50),
         latency_p95_s=_percentile(latencies, 0.95),
     )
