@@ -243,11 +243,9 @@ def compare(new: Report, base: Report, *, force: bool = False,
     result.pairing = pairing
     base_by_id = {c.nodeid: c for c in base.cases}
     edited = set(pairing.edited)  # a case moved to another id is paired, not edited
-    for case in new.cases:
-        old = base_by_id.get(case.nodeid)
-        if old is not None and case.case_key in edited:
-            result.edited.append({"nodeid": case.nodeid, "baseline": old.outcome.value,
-                                  "new": case.outcome.value})
+    result.edited = [{"nodeid": case.nodeid, "baseline": base_by_id[case.nodeid].outcome.value,
+                      "new": case.outcome.value} for case in new.cases
+                     if case.nodeid in base_by_id and case.case_key in edited]
     # The point figures over the same cases as the statistics: paired by content.
     pairs = pairing.pairs
     new_cases = [t for case, _ in pairs for t in case.scored]
@@ -292,13 +290,10 @@ def _routing_only(result: Comparison, new_cases: list[CaseResult],
         normal, ablation = (case, other) if new_mode == "triggers" else (other, case)
         if normal.outcome.value == "PASS" or ablation.outcome.value != "PASS":
             continue
-        unseen = []
-        steps = zip(normal.steps, ablation.steps, strict=False)
-        for number, (seen, ran) in enumerate(steps, start=1):
-            shown = seen.transcript.shown
-            hidden = [t for t in dict.fromkeys(ran.transcript.ran) if t not in shown]
-            if hidden:
-                unseen.append(f"step {number}: {', '.join(hidden)} not shown")
+        hidden = [[t for t in dict.fromkeys(ran.transcript.ran) if t not in seen.transcript.shown]
+                  for seen, ran in zip(normal.steps, ablation.steps, strict=False)]
+        unseen = [f"step {number}: {', '.join(tools)} not shown"
+                  for number, tools in enumerate(hidden, start=1) if tools]
         result.routing_only.append({"nodeid": case.nodeid, "normal": normal.outcome.value,
                                     "ablation": ablation.outcome.value, "unseen": unseen})
 
