@@ -176,7 +176,6 @@ def conftest_files(root: Path, paths: Iterable[Path]) -> list[Path]:
     """The ``conftest.py`` files pytest would load for ``paths``: in ``root`` and in every
     folder between it and each path."""
     root = root.resolve()
-    found: dict[Path, None] = {}
     candidates = [root]
     for path in paths:
         path = path.resolve()
@@ -184,11 +183,8 @@ def conftest_files(root: Path, paths: Iterable[Path]) -> list[Path]:
         if folder == root or root in folder.parents:
             chain = [folder, *folder.parents]
             candidates += reversed(chain[: chain.index(root)])
-    for folder in candidates:
-        conftest = folder / "conftest.py"
-        if conftest.is_file():
-            found[conftest] = None
-    return list(found)
+    conftests = dict.fromkeys(folder / "conftest.py" for folder in candidates)
+    return [conftest for conftest in conftests if conftest.is_file()]
 
 
 def _import_file(path: Path) -> ModuleType:

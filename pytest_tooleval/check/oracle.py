@@ -113,10 +113,9 @@ class OracleReport:
         }
 
     def render(self) -> str:
-        lines = []  # a file that did not load is named, once, in the check's table above
-        for f in self.failures:
-            where = f"{f.file}::{f.case}" + (f" step {f.step}" if f.step else "")
-            lines.append(f"{f.kind:8} {where}: {f.reason}")
+        # A file that did not load is named, once, in the check's table above.
+        lines = [f"{f.kind:8} {f.file}::{f.case}" + (f" step {f.step}" if f.step else "")
+                 + f": {f.reason}" for f in self.failures]
         # A file that did not load holds cases nobody counted: "3/3 proven" would read as all.
         unloaded = ", ".join(error.path for error in self.load_errors)
         proven = (f"{self.proven} of the {self.cases} loaded cases proven by their gold path; "

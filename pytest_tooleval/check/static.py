@@ -228,9 +228,8 @@ def _check_file(
         part.questions.append(Question(
             source, case.name, case_file.language, " / ".join(s.message for s in case.steps),
             case.job, case.register))
-        half = None
-        if split is not None:
-            half = split.half_of(case_key(split.folder, path, case)) or "unassigned"
+        half = None if split is None else (
+            split.half_of(case_key(split.folder, path, case)) or "unassigned")
         _route_case(part, router, case, case_file.language, source, specs, offered, half)
     return part
 

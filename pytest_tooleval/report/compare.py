@@ -81,13 +81,10 @@ def _run_differences(new: RunInfo, base: RunInfo) -> list[str]:
 
 def mcp_servers(run: RunInfo) -> dict[str, str]:
     """Each MCP provider's server as its initialize handshake named it: "name version"."""
-    found = {}
-    for provider in run.tool_providers:
-        server = provider.get("server")
-        if isinstance(server, dict):
-            found[str(provider.get("source"))] = " ".join(
-                str(part) for part in (server.get("name"), server.get("version")) if part)
-    return found
+    return {str(provider.get("source")):
+            " ".join(str(part) for part in (server.get("name"), server.get("version")) if part)
+            for provider in run.tool_providers
+            if isinstance(server := provider.get("server"), dict)}
 
 
 def differences(new: Report, base: Report) -> list[str]:

@@ -36,11 +36,9 @@ def render_step_summary(report: Report, comparison: dict[str, Any] | None = None
               f"**{summary.deployability.verdict}**: "
               f"{verdict_reason(summary, run.interrupted)}", ""]
     header = "| " + " | ".join(WEIGHTS) + " |"
-    cells = []
-    for axis in WEIGHTS:
-        data = summary.axes.get(axis)
-        cells.append("left out" if data is None else
-                     with_interval(data.value, data.interval, data.cases, 100))
+    cells = ["left out" if data is None else
+             with_interval(data.value, data.interval, data.cases, 100)
+             for data in (summary.axes.get(axis) for axis in WEIGHTS)]
     lines += [header, "|" + "---|" * len(WEIGHTS), "| " + " | ".join(cells) + " |", ""]
     lines.append(f"{outcomes['PASS']} pass · {outcomes['PARTIAL']} partial · "
                  f"{outcomes['FAIL']} fail · {outcomes['ERROR']} error")

@@ -244,12 +244,7 @@ def action_claims(transcripts: Sequence[StepTranscript], index: int,
 def contradictions(case: Case, transcripts: Sequence[StepTranscript],
                    language: str) -> list[list[str]]:
     """Per step, the reasons its answer contradicts the case or what happened."""
-    found = []
-    for index, step in enumerate(case.steps):
-        answer = transcripts[index].answer or ""
-        reasons = wrong_claims(step.wrong, answer, language)
-        reasons += state_contradictions(case, index, transcripts, language)
-        if not step.routes:
-            reasons += action_claims(transcripts, index, language)
-        found.append(reasons)
-    return found
+    return [wrong_claims(step.wrong, transcripts[index].answer or "", language)
+            + state_contradictions(case, index, transcripts, language)
+            + (action_claims(transcripts, index, language) if not step.routes else [])
+            for index, step in enumerate(case.steps)]

@@ -258,12 +258,10 @@ def _score_terms(new_rows: list[dict[str, float]], base_rows: list[dict[str, flo
     counts = {a: sum(1 for n, b in zip(new_rows, base_rows, strict=True)
                      if a in n and a in b) for a in weights}
     total = sum(weights[a] for a, c in counts.items() if c)
-    terms = []
-    for new, base in zip(new_rows, base_rows, strict=True):
-        share = sum(weights[a] * (new[a] - base[a]) / counts[a]
-                    for a in weights if a in new and a in base)
-        terms.append(100.0 * share / total if total else 0.0)
-    return terms
+    shares = [sum(weights[a] * (new[a] - base[a]) / counts[a]
+                  for a in weights if a in new and a in base)
+              for new, base in zip(new_rows, base_rows, strict=True)]
+    return [100.0 * share / total if total else 0.0 for share in shares]
 
 
 def _weighted(rows: list[dict[str, float]], weights: dict[str, float]) -> float:
