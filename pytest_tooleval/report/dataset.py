@@ -57,31 +57,25 @@ def corpus_rows(paths: list[Path], rootdir: Path) -> list[dict[str, Any]]:
 
 
 def result_rows(report: Report) -> list[dict[str, Any]]:
-    model = report.run.model.get("name")
-    grammar = report.run.grammar
-    rows = []
-    for case in report.cases:
-        transcripts = case.transcripts
-        rows.append({
-            "nodeid": case.nodeid,
-            "case_hash": case.case_hash,
-            "repeat": case.repeat,
-            "model": model,
-            "grammar": grammar,
-            "outcome": case.outcome.value,
-            **{key: case.label(key) for key in LABELS},
-            **{f"axis_{axis}": case.axes.get(axis) for axis in WEIGHTS},
-            "reasons": list(case.reasons),
-            "error_kind": None if case.error is None else case.error.kind,
-            "error": None if case.error is None else case.error.message,
-            "tools_ran": [name for step in transcripts for name in step.ran],
-            "answers": [step.answer for step in transcripts],
-            "latency_s": round(sum(step.latency_s for step in transcripts), 4),
-            "duration_s": case.duration_s,
-            "steps_json": json.dumps([step.model_dump(mode="json") for step in case.steps],
-                                     ensure_ascii=False),
-        })
-    return rows
+    return [{
+        "nodeid": case.nodeid,
+        "case_hash": case.case_hash,
+        "repeat": case.repeat,
+        "model": report.run.model.get("name"),
+        "grammar": report.run.grammar,
+        "outcome": case.outcome.value,
+        **{key: case.label(key) for key in LABELS},
+        **{f"axis_{axis}": case.axes.get(axis) for axis in WEIGHTS},
+        "reasons": list(case.reasons),
+        "error_kind": None if case.error is None else case.error.kind,
+        "error": None if case.error is None else case.error.message,
+        "tools_ran": [name for step in case.transcripts for name in step.ran],
+        "answers": [step.answer for step in case.transcripts],
+        "latency_s": round(sum(step.latency_s for step in case.transcripts), 4),
+        "duration_s": case.duration_s,
+        "steps_json": json.dumps([step.model_dump(mode="json") for step in case.steps],
+                                 ensure_ascii=False),
+    } for case in report.cases]
 
 
 def dataset_card(corpus: list[dict[str, Any]], report: Report | None,
