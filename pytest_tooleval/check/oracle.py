@@ -320,14 +320,11 @@ def run_oracle(paths: Iterable[Path], *, k: int = SHOWN, language: str | None = 
                 unmeasured = {failure.case for failure in guarded}
                 for case in case_file.cases:
                     report.cases += 1
-                    missing = [n for n, step in enumerate(case.steps, 1)
-                               if step.gold_calls is None]
+                    missing = [OracleFailure(NO_GOLD, source, case.name, n,
+                                             "the step expects a tool but has no 'gold' path")
+                               for n, step in enumerate(case.steps, 1) if step.gold_calls is None]
                     if missing:
-                        report.failures += [
-                            OracleFailure(NO_GOLD, source, case.name, n,
-                                          "the step expects a tool but has no 'gold' path")
-                            for n in missing
-                        ]
+                        report.failures += missing
                         continue
                     unoffered = _unoffered(case_file, case, session, problems)
                     if unoffered:
