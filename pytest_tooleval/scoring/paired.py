@@ -283,13 +283,9 @@ def group_rows(pairs: list[tuple[CaseTries, CaseTries]], weights: dict[str, floa
     for label in labels:
         members = [(n, b) for n, b in pairs if n.label("group") == label]
         found = paired_rows(members, weights, level=level, resamples=1000, score_only=True)
-        if not found:  # score_only: the score row, or none
-            continue
-        score = found[0]
-        score.name = f"group {label}"
-        score.flips = flips(members, passed_overall)
-        score.decides = False
-        rows.append(score)
+        if found:  # score_only: the score row, or none
+            rows.append(replace(found[0], name=f"group {label}", decides=False,
+                                flips=flips(members, passed_overall)))
     return rows
 
 
