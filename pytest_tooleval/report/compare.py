@@ -312,8 +312,7 @@ def render_comparison(result: Comparison) -> str:
         if not result.forced:
             return "\n".join(lines) + "\n"
         lines.append("")
-    lines.append(f"{'':24} baseline →    new   delta")
-    lines.append(_row("score", result.score))
+    lines += [f"{'':24} baseline →    new   delta", _row("score", result.score)]
     lines += [_row(f"axis {axis}", values) for axis, values in result.axes.items()]
     lines += [_row(f"group {group}", values) for group, values in result.groups.items()]
     lines.append("")
@@ -329,9 +328,8 @@ def render_comparison(result: Comparison) -> str:
         lines += [f"  {c['baseline']} → {c['new']}  {c['nodeid']}" for c in result.edited]
     if result.routing:
         new_mode, base_mode = result.routing
-        lines.append("")
-        lines.append(f"Routing: baseline {base_mode}, new {new_mode}. Cases that pass only "
-                     f"without the router's choice ({len(result.routing_only)}):")
+        lines += ["", f"Routing: baseline {base_mode}, new {new_mode}. Cases that pass only "
+                      f"without the router's choice ({len(result.routing_only)}):"]
         lines += [f"  {c['normal']} → {c['ablation']}  {c['nodeid']}"
                   + (f"  ({'; '.join(c['unseen'])})" if c["unseen"] else
                      "  (every tool that ran was shown: not routing alone)")
