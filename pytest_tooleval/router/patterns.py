@@ -32,9 +32,6 @@ from pytest_tooleval.text.stem import has_snowball, snowball_stem
 
 SHORT_STEM = 4  # stems shorter than this need a second cue
 WEIGHTS = {"strong": 3.0, "triggers": 2.0, "weak": 1.0}
-# A word that is also a noun ("email"): a normal trigger, counted only as a request's verb
-# (router/trigger_router.py, ``_as_verb``)
-VERB_LEVEL = "verbs"
 CLASS_KEYS = ("topics", "weak_topics", "time", "currency", "how_much", "exchange")
 FORM_KEYS = ("personal", "question")  # the question-form class (section question_form)
 MIN_ENDING_WORD = 6  # a word must be at least this long for an ending to count
@@ -103,14 +100,13 @@ class TriggerSet:
                     # ("gitmiştik", "neresiydi") name no memory or calendar word.
                     add_endings(f"tool:{tool}", items)
                     continue
-                if level not in WEIGHTS and level != VERB_LEVEL:
+                if level not in WEIGHTS:
                     raise ValueError(
                         f"tool {tool!r}: unknown key {level!r} "
-                        "(use strong, triggers, weak, verbs or endings)"
+                        "(use strong, triggers, weak or endings)"
                     )
                 for text in flatten(items):
-                    self.add(str(tool), str(text), WEIGHTS.get(level, WEIGHTS["triggers"]),
-                             verb=level == VERB_LEVEL)
+                    self.add(str(tool), str(text), WEIGHTS[level])
         current = data.get("current_info") or {}
         form = data.get("question_form") or {}
         for section, keys in ((current, CLASS_KEYS), (form, FORM_KEYS)):
@@ -150,7 +146,7 @@ class TriggerSet:
                 self._by_stem.setdefault(pattern.stems[0], []).append(pattern)
         self._by_stem_ready = True
 
-    def add(self, tool: str, text: str, weight: float, *, verb: bool = False) -> None:
+    def add(self, tool: str, text: str, weight: float) -> None:
         elements, exceptions = parse_trigger(text, self.exceptions, self.language)
         if not elements or REGEX_SIGNS & set(text):
             raise ValueError(
@@ -160,7 +156,7 @@ class TriggerSet:
         for variant in self._variants(elements):
             short = len(variant) == 1 and variant[0][1] and len(variant[0][0]) < SHORT_STEM
             phrase_bonus = 0.5 * (len(variant) - 1)
-            target = Target(tool, weight + phrase_bonus, short, text, verb)
+            target = Target(tool, weight + phrase_bonus, short, text)
             key = (variant, exceptions)
             pattern = self._patterns.get(key)
             if pattern is None:

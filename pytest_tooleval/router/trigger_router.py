@@ -35,7 +35,6 @@ from pytest_tooleval.router.repository import repository_frame
 from pytest_tooleval.router.rules import WEB_TOOL, Tally, apply_classes, confirmed
 from pytest_tooleval.router.trigger_syntax import Match, load_trigger_file, longest_matches
 from pytest_tooleval.text.dialect import voiceless
-from pytest_tooleval.text.emoji import EMOJI_HINTS
 from pytest_tooleval.text.normalize import normalize
 from pytest_tooleval.text.stem import DEFAULT_STEMMER, check_stemmer, has_snowball, snowball_stem
 from pytest_tooleval.tools.base import ToolSpec
@@ -126,23 +125,6 @@ OWN = frozenset({("i", "ll"), ("i", "will"), ("we", "ll"), ("we", "will")})
 OWN_TR = ("ben", "kendim")
 FIRST_PERSON = ("arim", "erim", "irim", "urum", "cagim", "cegim")
 OWN_JUST = frozenset({("ll", "just"), ("will", "just")})
-# Where a word that is also a noun ("email", a ``verbs`` trigger) is a request's verb: a
-# clause's first word, or after a request's opening ("please email", "can you email", "need
-# to email", "find it and email it"), and before its object, not before what a noun takes
-# ("email for priya", "email address", "email of my accountant", "her email?"); after a
-# determiner or an adjective it is the noun ("an email the other day", "a weird email").
-VERB_AFTER = frozenset({"please", "pls", "plz", "kindly", "just", "also", "and", "then", "to",
-                        "now"})
-VERB_AFTER_ASKING = frozenset({("can", "you"), ("could", "you"), ("would", "you"),
-                               ("will", "you"), ("can", "u"), ("could", "u"), ("pls", "u")})
-NOUN_BEFORE = frozenset({"for", "of", "from", "is", "was", "are", "were", "s", "has", "had",
-                         "address", "addresses", "account", "accounts", "thread", "inbox",
-                         "signature", "chain", "app", "client", "list", "and", "or", "about",
-                         "with"})
-# The two tools that keep what the user says: a memory_save phrase ("save this", "note
-# down") in a message that names a file leaves write_file its trigger ("save*", "write*").
-KEEPERS = {"write_file": {"memory_save"}}
-_NO_HINTS = {ord(sign): " " for sign in EMOJI_HINTS if len(sign) == 1}  # emoji as typed
 THANKS_TR = re.compile(r"\b(tesekkur|sag ol|sagol|saol|eyvallah|mersi\b|eline saglik)")
 #: A word without which no negation, thanks or acknowledgement governs anything.
 GOVERNING = frozenset({n[-1] for n in NEGATORS} | {"for", "icin"} | ACKNOWLEDGING)
@@ -212,61 +194,6 @@ def _unless_negative(candidates: list[Match], words: tuple[str, ...]) -> list[Ma
     return [replace(m, pattern=replace(m.pattern, targets=[
         t for t in m.pattern.targets if t.tool not in SIDE_EFFECTING_BUILTINS]))
         if negative.intersection(range(m.start, m.end)) else m for m in candidates]
-
-
-def _verb_at(words: tuple[str, ...], cuts: list[int], start: int, end: int) -> bool:
-    """The words ``start`` to ``end`` stand where a request's verb does (``VERB_AFTER``,
-    ``NOUN_BEFORE``)."""
-    last = min((cut for cut in cuts if cut > start), default=len(words))
-    opening = (start == 0 or start in cuts or words[start - 1] in VERB_AFTER
-               or words[max(start - 2, 0):start] in VERB_AFTER_ASKING)
-    return opening and end < last and words[end] not in NOUN_BEFORE
-
-
-def _as_verb(candidates: list[Match], words: tuple[str, ...], cuts: list[int],
-             message: str, hints: str | None) -> list[Match]:
-    """``candidates`` without a ``verbs`` trigger's target where its word stands as a noun
-    (``_verb_at``), or only an emoji's hint word stands as the verb (📧 is no request: "📧
-    hannah addr pls"); a match left with no target is dropped, so the word stays another
-    trigger's ("email*" of contacts_lookup)."""
-    if not any(t.verb for m in candidates for t in m.pattern.targets):
-        return candidates
-    typed = normalize(message.translate(_NO_HINTS), hints)
-    typed_cuts = _cuts(message.translate(_NO_HINTS), hints)
-    typed_verbs = {typed.words[i] for i in range(len(typed.words))
-                   if _verb_at(typed.words, typed_cuts, i, i + 1)}
-    out = []
-    for m in candidates:
-        if not any(t.verb for t in m.pattern.targets):
-            out.append(m)
-            continue
-        verb = _verb_at(words, cuts, m.start, m.end) and words[m.start] in typed_verbs
-        targets = [t for t in m.pattern.targets if verb or not t.verb]
-        if targets:
-            out.append(m if len(targets) == len(m.pattern.targets)
-                       else replace(m, pattern=replace(m.pattern, targets=targets)))
-    return out
-
-
-def _saved_to_a_file(candidates: list[Match], longest: list[Match], message: str,
-                     cuts: list[int], hints: str | None) -> list[Match]:
-    """In a clause that names a file, write_file's triggers that a longer phrase of
-    memory_save took (``KEEPERS``): what is saved may go to the file named ("save this recipe
-    to recipes/lentil.md": write_file's save*, though "save this" is memory_save's phrase;
-    not "save this, the wifi password is in router.pdf")."""
-    clauses = CLAUSE_END.split(message)
-    kept = []
-    for m in candidates:
-        clause = sum(m.start >= cut for cut in cuts)
-        if m in longest or not (clause < len(clauses)
-                                and normalize(clauses[clause], hints).has_filename):
-            continue
-        covering = {t.tool for c in longest if c.start < m.end and m.start < c.end
-                    for t in c.pattern.targets}
-        targets = [t for t in m.pattern.targets if KEEPERS.get(t.tool) == covering]
-        if targets:
-            kept.append(replace(m, pattern=replace(m.pattern, targets=targets)))
-    return kept
 
 
 def _cuts(message: str, hints: str | None) -> list[int]:
@@ -467,7 +394,6 @@ class TriggerRouter(Router):
                 and m.start not in cuts)]  # not "the plan is: clear friday"
             if set_language == "tr":
                 candidates = _unless_negative(candidates, text.words)
-            candidates = _as_verb(candidates, text.words, cuts, message, hints)
             matched.update(t.tool for m in candidates for t in m.pattern.targets)
             # A currency word counts even inside a longer phrase ("dolar kuru").
             for m in candidates:
@@ -475,8 +401,6 @@ class TriggerRouter(Router):
                     if t.tool in MONEY_KINDS:
                         classes[t.tool[1:]].append(m.text)
             longest = longest_matches(candidates, len(text.words))
-            if text.has_filename:
-                longest += _saved_to_a_file(candidates, longest, message, cuts, hints)
             for a, b in pairwise([0, *cuts, len(text.words)]):  # each clause's last verb
                 for match in _negated(trigger_set, text.words[a:b]):
                     ruled_out.update(t.tool for t in match.pattern.targets

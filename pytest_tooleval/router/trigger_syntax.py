@@ -35,9 +35,6 @@ class Target:
     weight: float
     needs_cue: bool
     label: str  # the trigger as written in the data file
-    # a word that is also a noun ("email"): a trigger only where a request's verb stands
-    # (router/trigger_router.py, ``_as_verb``)
-    verb: bool = False
 
 
 @dataclass

@@ -57,11 +57,6 @@ _FILENAME = re.compile(
 # A number typed against its unit (183cm, 3.5kg, 10km, 6pm): read as two words, the number
 # and the unit, so the unit's trigger fires. Not inside a name (budget2025x, v0.4.0, a3f9c21).
 _GLUED_UNIT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)([^\W\d_]{1,5})(?!\w)")
-# A reference code (KB-101, INC-7731, ORD-58213, ev-0311, SHA-256): a short run of letters, a
-# hyphen and digits, read as one word (kb101), so its letters are no unit or trigger word
-# ("KB-101" is no kilobyte) and its digits no number of the question. Not a number's
-# range or unit (10-km), nor part of a longer name (kestrel-0.3.2, pasaport-harci-2026).
-_REFERENCE = re.compile(r"(?<![\w./\\-])([^\W\d_]{2,6})-(\d{1,8})(?![\w-]|[.,]\d)")
 # A commit id as people paste it: 7 to 40 lowercase hex characters with a digit and a letter.
 _COMMIT_ID = re.compile(r"(?<![\w.])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w.])")
 # A code identifier as people paste it: snake_case (_safe_load, MAX_RETRIES), camelCase
@@ -210,10 +205,6 @@ def normalize(text: str, language: str | None = None) -> Normalized:
     if has_path and flags[0]:
         # Digits inside a path or file name are part of a name, not a number of the question.
         flags = (_DIGIT.search(_PATH_TOKEN.sub(" ", plain)) is not None, *flags[1:])
-    if flags[0] and "-" in text and _REFERENCE.search(text):
-        text = _REFERENCE.sub(r"\1\2", text)  # one word; its digits name, not count
-        rest = _REFERENCE.sub(" ", _PATH_TOKEN.sub(" ", plain) if has_path else plain)
-        flags = (_DIGIT.search(rest) is not None, *flags[1:])
     if "$" in text:
         text = _DOLLAR.sub(f" {hint_word(DOLLAR_HINT, language)} ", text)
     # A file name needs a dot; a glued unit, a digit (flags[0]: has_number).

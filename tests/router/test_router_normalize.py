@@ -151,29 +151,6 @@ def test_glued_units_split_only_a_number_from_its_letters() -> None:
 
 
 @pytest.mark.parametrize(
-    ("message", "language"),
-    [("what is the status of KB-101", "en"), ("can you find KB-101 in the docs", "en"),
-     ("kb-101 ne durumda", "tr"), ("MB-2 ARIZASI NE OLDU", "tr"), ("is INC-7731 closed", "en")],
-)
-def test_a_reference_code_is_one_word_not_a_unit_and_a_number(message: str, language: str) -> None:
-    text = normalize(message, language)
-    assert not {"kb", "mb", "inc"} & set(text.words)
-    assert not text.has_number  # its digits name it: "what is" asks for no sum
-    assert not plain_reasons(message, language, "convert_units")
-    assert not plain_reasons(message, language, "calculator")
-
-
-def test_a_reference_code_leaves_ranges_units_and_longer_names_alone() -> None:
-    assert normalize("a 10-km run", "en").words == ("a", "10", "km", "run")
-    assert normalize("what is 5-3", "en").has_number
-    assert normalize("3 kb to bytes", "en").words == ("3", "kb", "to", "bytes")
-    assert "pamuk" in normalize("the string kestrel-Pamuk-1384", "en").words
-    assert "kestrel" in normalize("is kestrel-0.3.2.tar.gz big", "en").words
-    assert normalize("report_2025.pdf for KB-101", "en").words[-1] == "kb101"
-    assert "sha256" in normalize("the SHA-256 of it", "en").words
-
-
-@pytest.mark.parametrize(
     ("message", "has_path"),
     [("open Documents/lease.pdf", True), ("rapor.docx ne diyor", True), ("~/notes", True),
      ("what did the lease amendment say", False), ("is it 11.30 already", False),

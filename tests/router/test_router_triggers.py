@@ -23,7 +23,6 @@ from tests.router.routing import (
     plain_reasons,
     reasons,
     shown,
-    signal,
 )
 
 
@@ -182,41 +181,6 @@ def test_trigger_files_reject_unknown_levels(tmp_path: Path) -> None:
     path.write_text("language: tr\ntools:\n  x: {often: [a]}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="endings"):
         TriggerRouter(trigger_files=[path])
-
-
-def test_a_verbs_trigger_counts_only_where_a_request_s_verb_stands(tmp_path: Path) -> None:
-    # a word that is also a noun: a trigger at a clause's start or after a request's opening,
-    # before an object; after a determiner, or before what a noun takes, no trigger
-    path = tmp_path / "en.yaml"
-    path.write_text("tools:\n  fax_send: {verbs: [fax]}\n", encoding="utf-8")
-    mine = ToolSpec("fax_send", "Send a document.", {"type": "object"}, "python:conftest.py")
-    router = TriggerRouter(trigger_files=[path], lexical=False)
-    for message in ("fax the lease to the bank", "please fax it today", "ok, fax the form",
-                    "can you fax the form", "find the form and fax it"):
-        why = router.score(message, "en", [*CATALOGUE, mine])[1].get("fax_send", [])
-        assert any(r.startswith("trigger 'fax'") for r in why), message
-    for message in ("the fax the bank sent", "a fax from the bank", "fax for the bank?",
-                    "fax?", "fax address of the bank"):
-        why = router.score(message, "en", [*CATALOGUE, mine])[1].get("fax_send", [])
-        assert not any(r.startswith("trigger") for r in why), message
-
-
-@pytest.mark.parametrize("message", [
-    "save this recipe to recipes/lentil.md", "SAVE THIS RECIPE TO RECIPES/LENTIL.MD",
-    "save that into Notes/todo.txt please", "ok, save this to shopping.md",
-])
-def test_what_is_saved_to_a_file_named_shows_write_file(message: str) -> None:
-    # memory_save's phrase "save this" takes the word; the file named leaves write_file save*
-    assert any(r.startswith("trigger 'save*'") for r in signal(message, "en", "write_file"))
-    assert "memory_save" in shown(message, "en")
-
-
-@pytest.mark.parametrize("message", [
-    "save this: our new parking spot is C-04", "save this, the wifi password is in router.pdf",
-    "how do I save this as a pdf on my mac?", "no need to save this to notes.txt",
-])
-def test_what_is_saved_with_no_file_named_in_its_clause_is_no_file(message: str) -> None:
-    assert "write_file" not in shown(message, "en")
 
 
 def test_a_lone_star_in_a_phrase_is_any_one_word() -> None:

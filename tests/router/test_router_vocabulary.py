@@ -214,24 +214,6 @@ def test_email_before_its_object_sends_a_message(message: str, known_texts: set[
     assert signal(message, "en", "send_message")
 
 
-# "email" as a request's verb (a clause's first word, after "please", "can you", "to" or
-# "and"), before its object, sends a message; the report it sends is still found.
-@pytest.mark.parametrize(
-    "message",
-    ["email the Q3 report to Kaan", "please email my landlord about the leak",
-     "EMAIL THE MINUTES TO EVERYONE", "can you email kaan the invoice",
-     "pls email my landlord, the boiler is broken again",
-     "ok, email the new rota to the team"],
-)
-def test_email_as_a_verb_sends_a_message(message: str) -> None:
-    assert any(r.startswith("trigger 'email'") for r in signal(message, "en", "send_message"))
-
-
-def test_the_report_emailed_is_still_found() -> None:
-    tools = shown("email the Q3 report to Kaan", "en")
-    assert {"send_message", "search_documents", "read_document", "contacts_lookup"} <= set(tools)
-
-
 def test_the_report_to_email_is_still_found() -> None:
     tools = shown("find the Q3 report and email it to Kaan", "en")
     assert {"send_message", "search_documents", "read_document"} <= set(tools)
@@ -245,13 +227,7 @@ def test_the_report_to_email_is_still_found() -> None:
      "I got a weird email the other day from my bank, is that normal?",
      "got an email this morning, nothing to do", "the email my landlord sent was rude",
      "can you find the email everyone got from HR?",
-     "zip the slides so I can attach them to an email for the accountant",
-     # the noun at a clause's start: what an address or a mail takes after it
-     "email for priya at harrow & finch?", "EMAIL FOR ADAS ENGLISH TEACHER HANNAH PLS",
-     "email address of my accountant?", "email of my accountant Levent?", "email?",
-     "thank you email to the team was lovely",
-     # an emoji is no verb
-     "📧 hannah (english teacher) addr pls", "priya's email?? 📧 the h&f lady, need it asap"],
+     "zip the slides so I can attach them to an email for the accountant"],
 )
 def test_an_email_named_asks_for_no_message(message: str) -> None:
     assert not signal(message, "en", "send_message")
