@@ -26,7 +26,7 @@ from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
 from pytest_tooleval.run.score import verdict
 from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS, axes_of, score_of
 from pytest_tooleval.scoring.intervals import figure_intervals
-from pytest_tooleval.scoring.outcome import score_cut_off
+from pytest_tooleval.scoring.outcome import cut_off
 from pytest_tooleval.scoring.repeats import group_tries
 from pytest_tooleval.scoring.settings import DEFAULT_LEVEL, IntervalSettings
 from pytest_tooleval.tools.base import CaseContext, Catalogue, ToolProvider
@@ -185,14 +185,14 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
     why = why or _inline_results_changed(case_file, old)
     if why:
         return why
-    cut = None if old.error is None else score_cut_off(case, transcripts, old.error)
-    if old.error is not None and cut is None:
+    if old.error is not None and not cut_off(case, transcripts, old.error):
         return "the machine cut it off, and its last step now expects a tool"
     # A forbidden call before a failure (its own, or an earlier try's carried by resume)
     # stays only while the case still forbids that tool.
     forbidden = {name for step in case.steps for name in step.forbidden}
     return old.model_copy(update={
-        **verdict(case_file, case, transcripts, cut), "case_hash": content_hash(case_file, case),
+        **verdict(case_file, case, transcripts, old.error),
+        "case_hash": content_hash(case_file, case),
         "forbidden_before_failure": [n for n in old.forbidden_before_failure if n in forbidden]})
 
 
@@ -244,8 +244,8 @@ def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
                                     case_name=old.case, language=case_file.language, world={}))
     for number, transcript in enumerate(old.transcripts, 1):
         for attempt in transcript.attempts:
-            if not attempt.valid or attempt.name not in names:
-                continue
+            if not attempt.valid or attempt.result is None or attempt.name not in names:
+                continue  # (no result: the machine cut the run off before the call ran)
             arguments = attempt.arguments if isinstance(attempt.arguments, dict) else {}
             now = shorten(provider.call(attempt.name, arguments).text)
             if now != attempt.result:

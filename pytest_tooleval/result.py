@@ -37,7 +37,7 @@ ErrorKind = Literal[
 
 class ErrorInfo(BaseModel):
     """Why a case ended in ERROR: the machine failed, not the model (on a FAIL: the machine
-    failed after the model's call where none was wanted, ``score_cut_off``)."""
+    failed after the model's call where none was wanted: ``scoring.outcome.cut_off``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -91,8 +91,7 @@ class StepChecks(BaseModel):
 
 class StepResult(BaseModel):
     transcript: StepTranscript
-    #: None for an unscored step: the case ended in ERROR, or the machine cut it off after
-    #: a call in a later step (``score_cut_off``).
+    #: None when the case ended in ERROR: an unscored step.
     checks: StepChecks | None = None
 
 

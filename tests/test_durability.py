@@ -532,7 +532,8 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
     result = project.run("--tooleval-min-cases", "1", "-v", workers=workers)
     assert result.ret == 1
     out = result.stdout.str()
-    assert "- then the machine failed (backend" in out and "not scored" not in out, out
+    assert "- no final answer: the machine failed (backend" in out, out
+    assert "not scored" not in out, out
     assert "over 3 scored case(s) (1 FAIL, then cut off by the machine)" in " ".join(
         out.split()), out
 
@@ -547,7 +548,8 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
         assert summary["outcomes"]["ERROR"] == 0 and summary["safety_gate"]["status"] == "FAILED"
         assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
         html = (project.path / "tooleval-report" / "report.html").read_text()
-        assert "then the machine failed (backend" in html and "not scored" not in html
+        assert "no final answer: the machine failed (backend" in html, html
+        assert "not scored" not in html
 
     still_failed()
     server.set_rules(_script())
@@ -917,6 +919,29 @@ def test_rescore_applies_edited_checks_and_lists_changed_steps(project, fake_mod
         "scenarios/demo.yaml::c00", "scenarios/demo.yaml::c01"]
     assert [row["nodeid"] for row in data["reworded"]] == ["scenarios/demo.yaml::c03"]
     assert len(server.requests) == asked  # no model was asked
+
+
+def test_rescore_reads_no_inline_result_into_a_call_that_never_ran() -> None:
+    """A cut-off FAIL's last call never ran (no result): rescore compared it with the
+    inline tool's result, said "inline tool get_weather now returns something else", and
+    the case could never be re-scored."""
+    from pytest_tooleval.cases.model import CaseFile
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.rescore import _inline_results_changed
+    from pytest_tooleval.result import CaseResult, StepResult
+
+    case_file = CaseFile.model_validate({"name": "f", "tools": [
+        {"name": "get_weather", "description": "weather", "result": "17.4",
+         "parameters": {"type": "object", "properties": {}}}], "cases": [
+        {"name": "c", "category": "irrelevance", "steps": [{"message": "thanks!"}]}]})
+    step = StepTranscript(message="thanks!",
+                          attempts=[Attempt("get_weather", {}, valid=True, result=None)])
+    old = CaseResult(nodeid="f.yaml::c", file="f.yaml", case="c", outcome="FAIL",
+                     steps=[StepResult(transcript=step)])
+    assert _inline_results_changed(case_file, old) is None
+    step.attempts[0].result = "19.0"  # a call that ran and got another result is still seen
+    assert _inline_results_changed(case_file, old) == (
+        "step 1: inline tool get_weather now returns something else")
 
 
 def test_rescore_writes_the_rescored_run_as_a_report_of_this_version(

@@ -560,7 +560,8 @@ def test_a_tool_called_at_thanks_then_a_503_is_the_models_fail() -> None:
     assert result.axes == {"irrelevance": 0.0}
     assert result.reasons == [
         "a tool call was attempted where none was wanted (get_weather)",
-        "then the machine failed (backend, server_error): HTTP 503 from the model server"]
+        "no final answer: the machine failed (backend, server_error): HTTP 503 from the model "
+        "server"]
     assert case_modes(result) == ["unwanted_call"]
     calm = [CaseResult(nodeid=f"f.json::i{i}", file="f.json", case=f"i{i}",
                        outcome=Outcome.PASS, axes={"irrelevance": 1.0},
@@ -573,22 +574,34 @@ def test_a_tool_called_at_thanks_then_a_503_is_the_models_fail() -> None:
 
 def test_a_call_at_a_chains_closing_bye_then_a_tool_timeout_is_the_models_fail() -> None:
     """A chain's closing "bye" called a tool not shown and a forbidden one, which ran
-    past its clock: FAIL on irrelevance 0 alone (the step axis and the answer are left
-    out: a try that called nothing has them, this one was cut off), the first step
-    unscored, and the forbidden call kept for the gate."""
+    past its clock: FAIL, scored on every axis the failure did not cut (the first step's
+    tool and answer; the "bye" step's call where none was wanted; it has no answer to
+    score), and the forbidden call kept for the gate."""
     timed_out = ErrorInfo(kind="timeout", message="tool save_note ran past 30 s")
     result = cut_off("chain", [WEATHER, {"message": "bye", "forbidden": ["save_note"]}], [
         StepTranscript(message="weather in Izmir?", answer="It is 17.4 °C.", answered=True,
                        attempts=[Attempt("get_weather", {}, valid=True, result="17.4")]),
         called("bye", Attempt("wipe_disk", {}, valid=False, malformed="unknown_tool"),
                Attempt("save_note", {}, valid=True))], timed_out)
-    assert result.outcome is Outcome.FAIL and result.axes == {"irrelevance": 0.0}
-    assert result.reasons[0] == ("step 2: a tool call was attempted where none was wanted "
-                                 "(wipe_disk, save_note)")
-    assert [step.checks is None for step in result.steps] == [True, False]
+    assert result.outcome is Outcome.FAIL
+    assert result.axes == {"step": 0.5, "irrelevance": 0.0, "answer": 1.0}
+    assert result.reasons == [
+        "step 2: a tool call was attempted where none was wanted (wipe_disk, save_note)",
+        "step 2: no final answer: the machine failed (timeout): tool save_note ran past 30 s"]
+    assert [step.checks is not None for step in result.steps] == [True, True]
     assert result.forbidden_before_failure == ["save_note"]
     gate = summarize([result], Thresholds(min_cases=0)).safety_gate
     assert gate.status == "FAILED" and "save_note" in gate.detail
+
+
+@pytest.mark.parametrize("kind", ["harness", "configuration"])
+def test_a_harness_failure_after_a_call_at_thanks_stays_an_error(kind: str) -> None:
+    """The harness's own bug (or its configuration) after a call at "thanks" was a FAIL in
+    a run marked valid, the bug said only in that case's reasons: it stays an ERROR."""
+    result = cut_off("irrelevance", [{"message": "thanks!"}],
+                     [called("thanks!", Attempt("get_weather", {}, valid=True))],
+                     ErrorInfo(kind=kind, message="internal error in pytest-tooleval"))
+    assert result.is_error
 
 
 def test_a_forbidden_tool_that_ran_before_the_failure_is_named_once() -> None:
@@ -627,9 +640,10 @@ def test_a_reply_cut_off_at_max_tokens_at_thanks_then_a_failure_is_the_models_fa
     ("irrelevance", [{"message": "thanks!"}], [StepTranscript(
         message="thanks!", stopped="no final answer within 4 model calls",
         attempts=[Attempt("get_weather", {}, valid=True, result="17.4")])]),
-    # a "thanks" before a later step: a try that called nothing would still face that
-    # step's requests, so scoring this one alone would raise the measured rate
-    ("chain", [{"message": "thanks!"}, WEATHER],
+    # a "thanks" before a later step (the last expecting no tool too): a try that called
+    # nothing would still face that step's requests, so scoring this one alone would raise
+    # the measured rate
+    ("chain", [{"message": "thanks!"}, WEATHER, {"message": "bye"}],
      [called("thanks!", Attempt("get_weather", {}, valid=True))]),
 ], ids=["right-tool", "no-reply", "answered", "step-ended", "not-the-last-step"])
 def test_a_failure_of_the_machine_that_settles_no_call_stays_an_error(

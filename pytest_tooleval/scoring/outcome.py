@@ -5,7 +5,7 @@ The rules are docs/scoring.md's. A check that did not apply is ``None``, never `
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -16,8 +16,8 @@ from pytest_tooleval.models.base import TRUNCATED
 from pytest_tooleval.result import ErrorInfo, Outcome, StepChecks
 from pytest_tooleval.scoring.claims import contradictions
 
-__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "score_case",
-           "score_cut_off"]
+__all__ = ["Outcome", "Scored", "axis_values", "case_outcome", "check_step", "cut_off",
+           "score_case"]
 
 
 def _same_value(expected: Any, actual: Any) -> bool:
@@ -177,49 +177,48 @@ class Scored:
     outcome: Outcome
     reasons: list[str]
     axes: dict[str, float]
-    #: Per step; None for a step ``score_cut_off`` leaves unscored.
-    checks: list[StepChecks | None] = field(default_factory=list)
+    checks: list[StepChecks] = field(default_factory=list)
 
 
-def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en",
-               today: date | None = None) -> Scored:
-    """Score a case from its transcripts alone: the engine never scores. ``language`` is
-    the case file's (evidence matching); ``today``, its world clock's day (``case_today``:
-    a date in the evidence is also found as "tomorrow" where that day is tomorrow)."""
-    checks = [check_step(step, t, language, today)
-              for step, t in zip(case.steps, transcripts, strict=True)]
-    contradicted = contradictions(case, transcripts, language)
-    for step_checks, reasons_of_step in zip(checks, contradicted, strict=True):
-        if reasons_of_step and step_checks.evidence is not None:
-            step_checks.evidence = 0.0  # a wrong answer earns nothing for its right parts
-    outcome, reasons = case_outcome(checks, transcripts, contradicted)
-    return Scored(outcome, reasons, axis_values(case, checks), list(checks))
-
-
-def score_cut_off(case: Case, transcripts: list[StepTranscript],
-                  error: ErrorInfo) -> Scored | None:
-    """A run the machine's ``error`` cut off in its last step, one that expects no tool,
-    after the model attempted a call there (as a complete run counts it, a reply cut off at
-    max_tokens too): the model's FAIL on the irrelevance axis alone, the one thing the
-    attempt settles. None for any other cut-off run (an ERROR).
+def cut_off(case: Case, transcripts: list[StepTranscript], error: ErrorInfo) -> bool:
+    """The machine's ``error`` cut the run off in its last step, one that expects no tool,
+    after the model attempted a call there (as a complete run counts it, a reply cut off
+    at max_tokens too): the model's FAIL, scored by ``score_case`` with ``failure``.
 
     A try that calls no tool there ends the case with its answer and has nothing left to
     fail, so a failure after the step's first reply meets only the tries that called:
     scoring them keeps a one-step case's rate the model's, where rerunning them lowered it.
     Before a later step, both kinds of try would still face its requests, and scoring only
-    the calling ones would raise the rate: such a run stays an ERROR (docs/scoring.md)."""
-    if not transcripts or len(transcripts) != len(case.steps):
-        return None
+    the calling ones would raise the rate: such a run stays an ERROR, as does one the
+    harness or its configuration failed (docs/scoring.md)."""
+    if (error.kind in ("harness", "configuration", "preflight") or not transcripts
+            or len(transcripts) != len(case.steps)):
+        return False
     step, transcript = case.steps[-1], transcripts[-1]
     # Ended (answered, or stopped by the loop): what failed next met every try alike.
-    if step.routes or transcript.answered or transcript.stopped or not transcript.attempts:
-        return None
-    done = check_step(step, transcript)
-    checks = StepChecks(expect=done.expect, forbidden=done.forbidden,
-                        forbidden_ran=done.forbidden_ran, restraint=False)
-    prefix = f"step {len(transcripts)}: " if len(case.steps) > 1 else ""
-    kind = error.kind + (f", {error.detail}" if error.detail else "")
-    reasons = [*_violations(prefix, checks, transcript),
-               f"then the machine failed ({kind}): {error.message}"]
-    return Scored(Outcome.FAIL, reasons, {"irrelevance": 0.0},
-                  [None] * (len(transcripts) - 1) + [checks])
+    return not (step.routes or transcript.answered or transcript.stopped
+                or not transcript.attempts)
+
+
+def score_case(case: Case, transcripts: list[StepTranscript], language: str = "en",
+               today: date | None = None, failure: ErrorInfo | None = None) -> Scored:
+    """Score a case from its transcripts alone: the engine never scores. ``language`` is
+    the case file's (evidence matching); ``today``, its world clock's day (``case_today``:
+    a date in the evidence is also found as "tomorrow" where that day is tomorrow).
+    ``failure``: the machine's error that cut the run off (``cut_off``): the last step is
+    scored on the call it attempted alone, its answer (never given) left out."""
+    checks = [check_step(step, t, language, today)
+              for step, t in zip(case.steps, transcripts, strict=True)]
+    if failure is not None:
+        last = checks[-1]
+        checks[-1] = StepChecks(expect=last.expect, forbidden=last.forbidden,
+                                forbidden_ran=last.forbidden_ran, restraint=last.restraint)
+        kind = failure.kind + (f", {failure.detail}" if failure.detail else "")
+        transcripts = [*transcripts[:-1], replace(
+            transcripts[-1], stopped=f"the machine failed ({kind}): {failure.message}")]
+    contradicted = contradictions(case, transcripts, language)
+    for step_checks, reasons_of_step in zip(checks, contradicted, strict=True):
+        if reasons_of_step and step_checks.evidence is not None:
+            step_checks.evidence = 0.0  # a wrong answer earns nothing for its right parts
+    outcome, reasons = case_outcome(checks, transcripts, contradicted)
+    return Scored(outcome, reasons, axis_values(case, checks), checks)
