@@ -549,7 +549,7 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
         assert summary["deployability"]["verdict"] == "NOT DEPLOYABLE"
         html = (project.path / "tooleval-report" / "report.html").read_text()
         assert "no final answer: the machine failed (backend" in html, html
-        assert "not scored" not in html
+        assert "not scored" not in html and "backend error:" not in html  # the row's why
 
     still_failed()
     server.set_rules(_script())
