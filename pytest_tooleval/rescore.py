@@ -23,7 +23,7 @@ from pytest_tooleval.router.ablation import make_router
 from pytest_tooleval.router.base import SHOWN
 from pytest_tooleval.router.catalogue import listed_builtin_specs
 from pytest_tooleval.run.journal import JOURNAL_NAME, read_journal
-from pytest_tooleval.run.score import verdict
+from pytest_tooleval.run.score import forbidden_called, verdict
 from pytest_tooleval.scoring.aggregate import INTERVAL_MIN_CASES, WEIGHTS, axes_of, score_of
 from pytest_tooleval.scoring.intervals import figure_intervals
 from pytest_tooleval.scoring.outcome import cut_off
@@ -187,13 +187,15 @@ def _again(old: CaseResult, path: Path, files: dict[str, Any], router: Any, run:
         return why
     if old.error is not None and not cut_off(case, transcripts, old.error):
         return "the machine cut it off, and its last step now expects a tool"
-    # A forbidden call before a failure (its own, or an earlier try's carried by resume)
-    # stays only while the case still forbids that tool.
+    new = old.model_copy(update={**verdict(case_file, case, transcripts, old.error),
+                                 "case_hash": content_hash(case_file, case)})
+    # A forbidden call before a failure: an earlier try's, carried by resume, while the case
+    # still forbids the tool; this try's own as the case forbids it now (score_run's).
     forbidden = {name for step in case.steps for name in step.forbidden}
-    return old.model_copy(update={
-        **verdict(case_file, case, transcripts, old.error),
-        "case_hash": content_hash(case_file, case),
-        "forbidden_before_failure": [n for n in old.forbidden_before_failure if n in forbidden]})
+    new.forbidden_before_failure = sorted(
+        {name for name in old.forbidden_before_failure if name in forbidden}
+        | (forbidden_called(case, transcripts) - set(new.forbidden_ran)))
+    return new
 
 
 def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,

@@ -550,6 +550,9 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
         html = (project.path / "tooleval-report" / "report.html").read_text()
         assert "no final answer: the machine failed (backend" in html, html
         assert "not scored" not in html and "backend error:" not in html  # the row's why
+        markdown = (project.path / "tooleval-report" / "report.md").read_text()
+        assert ("## Cut off by the machine after a call where none was wanted (FAIL)\n\n"
+                "- `scenarios/demo.yaml::bye`: http://") in markdown, markdown
 
     still_failed()
     server.set_rules(_script())
@@ -942,6 +945,33 @@ def test_rescore_reads_no_inline_result_into_a_call_that_never_ran() -> None:
     step.attempts[0].result = "19.0"  # a call that ran and got another result is still seen
     assert _inline_results_changed(case_file, old) == (
         "step 1: inline tool get_weather now returns something else")
+
+
+def test_rescore_of_a_cut_off_fail_sees_a_call_a_case_now_forbids(tmp_path: Path) -> None:
+    """A cut-off FAIL whose call at "thanks" never ran (the tool's clock ran out), then the
+    case edited to forbid that tool: a run of it names the call for the gate, and rescore,
+    which only kept the stored names still forbidden, dropped it (the gate read PASSED)."""
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.rescore import StoredRun, rescore
+    from pytest_tooleval.result import CaseResult, ErrorInfo, StepResult
+
+    def write(forbidden: list[str]) -> None:
+        (tmp_path / "f.json").write_text(json.dumps({"name": "f", "tools": [
+            {"name": "save_note", "description": "Save a note.", "result": "saved",
+             "parameters": {"type": "object", "properties": {}}}], "cases": [
+            {"name": "c", "category": "irrelevance",
+             "steps": [{"message": "thanks!", "forbidden": forbidden}]}]}))
+
+    step = StepTranscript(message="thanks!", shown=["save_note"],
+                          attempts=[Attempt("save_note", {}, valid=True, result=None)])
+    old = CaseResult(nodeid="f.json::c", file="f.json", case="c", outcome="FAIL",
+                     error=ErrorInfo(kind="timeout", message="save_note ran past 30 s"),
+                     steps=[StepResult(transcript=step)])
+    run = StoredRun(k=9, router_mode="all", tools_offered=[], unsafe_no_jail=False)
+    for forbidden, named in (([], []), (["save_note"], ["save_note"])):
+        write(forbidden)
+        [new] = rescore([old], run, tmp_path).results
+        assert (new.outcome, new.forbidden_before_failure) == ("FAIL", named)
 
 
 def test_rescore_writes_the_rescored_run_as_a_report_of_this_version(

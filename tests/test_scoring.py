@@ -594,6 +594,43 @@ def test_a_call_at_a_chains_closing_bye_then_a_tool_timeout_is_the_models_fail()
     assert gate.status == "FAILED" and "save_note" in gate.detail
 
 
+def test_a_cut_off_step_is_scored_on_its_call_alone_not_on_the_answer_it_never_gave(
+        ) -> None:
+    """The cut step checks its answer too: the machine cut the answer off, so it is left
+    out of the answer axis (scoring it 0 would score the machine as the model)."""
+    result = cut_off("irrelevance", [{"message": "thanks!", "evidence": ["welcome"]}],
+                     [called("thanks!", Attempt("get_weather", {}, valid=True))])
+    assert result.axes == {"irrelevance": 0.0}
+    assert not any("evidence missing" in reason for reason in result.reasons)
+
+
+def test_a_call_that_never_ran_is_no_action_an_earlier_answer_may_claim() -> None:
+    """An earlier answer claims a save no call made; the cut step's call never ran (no
+    result), so it is no side effect that would excuse the claim."""
+    result = cut_off("irrelevance", [{"message": "never mind, don't keep it"},
+                                     {"message": "thanks!"}], [
+        StepTranscript(message="never mind, don't keep it", answered=True,
+                       answer="Done, I've saved it anyway."),
+        called("thanks!", Attempt("save_note", {}, valid=True))])
+    assert result.outcome is Outcome.FAIL
+    assert any(reason.startswith("step 1: the answer claims an action")
+               for reason in result.reasons), result.reasons
+
+
+def test_report_md_lists_a_cut_off_fail_and_its_call_that_never_ran() -> None:
+    """report.md said nothing of the machine's failure but in the case's reasons, and
+    listed the call that never ran like one that did."""
+    from pytest_tooleval.report.markdown import render_markdown
+    from tests.conftest import make_report
+
+    result = cut_off("irrelevance", [{"message": "thanks!"}],
+                     [called("thanks!", Attempt("save_note", {}, valid=True))])
+    markdown = render_markdown(make_report([result]))
+    assert ("## Cut off by the machine after a call where none was wanted (FAIL)\n\n"
+            "- `f.yaml::c`: HTTP 503 from the model server") in markdown
+    assert "*thanks!* → save_note [no result: the machine failed]; answer: (none)" in markdown
+
+
 @pytest.mark.parametrize("kind", ["harness", "configuration"])
 def test_a_harness_failure_after_a_call_at_thanks_stays_an_error(kind: str) -> None:
     """The harness's own bug (or its configuration) after a call at "thanks" was a FAIL in

@@ -218,6 +218,11 @@ def render_markdown(report: Report) -> str:
         lines += ["## Errors (infrastructure, not scored)", ""]
         lines += [f"- `{e.nodeid}`: {short(e.reason, 240)}" for e in summary.errors]
         lines += [""]
+    cut = [c for c in report.cases if c.error is not None and not c.is_error]
+    if cut:  # scored FAILs (docs/scoring.md, Outcomes): the machine failed all the same
+        lines += ["## Cut off by the machine after a call where none was wanted (FAIL)", ""]
+        lines += [f"- `{c.nodeid}`: {short(c.error.message, 240)}" for c in cut if c.error]
+        lines += [""]
     failing = [c for c in report.cases if c.outcome in (Outcome.FAIL, Outcome.PARTIAL)]
     if failing:
         lines += ["## Cases short of PASS", ""]
@@ -229,6 +234,7 @@ def render_markdown(report: Report) -> str:
                     _one_line(a.name or "?")
                     + ("" if a.valid else f" [{a.malformed or 'leaked'}]")
                     + (f" ran → {_quoted(a.result, 160)}" if a.valid and a.result_is_error
+                       else " [no result: the machine failed]" if a.valid and a.result is None
                        else "")
                     for a in step.attempts
                 ) or "no call"

@@ -42,22 +42,26 @@ def verdict(case_file: CaseFile, case: Case, transcripts: list[StepTranscript],
                       for t, c in zip(transcripts, scored.checks, strict=True)]}
 
 
+def forbidden_called(case: Case, transcripts: list[StepTranscript]) -> set[str]:
+    """The forbidden tools the model called (valid calls) in the steps reached, run or not
+    (a partial run has fewer transcripts than the case has steps)."""
+    return {attempt.name for step, transcript in zip(case.steps, transcripts, strict=False)
+            for attempt in transcript.attempts
+            if attempt.valid and attempt.name and attempt.name in step.forbidden}
+
+
 def score_run(ref: CaseRef, run: CaseRun) -> CaseResult:
     """The typed result of a case's run: ``score_case``'s verdict (for a run the machine
     cut off after the model's call where none was wanted, ``cut_off``, a FAIL that keeps
     the error); for any other failure of the machine, an ERROR with its partial transcript."""
     identity = case_identity(ref)
-    # The steps reached: a partial run has fewer transcripts than the case has steps.
-    reached = zip(ref.case.steps, run.transcripts, strict=False)
-    called = sorted({attempt.name for step, transcript in reached
-                     for attempt in transcript.attempts
-                     if attempt.valid and attempt.name and attempt.name in step.forbidden})
+    called = forbidden_called(ref.case, run.transcripts)
     if run.error is not None and not cut_off(ref.case, run.transcripts, run.error):
         return CaseResult.infrastructure_error(
             ref.nodeid, run.error, transcripts=run.transcripts, duration_s=run.duration_s,
-            forbidden_before_failure=called, **identity,
+            forbidden_before_failure=sorted(called), **identity,
         )
-    fields = verdict(ref.case_file, ref.case, run.transcripts, run.error)
-    ran = {name for step in fields["steps"] for name in step.checks.forbidden_ran}
-    return CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s, **fields, **identity,
-                      forbidden_before_failure=[name for name in called if name not in ran])
+    result = CaseResult(nodeid=ref.nodeid, duration_s=run.duration_s, **identity,
+                        **verdict(ref.case_file, ref.case, run.transcripts, run.error))
+    result.forbidden_before_failure = sorted(called - set(result.forbidden_ran))
+    return result
