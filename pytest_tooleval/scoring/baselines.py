@@ -151,10 +151,10 @@ class BaselineScorer:
         """Every policy's result on this case (``CaseRef``); None for an ERROR."""
         outcomes: dict[str, CaseResult | None] = {}
         for backend, session in zip(self._backends, self._sessions, strict=True):
-            run = session.run(ref)
+            result = score_run(ref, session.run(ref))
             # What the table sums up; the transcripts are not kept (a large run's memory).
-            outcomes[backend.policy] = None if run.error is not None else \
-                score_run(ref, run).model_copy(update={"steps": []})
+            outcomes[backend.policy] = None if result.is_error else \
+                result.model_copy(update={"steps": []})
         return outcomes
 
     def table(self, refs: Iterable[Any]) -> dict[str, dict[str, Any]]:

@@ -63,6 +63,32 @@ def test_a_policys_result_is_made_as_a_runs_is(world_base: Path) -> None:
     assert identity["case_hash"] and {key: dumped[key] for key in identity} == identity
 
 
+def test_a_policys_call_at_thanks_cut_off_by_the_machine_is_its_fail(
+        world_base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A baseline's run is scored as a run's is: its call at "thanks", then a failure of
+    the machine, is its FAIL (scoring/outcome.py cut_off), not a case left out that made
+    the policy look restrained."""
+    from pytest_tooleval.cases.model import CaseFile
+    from pytest_tooleval.engine.session import CaseRef, CaseRun
+    from pytest_tooleval.engine.transcript import Attempt, StepTranscript
+    from pytest_tooleval.result import ErrorInfo
+
+    case_file = CaseFile.model_validate({"name": "f", "cases": [
+        {"name": "c", "category": "irrelevance", "steps": [{"message": "thanks!"}]}]})
+    ref = CaseRef("f.yaml::c", "f.yaml", case_file, case_file.cases[0])
+    cut = CaseRun([StepTranscript(message="thanks!",
+                                  attempts=[Attempt("calculator", {}, valid=True)])],
+                  ErrorInfo(kind="provider", message="the calculator crashed"), 0.1)
+    scorer = BaselineScorer(world_base=world_base, policies=["top-routed"])
+    try:
+        monkeypatch.setattr(scorer._sessions[0], "run", lambda ref: cut)
+        result = scorer.score(ref)["top-routed"]
+    finally:
+        scorer.close()
+    assert result is not None and result.outcome == "FAIL"
+    assert result.axes == {"irrelevance": 0.0}
+
+
 def test_policies_build_no_world_for_cases_whose_tools_never_touch_one(tmp_path: Path) -> None:
     import yaml
 
