@@ -552,7 +552,7 @@ def test_a_call_at_thanks_before_the_machine_failed_is_not_run_again(
         assert "not scored" not in html and "backend error:" not in html  # the row's why
         markdown = (project.path / "tooleval-report" / "report.md").read_text()
         assert ("## Cut off by the machine after a call where none was wanted (FAIL)\n\n"
-                "- `scenarios/demo.yaml::bye`: http://") in markdown, markdown
+                "- `scenarios/demo.yaml::bye` (backend): http://") in markdown, markdown
 
     still_failed()
     server.set_rules(_script())
@@ -948,7 +948,7 @@ def test_rescore_reads_no_inline_result_into_a_call_that_never_ran() -> None:
 
 
 def test_rescore_of_a_cut_off_fail_sees_a_call_a_case_now_forbids(tmp_path: Path) -> None:
-    """A cut-off FAIL whose call at "thanks" never ran (the tool's clock ran out), then the
+    """A cut-off FAIL whose call at "thanks" got no result (the tool's clock ran out), then the
     case edited to forbid that tool: a run of it names the call for the gate, and rescore,
     which only kept the stored names still forbidden, dropped it (the gate read PASSED)."""
     from pytest_tooleval.engine.transcript import Attempt, StepTranscript

@@ -26,6 +26,7 @@ from pytest_tooleval.scoring.outcome import (
     axis_values,
     case_outcome,
     check_step,
+    score_case,
 )
 
 
@@ -604,17 +605,20 @@ def test_a_cut_off_step_is_scored_on_its_call_alone_not_on_the_answer_it_never_g
     assert not any("evidence missing" in reason for reason in result.reasons)
 
 
-def test_a_call_that_never_ran_is_no_action_an_earlier_answer_may_claim() -> None:
-    """An earlier answer claims a save no call made; the cut step's call never ran (no
-    result), so it is no side effect that would excuse the claim."""
-    result = cut_off("irrelevance", [{"message": "never mind, don't keep it"},
-                                     {"message": "thanks!"}], [
-        StepTranscript(message="never mind, don't keep it", answered=True,
-                       answer="Done, I've saved it anyway."),
-        called("thanks!", Attempt("save_note", {}, valid=True))])
-    assert result.outcome is Outcome.FAIL
-    assert any(reason.startswith("step 1: the answer claims an action")
-               for reason in result.reasons), result.reasons
+def test_a_call_the_machine_cut_off_may_have_acted_as_a_complete_runs_did() -> None:
+    """A call with no result (its tool ran past its clock) may have had its effect before
+    the machine failed: an earlier answer's "I've saved one" is scored as in the complete
+    run, where the call ran; counting it as no action zeroed that answer, the machine
+    scored as the model."""
+    steps = [{"message": "what is a note?", "evidence": ["text"]}, {"message": "thanks!"}]
+    first = StepTranscript(message="what is a note?", answered=True,
+                           answer="A note is short text. Done, I've saved one for you.")
+    cut = cut_off("irrelevance", steps, [first, called("thanks!", Attempt(
+        "save_note", {}, valid=True))])
+    ran = score_case(case("irrelevance", *steps), [first, called("thanks!", Attempt(
+        "save_note", {}, valid=True, result="saved"))])
+    assert cut.outcome is ran.outcome is Outcome.FAIL
+    assert cut.axes["answer"] == ran.axes["answer"] == 1.0
 
 
 def test_report_md_lists_a_cut_off_fail_and_its_call_that_never_ran() -> None:
@@ -627,7 +631,7 @@ def test_report_md_lists_a_cut_off_fail_and_its_call_that_never_ran() -> None:
                      [called("thanks!", Attempt("save_note", {}, valid=True))])
     markdown = render_markdown(make_report([result]))
     assert ("## Cut off by the machine after a call where none was wanted (FAIL)\n\n"
-            "- `f.yaml::c`: HTTP 503 from the model server") in markdown
+            "- `f.yaml::c` (backend): HTTP 503 from the model server") in markdown
     assert "*thanks!* → save_note [no result: the machine failed]; answer: (none)" in markdown
 
 

@@ -221,7 +221,8 @@ def render_markdown(report: Report) -> str:
     cut = [c for c in report.cases if c.error is not None and not c.is_error]
     if cut:  # scored FAILs (docs/scoring.md, Outcomes): the machine failed all the same
         lines += ["## Cut off by the machine after a call where none was wanted (FAIL)", ""]
-        lines += [f"- `{c.nodeid}`: {short(c.error.message, 240)}" for c in cut if c.error]
+        lines += [f"- `{c.nodeid}` ({c.error.kind}): {short(c.error.message, 240)}"
+                  for c in cut if c.error]
         lines += [""]
     failing = [c for c in report.cases if c.outcome in (Outcome.FAIL, Outcome.PARTIAL)]
     if failing:

@@ -228,11 +228,11 @@ def action_claims(transcripts: Sequence[StepTranscript], index: int,
                   language: str) -> list[str]:
     """In the answer of a step that expects no tool, a claim of an action
     (``ACTION_CLAIMS``) when no call with a possible side effect ran in the case without
-    an error (a call the machine cut off before it ran has no result): a call's record
+    an error (a call the machine cut off may have acted before it failed): a call's record
     (``Attempt.read_only``, from its tool's spec) says whether it only read; without one
     (an older report), a read-only built-in's name does; an undeclared tool may have
     acted."""
-    acted = any(a.valid and a.result is not None and not a.result_is_error and not (
+    acted = any(a.valid and not a.result_is_error and not (
                     a.read_only if a.read_only is not None else a.name in READ_ONLY_BUILTINS)
                 for t in transcripts for a in t.attempts)
     if acted:
