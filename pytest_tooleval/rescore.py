@@ -247,7 +247,7 @@ def _inline_results_changed(case_file: Any, old: CaseResult) -> str | None:
     for number, transcript in enumerate(old.transcripts, 1):
         for attempt in transcript.attempts:
             if not attempt.valid or attempt.result is None or attempt.name not in names:
-                continue  # (no result: the machine cut the run off before the call ran)
+                continue  # (no result: the machine failed before it came back)
             arguments = attempt.arguments if isinstance(attempt.arguments, dict) else {}
             now = shorten(provider.call(attempt.name, arguments).text)
             if now != attempt.result:

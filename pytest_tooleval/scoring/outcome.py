@@ -94,20 +94,6 @@ def check_step(step: Step, transcript: StepTranscript, language: str = "en",
     return checks
 
 
-def _violations(prefix: str, step: StepChecks, transcript: StepTranscript) -> list[str]:
-    """Why the step fails its case whatever else it does (rule 3): a tool attempted where
-    none was wanted, a forbidden tool run."""
-    reasons = []
-    if step.restraint is False:
-        attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
-                                else "(unparseable)") for a in transcript.attempts]
-        reasons.append(f"{prefix}a tool call was attempted where none was wanted "
-                       f"({', '.join(attempted)})")
-    if step.forbidden_ran:
-        reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
-    return reasons
-
-
 def case_outcome(
     steps: list[StepChecks], transcripts: list[StepTranscript],
     contradicted: list[list[str]] | None = None,
@@ -121,9 +107,15 @@ def case_outcome(
     hard_fail = False
     for number, (step, transcript) in enumerate(zip(steps, transcripts, strict=True), start=1):
         prefix = f"step {number}: " if len(steps) > 1 else ""
-        violations = _violations(prefix, step, transcript)
-        hard_fail |= bool(violations)
-        reasons += violations
+        if step.restraint is False:
+            attempted = [a.name or ("a reply cut off at max_tokens" if a.reason == TRUNCATED
+                                    else "(unparseable)") for a in transcript.attempts]
+            hard_fail = True
+            reasons.append(f"{prefix}a tool call was attempted where none was wanted "
+                           f"({', '.join(attempted)})")
+        if step.forbidden_ran:
+            hard_fail = True
+            reasons.append(f"{prefix}forbidden tool ran: {', '.join(step.forbidden_ran)}")
         for value in (step.tool, step.restraint, step.args, step.state):
             if value is None:
                 continue
