@@ -154,6 +154,12 @@ class CaseResult(BaseModel):
         return not self.is_error
 
     @property
+    def cut_off(self) -> bool:
+        """A FAIL the machine cut off after a call where none was wanted: scored, its error
+        kept (``scoring.outcome.cut_off``)."""
+        return self.error is not None and not self.is_error
+
+    @property
     def transcripts(self) -> list[StepTranscript]:
         return [step.transcript for step in self.steps]
 

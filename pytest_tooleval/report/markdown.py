@@ -218,7 +218,7 @@ def render_markdown(report: Report) -> str:
         lines += ["## Errors (infrastructure, not scored)", ""]
         lines += [f"- `{e.nodeid}`: {short(e.reason, 240)}" for e in summary.errors]
         lines += [""]
-    cut = [c for c in report.cases if c.error is not None and not c.is_error]
+    cut = [c for c in report.cases if c.cut_off]
     if cut:  # scored FAILs (docs/scoring.md, Outcomes): the machine failed all the same
         lines += ["## Cut off by the machine after a call where none was wanted (FAIL)", ""]
         lines += [f"- `{c.nodeid}` ({c.error.kind}): {short(c.error.message, 240)}"

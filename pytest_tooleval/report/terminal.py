@@ -196,8 +196,7 @@ def summary_lines(report: Report | None, paths: list[Path],
         # The run could not start: the reason, and where the (empty) reports are.
         return [w for line in [*lines, f"tooleval: {verdict}"] for w in wrapped(line)] + reports
     scored = sum(outcomes.values()) - outcomes["ERROR"]
-    # A FAIL that keeps an error: the machine failed after a call where none was wanted.
-    cut = sum(case.error is not None and not case.is_error for case in report.cases)
+    cut = sum(case.cut_off for case in report.cases)
     notes = []
     if outcomes["ERROR"]:
         notes.append(f"{outcomes['ERROR']} ERROR, not scored")
