@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 from pytest_tooleval.router.explain import Explain
@@ -57,13 +58,6 @@ class TriggerSet:
         self._exact: dict[str, list[Pattern]] = {}
         self._stem: dict[str, list[Pattern]] = {}
         self._stem_sizes: tuple[int, ...] = ()
-        self._by_stem: dict[str, list[Pattern]] = {}  # whole-word first elements, by stem
-        self._by_stem_ready = False
-        # Trigger words and stems for typo tolerance (built on first use).
-        self._fuzzy_index: FuzzyIndex | None = None
-        # Every pattern's whole-word and stem elements (built on first use; see
-        # _in_some_pattern), and the stem elements' lengths.
-        self._elements: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
 
     # -- building -------------------------------------------------------------------
     def load(self, data: Mapping[str, Any]) -> None:
@@ -135,16 +129,17 @@ class TriggerSet:
             return ()
         return tuple(snowball_stem(word, self.language) for word in lower)
 
-    def _index_stems(self) -> None:
-        """Snowball stems of every pattern, computed the first time stems are matched (the
-        light stemmer never pays for them)."""
-        self._by_stem = {}
+    @cached_property
+    def _by_stem(self) -> dict[str, list[Pattern]]:
+        """Whole-word first elements by Snowball stem, every pattern given its ``stems`` on the
+        way: built the first time stems are matched (the light stemmer never pays for them)."""
+        by_stem: dict[str, list[Pattern]] = {}
         for pattern in self._patterns.values():
             pattern.stems = self._element_stems(pattern.text, len(pattern.elements))
             first_is_stem = pattern.elements[0][1]
             if pattern.stems and not first_is_stem and len(pattern.stems[0]) >= MIN_STEM:
-                self._by_stem.setdefault(pattern.stems[0], []).append(pattern)
-        self._by_stem_ready = True
+                by_stem.setdefault(pattern.stems[0], []).append(pattern)
+        return by_stem
 
     def add(self, tool: str, text: str, weight: float) -> None:
         elements, exceptions = parse_trigger(text, self.exceptions, self.language)
@@ -163,9 +158,8 @@ class TriggerSet:
                 pattern = self._patterns[key] = Pattern(variant, exceptions, text=text)
                 first, is_stem = variant[0]
                 (self._stem if is_stem else self._exact).setdefault(first, []).append(pattern)
-                self._by_stem_ready = False
-                self._fuzzy_index = None
-                self._elements = None
+                for lazy in ("_by_stem", "_fuzzy_index", "_elements"):
+                    self.__dict__.pop(lazy, None)  # built again on first use
                 if is_stem and len(first) not in self._stem_sizes:
                     self._stem_sizes = tuple(sorted({*self._stem_sizes, len(first)}))
             if all(t.tool != tool for t in pattern.targets):  # once per tool, as written first
@@ -241,22 +235,24 @@ class TriggerSet:
     def _in_some_pattern(self, word: str) -> bool:
         """Whether ``word`` can be an element of some pattern: a whole-word element, or one
         starting with a stem element (a cheap test before a respelt word is matched)."""
-        index = self._elements
-        if index is None:
-            whole = frozenset(
-                w for elements, _ in self._patterns for w, stem in elements if not stem)
-            stem_words = frozenset(
-                w for elements, _ in self._patterns for w, stem in elements if stem and w)
-            index = self._elements = (whole, stem_words,
-                                      tuple(sorted({len(w) for w in stem_words})))
-        whole_words, stems, sizes = index
+        whole_words, stems, sizes = self._elements
         if word in whole_words:
             return True
         return any(word[:size] in stems for size in sizes if size <= len(word))
 
-    def _index_fuzzy(self) -> FuzzyIndex:
-        """Trigger words and stems of FUZZY_MIN_TRIGGER letters or more, by their first
-        letters and their length (stems longest first)."""
+    @cached_property
+    def _elements(self) -> tuple[frozenset[str], frozenset[str], tuple[int, ...]]:
+        """Every pattern's whole-word and stem elements, and the stem elements' lengths
+        (built on first use)."""
+        whole = frozenset(w for elements, _ in self._patterns for w, stem in elements if not stem)
+        stem_words = frozenset(
+            w for elements, _ in self._patterns for w, stem in elements if stem and w)
+        return whole, stem_words, tuple(sorted({len(w) for w in stem_words}))
+
+    @cached_property
+    def _fuzzy_index(self) -> FuzzyIndex:
+        """Trigger words and stems of FUZZY_MIN_TRIGGER letters or more for typo tolerance, by
+        their first letters and their length (stems longest first), built on first use."""
         words: dict[str, dict[int, set[str]]] = {}
         stems: dict[str, dict[int, set[str]]] = {}
         for elements, _ in self._patterns:
@@ -272,8 +268,7 @@ class TriggerSet:
                 for start, by_size in table.items()
             }
 
-        self._fuzzy_index = (frozen(words), frozen(stems))
-        return self._fuzzy_index
+        return frozen(words), frozen(stems)
 
     def fuzzy_variants(
         self, words: tuple[str, ...], skip: set[int], known: frozenset[str] | set[str]
@@ -284,7 +279,7 @@ class TriggerSet:
         long, or one longer), and the rest of the word is kept (faturmı → fatura + mı).
         ``known``: real words (the corpus's vocabulary), never respelt, nor is a word
         starting with a false friend of ``exceptions`` ("hatıra" is no "hatırla")."""
-        index = self._fuzzy_index or self._index_fuzzy()
+        index = self._fuzzy_index
         friends = tuple(word for words in self.exceptions.values() for word in words)
         return tuple(
             respell(word, *index)
@@ -305,15 +300,14 @@ class TriggerSet:
         stems: tuple[str, ...] | None,
         starts: range | None = None,
     ) -> list[Match]:
-        if stems and not self._by_stem_ready:
-            self._index_stems()
+        by_stem = self._by_stem if stems else {}  # gives the patterns their stems
         found: list[Match] = []
         for start, token in enumerate(words):
             if starts is not None and start not in starts:
                 continue
             patterns = [*self._exact.get(token, ()), *self._prefixed(token)]
             if stems:
-                patterns += [*self._by_stem.get(stems[start], ()), *self._prefixed(stems[start])]
+                patterns += [*by_stem.get(stems[start], ()), *self._prefixed(stems[start])]
                 patterns = list({id(p): p for p in patterns}.values())
             for pattern in patterns:
                 end = pattern.match_at(words, start, stems)
