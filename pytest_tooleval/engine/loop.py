@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema
@@ -156,9 +156,7 @@ class ToolLoop:
             if not turn.calls:
                 for leaked in turn.leaked_calls:
                     attempt = validate_call(leaked, shown)
-                    attempt.valid = False
-                    attempt.leaked = True
-                    transcript.attempts.append(attempt)
+                    transcript.attempts.append(replace(attempt, valid=False, leaked=True))
                 messages.append({"role": "assistant", "content": turn.content})
                 transcript.answer = turn.content
                 transcript.answered = True
