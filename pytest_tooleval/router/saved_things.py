@@ -41,12 +41,10 @@ class SavedThings:
             items = data.get(key) or []
             if isinstance(items, str):
                 items = [items]
-            return ["".join(normalize(str(item), language).words) for item in items]
+            return [w for item in items if (w := "".join(normalize(str(item), language).words))]
 
-        self.nouns = tuple(dict.fromkeys((*self.nouns, *(w for w in words("nouns") if w))))
-        self.exceptions = tuple(
-            dict.fromkeys((*self.exceptions, *(w for w in words("exceptions") if w)))
-        )
+        self.nouns = tuple(dict.fromkeys((*self.nouns, *words("nouns"))))
+        self.exceptions = tuple(dict.fromkeys((*self.exceptions, *words("exceptions"))))
         self.determiners = self.determiners | frozenset(words("determiners"))
         self.inflected = bool(data.get("inflected", self.inflected))
         self.window = int(data.get("window", self.window))
