@@ -66,10 +66,8 @@ def _as_call(value: Any, raw: str) -> RawCall | None:
 
 
 def _calls_of(value: Any, raw: str) -> list[RawCall]:
-    if isinstance(value, list):
-        return [call for item in value if (call := _as_call(item, raw))]
-    call = _as_call(value, raw)
-    return [call] if call else []
+    items = value if isinstance(value, list) else [value]
+    return [call for item in items if (call := _as_call(item, raw))]
 
 
 def _unparseable(fragment: str) -> RawCall:
@@ -132,24 +130,13 @@ def parse_calls(text: str) -> list[RawCall]:
     return _split(text)[1]
 
 
-def _envelope_answer(text: str) -> str | None:
-    """The answer of a ``{"answer": "…"}`` envelope that is the whole output, else None."""
+def _whole_object(text: str) -> dict[str, Any]:
+    """The JSON object that is the whole text (in a fence or not); {} for anything else."""
     try:
         value = json.loads(_unfenced(text))
     except (ValueError, RecursionError):
-        return None
-    if isinstance(value, dict) and set(value) == {"answer"} and isinstance(value["answer"], str):
-        return value["answer"]
-    return None
-
-
-def _named(text: str) -> Any:
-    """The "tool" or "name" of a JSON object that is the whole text (in a fence or not)."""
-    try:
-        value = json.loads(_unfenced(text))
-    except (ValueError, RecursionError):
-        return None
-    return value.get("tool", value.get("name")) if isinstance(value, dict) else None
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _lone_call(text: str, tool_names: Collection[str]) -> list[RawCall]:
@@ -157,7 +144,8 @@ def _lone_call(text: str, tool_names: Collection[str]) -> list[RawCall]:
     naming one without its arguments ({"tool": "get_time"}; grammar "on" writes them): not
     read as a call (not run), but an attempt at one (at "thanks" it is no abstention)."""
     found = _PYTHON_CALL.fullmatch(text.strip())
-    name = found.group(1) if found else _named(text)
+    named = _whole_object(text)
+    name = found.group(1) if found else named.get("tool", named.get("name"))
     if not isinstance(name, str) or name not in tool_names:
         return []
     why = "a call in Python syntax, not JSON" if found else 'a call without "arguments"'
@@ -170,9 +158,9 @@ def split_output(text: str, tool_names: Collection[str] = ()) -> tuple[str, list
     a call of one of ``tool_names`` in Python syntax or without arguments is an unparseable
     attempt."""
     visible = strip_thinking(text)
-    answer = _envelope_answer(visible)
-    if answer is not None:
-        return answer, []
+    envelope = _whole_object(visible)
+    if set(envelope) == {"answer"} and isinstance(envelope["answer"], str):
+        return envelope["answer"], []
     answer, calls = _split(visible)
     python = [] if calls else _lone_call(visible, tool_names)
     return ("", python) if python else (answer, calls)
