@@ -79,14 +79,11 @@ class Profile(BaseModel):
         return [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)
 
     def describe(self) -> dict[str, Any]:
-        data = self.model_dump(exclude_none=True)
-        data.pop("api_key_env", None)
-        return data
+        return self.model_dump(exclude_none=True, exclude={"api_key_env"})
 
     def sampling(self) -> dict[str, Any]:
         """The pinned sampling parameters (those not None), as the report records them."""
-        fields = {name: getattr(self, name) for name in SAMPLING_FIELDS}
-        return {name: value for name, value in fields.items() if value is not None}
+        return self.model_dump(include=set(SAMPLING_FIELDS), exclude_none=True)
 
 
 #: The profile fields that decide how tokens are drawn; runs that differ in them are not
@@ -130,8 +127,7 @@ class ProfileError(Exception):
 _URL_SCHEMES = ("http://", "https://")
 
 
-def validate_profile_table(name: str, table: dict[str, Any],
-                           section: str = "tool.tooleval.models") -> None:
+def validate_profile_table(name: str, table: dict[str, Any], section: str) -> None:
     """Check one ``[models.NAME]`` table on its own, when the configuration is read: known
     fields (with the closest known one for a typo), types and ranges, and a
     ``base_url`` with an http(s) scheme. Whether it is complete is decided on use."""
