@@ -85,10 +85,8 @@ def retry_after_seconds(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    try:
+    with contextlib.suppress(ValueError):
         return max(0.0, float(value))
-    except ValueError:
-        pass
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -182,10 +180,9 @@ class HttpClient:
             return other_root + url[len(first_root):]
         return url
 
-    def post(self, path: str, body: dict[str, Any], *, timeout: float | None = None,
-             retries: int | None = None) -> Any:
+    def post(self, path: str, body: dict[str, Any], *, timeout: float | None = None) -> Any:
         """POST ``body``; the decoded JSON reply (the caller checks its shape)."""
-        return self.request("POST", path, body, timeout=timeout, retries=retries)
+        return self.request("POST", path, body, timeout=timeout)
 
     def get(self, path: str, *, timeout: float | None = None, retries: int | None = None) -> Any:
         return self.request("GET", path, None, timeout=timeout, retries=retries)
