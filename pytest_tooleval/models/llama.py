@@ -87,9 +87,8 @@ class LlamaBackend(Backend):
             raise BackendConfigError(
                 f"profile {profile.name!r}: the embedded backend samples with repeat_penalty "
                 f"1.0; repeat_penalty = {profile.repeat_penalty} is not supported there")
-        sampling: dict[str, Any] = {
-            name: value for name, value in (("top_p", profile.top_p), ("top_k", profile.top_k),
-                                            ("min_p", profile.min_p)) if value is not None}
+        sampling = {name: value for name, value in profile.sampling().items()
+                    if name in ("top_p", "top_k", "min_p")}
         return cls(
             None if profile.gguf in (None, "default") else profile.gguf,
             grammar=grammar, n_threads=profile.n_threads or llama_cpu.default_threads(workers),
