@@ -32,21 +32,15 @@ __all__ = [
 ]
 
 _HOMES = {
-    "Backend": "pytest_tooleval.models.base",
-    "BackendError": "pytest_tooleval.models.base",
-    "BackendConfigError": "pytest_tooleval.models.base",
-    "ModelTurn": "pytest_tooleval.models.base",
-    "RawCall": "pytest_tooleval.models.base",
+    **dict.fromkeys(["Backend", "BackendConfigError", "BackendError", "ModelTurn", "RawCall"],
+                    "pytest_tooleval.models.base"),
     "CaseResult": "pytest_tooleval.result",
     **dict.fromkeys(["Report", "ReportError", "RunInfo", "Summary", "load_report"],
                     "pytest_tooleval.report.model"),
     "ModelSession": "pytest_tooleval.engine.session",
-    "Router": "pytest_tooleval.router.base",
-    "Routing": "pytest_tooleval.router.base",
-    "ProviderError": "pytest_tooleval.tools.base",
-    "ToolProvider": "pytest_tooleval.tools.base",
-    "ToolResult": "pytest_tooleval.tools.base",
-    "ToolSpec": "pytest_tooleval.tools.base",
+    **dict.fromkeys(["Router", "Routing"], "pytest_tooleval.router.base"),
+    **dict.fromkeys(["ProviderError", "ToolProvider", "ToolResult", "ToolSpec"],
+                    "pytest_tooleval.tools.base"),
     "tool": "pytest_tooleval.tools.python",
 }
 
