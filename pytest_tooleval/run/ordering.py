@@ -51,9 +51,7 @@ def wanted(config: pytest.Config, runtime: Runtime) -> bool:
 def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:
     """The tools the first step shows, as the prompt lists them (catalogue order)."""
     case_file, case = item.case_file, item.case
-    path = item.nodeid.split("::")[0]
-    catalogue = session.catalogue_for(case_file, path)
-    specs = catalogue.specs
+    specs = session.catalogue_for(case_file, item.nodeid.split("::")[0]).specs
     router = session.router_for(case_file, case)
     shown = set(routed(router, case.steps[0].message, case_file.language, specs).tools)
     return tuple((index, spec.name) for index, spec in enumerate(specs) if spec.name in shown)
@@ -62,9 +60,6 @@ def prefix_key(session: Any, item: Any) -> tuple[tuple[int, str], ...]:
 def prefix_order(items: list[Any], session: Any, is_case: Any) -> list[Any]:
     """``items`` with the cases (``is_case(item)``) sorted by ``prefix_key`` in the places
     cases held, everything else where it was; ties keep the collection order."""
-    slots = [i for i, item in enumerate(items) if is_case(item)]
-    cases = sorted((items[slot] for slot in slots), key=lambda item: prefix_key(session, item))
-    ordered = list(items)
-    for slot, item in zip(slots, cases, strict=True):
-        ordered[slot] = item
-    return ordered
+    cases = iter(sorted((item for item in items if is_case(item)),
+                        key=lambda item: prefix_key(session, item)))
+    return [next(cases) if is_case(item) else item for item in items]
