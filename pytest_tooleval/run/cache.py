@@ -9,6 +9,7 @@ a cache), sampling and seed, grammar mode, messages and tools shown.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -73,10 +74,8 @@ def model_identity(profile: Profile, grammar: str) -> dict[str, Any]:
 
 
 def turn_from_json(data: dict[str, Any]) -> ModelTurn:
-    fields = dict(data)
-    fields["calls"] = [RawCall(**c) for c in fields.get("calls", [])]
-    fields["leaked_calls"] = [RawCall(**c) for c in fields.get("leaked_calls", [])]
-    return ModelTurn(**fields)
+    return ModelTurn(**{**data, "calls": [RawCall(**c) for c in data.get("calls", [])],
+                        "leaked_calls": [RawCall(**c) for c in data.get("leaked_calls", [])]})
 
 
 class CachingBackend(Backend):
@@ -119,12 +118,9 @@ class CachingBackend(Backend):
             return None if seed is None else int(seed)
         return self.inner.current_seed()
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelTurn:
         key = self.key(messages, tools)
-        path = self._path(key)
+        path = self.directory / key[:2] / f"{key}.json"
         if self.cache_mode == "replay":
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
@@ -160,11 +156,9 @@ class CachingBackend(Backend):
                 described = {"backend": "cache replay", "grammar": self.mode}
         else:
             described = self.inner.describe()
-            try:
-                self.directory.mkdir(parents=True, exist_ok=True)
+            # describing never fails a run; replay then names the cache only
+            with contextlib.suppress(OSError):
                 write_atomic(self._backend_file(), json.dumps(described, default=str))
-            except OSError:
-                pass  # describing never fails a run; replay then names the cache only
         return {**described, "cache": {"mode": self.cache_mode,
                                        "directory": os.fspath(self.directory)}}
 
