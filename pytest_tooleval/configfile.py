@@ -56,18 +56,12 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
     """The nearest configuration from ``start`` up to ``stop`` (pytest's rootdir; when
     ``start`` is outside it, the rootdir alone), and the farther ones it shadows."""
     start = start.resolve()
-    folders: list[Path] = []
     if stop is not None:
         stop = stop.resolve()
         if not start.is_relative_to(stop):
             start = stop
-    for folder in (start, *start.parents):
-        folders.append(folder)
-        if folder == stop or (stop is None and ((folder / PYPROJECT).is_file()
-                                                or (folder / ".git").exists())):
-            break
     candidates: list[tuple[Path, dict[str, Any]]] = []
-    for folder in folders:
+    for folder in (start, *start.parents):
         dedicated = folder / CONFIG_FILE
         if dedicated.is_file():
             candidates.append((dedicated, _read_toml(dedicated)))
@@ -78,6 +72,9 @@ def find_project_config(start: Path, stop: Path | None) -> FoundConfig:
                 if not isinstance(section, dict):
                     raise ConfigError(f"{pyproject}: [tool.tooleval] must be a table")
                 candidates.append((pyproject, section))
+        if folder == stop or (stop is None and (pyproject.is_file()
+                                                or (folder / ".git").exists())):
+            break
     if not candidates:
         return FoundConfig(None, {})
     return FoundConfig(*candidates[0], tuple(path for path, _ in candidates[1:]))
