@@ -102,8 +102,7 @@ def _marker(config: pytest.Config, name: str, description: str) -> pytest.MarkDe
     registered = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
     if name not in registered:
         config.addinivalue_line("markers", f"{name}: {description}")
-    marker: pytest.MarkDecorator = getattr(pytest.mark, name)
-    return marker
+    return getattr(pytest.mark, name)
 
 
 def stop_message(error: Any, errors: int) -> str:

@@ -57,9 +57,7 @@ class CaseWorlds:
 
     def shared(self, context: CaseContext) -> Any:
         """The template itself, for reading, when the case overrides nothing; else None."""
-        if context.world:
-            return None
-        return self._world_factory().template()
+        return None if context.world else self._world_factory().template()
 
     @staticmethod
     def discard(world: Any) -> None:

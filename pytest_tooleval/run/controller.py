@@ -96,8 +96,7 @@ class Controller:
         self.signal_name: str | None = None
         #: What pytest's interruption said; empty for a plain Ctrl-C.
         self.interrupt_message = ""
-        self._previous_sigterm: Any = None
-        self._previous_sigint: Any = None
+        self._replaced: dict[int, Any] = {}  # the signal handlers unconfigure puts back
         self._begun = False
         self.refused = False
         #: The run's end has begun: SIGTERM no longer interrupts it, nor a first Ctrl-C.
@@ -174,8 +173,7 @@ class Controller:
 
     def begin(self, cases: dict[str, str | None]) -> None:
         self._begun = True
-        config = self.runtime.config
-        if config.option.collectonly or (not cases and self.journalled is None):
+        if self.runtime.config.option.collectonly or (not cases and self.journalled is None):
             return
         carried = self.journalled.cases if self.journalled is not None else {}
         if carried:
@@ -196,7 +194,6 @@ class Controller:
 
     def _open_journal(self, cases: dict[str, str | None], carried: dict[str, Any]) -> None:
         """Claim the report folder and start the journal; ``UsageError`` when refused."""
-        config = self.runtime.config
         if self.journalled is not None:
             self._check_selection(self.journalled, cases)
         report_dir = self.settings.report_dir
@@ -208,7 +205,7 @@ class Controller:
             pass  # the folder cannot be written: refused below, when the journal cannot open
         try:
             if self.journalled is None:
-                set_aside(report_dir, written_files(config))
+                set_aside(report_dir, written_files(self.runtime.config))
             self.journal.open({
                 "identity": self.identity,
                 "identity_hash": self.identity_hash,
@@ -249,7 +246,7 @@ class Controller:
             raise KeyboardInterrupt("SIGTERM")
 
         with contextlib.suppress(ValueError, OSError):
-            self._previous_sigterm = signal.signal(signal.SIGTERM, on_sigterm)
+            self._replaced[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_sigterm)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interrupt_message = str(excinfo.value)
@@ -264,13 +261,12 @@ class Controller:
                   file=sys.stderr, flush=True)
 
         with contextlib.suppress(ValueError, OSError):
-            self._previous_sigint = signal.signal(signal.SIGINT, on_sigint)
+            self._replaced[signal.SIGINT] = signal.signal(signal.SIGINT, on_sigint)
 
     def unconfigure(self) -> None:
         """The end of this pytest session: the report folder, SIGTERM and SIGINT let go."""
         self.journal.release()
-        for signum, previous in ((signal.SIGINT, self._previous_sigint),
-                                 (signal.SIGTERM, self._previous_sigterm)):
+        for signum, previous in reversed(self._replaced.items()):
             if previous is not None:
                 with contextlib.suppress(ValueError, OSError):
                     signal.signal(signum, previous)

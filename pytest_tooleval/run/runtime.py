@@ -148,9 +148,8 @@ class Runtime:
             submitted.update(id(other) for other in fresh)
             lanes.submit([ref, *(self.case_ref(other) for other in fresh)])
         run, lane = lanes.wait(ref)
-        session = self.session()
         if lane is not None:
-            session._router_info = lane.describe_router()
+            self.session()._router_info = lane.describe_router()
         return score_run(ref, run)
 
     def _lanes_for_run(self) -> Lanes | None:
