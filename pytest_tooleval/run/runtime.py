@@ -79,11 +79,8 @@ class Runtime:
         the controller makes the folder and hands its path to each worker."""
         if self._world_base is None:
             given = getattr(self.config, "workerinput", {}).get(WORLD_BASE_KEY)
-            if given:
-                self._world_base = Path(given)
-            else:
-                self._world_base = Path(tempfile.mkdtemp(prefix="tooleval-worlds-"))
-                self._owns_world_base = True
+            self._owns_world_base = not given
+            self._world_base = Path(given or tempfile.mkdtemp(prefix="tooleval-worlds-"))
         return self._world_base
 
     def session(self) -> ModelSession:
