@@ -224,9 +224,11 @@ def _shown_changed(case_file: Any, case: Any, old: CaseResult, router: Any,
         if gone:
             return f"step {number} was shown {', '.join(gone)}, no longer in the catalogue"
         routing = routing_for.route(step.message, case_file.language, specs, keep=previous)
-        if set(routing.tools) != set(transcript.shown):
-            return (f"step {number} would now be shown {sorted(routing.tools)} "
-                    f"(was {sorted(transcript.shown)})")
+        now, was = set(routing.tools), set(transcript.shown)
+        if now != was:
+            return f"step {number} would now be shown other tools: " + ", ".join(
+                [*(f"+{name}" for name in sorted(now - was)),
+                 *(f"-{name}" for name in sorted(was - now))])
         previous = tuple(dict.fromkeys(transcript.ran))
     return None
 
