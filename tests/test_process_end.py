@@ -93,6 +93,9 @@ def test_a_stop_before_the_first_case_ends_writes_an_interrupted_report(
         assert (folder / "previous" / name).read_text(encoding="utf-8") == text, name
         assert not (folder / name).exists() or (folder / name).read_text() != text, name
     assert "0 of 4 cases ran" in output, output[-3000:]
+    if how == signal.SIGTERM:  # after the summary, one line of pytest's, no traceback line
+        assert "!! Terminated: the run received SIGTERM !!" in output, output[-3000:]
+        assert "KeyboardInterrupt" not in output and "controller.py" not in output, output
 
 
 # An MCP server command that notes when it starts.

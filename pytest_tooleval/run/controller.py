@@ -75,6 +75,14 @@ def start_run(config: pytest.Config, settings: Settings, profile: Profile) -> No
     config.pluginmanager.register(Progress(controller), "tooleval-progress")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as pytest's interruption. Named as a built-in, so pytest's last lines
+    read "Terminated: the run received SIGTERM", not a KeyboardInterrupt at a line of this
+    module with a hint about --full-trace (pytest adds both to a KeyboardInterrupt)."""
+
+    __module__ = "builtins"
+
+
 class Controller:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
@@ -243,7 +251,7 @@ class Controller:
             if self.finishing:
                 return  # the reports it is handled for are being written
             self.signal_name = "SIGTERM"
-            raise KeyboardInterrupt("SIGTERM")
+            raise Terminated("the run received SIGTERM")
 
         with contextlib.suppress(ValueError, OSError):
             self._replaced[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_sigterm)
