@@ -1052,6 +1052,25 @@ def test_rescore_lists_a_case_whose_inline_tool_output_changed(project, fake_mod
     assert "step 1 would now be shown other tools: +get_time\n" in text, text
 
 
+def test_rescore_names_the_tools_a_step_would_gain_and_lose(project, fake_model, monkeypatch,
+                                                           capsys) -> None:
+    """Shown one tool (k = 1), a step whose message now cues the other says which it would
+    gain and lose, not both lists whole."""
+    from tests.conftest import NOTES_TOOL, WEATHER_TOOL
+
+    project.profile(fake_model(_script()))
+    project.write("scenarios/demo.yaml", scenario(_cases(1)))
+    project.run("--tooleval-min-cases", "1", "--tooleval-k", "1")
+    project.write("scenarios/demo.yaml", scenario(_cases(1), tools=[
+        dict(WEATHER_TOOL, description="Stock prices."),
+        dict(NOTES_TOOL, description="Weather in Izmir, by number.")]))
+    monkeypatch.chdir(project.path)
+    capsys.readouterr()
+    assert tooleval_main(["rescore", "tooleval-report"]) == 1
+    text = capsys.readouterr().out
+    assert "c00: step 1 would now be shown other tools: +save_note, -get_weather\n" in text, text
+
+
 def test_a_cache_folder_that_cannot_be_written_is_a_backend_error_naming_it(
         project, fake_model) -> None:
     """--tooleval-cache naming a path under a file (as a full disk): each case was an
